@@ -1,0 +1,106 @@
+//! The exit codes `rcon` documents, in one place (README, `--help`, man page).
+
+use std::process::ExitCode;
+
+/// Every exit status `rcon` uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Exit {
+    /// Everything worked.
+    Success = 0,
+    /// A command ran but the server reported an error (vanilla's `<--[HERE]` parse error), or a
+    /// batch line failed.
+    CommandFailed = 1,
+    /// Bad arguments, or no password given.
+    Usage = 2,
+    /// Bad configuration file or profile.
+    Config = 3,
+    /// Cannot connect: refused, DNS failure, unreachable.
+    Connect = 4,
+    /// Login refused (wrong password).
+    Login = 5,
+    /// Timed out.
+    Timeout = 6,
+    /// Connection lost or protocol error; output may be incomplete.
+    Connection = 7,
+    /// Command refused locally (too long, NUL byte, unfilled macro); it was not sent.
+    Refused = 8,
+    /// The tunnel (SSH or proxy command) failed.
+    Transport = 9,
+    /// Interrupted by Ctrl-C.
+    Interrupted = 130,
+}
+
+impl Exit {
+    /// The process exit code.
+    pub fn code(self) -> ExitCode {
+        ExitCode::from(self as u8)
+    }
+
+    /// The exit status for a library error.
+    pub fn from_error(e: &rconsole::Error) -> Exit {
+        use rconsole::ErrorKind as K;
+        match e.kind() {
+            K::Connect => Exit::Connect,
+            K::Login => Exit::Login,
+            K::Timeout => Exit::Timeout,
+            K::Connection => Exit::Connection,
+            K::Refused => Exit::Refused,
+            K::Transport => Exit::Transport,
+            _ => Exit::Connection,
+        }
+    }
+}
+
+/// The exit status table as shown in `--help` and the man page.
+pub const TABLE: &str = "\
+Exit status:
+  0    success
+  1    a command failed on the server (vanilla parse error ending in <--[HERE]),
+       or a batch line failed
+  2    usage error (bad arguments, no password given)
+  3    configuration error (bad config file or profile)
+  4    cannot connect (refused, DNS failure, unreachable)
+  5    login refused (wrong password)
+  6    timed out (connect, login, or waiting for output)
+  7    connection lost or protocol error; the output is incomplete
+  8    command refused locally and not sent (too long, NUL byte, unfilled macro)
+  9    tunnel failed (SSH or proxy command)
+  130  interrupted";
+
+/// An error that carries the exit status it should end the process with.
+#[derive(Debug)]
+pub struct Fail {
+    /// The status.
+    pub exit: Exit,
+    /// The one-line message (without the `rcon: error:` prefix).
+    pub message: String,
+}
+
+impl std::fmt::Display for Fail {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Fail {}
+
+/// Builds a [`Fail`] as an `anyhow::Error`.
+pub fn fail(exit: Exit, message: impl Into<String>) -> anyhow::Error {
+    anyhow::Error::new(Fail {
+        exit,
+        message: message.into(),
+    })
+}
+
+/// The exit status for any error chain: a [`Fail`] or library error anywhere in it decides.
+pub fn exit_for(err: &anyhow::Error) -> Exit {
+    for cause in err.chain() {
+        if let Some(f) = cause.downcast_ref::<Fail>() {
+            return f.exit;
+        }
+        if let Some(e) = cause.downcast_ref::<rconsole::Error>() {
+            return Exit::from_error(e);
+        }
+    }
+    Exit::Connection
+}

@@ -1,0 +1,118 @@
+//! The library's error type: what can go wrong between `rcon` and a server.
+
+use std::io;
+use std::time::Duration;
+
+use crate::packet::DecodeError;
+
+/// Everything the connection engine can fail with.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The host name did not resolve to any address.
+    #[error("cannot resolve {host}: {source}")]
+    Resolve {
+        /// The name as given.
+        host: String,
+        /// What the resolver said.
+        source: io::Error,
+    },
+    /// No address of the server accepted the connection.
+    #[error("cannot connect to {addr}: {source}")]
+    Connect {
+        /// The address (or the last of several) that was tried.
+        addr: String,
+        /// Why the last attempt failed.
+        source: io::Error,
+    },
+    /// The server refused the password (a login reply with id -1).
+    #[error("login refused: wrong password")]
+    LoginRefused,
+    /// The server closed the connection after the password was sent, without a reply.
+    #[error("login refused: server closed the connection after the password was sent (wrong password, or not an RCON port)")]
+    LoginClosed,
+    /// Something did not happen within its time limit.
+    #[error("timed out after {} while {what}", crate::format_duration(*after))]
+    Timeout {
+        /// What was being waited for.
+        what: &'static str,
+        /// The limit that ran out.
+        after: Duration,
+    },
+    /// The server closed the connection before the current exchange was complete.
+    #[error("server closed the connection {when}")]
+    Closed {
+        /// What was under way, e.g. `during login` or `mid-response; output is incomplete`.
+        when: &'static str,
+    },
+    /// A read or write on an established connection failed.
+    #[error("connection lost {when}: {source}")]
+    Io {
+        /// What was under way.
+        when: &'static str,
+        /// The operating system's error.
+        source: io::Error,
+    },
+    /// The server sent bytes that are not valid RCON.
+    #[error("protocol error: {0}")]
+    Decode(#[from] DecodeError),
+    /// The server answered in a way the protocol does not allow.
+    #[error("protocol error: {0}")]
+    Protocol(String),
+    /// The command is longer than a server can read; nothing was sent.
+    #[error("command is {len} bytes of UTF-8, over the limit of {max}; not sent")]
+    CommandTooLong {
+        /// Length of the command in UTF-8 bytes.
+        len: usize,
+        /// The limit in force.
+        max: usize,
+    },
+    /// The command contains a NUL byte, which would cut it short on the server; nothing was sent.
+    #[error("command contains a NUL character; not sent")]
+    CommandHasNul,
+    /// The transport (for example an SSH tunnel) failed in a way of its own.
+    #[error("{0}")]
+    Transport(String),
+}
+
+/// Broad classes of [`Error`], for mapping to exit codes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// Could not reach the server (DNS, refused, unreachable).
+    Connect,
+    /// Wrong password.
+    Login,
+    /// A time limit ran out.
+    Timeout,
+    /// The connection dropped or the server broke the protocol.
+    Connection,
+    /// The request was refused locally and never sent.
+    Refused,
+    /// The transport failed (tunnel command, SSH).
+    Transport,
+}
+
+impl Error {
+    /// The class of this error.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::Resolve { .. } | Error::Connect { .. } => ErrorKind::Connect,
+            Error::LoginRefused | Error::LoginClosed => ErrorKind::Login,
+            Error::Timeout { .. } => ErrorKind::Timeout,
+            Error::Closed { .. } | Error::Io { .. } | Error::Decode(_) | Error::Protocol(_) => {
+                ErrorKind::Connection
+            }
+            Error::CommandTooLong { .. } | Error::CommandHasNul => ErrorKind::Refused,
+            Error::Transport(_) => ErrorKind::Transport,
+        }
+    }
+
+    /// Whether the connection is unusable after this error.
+    pub fn is_fatal_to_connection(&self) -> bool {
+        !matches!(self, Error::CommandTooLong { .. } | Error::CommandHasNul)
+    }
+}
+
+/// Result with the library's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,82 @@
+//! rconsole: a correct RCON client library, plus a practice server that behaves like the real
+//! ones.
+//!
+//! - [`packet`]: the wire format, sans-IO (encoding, incremental decoding, limits).
+//! - [`transport`]: byte streams the engine runs over; the only module that opens sockets.
+//! - [`client`]: login, commands, end-of-output detection, reconnects.
+//! - [`practice`]: an in-process server with a strict vanilla mode and other dialects, for tests,
+//!   demos and benchmarks.
+//!
+//! Out of scope here: argument parsing, configuration files, the interactive console, batch
+//! files and terminal output. Those belong to the `rcon` binary.
+
+pub mod client;
+pub mod error;
+pub mod packet;
+pub mod practice;
+pub mod transport;
+
+pub use client::{Client, EndDetection, Options, Password};
+pub use error::{Error, ErrorKind, Result};
+
+use std::time::Duration;
+
+/// Formats a duration the way the command line accepts it: `1.5s`, `250ms`.
+pub fn format_duration(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms >= 1000 && ms % 1000 == 0 {
+        format!("{}s", ms / 1000)
+    } else if ms >= 1000 {
+        format!("{:.1}s", d.as_secs_f64())
+    } else {
+        format!("{ms}ms")
+    }
+}
+
+/// Parses `5s`, `500ms`, `1.5s`, `2m` or a bare number of seconds.
+pub fn parse_duration(text: &str) -> std::result::Result<Duration, String> {
+    let t = text.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let value: f64 = num
+        .parse()
+        .map_err(|_| format!("invalid duration '{text}' (examples: 5s, 500ms, 1.5s, 2m)"))?;
+    let scale = match unit.trim() {
+        "" | "s" | "sec" | "secs" => 1.0,
+        "ms" => 0.001,
+        "m" | "min" => 60.0,
+        "h" => 3600.0,
+        _ => {
+            return Err(format!(
+                "invalid duration unit in '{text}' (use ms, s, m or h)"
+            ));
+        }
+    };
+    let secs = value * scale;
+    if !secs.is_finite() || secs > 86_400.0 * 365.0 {
+        return Err(format!("duration '{text}' is out of range"));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("5s"), Ok(Duration::from_secs(5)));
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("1.5s"), Ok(Duration::from_millis(1500)));
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert_eq!(parse_duration("3"), Ok(Duration::from_secs(3)));
+        assert!(parse_duration("fast").is_err());
+        assert!(parse_duration("5y").is_err());
+        assert!(parse_duration("").is_err());
+        assert_eq!(format_duration(Duration::from_millis(1500)), "1.5s");
+        assert_eq!(format_duration(Duration::from_secs(5)), "5s");
+        assert_eq!(format_duration(Duration::from_millis(20)), "20ms");
+    }
+}

@@ -1,0 +1,718 @@
+//! The practice server: an in-process RCON server that behaves like the real ones, for tests,
+//! demos (`rcon --demo`) and benchmarks (`rcon --practice-server`).
+//!
+//! In [`Mode::Vanilla`] it reads exactly like a vanilla Minecraft server (PROTOCOL.md section 2):
+//! one `read()` of at most 1460 bytes per packet, closing the connection on any read that is not
+//! exactly one packet, output split every 4096 UTF-16 units, `Unknown request <hex>` for other
+//! packet types. [`Config::read_delay`] sleeps before each read, so a client that sends two
+//! packets back to back is caught every time. The other modes reproduce how other servers answer
+//! the end-of-output sentinel (PROTOCOL.md section 4). Everything received is recorded so tests
+//! can assert on it.
+
+use std::io::{self, Read, Write};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::Duration;
+
+use crate::packet::{Decoder, TYPE_COMMAND, TYPE_LOGIN, TYPE_LOGIN_REPLY, TYPE_OUTPUT, encode};
+
+/// How the practice server behaves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Mode {
+    /// Strict vanilla Minecraft (and Paper/Spigot): one packet per read, 4096-unit fragments.
+    #[default]
+    Vanilla,
+    /// Source engine: empty type-0 packet before the login reply; an empty type-0 packet is
+    /// mirrored and followed by a trailer whose body is `00 01 00 00`; 4096-byte fragments.
+    Source,
+    /// A reimplementation that mirrors an empty type-0 packet (same id, empty body) and sends
+    /// each answer as one packet.
+    Mirror,
+    /// Like [`Mode::Source`] but the trailer body is 8 bytes, `00 00 00 01 00 00 00 00`.
+    MirrorTrailer8,
+    /// Answers any non-command packet with a login-failure-shaped packet (id -1, type 2), then
+    /// closes the connection.
+    RejectSentinel,
+    /// Closes the connection on any packet whose id is not positive; mirrors positive ones.
+    ClosesOnNonPositiveId,
+    /// Factorio: one packet per answer of any size, no reply at all to type-0 packets.
+    Factorio,
+    /// Palworld (as reported): every reply carries id 0, no reply to type-0 packets.
+    Palworld,
+}
+
+impl Mode {
+    /// Every mode, for listings and tests.
+    pub const ALL: [Mode; 8] = [
+        Mode::Vanilla,
+        Mode::Source,
+        Mode::Mirror,
+        Mode::MirrorTrailer8,
+        Mode::RejectSentinel,
+        Mode::ClosesOnNonPositiveId,
+        Mode::Factorio,
+        Mode::Palworld,
+    ];
+
+    /// The mode's name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Vanilla => "vanilla",
+            Mode::Source => "source",
+            Mode::Mirror => "mirror",
+            Mode::MirrorTrailer8 => "mirror-trailer8",
+            Mode::RejectSentinel => "reject-sentinel",
+            Mode::ClosesOnNonPositiveId => "close-nonpositive",
+            Mode::Factorio => "factorio",
+            Mode::Palworld => "palworld",
+        }
+    }
+
+    /// The mode with this name.
+    pub fn from_name(name: &str) -> Option<Mode> {
+        Mode::ALL.into_iter().find(|m| m.name() == name)
+    }
+}
+
+/// Settings of a practice server.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Address to listen on; port 0 picks a free port.
+    pub bind: SocketAddr,
+    /// The RCON password.
+    pub password: String,
+    /// The dialect to emulate.
+    pub mode: Mode,
+    /// Sleep this long before each read (vanilla mode), so that two packets sent back to back
+    /// arrive in one read and get the connection closed, as on a real server under load.
+    pub read_delay: Duration,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            bind: SocketAddr::from(([127, 0, 0, 1], 0)),
+            password: "practice".into(),
+            mode: Mode::Vanilla,
+            read_delay: Duration::ZERO,
+        }
+    }
+}
+
+/// Something the server saw, in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Event {
+    /// A client connected (connection number).
+    Connected(u64),
+    /// A packet arrived. The body of a login packet is not recorded.
+    Packet {
+        /// Connection number.
+        conn: u64,
+        /// Request id.
+        id: i32,
+        /// Packet type.
+        kind: i32,
+        /// Body up to the first NUL, lossily decoded (empty for logins).
+        body: String,
+    },
+    /// The server closed a connection because the client broke the read rules.
+    Violation {
+        /// Connection number.
+        conn: u64,
+        /// What was wrong.
+        reason: String,
+    },
+    /// The client closed its connection.
+    Disconnected(u64),
+}
+
+#[derive(Default)]
+struct Shared {
+    events: Mutex<Vec<Event>>,
+    streams: Mutex<Vec<TcpStream>>,
+    stopping: AtomicBool,
+    next_conn: AtomicU64,
+}
+
+impl Shared {
+    fn record(&self, e: Event) {
+        self.events.lock().expect("events lock").push(e);
+    }
+}
+
+/// A running practice server. Dropping it shuts it down.
+pub struct PracticeServer {
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+    accept: Option<thread::JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for PracticeServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PracticeServer")
+            .field("addr", &self.addr)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PracticeServer {
+    /// Starts listening and serving in background threads.
+    pub fn start(config: Config) -> io::Result<Self> {
+        let listener = TcpListener::bind(config.bind)?;
+        let addr = listener.local_addr()?;
+        let shared = Arc::new(Shared::default());
+        let accept_shared = Arc::clone(&shared);
+        let accept = thread::Builder::new()
+            .name("practice-accept".into())
+            .spawn(move || accept_loop(listener, config, accept_shared))?;
+        Ok(Self {
+            addr,
+            shared,
+            accept: Some(accept),
+        })
+    }
+
+    /// The address it listens on.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The port it listens on.
+    pub fn port(&self) -> u16 {
+        self.addr.port()
+    }
+
+    /// Everything seen so far.
+    pub fn events(&self) -> Vec<Event> {
+        self.shared.events.lock().expect("events lock").clone()
+    }
+
+    /// Bodies of the command (type 2) packets received from logged-in clients, in order.
+    pub fn commands(&self) -> Vec<String> {
+        self.events()
+            .into_iter()
+            .filter_map(|e| match e {
+                Event::Packet {
+                    kind: TYPE_COMMAND,
+                    body,
+                    ..
+                } => Some(body),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Connections the server closed because the client broke the read rules.
+    pub fn violations(&self) -> Vec<String> {
+        self.events()
+            .into_iter()
+            .filter_map(|e| match e {
+                Event::Violation { reason, .. } => Some(reason),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// How many connections were accepted.
+    pub fn connections(&self) -> usize {
+        self.events()
+            .iter()
+            .filter(|e| matches!(e, Event::Connected(_)))
+            .count()
+    }
+
+    /// Blocks until the server is stopped (by [`PracticeServer::shutdown`] from another handle
+    /// or by the `stop` command).
+    pub fn wait(mut self) {
+        if let Some(h) = self.accept.take() {
+            let _ = h.join();
+        }
+    }
+
+    /// Stops accepting and closes every connection.
+    pub fn shutdown(&mut self) {
+        stop(&self.shared, self.addr);
+        if let Some(h) = self.accept.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+impl Drop for PracticeServer {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+fn stop(shared: &Shared, addr: SocketAddr) {
+    if shared.stopping.swap(true, Ordering::SeqCst) {
+        return;
+    }
+    for s in shared.streams.lock().expect("streams lock").drain(..) {
+        let _ = s.shutdown(Shutdown::Both);
+    }
+    // Wake the accept loop.
+    let _ = TcpStream::connect_timeout(&addr, Duration::from_millis(200));
+}
+
+fn accept_loop(listener: TcpListener, config: Config, shared: Arc<Shared>) {
+    let addr = listener.local_addr().ok();
+    for stream in listener.incoming() {
+        if shared.stopping.load(Ordering::SeqCst) {
+            break;
+        }
+        let Ok(stream) = stream else { continue };
+        let conn = shared.next_conn.fetch_add(1, Ordering::SeqCst) + 1;
+        shared.record(Event::Connected(conn));
+        if let Ok(clone) = stream.try_clone() {
+            shared.streams.lock().expect("streams lock").push(clone);
+        }
+        let config = config.clone();
+        let shared = Arc::clone(&shared);
+        let _ = thread::Builder::new()
+            .name(format!("practice-conn-{conn}"))
+            .spawn(move || {
+                let _ = stream.set_nodelay(true);
+                let mut session = Session {
+                    stream,
+                    conn,
+                    authed: false,
+                    config,
+                    shared: Arc::clone(&shared),
+                    addr,
+                };
+                let outcome = if session.config.mode == Mode::Vanilla {
+                    session.serve_vanilla()
+                } else {
+                    session.serve_stream()
+                };
+                let event = match outcome {
+                    Outcome::Violation(reason) => Event::Violation { conn, reason },
+                    Outcome::ClientClosed | Outcome::ServerClosed => Event::Disconnected(conn),
+                };
+                if !shared.stopping.load(Ordering::SeqCst) {
+                    shared.record(event);
+                }
+            });
+    }
+}
+
+enum Outcome {
+    Violation(String),
+    ClientClosed,
+    ServerClosed,
+}
+
+struct Session {
+    stream: TcpStream,
+    conn: u64,
+    authed: bool,
+    config: Config,
+    shared: Arc<Shared>,
+    addr: Option<SocketAddr>,
+}
+
+/// What a command asks the connection to do besides answering.
+enum After {
+    Nothing,
+    /// Send only the first fragment, then close (the `drop` command).
+    CloseAfterFirst,
+    /// Stop the whole server after answering (the `stop` command).
+    StopServer,
+}
+
+impl Session {
+    fn send(&mut self, id: i32, kind: i32, body: &[u8]) -> io::Result<()> {
+        // One write per packet, as vanilla does.
+        self.stream.write_all(&encode(id, kind, body))
+    }
+
+    fn record_packet(&self, id: i32, kind: i32, body: &[u8]) {
+        let body = if kind == TYPE_LOGIN {
+            String::new()
+        } else {
+            String::from_utf8_lossy(body).into_owned()
+        };
+        self.shared.record(Event::Packet {
+            conn: self.conn,
+            id,
+            kind,
+            body,
+        });
+    }
+
+    fn serve_vanilla(&mut self) -> Outcome {
+        let mut buf = [0u8; 1460];
+        loop {
+            if !self.config.read_delay.is_zero() {
+                thread::sleep(self.config.read_delay);
+            }
+            let n = match self.stream.read(&mut buf) {
+                Ok(0) | Err(_) => return Outcome::ClientClosed,
+                Ok(n) => n,
+            };
+            if n < 10 {
+                return Outcome::Violation(format!("read of {n} bytes, fewer than 10"));
+            }
+            let size = i32::from_le_bytes(buf[0..4].try_into().expect("4 bytes"));
+            if i64::from(size) != n as i64 - 4 {
+                return Outcome::Violation(format!(
+                    "size field {size} but one read gave {n} bytes (packets coalesced or split)"
+                ));
+            }
+            let id = i32::from_le_bytes(buf[4..8].try_into().expect("4 bytes"));
+            let kind = i32::from_le_bytes(buf[8..12].try_into().expect("4 bytes"));
+            let raw = &buf[12..n];
+            let body = &raw[..raw.iter().position(|&b| b == 0).unwrap_or(raw.len())];
+            self.record_packet(id, kind, body);
+            let result = match kind {
+                TYPE_COMMAND if self.authed => {
+                    let command = String::from_utf8_lossy(body).into_owned();
+                    self.run(id, &command)
+                }
+                TYPE_COMMAND => self.send(-1, TYPE_LOGIN_REPLY, b"").map(|_| After::Nothing),
+                TYPE_LOGIN => {
+                    let ok = !body.is_empty() && body == self.config.password.as_bytes();
+                    self.authed = ok;
+                    let reply_id = if ok { id } else { -1 };
+                    self.send(reply_id, TYPE_LOGIN_REPLY, b"")
+                        .map(|_| After::Nothing)
+                }
+                other => {
+                    let text = format!("Unknown request {:x}", other as u32);
+                    self.send(id, TYPE_OUTPUT, text.as_bytes())
+                        .map(|_| After::Nothing)
+                }
+            };
+            match result {
+                Ok(After::Nothing) => {}
+                Ok(After::CloseAfterFirst) => return Outcome::ServerClosed,
+                Ok(After::StopServer) => {
+                    if let Some(addr) = self.addr {
+                        stop(&self.shared, addr);
+                    }
+                    return Outcome::ServerClosed;
+                }
+                Err(_) => return Outcome::ClientClosed,
+            }
+        }
+    }
+
+    fn serve_stream(&mut self) -> Outcome {
+        let mut decoder = Decoder::default();
+        let mut buf = [0u8; 8192];
+        loop {
+            let n = match self.stream.read(&mut buf) {
+                Ok(0) | Err(_) => return Outcome::ClientClosed,
+                Ok(n) => n,
+            };
+            decoder.feed(&buf[..n]);
+            loop {
+                let packet = match decoder.next_packet() {
+                    Ok(Some(p)) => p,
+                    Ok(None) => break,
+                    Err(e) => return Outcome::Violation(e.to_string()),
+                };
+                self.record_packet(packet.id, packet.kind, &packet.body);
+                match self.answer_stream(packet.id, packet.kind, &packet.body) {
+                    Ok(After::Nothing) => {}
+                    Ok(After::CloseAfterFirst) => return Outcome::ServerClosed,
+                    Ok(After::StopServer) => {
+                        if let Some(addr) = self.addr {
+                            stop(&self.shared, addr);
+                        }
+                        return Outcome::ServerClosed;
+                    }
+                    Err(_) => return Outcome::ClientClosed,
+                }
+            }
+        }
+    }
+
+    fn answer_stream(&mut self, id: i32, kind: i32, body: &[u8]) -> io::Result<After> {
+        let mode = self.config.mode;
+        if mode == Mode::ClosesOnNonPositiveId && id <= 0 {
+            let _ = self.stream.shutdown(Shutdown::Both);
+            return Ok(After::CloseAfterFirst);
+        }
+        let reply_id = |id: i32| if mode == Mode::Palworld { 0 } else { id };
+        match kind {
+            TYPE_LOGIN => {
+                let ok = !body.is_empty() && body == self.config.password.as_bytes();
+                self.authed = ok;
+                if mode == Mode::Source {
+                    self.send(id, TYPE_OUTPUT, b"")?;
+                }
+                let reply = if ok { reply_id(id) } else { -1 };
+                self.send(reply, TYPE_LOGIN_REPLY, b"")?;
+                Ok(After::Nothing)
+            }
+            TYPE_COMMAND if !self.authed => {
+                self.send(-1, TYPE_LOGIN_REPLY, b"")?;
+                Ok(After::Nothing)
+            }
+            TYPE_COMMAND => {
+                let command = String::from_utf8_lossy(body).into_owned();
+                self.run(id, &command)
+            }
+            _ => match mode {
+                Mode::Source => {
+                    self.send(id, TYPE_OUTPUT, b"")?;
+                    self.send(id, TYPE_OUTPUT, &[0, 1, 0, 0])?;
+                    Ok(After::Nothing)
+                }
+                Mode::MirrorTrailer8 => {
+                    self.send(id, TYPE_OUTPUT, b"")?;
+                    self.send(id, TYPE_OUTPUT, &[0, 0, 0, 1, 0, 0, 0, 0])?;
+                    Ok(After::Nothing)
+                }
+                Mode::Mirror | Mode::ClosesOnNonPositiveId => {
+                    self.send(id, TYPE_OUTPUT, b"")?;
+                    Ok(After::Nothing)
+                }
+                Mode::RejectSentinel => {
+                    self.send(-1, TYPE_LOGIN_REPLY, b"")?;
+                    let _ = self.stream.shutdown(Shutdown::Both);
+                    Ok(After::CloseAfterFirst)
+                }
+                Mode::Factorio | Mode::Palworld | Mode::Vanilla => Ok(After::Nothing),
+            },
+        }
+    }
+
+    /// Runs a built-in command and sends its answer split as the mode splits.
+    fn run(&mut self, id: i32, command: &str) -> io::Result<After> {
+        let (text, after) = respond(command);
+        let reply_id = if self.config.mode == Mode::Palworld {
+            0
+        } else {
+            id
+        };
+        let fragments: Vec<Vec<u8>> = match self.config.mode {
+            Mode::Vanilla => split_utf16(&text, 4096),
+            Mode::Source | Mode::MirrorTrailer8 => split_bytes(text.as_bytes(), 4096),
+            _ => vec![text.into_bytes()],
+        };
+        for (i, fragment) in fragments.iter().enumerate() {
+            self.send(reply_id, TYPE_OUTPUT, fragment)?;
+            if i == 0 && matches!(after, After::CloseAfterFirst) {
+                let _ = self.stream.shutdown(Shutdown::Both);
+                return Ok(after);
+            }
+        }
+        Ok(after)
+    }
+}
+
+/// Splits like vanilla's `sendCmdResponse`: every 4096 UTF-16 units, one (possibly empty)
+/// fragment at least. A surrogate pair cut in two becomes `?` on each side, as Java's encoder does.
+pub fn split_utf16(text: &str, units: usize) -> Vec<Vec<u8>> {
+    let utf16: Vec<u16> = text.encode_utf16().collect();
+    if utf16.is_empty() {
+        return vec![Vec::new()];
+    }
+    utf16
+        .chunks(units)
+        .map(|chunk| {
+            char::decode_utf16(chunk.iter().copied())
+                .map(|r| r.unwrap_or('?'))
+                .collect::<String>()
+                .into_bytes()
+        })
+        .collect()
+}
+
+/// Splits at a byte count, ignoring character boundaries (as Source does).
+fn split_bytes(bytes: &[u8], size: usize) -> Vec<Vec<u8>> {
+    if bytes.is_empty() {
+        return vec![Vec::new()];
+    }
+    bytes.chunks(size).map(<[u8]>::to_vec).collect()
+}
+
+/// `n` UTF-16 units of multibyte text (1-, 2- and 3-byte UTF-8 characters, no surrogates), the
+/// same for every call: what the `chars N` command answers.
+pub fn sample_text(n: usize) -> String {
+    const PATTERN: [char; 8] = ['a', 'é', '€', 'ж', '中', 'ß', 'Ω', '!'];
+    (0..n).map(|i| PATTERN[i % PATTERN.len()]).collect()
+}
+
+/// The commands the practice server knows, for `help` and documentation.
+pub const BUILTINS: &str = "echo TEXT | chars N | sleep MS | drop N | help | list | say TEXT | seed | stop";
+
+/// The answer to a command, and what happens after.
+fn respond(command: &str) -> (String, After) {
+    let (word, rest) = command.split_once(' ').unwrap_or((command, ""));
+    let number = || rest.trim().parse::<usize>().ok();
+    match word {
+        "echo" => (rest.to_string(), After::Nothing),
+        "chars" if number().is_some() => (sample_text(number().unwrap_or(0)), After::Nothing),
+        "drop" if number().is_some() => (
+            sample_text(number().unwrap_or(0)),
+            After::CloseAfterFirst,
+        ),
+        "sleep" if number().is_some() => {
+            let ms = number().unwrap_or(0).min(600_000);
+            thread::sleep(Duration::from_millis(ms as u64));
+            (format!("Slept {ms} ms"), After::Nothing)
+        }
+        "help" if rest.is_empty() => (HELP.concat(), After::Nothing),
+        "list" => (
+            "There are 0 of a max of 20 players online: ".into(),
+            After::Nothing,
+        ),
+        "say" if !rest.is_empty() => (String::new(), After::Nothing),
+        "seed" => ("Seed: [-4172144997902289642]".into(), After::Nothing),
+        "stop" => ("Stopping the server".into(), After::StopServer),
+        _ => (unknown_command(command), After::Nothing),
+    }
+}
+
+/// Vanilla's parse error: the lines joined with no separator (MC-7569), the last ten characters
+/// of the input before the cursor, then `<--[HERE]`.
+fn unknown_command(command: &str) -> String {
+    let chars: Vec<char> = command.chars().collect();
+    let context: String = if chars.len() > 10 {
+        format!("...{}", chars[chars.len() - 10..].iter().collect::<String>())
+    } else {
+        command.to_string()
+    };
+    format!("Unknown or incomplete command, see below for error{context}<--[HERE]")
+}
+
+/// A vanilla-like `help`: one usage per command, joined with no separator as vanilla does over
+/// RCON (MC-7569); longer than one 4096-unit fragment.
+const HELP: [&str; 80] = [
+    "/advancement (grant|revoke)",
+    "/attribute <target> <attribute> (base|get|modifier)",
+    "/execute (align|anchored|as|at|facing|if|in|on|positioned|rotated|store|summon|unless|run)",
+    "/bossbar (add|get|list|remove|set)",
+    "/clear [<targets>]",
+    "/clone (<begin>|from)",
+    "/damage <target> <amount> [<damageType>]",
+    "/data (get|merge|modify|remove)",
+    "/datapack (disable|enable|list)",
+    "/debug (function|start|stop)",
+    "/defaultgamemode <gamemode>",
+    "/difficulty [peaceful|easy|normal|hard]",
+    "/effect (clear|give)",
+    "/me <action>",
+    "/enchant <targets> <enchantment> [<level>]",
+    "/experience (add|query|set)",
+    "/xp -> experience",
+    "/fill <from> <to> <block> [destroy|hollow|keep|outline|replace]",
+    "/fillbiome <from> <to> <biome> [replace]",
+    "/forceload (add|query|remove)",
+    "/function <name> [<arguments>|with]",
+    "/gamemode <gamemode> [<target>]",
+    "/gamerule (announceAdvancements|blockExplosionDropDecay|commandBlockOutput|commandModificationBlockLimit|disableElytraMovementCheck|disableRaids|doDaylightCycle|doEntityDrops|doFireTick|doImmediateRespawn|doInsomnia|doLimitedCrafting|doMobLoot|doMobSpawning|doPatrolSpawning|doTileDrops|doTraderSpawning|doVinesSpread|doWardenSpawning|doWeatherCycle|drowningDamage|enderPearlsVanishOnDeath|fallDamage|fireDamage|forgiveDeadPlayers|freezeDamage|globalSoundEvents|keepInventory|lavaSourceConversion|logAdminCommands|maxCommandChainLength|maxEntityCramming|mobExplosionDropDecay|mobGriefing|naturalRegeneration|playersSleepingPercentage|randomTickSpeed|reducedDebugInfo|sendCommandFeedback|showDeathMessages|snowAccumulationHeight|spawnRadius|spectatorsGenerateChunks|tntExplosionDropDecay|universalAnger|waterSourceConversion)",
+    "/give <targets> <item> [<count>]",
+    "/help [<command>]",
+    "/item (modify|replace)",
+    "/kick <targets> [<reason>]",
+    "/kill [<targets>]",
+    "/list [uuids]",
+    "/locate (biome|poi|structure)",
+    "/loot (give|insert|replace|spawn)",
+    "/msg <targets> <message>",
+    "/tell -> msg",
+    "/w -> msg",
+    "/particle <name> [<pos>]",
+    "/place (feature|jigsaw|structure|template)",
+    "/playsound <sound> (ambient|block|hostile|master|music|neutral|player|record|voice|weather)",
+    "/reload",
+    "/recipe (give|take)",
+    "/return (<value>|fail|run)",
+    "/ride <target> (dismount|mount)",
+    "/say <message>",
+    "/schedule (clear|function)",
+    "/scoreboard (objectives|players)",
+    "/seed",
+    "/setblock <pos> <block> [destroy|keep|replace]",
+    "/spawnpoint [<targets>]",
+    "/setworldspawn [<pos>]",
+    "/spectate [<target>]",
+    "/spreadplayers <center> <spreadDistance> <maxRange> (<respectTeams>|under)",
+    "/stopsound <targets> [*|ambient|block|hostile|master|music|neutral|player|record|voice|weather]",
+    "/summon <entity> [<pos>]",
+    "/tag <targets> (add|list|remove)",
+    "/team (add|empty|join|leave|list|modify|remove)",
+    "/teammsg <message>",
+    "/tm -> teammsg",
+    "/teleport (<location>|<destination>|<targets>)",
+    "/tp -> teleport",
+    "/tellraw <targets> <message>",
+    "/time (add|query|set)",
+    "/title <targets> (actionbar|clear|reset|subtitle|times|title)",
+    "/trigger <objective> [add|set]",
+    "/weather (clear|rain|thunder)",
+    "/worldborder (add|center|damage|get|set|warning)",
+    "/jfr (start|stop)",
+    "/ban-ip <target> [<reason>]",
+    "/banlist [ips|players]",
+    "/ban <targets> [<reason>]",
+    "/deop <targets>",
+    "/op <targets>",
+    "/pardon <targets>",
+    "/pardon-ip <target>",
+    "/perf (start|stop)",
+    "/save-all [flush]",
+    "/save-off",
+    "/save-on",
+    "/setidletimeout <minutes>",
+    "/stop",
+    "/transfer <hostname> [<port>] [<players>]",
+    "/whitelist (add|list|off|on|reload|remove)",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vanilla_split_counts_utf16_units() {
+        assert_eq!(split_utf16("", 4096), vec![Vec::<u8>::new()]);
+        let exact = sample_text(4096);
+        assert_eq!(split_utf16(&exact, 4096).len(), 1, "no empty trailer");
+        let parts = split_utf16(&sample_text(8193), 4096);
+        assert_eq!(parts.len(), 3);
+        assert_eq!(parts.concat(), sample_text(8193).into_bytes());
+        // A surrogate pair cut at the boundary turns into two '?'.
+        let text = format!("{}😀", "a".repeat(4095));
+        let parts = split_utf16(&text, 4096);
+        assert_eq!(parts[0].last(), Some(&b'?'));
+        assert_eq!(parts[1], b"?");
+    }
+
+    #[test]
+    fn sample_text_length_is_in_utf16_units() {
+        for n in [0, 1, 7, 4095, 4096, 4097] {
+            assert_eq!(sample_text(n).encode_utf16().count(), n);
+        }
+    }
+
+    #[test]
+    fn help_is_longer_than_a_fragment() {
+        assert!(HELP.concat().encode_utf16().count() > 4096);
+    }
+
+    #[test]
+    fn unknown_command_format() {
+        assert_eq!(
+            unknown_command("foo"),
+            "Unknown or incomplete command, see below for errorfoo<--[HERE]"
+        );
+        assert!(unknown_command("a very long command").ends_with("...ng command<--[HERE]"));
+    }
+
+    #[test]
+    fn mode_names_round_trip() {
+        for m in Mode::ALL {
+            assert_eq!(Mode::from_name(m.name()), Some(m));
+        }
+    }
+}

@@ -1,0 +1,215 @@
+//! Byte-stream transports the engine runs over, and the one place that opens TCP sockets.
+//!
+//! The engine only needs "read some bytes before a deadline" and "write one packet", so TCP, an
+//! SSH tunnel's pipes or anything else can carry RCON.
+
+use std::io::{self, Read, Write};
+use std::net::{Shutdown, SocketAddr, TcpStream, ToSocketAddrs};
+use std::time::{Duration, Instant};
+
+use crate::error::{Error, Result};
+
+/// A connected byte stream.
+pub trait Transport: Send {
+    /// Reads at least one byte, waiting no later than `deadline`. `Ok(0)` means the peer closed
+    /// the stream; a deadline that passes gives an error of kind [`io::ErrorKind::TimedOut`].
+    fn read_before(&mut self, buf: &mut [u8], deadline: Instant) -> io::Result<usize>;
+    /// Writes one whole packet, in one `write` call where the stream allows it (PROTOCOL.md
+    /// section 3: a vanilla server must see each packet in one read).
+    fn write_packet(&mut self, bytes: &[u8], deadline: Instant) -> io::Result<()>;
+    /// A short description of the peer, for messages.
+    fn peer(&self) -> String;
+    /// Closes the stream; further reads see end of stream.
+    fn close(&mut self) {}
+}
+
+/// Something that can open a fresh [`Transport`] to the same server, for reconnects.
+pub trait Connector: Send + Sync {
+    /// Opens a new connection, giving up after `timeout`.
+    fn connect(&self, timeout: Duration) -> Result<Box<dyn Transport>>;
+    /// Where this connector goes, e.g. `localhost:25575`.
+    fn describe(&self) -> String;
+}
+
+fn remaining(deadline: Instant) -> io::Result<Duration> {
+    let left = deadline.saturating_duration_since(Instant::now());
+    if left.is_zero() {
+        Err(io::Error::new(io::ErrorKind::TimedOut, "deadline passed"))
+    } else {
+        Ok(left)
+    }
+}
+
+/// A TCP connection with Nagle's algorithm off.
+#[derive(Debug)]
+pub struct TcpTransport {
+    stream: TcpStream,
+    peer: String,
+}
+
+impl TcpTransport {
+    /// Wraps a connected stream, turning on `TCP_NODELAY`.
+    pub fn new(stream: TcpStream) -> io::Result<Self> {
+        stream.set_nodelay(true)?;
+        let peer = stream
+            .peer_addr()
+            .map(|a| a.to_string())
+            .unwrap_or_else(|_| "server".into());
+        Ok(Self { stream, peer })
+    }
+}
+
+impl Transport for TcpTransport {
+    fn read_before(&mut self, buf: &mut [u8], deadline: Instant) -> io::Result<usize> {
+        loop {
+            self.stream.set_read_timeout(Some(remaining(deadline)?))?;
+            match self.stream.read(buf) {
+                Ok(n) => return Ok(n),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                // Unix reports an expired SO_RCVTIMEO as WouldBlock, Windows as TimedOut.
+                Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => {
+                    if remaining(deadline).is_err() {
+                        return Err(io::Error::new(io::ErrorKind::TimedOut, "read timed out"));
+                    }
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    fn write_packet(&mut self, bytes: &[u8], deadline: Instant) -> io::Result<()> {
+        self.stream.set_write_timeout(Some(remaining(deadline)?))?;
+        // One write() call: small packets always go out whole; write_all only loops if the
+        // kernel accepted part of it, which cannot happen with an empty send buffer.
+        self.stream.write_all(bytes)
+    }
+
+    fn peer(&self) -> String {
+        self.peer.clone()
+    }
+
+    fn close(&mut self) {
+        let _ = self.stream.shutdown(Shutdown::Both);
+    }
+}
+
+/// Splits `HOST:PORT`, `[v6]:PORT`, `[v6]` or a bare host; a bare IPv6 address (two or more
+/// colons, no brackets) is a host without a port.
+pub fn split_host_port(input: &str) -> (String, Option<u16>) {
+    if let Some(rest) = input.strip_prefix('[')
+        && let Some((host, after)) = rest.split_once(']')
+    {
+        let port = after.strip_prefix(':').and_then(|p| p.parse().ok());
+        return (host.to_string(), port);
+    }
+    if input.matches(':').count() == 1 {
+        let (host, port) = input.split_once(':').expect("one colon");
+        if let Ok(port) = port.parse() {
+            return (host.to_string(), Some(port));
+        }
+    }
+    (input.to_string(), None)
+}
+
+/// Opens TCP connections to a host name, trying every address it resolves to.
+#[derive(Debug, Clone)]
+pub struct TcpConnector {
+    host: String,
+    port: u16,
+}
+
+impl TcpConnector {
+    /// A connector for `host` (name, IPv4 or IPv6, brackets allowed) and `port`.
+    pub fn new(host: &str, port: u16) -> Self {
+        let host = host
+            .strip_prefix('[')
+            .and_then(|h| h.strip_suffix(']'))
+            .unwrap_or(host);
+        Self {
+            host: host.to_string(),
+            port,
+        }
+    }
+}
+
+impl Connector for TcpConnector {
+    fn connect(&self, timeout: Duration) -> Result<Box<dyn Transport>> {
+        let deadline = Instant::now() + timeout;
+        let timed_out = Error::Timeout {
+            what: "connecting",
+            after: timeout,
+        };
+        let addrs: Vec<SocketAddr> = (self.host.as_str(), self.port)
+            .to_socket_addrs()
+            .map_err(|source| Error::Resolve {
+                host: self.host.clone(),
+                source,
+            })?
+            .collect();
+        if addrs.is_empty() {
+            return Err(Error::Resolve {
+                host: self.host.clone(),
+                source: io::Error::new(io::ErrorKind::NotFound, "no addresses"),
+            });
+        }
+        let mut last = None;
+        for addr in &addrs {
+            let left = match remaining(deadline) {
+                Ok(left) => left,
+                Err(_) => break,
+            };
+            match TcpStream::connect_timeout(addr, left) {
+                Ok(stream) => {
+                    let transport = TcpTransport::new(stream).map_err(|source| Error::Io {
+                        when: "while setting up the socket",
+                        source,
+                    })?;
+                    return Ok(Box::new(transport));
+                }
+                Err(e) => last = Some((addr, e)),
+            }
+        }
+        match last {
+            Some((_, e))
+                if matches!(e.kind(), io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock) =>
+            {
+                Err(timed_out)
+            }
+            Some((addr, source)) => Err(Error::Connect {
+                addr: addr.to_string(),
+                source,
+            }),
+            None => Err(timed_out),
+        }
+    }
+
+    fn describe(&self) -> String {
+        if self.host.contains(':') {
+            format!("[{}]:{}", self.host, self.port)
+        } else {
+            format!("{}:{}", self.host, self.port)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_port_forms() {
+        assert_eq!(split_host_port("mc.example:25576"), ("mc.example".into(), Some(25576)));
+        assert_eq!(split_host_port("mc.example"), ("mc.example".into(), None));
+        assert_eq!(split_host_port("[::1]:25575"), ("::1".into(), Some(25575)));
+        assert_eq!(split_host_port("[::1]"), ("::1".into(), None));
+        assert_eq!(split_host_port("::1"), ("::1".into(), None));
+        assert_eq!(split_host_port("127.0.0.1:1"), ("127.0.0.1".into(), Some(1)));
+    }
+
+    #[test]
+    fn describe_brackets_v6() {
+        assert_eq!(TcpConnector::new("[::1]", 5).describe(), "[::1]:5");
+        assert_eq!(TcpConnector::new("::1", 5).describe(), "[::1]:5");
+        assert_eq!(TcpConnector::new("localhost", 5).describe(), "localhost:5");
+    }
+}
