@@ -1,0 +1,106 @@
+//! Shared helpers for the integration tests: the real `rcon` binary with a hermetic
+//! environment, and practice servers on free loopback ports.
+#![allow(dead_code)]
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+use rconsole::practice::{Config, Mode, PracticeServer};
+
+/// The password every test server uses.
+pub const PASSWORD: &str = "hunter2-secret";
+
+/// The `rcon` binary with no RCON_*/MCRCON_* variables, no colour, and HOME and the XDG
+/// directories pointed into `home` so nothing leaks in from (or out to) the real user.
+pub fn rcon_in(home: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_rcon"));
+    for (key, _) in std::env::vars() {
+        if key.starts_with("RCON_") || key.starts_with("MCRCON_") || key.starts_with("XDG_") {
+            cmd.env_remove(key);
+        }
+    }
+    cmd.env("NO_COLOR", "1")
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env("APPDATA", home.join("appdata"))
+        .env("LOCALAPPDATA", home.join("localappdata"))
+        .stdin(Stdio::null());
+    cmd
+}
+
+/// A temporary home directory for one test.
+pub fn home() -> tempfile::TempDir {
+    tempfile::tempdir().expect("temp dir")
+}
+
+/// `rcon` pointed at `server` with the test password, in a fresh temporary home.
+pub fn rcon_for(server: &PracticeServer, home: &Path) -> Command {
+    let mut cmd = rcon_in(home);
+    cmd.args(["-H", "127.0.0.1", "-P", &server.port().to_string()])
+        .env("RCON_PASSWORD", PASSWORD);
+    cmd
+}
+
+/// Starts a practice server in `mode` with `read_delay` before each read.
+pub fn server(mode: Mode, read_delay: Duration) -> PracticeServer {
+    PracticeServer::start(Config {
+        password: PASSWORD.into(),
+        mode,
+        read_delay,
+        ..Config::default()
+    })
+    .expect("start practice server")
+}
+
+/// A strict vanilla server that delays each read by 2 ms, so a client that sends two packets
+/// back to back is caught.
+pub fn strict_vanilla() -> PracticeServer {
+    server(Mode::Vanilla, Duration::from_millis(2))
+}
+
+/// Runs a command to completion, with a guard against hangs.
+pub fn run(cmd: &mut Command) -> Output {
+    let child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn rcon");
+    wait_with_timeout(child, Duration::from_secs(60))
+}
+
+/// Waits for a child, killing it (and failing the test) if it runs past `limit`.
+pub fn wait_with_timeout(child: std::process::Child, limit: Duration) -> Output {
+    let id = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(limit) {
+        Ok(out) => out.expect("wait for rcon"),
+        Err(_) => {
+            kill(id);
+            panic!("rcon (pid {id}) did not finish within {limit:?}");
+        }
+    }
+}
+
+fn kill(pid: u32) {
+    #[cfg(unix)]
+    let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+    #[cfg(windows)]
+    let _ = Command::new("taskkill")
+        .args(["/F", "/PID", &pid.to_string()])
+        .status();
+}
+
+/// Stdout as text.
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8(out.stdout.clone()).expect("stdout is UTF-8")
+}
+
+/// Stderr as text.
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
