@@ -72,7 +72,7 @@ impl Strategy {
         match self {
             Strategy::Negative => "an id -2 end-of-output marker",
             Strategy::Positive => "a positive-id end-of-output marker",
-            Strategy::Idle => "an idle gap to end each output",
+            Strategy::Idle => "an idle gap",
             Strategy::Auto => "an end-of-output marker only for long output",
             Strategy::SinglePacket => "one packet per answer",
         }
@@ -213,7 +213,11 @@ impl std::fmt::Debug for Client {
 
 impl Client {
     /// Connects, logs in and settles the end-of-output strategy.
-    pub fn connect(connector: Box<dyn Connector>, password: Password, opts: Options) -> Result<Self> {
+    pub fn connect(
+        connector: Box<dyn Connector>,
+        password: Password,
+        opts: Options,
+    ) -> Result<Self> {
         let (strategy, probe) = match opts.end {
             EndDetection::Detect => (Strategy::Negative, true),
             EndDetection::Negative => (Strategy::Negative, false),
@@ -267,7 +271,11 @@ impl Client {
     }
 
     /// Drops any connection and opens a new, logged-in one (probing the strategy if needed).
+    ///
+    /// When the probe shows that the server rejects a sentinel, this reconnects and tries the
+    /// next strategy; the user gets one warning naming what was rejected and what is used.
     pub fn reconnect(&mut self) -> Result<()> {
+        let mut rejected: Vec<String> = Vec::new();
         loop {
             self.close();
             let conn = self.connector.connect(self.opts.timeout)?;
@@ -275,37 +283,47 @@ impl Client {
             self.login()?;
             self.connects += 1;
             if !self.probe {
-                return Ok(());
+                break;
             }
             match self.probe_sentinel()? {
                 ProbeResult::Accepted => {
                     self.probe = false;
-                    return Ok(());
+                    break;
                 }
                 ProbeResult::Silent => {
-                    self.warn(format!(
-                        "{} did not answer the end-of-output marker within {}; using {} (--idle-gap)",
-                        self.server(),
-                        crate::format_duration(self.opts.probe_timeout),
-                        Strategy::Idle.describe()
+                    rejected.push(format!(
+                        "did not answer {} within {}",
+                        self.strategy.describe(),
+                        crate::format_duration(self.opts.probe_timeout)
                     ));
                     self.strategy = Strategy::Idle;
                     self.probe = false;
-                    return Ok(());
+                    break;
                 }
                 ProbeResult::Rejected(how) => {
+                    rejected.push(format!("{how} on {}", self.strategy.describe()));
                     let next = self.strategy.fallback().unwrap_or(Strategy::Idle);
-                    self.warn(format!(
-                        "{} {how} on {}; reconnecting and using {} for this session",
-                        self.server(),
-                        self.strategy.describe(),
-                        next.describe()
-                    ));
                     self.strategy = next;
                     self.probe = next != Strategy::Idle;
                 }
             }
         }
+        if !rejected.is_empty() {
+            let using = match self.strategy {
+                Strategy::Idle => format!(
+                    "{} of {} (--idle-gap)",
+                    self.strategy.describe(),
+                    crate::format_duration(self.opts.idle_gap)
+                ),
+                other => other.describe().to_string(),
+            };
+            self.warn(format!(
+                "{} {}; using {using} for this session",
+                self.server(),
+                rejected.join(", then ")
+            ));
+        }
+        Ok(())
     }
 
     fn warn(&self, message: String) {
@@ -406,7 +424,11 @@ impl Client {
                     return Err(Error::LoginClosed);
                 }
                 Err(e) => {
-                    return Err(self.read_error(e, "waiting for the login reply", self.opts.timeout));
+                    return Err(self.read_error(
+                        e,
+                        "waiting for the login reply",
+                        self.opts.timeout,
+                    ));
                 }
             };
             // Source sends an empty type-0 packet before the reply (PROTOCOL.md section 4).
@@ -449,10 +471,11 @@ impl Client {
                 Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {
                     return Ok(ProbeResult::Silent);
                 }
-                Err(e) if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::ConnectionReset | std::io::ErrorKind::ConnectionAborted
-                ) =>
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::ConnectionReset | std::io::ErrorKind::ConnectionAborted
+                    ) =>
                 {
                     self.close();
                     return Ok(ProbeResult::Rejected("reset the connection"));
@@ -577,7 +600,11 @@ impl Client {
                 Ok(Some(_)) => continue,
                 Ok(None) => break,
                 Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {
-                    return Err(self.read_error(e, "waiting for the command's output", self.opts.timeout));
+                    return Err(self.read_error(
+                        e,
+                        "waiting for the command's output",
+                        self.opts.timeout,
+                    ));
                 }
                 // A reset while the server shuts down is the expected end.
                 Err(_) => break,

@@ -542,7 +542,8 @@ pub fn sample_text(n: usize) -> String {
 }
 
 /// The commands the practice server knows, for `help` and documentation.
-pub const BUILTINS: &str = "echo TEXT | chars N | sleep MS | drop N | help | list | say TEXT | seed | stop";
+pub const BUILTINS: &str =
+    "echo TEXT | chars N | sleep MS | drop N | help | list | say TEXT | seed | stop";
 
 /// The answer to a command, and what happens after.
 fn respond(command: &str) -> (String, After) {
@@ -551,10 +552,9 @@ fn respond(command: &str) -> (String, After) {
     match word {
         "echo" => (rest.to_string(), After::Nothing),
         "chars" if number().is_some() => (sample_text(number().unwrap_or(0)), After::Nothing),
-        "drop" if number().is_some() => (
-            sample_text(number().unwrap_or(0)),
-            After::CloseAfterFirst,
-        ),
+        "drop" if number().is_some() => {
+            (sample_text(number().unwrap_or(0)), After::CloseAfterFirst)
+        }
         "sleep" if number().is_some() => {
             let ms = number().unwrap_or(0).min(600_000);
             thread::sleep(Duration::from_millis(ms as u64));
@@ -577,7 +577,10 @@ fn respond(command: &str) -> (String, After) {
 fn unknown_command(command: &str) -> String {
     let chars: Vec<char> = command.chars().collect();
     let context: String = if chars.len() > 10 {
-        format!("...{}", chars[chars.len() - 10..].iter().collect::<String>())
+        format!(
+            "...{}",
+            chars[chars.len() - 10..].iter().collect::<String>()
+        )
     } else {
         command.to_string()
     };
@@ -586,7 +589,7 @@ fn unknown_command(command: &str) -> String {
 
 /// A vanilla-like `help`: one usage per command, joined with no separator as vanilla does over
 /// RCON (MC-7569); longer than one 4096-unit fragment.
-const HELP: [&str; 80] = [
+const HELP: [&str; 101] = [
     "/advancement (grant|revoke)",
     "/attribute <target> <attribute> (base|get|modifier)",
     "/execute (align|anchored|as|at|facing|if|in|on|positioned|rotated|store|summon|unless|run)",
@@ -666,6 +669,27 @@ const HELP: [&str; 80] = [
     "/setidletimeout <minutes>",
     "/stop",
     "/transfer <hostname> [<port>] [<players>]",
+    "/random (reset|roll|value)",
+    "/tick (freeze|query|rate|sprint|step|unfreeze)",
+    "/rotate <target> (<rotation>|facing)",
+    "/test (clearall|clearthat|clearthese|create|locate|pos|resetclosest|resetthat|resetthese|run|runclosest|runfailed|runmultiple|runthat|runthese|stop|verify)",
+    "/dialog (clear|show)",
+    "/waypoint (list|modify)",
+    "/fetchprofile (id|name)",
+    "/version",
+    "/publish [<allowCommands>] [<gamemode>] [<port>]",
+    "/swing [<targets>]",
+    "/stopwatch (create|query|remove|restart)",
+    "/function <name> [<arguments>|with (block|entity|storage)]",
+    "/data modify (block|entity|storage) <target> <targetPath> (append|insert|merge|prepend|set) (from|string|value)",
+    "/scoreboard objectives (add|list|modify|remove|setdisplay)",
+    "/scoreboard players (add|display|enable|get|list|operation|remove|reset|set)",
+    "/item replace (block|entity) <target> <slot> (from|with)",
+    "/execute if (biome|block|blocks|data|dimension|entity|function|items|loaded|predicate|score)",
+    "/execute store (result|success) (block|bossbar|entity|score|storage)",
+    "/attribute <target> <attribute> modifier (add|remove|value)",
+    "/loot (give|insert|replace|spawn) <targets> (fish|kill|loot|mine)",
+    "/worldborder warning (distance|time)",
     "/whitelist (add|list|off|on|reload|remove)",
 ];
 
