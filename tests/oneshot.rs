@@ -376,8 +376,7 @@ fn stop_closes_the_connection_at_once() {
     let last = server
         .events()
         .into_iter()
-        .filter(|e| matches!(e, Event::Packet { .. }))
-        .last();
+        .rfind(|e| matches!(e, Event::Packet { .. }));
     assert!(
         matches!(last, Some(Event::Packet { kind: 2, ref body, .. }) if body == "stop"),
         "{last:?}"

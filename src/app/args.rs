@@ -30,8 +30,14 @@ pub enum SentinelArg {
 #[derive(Debug, Parser)]
 #[command(name = "rcon", version, after_long_help = crate::app::exit::TABLE)]
 pub struct Args {
-    /// Server host name or address; HOST:PORT and [IPv6]:PORT are accepted.
-    #[arg(short = 'H', long, env = "RCON_HOST", value_name = "HOST")]
+    /// Server host name or address.
+    #[arg(
+        short = 'H',
+        long,
+        env = "RCON_HOST",
+        value_name = "HOST",
+        help = "Server host name or address; HOST:PORT and [IPv6]:PORT are accepted"
+    )]
     pub host: Option<String>,
 
     /// RCON port [default: 25575].

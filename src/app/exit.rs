@@ -13,6 +13,7 @@ pub enum Exit {
     /// Bad arguments, or no password given.
     Usage = 2,
     /// Bad configuration file or profile.
+    #[allow(dead_code)] // the config file arrives with the profiles work
     Config = 3,
     /// Cannot connect: refused, DNS failure, unreachable.
     Connect = 4,
@@ -26,8 +27,6 @@ pub enum Exit {
     Refused = 8,
     /// The tunnel (SSH or proxy command) failed.
     Transport = 9,
-    /// Interrupted by Ctrl-C.
-    Interrupted = 130,
 }
 
 impl Exit {
@@ -65,7 +64,7 @@ Exit status:
   7    connection lost or protocol error; the output is incomplete
   8    command refused locally and not sent (too long, NUL byte, unfilled macro)
   9    tunnel failed (SSH or proxy command)
-  130  interrupted";
+  130  interrupted by Ctrl-C (reported by the shell)";
 
 /// An error that carries the exit status it should end the process with.
 #[derive(Debug)]

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rconsole::client::{EndDetection, Observer, Options};
-use rconsole::transport::{Connector, TcpConnector, split_host_port};
+use rconsole::transport::split_host_port;
 
 use super::args::{Args, SentinelArg};
 use super::exit::{Exit, fail};
@@ -22,13 +22,6 @@ pub struct Target {
     pub host: String,
     /// TCP port.
     pub port: u16,
-}
-
-impl Target {
-    /// `host:port`, bracketing IPv6.
-    pub fn describe(&self) -> String {
-        TcpConnector::new(&self.host, self.port).describe()
-    }
 }
 
 /// Resolves host and port: a port inside `--host` wins over the default and `RCON_PORT`, but
