@@ -338,19 +338,19 @@ mod tests {
 
     #[test]
     fn terminators() {
-        let mut one_nul = 13i32.to_le_bytes().to_vec();
+        let mut one_nul = 11i32.to_le_bytes().to_vec();
         one_nul.extend(5i32.to_le_bytes());
         one_nul.extend(0i32.to_le_bytes());
         one_nul.extend(b"ab\0");
-        // size 13 covers id, type, "ab" and one NUL: tolerated.
+        // size 11 covers id, type, "ab" and one NUL: tolerated.
         let mut d = Decoder::default();
-        d.feed(&one_nul[..17]);
+        d.feed(&one_nul);
         assert_eq!(
             d.next_packet().unwrap(),
             Some(Packet::new(5, 0, b"ab".to_vec()))
         );
 
-        let mut none = 12i32.to_le_bytes().to_vec();
+        let mut none = 10i32.to_le_bytes().to_vec();
         none.extend(5i32.to_le_bytes());
         none.extend(0i32.to_le_bytes());
         none.extend(b"ab");
