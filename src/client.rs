@@ -432,14 +432,17 @@ impl Client {
                 }
             };
             // Source sends an empty type-0 packet before the reply (PROTOCOL.md section 4).
-            if packet.kind != TYPE_LOGIN_REPLY {
+            if packet.kind == TYPE_OUTPUT {
                 continue;
             }
-            if packet.id == -1 {
+            // Id -1 is the protocol's refusal; some reimplementations instead echo the request
+            // id with type -1.
+            if packet.id == -1 || (packet.id == id && packet.kind == -1) {
                 self.close();
                 return Err(Error::LoginRefused);
             }
-            if packet.id == id {
+            // The reply is type 2; some reimplementations echo the login's type 3.
+            if packet.id == id && (packet.kind == TYPE_LOGIN_REPLY || packet.kind == TYPE_LOGIN) {
                 return Ok(());
             }
         }

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Install the third-party interop peers LOCALLY (idempotent; safe to re-run).
+#   Python peers -> tests/peers/.venv        (pins: requirements.txt)
+#   npm peers    -> tests/peers/node_modules (pins: package.json + package-lock.json)
+# Needs python3 (with venv/ensurepip) and node+npm; runs as root on Debian and
+# installs python3-venv with apt if venv creation fails.
+# Env: PEERS_SKIP_PY=1 / PEERS_SKIP_NPM=1 to skip one side.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+cd "$here"
+
+hash_of() { sha256sum "$@" | sha256sum | cut -d' ' -f1; }
+
+if [[ "${PEERS_SKIP_PY:-}" != 1 ]]; then
+  want="$(hash_of requirements.txt)"
+  if [[ ! -x .venv/bin/python || "$(cat .venv/.rconsole-stamp 2>/dev/null)" != "$want" ]]; then
+    if [[ ! -x .venv/bin/python ]]; then
+      rm -rf .venv
+      if ! python3 -m venv .venv; then
+        rm -rf .venv
+        echo "peers: python3 -m venv failed; installing python3-venv with apt" >&2
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq
+        apt-get install -y -qq python3-venv
+        python3 -m venv .venv
+      fi
+    fi
+    .venv/bin/python -m pip install --disable-pip-version-check --no-input -q -r requirements.txt
+    echo "$want" > .venv/.rconsole-stamp
+    echo "peers: python peers installed in $here/.venv"
+  else
+    echo "peers: python peers up to date"
+  fi
+fi
+
+if [[ "${PEERS_SKIP_NPM:-}" != 1 ]]; then
+  want="$(hash_of package.json package-lock.json)"
+  if [[ "$(cat node_modules/.rconsole-stamp 2>/dev/null)" != "$want" ]]; then
+    npm ci --no-audit --no-fund --loglevel=error
+    echo "$want" > node_modules/.rconsole-stamp
+    echo "peers: npm peers installed in $here/node_modules"
+  else
+    echo "peers: npm peers up to date"
+  fi
+fi
