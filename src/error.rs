@@ -116,5 +116,24 @@ impl Error {
     }
 }
 
+/// What a [`Transport`](crate::transport::Transport) wraps in an [`io::Error`] when the carrier
+/// itself failed (an SSH tunnel that exited, a proxy command that could not start), so that the
+/// engine reports [`Error::Transport`] rather than a dropped connection or a refused login.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct TransportFailure(pub String);
+
+impl TransportFailure {
+    /// An [`io::Error`] carrying this failure.
+    pub fn into_io(self) -> io::Error {
+        io::Error::other(self)
+    }
+
+    /// The failure inside `e`, if `e` carries one.
+    pub fn find(e: &io::Error) -> Option<&TransportFailure> {
+        e.get_ref()?.downcast_ref::<TransportFailure>()
+    }
+}
+
 /// Result with the library's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
