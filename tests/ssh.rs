@@ -356,3 +356,29 @@ fn practice_server_in_palworld_mode_works_through_a_proxy_command_with_the_diale
         "hi\nThere are 0 of a max of 20 players online: \n"
     );
 }
+
+#[test]
+fn several_targets_share_one_ssh_host() {
+    if !tools_present() {
+        return;
+    }
+    let sshd = Sshd::start();
+    let live = strict_vanilla();
+    let home = home();
+    let mut cmd = rcon_in(home.path());
+    cmd.env("RCON_PASSWORD", PASSWORD)
+        .args(["--ssh", &sshd.destination()])
+        .args(["--target", &format!("live=127.0.0.1:{}", live.port())])
+        .args(["--target", &format!("gone=127.0.0.1:{}", free_port())]);
+    for option in sshd.options("user_key", "known_hosts") {
+        cmd.args(["--ssh-option", &option]);
+    }
+    let out = run(cmd.arg("seed"));
+    assert_eq!(out.status.code(), Some(9), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "[live] Seed: [-4172144997902289642]\n");
+    assert!(
+        stderr(&out).contains("1 of 2 servers failed: gone (exit 9)"),
+        "{}",
+        stderr(&out)
+    );
+}
