@@ -19,7 +19,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, TransportFailure};
 use crate::packet::{
     DEFAULT_MAX_INCOMING, Decoder, MAX_COMMAND_BYTES, Packet, TYPE_COMMAND, TYPE_LOGIN,
     TYPE_LOGIN_REPLY, TYPE_OUTPUT, encode,
@@ -122,6 +122,13 @@ pub struct Options {
     pub max_command_bytes: usize,
     /// Largest incoming size field.
     pub max_incoming: usize,
+    /// Match output packets and login replies whatever their id (Palworld answers with id 0).
+    /// Only sound with one request in flight, which is how the engine works.
+    pub any_reply_id: bool,
+    /// With the idle strategy: when the gap passes while a packet is still incomplete (its size
+    /// field claimed more bytes than arrived, as reported for Palworld), return the part that
+    /// arrived with a warning instead of waiting for the rest.
+    pub partial_on_idle: bool,
     /// Where warnings and traces go.
     pub observer: Arc<dyn Observer>,
 }
@@ -133,6 +140,8 @@ impl std::fmt::Debug for Options {
             .field("end", &self.end)
             .field("idle_gap", &self.idle_gap)
             .field("max_command_bytes", &self.max_command_bytes)
+            .field("any_reply_id", &self.any_reply_id)
+            .field("partial_on_idle", &self.partial_on_idle)
             .finish_non_exhaustive()
     }
 }
@@ -146,6 +155,8 @@ impl Default for Options {
             probe_timeout: Duration::from_secs(3),
             max_command_bytes: MAX_COMMAND_BYTES,
             max_incoming: DEFAULT_MAX_INCOMING,
+            any_reply_id: false,
+            partial_on_idle: false,
             observer: Arc::new(Silent),
         }
     }
@@ -355,7 +366,9 @@ impl Client {
             when: "before the request could be sent",
         })?;
         conn.write_packet(&bytes, deadline).map_err(|source| {
-            if source.kind() == std::io::ErrorKind::TimedOut {
+            if let Some(failure) = TransportFailure::find(&source) {
+                Error::Transport(failure.0.clone())
+            } else if source.kind() == std::io::ErrorKind::TimedOut {
                 Error::Timeout {
                     what: "sending",
                     after: self.opts.timeout,
@@ -372,30 +385,59 @@ impl Client {
     /// The next packet, or `Ok(None)` when the peer closed the stream.
     fn recv(&mut self, deadline: Instant) -> std::io::Result<Option<Packet>> {
         loop {
-            match self.decoder.next_packet() {
-                Ok(Some(p)) => {
-                    if self.opts.observer.wants_packets() {
-                        self.opts.observer.packet(Direction::Received, &p, false);
-                    }
-                    return Ok(Some(p));
-                }
-                Ok(None) => {}
-                Err(e) => return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, e)),
+            match self.recv_step(deadline)? {
+                Step::Packet(p) => return Ok(Some(p)),
+                Step::Partial => continue,
+                Step::Closed => return Ok(None),
             }
-            let Some(conn) = self.conn.as_mut() else {
-                return Ok(None);
-            };
-            let n = conn.read_before(&mut self.read_buf, deadline)?;
-            if n == 0 {
-                return Ok(None);
-            }
-            self.decoder.feed(&self.read_buf[..n]);
         }
+    }
+
+    /// A whole buffered packet if there is one, else at most one read.
+    fn recv_step(&mut self, deadline: Instant) -> std::io::Result<Step> {
+        if let Some(p) = self.decoded()? {
+            return Ok(Step::Packet(p));
+        }
+        let Some(conn) = self.conn.as_mut() else {
+            return Ok(Step::Closed);
+        };
+        let n = conn.read_before(&mut self.read_buf, deadline)?;
+        if n == 0 {
+            return Ok(Step::Closed);
+        }
+        self.decoder.feed(&self.read_buf[..n]);
+        Ok(match self.decoded()? {
+            Some(p) => Step::Packet(p),
+            None => Step::Partial,
+        })
+    }
+
+    fn decoded(&mut self) -> std::io::Result<Option<Packet>> {
+        match self.decoder.next_packet() {
+            Ok(Some(p)) => {
+                if self.opts.observer.wants_packets() {
+                    self.opts.observer.packet(Direction::Received, &p, false);
+                }
+                Ok(Some(p))
+            }
+            Ok(None) => Ok(None),
+            Err(e) => Err(std::io::Error::new(std::io::ErrorKind::InvalidData, e)),
+        }
+    }
+
+    /// Whether `packet` is output for the request `id` (any id but -1 when
+    /// [`Options::any_reply_id`] is set).
+    fn is_output_for(&self, packet: &Packet, id: i32) -> bool {
+        packet.kind == TYPE_OUTPUT
+            && (packet.id == id || (self.opts.any_reply_id && packet.id != -1))
     }
 
     /// Maps a failed read to the engine's error, dropping the connection.
     fn read_error(&mut self, e: std::io::Error, what: &'static str, after: Duration) -> Error {
         self.close();
+        if let Some(failure) = TransportFailure::find(&e) {
+            return Error::Transport(failure.0.clone());
+        }
         if e.kind() == std::io::ErrorKind::TimedOut {
             return Error::Timeout { what, after };
         }
@@ -416,6 +458,7 @@ impl Client {
         let id = self.alloc_id();
         let password = self.password.clone();
         self.send(id, TYPE_LOGIN, password.expose().as_bytes(), deadline)?;
+        let mut other_id = false;
         loop {
             let packet = match self.recv(deadline) {
                 Ok(Some(p)) => p,
@@ -424,11 +467,12 @@ impl Client {
                     return Err(Error::LoginClosed);
                 }
                 Err(e) => {
-                    return Err(self.read_error(
-                        e,
-                        "waiting for the login reply",
-                        self.opts.timeout,
-                    ));
+                    let what = if other_id {
+                        "waiting for the login reply (a reply with another id came: Palworld does that, try --dialect palworld)"
+                    } else {
+                        "waiting for the login reply"
+                    };
+                    return Err(self.read_error(e, what, self.opts.timeout));
                 }
             };
             // Source sends an empty type-0 packet before the reply (PROTOCOL.md section 4).
@@ -442,9 +486,11 @@ impl Client {
                 return Err(Error::LoginRefused);
             }
             // The reply is type 2; some reimplementations echo the login's type 3.
-            if packet.id == id && (packet.kind == TYPE_LOGIN_REPLY || packet.kind == TYPE_LOGIN) {
+            let is_reply = packet.kind == TYPE_LOGIN_REPLY || packet.kind == TYPE_LOGIN;
+            if is_reply && (packet.id == id || self.opts.any_reply_id) {
                 return Ok(());
             }
+            other_id = true;
         }
     }
 
@@ -520,9 +566,19 @@ impl Client {
                 Some(t) if t < deadline => t,
                 _ => deadline,
             };
-            let packet = match self.recv(wait) {
-                Ok(Some(p)) => p,
-                Ok(None) => {
+            let packet = match self.recv_step(wait) {
+                Ok(Step::Packet(p)) => p,
+                Ok(Step::Partial) => {
+                    // Part of a packet arrived: with the idle strategy the silence starts over.
+                    // Before the first whole packet this only counts when partial packets are
+                    // shown (Palworld's first and only packet may never be whole).
+                    if self.strategy == Strategy::Idle && (got_first || self.opts.partial_on_idle) {
+                        idle_until = Some(Instant::now() + self.opts.idle_gap);
+                    }
+                    continue;
+                }
+                Ok(Step::Closed) => {
+                    got_first |= self.take_partial(id, out);
                     self.close();
                     if got_first && sentinel.is_none() && self.strategy == Strategy::SinglePacket {
                         return Ok(());
@@ -537,6 +593,7 @@ impl Client {
                 }
                 // The idle gap passed before the overall deadline: the output is over.
                 Err(e) if e.kind() == std::io::ErrorKind::TimedOut && wait < deadline => {
+                    self.take_partial(id, out);
                     return Ok(());
                 }
                 Err(e) => {
@@ -551,7 +608,7 @@ impl Client {
             if sentinel == Some(packet.id) {
                 return Ok(());
             }
-            if packet.id == id && packet.kind == TYPE_OUTPUT {
+            if self.is_output_for(&packet, id) {
                 out.extend_from_slice(&packet.body);
                 let first = !got_first;
                 got_first = true;
@@ -581,6 +638,31 @@ impl Client {
         }
     }
 
+    /// With [`Options::partial_on_idle`]: appends the body of a packet that is still incomplete
+    /// (its size field claimed more than arrived) and warns, so that the next command starts on
+    /// a clean stream (PROTOCOL.md section 4, Palworld).
+    /// Returns whether anything was appended.
+    fn take_partial(&mut self, id: i32, out: &mut Vec<u8>) -> bool {
+        if !self.opts.partial_on_idle || self.decoder.buffered() == 0 {
+            return false;
+        }
+        let Some(partial) = self.decoder.take_partial() else {
+            return false;
+        };
+        if !self.is_output_for(&partial.packet, id) {
+            return false;
+        }
+        out.extend_from_slice(&partial.packet.body);
+        self.warn(format!(
+            "{} declared a {}-byte packet but sent {} bytes, then went quiet for {}; showing what arrived (the output may be incomplete)",
+            self.server(),
+            partial.declared,
+            partial.received,
+            crate::format_duration(self.opts.idle_gap)
+        ));
+        true
+    }
+
     /// Sends a command after which the server is expected to shut down (`stop`): waits only for
     /// the first fragment of its answer (or the close), then closes the connection at once, since
     /// a connected RCON client keeps a vanilla server from shutting down cleanly.
@@ -596,7 +678,7 @@ impl Client {
         let mut out = Vec::new();
         loop {
             match self.recv(deadline) {
-                Ok(Some(p)) if p.id == id && p.kind == TYPE_OUTPUT => {
+                Ok(Some(p)) if self.is_output_for(&p, id) => {
                     out.extend_from_slice(&p.body);
                     break;
                 }
@@ -616,6 +698,16 @@ impl Client {
         self.close();
         Ok(crate::packet::decode_output(&out))
     }
+}
+
+/// What one step of reading gave.
+enum Step {
+    /// A whole packet.
+    Packet(Packet),
+    /// Bytes arrived, but not yet a whole packet.
+    Partial,
+    /// The peer closed the stream.
+    Closed,
 }
 
 enum ProbeResult {

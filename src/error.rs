@@ -10,7 +10,7 @@ use crate::packet::DecodeError;
 #[non_exhaustive]
 pub enum Error {
     /// The host name did not resolve to any address.
-    #[error("cannot resolve {host}: {source}")]
+    #[error("cannot resolve {host}")]
     Resolve {
         /// The name as given.
         host: String,
@@ -18,7 +18,7 @@ pub enum Error {
         source: io::Error,
     },
     /// No address of the server accepted the connection.
-    #[error("cannot connect to {addr}: {source}")]
+    #[error("cannot connect to {addr}")]
     Connect {
         /// The address (or the last of several) that was tried.
         addr: String,
@@ -48,7 +48,7 @@ pub enum Error {
         when: &'static str,
     },
     /// A read or write on an established connection failed.
-    #[error("connection lost {when}: {source}")]
+    #[error("connection lost {when}")]
     Io {
         /// What was under way.
         when: &'static str,
@@ -113,6 +113,25 @@ impl Error {
     /// Whether the connection is unusable after this error.
     pub fn is_fatal_to_connection(&self) -> bool {
         !matches!(self, Error::CommandTooLong { .. } | Error::CommandHasNul)
+    }
+}
+
+/// What a [`Transport`](crate::transport::Transport) wraps in an [`io::Error`] when the carrier
+/// itself failed (an SSH tunnel that exited, a proxy command that could not start), so that the
+/// engine reports [`Error::Transport`] rather than a dropped connection or a refused login.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct TransportFailure(pub String);
+
+impl TransportFailure {
+    /// An [`io::Error`] carrying this failure.
+    pub fn into_io(self) -> io::Error {
+        io::Error::other(self)
+    }
+
+    /// The failure inside `e`, if `e` carries one.
+    pub fn find(e: &io::Error) -> Option<&TransportFailure> {
+        e.get_ref()?.downcast_ref::<TransportFailure>()
     }
 }
 

@@ -3,6 +3,8 @@
 //!
 //! - [`packet`]: the wire format, sans-IO (encoding, incremental decoding, limits).
 //! - [`transport`]: byte streams the engine runs over; the only module that opens sockets.
+//! - [`process`]: a byte stream over a child process's pipes (`ssh -W`, a proxy command).
+//! - [`dialect`]: what differs between Minecraft, Source, Factorio and Palworld servers.
 //! - [`client`]: login, commands, end-of-output detection, reconnects.
 //! - [`practice`]: an in-process server with a strict vanilla mode and other dialects, for tests,
 //!   demos and benchmarks.
@@ -11,12 +13,15 @@
 //! files and terminal output. Those belong to the `rcon` binary.
 
 pub mod client;
+pub mod dialect;
 pub mod error;
 pub mod packet;
 pub mod practice;
+pub mod process;
 pub mod transport;
 
 pub use client::{Client, EndDetection, Options, Password};
+pub use dialect::Dialect;
 pub use error::{Error, ErrorKind, Result};
 
 use std::time::Duration;

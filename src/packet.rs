@@ -182,6 +182,44 @@ impl Decoder {
         self.start += total;
         Ok(Some(packet))
     }
+
+    /// Takes the incomplete packet at the front of the buffer as far as it arrived, and empties
+    /// the buffer. For servers whose size field can claim more bytes than they send (PROTOCOL.md
+    /// section 4, Palworld), once the caller has decided that no more will come. `None` when
+    /// not even the id and type arrived. Call it only after [`Decoder::next_packet`] returned
+    /// `Ok(None)`; a strict caller never calls it.
+    pub fn take_partial(&mut self) -> Option<Partial> {
+        let pending = &self.buf[self.start..];
+        let result = match (header_size(pending, self.max_size), pending.get(4..12)) {
+            (Ok(Some(size)), Some(head)) => {
+                let id = i32::from_le_bytes(head[0..4].try_into().expect("4 bytes"));
+                let kind = i32::from_le_bytes(head[4..8].try_into().expect("4 bytes"));
+                let mut body = &pending[12..pending.len().min(size + 4)];
+                while let [rest @ .., 0] = body {
+                    body = rest;
+                }
+                Some(Partial {
+                    packet: Packet::new(id, kind, body),
+                    declared: size,
+                    received: pending.len().min(size + 4) - 4,
+                })
+            }
+            _ => None,
+        };
+        self.clear();
+        result
+    }
+}
+
+/// A packet cut short: what [`Decoder::take_partial`] returns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Partial {
+    /// The id, type and the body bytes that arrived (trailing NULs removed).
+    pub packet: Packet,
+    /// What the size field claimed, in bytes after the size field.
+    pub declared: usize,
+    /// How many of those bytes arrived.
+    pub received: usize,
 }
 
 /// Reads and validates the size field at the start of `pending`, if it is all there.
@@ -360,6 +398,34 @@ mod tests {
             d.next_packet(),
             Err(DecodeError::MissingTerminator { id: 5 })
         );
+    }
+
+    #[test]
+    fn partial_packet_yields_what_arrived() {
+        // The size field claims 64 bytes more than are sent, as reported for Palworld.
+        let body = "héllo".as_bytes();
+        let mut wire = ((body.len() + OVERHEAD + 64) as i32).to_le_bytes().to_vec();
+        wire.extend(0i32.to_le_bytes());
+        wire.extend(TYPE_OUTPUT.to_le_bytes());
+        wire.extend(body);
+        wire.extend([0, 0]);
+        let mut d = Decoder::default();
+        d.feed(&wire);
+        assert_eq!(d.next_packet(), Ok(None));
+        let partial = d.take_partial().expect("partial");
+        assert_eq!(partial.packet, Packet::new(0, TYPE_OUTPUT, body.to_vec()));
+        assert_eq!(partial.declared, body.len() + OVERHEAD + 64);
+        assert_eq!(partial.received, body.len() + OVERHEAD);
+        assert_eq!(d.buffered(), 0, "the buffer starts clean afterwards");
+        // Fewer than 12 bytes: nothing to show, but the buffer is still cleared.
+        d.feed(&wire[..11]);
+        assert_eq!(d.take_partial(), None);
+        assert_eq!(d.buffered(), 0);
+        // The strict path is untouched: the same bytes simply wait for more.
+        let mut strict = Decoder::default();
+        strict.feed(&wire);
+        assert_eq!(strict.next_packet(), Ok(None));
+        assert_eq!(strict.buffered(), wire.len());
     }
 
     #[test]

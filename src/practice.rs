@@ -40,7 +40,9 @@ pub enum Mode {
     ClosesOnNonPositiveId,
     /// Factorio: one packet per answer of any size, no reply at all to type-0 packets.
     Factorio,
-    /// Palworld (as reported): every reply carries id 0, no reply to type-0 packets.
+    /// Palworld (as reported): every reply carries id 0, no reply to type-0 packets, and for
+    /// output that is not ASCII or is longer than 4096 bytes the size field claims
+    /// [`PALWORLD_OVERCLAIM`] bytes more than are sent (PROTOCOL.md section 4).
     Palworld,
 }
 
@@ -76,6 +78,9 @@ impl Mode {
         Mode::ALL.into_iter().find(|m| m.name() == name)
     }
 }
+
+/// How many bytes too many the Palworld mode's size field claims for long or non-ASCII output.
+pub const PALWORLD_OVERCLAIM: usize = 64;
 
 /// Settings of a practice server.
 #[derive(Debug, Clone)]
@@ -498,6 +503,15 @@ impl Session {
             _ => vec![text.into_bytes()],
         };
         for (i, fragment) in fragments.iter().enumerate() {
+            if self.config.mode == Mode::Palworld && (fragment.len() > 4096 || !fragment.is_ascii())
+            {
+                let mut bytes = encode(reply_id, TYPE_OUTPUT, fragment);
+                let claimed =
+                    (fragment.len() + crate::packet::OVERHEAD + PALWORLD_OVERCLAIM) as i32;
+                bytes[..4].copy_from_slice(&claimed.to_le_bytes());
+                self.stream.write_all(&bytes)?;
+                continue;
+            }
             self.send(reply_id, TYPE_OUTPUT, fragment)?;
             if i == 0 && matches!(after, After::CloseAfterFirst) {
                 let _ = self.stream.shutdown(Shutdown::Both);

@@ -23,6 +23,31 @@ pub enum SentinelArg {
     Auto,
 }
 
+/// The server family, which decides how replies are matched and ended (see docs/ssh.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DialectArg {
+    /// Vanilla Minecraft, Paper, Spigot, Forge: probed end-of-output marker, 1446-byte commands.
+    Minecraft,
+    /// Source engine (CS2, TF2, GMod...): mirrored end-of-output marker, 4086-byte commands.
+    Source,
+    /// Factorio: one packet per answer.
+    Factorio,
+    /// Palworld: replies matched whatever their id; output ends after --idle-gap of silence.
+    Palworld,
+}
+
+impl DialectArg {
+    /// The library's description of this dialect.
+    pub fn dialect(self) -> rconsole::Dialect {
+        match self {
+            DialectArg::Minecraft => rconsole::Dialect::MINECRAFT,
+            DialectArg::Source => rconsole::Dialect::SOURCE,
+            DialectArg::Factorio => rconsole::Dialect::FACTORIO,
+            DialectArg::Palworld => rconsole::Dialect::PALWORLD,
+        }
+    }
+}
+
 /// A fast, correct RCON client for Minecraft and other game servers.
 ///
 /// Runs the COMMAND given on the command line (words joined with spaces) and any -c commands,
@@ -72,6 +97,45 @@ pub struct Args {
     /// output [default: 250ms].
     #[arg(long, value_name = "DURATION", value_parser = duration)]
     pub idle_gap: Option<Duration>,
+
+    /// The server family [default: minecraft]. --sentinel, when given, overrides its
+    /// end-of-output method.
+    #[arg(long, value_enum, env = "RCON_DIALECT", value_name = "DIALECT")]
+    pub dialect: Option<DialectArg>,
+
+    /// Reach the server through an SSH tunnel: runs `ssh -W HOST:PORT DEST` (the system OpenSSH
+    /// client, no remote shell), so the RCON password never crosses the network in clear text.
+    /// --host is then resolved on the SSH server (default localhost). DEST is SSHHOST,
+    /// USER@SSHHOST or USER@SSHHOST:SSHPORT. ssh runs with BatchMode=yes: it never prompts.
+    #[arg(long, value_name = "DEST", conflicts_with_all = ["proxy_command", "demo"])]
+    pub ssh: Option<String>,
+
+    /// An ssh_config option for --ssh, e.g. IdentityFile=~/.ssh/mc or BatchMode=no
+    /// (repeatable; passed as `ssh -o OPTION` before rcon's own defaults, so it wins).
+    #[arg(long, value_name = "OPTION", requires = "ssh")]
+    pub ssh_option: Vec<String>,
+
+    /// Reach the server through any command that connects its stdin/stdout to it, as OpenSSH's
+    /// ProxyCommand: %h is the RCON host, %p the port, %% a percent sign. Runs under `sh -c`
+    /// (`cmd /C` on Windows).
+    #[arg(long, value_name = "CMD", conflicts_with = "demo")]
+    pub proxy_command: Option<String>,
+
+    /// Run the commands on several servers at once: NAME=HOST or NAME=HOST:PORT (repeatable).
+    /// Output lines are prefixed with the name in brackets; the exit status is the worst of all
+    /// servers.
+    #[arg(long, value_name = "NAME=HOST", conflicts_with = "demo")]
+    pub target: Vec<String>,
+
+    /// With several servers: print each server's output as one block under a line with its
+    /// name in brackets, when that server is done, instead of prefixing every line.
+    #[arg(long, requires = "target")]
+    pub group: bool,
+
+    /// With several servers: print one JSON object per command and server on stdout
+    /// ({"server", "command", "output", "ok"} or {"server", "error", "exit"}).
+    #[arg(long, requires = "target", conflicts_with = "group")]
+    pub json: bool,
 
     /// Run against a built-in practice server (strict vanilla) instead of a real one: no server
     /// or password needed. Try `rcon --demo help`.
@@ -127,6 +191,40 @@ mod tests {
         let a = Args::try_parse_from(["rcon", "-p", "pw", "tp", "@p", "0", "-60", "0"]).unwrap();
         assert_eq!(a.command, ["tp", "@p", "0", "-60", "0"]);
         assert_eq!(a.password.as_deref(), Some("pw"));
+    }
+
+    #[test]
+    fn tunnel_and_fanout_flags() {
+        let a = Args::try_parse_from([
+            "rcon",
+            "--dialect",
+            "palworld",
+            "--ssh",
+            "admin@mc:2222",
+            "--ssh-option",
+            "IdentityFile=/k",
+            "--ssh-option",
+            "Port=22",
+            "--target",
+            "a=h1",
+            "--target",
+            "b=h2:1",
+            "--group",
+            "list",
+        ])
+        .unwrap();
+        assert_eq!(a.dialect, Some(DialectArg::Palworld));
+        assert_eq!(a.ssh_option, ["IdentityFile=/k", "Port=22"]);
+        assert_eq!(a.target, ["a=h1", "b=h2:1"]);
+        assert!(a.group);
+        for bad in [
+            &["rcon", "--ssh", "h", "--proxy-command", "nc %h %p", "x"][..],
+            &["rcon", "--ssh-option", "A=b", "x"],
+            &["rcon", "--group", "x"],
+            &["rcon", "--dialect", "quake", "x"],
+        ] {
+            assert!(Args::try_parse_from(bad).is_err(), "{bad:?} accepted");
+        }
     }
 
     #[test]

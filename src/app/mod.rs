@@ -3,6 +3,7 @@
 
 pub mod args;
 pub mod exit;
+pub mod fanout;
 pub mod output;
 pub mod settings;
 
@@ -51,8 +52,9 @@ pub fn run(args: Args, port_from_flag: bool) -> anyhow::Result<Exit> {
         ));
     }
     // Refuse what can never be sent before connecting, so the server receives nothing.
+    let max_command_bytes = settings::options(&args, Arc::new(StderrObserver)).max_command_bytes;
     for (i, c) in commands.iter().enumerate() {
-        check_command(c, rconsole::packet::MAX_COMMAND_BYTES).map_err(|e| {
+        check_command(c, max_command_bytes).map_err(|e| {
             let which = if commands.len() > 1 {
                 format!("command {} of {}", i + 1, commands.len())
             } else {
@@ -60,6 +62,9 @@ pub fn run(args: Args, port_from_flag: bool) -> anyhow::Result<Exit> {
             };
             anyhow::Error::new(e).context(format!("{which} refused; nothing was sent"))
         })?;
+    }
+    if !args.target.is_empty() {
+        return fanout::run_from_args(&args, &commands);
     }
     let observer: Arc<dyn Observer> = Arc::new(StderrObserver);
     let opts = settings::options(&args, observer);
@@ -82,7 +87,7 @@ pub fn run(args: Args, port_from_flag: bool) -> anyhow::Result<Exit> {
             return Err(fail(Exit::Usage, settings::NO_PASSWORD));
         };
         (
-            Box::new(TcpConnector::new(&target.host, target.port)),
+            settings::connector(&args, &target.host, target.port)?,
             Password::new(password),
         )
     };
@@ -139,7 +144,10 @@ pub fn is_parse_error(text: &str) -> bool {
     text.trim_end().ends_with("<--[HERE]")
 }
 
-fn run_one(client: &mut Client, command: &str) -> Result<String, (String, rconsole::Error)> {
+pub(crate) fn run_one(
+    client: &mut Client,
+    command: &str,
+) -> Result<String, (String, rconsole::Error)> {
     if is_stop_command(command) {
         return client
             .command_then_close(command)
@@ -153,7 +161,7 @@ fn run_one(client: &mut Client, command: &str) -> Result<String, (String, rconso
 }
 
 /// A command shortened for messages.
-fn short(command: &str) -> String {
+pub(crate) fn short(command: &str) -> String {
     let mut s: String = command.chars().take(60).collect();
     if s.len() < command.len() {
         s.push('…');

@@ -4,8 +4,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use rconsole::Dialect;
 use rconsole::client::{EndDetection, Observer, Options};
-use rconsole::transport::split_host_port;
+use rconsole::process::{ProcessConnector, SshDestination, expand_proxy_command};
+use rconsole::transport::{Connector, TcpConnector, split_host_port};
 
 use super::args::{Args, SentinelArg};
 use super::exit::{Exit, fail};
@@ -46,23 +48,80 @@ pub fn target(args: &Args, port_from_flag: bool) -> anyhow::Result<Target> {
     Ok(Target { host, port })
 }
 
-/// Engine options from the flags.
+/// Engine options from the flags: the dialect's settings, then --sentinel over its end method.
 pub fn options(args: &Args, observer: Arc<dyn Observer>) -> Options {
-    let end = match args.sentinel.unwrap_or(SentinelArg::Detect) {
-        SentinelArg::Detect => EndDetection::Detect,
-        SentinelArg::Negative => EndDetection::Negative,
-        SentinelArg::Positive => EndDetection::Positive,
-        SentinelArg::Idle => EndDetection::Idle,
-        SentinelArg::Auto => EndDetection::Auto,
-    };
     let defaults = Options::default();
-    Options {
+    let mut opts = Options {
         timeout: args.timeout.unwrap_or(DEFAULT_TIMEOUT),
-        end,
         idle_gap: args.idle_gap.unwrap_or(defaults.idle_gap),
         observer,
         ..defaults
+    };
+    dialect(args).apply(&mut opts);
+    if let Some(sentinel) = args.sentinel {
+        opts.end = match sentinel {
+            SentinelArg::Detect => EndDetection::Detect,
+            SentinelArg::Negative => EndDetection::Negative,
+            SentinelArg::Positive => EndDetection::Positive,
+            SentinelArg::Idle => EndDetection::Idle,
+            SentinelArg::Auto => EndDetection::Auto,
+        };
     }
+    opts
+}
+
+/// The server dialect in force.
+pub fn dialect(args: &Args) -> Dialect {
+    args.dialect.map(|d| d.dialect()).unwrap_or_default()
+}
+
+/// How to reach `host`:`port`: directly over TCP, through `ssh -W`, or through a proxy command.
+pub fn connector(args: &Args, host: &str, port: u16) -> anyhow::Result<Box<dyn Connector>> {
+    if let Some(dest) = &args.ssh {
+        let dest =
+            SshDestination::parse(dest).map_err(|e| fail(Exit::Usage, format!("--ssh: {e}")))?;
+        return Ok(Box::new(ProcessConnector::ssh(
+            dest,
+            args.ssh_option.clone(),
+            host,
+            port,
+        )));
+    }
+    if let Some(template) = &args.proxy_command {
+        let command = expand_proxy_command(template, host, port)
+            .map_err(|e| fail(Exit::Usage, format!("--proxy-command: {e}")))?;
+        return Ok(Box::new(ProcessConnector::shell(command, host, port)));
+    }
+    Ok(Box::new(TcpConnector::new(host, port)))
+}
+
+/// The servers of `--target NAME=HOST:PORT`, in order; a target without a port gets --port
+/// or the default.
+pub fn targets(args: &Args) -> anyhow::Result<Vec<(String, Target)>> {
+    let mut out: Vec<(String, Target)> = Vec::new();
+    for raw in &args.target {
+        let usage = |why: &str| {
+            fail(
+                Exit::Usage,
+                format!("--target '{raw}': {why} (expected NAME=HOST[:PORT])"),
+            )
+        };
+        let (name, address) = raw.split_once('=').ok_or_else(|| usage("no '='"))?;
+        let name = name.trim();
+        if name.is_empty() || name.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            return Err(usage("the name must be non-empty, without spaces"));
+        }
+        if out.iter().any(|(n, _)| n == name) {
+            return Err(usage("the name is used twice"));
+        }
+        let (host, port) = split_host_port(address.trim());
+        if host.is_empty() {
+            return Err(usage("no host"));
+        }
+        let port = port.or(args.port).unwrap_or(DEFAULT_PORT);
+        out.push((name.to_string(), Target { host, port }));
+    }
+    Ok(out)
 }
 
 /// The message for a missing password: every way to give one.

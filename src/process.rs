@@ -1,0 +1,625 @@
+//! A byte stream over a child process's stdin and stdout: how the engine reaches a server through
+//! `ssh -W` (the system OpenSSH client, no shell on the far side) or any proxy command, so that
+//! RCON's clear-text password never crosses the network.
+//!
+//! Reads go through a reader thread and a channel, so they can wait with a deadline like a
+//! socket. The child's stderr is kept (the last lines only) so that when the tunnel dies, the
+//! error says why: `Permission denied (publickey)`, `Host key verification failed.`, ...
+
+use std::collections::VecDeque;
+use std::ffi::OsString;
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use crate::error::{Error, Result, TransportFailure};
+use crate::transport::{Connector, TcpConnector, Transport, split_host_port};
+
+/// How many lines of the child's stderr are kept for error messages.
+const STDERR_LINES: usize = 20;
+/// How long each kept stderr line may be.
+const STDERR_LINE_CHARS: usize = 400;
+/// After the child closes its stdout: how long to wait for it to exit and say why.
+const EXIT_GRACE: Duration = Duration::from_secs(3);
+
+/// `[USER@]HOST[:PORT]` of an SSH server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SshDestination {
+    /// Login name, if given.
+    pub user: Option<String>,
+    /// Host name or address, without brackets.
+    pub host: String,
+    /// SSH port, if given (otherwise ssh's own default or configuration applies).
+    pub port: Option<u16>,
+}
+
+impl SshDestination {
+    /// Parses `[USER@]HOST[:PORT]`; IPv6 addresses take brackets when a port follows.
+    pub fn parse(text: &str) -> std::result::Result<Self, String> {
+        let text = text.trim();
+        let (user, rest) = match text.rsplit_once('@') {
+            Some((user, rest)) => (Some(user.to_string()), rest),
+            None => (None, text),
+        };
+        if user.as_deref() == Some("") {
+            return Err(format!("'{text}' has an empty user name before '@'"));
+        }
+        let (host, port) = split_host_port(rest);
+        let one_colon = !rest.starts_with('[') && rest.matches(':').count() == 1;
+        if port.is_none() && (one_colon || rest.contains("]:")) {
+            return Err(format!(
+                "'{text}' has an invalid port (expected [USER@]HOST[:PORT])"
+            ));
+        }
+        if host.is_empty() {
+            return Err(format!(
+                "'{text}' has no host (expected [USER@]HOST[:PORT])"
+            ));
+        }
+        if host.starts_with('-') || user.as_deref().is_some_and(|u| u.starts_with('-')) {
+            return Err(format!("'{text}' may not start with '-'"));
+        }
+        Ok(Self { user, host, port })
+    }
+}
+
+impl std::fmt::Display for SshDestination {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(user) = &self.user {
+            write!(f, "{user}@")?;
+        }
+        match self.port {
+            Some(port) => f.write_str(&TcpConnector::new(&self.host, port).describe()),
+            None => f.write_str(&self.host),
+        }
+    }
+}
+
+/// Replaces `%h` (host), `%p` (port) and `%%` in a proxy command, as OpenSSH's ProxyCommand
+/// does; any other `%` sequence is an error.
+pub fn expand_proxy_command(
+    template: &str,
+    host: &str,
+    port: u16,
+) -> std::result::Result<String, String> {
+    let mut out = String::with_capacity(template.len() + host.len());
+    let mut chars = template.chars();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('h') => out.push_str(host),
+            Some('p') => out.push_str(&port.to_string()),
+            Some('%') => out.push('%'),
+            Some(other) => {
+                return Err(format!(
+                    "unknown placeholder %{other} in the proxy command (known: %h, %p, %%)"
+                ));
+            }
+            None => return Err("the proxy command ends in a lone %".into()),
+        }
+    }
+    Ok(out)
+}
+
+#[derive(Debug, Clone)]
+enum Launch {
+    /// `ssh -W`, with the user's `-o` options first (ssh keeps the first value it sees of an
+    /// option, so they win over the defaults that follow).
+    Ssh {
+        program: OsString,
+        destination: SshDestination,
+        options: Vec<String>,
+    },
+    /// A command line run by the platform's shell.
+    Shell { command: String },
+}
+
+/// Opens connections by starting a process and speaking RCON over its stdin and stdout.
+#[derive(Debug, Clone)]
+pub struct ProcessConnector {
+    launch: Launch,
+    /// The RCON server as the far side sees it.
+    target: String,
+}
+
+impl ProcessConnector {
+    /// A tunnel through `ssh -W HOST:PORT` to the RCON server at `rcon_host`:`rcon_port` as seen
+    /// from the SSH server. `options` are ssh_config options (`KEY=VALUE`), each passed as
+    /// `-o`. `BatchMode=yes` (never prompt) and a `ConnectTimeout` from the timeout are added
+    /// after them, so a user's own value for either wins.
+    pub fn ssh(
+        destination: SshDestination,
+        options: Vec<String>,
+        rcon_host: &str,
+        rcon_port: u16,
+    ) -> Self {
+        Self::ssh_program("ssh", destination, options, rcon_host, rcon_port)
+    }
+
+    /// Like [`ProcessConnector::ssh`] with another ssh program.
+    pub fn ssh_program(
+        program: impl Into<OsString>,
+        destination: SshDestination,
+        options: Vec<String>,
+        rcon_host: &str,
+        rcon_port: u16,
+    ) -> Self {
+        Self {
+            launch: Launch::Ssh {
+                program: program.into(),
+                destination,
+                options,
+            },
+            target: TcpConnector::new(rcon_host, rcon_port).describe(),
+        }
+    }
+
+    /// A tunnel through any command that connects its stdin and stdout to the RCON server,
+    /// with `%h`, `%p` and `%%` already expanded (see [`expand_proxy_command`]). It runs under
+    /// `sh -c` (Unix) or `cmd /C` (Windows).
+    pub fn shell(command: impl Into<String>, rcon_host: &str, rcon_port: u16) -> Self {
+        Self {
+            launch: Launch::Shell {
+                command: command.into(),
+            },
+            target: TcpConnector::new(rcon_host, rcon_port).describe(),
+        }
+    }
+
+    /// The program and arguments that [`Connector::connect`] runs with this timeout.
+    pub fn argv(&self, timeout: Duration) -> Vec<OsString> {
+        match &self.launch {
+            Launch::Ssh {
+                program,
+                destination,
+                options,
+            } => {
+                let mut argv: Vec<OsString> = vec![program.clone()];
+                for option in options {
+                    argv.push("-o".into());
+                    argv.push(option.into());
+                }
+                let secs = timeout.as_secs_f64().ceil().max(1.0) as u64;
+                for option in [
+                    "BatchMode=yes".to_string(),
+                    format!("ConnectTimeout={secs}"),
+                ] {
+                    argv.push("-o".into());
+                    argv.push(option.into());
+                }
+                if let Some(port) = destination.port {
+                    argv.push("-p".into());
+                    argv.push(port.to_string().into());
+                }
+                if let Some(user) = &destination.user {
+                    argv.push("-l".into());
+                    argv.push(user.into());
+                }
+                argv.push("-W".into());
+                argv.push(self.target.clone().into());
+                argv.push("--".into());
+                argv.push(destination.host.clone().into());
+                argv
+            }
+            Launch::Shell { command } => {
+                if cfg!(windows) {
+                    vec!["cmd".into(), "/C".into(), command.into()]
+                } else {
+                    vec!["sh".into(), "-c".into(), command.into()]
+                }
+            }
+        }
+    }
+
+    /// `ssh user@host:22` or `proxy command`, for messages.
+    fn via(&self) -> String {
+        match &self.launch {
+            Launch::Ssh { destination, .. } => format!("ssh {destination}"),
+            Launch::Shell { .. } => "proxy command".into(),
+        }
+    }
+}
+
+impl Connector for ProcessConnector {
+    fn connect(&self, timeout: Duration) -> Result<Box<dyn Transport>> {
+        let argv = self.argv(timeout);
+        let via = self.via();
+        let mut command = Command::new(&argv[0]);
+        command
+            .args(&argv[1..])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = command.spawn().map_err(|e| {
+            let program = argv[0].to_string_lossy();
+            let hint = if e.kind() == io::ErrorKind::NotFound {
+                if matches!(self.launch, Launch::Ssh { .. }) {
+                    " (is the OpenSSH client installed and on PATH?)"
+                } else {
+                    " (no shell to run the proxy command)"
+                }
+            } else {
+                ""
+            };
+            Error::Transport(format!("cannot start {via}: {program}: {e}{hint}"))
+        })?;
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let stderr = child.stderr.take().expect("stderr is piped");
+
+        let (tx, rx) = mpsc::channel();
+        thread::Builder::new()
+            .name("rcon-tunnel-out".into())
+            .spawn(move || pump_stdout(stdout, tx))
+            .map_err(|e| Error::Transport(format!("cannot start a reader thread: {e}")))?;
+        let tail = Arc::new(Mutex::new(VecDeque::new()));
+        let (done_tx, done_rx) = mpsc::channel();
+        let tail_writer = Arc::clone(&tail);
+        thread::Builder::new()
+            .name("rcon-tunnel-err".into())
+            .spawn(move || {
+                keep_stderr(stderr, &tail_writer);
+                let _ = done_tx.send(());
+            })
+            .map_err(|e| Error::Transport(format!("cannot start a reader thread: {e}")))?;
+        Ok(Box::new(ProcessTransport {
+            child,
+            stdin,
+            rx,
+            pending: Vec::new(),
+            pos: 0,
+            eof: false,
+            tail,
+            stderr_done: done_rx,
+            via,
+            peer: self.describe(),
+        }))
+    }
+
+    fn describe(&self) -> String {
+        format!("{} via {}", self.target, self.via())
+    }
+}
+
+enum Chunk {
+    Data(Vec<u8>),
+    Eof,
+    Failed(io::Error),
+}
+
+fn pump_stdout(mut stdout: impl Read, tx: mpsc::Sender<Chunk>) {
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let message = match stdout.read(&mut buf) {
+            Ok(0) => Chunk::Eof,
+            Ok(n) => Chunk::Data(buf[..n].to_vec()),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => Chunk::Failed(e),
+        };
+        let last = !matches!(message, Chunk::Data(_));
+        if tx.send(message).is_err() || last {
+            return;
+        }
+    }
+}
+
+fn keep_stderr(stderr: impl Read, tail: &Mutex<VecDeque<String>>) {
+    let mut reader = BufReader::new(stderr);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match reader.read_until(b'\n', &mut line) {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {
+                let text = String::from_utf8_lossy(&line);
+                let text = text.trim();
+                if text.is_empty() {
+                    continue;
+                }
+                let text: String = text.chars().take(STDERR_LINE_CHARS).collect();
+                let mut tail = tail.lock().expect("stderr tail lock");
+                if tail.len() == STDERR_LINES {
+                    tail.pop_front();
+                }
+                tail.push_back(text);
+            }
+        }
+    }
+}
+
+/// A running tunnel process.
+pub struct ProcessTransport {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    rx: Receiver<Chunk>,
+    pending: Vec<u8>,
+    pos: usize,
+    eof: bool,
+    tail: Arc<Mutex<VecDeque<String>>>,
+    stderr_done: Receiver<()>,
+    via: String,
+    peer: String,
+}
+
+impl std::fmt::Debug for ProcessTransport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProcessTransport")
+            .field("peer", &self.peer)
+            .field("pid", &self.child.id())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ProcessTransport {
+    /// The stream ended (or a write failed): if the process exited with a failure, that is the
+    /// error, with the last thing it printed on stderr; otherwise `None` (a plain close).
+    fn exit_failure(&mut self) -> Option<io::Error> {
+        let status = self.wait_exit(EXIT_GRACE)?;
+        if status.success() {
+            return None;
+        }
+        // Let the stderr thread read what the process printed before it exited.
+        let _ = self.stderr_done.recv_timeout(Duration::from_millis(500));
+        let how = describe_status(status);
+        let said = self.last_message();
+        let message = match said {
+            Some(line) => format!("{} failed ({how}): {line}", self.via),
+            None => format!("{} failed ({how}) without a message", self.via),
+        };
+        Some(TransportFailure(message).into_io())
+    }
+
+    fn wait_exit(&mut self, grace: Duration) -> Option<ExitStatus> {
+        let until = Instant::now() + grace;
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => return Some(status),
+                Ok(None) if Instant::now() < until => thread::sleep(Duration::from_millis(10)),
+                _ => return None,
+            }
+        }
+    }
+
+    /// The most telling stderr line: the last one, with the one before it when the last is
+    /// ssh's generic `stdio forwarding failed` (the line before says why, e.g. `channel 0: open
+    /// failed: connect failed: Connection refused`).
+    fn last_message(&self) -> Option<String> {
+        let tail = self.tail.lock().expect("stderr tail lock");
+        let last = tail.back()?;
+        match tail.len().checked_sub(2).map(|i| &tail[i]) {
+            Some(before) if last.starts_with("stdio forwarding failed") => {
+                Some(format!("{before}; {last}"))
+            }
+            _ => Some(last.clone()),
+        }
+    }
+}
+
+fn describe_status(status: ExitStatus) -> String {
+    if let Some(code) = status.code() {
+        return format!("exit status {code}");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(signal) = status.signal() {
+            return format!("killed by signal {signal}");
+        }
+    }
+    "ended abnormally".into()
+}
+
+impl Transport for ProcessTransport {
+    fn read_before(&mut self, buf: &mut [u8], deadline: Instant) -> io::Result<usize> {
+        if self.pos == self.pending.len() && !self.eof {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.rx.recv_timeout(left) {
+                Ok(Chunk::Data(data)) => {
+                    self.pending = data;
+                    self.pos = 0;
+                }
+                Ok(Chunk::Eof) | Err(RecvTimeoutError::Disconnected) => self.eof = true,
+                Ok(Chunk::Failed(e)) => {
+                    self.eof = true;
+                    return Err(self.exit_failure().unwrap_or(e));
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    return Err(io::Error::new(io::ErrorKind::TimedOut, "read timed out"));
+                }
+            }
+        }
+        if self.pos < self.pending.len() {
+            let n = buf.len().min(self.pending.len() - self.pos);
+            buf[..n].copy_from_slice(&self.pending[self.pos..self.pos + n]);
+            self.pos += n;
+            return Ok(n);
+        }
+        match self.exit_failure() {
+            Some(e) => Err(e),
+            None => Ok(0),
+        }
+    }
+
+    fn write_packet(&mut self, bytes: &[u8], _deadline: Instant) -> io::Result<()> {
+        // A pipe write cannot take a deadline; RCON packets are far smaller than a pipe's
+        // buffer, so the write returns at once unless the process stopped reading entirely.
+        let result = match self.stdin.as_mut() {
+            Some(stdin) => stdin.write_all(bytes).and_then(|()| stdin.flush()),
+            None => Err(io::Error::new(io::ErrorKind::BrokenPipe, "tunnel closed")),
+        };
+        result.map_err(|e| self.exit_failure().unwrap_or(e))
+    }
+
+    fn peer(&self) -> String {
+        self.peer.clone()
+    }
+
+    fn close(&mut self) {
+        self.stdin = None;
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        self.eof = true;
+    }
+}
+
+impl Drop for ProcessTransport {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn destinations() {
+        let d = SshDestination::parse("admin@mc.example:2222").unwrap();
+        assert_eq!(
+            d,
+            SshDestination {
+                user: Some("admin".into()),
+                host: "mc.example".into(),
+                port: Some(2222)
+            }
+        );
+        assert_eq!(d.to_string(), "admin@mc.example:2222");
+        let d = SshDestination::parse("mc.example").unwrap();
+        assert_eq!((d.user, d.port), (None, None));
+        let d = SshDestination::parse("root@[::1]:22").unwrap();
+        assert_eq!((d.host.as_str(), d.port), ("::1", Some(22)));
+        assert_eq!(d.to_string(), "root@[::1]:22");
+        for bad in ["", "@host", "host:", "-oProxyCommand=x", "user@", "h:99999"] {
+            assert!(SshDestination::parse(bad).is_err(), "{bad} accepted");
+        }
+    }
+
+    #[test]
+    fn ssh_argv_puts_user_options_first() {
+        let c = ProcessConnector::ssh(
+            SshDestination::parse("admin@mc.example:2222").unwrap(),
+            vec!["BatchMode=no".into(), "IdentityFile=/k".into()],
+            "localhost",
+            25575,
+        );
+        let argv: Vec<String> = c
+            .argv(Duration::from_millis(2500))
+            .into_iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(
+            argv,
+            [
+                "ssh",
+                "-o",
+                "BatchMode=no",
+                "-o",
+                "IdentityFile=/k",
+                "-o",
+                "BatchMode=yes",
+                "-o",
+                "ConnectTimeout=3",
+                "-p",
+                "2222",
+                "-l",
+                "admin",
+                "-W",
+                "localhost:25575",
+                "--",
+                "mc.example"
+            ]
+        );
+        assert_eq!(
+            c.describe(),
+            "localhost:25575 via ssh admin@mc.example:2222"
+        );
+        let v6 = ProcessConnector::ssh(SshDestination::parse("h").unwrap(), vec![], "::1", 5);
+        assert!(v6.argv(Duration::ZERO).contains(&OsString::from("[::1]:5")));
+    }
+
+    #[test]
+    fn proxy_placeholders() {
+        assert_eq!(
+            expand_proxy_command("nc %h %p # 100%%", "mc", 25575).unwrap(),
+            "nc mc 25575 # 100%"
+        );
+        assert!(expand_proxy_command("nc %r", "mc", 1).is_err());
+        assert!(expand_proxy_command("nc %", "mc", 1).is_err());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn failing_command_reports_its_last_stderr_line() {
+        let c = ProcessConnector::shell(
+            "echo 'first line' >&2; echo 'Permission denied (publickey).' >&2; exit 255",
+            "localhost",
+            1,
+        );
+        let mut t = c.connect(Duration::from_secs(5)).unwrap();
+        let mut buf = [0u8; 16];
+        let err = t
+            .read_before(&mut buf, Instant::now() + Duration::from_secs(5))
+            .unwrap_err();
+        let failure = TransportFailure::find(&err).expect("a transport failure");
+        assert_eq!(
+            failure.0,
+            "proxy command failed (exit status 255): Permission denied (publickey)."
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn echoing_command_carries_bytes_and_a_clean_exit_is_a_close() {
+        let c = ProcessConnector::shell("head -c 5", "localhost", 1);
+        let mut t = c.connect(Duration::from_secs(5)).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        t.write_packet(b"hello", deadline).unwrap();
+        let mut got = Vec::new();
+        let mut buf = [0u8; 16];
+        loop {
+            let n = t.read_before(&mut buf, deadline).unwrap();
+            if n == 0 {
+                break;
+            }
+            got.extend_from_slice(&buf[..n]);
+        }
+        assert_eq!(got, b"hello");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn silent_command_times_out_at_the_deadline() {
+        let c = ProcessConnector::shell("sleep 30", "localhost", 1);
+        let mut t = c.connect(Duration::from_secs(5)).unwrap();
+        let start = Instant::now();
+        let mut buf = [0u8; 16];
+        let err = t
+            .read_before(&mut buf, start + Duration::from_millis(200))
+            .unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::TimedOut);
+        assert!(start.elapsed() < Duration::from_secs(2));
+        t.close();
+    }
+
+    #[test]
+    fn missing_program_is_a_transport_error() {
+        let c = ProcessConnector::ssh_program(
+            "/nonexistent/ssh-for-rcon-tests",
+            SshDestination::parse("h").unwrap(),
+            vec![],
+            "localhost",
+            1,
+        );
+        let Err(err) = c.connect(Duration::from_secs(1)) else {
+            panic!("a missing program started");
+        };
+        assert!(matches!(err, Error::Transport(_)), "{err}");
+        assert!(err.to_string().contains("OpenSSH client"), "{err}");
+    }
+}

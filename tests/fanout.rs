@@ -1,0 +1,279 @@
+//! Several servers at once (`--target NAME=HOST:PORT`): labelled and complete output, the worst
+//! exit status, a summary naming the failed servers, and a dead or silent server that delays
+//! nobody else.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read};
+use std::net::TcpListener;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use common::*;
+use rconsole::practice::{Mode, PracticeServer, sample_text};
+
+/// A port nothing listens on.
+fn closed_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// A server that accepts and reads but never answers; it lives as long as the test.
+fn black_hole() -> u16 {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for mut s in l.incoming().flatten() {
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 1024];
+                while matches!(s.read(&mut buf), Ok(n) if n > 0) {}
+            });
+        }
+    });
+    port
+}
+
+fn target(name: &str, port: u16) -> String {
+    format!("{name}=127.0.0.1:{port}")
+}
+
+fn fanout(home: &std::path::Path, targets: &[String]) -> std::process::Command {
+    let mut cmd = rcon_in(home);
+    cmd.env("RCON_PASSWORD", PASSWORD);
+    for t in targets {
+        cmd.args(["--target", t]);
+    }
+    cmd
+}
+
+/// The lines of `stdout` that carry `name`'s label, without it.
+fn labelled(stdout: &str, name: &str) -> Vec<String> {
+    let tag = format!("[{name}]");
+    stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix(&tag))
+        .map(|rest| rest.strip_prefix(' ').unwrap_or(rest).to_string())
+        .collect()
+}
+
+#[test]
+fn three_servers_one_down_two_complete_and_a_summary() {
+    let lobby = strict_vanilla();
+    let survival = server(Mode::Source, Duration::ZERO);
+    let dead = closed_port();
+    let home = home();
+    let out = run(fanout(
+        home.path(),
+        &[
+            target("lobby", lobby.port()),
+            target("survival", survival.port()),
+            target("dead", dead),
+        ],
+    )
+    .args([
+        "-t",
+        "2s",
+        "-c",
+        "list",
+        "-c",
+        "chars 9000",
+        "-c",
+        "echo a\nb",
+    ]));
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    let text = stdout(&out);
+    let expected = vec![
+        "There are 0 of a max of 20 players online: ".to_string(),
+        sample_text(9000),
+        "a".into(),
+        "b".into(),
+    ];
+    assert!(labelled(&text, "lobby") == expected, "lobby:\n{text}");
+    assert!(labelled(&text, "survival") == expected, "survival:\n{text}");
+    assert!(labelled(&text, "dead").is_empty());
+    assert!(
+        text.lines().all(|l| l.starts_with('[')),
+        "every line labelled"
+    );
+    let err = stderr(&out);
+    assert!(err.contains("rcon: error: [dead] cannot connect"), "{err}");
+    assert!(
+        err.trim_end()
+            .ends_with("rcon: 1 of 3 servers failed: dead (exit 4)"),
+        "{err}"
+    );
+    assert_eq!(lobby.connections(), 1);
+    assert_eq!(survival.connections(), 1);
+}
+
+#[test]
+fn a_silent_server_delays_nobody_and_costs_one_timeout() {
+    let a = strict_vanilla();
+    let b = strict_vanilla();
+    let hole = black_hole();
+    let home = home();
+    let timeout = Duration::from_secs(2);
+    let start = Instant::now();
+    let mut child = fanout(
+        home.path(),
+        &[
+            target("a", a.port()),
+            target("silent", hole),
+            target("b", b.port()),
+        ],
+    )
+    .args(["-t", "2s", "-c", "echo one", "-c", "echo two"])
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .expect("spawn rcon");
+    // Read stdout as it comes, noting when each line arrived.
+    let stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        BufReader::new(stdout)
+            .lines()
+            .map(|l| (l.unwrap(), start.elapsed()))
+            .collect::<Vec<_>>()
+    });
+    let out = wait_with_timeout(child, Duration::from_secs(60));
+    let took = start.elapsed();
+    let lines = reader.join().unwrap();
+    assert_eq!(out.status.code(), Some(6), "{}", stderr(&out));
+    assert!(took < timeout * 2, "took {took:?}, more than one timeout");
+    let text: String = lines.iter().map(|(l, _)| format!("{l}\n")).collect();
+    assert_eq!(labelled(&text, "a"), ["one", "two"]);
+    assert_eq!(labelled(&text, "b"), ["one", "two"]);
+    // The live servers' output came out long before the silent one timed out.
+    for (line, at) in &lines {
+        assert!(*at < timeout / 2, "'{line}' printed only after {at:?}");
+    }
+    let err = stderr(&out);
+    assert!(err.contains("[silent] timed out"), "{err}");
+    assert!(
+        err.contains("1 of 3 servers failed: silent (exit 6)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn group_prints_one_block_per_server() {
+    let a = strict_vanilla();
+    let b = strict_vanilla();
+    let home = home();
+    let out = run(
+        fanout(home.path(), &[target("a", a.port()), target("b", b.port())]).args([
+            "--group",
+            "-c",
+            "echo x",
+            "-c",
+            "echo y\nz",
+        ]),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let a_block = "[a]\nx\ny\nz\n";
+    let b_block = "[b]\nx\ny\nz\n";
+    assert!(
+        text == format!("{a_block}{b_block}") || text == format!("{b_block}{a_block}"),
+        "{text}"
+    );
+    assert_eq!(stderr(&out), "");
+}
+
+#[test]
+fn json_names_the_server_of_every_result() {
+    let a = strict_vanilla();
+    let dead = closed_port();
+    let home = home();
+    let out = run(
+        fanout(home.path(), &[target("a", a.port()), target("dead", dead)]).args([
+            "--json",
+            "-c",
+            "seed",
+            "-c",
+            "nosuchcommand",
+        ]),
+    );
+    // The parse error on `a` gives 1, the dead server 4: the worst wins.
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    let values: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect();
+    assert_eq!(values.len(), 3, "{}", stdout(&out));
+    let of = |name: &str| -> Vec<&serde_json::Value> {
+        values.iter().filter(|v| v["server"] == name).collect()
+    };
+    let a_results = of("a");
+    assert_eq!(a_results[0]["command"], "seed");
+    assert_eq!(a_results[0]["output"], "Seed: [-4172144997902289642]");
+    assert_eq!(a_results[0]["ok"], true);
+    assert_eq!(a_results[1]["ok"], false, "parse error is not ok");
+    let dead_results = of("dead");
+    assert_eq!(dead_results.len(), 1);
+    assert_eq!(dead_results[0]["exit"], 4);
+    assert!(
+        dead_results[0]["error"]
+            .as_str()
+            .unwrap()
+            .contains("cannot connect")
+    );
+}
+
+#[test]
+fn worst_exit_status_wins_and_all_ok_is_quiet() {
+    let a = strict_vanilla();
+    let b = strict_vanilla();
+    let home = home();
+    let out = run(fanout(home.path(), &[target("a", a.port()), target("b", b.port())]).arg("list"));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stderr(&out), "", "no summary when all servers succeed");
+    // A parse error on every server: exit 1, both named.
+    let out = run(
+        fanout(home.path(), &[target("a", a.port()), target("b", b.port())]).arg("nosuchcommand"),
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("2 of 2 servers failed: a (exit 1), b (exit 1)"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn more_servers_than_the_thread_pool_are_all_served() {
+    let servers: Vec<PracticeServer> = (0..20).map(|_| strict_vanilla()).collect();
+    let targets: Vec<String> = servers
+        .iter()
+        .enumerate()
+        .map(|(i, s)| target(&format!("s{i}"), s.port()))
+        .collect();
+    let home = home();
+    let out = run(fanout(home.path(), &targets).arg("echo hello"));
+    assert!(out.status.success(), "{}", stderr(&out));
+    for i in 0..20 {
+        assert_eq!(labelled(&stdout(&out), &format!("s{i}")), ["hello"]);
+    }
+}
+
+#[test]
+fn bad_targets_are_usage_errors() {
+    let home = home();
+    for bad in [
+        &["--target", "nohost"][..],
+        &["--target", "=127.0.0.1:1"],
+        &["--target", "a=127.0.0.1:1", "--target", "a=127.0.0.1:2"],
+        &["--target", "a b=127.0.0.1:1"],
+    ] {
+        let out = run(rcon_in(home.path())
+            .env("RCON_PASSWORD", PASSWORD)
+            .args(bad)
+            .arg("list"));
+        assert_eq!(out.status.code(), Some(2), "{bad:?}: {}", stderr(&out));
+    }
+    let out = run(rcon_in(home.path()).args(["--target", "a=127.0.0.1:1", "list"]));
+    assert_eq!(out.status.code(), Some(2), "no password: {}", stderr(&out));
+}
