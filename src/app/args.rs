@@ -1,5 +1,6 @@
 //! The command line as clap sees it: a mirror of argv, nothing merged or resolved yet.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Parser, ValueEnum};
@@ -54,6 +55,35 @@ pub struct Args {
         hide_env_values = true
     )]
     pub password: Option<String>,
+
+    /// Read the password from FILE (trailing newline stripped; Docker secrets style).
+    #[arg(long, env = "RCON_PASSWORD_FILE", value_name = "FILE")]
+    pub password_file: Option<PathBuf>,
+
+    /// Use the server profile NAME from the config file (without -s, the `default` profile
+    /// applies if there is one).
+    #[arg(short = 's', long, env = "RCON_SERVER", value_name = "NAME")]
+    pub server: Option<String>,
+
+    /// Read the config file at PATH instead of the default one (see --print-config).
+    #[arg(long, env = "RCON_CONFIG", value_name = "PATH")]
+    pub config: Option<PathBuf>,
+
+    /// Ignore the config file (the default one and any --config or RCON_CONFIG).
+    #[arg(long)]
+    pub no_config: bool,
+
+    /// List the server profiles in the config file (names and addresses, no secrets) and exit.
+    #[arg(long)]
+    pub list_servers: bool,
+
+    /// Print the resolved settings and where each value came from (password masked) and exit.
+    #[arg(long)]
+    pub print_config: bool,
+
+    /// Print the profile names, one per line, for shell completion.
+    #[arg(long, hide = true)]
+    pub complete_servers: bool,
 
     /// Time limit for connecting, logging in, and the whole wait for each command's output,
     /// e.g. 5s, 500ms [default: 10s].

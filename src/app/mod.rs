@@ -2,20 +2,22 @@
 //! (practice server, demo, one-shot commands) and drives the session.
 
 pub mod args;
+pub mod config;
 pub mod exit;
 pub mod output;
+pub mod secrets;
 pub mod settings;
 
 use std::sync::Arc;
 
 use anyhow::Context;
-use clap::parser::ValueSource;
 use clap::{CommandFactory, FromArgMatches};
 
 use rconsole::client::{Observer, check_command};
 use rconsole::practice::{self, PracticeServer};
 use rconsole::transport::{Connector, TcpConnector};
 use rconsole::{Client, Password};
+use settings::{ConfigFile, Origins, Settings};
 
 use args::Args;
 use exit::{Exit, fail};
@@ -30,18 +32,48 @@ impl Observer for StderrObserver {
     }
 }
 
-/// Parses argv, also reporting whether `--port` came from the command line itself.
-pub fn parse() -> (Args, bool) {
-    let matches = Args::command().get_matches();
-    let port_from_flag = matches.value_source("port") == Some(ValueSource::CommandLine);
+/// Parses argv, also reporting where each value came from (flag or environment variable).
+pub fn parse() -> (Args, Origins) {
+    let command = Args::command();
+    let matches = command.clone().get_matches();
+    let origins = Origins::from_matches(&command, &matches);
     let args = Args::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
-    (args, port_from_flag)
+    (args, origins)
 }
 
 /// Runs the program; the returned status is the process's exit code.
-pub fn run(args: Args, port_from_flag: bool) -> anyhow::Result<Exit> {
+pub fn run(args: Args, origins: Origins) -> anyhow::Result<Exit> {
     if let Some(addr) = &args.practice_server {
         return serve_practice(&args, addr);
+    }
+    if args.complete_servers {
+        // For shell completion: names only, silently nothing when there is no usable file.
+        if let Ok(file) = ConfigFile::load(&args, &origins, true)
+            && let Some(config) = file.config()
+        {
+            for name in config.names() {
+                println!("{name}");
+            }
+        }
+        return Ok(Exit::Success);
+    }
+    if args.list_servers {
+        let (text, note) = settings::list_servers(&ConfigFile::load(&args, &origins, false)?);
+        if let Some(note) = note {
+            eprintln!("rcon: {note}");
+        }
+        Printer::stdout().text(&text)?;
+        return Ok(Exit::Success);
+    }
+    let file = if args.demo {
+        ConfigFile::Ignored("--demo")
+    } else {
+        ConfigFile::load(&args, &origins, false)?
+    };
+    let settings = Settings::resolve(&args, &origins, file)?;
+    if args.print_config {
+        Printer::stdout().text(&settings.describe())?;
+        return Ok(Exit::Success);
     }
     let commands = commands(&args);
     if commands.is_empty() {
@@ -62,7 +94,7 @@ pub fn run(args: Args, port_from_flag: bool) -> anyhow::Result<Exit> {
         })?;
     }
     let observer: Arc<dyn Observer> = Arc::new(StderrObserver);
-    let opts = settings::options(&args, observer);
+    let opts = settings.options(observer);
 
     // Keeps the demo server alive for the whole session.
     let _demo_server;
@@ -77,13 +109,10 @@ pub fn run(args: Args, port_from_flag: bool) -> anyhow::Result<Exit> {
         _demo_server = server;
         (Box::new(connector), Password::new(password))
     } else {
-        let target = settings::target(&args, port_from_flag)?;
-        let Some(password) = args.password.clone() else {
-            return Err(fail(Exit::Usage, settings::NO_PASSWORD));
-        };
+        let password = settings.password()?;
         (
-            Box::new(TcpConnector::new(&target.host, target.port)),
-            Password::new(password),
+            Box::new(TcpConnector::new(&settings.host.value, settings.port.value)),
+            password,
         )
     };
 
