@@ -81,10 +81,6 @@ pub struct Args {
     #[arg(long)]
     pub print_config: bool,
 
-    /// Print the profile names, one per line, for shell completion.
-    #[arg(long, hide = true)]
-    pub complete_servers: bool,
-
     /// Time limit for connecting, logging in, and the whole wait for each command's output,
     /// e.g. 5s, 500ms [default: 10s].
     #[arg(short = 't', long, env = "RCON_TIMEOUT", value_name = "DURATION", value_parser = duration)]

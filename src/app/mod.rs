@@ -4,6 +4,7 @@
 pub mod args;
 pub mod config;
 pub mod exit;
+mod generate;
 pub mod output;
 pub mod secrets;
 pub mod settings;
@@ -46,19 +47,8 @@ pub fn run(args: Args, origins: Origins) -> anyhow::Result<Exit> {
     if let Some(addr) = &args.practice_server {
         return serve_practice(&args, addr);
     }
-    if args.complete_servers {
-        // For shell completion: names only, silently nothing when there is no usable file.
-        if let Ok(file) = ConfigFile::load(&args, &origins, true)
-            && let Some(config) = file.config()
-        {
-            for name in config.names() {
-                println!("{name}");
-            }
-        }
-        return Ok(Exit::Success);
-    }
     if args.list_servers {
-        let (text, note) = settings::list_servers(&ConfigFile::load(&args, &origins, false)?);
+        let (text, note) = settings::list_servers(&ConfigFile::load(&args, &origins)?);
         if let Some(note) = note {
             eprintln!("rcon: {note}");
         }
@@ -68,7 +58,7 @@ pub fn run(args: Args, origins: Origins) -> anyhow::Result<Exit> {
     let file = if args.demo {
         ConfigFile::Ignored("--demo")
     } else {
-        ConfigFile::load(&args, &origins, false)?
+        ConfigFile::load(&args, &origins)?
     };
     let settings = Settings::resolve(&args, &origins, file)?;
     if args.print_config {

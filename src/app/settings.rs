@@ -139,8 +139,8 @@ pub enum ConfigFile {
 impl ConfigFile {
     /// Finds and reads the config file: `--no-config` skips it; `--config`/`RCON_CONFIG` must
     /// exist; the default path may be missing. Warns once if a file holding a password is
-    /// readable by others (unless `quiet`).
-    pub fn load(args: &Args, origins: &Origins, quiet: bool) -> anyhow::Result<ConfigFile> {
+    /// readable by others.
+    pub fn load(args: &Args, origins: &Origins) -> anyhow::Result<ConfigFile> {
         if args.no_config {
             return Ok(ConfigFile::Ignored("--no-config"));
         }
@@ -159,7 +159,6 @@ impl ConfigFile {
         };
         if let ConfigFile::Loaded(config, _) = &state
             && config.holds_password()
-            && !quiet
         {
             secrets::warn_if_exposed(&config.path);
         }
