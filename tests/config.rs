@@ -517,3 +517,34 @@ fn list_servers_shows_names_and_addresses_only() {
     assert!(out.status.success());
     assert!(out.stdout.is_empty());
 }
+
+/// Every `[servers.…]` TOML example in README.md and docs/ must load (so the documented example
+/// stays valid as keys change).
+#[test]
+fn documented_examples_load() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut found = 0;
+    for doc in ["README.md", "docs/config.md"] {
+        let Ok(text) = std::fs::read_to_string(root.join(doc)) else {
+            continue;
+        };
+        for block in text.split("```toml\n").skip(1) {
+            let block = block.split("```").next().unwrap();
+            if !block.contains("[servers.") {
+                continue;
+            }
+            found += 1;
+            let home = home();
+            let cfg = write_config(home.path(), block);
+            let out = run(rcon_in(home.path())
+                .env("RCON_CONFIG", &cfg)
+                .arg("--list-servers"));
+            assert!(out.status.success(), "{doc}: {}", stderr(&out));
+            assert!(stdout(&out).contains("survival"), "{doc}: {}", stdout(&out));
+        }
+    }
+    assert!(
+        found > 0,
+        "no configuration example found in README.md or docs/"
+    );
+}
