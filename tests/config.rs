@@ -548,3 +548,27 @@ fn documented_examples_load() {
         "no configuration example found in README.md or docs/"
     );
 }
+
+#[test]
+fn empty_variables_count_as_unset() {
+    let home = home();
+    let cfg = write_config(home.path(), "[servers.default]\nhost = \"from-profile\"\n");
+    let out = run(rcon_in(home.path())
+        .env("RCON_CONFIG", &cfg)
+        .env("RCON_HOST", "")
+        .env("RCON_SERVER", "")
+        .env("RCON_PASSWORD", "")
+        .env("MCRCON_HOST", "")
+        .arg("--print-config"));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        row(&out, "host").contains("from-profile"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(
+        row(&out, "password").contains("will ask"),
+        "{}",
+        stdout(&out)
+    );
+}

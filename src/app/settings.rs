@@ -92,11 +92,19 @@ impl Origins {
                     Some(long) => format!("--{long}"),
                     None => id.to_string(),
                 }),
-                Some(ValueSource::EnvVariable) => Source::Env(
-                    arg.get_env()
-                        .map(|e| e.to_string_lossy().into_owned())
-                        .unwrap_or_else(|| id.to_string()),
-                ),
+                Some(ValueSource::EnvVariable) => {
+                    let name = arg.get_env().map(|e| e.to_string_lossy().into_owned());
+                    // An empty variable (`RCON_HOST=`) counts as unset.
+                    if name
+                        .as_ref()
+                        .and_then(std::env::var_os)
+                        .is_some_and(|v| v.is_empty())
+                    {
+                        map.insert(id.to_string(), Source::Default);
+                        continue;
+                    }
+                    Source::Env(name.unwrap_or_else(|| id.to_string()))
+                }
                 _ => continue,
             };
             map.insert(id.to_string(), source);
@@ -104,7 +112,7 @@ impl Origins {
         Origins(map)
     }
 
-    /// Where the argument `id` came from (`None`: not given).
+    /// Where the argument `id` came from (`None`: not given; `Default`: an empty variable).
     pub fn get(&self, id: &str) -> Option<&Source> {
         self.0.get(id)
     }
@@ -113,8 +121,11 @@ impl Origins {
         matches!(self.get(id), Some(Source::Flag(_)))
     }
 
-    /// A value clap filled, with its source.
+    /// A value clap filled, with its source (`None` for an empty environment variable).
     fn sourced<T: Clone>(&self, value: &Option<T>, id: &str) -> Option<Sourced<T>> {
+        if self.get(id) == Some(&Source::Default) {
+            return None;
+        }
         let source = self
             .get(id)
             .cloned()
