@@ -571,4 +571,14 @@ fn empty_variables_count_as_unset() {
         "{}",
         stdout(&out)
     );
+    // An empty RCON_CONFIG means the default path.
+    let out = run(rcon_in(home.path())
+        .env("RCON_CONFIG", "")
+        .arg("--print-config"));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        row(&out, "config").contains("default path"),
+        "{}",
+        stdout(&out)
+    );
 }

@@ -155,11 +155,8 @@ impl ConfigFile {
         if args.no_config {
             return Ok(ConfigFile::Ignored("--no-config"));
         }
-        let state = match &args.config {
-            Some(path) => ConfigFile::Loaded(
-                Config::load(path)?,
-                Some(origins.sourced(&args.config, "config").unwrap().source),
-            ),
+        let state = match origins.sourced(&args.config, "config") {
+            Some(path) => ConfigFile::Loaded(Config::load(&path.value)?, Some(path.source)),
             None => match config::default_path() {
                 None => ConfigFile::NoPath,
                 Some(path) => match std::fs::metadata(&path) {
