@@ -9,6 +9,12 @@ fn duration(text: &str) -> Result<Duration, String> {
     rconsole::parse_duration(text)
 }
 
+/// A path; unlike clap's own parser it accepts an empty value, so an empty `RCON_CONFIG=` or
+/// `RCON_PASSWORD_FILE=` counts as unset (the settings stage drops it).
+fn path(text: &str) -> Result<PathBuf, String> {
+    Ok(PathBuf::from(text))
+}
+
 /// How the end of a command's output is found (see the README's "Why this client").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SentinelArg {
@@ -57,7 +63,7 @@ pub struct Args {
     pub password: Option<String>,
 
     /// Read the password from FILE (trailing newline stripped; Docker secrets style).
-    #[arg(long, env = "RCON_PASSWORD_FILE", value_name = "FILE")]
+    #[arg(long, env = "RCON_PASSWORD_FILE", value_name = "FILE", value_parser = path)]
     pub password_file: Option<PathBuf>,
 
     /// Use the server profile NAME from the config file (without -s, the `default` profile
@@ -66,7 +72,7 @@ pub struct Args {
     pub server: Option<String>,
 
     /// Read the config file at PATH instead of the default one (see --print-config).
-    #[arg(long, env = "RCON_CONFIG", value_name = "PATH")]
+    #[arg(long, env = "RCON_CONFIG", value_name = "PATH", value_parser = path)]
     pub config: Option<PathBuf>,
 
     /// Ignore the config file (the default one and any --config or RCON_CONFIG).
