@@ -8,8 +8,8 @@ use std::process::ExitCode;
 use app::exit::{Exit, exit_for};
 
 fn main() -> ExitCode {
-    let (args, port_from_flag) = app::parse();
-    match app::run(args, port_from_flag) {
+    let (args, origins) = app::parse();
+    match app::run(args, origins) {
         Ok(exit) => exit.code(),
         Err(err) => {
             if app::output::is_broken_pipe(&err) {

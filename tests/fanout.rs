@@ -277,3 +277,58 @@ fn bad_targets_are_usage_errors() {
     let out = run(rcon_in(home.path()).args(["--target", "a=127.0.0.1:1", "list"]));
     assert_eq!(out.status.code(), Some(2), "no password: {}", stderr(&out));
 }
+
+/// Writes `text` as the default config file under `home` (owner-only, as a config holding
+/// passwords should be).
+fn write_config(home: &std::path::Path, text: &str) {
+    let dir = home.join("config/rconsole");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("config.toml");
+    std::fs::write(&path, text).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
+}
+
+#[test]
+fn profiles_fan_out_by_list_group_and_all() {
+    let a = server(Mode::Vanilla, Duration::ZERO);
+    let b = server(Mode::Source, Duration::ZERO);
+    let home = home();
+    write_config(
+        home.path(),
+        &format!(
+            "[servers.a]\nhost = \"127.0.0.1\"\nport = {}\npassword = \"{PASSWORD}\"\n\n\
+             [servers.b]\nhost = \"127.0.0.1\"\nport = {}\npassword = \"{PASSWORD}\"\ndialect = \"source\"\n\n\
+             [servers.both]\nservers = [\"a\", \"b\"]\n",
+            a.port(),
+            b.port()
+        ),
+    );
+    for selection in [&["-s", "a,b"][..], &["-s", "both"], &["--all"]] {
+        let out = run(rcon_in(home.path()).args(selection).arg("echo hi"));
+        assert!(out.status.success(), "{selection:?}: {}", stderr(&out));
+        let mut lines: Vec<String> = stdout(&out).lines().map(String::from).collect();
+        lines.sort();
+        assert_eq!(lines, ["[a] hi", "[b] hi"], "{selection:?}");
+    }
+    assert_eq!(a.commands(), ["echo hi"; 3]);
+    assert_eq!(b.commands(), ["echo hi"; 3]);
+
+    // The profile's dialect applies per server.
+    let out = run(rcon_in(home.path()).args(["-s", "b", "--print-config"]));
+    let text = stdout(&out);
+    let line = text.lines().find(|l| l.starts_with("dialect")).unwrap();
+    assert!(
+        line.contains("source") && line.contains("profile b"),
+        "{text}"
+    );
+    assert!(!text.contains(PASSWORD));
+
+    // A name that is not a profile is a config error naming it.
+    let out = run(rcon_in(home.path()).args(["-s", "a,nope", "list"]));
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(stderr(&out).contains("nope"));
+}

@@ -1,11 +1,18 @@
 //! The command line as clap sees it: a mirror of argv, nothing merged or resolved yet.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Parser, ValueEnum};
 
 fn duration(text: &str) -> Result<Duration, String> {
     rconsole::parse_duration(text)
+}
+
+/// A path; unlike clap's own parser it accepts an empty value, so an empty `RCON_CONFIG=` or
+/// `RCON_PASSWORD_FILE=` counts as unset (the settings stage drops it).
+fn path(text: &str) -> Result<PathBuf, String> {
+    Ok(PathBuf::from(text))
 }
 
 /// How the end of a command's output is found (see the README's "Why this client").
@@ -80,6 +87,36 @@ pub struct Args {
     )]
     pub password: Option<String>,
 
+    /// Read the password from FILE (trailing newline stripped; Docker secrets style).
+    #[arg(long, env = "RCON_PASSWORD_FILE", value_name = "FILE", value_parser = path)]
+    pub password_file: Option<PathBuf>,
+
+    /// Use the server profile NAME from the config file (without -s, the `default` profile
+    /// applies if there is one). Several names separated by commas, or a profile that lists
+    /// `servers = [...]`, run the commands on all of them at once.
+    #[arg(short = 's', long, env = "RCON_SERVER", value_name = "NAME")]
+    pub server: Option<String>,
+
+    /// Run the commands on every server profile in the config file at once.
+    #[arg(long, conflicts_with_all = ["server", "demo", "target"])]
+    pub all: bool,
+
+    /// Read the config file at PATH instead of the default one (see --print-config).
+    #[arg(long, env = "RCON_CONFIG", value_name = "PATH", value_parser = path)]
+    pub config: Option<PathBuf>,
+
+    /// Ignore the config file (the default one and any --config or RCON_CONFIG).
+    #[arg(long)]
+    pub no_config: bool,
+
+    /// List the server profiles in the config file (names and addresses, no secrets) and exit.
+    #[arg(long)]
+    pub list_servers: bool,
+
+    /// Print the resolved settings and where each value came from (password masked) and exit.
+    #[arg(long)]
+    pub print_config: bool,
+
     /// Time limit for connecting, logging in, and the whole wait for each command's output,
     /// e.g. 5s, 500ms [default: 10s].
     #[arg(short = 't', long, env = "RCON_TIMEOUT", value_name = "DURATION", value_parser = duration)]
@@ -129,12 +166,12 @@ pub struct Args {
 
     /// With several servers: print each server's output as one block under a line with its
     /// name in brackets, when that server is done, instead of prefixing every line.
-    #[arg(long, requires = "target")]
+    #[arg(long)]
     pub group: bool,
 
     /// With several servers: print one JSON object per command and server on stdout
     /// ({"server", "command", "output", "ok"} or {"server", "error", "exit"}).
-    #[arg(long, requires = "target", conflicts_with = "group")]
+    #[arg(long, conflicts_with = "group")]
     pub json: bool,
 
     /// Run against a built-in practice server (strict vanilla) instead of a real one: no server
@@ -220,7 +257,6 @@ mod tests {
         for bad in [
             &["rcon", "--ssh", "h", "--proxy-command", "nc %h %p", "x"][..],
             &["rcon", "--ssh-option", "A=b", "x"],
-            &["rcon", "--group", "x"],
             &["rcon", "--dialect", "quake", "x"],
         ] {
             assert!(Args::try_parse_from(bad).is_err(), "{bad:?} accepted");

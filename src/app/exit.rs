@@ -13,7 +13,6 @@ pub enum Exit {
     /// Bad arguments, or no password given.
     Usage = 2,
     /// Bad configuration file or profile.
-    #[allow(dead_code)] // the config file arrives with the profiles work
     Config = 3,
     /// Cannot connect: refused, DNS failure, unreachable.
     Connect = 4,

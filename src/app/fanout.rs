@@ -16,8 +16,9 @@ use rconsole::transport::Connector;
 use rconsole::{Client, Password};
 
 use super::args::Args;
-use super::exit::{Exit, fail};
-use super::{is_parse_error, run_one, settings, short};
+use super::exit::Exit;
+use super::settings::Settings;
+use super::{is_parse_error, run_one, short};
 
 /// At most this many servers are contacted at the same time.
 pub const MAX_PARALLEL: usize = 16;
@@ -54,17 +55,19 @@ impl Observer for Labelled {
     }
 }
 
-/// Builds the servers from `--target` flags and runs `commands` on all of them.
-pub fn run_from_args(args: &Args, commands: &[String]) -> anyhow::Result<Exit> {
-    let Some(password) = args.password.clone() else {
-        return Err(fail(Exit::Usage, settings::NO_PASSWORD));
-    };
-    let mut servers = Vec::new();
-    for (name, target) in settings::targets(args)? {
-        servers.push(Server {
-            connector: settings::connector(args, &target.host, target.port)?,
-            password: Password::new(password.clone()),
-            options: settings::options(args, Arc::new(Labelled(name.clone()))),
+/// Runs `commands` on every resolved server (profiles of `-s a,b,c`, `--all`, a group, or
+/// `--target`s), laid out as the flags say.
+pub fn run_settings(
+    args: &Args,
+    servers: Vec<(String, Settings)>,
+    commands: &[String],
+) -> anyhow::Result<Exit> {
+    let mut ready = Vec::new();
+    for (name, settings) in servers {
+        ready.push(Server {
+            connector: settings.connector()?,
+            password: settings.password()?,
+            options: settings.options(Arc::new(Labelled(name.clone()))),
             name,
         });
     }
@@ -75,7 +78,7 @@ pub fn run_from_args(args: &Args, commands: &[String]) -> anyhow::Result<Exit> {
     } else {
         Layout::Prefix
     };
-    Ok(run(servers, commands, layout, &mut io::stdout())?)
+    Ok(run(ready, commands, layout, &mut io::stdout())?)
 }
 
 /// What a worker reports to the printing thread.

@@ -2,21 +2,25 @@
 //! (practice server, demo, one-shot commands) and drives the session.
 
 pub mod args;
+pub mod config;
 pub mod exit;
 pub mod fanout;
+#[cfg(test)]
+mod generate;
 pub mod output;
+pub mod secrets;
 pub mod settings;
 
 use std::sync::Arc;
 
 use anyhow::Context;
-use clap::parser::ValueSource;
 use clap::{CommandFactory, FromArgMatches};
 
 use rconsole::client::{Observer, check_command};
 use rconsole::practice::{self, PracticeServer};
 use rconsole::transport::{Connector, TcpConnector};
 use rconsole::{Client, Password};
+use settings::{ConfigFile, Origins, Settings};
 
 use args::Args;
 use exit::{Exit, fail};
@@ -31,43 +35,68 @@ impl Observer for StderrObserver {
     }
 }
 
-/// Parses argv, also reporting whether `--port` came from the command line itself.
-pub fn parse() -> (Args, bool) {
-    let matches = Args::command().get_matches();
-    let port_from_flag = matches.value_source("port") == Some(ValueSource::CommandLine);
+/// Parses argv, also reporting where each value came from (flag or environment variable).
+pub fn parse() -> (Args, Origins) {
+    let command = Args::command();
+    let matches = command.clone().get_matches();
+    let origins = Origins::from_matches(&command, &matches);
     let args = Args::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
-    (args, port_from_flag)
+    (args, origins)
 }
 
 /// Runs the program; the returned status is the process's exit code.
-pub fn run(args: Args, port_from_flag: bool) -> anyhow::Result<Exit> {
+pub fn run(args: Args, origins: Origins) -> anyhow::Result<Exit> {
     if let Some(addr) = &args.practice_server {
         return serve_practice(&args, addr);
     }
-    let commands = commands(&args);
-    if commands.is_empty() {
-        return Err(fail(
-            Exit::Usage,
-            "no command given (example: rcon -p PASSWORD list; rcon --help for more)",
-        ));
+    if args.list_servers {
+        let (text, note) = settings::list_servers(&ConfigFile::load(&args, &origins)?);
+        if let Some(note) = note {
+            eprintln!("rcon: {note}");
+        }
+        Printer::stdout().text(&text)?;
+        return Ok(Exit::Success);
     }
-    // Refuse what can never be sent before connecting, so the server receives nothing.
-    let max_command_bytes = settings::options(&args, Arc::new(StderrObserver)).max_command_bytes;
-    for (i, c) in commands.iter().enumerate() {
-        check_command(c, max_command_bytes).map_err(|e| {
-            let which = if commands.len() > 1 {
-                format!("command {} of {}", i + 1, commands.len())
-            } else {
-                "command".to_string()
-            };
-            anyhow::Error::new(e).context(format!("{which} refused; nothing was sent"))
-        })?;
+    let file = if args.demo {
+        ConfigFile::Ignored("--demo")
+    } else {
+        ConfigFile::load(&args, &origins)?
+    };
+    let commands = commands(&args);
+    if let Some(names) = settings::fanout_names(&args, &origins, &file)? {
+        let mut servers = Vec::new();
+        for name in names {
+            let s = Settings::resolve_profile(&args, &origins, file.clone(), Some(&name))?;
+            servers.push((name, s));
+        }
+        if args.print_config {
+            for (name, s) in &servers {
+                Printer::stdout().text(&format!("[{name}]\n{}", s.describe()))?;
+            }
+            return Ok(Exit::Success);
+        }
+        refuse_unsendable(&commands, servers.iter().map(|(_, s)| s))?;
+        return fanout::run_settings(&args, servers, &commands);
+    }
+    let settings = Settings::resolve(&args, &origins, file.clone())?;
+    if args.print_config {
+        Printer::stdout().text(&settings.describe())?;
+        return Ok(Exit::Success);
     }
     if !args.target.is_empty() {
-        return fanout::run_from_args(&args, &commands);
+        let mut servers = Vec::new();
+        for (name, target) in settings::targets(&args)? {
+            let mut s = Settings::resolve(&args, &origins, file.clone())?;
+            s.host.value = target.host;
+            s.port.value = target.port;
+            servers.push((name, s));
+        }
+        refuse_unsendable(&commands, servers.iter().map(|(_, s)| s))?;
+        return fanout::run_settings(&args, servers, &commands);
     }
+    refuse_unsendable(&commands, [&settings])?;
     let observer: Arc<dyn Observer> = Arc::new(StderrObserver);
-    let opts = settings::options(&args, observer);
+    let opts = settings.options(observer);
 
     // Keeps the demo server alive for the whole session.
     let _demo_server;
@@ -82,14 +111,8 @@ pub fn run(args: Args, port_from_flag: bool) -> anyhow::Result<Exit> {
         _demo_server = server;
         (Box::new(connector), Password::new(password))
     } else {
-        let target = settings::target(&args, port_from_flag)?;
-        let Some(password) = args.password.clone() else {
-            return Err(fail(Exit::Usage, settings::NO_PASSWORD));
-        };
-        (
-            settings::connector(&args, &target.host, target.port)?,
-            Password::new(password),
-        )
+        let password = settings.password()?;
+        (settings.connector()?, password)
     };
 
     let mut client = Client::connect(connector, password, opts)?;
@@ -120,6 +143,36 @@ pub fn run(args: Args, port_from_flag: bool) -> anyhow::Result<Exit> {
         }
     }
     Ok(worst)
+}
+
+/// Refuses, before connecting anywhere, a command that can never be sent (too long for the
+/// dialect, NUL byte), so the server receives nothing; also refuses an empty command list.
+fn refuse_unsendable<'a>(
+    commands: &[String],
+    servers: impl IntoIterator<Item = &'a Settings>,
+) -> anyhow::Result<()> {
+    if commands.is_empty() {
+        return Err(fail(
+            Exit::Usage,
+            "no command given (example: rcon -p PASSWORD list; rcon --help for more)",
+        ));
+    }
+    let max = servers
+        .into_iter()
+        .map(|s| s.options(Arc::new(StderrObserver)).max_command_bytes)
+        .min()
+        .unwrap_or(rconsole::packet::MAX_COMMAND_BYTES);
+    for (i, c) in commands.iter().enumerate() {
+        check_command(c, max).map_err(|e| {
+            let which = if commands.len() > 1 {
+                format!("command {} of {}", i + 1, commands.len())
+            } else {
+                "command".to_string()
+            };
+            anyhow::Error::new(e).context(format!("{which} refused; nothing was sent"))
+        })?;
+    }
+    Ok(())
 }
 
 /// The commands to run: `-c` ones first, then the trailing words joined into one.

@@ -29,6 +29,15 @@ impl Printer {
     }
 }
 
+impl Printer {
+    /// Prints text as is (no newline added), and flushes.
+    pub fn text(&mut self, text: &str) -> io::Result<()> {
+        let mut lock = self.out.lock();
+        lock.write_all(text.as_bytes())?;
+        lock.flush()
+    }
+}
+
 /// Whether an error is a closed stdout (`rcon ... | head`), which is not a failure.
 pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain().any(|c| {

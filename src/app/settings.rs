@@ -1,98 +1,402 @@
-//! Second stage of the command line: merges flags and environment (clap has already applied the
-//! environment variables it knows) into the settings the program runs with.
+//! Second stage of the command line: merges flags, environment, the config profile and built-in
+//! defaults (flags > environment > profile > defaults) into the [`Settings`] the program runs
+//! with, remembering where each value came from for `--print-config`.
 
+use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rconsole::Dialect;
+use clap::parser::ValueSource;
+use clap::{ArgMatches, Command};
 use rconsole::client::{EndDetection, Observer, Options};
 use rconsole::process::{ProcessConnector, SshDestination, expand_proxy_command};
 use rconsole::transport::{Connector, TcpConnector, split_host_port};
+use rconsole::{Password, format_duration};
 
-use super::args::{Args, SentinelArg};
+use super::args::{Args, DialectArg, SentinelArg};
+use super::config::{self, Config, Profile};
 use super::exit::{Exit, fail};
+use super::secrets::{self, Secret};
 
 /// The default RCON port (`rcon.port` in server.properties).
 pub const DEFAULT_PORT: u16 = 25575;
 /// The default time limit.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+/// The profile used when no `-s NAME` is given.
+pub const DEFAULT_PROFILE: &str = "default";
 
-/// Where to connect.
+/// Where a setting came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// A command-line flag, e.g. `--host`.
+    Flag(String),
+    /// An environment variable, e.g. `RCON_HOST` (or mcrcon's `MCRCON_HOST`).
+    Env(String),
+    /// A config profile key: the profile's name and `path:line`.
+    Profile { name: String, at: String },
+    /// The built-in default.
+    Default,
+}
+
+impl Source {
+    /// Precedence: lower wins.
+    fn rank(&self) -> u8 {
+        match self {
+            Source::Flag(_) => 0,
+            Source::Env(_) => 1,
+            Source::Profile { .. } => 2,
+            Source::Default => 3,
+        }
+    }
+}
+
+impl std::fmt::Display for Source {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Source::Flag(flag) => write!(f, "flag {flag}"),
+            Source::Env(var) => write!(f, "env {var}"),
+            Source::Profile { name, at } => write!(f, "profile {name} ({at})"),
+            Source::Default => f.write_str("default"),
+        }
+    }
+}
+
+/// A value and where it came from.
+#[derive(Debug, Clone)]
+pub struct Sourced<T> {
+    /// The value.
+    pub value: T,
+    /// Its origin.
+    pub source: Source,
+}
+
+impl<T> Sourced<T> {
+    fn new(value: T, source: Source) -> Self {
+        Self { value, source }
+    }
+}
+
+/// For each argument clap filled, whether it came from the command line or its environment
+/// variable (clap applies the `RCON_*` variables named in `args.rs` itself).
+#[derive(Debug, Clone, Default)]
+pub struct Origins(BTreeMap<String, Source>);
+
+impl Origins {
+    /// Reads the value sources out of clap's matches.
+    pub fn from_matches(cmd: &Command, matches: &ArgMatches) -> Self {
+        let mut map = BTreeMap::new();
+        for arg in cmd.get_arguments() {
+            let id = arg.get_id().as_str();
+            let source = match matches.value_source(id) {
+                Some(ValueSource::CommandLine) => Source::Flag(match arg.get_long() {
+                    Some(long) => format!("--{long}"),
+                    None => id.to_string(),
+                }),
+                Some(ValueSource::EnvVariable) => {
+                    let name = arg.get_env().map(|e| e.to_string_lossy().into_owned());
+                    // An empty variable (`RCON_HOST=`) counts as unset.
+                    if name
+                        .as_ref()
+                        .and_then(std::env::var_os)
+                        .is_some_and(|v| v.is_empty())
+                    {
+                        map.insert(id.to_string(), Source::Default);
+                        continue;
+                    }
+                    Source::Env(name.unwrap_or_else(|| id.to_string()))
+                }
+                _ => continue,
+            };
+            map.insert(id.to_string(), source);
+        }
+        Origins(map)
+    }
+
+    /// Where the argument `id` came from (`None`: not given; `Default`: an empty variable).
+    pub fn get(&self, id: &str) -> Option<&Source> {
+        self.0.get(id)
+    }
+
+    fn is_flag(&self, id: &str) -> bool {
+        matches!(self.get(id), Some(Source::Flag(_)))
+    }
+
+    /// A value clap filled, with its source (`None` for an empty environment variable).
+    fn sourced<T: Clone>(&self, value: &Option<T>, id: &str) -> Option<Sourced<T>> {
+        if self.get(id) == Some(&Source::Default) {
+            return None;
+        }
+        let source = self
+            .get(id)
+            .cloned()
+            .unwrap_or_else(|| Source::Flag(format!("--{}", id.replace('_', "-"))));
+        value.clone().map(|v| Sourced::new(v, source))
+    }
+}
+
+/// The config file's state for this run.
+#[derive(Debug, Clone)]
+pub enum ConfigFile {
+    /// Not read: `--no-config` (or `--demo`).
+    Ignored(&'static str),
+    /// The default path, which does not exist.
+    Missing(PathBuf),
+    /// No default path on this platform (no home directory).
+    NoPath,
+    /// Read, from the default path (`None`) or as named by a flag or variable.
+    Loaded(Config, Option<Source>),
+}
+
+impl ConfigFile {
+    /// Finds and reads the config file: `--no-config` skips it; `--config`/`RCON_CONFIG` must
+    /// exist; the default path may be missing. Warns once if a file holding a password is
+    /// readable by others.
+    pub fn load(args: &Args, origins: &Origins) -> anyhow::Result<ConfigFile> {
+        if args.no_config {
+            return Ok(ConfigFile::Ignored("--no-config"));
+        }
+        let state = match origins.sourced(&args.config, "config") {
+            Some(path) => ConfigFile::Loaded(Config::load(&path.value)?, Some(path.source)),
+            None => match config::default_path() {
+                None => ConfigFile::NoPath,
+                Some(path) => match std::fs::metadata(&path) {
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => ConfigFile::Missing(path),
+                    _ => ConfigFile::Loaded(Config::load(&path)?, None),
+                },
+            },
+        };
+        if let ConfigFile::Loaded(config, _) = &state
+            && config.holds_password()
+        {
+            secrets::warn_if_exposed(&config.path);
+        }
+        Ok(state)
+    }
+
+    /// The loaded file, if any.
+    pub fn config(&self) -> Option<&Config> {
+        match self {
+            ConfigFile::Loaded(c, _) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// One line for `--print-config` and errors.
+    pub fn describe(&self) -> String {
+        match self {
+            ConfigFile::Ignored(why) => format!("(none: {why})"),
+            ConfigFile::Missing(path) => format!("{} (default path; not found)", path.display()),
+            ConfigFile::NoPath => "(none: no home directory)".into(),
+            ConfigFile::Loaded(c, None) => format!("{} (default path)", c.path.display()),
+            ConfigFile::Loaded(c, Some(src)) => format!("{} ({src})", c.path.display()),
+        }
+    }
+}
+
+/// Everything the program runs with, each value with its source.
+#[derive(Debug)]
+pub struct Settings {
+    /// The config file.
+    pub config: ConfigFile,
+    /// The selected profile and why (`None`: no profile applies).
+    pub profile: Option<Sourced<String>>,
+    /// Host name or address, without brackets or port.
+    pub host: Sourced<String>,
+    /// TCP port.
+    pub port: Sourced<u16>,
+    /// Where the password comes from (`None`: nowhere yet; ask on the terminal).
+    pub password: Option<Sourced<Secret>>,
+    /// The time limit.
+    pub timeout: Sourced<Duration>,
+    /// End-of-output detection.
+    pub sentinel: Sourced<SentinelArg>,
+    /// The silence that ends an output without a sentinel.
+    pub idle_gap: Sourced<Duration>,
+    /// The server family.
+    pub dialect: Sourced<DialectArg>,
+    /// SSH destination for `ssh -W`, if the server is reached through SSH.
+    pub ssh: Option<Sourced<String>>,
+    /// Options passed to ssh as `-o OPTION`.
+    pub ssh_options: Vec<String>,
+    /// A proxy command template (`%h`, `%p`), if the server is reached through one.
+    pub proxy_command: Option<Sourced<String>>,
+}
+
+/// Reads one environment variable, treating empty as unset.
+fn env(name: &str) -> Option<Sourced<String>> {
+    std::env::var(name)
+        .ok()
+        .filter(|v| !v.is_empty())
+        .map(|v| Sourced::new(v, Source::Env(name.into())))
+}
+
+/// The profile `-s NAME` (or `RCON_SERVER`) names, else `default` if the file has one.
+fn select_profile<'c>(
+    args: &Args,
+    origins: &Origins,
+    file: &'c ConfigFile,
+    forced: Option<&str>,
+) -> anyhow::Result<Option<(Sourced<String>, &'c Profile, &'c Config)>> {
+    let named = match forced {
+        Some(name) => origins
+            .sourced(&args.server, "server")
+            .map(|s| Sourced::new(name.to_string(), s.source))
+            .or_else(|| Some(Sourced::new(name.to_string(), Source::Flag("--all".into())))),
+        None => origins.sourced(&args.server, "server"),
+    };
+    let Some(wanted) = named else {
+        return Ok(file.config().and_then(|c| {
+            c.servers.get(DEFAULT_PROFILE).map(|p| {
+                (
+                    Sourced::new(DEFAULT_PROFILE.to_string(), Source::Default),
+                    p.get_ref(),
+                    c,
+                )
+            })
+        }));
+    };
+    let name = &wanted.value;
+    let config = match file {
+        ConfigFile::Loaded(c, _) => c,
+        ConfigFile::Ignored(why) => {
+            return Err(fail(
+                Exit::Usage,
+                format!(
+                    "server profile '{name}' ({}) needs the config file, but {why} was given",
+                    wanted.source
+                ),
+            ));
+        }
+        other => {
+            return Err(fail(
+                Exit::Config,
+                format!(
+                    "unknown server profile '{name}' ({}): no config file; looked for {}",
+                    wanted.source,
+                    other.describe()
+                ),
+            ));
+        }
+    };
+    match config.servers.get(name) {
+        Some(p) => Ok(Some((wanted, p.get_ref(), config))),
+        None => {
+            let names = config.names();
+            let known = if names.is_empty() {
+                "it defines no [servers.NAME] profiles".to_string()
+            } else {
+                format!("known: {}", names.join(", "))
+            };
+            Err(fail(
+                Exit::Config,
+                format!(
+                    "unknown server profile '{name}' ({}) in {}; {known}",
+                    wanted.source,
+                    config.path.display()
+                ),
+            ))
+        }
+    }
+}
+
+/// The profiles to run on at once, if this is a fan-out: `--all`, `-s a,b,c`, or a selected
+/// profile that is a group (`servers = [...]`). Groups named in a list are expanded; each name
+/// appears once, in order.
+pub fn fanout_names(
+    args: &Args,
+    origins: &Origins,
+    file: &ConfigFile,
+) -> anyhow::Result<Option<Vec<String>>> {
+    let config = file.config();
+    let is_group = |name: &str| {
+        config
+            .and_then(|c| c.servers.get(name))
+            .is_some_and(|p| p.get_ref().servers.is_some())
+    };
+    let wanted: Vec<String> = if args.all {
+        let Some(c) = config else {
+            return Err(fail(
+                Exit::Config,
+                format!(
+                    "--all needs server profiles; config file: {}",
+                    file.describe()
+                ),
+            ));
+        };
+        c.names()
+            .into_iter()
+            .filter(|n| !is_group(n))
+            .map(String::from)
+            .collect()
+    } else {
+        match origins.sourced(&args.server, "server") {
+            Some(s) if s.value.contains(',') || is_group(&s.value) => s
+                .value
+                .split(',')
+                .map(|n| n.trim().to_string())
+                .filter(|n| !n.is_empty())
+                .collect(),
+            _ => return Ok(None),
+        }
+    };
+    let mut names: Vec<String> = Vec::new();
+    for name in wanted {
+        let members = config
+            .and_then(|c| c.servers.get(&name))
+            .and_then(|p| p.get_ref().servers.as_ref())
+            .map(|m| m.get_ref().clone());
+        for n in members.unwrap_or_else(|| vec![name.clone()]) {
+            if is_group(&n) {
+                return Err(fail(
+                    Exit::Config,
+                    format!("profile group '{name}' lists another group '{n}'; groups do not nest"),
+                ));
+            }
+            if !names.contains(&n) {
+                names.push(n);
+            }
+        }
+    }
+    if names.is_empty() {
+        return Err(fail(Exit::Config, "no server profiles to run on"));
+    }
+    Ok(Some(names))
+}
+
+/// How to reach `host`:`port`: directly over TCP, through `ssh -W`, or through a proxy command.
+pub fn connector(
+    ssh: Option<&str>,
+    ssh_options: &[String],
+    proxy_command: Option<&str>,
+    host: &str,
+    port: u16,
+) -> anyhow::Result<Box<dyn Connector>> {
+    if let Some(dest) = ssh {
+        let dest =
+            SshDestination::parse(dest).map_err(|e| fail(Exit::Usage, format!("--ssh: {e}")))?;
+        return Ok(Box::new(ProcessConnector::ssh(
+            dest,
+            ssh_options.to_vec(),
+            host,
+            port,
+        )));
+    }
+    if let Some(template) = proxy_command {
+        let command = expand_proxy_command(template, host, port)
+            .map_err(|e| fail(Exit::Usage, format!("--proxy-command: {e}")))?;
+        return Ok(Box::new(ProcessConnector::shell(command, host, port)));
+    }
+    Ok(Box::new(TcpConnector::new(host, port)))
+}
+
+/// Where one `--target` points.
 #[derive(Debug, Clone)]
 pub struct Target {
     /// Host name or address, without brackets.
     pub host: String,
     /// TCP port.
     pub port: u16,
-}
-
-/// Resolves host and port: a port inside `--host` wins over the default and `RCON_PORT`, but
-/// contradicting an explicit `--port` is an error.
-pub fn target(args: &Args, port_from_flag: bool) -> anyhow::Result<Target> {
-    let raw = args.host.clone().unwrap_or_else(|| "localhost".into());
-    let (host, host_port) = split_host_port(&raw);
-    if host.is_empty() {
-        return Err(fail(Exit::Usage, "--host is empty"));
-    }
-    let port = match (host_port, args.port) {
-        (Some(hp), Some(p)) if port_from_flag && hp != p => {
-            return Err(fail(
-                Exit::Usage,
-                format!("--host {raw} names port {hp} but --port says {p}; give one"),
-            ));
-        }
-        (Some(hp), _) => hp,
-        (None, Some(p)) => p,
-        (None, None) => DEFAULT_PORT,
-    };
-    Ok(Target { host, port })
-}
-
-/// Engine options from the flags: the dialect's settings, then --sentinel over its end method.
-pub fn options(args: &Args, observer: Arc<dyn Observer>) -> Options {
-    let defaults = Options::default();
-    let mut opts = Options {
-        timeout: args.timeout.unwrap_or(DEFAULT_TIMEOUT),
-        idle_gap: args.idle_gap.unwrap_or(defaults.idle_gap),
-        observer,
-        ..defaults
-    };
-    dialect(args).apply(&mut opts);
-    if let Some(sentinel) = args.sentinel {
-        opts.end = match sentinel {
-            SentinelArg::Detect => EndDetection::Detect,
-            SentinelArg::Negative => EndDetection::Negative,
-            SentinelArg::Positive => EndDetection::Positive,
-            SentinelArg::Idle => EndDetection::Idle,
-            SentinelArg::Auto => EndDetection::Auto,
-        };
-    }
-    opts
-}
-
-/// The server dialect in force.
-pub fn dialect(args: &Args) -> Dialect {
-    args.dialect.map(|d| d.dialect()).unwrap_or_default()
-}
-
-/// How to reach `host`:`port`: directly over TCP, through `ssh -W`, or through a proxy command.
-pub fn connector(args: &Args, host: &str, port: u16) -> anyhow::Result<Box<dyn Connector>> {
-    if let Some(dest) = &args.ssh {
-        let dest =
-            SshDestination::parse(dest).map_err(|e| fail(Exit::Usage, format!("--ssh: {e}")))?;
-        return Ok(Box::new(ProcessConnector::ssh(
-            dest,
-            args.ssh_option.clone(),
-            host,
-            port,
-        )));
-    }
-    if let Some(template) = &args.proxy_command {
-        let command = expand_proxy_command(template, host, port)
-            .map_err(|e| fail(Exit::Usage, format!("--proxy-command: {e}")))?;
-        return Ok(Box::new(ProcessConnector::shell(command, host, port)));
-    }
-    Ok(Box::new(TcpConnector::new(host, port)))
 }
 
 /// The servers of `--target NAME=HOST:PORT`, in order; a target without a port gets --port
@@ -124,6 +428,403 @@ pub fn targets(args: &Args) -> anyhow::Result<Vec<(String, Target)>> {
     Ok(out)
 }
 
-/// The message for a missing password: every way to give one.
-pub const NO_PASSWORD: &str =
-    "no password given: use --password, RCON_PASSWORD, or try --demo for the practice server";
+impl Settings {
+    /// Resolves every setting. Reads no password file and runs no password command (see
+    /// [`Settings::password`]), so it is safe for `--print-config`.
+    pub fn resolve(args: &Args, origins: &Origins, file: ConfigFile) -> anyhow::Result<Settings> {
+        Self::resolve_profile(args, origins, file, None)
+    }
+
+    /// Like [`Settings::resolve`], for the profile `forced` instead of `-s` (one server of a
+    /// fan-out).
+    pub fn resolve_profile(
+        args: &Args,
+        origins: &Origins,
+        file: ConfigFile,
+        forced: Option<&str>,
+    ) -> anyhow::Result<Settings> {
+        let selected = select_profile(args, origins, &file, forced)?;
+        let (profile_name, profile, config) = match &selected {
+            Some((name, p, c)) => (Some(name.clone()), Some(*p), Some(*c)),
+            None => (None, None, None),
+        };
+        // A profile key's source: the profile and `path:line`.
+        let at = |span: std::ops::Range<usize>| -> Source {
+            Source::Profile {
+                name: profile_name
+                    .as_ref()
+                    .map(|n| n.value.clone())
+                    .unwrap_or_default(),
+                at: config.map(|c| c.at(span)).unwrap_or_default(),
+            }
+        };
+
+        // Host, then port; a port inside the host counts at the host's level.
+        let host = origins
+            .sourced(&args.host, "host")
+            .or_else(|| env("MCRCON_HOST"))
+            .or_else(|| {
+                profile
+                    .and_then(|p| p.host.as_ref())
+                    .map(|s| Sourced::new(s.get_ref().clone(), at(s.span())))
+            })
+            .unwrap_or_else(|| Sourced::new("localhost".into(), Source::Default));
+        let mcrcon_port = match env("MCRCON_PORT") {
+            Some(s) => Some(Sourced::new(
+                s.value.parse::<u16>().map_err(|_| {
+                    fail(
+                        Exit::Usage,
+                        format!("MCRCON_PORT: '{}' is not a port number", s.value),
+                    )
+                })?,
+                s.source,
+            )),
+            None => None,
+        };
+        let port = origins
+            .sourced(&args.port, "port")
+            .or(mcrcon_port)
+            .or_else(|| {
+                profile
+                    .and_then(|p| p.port.as_ref())
+                    .map(|s| Sourced::new(*s.get_ref(), at(s.span())))
+            })
+            .unwrap_or_else(|| Sourced::new(DEFAULT_PORT, Source::Default));
+        let (bare_host, host_port) = split_host_port(&host.value);
+        if bare_host.is_empty() {
+            return Err(fail(
+                Exit::Usage,
+                format!("the host ({}) is empty", host.source),
+            ));
+        }
+        let port = match host_port {
+            Some(hp) if host.source.rank() < port.source.rank() => {
+                Sourced::new(hp, host.source.clone())
+            }
+            Some(hp) if host.source.rank() == port.source.rank() => {
+                if matches!(host.source, Source::Flag(_)) && hp != port.value {
+                    return Err(fail(
+                        Exit::Usage,
+                        format!(
+                            "--host {} names port {hp} but --port says {}; give one",
+                            host.value, port.value
+                        ),
+                    ));
+                }
+                Sourced::new(hp, host.source.clone())
+            }
+            _ => port,
+        };
+        let host = Sourced::new(bare_host, host.source);
+
+        let password = resolve_password(args, origins, profile, &at, config)?;
+
+        let timeout = origins
+            .sourced(&args.timeout, "timeout")
+            .or_else(|| {
+                profile
+                    .and_then(|p| p.timeout.as_ref())
+                    .map(|s| Sourced::new(s.get_ref().0, at(s.span())))
+            })
+            .unwrap_or_else(|| Sourced::new(DEFAULT_TIMEOUT, Source::Default));
+        let sentinel = origins
+            .sourced(&args.sentinel, "sentinel")
+            .or_else(|| {
+                profile
+                    .and_then(|p| p.sentinel.as_ref())
+                    .map(|s| Sourced::new(s.get_ref().0, at(s.span())))
+            })
+            .unwrap_or_else(|| Sourced::new(SentinelArg::Detect, Source::Default));
+        let idle_gap = origins
+            .sourced(&args.idle_gap, "idle_gap")
+            .or_else(|| {
+                profile
+                    .and_then(|p| p.idle_gap.as_ref())
+                    .map(|s| Sourced::new(s.get_ref().0, at(s.span())))
+            })
+            .unwrap_or_else(|| Sourced::new(Options::default().idle_gap, Source::Default));
+
+        let dialect = origins
+            .sourced(&args.dialect, "dialect")
+            .or_else(|| {
+                profile
+                    .and_then(|p| p.dialect.as_ref())
+                    .map(|s| Sourced::new(s.get_ref().0, at(s.span())))
+            })
+            .unwrap_or_else(|| Sourced::new(DialectArg::Minecraft, Source::Default));
+        let profile_text = |key: Option<&toml::Spanned<String>>| {
+            key.map(|s| Sourced::new(s.get_ref().clone(), at(s.span())))
+        };
+        let ssh = origins
+            .sourced(&args.ssh, "ssh")
+            .or_else(|| profile_text(profile.and_then(|p| p.ssh.as_ref())));
+        let proxy_command = origins
+            .sourced(&args.proxy_command, "proxy_command")
+            .or_else(|| profile_text(profile.and_then(|p| p.proxy_command.as_ref())));
+        if ssh.is_some() && proxy_command.is_some() {
+            return Err(fail(
+                Exit::Config,
+                "both ssh and proxy_command are set; give one",
+            ));
+        }
+        let ssh_options = if args.ssh_option.is_empty() {
+            profile
+                .and_then(|p| p.ssh_options.as_ref())
+                .map(|s| s.get_ref().clone())
+                .unwrap_or_default()
+        } else {
+            args.ssh_option.clone()
+        };
+
+        Ok(Settings {
+            dialect,
+            ssh,
+            ssh_options,
+            proxy_command,
+            profile: profile_name,
+            host,
+            port,
+            password,
+            timeout,
+            sentinel,
+            idle_gap,
+            config: file,
+        })
+    }
+
+    /// Where to connect, as `host:port` (IPv6 bracketed).
+    pub fn target(&self) -> String {
+        TcpConnector::new(&self.host.value, self.port.value).describe()
+    }
+
+    /// The password: reads the file, runs the command, or asks on the terminal now.
+    pub fn password(&self) -> anyhow::Result<Password> {
+        match &self.password {
+            Some(p) => secrets::obtain(&p.value, &p.source.to_string(), &self.target()),
+            None => secrets::obtain(&Secret::Prompt, "prompt", &self.target()),
+        }
+    }
+
+    /// Engine options: the dialect's, then `sentinel` over its end method when it was given.
+    pub fn options(&self, observer: Arc<dyn Observer>) -> Options {
+        let mut opts = Options {
+            timeout: self.timeout.value,
+            idle_gap: self.idle_gap.value,
+            observer,
+            ..Options::default()
+        };
+        self.dialect.value.dialect().apply(&mut opts);
+        if self.sentinel.source != Source::Default {
+            opts.end = match self.sentinel.value {
+                SentinelArg::Detect => EndDetection::Detect,
+                SentinelArg::Negative => EndDetection::Negative,
+                SentinelArg::Positive => EndDetection::Positive,
+                SentinelArg::Idle => EndDetection::Idle,
+                SentinelArg::Auto => EndDetection::Auto,
+            };
+        }
+        opts
+    }
+
+    /// How to reach the server: directly over TCP, through `ssh -W`, or a proxy command.
+    pub fn connector(&self) -> anyhow::Result<Box<dyn Connector>> {
+        connector(
+            self.ssh.as_ref().map(|s| s.value.as_str()),
+            &self.ssh_options,
+            self.proxy_command.as_ref().map(|s| s.value.as_str()),
+            &self.host.value,
+            self.port.value,
+        )
+    }
+
+    /// The `--print-config` text: one line per setting with its source; the password masked.
+    pub fn describe(&self) -> String {
+        let mut rows: Vec<(&str, String, String)> = Vec::new();
+        rows.push(("config", self.config.describe(), String::new()));
+        match &self.profile {
+            Some(p) => rows.push(("server", p.value.clone(), source_text(&p.source))),
+            None => rows.push(("server", "(no profile)".into(), String::new())),
+        }
+        rows.push((
+            "host",
+            self.host.value.clone(),
+            self.host.source.to_string(),
+        ));
+        rows.push((
+            "port",
+            self.port.value.to_string(),
+            self.port.source.to_string(),
+        ));
+        let (pw, pw_src) = match &self.password {
+            None => (
+                "(not set: will ask on the terminal)".to_string(),
+                String::new(),
+            ),
+            Some(p) => {
+                let what = match &p.value {
+                    Secret::Value(_) => "********".to_string(),
+                    Secret::File(path) => format!("******** (from file {})", path.display()),
+                    Secret::Command(_) => "******** (from password_command)".to_string(),
+                    Secret::Prompt => "(will ask on the terminal)".to_string(),
+                };
+                (what, p.source.to_string())
+            }
+        };
+        rows.push(("password", pw, pw_src));
+        rows.push((
+            "timeout",
+            format_duration(self.timeout.value),
+            self.timeout.source.to_string(),
+        ));
+        rows.push((
+            "sentinel",
+            sentinel_name(self.sentinel.value),
+            self.sentinel.source.to_string(),
+        ));
+        rows.push((
+            "idle_gap",
+            format_duration(self.idle_gap.value),
+            self.idle_gap.source.to_string(),
+        ));
+        rows.push((
+            "dialect",
+            self.dialect.value.dialect().to_string(),
+            self.dialect.source.to_string(),
+        ));
+        if let Some(ssh) = &self.ssh {
+            rows.push(("ssh", ssh.value.clone(), ssh.source.to_string()));
+        }
+        if let Some(proxy) = &self.proxy_command {
+            rows.push(("proxy", proxy.value.clone(), proxy.source.to_string()));
+        }
+        let width = rows
+            .iter()
+            .filter(|r| !r.2.is_empty())
+            .map(|r| r.1.chars().count())
+            .max()
+            .unwrap_or(0);
+        let mut out = String::new();
+        for (key, value, source) in rows {
+            if source.is_empty() {
+                out.push_str(&format!("{key:<9} {value}\n"));
+            } else {
+                out.push_str(&format!("{key:<9} {value:<width$}  {source}\n"));
+            }
+        }
+        out
+    }
+}
+
+fn source_text(source: &Source) -> String {
+    match source {
+        Source::Default => format!("default (the '{DEFAULT_PROFILE}' profile applies without -s)"),
+        other => other.to_string(),
+    }
+}
+
+fn sentinel_name(s: SentinelArg) -> String {
+    use clap::ValueEnum;
+    s.to_possible_value()
+        .map(|v| v.get_name().to_string())
+        .unwrap_or_default()
+}
+
+/// Password sources, first found wins: `--password`, `--password-file`, `RCON_PASSWORD`,
+/// `RCON_PASSWORD_FILE`, `MCRCON_PASS`, the profile's password / password_file /
+/// password_command; else `None` (prompt).
+fn resolve_password(
+    args: &Args,
+    origins: &Origins,
+    profile: Option<&Profile>,
+    at: &dyn Fn(std::ops::Range<usize>) -> Source,
+    config: Option<&Config>,
+) -> anyhow::Result<Option<Sourced<Secret>>> {
+    if origins.is_flag("password") && origins.is_flag("password_file") {
+        return Err(fail(
+            Exit::Usage,
+            "give --password or --password-file, not both",
+        ));
+    }
+    let value = |s: Sourced<String>| Sourced::new(Secret::Value(Password::new(s.value)), s.source);
+    let file = |s: Sourced<PathBuf>| Sourced::new(Secret::File(s.value), s.source);
+    let flag_or_env = |id: &str, flag: bool| {
+        let is_flag = origins.is_flag(id);
+        if is_flag != flag {
+            return None;
+        }
+        match id {
+            "password" => origins.sourced(&args.password, id).map(value),
+            _ => origins.sourced(&args.password_file, id).map(file),
+        }
+    };
+    let found = flag_or_env("password", true)
+        .or_else(|| flag_or_env("password_file", true))
+        .or_else(|| flag_or_env("password", false))
+        .or_else(|| flag_or_env("password_file", false))
+        .or_else(|| env("MCRCON_PASS").map(value));
+    if found.is_some() {
+        return Ok(found);
+    }
+    let Some(p) = profile else { return Ok(None) };
+    let base = config.and_then(|c| c.path.parent());
+    if let Some(s) = &p.password {
+        return Ok(Some(Sourced::new(
+            Secret::Value(Password::new(s.get_ref().0.clone())),
+            at(s.span()),
+        )));
+    }
+    if let Some(s) = &p.password_file {
+        return Ok(Some(Sourced::new(
+            Secret::File(secrets::resolve_path(s.get_ref(), base)),
+            at(s.span()),
+        )));
+    }
+    if let Some(s) = &p.password_command {
+        return Ok(Some(Sourced::new(
+            Secret::Command(s.get_ref().clone()),
+            at(s.span()),
+        )));
+    }
+    Ok(None)
+}
+
+/// The `--list-servers` text: profile names and addresses (no secrets).
+pub fn list_servers(file: &ConfigFile) -> (String, Option<String>) {
+    let Some(config) = file.config() else {
+        return (
+            String::new(),
+            Some(format!("no config file: {}", file.describe())),
+        );
+    };
+    if config.servers.is_empty() {
+        return (
+            String::new(),
+            Some(format!(
+                "no [servers.NAME] profiles in {}",
+                config.path.display()
+            )),
+        );
+    }
+    let width = config
+        .names()
+        .iter()
+        .map(|n| n.chars().count())
+        .max()
+        .unwrap_or(0);
+    let mut out = String::new();
+    for (name, profile) in &config.servers {
+        let p = profile.get_ref();
+        let raw = p
+            .host
+            .as_ref()
+            .map(|h| h.get_ref().clone())
+            .unwrap_or_else(|| "localhost".into());
+        let (host, host_port) = split_host_port(&raw);
+        let port = host_port
+            .or(p.port.as_ref().map(|s| *s.get_ref()))
+            .unwrap_or(DEFAULT_PORT);
+        let addr = TcpConnector::new(&host, port).describe();
+        out.push_str(&format!("{name:<width$}  {addr}\n"));
+    }
+    (out, None)
+}

@@ -1,0 +1,66 @@
+
+using namespace System.Management.Automation
+using namespace System.Management.Automation.Language
+
+Register-ArgumentCompleter -Native -CommandName 'rcon' -ScriptBlock {
+    param($wordToComplete, $commandAst, $cursorPosition)
+
+    $commandElements = $commandAst.CommandElements
+    $command = @(
+        'rcon'
+        for ($i = 1; $i -lt $commandElements.Count; $i++) {
+            $element = $commandElements[$i]
+            if ($element -isnot [StringConstantExpressionAst] -or
+                $element.StringConstantType -ne [StringConstantType]::BareWord -or
+                $element.Value.StartsWith('-') -or
+                $element.Value -eq $wordToComplete) {
+                break
+        }
+        $element.Value
+    }) -join ';'
+
+    $completions = @(switch ($command) {
+        'rcon' {
+            [CompletionResult]::new('-H', '-H ', [CompletionResultType]::ParameterName, 'Server host name or address; HOST:PORT and [IPv6]:PORT are accepted')
+            [CompletionResult]::new('--host', '--host', [CompletionResultType]::ParameterName, 'Server host name or address; HOST:PORT and [IPv6]:PORT are accepted')
+            [CompletionResult]::new('-P', '-P ', [CompletionResultType]::ParameterName, 'RCON port [default: 25575]')
+            [CompletionResult]::new('--port', '--port', [CompletionResultType]::ParameterName, 'RCON port [default: 25575]')
+            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'RCON password. Warning: arguments are visible to other users of this machine (ps); prefer RCON_PASSWORD or a password file')
+            [CompletionResult]::new('--password', '--password', [CompletionResultType]::ParameterName, 'RCON password. Warning: arguments are visible to other users of this machine (ps); prefer RCON_PASSWORD or a password file')
+            [CompletionResult]::new('--password-file', '--password-file', [CompletionResultType]::ParameterName, 'Read the password from FILE (trailing newline stripped; Docker secrets style)')
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'Use the server profile NAME from the config file (without -s, the `default` profile applies if there is one). Several names separated by commas, or a profile that lists `servers = [...]`, run the commands on all of them at once')
+            [CompletionResult]::new('--server', '--server', [CompletionResultType]::ParameterName, 'Use the server profile NAME from the config file (without -s, the `default` profile applies if there is one). Several names separated by commas, or a profile that lists `servers = [...]`, run the commands on all of them at once')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Read the config file at PATH instead of the default one (see --print-config)')
+            [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'Time limit for connecting, logging in, and the whole wait for each command''s output, e.g. 5s, 500ms [default: 10s]')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Time limit for connecting, logging in, and the whole wait for each command''s output, e.g. 5s, 500ms [default: 10s]')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'A command to run (repeatable; run in order, before any trailing COMMAND)')
+            [CompletionResult]::new('--command', '--command', [CompletionResultType]::ParameterName, 'A command to run (repeatable; run in order, before any trailing COMMAND)')
+            [CompletionResult]::new('--sentinel', '--sentinel', [CompletionResultType]::ParameterName, 'How the end of each command''s output is found [default: detect]')
+            [CompletionResult]::new('--idle-gap', '--idle-gap', [CompletionResultType]::ParameterName, 'With --sentinel idle (or when a server answers no sentinel): the silence that ends an output [default: 250ms]')
+            [CompletionResult]::new('--dialect', '--dialect', [CompletionResultType]::ParameterName, 'The server family [default: minecraft]. --sentinel, when given, overrides its end-of-output method')
+            [CompletionResult]::new('--ssh', '--ssh', [CompletionResultType]::ParameterName, 'Reach the server through an SSH tunnel: runs `ssh -W HOST:PORT DEST` (the system OpenSSH client, no remote shell), so the RCON password never crosses the network in clear text. --host is then resolved on the SSH server (default localhost). DEST is SSHHOST, USER@SSHHOST or USER@SSHHOST:SSHPORT. ssh runs with BatchMode=yes: it never prompts')
+            [CompletionResult]::new('--ssh-option', '--ssh-option', [CompletionResultType]::ParameterName, 'An ssh_config option for --ssh, e.g. IdentityFile=~/.ssh/mc or BatchMode=no (repeatable; passed as `ssh -o OPTION` before rcon''s own defaults, so it wins)')
+            [CompletionResult]::new('--proxy-command', '--proxy-command', [CompletionResultType]::ParameterName, 'Reach the server through any command that connects its stdin/stdout to it, as OpenSSH''s ProxyCommand: %h is the RCON host, %p the port, %% a percent sign. Runs under `sh -c` (`cmd /C` on Windows)')
+            [CompletionResult]::new('--target', '--target', [CompletionResultType]::ParameterName, 'Run the commands on several servers at once: NAME=HOST or NAME=HOST:PORT (repeatable). Output lines are prefixed with the name in brackets; the exit status is the worst of all servers')
+            [CompletionResult]::new('--practice-server', '--practice-server', [CompletionResultType]::ParameterName, 'Run the practice server in the foreground on ADDR (default 127.0.0.1:25575; port 0 picks a free one) and print its address; for trying other clients and for benchmarks')
+            [CompletionResult]::new('--practice-mode', '--practice-mode', [CompletionResultType]::ParameterName, 'The practice server''s dialect: vanilla, source, mirror, mirror-trailer8, reject-sentinel, close-nonpositive, factorio, palworld')
+            [CompletionResult]::new('--practice-password', '--practice-password', [CompletionResultType]::ParameterName, 'The practice server''s password (--practice-server; --demo makes its own)')
+            [CompletionResult]::new('--practice-read-delay', '--practice-read-delay', [CompletionResultType]::ParameterName, 'Delay before each read of the practice server (vanilla mode), to catch clients that send two packets back to back')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Run the commands on every server profile in the config file at once')
+            [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'Ignore the config file (the default one and any --config or RCON_CONFIG)')
+            [CompletionResult]::new('--list-servers', '--list-servers', [CompletionResultType]::ParameterName, 'List the server profiles in the config file (names and addresses, no secrets) and exit')
+            [CompletionResult]::new('--print-config', '--print-config', [CompletionResultType]::ParameterName, 'Print the resolved settings and where each value came from (password masked) and exit')
+            [CompletionResult]::new('--group', '--group', [CompletionResultType]::ParameterName, 'With several servers: print each server''s output as one block under a line with its name in brackets, when that server is done, instead of prefixing every line')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'With several servers: print one JSON object per command and server on stdout ({"server", "command", "output", "ok"} or {"server", "error", "exit"})')
+            [CompletionResult]::new('--demo', '--demo', [CompletionResultType]::ParameterName, 'Run against a built-in practice server (strict vanilla) instead of a real one: no server or password needed. Try `rcon --demo help`')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+    })
+
+    $completions.Where{ $_.CompletionText -like "$wordToComplete*" } |
+        Sort-Object -Property ListItemText
+}

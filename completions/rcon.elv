@@ -1,0 +1,60 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[rcon] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'rcon'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'rcon'= {
+            cand -H 'Server host name or address; HOST:PORT and [IPv6]:PORT are accepted'
+            cand --host 'Server host name or address; HOST:PORT and [IPv6]:PORT are accepted'
+            cand -P 'RCON port [default: 25575]'
+            cand --port 'RCON port [default: 25575]'
+            cand -p 'RCON password. Warning: arguments are visible to other users of this machine (ps); prefer RCON_PASSWORD or a password file'
+            cand --password 'RCON password. Warning: arguments are visible to other users of this machine (ps); prefer RCON_PASSWORD or a password file'
+            cand --password-file 'Read the password from FILE (trailing newline stripped; Docker secrets style)'
+            cand -s 'Use the server profile NAME from the config file (without -s, the `default` profile applies if there is one). Several names separated by commas, or a profile that lists `servers = [...]`, run the commands on all of them at once'
+            cand --server 'Use the server profile NAME from the config file (without -s, the `default` profile applies if there is one). Several names separated by commas, or a profile that lists `servers = [...]`, run the commands on all of them at once'
+            cand --config 'Read the config file at PATH instead of the default one (see --print-config)'
+            cand -t 'Time limit for connecting, logging in, and the whole wait for each command''s output, e.g. 5s, 500ms [default: 10s]'
+            cand --timeout 'Time limit for connecting, logging in, and the whole wait for each command''s output, e.g. 5s, 500ms [default: 10s]'
+            cand -c 'A command to run (repeatable; run in order, before any trailing COMMAND)'
+            cand --command 'A command to run (repeatable; run in order, before any trailing COMMAND)'
+            cand --sentinel 'How the end of each command''s output is found [default: detect]'
+            cand --idle-gap 'With --sentinel idle (or when a server answers no sentinel): the silence that ends an output [default: 250ms]'
+            cand --dialect 'The server family [default: minecraft]. --sentinel, when given, overrides its end-of-output method'
+            cand --ssh 'Reach the server through an SSH tunnel: runs `ssh -W HOST:PORT DEST` (the system OpenSSH client, no remote shell), so the RCON password never crosses the network in clear text. --host is then resolved on the SSH server (default localhost). DEST is SSHHOST, USER@SSHHOST or USER@SSHHOST:SSHPORT. ssh runs with BatchMode=yes: it never prompts'
+            cand --ssh-option 'An ssh_config option for --ssh, e.g. IdentityFile=~/.ssh/mc or BatchMode=no (repeatable; passed as `ssh -o OPTION` before rcon''s own defaults, so it wins)'
+            cand --proxy-command 'Reach the server through any command that connects its stdin/stdout to it, as OpenSSH''s ProxyCommand: %h is the RCON host, %p the port, %% a percent sign. Runs under `sh -c` (`cmd /C` on Windows)'
+            cand --target 'Run the commands on several servers at once: NAME=HOST or NAME=HOST:PORT (repeatable). Output lines are prefixed with the name in brackets; the exit status is the worst of all servers'
+            cand --practice-server 'Run the practice server in the foreground on ADDR (default 127.0.0.1:25575; port 0 picks a free one) and print its address; for trying other clients and for benchmarks'
+            cand --practice-mode 'The practice server''s dialect: vanilla, source, mirror, mirror-trailer8, reject-sentinel, close-nonpositive, factorio, palworld'
+            cand --practice-password 'The practice server''s password (--practice-server; --demo makes its own)'
+            cand --practice-read-delay 'Delay before each read of the practice server (vanilla mode), to catch clients that send two packets back to back'
+            cand --all 'Run the commands on every server profile in the config file at once'
+            cand --no-config 'Ignore the config file (the default one and any --config or RCON_CONFIG)'
+            cand --list-servers 'List the server profiles in the config file (names and addresses, no secrets) and exit'
+            cand --print-config 'Print the resolved settings and where each value came from (password masked) and exit'
+            cand --group 'With several servers: print each server''s output as one block under a line with its name in brackets, when that server is done, instead of prefixing every line'
+            cand --json 'With several servers: print one JSON object per command and server on stdout ({"server", "command", "output", "ok"} or {"server", "error", "exit"})'
+            cand --demo 'Run against a built-in practice server (strict vanilla) instead of a real one: no server or password needed. Try `rcon --demo help`'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+    ]
+    $completions[$command]
+}

@@ -1,0 +1,35 @@
+complete -c rcon -s H -l host -d 'Server host name or address; HOST:PORT and [IPv6]:PORT are accepted' -r
+complete -c rcon -s P -l port -d 'RCON port [default: 25575]' -r
+complete -c rcon -s p -l password -d 'RCON password. Warning: arguments are visible to other users of this machine (ps); prefer RCON_PASSWORD or a password file' -r
+complete -c rcon -l password-file -d 'Read the password from FILE (trailing newline stripped; Docker secrets style)' -r -F
+complete -c rcon -s s -l server -d 'Use the server profile NAME from the config file (without -s, the `default` profile applies if there is one). Several names separated by commas, or a profile that lists `servers = [...]`, run the commands on all of them at once' -r -f -a "(rcon --list-servers 2>/dev/null | string replace -r '\s.*' '')"
+complete -c rcon -l config -d 'Read the config file at PATH instead of the default one (see --print-config)' -r -F
+complete -c rcon -s t -l timeout -d 'Time limit for connecting, logging in, and the whole wait for each command\'s output, e.g. 5s, 500ms [default: 10s]' -r
+complete -c rcon -s c -l command -d 'A command to run (repeatable; run in order, before any trailing COMMAND)' -r
+complete -c rcon -l sentinel -d 'How the end of each command\'s output is found [default: detect]' -r -f -a "detect\t'Probe after login; use id -2, else a positive id, else an idle gap'
+negative\t'Always an id -2 sentinel, no probe'
+positive\t'A positive-id sentinel, for servers that close on ids <= 0'
+idle\t'No sentinel: output ends after --idle-gap of silence'
+auto\t'No sentinel when the first fragment is under 4096 bytes (one round trip per command)'"
+complete -c rcon -l idle-gap -d 'With --sentinel idle (or when a server answers no sentinel): the silence that ends an output [default: 250ms]' -r
+complete -c rcon -l dialect -d 'The server family [default: minecraft]. --sentinel, when given, overrides its end-of-output method' -r -f -a "minecraft\t'Vanilla Minecraft, Paper, Spigot, Forge: probed end-of-output marker, 1446-byte commands'
+source\t'Source engine (CS2, TF2, GMod...): mirrored end-of-output marker, 4086-byte commands'
+factorio\t'Factorio: one packet per answer'
+palworld\t'Palworld: replies matched whatever their id; output ends after --idle-gap of silence'"
+complete -c rcon -l ssh -d 'Reach the server through an SSH tunnel: runs `ssh -W HOST:PORT DEST` (the system OpenSSH client, no remote shell), so the RCON password never crosses the network in clear text. --host is then resolved on the SSH server (default localhost). DEST is SSHHOST, USER@SSHHOST or USER@SSHHOST:SSHPORT. ssh runs with BatchMode=yes: it never prompts' -r
+complete -c rcon -l ssh-option -d 'An ssh_config option for --ssh, e.g. IdentityFile=~/.ssh/mc or BatchMode=no (repeatable; passed as `ssh -o OPTION` before rcon\'s own defaults, so it wins)' -r
+complete -c rcon -l proxy-command -d 'Reach the server through any command that connects its stdin/stdout to it, as OpenSSH\'s ProxyCommand: %h is the RCON host, %p the port, %% a percent sign. Runs under `sh -c` (`cmd /C` on Windows)' -r
+complete -c rcon -l target -d 'Run the commands on several servers at once: NAME=HOST or NAME=HOST:PORT (repeatable). Output lines are prefixed with the name in brackets; the exit status is the worst of all servers' -r
+complete -c rcon -l practice-server -d 'Run the practice server in the foreground on ADDR (default 127.0.0.1:25575; port 0 picks a free one) and print its address; for trying other clients and for benchmarks' -r
+complete -c rcon -l practice-mode -d 'The practice server\'s dialect: vanilla, source, mirror, mirror-trailer8, reject-sentinel, close-nonpositive, factorio, palworld' -r
+complete -c rcon -l practice-password -d 'The practice server\'s password (--practice-server; --demo makes its own)' -r
+complete -c rcon -l practice-read-delay -d 'Delay before each read of the practice server (vanilla mode), to catch clients that send two packets back to back' -r
+complete -c rcon -l all -d 'Run the commands on every server profile in the config file at once'
+complete -c rcon -l no-config -d 'Ignore the config file (the default one and any --config or RCON_CONFIG)'
+complete -c rcon -l list-servers -d 'List the server profiles in the config file (names and addresses, no secrets) and exit'
+complete -c rcon -l print-config -d 'Print the resolved settings and where each value came from (password masked) and exit'
+complete -c rcon -l group -d 'With several servers: print each server\'s output as one block under a line with its name in brackets, when that server is done, instead of prefixing every line'
+complete -c rcon -l json -d 'With several servers: print one JSON object per command and server on stdout ({"server", "command", "output", "ok"} or {"server", "error", "exit"})'
+complete -c rcon -l demo -d 'Run against a built-in practice server (strict vanilla) instead of a real one: no server or password needed. Try `rcon --demo help`'
+complete -c rcon -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c rcon -s V -l version -d 'Print version'

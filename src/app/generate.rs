@@ -1,0 +1,405 @@
+//! Generated files: shell completions in `completions/` and the man page `man/rcon.1`. They are
+//! committed and built from the clap definition plus the texts here, with no dates or machine
+//! paths. The test `generated_files_are_current` fails when they are stale;
+//! `RCON_REGENERATE=1 cargo test --bin rcon generated` rewrites them.
+//!
+//! Only compiled for tests: the `rcon` binary itself never generates anything, so the generators
+//! (`clap_complete`, `clap_mangen`) are dev-dependencies.
+
+#![cfg(test)]
+
+use clap::CommandFactory;
+use clap_complete::{Generator, Shell};
+
+use super::args::Args;
+use super::exit::TABLE;
+
+/// The shells completions are generated for.
+const SHELLS: [Shell; 5] = [
+    Shell::Bash,
+    Shell::Zsh,
+    Shell::Fish,
+    Shell::PowerShell,
+    Shell::Elvish,
+];
+
+/// The shell pipeline that lists profile names: the first column of `rcon --list-servers`
+/// (which honours `RCON_CONFIG` and prints nothing but names and addresses).
+const NAMES: &str = "rcon --list-servers 2>/dev/null";
+
+fn command() -> clap::Command {
+    // Never let the generating environment's RCON_* values into the output.
+    Args::command().mut_args(|a| a.hide_env_values(true))
+}
+
+/// Replaces `from` with `to` exactly `count` times, failing loudly when clap_complete's output
+/// changed shape (so dynamic completion is never silently lost).
+fn patch(text: &str, from: &str, to: &str, count: usize) -> String {
+    let found = text.matches(from).count();
+    assert_eq!(
+        found, count,
+        "completion patch no longer applies: {from:?} found {found} times"
+    );
+    text.replace(from, to)
+}
+
+/// One shell's completion script, with dynamic profile names for `-s/--server` in bash, zsh
+/// and fish.
+pub fn completion(shell: Shell) -> String {
+    let mut buf = Vec::new();
+    clap_complete::generate(shell, &mut command(), "rcon", &mut buf);
+    let text = String::from_utf8(buf).expect("completion is UTF-8");
+    match shell {
+        Shell::Bash => {
+            let file = "                    COMPREPLY=($(compgen -f \"${cur}\"))\n";
+            let names = format!(
+                "                    COMPREPLY=($(compgen -W \"$({NAMES} | awk '{{print $1}}')\" -- \"${{cur}}\"))\n"
+            );
+            let mut text = text;
+            for flag in ["--server", "-s"] {
+                text = patch(
+                    &text,
+                    &format!("                {flag})\n{file}"),
+                    &format!("                {flag})\n{names}"),
+                    1,
+                );
+            }
+            text
+        }
+        Shell::Zsh => {
+            let names = format!(":NAME:{{compadd -- ${{${{(f)\"$({NAMES})\"}}%% *}}}}' \\");
+            // The two spec lines for -s and --server end with `:NAME:_default' \`.
+            let mut out = String::new();
+            let mut patched = 0;
+            for line in text.split_inclusive('\n') {
+                if (line.starts_with("'-s+[") || line.starts_with("'--server=["))
+                    && line.ends_with(":NAME:_default' \\\n")
+                {
+                    out.push_str(&line.replace(":NAME:_default' \\", &names));
+                    patched += 1;
+                } else {
+                    out.push_str(line);
+                }
+            }
+            assert_eq!(patched, 2, "zsh completion patch no longer applies");
+            out
+        }
+        Shell::Fish => {
+            let mut out = String::new();
+            let mut patched = 0;
+            for line in text.split_inclusive('\n') {
+                if line.starts_with("complete -c rcon -s s -l server ") && line.ends_with(" -r\n") {
+                    out.push_str(line.trim_end());
+                    out.push_str(&format!(
+                        " -f -a \"({NAMES} | string replace -r '\\s.*' '')\"\n"
+                    ));
+                    patched += 1;
+                } else {
+                    out.push_str(line);
+                }
+            }
+            assert_eq!(patched, 1, "fish completion patch no longer applies");
+            out
+        }
+        _ => text,
+    }
+}
+
+/// Escapes text for roff.
+fn roff(text: &str) -> String {
+    let t = text.replace('\\', "\\e").replace('-', "\\-");
+    if t.starts_with('.') || t.starts_with('\'') {
+        format!("\\&{t}")
+    } else {
+        t
+    }
+}
+
+/// A tagged paragraph: bold tag, plain body.
+fn item(out: &mut String, tag: &str, body: &str) {
+    out.push_str(&format!(".TP\n\\fB{}\\fR\n{}\n", roff(tag), roff(body)));
+}
+
+/// Environment variables, documented in one place (also in docs/config.md).
+const ENVIRONMENT: &[(&str, &str)] = &[
+    (
+        "RCON_HOST, RCON_PORT, RCON_TIMEOUT",
+        "Defaults for --host, --port and --timeout. Flags win over the environment, which wins over the config profile.",
+    ),
+    (
+        "RCON_PASSWORD",
+        "The password (safer than --password, which other users can see with ps).",
+    ),
+    (
+        "RCON_PASSWORD_FILE",
+        "A file holding the password, as --password-file; a trailing newline is stripped (Docker secrets style).",
+    ),
+    ("RCON_SERVER", "The config profile to use, as -s/--server."),
+    (
+        "RCON_CONFIG",
+        "The config file to read instead of the default one, as --config. It must exist.",
+    ),
+    (
+        "MCRCON_HOST, MCRCON_PORT, MCRCON_PASS",
+        "mcrcon's variables, used when the RCON_* ones are not set.",
+    ),
+    (
+        "XDG_CONFIG_HOME",
+        "On Linux and BSD, the directory holding rconsole/config.toml (default ~/.config).",
+    ),
+];
+
+const FILES: &[(&str, &str)] = &[
+    (
+        "$XDG_CONFIG_HOME/rconsole/config.toml",
+        "The config file on Linux and BSD (~/.config/rconsole/config.toml when XDG_CONFIG_HOME is unset).",
+    ),
+    (
+        "~/Library/Application Support/rconsole/config.toml",
+        "The config file on macOS.",
+    ),
+    (
+        "%APPDATA%\\rconsole\\config\\config.toml",
+        "The config file on Windows.",
+    ),
+];
+
+const EXAMPLES: &[(&str, &str)] = &[
+    (
+        "rcon --demo help",
+        "Try rcon against the built-in practice server.",
+    ),
+    (
+        "RCON_PASSWORD=secret rcon -H mc.example.com list",
+        "Run one command on a server.",
+    ),
+    (
+        "rcon -s survival list",
+        "Run a command on the server of the config profile survival.",
+    ),
+    (
+        "rcon --password-file /run/secrets/rcon -H mc list",
+        "Read the password from a file.",
+    ),
+    (
+        "rcon --list-servers",
+        "Show the profiles in the config file.",
+    ),
+    (
+        "rcon -s survival --print-config",
+        "Show the settings a command would use and where each came from.",
+    ),
+];
+
+/// The exit status table, parsed out of the `--help` text so both stay the same.
+fn exit_statuses() -> Vec<(String, String)> {
+    let mut rows: Vec<(String, String)> = Vec::new();
+    for line in TABLE.lines().skip(1) {
+        let t = line.trim();
+        match t.split_once(char::is_whitespace) {
+            Some((code, text)) if code.chars().all(|c| c.is_ascii_digit()) => {
+                rows.push((code.to_string(), text.trim().to_string()));
+            }
+            _ => {
+                if let Some(last) = rows.last_mut() {
+                    last.1.push(' ');
+                    last.1.push_str(t);
+                }
+            }
+        }
+    }
+    rows
+}
+
+/// The man page: clap_mangen's sections, then exit status, environment, files and examples.
+pub fn man_page() -> String {
+    let man = clap_mangen::Man::new(command());
+    let mut buf = Vec::new();
+    man.render_title(&mut buf).unwrap();
+    man.render_name_section(&mut buf).unwrap();
+    man.render_synopsis_section(&mut buf).unwrap();
+    man.render_description_section(&mut buf).unwrap();
+    man.render_options_section(&mut buf).unwrap();
+    let mut out = String::from_utf8(buf).expect("man page is UTF-8");
+    out.push_str(".SH \"EXIT STATUS\"\n");
+    for (code, text) in exit_statuses() {
+        item(&mut out, &code, &text);
+    }
+    out.push_str(".SH ENVIRONMENT\n");
+    for (name, text) in ENVIRONMENT {
+        item(&mut out, name, text);
+    }
+    out.push_str(".SH FILES\n");
+    for (name, text) in FILES {
+        item(&mut out, name, text);
+    }
+    out.push_str(&format!(
+        ".PP\n{}\n",
+        roff(
+            "The config file holds named server profiles as [servers.NAME] tables with the keys \
+             host, port, password, password_file, password_command, timeout, sentinel and \
+             idle_gap; the profile named default applies when no -s is given. Unknown keys and \
+             bad values are errors (exit status 3). See rcon --print-config."
+        )
+    ));
+    out.push_str(".SH EXAMPLES\n");
+    for (cmd, text) in EXAMPLES {
+        item(&mut out, cmd, text);
+    }
+    let mut buf = Vec::new();
+    man.render_version_section(&mut buf).unwrap();
+    out.push_str(&String::from_utf8(buf).unwrap());
+    out
+}
+
+/// Every generated file: path relative to the repository root, and contents.
+pub fn files() -> Vec<(String, String)> {
+    let mut files: Vec<(String, String)> = SHELLS
+        .iter()
+        .map(|&s| {
+            (
+                format!("completions/{}", s.file_name("rcon")),
+                completion(s),
+            )
+        })
+        .collect();
+    files.push(("man/rcon.1".into(), man_page()));
+    files
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+    use std::process::Command;
+
+    use super::*;
+
+    fn root() -> &'static Path {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+    }
+
+    /// A tool is present, or (outside CI) the check is skipped with a note; on CI it must be
+    /// there (`.ci/apt-packages.txt`).
+    fn have(tool: &str) -> bool {
+        let found = Command::new(tool)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if !found {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "{tool} is missing on CI; add it to .ci/apt-packages.txt"
+            );
+            eprintln!("note: {tool} not installed; check skipped");
+        }
+        found
+    }
+
+    #[test]
+    fn generated_files_are_current() {
+        let regenerate = std::env::var_os("RCON_REGENERATE").is_some_and(|v| v == "1");
+        let mut stale = Vec::new();
+        for (path, text) in files() {
+            let full = root().join(&path);
+            if regenerate {
+                std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+                std::fs::write(&full, &text).unwrap();
+            } else if std::fs::read_to_string(&full).ok().as_deref() != Some(text.as_str()) {
+                stale.push(path);
+            }
+        }
+        assert!(
+            stale.is_empty(),
+            "stale generated files {stale:?}: run `RCON_REGENERATE=1 cargo test --bin rcon generated` and commit them"
+        );
+    }
+
+    #[test]
+    fn generated_output_is_deterministic() {
+        assert_eq!(files(), files());
+        for (path, text) in files() {
+            assert!(
+                !text.contains(env!("CARGO_MANIFEST_DIR")),
+                "{path} names a path"
+            );
+        }
+    }
+
+    #[test]
+    fn generated_man_page_has_the_sections() {
+        let man = man_page();
+        for section in [
+            ".SH NAME",
+            ".SH SYNOPSIS",
+            ".SH OPTIONS",
+            ".SH \"EXIT STATUS\"",
+            ".SH ENVIRONMENT",
+            ".SH FILES",
+            ".SH EXAMPLES",
+        ] {
+            assert!(man.contains(section), "missing {section}");
+        }
+        let codes: Vec<String> = exit_statuses().into_iter().map(|r| r.0).collect();
+        assert_eq!(
+            codes,
+            ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "130"]
+        );
+        assert!(man.contains("RCON_PASSWORD_FILE"));
+    }
+
+    #[test]
+    fn generated_man_page_renders() {
+        if !have("man") {
+            return;
+        }
+        let out = Command::new("man")
+            .arg("-l")
+            .arg(root().join("man/rcon.1"))
+            .env("MANPAGER", "cat")
+            .env("PAGER", "cat")
+            .env("MANWIDTH", "100")
+            .output()
+            .expect("run man");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        for heading in [
+            "EXIT STATUS",
+            "ENVIRONMENT",
+            "FILES",
+            "EXAMPLES",
+            "--print-config",
+        ] {
+            assert!(
+                text.contains(heading),
+                "rendered page lacks {heading}:\n{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn generated_completions_parse() {
+        for (shell, file, check) in [
+            ("bash", "rcon.bash", vec!["-n"]),
+            ("zsh", "_rcon", vec!["-n"]),
+            ("fish", "rcon.fish", vec!["--no-execute"]),
+        ] {
+            if !have(shell) {
+                continue;
+            }
+            let out = Command::new(shell)
+                .args(&check)
+                .arg(root().join("completions").join(file))
+                .output()
+                .expect("run shell");
+            assert!(
+                out.status.success(),
+                "{shell} rejects completions/{file}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+}
