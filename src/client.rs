@@ -213,7 +213,11 @@ impl std::fmt::Debug for Client {
 
 impl Client {
     /// Connects, logs in and settles the end-of-output strategy.
-    pub fn connect(connector: Box<dyn Connector>, password: Password, opts: Options) -> Result<Self> {
+    pub fn connect(
+        connector: Box<dyn Connector>,
+        password: Password,
+        opts: Options,
+    ) -> Result<Self> {
         let (strategy, probe) = match opts.end {
             EndDetection::Detect => (Strategy::Negative, true),
             EndDetection::Negative => (Strategy::Negative, false),
@@ -406,7 +410,11 @@ impl Client {
                     return Err(Error::LoginClosed);
                 }
                 Err(e) => {
-                    return Err(self.read_error(e, "waiting for the login reply", self.opts.timeout));
+                    return Err(self.read_error(
+                        e,
+                        "waiting for the login reply",
+                        self.opts.timeout,
+                    ));
                 }
             };
             // Source sends an empty type-0 packet before the reply (PROTOCOL.md section 4).
@@ -449,10 +457,11 @@ impl Client {
                 Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {
                     return Ok(ProbeResult::Silent);
                 }
-                Err(e) if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::ConnectionReset | std::io::ErrorKind::ConnectionAborted
-                ) =>
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::ConnectionReset | std::io::ErrorKind::ConnectionAborted
+                    ) =>
                 {
                     self.close();
                     return Ok(ProbeResult::Rejected("reset the connection"));
@@ -577,7 +586,11 @@ impl Client {
                 Ok(Some(_)) => continue,
                 Ok(None) => break,
                 Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {
-                    return Err(self.read_error(e, "waiting for the command's output", self.opts.timeout));
+                    return Err(self.read_error(
+                        e,
+                        "waiting for the command's output",
+                        self.opts.timeout,
+                    ));
                 }
                 // A reset while the server shuts down is the expected end.
                 Err(_) => break,

@@ -4,6 +4,9 @@
 //! - [`packet`]: the wire format, sans-IO (encoding, incremental decoding, limits).
 //! - [`transport`]: byte streams the engine runs over; the only module that opens sockets.
 //! - [`client`]: login, commands, end-of-output detection, reconnects.
+//! - [`varint`], [`status`], [`query`]: the Minecraft game protocol's Server List Ping and the
+//!   UDP query, sans-IO.
+//! - [`net`]: drives the status ping and the query over the network.
 //! - [`practice`]: an in-process server with a strict vanilla mode and other dialects, for tests,
 //!   demos and benchmarks.
 //!
@@ -12,9 +15,13 @@
 
 pub mod client;
 pub mod error;
+pub mod net;
 pub mod packet;
 pub mod practice;
+pub mod query;
+pub mod status;
 pub mod transport;
+pub mod varint;
 
 pub use client::{Client, EndDetection, Options, Password};
 pub use error::{Error, ErrorKind, Result};
@@ -24,7 +31,7 @@ use std::time::Duration;
 /// Formats a duration the way the command line accepts it: `1.5s`, `250ms`.
 pub fn format_duration(d: Duration) -> String {
     let ms = d.as_millis();
-    if ms >= 1000 && ms % 1000 == 0 {
+    if ms >= 1000 && ms.is_multiple_of(1000) {
         format!("{}s", ms / 1000)
     } else if ms >= 1000 {
         format!("{:.1}s", d.as_secs_f64())

@@ -83,7 +83,12 @@ pub struct Args {
     pub practice_mode: String,
 
     /// The practice server's password (--practice-server; --demo makes its own).
-    #[arg(long, value_name = "PASSWORD", default_value = "practice", hide_default_value = true)]
+    #[arg(
+        long,
+        value_name = "PASSWORD",
+        default_value = "practice",
+        hide_default_value = true
+    )]
     pub practice_password: String,
 
     /// Delay before each read of the practice server (vanilla mode), to catch clients that send

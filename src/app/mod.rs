@@ -141,7 +141,9 @@ pub fn is_parse_error(text: &str) -> bool {
 
 fn run_one(client: &mut Client, command: &str) -> Result<String, (String, rconsole::Error)> {
     if is_stop_command(command) {
-        return client.command_then_close(command).map_err(|e| (String::new(), e));
+        return client
+            .command_then_close(command)
+            .map_err(|e| (String::new(), e));
     }
     let mut out = Vec::new();
     match client.command_into(command, &mut out) {
@@ -171,9 +173,12 @@ fn serve_practice(args: &Args, addr: &str) -> anyhow::Result<Exit> {
             ),
         )
     })?;
-    let bind = addr
-        .parse()
-        .map_err(|_| fail(Exit::Usage, format!("--practice-server: '{addr}' is not IP:PORT")))?;
+    let bind = addr.parse().map_err(|_| {
+        fail(
+            Exit::Usage,
+            format!("--practice-server: '{addr}' is not IP:PORT"),
+        )
+    })?;
     let server = PracticeServer::start(practice::Config {
         bind,
         password: args.practice_password.clone(),
@@ -212,6 +217,8 @@ mod tests {
         assert!(is_parse_error(
             "Unknown or incomplete command, see below for errorfoo<--[HERE]"
         ));
-        assert!(!is_parse_error("There are 0 of a max of 20 players online: "));
+        assert!(!is_parse_error(
+            "There are 0 of a max of 20 players online: "
+        ));
     }
 }
