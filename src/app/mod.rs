@@ -4,7 +4,9 @@
 pub mod args;
 pub mod exit;
 pub mod output;
+pub mod reach;
 pub mod settings;
+pub mod trace;
 
 use std::sync::Arc;
 
@@ -43,6 +45,13 @@ pub fn run(args: Args, port_from_flag: bool) -> anyhow::Result<Exit> {
     if let Some(addr) = &args.practice_server {
         return serve_practice(&args, addr);
     }
+    // Status ping and query need no password and no RCON session.
+    if let Some(target) = &args.ping {
+        return reach::ping(&args, target.as_deref());
+    }
+    if let Some(target) = &args.query {
+        return reach::query(&args, target.as_deref());
+    }
     let commands = commands(&args);
     if commands.is_empty() {
         return Err(fail(
@@ -61,7 +70,11 @@ pub fn run(args: Args, port_from_flag: bool) -> anyhow::Result<Exit> {
             anyhow::Error::new(e).context(format!("{which} refused; nothing was sent"))
         })?;
     }
-    let observer: Arc<dyn Observer> = Arc::new(StderrObserver);
+    let observer: Arc<dyn Observer> = if args.trace {
+        Arc::new(trace::Trace::new())
+    } else {
+        Arc::new(StderrObserver)
+    };
     let opts = settings::options(&args, observer);
 
     // Keeps the demo server alive for the whole session.
