@@ -327,7 +327,7 @@ mod tests {
 
     #[test]
     fn basic_stat() {
-        let mut body = b"A \xa7aMinecraft Server\0SMP\0world\02\x0020\0".to_vec();
+        let mut body = b"A \xa7aMinecraft Server\0SMP\0world\x002\x0020\0".to_vec();
         body.extend_from_slice(&25565u16.to_le_bytes());
         body.extend_from_slice(b"127.0.0.1\0");
         let stat = parse_basic(&reply(0, &body), SESSION).unwrap();

@@ -43,7 +43,7 @@ fn game_target(given: Option<&str>, args: &Args) -> anyhow::Result<Target> {
     })
 }
 
-/// Colour only on a terminal, and never with NO_COLOR set (https://no-color.org).
+/// Colour only on a terminal, and never with NO_COLOR set (<https://no-color.org>).
 fn colour_wanted() -> bool {
     std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }
