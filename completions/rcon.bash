@@ -23,7 +23,7 @@ _rcon() {
 
     case "${cmd}" in
         rcon)
-            opts="-H -P -p -s -t -c -h -V --host --port --password --password-file --server --all --config --no-config --list-servers --print-config --timeout --command --sentinel --idle-gap --dialect --ssh --ssh-option --proxy-command --target --group --json --demo --practice-server --practice-mode --practice-password --practice-read-delay --help --version"
+            opts="-H -P -p -s -t -c -v -h -V --host --port --password --password-file --server --all --config --no-config --list-servers --print-config --timeout --command --sentinel --idle-gap --dialect --ssh --ssh-option --proxy-command --target --group --demo --practice-server --practice-mode --practice-password --practice-read-delay --ping --legacy --query --full --json --trace --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -126,6 +126,14 @@ _rcon() {
                     return 0
                     ;;
                 --practice-read-delay)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ping)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --query)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -24,12 +24,17 @@ complete -c rcon -l practice-server -d 'Run the practice server in the foregroun
 complete -c rcon -l practice-mode -d 'The practice server\'s dialect: vanilla, source, mirror, mirror-trailer8, reject-sentinel, close-nonpositive, factorio, palworld' -r
 complete -c rcon -l practice-password -d 'The practice server\'s password (--practice-server; --demo makes its own)' -r
 complete -c rcon -l practice-read-delay -d 'Delay before each read of the practice server (vanilla mode), to catch clients that send two packets back to back' -r
+complete -c rcon -l ping -d 'Show a Minecraft server\'s status with the Server List Ping (game port, default 25565; no password needed): version, players, MOTD, latency. HOST defaults to the host of --host, else localhost. Servers older than 1.7 are asked with the legacy FE 01 ping' -r
+complete -c rcon -l query -d 'Ask a server over UDP Query (needs enable-query=true; query.port, default 25565; no password needed): MOTD, map, players. HOST defaults as for --ping' -r
 complete -c rcon -l all -d 'Run the commands on every server profile in the config file at once'
 complete -c rcon -l no-config -d 'Ignore the config file (the default one and any --config or RCON_CONFIG)'
 complete -c rcon -l list-servers -d 'List the server profiles in the config file (names and addresses, no secrets) and exit'
 complete -c rcon -l print-config -d 'Print the resolved settings and where each value came from (password masked) and exit'
 complete -c rcon -l group -d 'With several servers: print each server\'s output as one block under a line with its name in brackets, when that server is done, instead of prefixing every line'
-complete -c rcon -l json -d 'With several servers: print one JSON object per command and server on stdout ({"server", "command", "output", "ok"} or {"server", "error", "exit"})'
 complete -c rcon -l demo -d 'Run against a built-in practice server (strict vanilla) instead of a real one: no server or password needed. Try `rcon --demo help`'
+complete -c rcon -l legacy -d 'With --ping: send only the legacy (pre-1.7) FE 01 ping'
+complete -c rcon -l full -d 'With --query: the full stat (version, software, plugins, player names)'
+complete -c rcon -l json -d 'Print JSON instead of text: one object per line per command (with several servers, one per command and server); --ping: the server\'s status JSON with address and latency; --query: the stat'
+complete -c rcon -s v -l trace -d 'Print every packet sent and received to stderr: a hex dump under its decoded header (size, id, type) and the time since start. The password is never shown'
 complete -c rcon -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c rcon -s V -l version -d 'Print version'

@@ -75,6 +75,12 @@ pub enum Error {
     /// The transport (for example an SSH tunnel) failed in a way of its own.
     #[error("{0}")]
     Transport(String),
+    /// A status ping reply (Server List Ping) that cannot be understood.
+    #[error(transparent)]
+    Status(#[from] crate::status::StatusError),
+    /// A query reply (UDP) that cannot be understood.
+    #[error(transparent)]
+    Query(#[from] crate::query::QueryError),
 }
 
 /// Broad classes of [`Error`], for mapping to exit codes.
@@ -102,9 +108,12 @@ impl Error {
             Error::Resolve { .. } | Error::Connect { .. } => ErrorKind::Connect,
             Error::LoginRefused | Error::LoginClosed => ErrorKind::Login,
             Error::Timeout { .. } => ErrorKind::Timeout,
-            Error::Closed { .. } | Error::Io { .. } | Error::Decode(_) | Error::Protocol(_) => {
-                ErrorKind::Connection
-            }
+            Error::Closed { .. }
+            | Error::Io { .. }
+            | Error::Decode(_)
+            | Error::Protocol(_)
+            | Error::Status(_)
+            | Error::Query(_) => ErrorKind::Connection,
             Error::CommandTooLong { .. } | Error::CommandHasNul => ErrorKind::Refused,
             Error::Transport(_) => ErrorKind::Transport,
         }

@@ -6,6 +6,9 @@
 //! - [`process`]: a byte stream over a child process's pipes (`ssh -W`, a proxy command).
 //! - [`dialect`]: what differs between Minecraft, Source, Factorio and Palworld servers.
 //! - [`client`]: login, commands, end-of-output detection, reconnects.
+//! - [`varint`], [`status`], [`query`]: the Minecraft game protocol's Server List Ping and the
+//!   UDP query, sans-IO.
+//! - [`net`]: drives the status ping and the query over the network.
 //! - [`practice`]: an in-process server with a strict vanilla mode and other dialects, for tests,
 //!   demos and benchmarks.
 //!
@@ -15,10 +18,14 @@
 pub mod client;
 pub mod dialect;
 pub mod error;
+pub mod net;
 pub mod packet;
 pub mod practice;
 pub mod process;
+pub mod query;
+pub mod status;
 pub mod transport;
+pub mod varint;
 
 pub use client::{Client, EndDetection, Options, Password};
 pub use dialect::Dialect;

@@ -169,11 +169,6 @@ pub struct Args {
     #[arg(long)]
     pub group: bool,
 
-    /// With several servers: print one JSON object per command and server on stdout
-    /// ({"server", "command", "output", "ok"} or {"server", "error", "exit"}).
-    #[arg(long, conflicts_with = "group")]
-    pub json: bool,
-
     /// Run against a built-in practice server (strict vanilla) instead of a real one: no server
     /// or password needed. Try `rcon --demo help`.
     #[arg(long)]
@@ -202,6 +197,36 @@ pub struct Args {
     /// two packets back to back.
     #[arg(long, value_name = "DURATION", value_parser = duration)]
     pub practice_read_delay: Option<Duration>,
+
+    /// Show a Minecraft server's status with the Server List Ping (game port, default 25565; no
+    /// password needed): version, players, MOTD, latency. HOST defaults to the host of --host,
+    /// else localhost. Servers older than 1.7 are asked with the legacy FE 01 ping.
+    #[arg(long, value_name = "HOST[:PORT]", num_args = 0..=1)]
+    pub ping: Option<Option<String>>,
+
+    /// With --ping: send only the legacy (pre-1.7) FE 01 ping.
+    #[arg(long, requires = "ping")]
+    pub legacy: bool,
+
+    /// Ask a server over UDP Query (needs enable-query=true; query.port, default 25565; no
+    /// password needed): MOTD, map, players. HOST defaults as for --ping.
+    #[arg(long, value_name = "HOST[:PORT]", num_args = 0..=1, conflicts_with = "ping")]
+    pub query: Option<Option<String>>,
+
+    /// With --query: the full stat (version, software, plugins, player names).
+    #[arg(long, requires = "query")]
+    pub full: bool,
+
+    /// Print JSON instead of text: one object per line per command (with several servers,
+    /// one per command and server); --ping: the server's status JSON with address and latency;
+    /// --query: the stat.
+    #[arg(long, conflicts_with = "group")]
+    pub json: bool,
+
+    /// Print every packet sent and received to stderr: a hex dump under its decoded header
+    /// (size, id, type) and the time since start. The password is never shown.
+    #[arg(short = 'v', long)]
+    pub trace: bool,
 
     /// The command to run: the words are joined with single spaces into one command. Words
     /// starting with '-' after the first word belong to the command.

@@ -8,8 +8,10 @@ pub mod fanout;
 #[cfg(test)]
 mod generate;
 pub mod output;
+pub mod reach;
 pub mod secrets;
 pub mod settings;
+pub mod trace;
 
 use std::sync::Arc;
 
@@ -62,6 +64,13 @@ pub fn run(args: Args, origins: Origins) -> anyhow::Result<Exit> {
     } else {
         ConfigFile::load(&args, &origins)?
     };
+    // Status ping and query need no password and no RCON session.
+    if let Some(target) = &args.ping {
+        return reach::ping(&args, target.as_deref());
+    }
+    if let Some(target) = &args.query {
+        return reach::query(&args, target.as_deref());
+    }
     let commands = commands(&args);
     if let Some(names) = settings::fanout_names(&args, &origins, &file)? {
         let mut servers = Vec::new();
@@ -95,7 +104,11 @@ pub fn run(args: Args, origins: Origins) -> anyhow::Result<Exit> {
         return fanout::run_settings(&args, servers, &commands);
     }
     refuse_unsendable(&commands, [&settings])?;
-    let observer: Arc<dyn Observer> = Arc::new(StderrObserver);
+    let observer: Arc<dyn Observer> = if args.trace {
+        Arc::new(trace::Trace::new())
+    } else {
+        Arc::new(StderrObserver)
+    };
     let opts = settings.options(observer);
 
     // Keeps the demo server alive for the whole session.

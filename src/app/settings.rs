@@ -390,13 +390,20 @@ pub fn connector(
     Ok(Box::new(TcpConnector::new(host, port)))
 }
 
-/// Where one `--target` points.
+/// Where one `--target` (or `--ping`, `--query`) points.
 #[derive(Debug, Clone)]
 pub struct Target {
     /// Host name or address, without brackets.
     pub host: String,
     /// TCP port.
     pub port: u16,
+}
+
+impl Target {
+    /// `host:port`, bracketing IPv6.
+    pub fn describe(&self) -> String {
+        TcpConnector::new(&self.host, self.port).describe()
+    }
 }
 
 /// The servers of `--target NAME=HOST:PORT`, in order; a target without a port gets --port

@@ -1,0 +1,465 @@
+//! `--ping` and `--query`: a server's status without a password, printed for people or as JSON.
+
+use std::io::IsTerminal;
+use std::time::Duration;
+
+use anyhow::Context;
+use serde_json::{Map, Value, json};
+
+use rconsole::client::Direction;
+use rconsole::net::{self, LegacyPing, PingReport, QueryReply, QueryReport};
+use rconsole::status::{self, DEFAULT_PORT};
+use rconsole::transport::split_host_port;
+
+use super::args::Args;
+use super::exit::{Exit, fail};
+use super::output::Printer;
+use super::settings::{DEFAULT_TIMEOUT, Target};
+use super::trace::Trace;
+
+/// The game server to ping or query: `HOST[:PORT]` given to the flag, else the host of `--host`
+/// (its port is the RCON port, so it is not used), else localhost; the port defaults to the game
+/// port 25565.
+fn game_target(given: Option<&str>, args: &Args) -> anyhow::Result<Target> {
+    let (raw, port) = match given {
+        Some(g) => {
+            let (host, port) = split_host_port(g);
+            (host, port)
+        }
+        None => {
+            let host = args.host.clone().unwrap_or_else(|| "localhost".into());
+            (split_host_port(&host).0, None)
+        }
+    };
+    if raw.is_empty() {
+        return Err(fail(
+            Exit::Usage,
+            format!("no host in '{}'", given.unwrap_or_default()),
+        ));
+    }
+    Ok(Target {
+        host: raw,
+        port: port.unwrap_or(DEFAULT_PORT),
+    })
+}
+
+/// Colour only on a terminal, and never with NO_COLOR set (<https://no-color.org>).
+fn colour_wanted() -> bool {
+    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
+/// `rcon --ping`.
+pub fn ping(args: &Args, given: Option<&str>) -> anyhow::Result<Exit> {
+    let target = game_target(given, args)?;
+    let timeout = args.timeout.unwrap_or(DEFAULT_TIMEOUT);
+    let legacy = if args.legacy {
+        LegacyPing::Only
+    } else {
+        LegacyPing::Fallback
+    };
+    let trace = args.trace.then(Trace::new);
+    let mut tap = |d: Direction, bytes: &[u8]| {
+        if let Some(t) = &trace {
+            t.raw(d, bytes, &describe_status(d, bytes));
+        }
+    };
+    let report = net::ping(&target.host, target.port, timeout, legacy, &mut tap)
+        .with_context(|| format!("status ping of {}", target.describe()))?;
+    let text = if args.json {
+        ping_json(&target, &report).to_string()
+    } else {
+        ping_text(&target, &report, colour_wanted())
+    };
+    Printer::stdout().response(&text)?;
+    Ok(Exit::Success)
+}
+
+/// `rcon --query`.
+pub fn query(args: &Args, given: Option<&str>) -> anyhow::Result<Exit> {
+    let target = game_target(given, args)?;
+    let timeout = args.timeout.unwrap_or(DEFAULT_TIMEOUT);
+    let trace = args.trace.then(Trace::new);
+    let mut tap = |d: Direction, bytes: &[u8]| {
+        if let Some(t) = &trace {
+            t.raw(d, bytes, &describe_query(d, bytes));
+        }
+    };
+    let report = net::query(&target.host, target.port, args.full, timeout, &mut tap)
+        .with_context(|| format!("query of {}", target.describe()))?;
+    let text = if args.json {
+        query_json(&report).to_string()
+    } else {
+        query_text(&report, colour_wanted())
+    };
+    Printer::stdout().response(&text)?;
+    Ok(Exit::Success)
+}
+
+fn ms(d: Duration) -> f64 {
+    (d.as_secs_f64() * 1_000_000.0).round() / 1000.0
+}
+
+/// The server's JSON as sent, with where it came from and the latency.
+pub fn ping_json(target: &Target, report: &PingReport) -> Value {
+    json!({
+        "address": target.describe(),
+        "legacy": report.status.legacy,
+        "latency_ms": report.latency.map(ms),
+        "status": report.status.json,
+    })
+}
+
+/// Labelled lines; continuation lines of a value are indented under it.
+fn field(out: &mut String, label: &str, value: &str) {
+    let pad = " ".repeat(11usize.saturating_sub(label.len() + 1));
+    let indent = " ".repeat(11);
+    for (i, line) in value.split('\n').enumerate() {
+        if i == 0 {
+            out.push_str(&format!("{label}:{pad}{line}\n"));
+        } else {
+            out.push_str(&format!("{indent}{line}\n"));
+        }
+    }
+}
+
+fn count(n: Option<i64>) -> String {
+    n.map_or_else(|| "?".into(), |n| n.to_string())
+}
+
+/// The status for people.
+pub fn ping_text(target: &Target, report: &PingReport, colour: bool) -> String {
+    let s = &report.status;
+    let mut out = String::new();
+    field(&mut out, "server", &target.describe());
+    let version = match s.protocol {
+        Some(p) => format!("{} (protocol {p})", render(&s.version, colour)),
+        None => render(&s.version, colour),
+    };
+    field(&mut out, "version", &version);
+    field(
+        &mut out,
+        "players",
+        &format!("{}/{}", count(s.online), count(s.max)),
+    );
+    if !s.sample.is_empty() {
+        let names: Vec<String> = s.sample.iter().map(|n| render(n, colour)).collect();
+        field(&mut out, "sample", &names.join(", "));
+    }
+    field(&mut out, "motd", &render(&s.motd, colour));
+    let latency = report
+        .latency
+        .map_or_else(|| "unknown (no pong)".into(), |d| format!("{} ms", ms(d)));
+    field(&mut out, "latency", &latency);
+    if s.legacy {
+        let how = match &report.fallback_reason {
+            Some(why) => format!("legacy FE 01 ping (the modern ping failed: {why})"),
+            None => "legacy FE 01 ping".into(),
+        };
+        field(&mut out, "answered", &how);
+    }
+    out.pop();
+    out
+}
+
+/// The query's answer as JSON.
+pub fn query_json(report: &QueryReport) -> Value {
+    let latency = ms(report.latency);
+    match &report.reply {
+        QueryReply::Basic(b) => json!({
+            "motd": b.motd,
+            "game_type": b.game_type,
+            "map": b.map,
+            "online": b.online,
+            "max": b.max,
+            "host_port": b.host_port,
+            "host_ip": b.host_ip,
+            "latency_ms": latency,
+        }),
+        QueryReply::Full(f) => {
+            let fields: Map<String, Value> = f
+                .fields
+                .iter()
+                .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+                .collect();
+            let (software, plugins) = f.plugins();
+            json!({
+                "fields": fields,
+                "software": software,
+                "plugins": plugins,
+                "players": f.players,
+                "latency_ms": latency,
+            })
+        }
+    }
+}
+
+/// The query's answer for people.
+pub fn query_text(report: &QueryReport, colour: bool) -> String {
+    let mut out = String::new();
+    match &report.reply {
+        QueryReply::Basic(b) => {
+            field(&mut out, "motd", &render(&b.motd, colour));
+            field(&mut out, "game type", &clean(&b.game_type));
+            field(&mut out, "map", &clean(&b.map));
+            field(&mut out, "players", &format!("{}/{}", b.online, b.max));
+            field(
+                &mut out,
+                "host",
+                &format!("{}:{}", clean(&b.host_ip), b.host_port),
+            );
+        }
+        QueryReply::Full(f) => {
+            let get = |k: &str| clean(f.get(k).unwrap_or(""));
+            field(
+                &mut out,
+                "motd",
+                &render(f.get("hostname").unwrap_or(""), colour),
+            );
+            field(&mut out, "version", &get("version"));
+            let (software, plugins) = f.plugins();
+            if !software.is_empty() {
+                field(&mut out, "software", &clean(&software));
+            }
+            if !plugins.is_empty() {
+                let plugins: Vec<String> = plugins.iter().map(|p| clean(p)).collect();
+                field(&mut out, "plugins", &plugins.join(", "));
+            }
+            field(&mut out, "game type", &get("gametype"));
+            field(&mut out, "game id", &get("game_id"));
+            field(&mut out, "map", &get("map"));
+            field(
+                &mut out,
+                "players",
+                &format!("{}/{}", get("numplayers"), get("maxplayers")),
+            );
+            if !f.players.is_empty() {
+                let names: Vec<String> = f.players.iter().map(|p| clean(p)).collect();
+                field(&mut out, "online", &names.join(", "));
+            }
+            field(
+                &mut out,
+                "host",
+                &format!("{}:{}", get("hostip"), get("hostport")),
+            );
+            const SHOWN: [&str; 10] = [
+                "hostname",
+                "version",
+                "plugins",
+                "gametype",
+                "game_id",
+                "map",
+                "numplayers",
+                "maxplayers",
+                "hostip",
+                "hostport",
+            ];
+            for (k, v) in &f.fields {
+                if !SHOWN.contains(&k.as_str()) {
+                    field(&mut out, &clean(k), &clean(v));
+                }
+            }
+        }
+    }
+    field(&mut out, "latency", &format!("{} ms", ms(report.latency)));
+    out.pop();
+    out
+}
+
+/// Server text made safe for a terminal: control characters (a hostile server could send escape
+/// sequences) become U+FFFD; newlines stay.
+fn clean(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() && c != '\n' {
+                '\u{FFFD}'
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
+/// ANSI SGR for a `§` colour code (PROTOCOL.md section 7).
+fn ansi_colour(code: char) -> Option<u8> {
+    Some(match code {
+        '0' => 30,
+        '1' => 34,
+        '2' => 32,
+        '3' => 36,
+        '4' => 31,
+        '5' => 35,
+        '6' => 33,
+        '7' => 37,
+        '8' => 90,
+        '9' => 94,
+        'a' => 92,
+        'b' => 96,
+        'c' => 91,
+        'd' => 95,
+        'e' => 93,
+        'f' => 97,
+        _ => return None,
+    })
+}
+
+/// Renders `§` codes as ANSI (`colour`) or drops them; unknown codes and a lone trailing `§`
+/// stay as text. A minimal renderer for the status output; the console's renderer replaces it
+/// when the branches meet.
+pub fn render(text: &str, colour: bool) -> String {
+    let text = clean(text);
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut styled = false;
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i] != '§' || i + 1 >= chars.len() {
+            out.push(chars[i]);
+            i += 1;
+            continue;
+        }
+        let code = chars[i + 1].to_ascii_lowercase();
+        // §x§R§R§G§G§B§B: a hex colour.
+        if code == 'x' {
+            let digits: Option<String> = (0..6)
+                .map(|k| {
+                    let at = i + 2 + k * 2;
+                    (chars.get(at) == Some(&'§'))
+                        .then(|| chars.get(at + 1).copied())
+                        .flatten()
+                        .filter(char::is_ascii_hexdigit)
+                })
+                .collect();
+            if let Some(hex) = digits {
+                if colour {
+                    let v = u32::from_str_radix(&hex, 16).unwrap_or(0);
+                    out.push_str(&format!(
+                        "\x1b[0;38;2;{};{};{}m",
+                        v >> 16,
+                        (v >> 8) & 0xff,
+                        v & 0xff
+                    ));
+                    styled = true;
+                }
+                i += 14;
+                continue;
+            }
+        }
+        let sgr = match code {
+            c if ansi_colour(c).is_some() => Some(format!("0;{}", ansi_colour(c).unwrap_or(0))),
+            'k' => Some(String::new()),
+            'l' => Some("1".into()),
+            'm' => Some("9".into()),
+            'n' => Some("4".into()),
+            'o' => Some("3".into()),
+            'r' => Some("0".into()),
+            _ => None,
+        };
+        match sgr {
+            Some(sgr) => {
+                if colour && !sgr.is_empty() {
+                    out.push_str(&format!("\x1b[{sgr}m"));
+                    styled = true;
+                }
+                i += 2;
+            }
+            None => {
+                out.push('§');
+                i += 1;
+            }
+        }
+    }
+    if styled {
+        out.push_str("\x1b[0m");
+    }
+    out
+}
+
+/// What the raw bytes of a status ping are, for `--trace`.
+fn describe_status(direction: Direction, bytes: &[u8]) -> String {
+    if bytes == status::LEGACY_REQUEST {
+        return "(legacy ping FE 01)".into();
+    }
+    if bytes.first() == Some(&0xff) && direction == Direction::Received {
+        return "(legacy reply)".into();
+    }
+    let mut frames = Vec::new();
+    let mut rest = bytes;
+    while let Ok(Some((frame, used))) = status::decode_frame(rest, status::MAX_FRAME) {
+        frames.push(format!("frame id={} len={}", frame.id, used));
+        rest = &rest[used..];
+    }
+    if frames.is_empty() {
+        "(part of a frame)".into()
+    } else {
+        format!("({})", frames.join(", "))
+    }
+}
+
+/// What a query datagram is, for `--trace`.
+fn describe_query(direction: Direction, bytes: &[u8]) -> String {
+    let (kind, session) = match direction {
+        Direction::Sent => (bytes.get(2), bytes.get(3..7)),
+        Direction::Received => (bytes.first(), bytes.get(1..5)),
+    };
+    let name = match (direction, kind) {
+        (_, Some(9)) => "handshake",
+        (Direction::Sent, Some(0)) if bytes.len() == 15 => "full stat",
+        (Direction::Sent, Some(0)) => "basic stat",
+        (Direction::Received, Some(0)) => "stat",
+        _ => "unknown",
+    };
+    match session {
+        Some(s) => format!(
+            "(query {name}, session {:#010x})",
+            u32::from_be_bytes([s[0], s[1], s[2], s[3]])
+        ),
+        None => format!("(query {name})"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn render_codes() {
+        assert_eq!(render("§aHi §lthere§r!", false), "Hi there!");
+        assert_eq!(
+            render("§aHi §lthere§r!", true),
+            "\x1b[0;92mHi \x1b[1mthere\x1b[0m!\x1b[0m"
+        );
+        // Unknown code and a lone trailing § stay as text.
+        assert_eq!(render("50§z off §", false), "50§z off §");
+        assert_eq!(render("§x§f§f§0§0§8§0hex", false), "hex");
+        assert_eq!(
+            render("§x§f§f§0§0§8§0hex", true),
+            "\x1b[0;38;2;255;0;128mhex\x1b[0m"
+        );
+        // Escape sequences from the server never reach the terminal.
+        assert_eq!(render("a\x1b[2Jb", false), "a\u{FFFD}[2Jb");
+        assert_eq!(render("two\nlines", false), "two\nlines");
+    }
+
+    #[test]
+    fn targets() {
+        use clap::Parser;
+        let args = Args::try_parse_from(["rcon", "--ping"]).unwrap();
+        let t = game_target(None, &args).unwrap();
+        assert_eq!((t.host.as_str(), t.port), ("localhost", 25565));
+        let args = Args::try_parse_from(["rcon", "-H", "mc.example:25575", "--ping"]).unwrap();
+        let t = game_target(None, &args).unwrap();
+        assert_eq!((t.host.as_str(), t.port), ("mc.example", 25565));
+        let t = game_target(Some("[::1]"), &args).unwrap();
+        assert_eq!((t.host.as_str(), t.port), ("::1", 25565));
+        let t = game_target(Some("mc.example:1234"), &args).unwrap();
+        assert_eq!(t.port, 1234);
+        assert!(game_target(Some(":25565"), &args).is_err());
+    }
+
+    #[test]
+    fn motd_lines_indent() {
+        let mut out = String::new();
+        field(&mut out, "motd", "one\ntwo");
+        assert_eq!(out, "motd:      one\n           two\n");
+    }
+}

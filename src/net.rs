@@ -1,0 +1,421 @@
+//! Runs the status ping (TCP, through [`crate::transport::TcpConnector`]) and the query (UDP: the
+//! one UDP socket of the crate) over the network, driving the sans-IO codecs in
+//! [`crate::status`] and [`crate::query`]. Every wait has a deadline.
+
+use std::hash::{BuildHasher, Hasher};
+use std::io;
+use std::net::{SocketAddr, ToSocketAddrs, UdpSocket};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use crate::client::Direction;
+use crate::error::{Error, Result};
+use crate::query::{self, BasicStat, FullStat, QueryError};
+use crate::status::{self, Status, StatusError};
+use crate::transport::{Connector, TcpConnector, Transport};
+
+/// Sees every datagram or write sent and every chunk received, for `--trace`.
+pub type Tap<'a> = &'a mut dyn FnMut(Direction, &[u8]);
+
+/// Which status pings to try.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LegacyPing {
+    /// The modern ping; if it fails after connecting (closed, malformed, or no answer within half
+    /// the time limit), the legacy `FE 01` ping on a new connection.
+    #[default]
+    Fallback,
+    /// Only the legacy `FE 01` ping.
+    Only,
+    /// Only the modern ping.
+    Never,
+}
+
+/// What a status ping found.
+#[derive(Debug, Clone)]
+pub struct PingReport {
+    /// The server's status.
+    pub status: Status,
+    /// Round trip of the ping/pong exchange (modern) or of the whole legacy exchange; `None` if
+    /// the server sent no pong.
+    pub latency: Option<Duration>,
+    /// Why the modern ping was given up, when the legacy one answered instead.
+    pub fallback_reason: Option<String>,
+}
+
+/// Pings the server list status of `host:port` within `timeout`.
+pub fn ping(
+    host: &str,
+    port: u16,
+    timeout: Duration,
+    legacy: LegacyPing,
+    tap: Tap<'_>,
+) -> Result<PingReport> {
+    let start = Instant::now();
+    let connector = TcpConnector::new(host, port);
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    match legacy {
+        LegacyPing::Only => legacy_ping(&connector, start + timeout, timeout, tap),
+        LegacyPing::Never => modern_ping(&connector, host, port, start + timeout, timeout, tap),
+        LegacyPing::Fallback => {
+            let modern = modern_ping(&connector, host, port, start + timeout / 2, timeout, tap);
+            let modern_err = match modern {
+                Ok(report) => return Ok(report),
+                Err(e @ (Error::Resolve { .. } | Error::Connect { .. })) => return Err(e),
+                Err(e) => e,
+            };
+            match legacy_ping(&connector, start + timeout, timeout, tap) {
+                Ok(mut report) => {
+                    report.fallback_reason = Some(modern_err.to_string());
+                    Ok(report)
+                }
+                Err(legacy_err) => Err(match (&modern_err, &legacy_err) {
+                    (Error::Timeout { .. }, _) | (_, Error::Timeout { .. }) => Error::Timeout {
+                        what: "waiting for a status reply (modern and legacy ping)",
+                        after: timeout,
+                    },
+                    _ => Error::Protocol(format!(
+                        "status ping failed: {modern_err}; legacy ping failed too: {legacy_err}"
+                    )),
+                }),
+            }
+        }
+    }
+}
+
+/// Connects with what is left before `deadline`.
+fn connect(connector: &TcpConnector, deadline: Instant) -> Result<Box<dyn Transport>> {
+    let left = deadline.saturating_duration_since(Instant::now());
+    connector.connect(left.max(Duration::from_millis(1)))
+}
+
+/// Reads into `buf` until `parse` finds a whole reply in it.
+fn read_until<T>(
+    conn: &mut dyn Transport,
+    buf: &mut Vec<u8>,
+    deadline: Instant,
+    timeout: Duration,
+    what: &'static str,
+    tap: Tap<'_>,
+    mut parse: impl FnMut(&[u8]) -> Result<Option<(T, usize)>>,
+) -> Result<T> {
+    let mut chunk = [0u8; 16 * 1024];
+    loop {
+        if let Some((value, used)) = parse(buf)? {
+            buf.drain(..used);
+            return Ok(value);
+        }
+        match conn.read_before(&mut chunk, deadline) {
+            Ok(0) => return Err(Error::Closed { when: what }),
+            Ok(n) => {
+                tap(Direction::Received, &chunk[..n]);
+                buf.extend_from_slice(&chunk[..n]);
+            }
+            Err(e) if e.kind() == io::ErrorKind::TimedOut => {
+                return Err(Error::Timeout {
+                    what,
+                    after: timeout,
+                });
+            }
+            Err(source) => return Err(Error::Io { when: what, source }),
+        }
+    }
+}
+
+fn send(
+    conn: &mut dyn Transport,
+    bytes: &[u8],
+    deadline: Instant,
+    timeout: Duration,
+    tap: Tap<'_>,
+) -> Result<()> {
+    tap(Direction::Sent, bytes);
+    conn.write_packet(bytes, deadline).map_err(|source| {
+        if source.kind() == io::ErrorKind::TimedOut {
+            Error::Timeout {
+                what: "sending",
+                after: timeout,
+            }
+        } else {
+            Error::Io {
+                when: "while sending",
+                source,
+            }
+        }
+    })
+}
+
+fn modern_ping(
+    connector: &TcpConnector,
+    host: &str,
+    port: u16,
+    deadline: Instant,
+    timeout: Duration,
+    tap: Tap<'_>,
+) -> Result<PingReport> {
+    let mut conn = connect(connector, deadline)?;
+    send(
+        conn.as_mut(),
+        &status::status_opening(host, port),
+        deadline,
+        timeout,
+        tap,
+    )?;
+    let mut buf = Vec::new();
+    let json = read_until(
+        conn.as_mut(),
+        &mut buf,
+        deadline,
+        timeout,
+        "waiting for the status reply",
+        tap,
+        |b| {
+            // A pre-1.7 server kicks an unknown packet with `FF` + u16 length; a modern frame
+            // never starts `FF 00` (that would be an overlong VarInt).
+            if b.starts_with(&[0xff, 0x00]) {
+                return Err(StatusError::Legacy("pre-1.7 server: kicked the modern ping").into());
+            }
+            match status::decode_frame(b, status::MAX_FRAME)? {
+                Some((frame, used)) => Ok(Some((status::parse_status_response(&frame)?, used))),
+                None => Ok(None),
+            }
+        },
+    )?;
+    let status = status::parse_status_json(&json)?;
+
+    // Latency: the ping/pong round trip, as the game client measures it.
+    let payload = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0);
+    let sent = Instant::now();
+    let pong = send(
+        conn.as_mut(),
+        &status::ping_request(payload),
+        deadline,
+        timeout,
+        tap,
+    )
+    .and_then(|()| {
+        read_until(
+            conn.as_mut(),
+            &mut buf,
+            deadline,
+            timeout,
+            "waiting for the pong",
+            tap,
+            |b| match status::decode_frame(b, status::MAX_FRAME)? {
+                Some((frame, used)) => Ok(Some((status::parse_pong(&frame)?, used))),
+                None => Ok(None),
+            },
+        )
+    });
+    let latency = pong.ok().map(|_| sent.elapsed());
+    conn.close();
+    Ok(PingReport {
+        status,
+        latency,
+        fallback_reason: None,
+    })
+}
+
+fn legacy_ping(
+    connector: &TcpConnector,
+    deadline: Instant,
+    timeout: Duration,
+    tap: Tap<'_>,
+) -> Result<PingReport> {
+    let mut conn = connect(connector, deadline)?;
+    let sent = Instant::now();
+    send(
+        conn.as_mut(),
+        &status::LEGACY_REQUEST,
+        deadline,
+        timeout,
+        tap,
+    )?;
+    let mut buf = Vec::new();
+    let status = read_until(
+        conn.as_mut(),
+        &mut buf,
+        deadline,
+        timeout,
+        "waiting for the legacy ping reply",
+        tap,
+        |b| Ok(status::decode_legacy(b)?),
+    )?;
+    let latency = Some(sent.elapsed());
+    conn.close();
+    Ok(PingReport {
+        status,
+        latency,
+        fallback_reason: None,
+    })
+}
+
+/// A query reply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum QueryReply {
+    /// Basic stat.
+    Basic(BasicStat),
+    /// Full stat.
+    Full(FullStat),
+}
+
+/// What a query found.
+#[derive(Debug, Clone)]
+pub struct QueryReport {
+    /// The stat.
+    pub reply: QueryReply,
+    /// How many handshakes it took (2 when the first token got no reply).
+    pub handshakes: u32,
+    /// Round trip of the stat request that was answered.
+    pub latency: Duration,
+}
+
+/// 32 random bits (std's hasher keys are random per process and per call).
+fn random_u32() -> u32 {
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0),
+    );
+    h.finish() as u32
+}
+
+/// Queries `host:port` over UDP for basic or full stat.
+///
+/// The challenge token expires on the server (vanilla: every 30 s) and a request with an expired
+/// token gets no reply, so a handshake or stat that is not answered within a third of `timeout`
+/// is retried once from a new handshake (PROTOCOL.md section 5).
+pub fn query(
+    host: &str,
+    port: u16,
+    full: bool,
+    timeout: Duration,
+    tap: Tap<'_>,
+) -> Result<QueryReport> {
+    let start = Instant::now();
+    let deadline = start + timeout;
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    let addr: SocketAddr = (host, port)
+        .to_socket_addrs()
+        .map_err(|source| Error::Resolve {
+            host: host.to_string(),
+            source,
+        })?
+        .next()
+        .ok_or_else(|| Error::Resolve {
+            host: host.to_string(),
+            source: io::Error::new(io::ErrorKind::NotFound, "no addresses"),
+        })?;
+    let local: SocketAddr = if addr.is_ipv4() {
+        "0.0.0.0:0".parse().expect("address")
+    } else {
+        "[::]:0".parse().expect("address")
+    };
+    let connect_err = |source: io::Error| Error::Connect {
+        addr: addr.to_string(),
+        source,
+    };
+    let socket = UdpSocket::bind(local).map_err(connect_err)?;
+    socket.connect(addr).map_err(connect_err)?;
+
+    for attempt in 1..=2 {
+        let step_deadline = if attempt == 1 {
+            (start + timeout / 3).min(deadline)
+        } else {
+            deadline
+        };
+        let session = query::session_id(random_u32());
+        let token = match exchange(
+            &socket,
+            &query::handshake_request(session),
+            step_deadline,
+            tap,
+            |d| query::parse_handshake(d, session),
+        )? {
+            Some((token, _)) => token,
+            None if attempt == 1 => continue,
+            None => break,
+        };
+        let request = if full {
+            query::full_request(session, token)
+        } else {
+            query::basic_request(session, token)
+        };
+        let step_deadline = if attempt == 1 {
+            (Instant::now() + timeout / 3).min(deadline)
+        } else {
+            deadline
+        };
+        let reply = exchange(&socket, &request, step_deadline, tap, |d| {
+            if full {
+                query::parse_full(d, session).map(QueryReply::Full)
+            } else {
+                query::parse_basic(d, session).map(QueryReply::Basic)
+            }
+        })?;
+        if let Some((reply, latency)) = reply {
+            return Ok(QueryReport {
+                reply,
+                handshakes: attempt,
+                latency,
+            });
+        }
+    }
+    Err(Error::Timeout {
+        what: "waiting for a query reply (is enable-query on, and is this the query.port?)",
+        after: timeout,
+    })
+}
+
+/// Sends one datagram and waits for a reply that `parse` accepts; `Ok(None)` at the deadline.
+/// Replies for another session (late answers to an earlier attempt) are skipped.
+fn exchange<T>(
+    socket: &UdpSocket,
+    request: &[u8],
+    deadline: Instant,
+    tap: Tap<'_>,
+    parse: impl Fn(&[u8]) -> std::result::Result<T, QueryError>,
+) -> Result<Option<(T, Duration)>> {
+    let refused = |source: io::Error| Error::Connect {
+        addr: socket
+            .peer_addr()
+            .map(|a| a.to_string())
+            .unwrap_or_else(|_| "server".into()),
+        source,
+    };
+    tap(Direction::Sent, request);
+    let sent = Instant::now();
+    socket.send(request).map_err(refused)?;
+    let mut buf = vec![0u8; query::MAX_DATAGRAM];
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Ok(None);
+        }
+        socket.set_read_timeout(Some(left)).map_err(refused)?;
+        match socket.recv(&mut buf) {
+            Ok(n) => {
+                tap(Direction::Received, &buf[..n]);
+                match parse(&buf[..n]) {
+                    Ok(v) => return Ok(Some((v, sent.elapsed()))),
+                    Err(QueryError::WrongSession { .. }) => continue,
+                    Err(e) => return Err(e.into()),
+                }
+            }
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) =>
+            {
+                continue;
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            // An ICMP "port unreachable" comes back as ConnectionRefused on a connected socket.
+            Err(e) => return Err(refused(e)),
+        }
+    }
+}
