@@ -213,7 +213,11 @@ impl std::fmt::Debug for Client {
 
 impl Client {
     /// Connects, logs in and settles the end-of-output strategy.
-    pub fn connect(connector: Box<dyn Connector>, password: Password, opts: Options) -> Result<Self> {
+    pub fn connect(
+        connector: Box<dyn Connector>,
+        password: Password,
+        opts: Options,
+    ) -> Result<Self> {
         let (strategy, probe) = match opts.end {
             EndDetection::Detect => (Strategy::Negative, true),
             EndDetection::Negative => (Strategy::Negative, false),
@@ -264,6 +268,33 @@ impl Client {
             conn.close();
         }
         self.decoder.clear();
+    }
+
+    /// Checks, waiting at most a millisecond, whether the server closed the connection since the
+    /// last exchange (for example it stopped or restarted while an interactive session sat
+    /// idle). A closed or failed connection is dropped, so the next command reconnects instead
+    /// of being sent into a dead socket. Servers send nothing unasked; any bytes that did arrive
+    /// stay in the decoder, which skips stale packets.
+    pub fn check_open(&mut self) -> bool {
+        let Some(conn) = self.conn.as_mut() else {
+            return false;
+        };
+        let deadline = Instant::now() + Duration::from_millis(1);
+        match conn.read_before(&mut self.read_buf, deadline) {
+            Ok(0) => {
+                self.close();
+                false
+            }
+            Ok(n) => {
+                self.decoder.feed(&self.read_buf[..n]);
+                true
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::TimedOut => true,
+            Err(_) => {
+                self.close();
+                false
+            }
+        }
     }
 
     /// Drops any connection and opens a new, logged-in one (probing the strategy if needed).
@@ -406,7 +437,11 @@ impl Client {
                     return Err(Error::LoginClosed);
                 }
                 Err(e) => {
-                    return Err(self.read_error(e, "waiting for the login reply", self.opts.timeout));
+                    return Err(self.read_error(
+                        e,
+                        "waiting for the login reply",
+                        self.opts.timeout,
+                    ));
                 }
             };
             // Source sends an empty type-0 packet before the reply (PROTOCOL.md section 4).
@@ -449,10 +484,11 @@ impl Client {
                 Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {
                     return Ok(ProbeResult::Silent);
                 }
-                Err(e) if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::ConnectionReset | std::io::ErrorKind::ConnectionAborted
-                ) =>
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::ConnectionReset | std::io::ErrorKind::ConnectionAborted
+                    ) =>
                 {
                     self.close();
                     return Ok(ProbeResult::Rejected("reset the connection"));
@@ -577,7 +613,11 @@ impl Client {
                 Ok(Some(_)) => continue,
                 Ok(None) => break,
                 Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {
-                    return Err(self.read_error(e, "waiting for the command's output", self.opts.timeout));
+                    return Err(self.read_error(
+                        e,
+                        "waiting for the command's output",
+                        self.opts.timeout,
+                    ));
                 }
                 // A reset while the server shuts down is the expected end.
                 Err(_) => break,

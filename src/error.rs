@@ -29,7 +29,9 @@ pub enum Error {
     #[error("login refused: wrong password")]
     LoginRefused,
     /// The server closed the connection after the password was sent, without a reply.
-    #[error("login refused: server closed the connection after the password was sent (wrong password, or not an RCON port)")]
+    #[error(
+        "login refused: server closed the connection after the password was sent (wrong password, or not an RCON port)"
+    )]
     LoginClosed,
     /// Something did not happen within its time limit.
     #[error("timed out after {} while {what}", crate::format_duration(*after))]

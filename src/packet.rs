@@ -345,7 +345,10 @@ mod tests {
         // size 13 covers id, type, "ab" and one NUL: tolerated.
         let mut d = Decoder::default();
         d.feed(&one_nul[..17]);
-        assert_eq!(d.next_packet().unwrap(), Some(Packet::new(5, 0, b"ab".to_vec())));
+        assert_eq!(
+            d.next_packet().unwrap(),
+            Some(Packet::new(5, 0, b"ab".to_vec()))
+        );
 
         let mut none = 12i32.to_le_bytes().to_vec();
         none.extend(5i32.to_le_bytes());

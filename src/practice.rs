@@ -542,7 +542,8 @@ pub fn sample_text(n: usize) -> String {
 }
 
 /// The commands the practice server knows, for `help` and documentation.
-pub const BUILTINS: &str = "echo TEXT | chars N | sleep MS | drop N | help | list | say TEXT | seed | stop";
+pub const BUILTINS: &str =
+    "echo TEXT | chars N | sleep MS | drop N | help | list | say TEXT | seed | stop";
 
 /// The answer to a command, and what happens after.
 fn respond(command: &str) -> (String, After) {
@@ -551,10 +552,9 @@ fn respond(command: &str) -> (String, After) {
     match word {
         "echo" => (rest.to_string(), After::Nothing),
         "chars" if number().is_some() => (sample_text(number().unwrap_or(0)), After::Nothing),
-        "drop" if number().is_some() => (
-            sample_text(number().unwrap_or(0)),
-            After::CloseAfterFirst,
-        ),
+        "drop" if number().is_some() => {
+            (sample_text(number().unwrap_or(0)), After::CloseAfterFirst)
+        }
         "sleep" if number().is_some() => {
             let ms = number().unwrap_or(0).min(600_000);
             thread::sleep(Duration::from_millis(ms as u64));
@@ -577,7 +577,10 @@ fn respond(command: &str) -> (String, After) {
 fn unknown_command(command: &str) -> String {
     let chars: Vec<char> = command.chars().collect();
     let context: String = if chars.len() > 10 {
-        format!("...{}", chars[chars.len() - 10..].iter().collect::<String>())
+        format!(
+            "...{}",
+            chars[chars.len() - 10..].iter().collect::<String>()
+        )
     } else {
         command.to_string()
     };

@@ -67,7 +67,12 @@ impl Transport for TcpTransport {
                 Ok(n) => return Ok(n),
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 // Unix reports an expired SO_RCVTIMEO as WouldBlock, Windows as TimedOut.
-                Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => {
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                    ) =>
+                {
                     if remaining(deadline).is_err() {
                         return Err(io::Error::new(io::ErrorKind::TimedOut, "read timed out"));
                     }
@@ -171,7 +176,10 @@ impl Connector for TcpConnector {
         }
         match last {
             Some((_, e))
-                if matches!(e.kind(), io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock) =>
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock
+                ) =>
             {
                 Err(timed_out)
             }
@@ -198,12 +206,18 @@ mod tests {
 
     #[test]
     fn host_port_forms() {
-        assert_eq!(split_host_port("mc.example:25576"), ("mc.example".into(), Some(25576)));
+        assert_eq!(
+            split_host_port("mc.example:25576"),
+            ("mc.example".into(), Some(25576))
+        );
         assert_eq!(split_host_port("mc.example"), ("mc.example".into(), None));
         assert_eq!(split_host_port("[::1]:25575"), ("::1".into(), Some(25575)));
         assert_eq!(split_host_port("[::1]"), ("::1".into(), None));
         assert_eq!(split_host_port("::1"), ("::1".into(), None));
-        assert_eq!(split_host_port("127.0.0.1:1"), ("127.0.0.1".into(), Some(1)));
+        assert_eq!(
+            split_host_port("127.0.0.1:1"),
+            ("127.0.0.1".into(), Some(1))
+        );
     }
 
     #[test]

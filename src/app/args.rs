@@ -4,8 +4,14 @@ use std::time::Duration;
 
 use clap::{Parser, ValueEnum};
 
+use super::output::ColorChoice;
+
 fn duration(text: &str) -> Result<Duration, String> {
     rconsole::parse_duration(text)
+}
+
+fn macro_arg(text: &str) -> Result<(String, String), String> {
+    super::mcfunction::parse_macro(text)
 }
 
 /// How the end of a command's output is found (see the README's "Why this client").
@@ -26,7 +32,8 @@ pub enum SentinelArg {
 /// A fast, correct RCON client for Minecraft and other game servers.
 ///
 /// Runs the COMMAND given on the command line (words joined with spaces) and any -c commands,
-/// in order, in one session.
+/// then any -f files, in order, in one session. With none of them: an interactive console when
+/// stdin is a terminal, otherwise the commands read from stdin.
 #[derive(Debug, Parser)]
 #[command(name = "rcon", version, after_long_help = crate::app::exit::TABLE)]
 pub struct Args {
@@ -83,13 +90,62 @@ pub struct Args {
     pub practice_mode: String,
 
     /// The practice server's password (--practice-server; --demo makes its own).
-    #[arg(long, value_name = "PASSWORD", default_value = "practice", hide_default_value = true)]
+    #[arg(
+        long,
+        value_name = "PASSWORD",
+        default_value = "practice",
+        hide_default_value = true
+    )]
     pub practice_password: String,
 
     /// Delay before each read of the practice server (vanilla mode), to catch clients that send
     /// two packets back to back.
     #[arg(long, value_name = "DURATION", value_parser = duration)]
     pub practice_read_delay: Option<Duration>,
+
+    /// Run the commands in PATH, one per line, mcfunction rules (repeatable, in order; `-` is
+    /// stdin). Without any command or file and with stdin not a terminal, stdin is read.
+    #[arg(short = 'f', long = "file", value_name = "PATH")]
+    pub files: Vec<String>,
+
+    /// Open the interactive console after the commands and files have run.
+    #[arg(short = 'i', long)]
+    pub interactive: bool,
+
+    /// Batch input: keep going after a failed line and exit non-zero at the end.
+    #[arg(long)]
+    pub keep_going: bool,
+
+    /// Batch input: wait this long between commands, e.g. 50ms.
+    #[arg(long, value_name = "DURATION", value_parser = duration)]
+    pub delay: Option<Duration>,
+
+    /// Print each command (`> COMMAND`) before its output, for logs.
+    #[arg(long)]
+    pub echo: bool,
+
+    /// Fill `$(NAME)` in mcfunction macro lines (`$...`) with VALUE (repeatable).
+    #[arg(long = "macro", value_name = "NAME=VALUE", value_parser = macro_arg)]
+    pub macros: Vec<(String, String)>,
+
+    /// When to render § colour codes as ANSI colours: auto (stdout is a terminal and NO_COLOR is
+    /// unset), always, never.
+    #[arg(long, value_enum, value_name = "WHEN", default_value = "auto")]
+    pub color: ColorChoice,
+
+    /// Print output bytes exactly as received (no colour handling, no decoding).
+    #[arg(long, conflicts_with_all = ["json", "fix_newlines"])]
+    pub raw: bool,
+
+    /// Print one JSON object per command (command, response, ok, error, elapsed_ms; file and
+    /// line for batch input).
+    #[arg(long)]
+    pub json: bool,
+
+    /// Restore line breaks vanilla drops (MC-7569) where the output's shape makes them certain:
+    /// `help` listings and parse errors.
+    #[arg(long)]
+    pub fix_newlines: bool,
 
     /// The command to run: the words are joined with single spaces into one command. Words
     /// starting with '-' after the first word belong to the command.

@@ -1,25 +1,32 @@
 //! The `rcon` application: everything between argv and the library. `run` picks the mode
-//! (practice server, demo, one-shot commands) and drives the session.
+//! (practice server, demo, one-shot commands, batch input, console) and drives the session.
 
 pub mod args;
+pub mod batch;
+pub mod console;
 pub mod exit;
+pub mod mcfunction;
 pub mod output;
+pub mod render;
+pub mod session;
 pub mod settings;
 
+use std::io::IsTerminal;
 use std::sync::Arc;
 
 use anyhow::Context;
 use clap::parser::ValueSource;
 use clap::{CommandFactory, FromArgMatches};
 
+use rconsole::Password;
 use rconsole::client::{Observer, check_command};
 use rconsole::practice::{self, PracticeServer};
 use rconsole::transport::{Connector, TcpConnector};
-use rconsole::{Client, Password};
 
 use args::Args;
 use exit::{Exit, fail};
-use output::Printer;
+use output::{Printer, Style};
+use session::Session;
 
 /// Prints engine warnings on stderr.
 struct StderrObserver;
@@ -44,12 +51,12 @@ pub fn run(args: Args, port_from_flag: bool) -> anyhow::Result<Exit> {
         return serve_practice(&args, addr);
     }
     let commands = commands(&args);
-    if commands.is_empty() {
-        return Err(fail(
-            Exit::Usage,
-            "no command given (example: rcon -p PASSWORD list; rcon --help for more)",
-        ));
-    }
+    let plan = Plan::new(
+        !commands.is_empty(),
+        !args.files.is_empty(),
+        args.interactive,
+        std::io::stdin().is_terminal(),
+    );
     // Refuse what can never be sent before connecting, so the server receives nothing.
     for (i, c) in commands.iter().enumerate() {
         check_command(c, rconsole::packet::MAX_COMMAND_BYTES).map_err(|e| {
@@ -66,7 +73,7 @@ pub fn run(args: Args, port_from_flag: bool) -> anyhow::Result<Exit> {
 
     // Keeps the demo server alive for the whole session.
     let _demo_server;
-    let (connector, password): (Box<dyn Connector>, Password) = if args.demo {
+    let (connector, password, name): (Box<dyn Connector>, Password, String) = if args.demo {
         let password = format!("demo-{}", std::process::id());
         let server = PracticeServer::start(practice::Config {
             password: password.clone(),
@@ -75,7 +82,7 @@ pub fn run(args: Args, port_from_flag: bool) -> anyhow::Result<Exit> {
         .context("cannot start the practice server")?;
         let connector = TcpConnector::new("127.0.0.1", server.port());
         _demo_server = server;
-        (Box::new(connector), Password::new(password))
+        (Box::new(connector), Password::new(password), "demo".into())
     } else {
         let target = settings::target(&args, port_from_flag)?;
         let Some(password) = args.password.clone() else {
@@ -84,34 +91,101 @@ pub fn run(args: Args, port_from_flag: bool) -> anyhow::Result<Exit> {
         (
             Box::new(TcpConnector::new(&target.host, target.port)),
             Password::new(password),
+            target.describe(),
         )
     };
+    let console_settings = console::Settings {
+        name,
+        password: password.expose().to_string(),
+    };
 
-    let mut client = Client::connect(connector, password, opts)?;
-    let mut printer = Printer::stdout();
+    let style = if args.json {
+        Style::Json
+    } else if args.raw {
+        Style::Raw
+    } else {
+        let no_color = std::env::var("NO_COLOR").ok();
+        Style::Text {
+            color: output::color_enabled(
+                args.color,
+                std::io::stdout().is_terminal(),
+                no_color.as_deref(),
+            ),
+        }
+    };
+    let printer = Printer::new(style, args.fix_newlines);
+    let mut session = Session::new(connector, password, opts, printer);
+
+    let mut worst = run_commands(&mut session, &commands, args.echo)?;
+
+    let batch_opts = batch::Options {
+        keep_going: args.keep_going,
+        delay: args.delay,
+        echo: args.echo,
+        macros: args.macros.iter().cloned().collect(),
+    };
+    let mut tally = batch::Tally::default();
+    if plan.stdin_batch {
+        batch::run_input(&mut session, batch::Input::stdin(), &batch_opts, &mut tally)?;
+    }
+    for path in &args.files {
+        let input = batch::Input::open(path, batch::progress_wanted(path))?;
+        batch::run_input(&mut session, input, &batch_opts, &mut tally)?;
+    }
+    if plan.console {
+        return console::run(&mut session, &console_settings);
+    }
+    if tally.worst.is_some() {
+        return tally.finish();
+    }
+    if tally.lines == 0 && commands.is_empty() && plan.stdin_batch {
+        eprintln!("rcon: warning: no commands on stdin; nothing was sent");
+    }
+    worst = worst.max(Exit::Success);
+    Ok(worst)
+}
+
+/// What runs, from what was given and whether stdin is a terminal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Plan {
+    /// Read commands from stdin.
+    stdin_batch: bool,
+    /// Open the console at the end.
+    console: bool,
+}
+
+impl Plan {
+    fn new(commands: bool, files: bool, interactive: bool, stdin_tty: bool) -> Plan {
+        let nothing = !commands && !files;
+        Plan {
+            stdin_batch: nothing && !stdin_tty && !interactive,
+            console: interactive || (nothing && stdin_tty),
+        }
+    }
+}
+
+/// Runs the command-line commands in order: a parse error is reported through the exit status
+/// and the rest still run; a failed connection stops the run.
+fn run_commands(session: &mut Session, commands: &[String], echo: bool) -> anyhow::Result<Exit> {
     let mut worst = Exit::Success;
     for (i, command) in commands.iter().enumerate() {
-        match run_one(&mut client, command) {
-            Ok(text) => {
-                if is_parse_error(&text) {
-                    worst = worst.max(Exit::CommandFailed);
-                }
-                printer.response(&text)?;
+        if echo {
+            session.printer.echo(command)?;
+        }
+        let outcome = session.run(command, None)?;
+        if outcome.parse_error {
+            worst = worst.max(Exit::CommandFailed);
+        }
+        if let Some(err) = outcome.error {
+            let rest = commands.len() - i - 1;
+            let err = anyhow::Error::new(err).context(format!("command '{}'", short(command)));
+            if rest > 0 {
+                return Err(err.context(format!(
+                    "{rest} later command{} not sent",
+                    if rest == 1 { "" } else { "s" }
+                )));
             }
-            Err((partial, err)) => {
-                if !partial.is_empty() {
-                    printer.response(&partial)?;
-                }
-                let rest = commands.len() - i - 1;
-                let err = anyhow::Error::new(err).context(format!("command '{}'", short(command)));
-                if rest > 0 {
-                    return Err(err.context(format!(
-                        "{rest} later command{} not sent",
-                        if rest == 1 { "" } else { "s" }
-                    )));
-                }
-                return Err(err);
-            }
+            return Err(err);
         }
     }
     Ok(worst)
@@ -139,19 +213,8 @@ pub fn is_parse_error(text: &str) -> bool {
     text.trim_end().ends_with("<--[HERE]")
 }
 
-fn run_one(client: &mut Client, command: &str) -> Result<String, (String, rconsole::Error)> {
-    if is_stop_command(command) {
-        return client.command_then_close(command).map_err(|e| (String::new(), e));
-    }
-    let mut out = Vec::new();
-    match client.command_into(command, &mut out) {
-        Ok(()) => Ok(rconsole::packet::decode_output(&out)),
-        Err(e) => Err((rconsole::packet::decode_output(&out), e)),
-    }
-}
-
 /// A command shortened for messages.
-fn short(command: &str) -> String {
+pub fn short(command: &str) -> String {
     let mut s: String = command.chars().take(60).collect();
     if s.len() < command.len() {
         s.push('…');
@@ -171,9 +234,12 @@ fn serve_practice(args: &Args, addr: &str) -> anyhow::Result<Exit> {
             ),
         )
     })?;
-    let bind = addr
-        .parse()
-        .map_err(|_| fail(Exit::Usage, format!("--practice-server: '{addr}' is not IP:PORT")))?;
+    let bind = addr.parse().map_err(|_| {
+        fail(
+            Exit::Usage,
+            format!("--practice-server: '{addr}' is not IP:PORT"),
+        )
+    })?;
     let server = PracticeServer::start(practice::Config {
         bind,
         password: args.practice_password.clone(),
@@ -208,10 +274,61 @@ mod tests {
     }
 
     #[test]
+    fn mode_selection() {
+        let p = Plan::new;
+        // Nothing given: console on a terminal, stdin batch otherwise.
+        assert_eq!(
+            p(false, false, false, true),
+            Plan {
+                stdin_batch: false,
+                console: true
+            }
+        );
+        assert_eq!(
+            p(false, false, false, false),
+            Plan {
+                stdin_batch: true,
+                console: false
+            }
+        );
+        // Commands or files given: neither, unless -i.
+        assert_eq!(
+            p(true, false, false, true),
+            Plan {
+                stdin_batch: false,
+                console: false
+            }
+        );
+        assert_eq!(
+            p(false, true, false, false),
+            Plan {
+                stdin_batch: false,
+                console: false
+            }
+        );
+        assert_eq!(
+            p(true, true, true, false),
+            Plan {
+                stdin_batch: false,
+                console: true
+            }
+        );
+        assert_eq!(
+            p(false, false, true, false),
+            Plan {
+                stdin_batch: false,
+                console: true
+            }
+        );
+    }
+
+    #[test]
     fn parse_errors() {
         assert!(is_parse_error(
             "Unknown or incomplete command, see below for errorfoo<--[HERE]"
         ));
-        assert!(!is_parse_error("There are 0 of a max of 20 players online: "));
+        assert!(!is_parse_error(
+            "There are 0 of a max of 20 players online: "
+        ));
     }
 }

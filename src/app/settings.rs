@@ -73,4 +73,5 @@ pub fn options(args: &Args, observer: Arc<dyn Observer>) -> Options {
 }
 
 /// The message for a missing password: every way to give one.
-pub const NO_PASSWORD: &str = "no password given: use --password, RCON_PASSWORD, or try --demo for the practice server";
+pub const NO_PASSWORD: &str =
+    "no password given: use --password, RCON_PASSWORD, or try --demo for the practice server";
