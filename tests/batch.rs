@@ -245,7 +245,7 @@ fn echo_prints_each_command_before_its_output() {
     let server = strict_vanilla();
     let home = home();
     let (out, _) = run_piped(
-        &mut rcon_for(&server, home.path()).arg("--echo"),
+        rcon_for(&server, home.path()).arg("--echo"),
         "echo 1\nsay x\necho 2\n".into(),
     );
     assert!(out.status.success());
@@ -258,7 +258,7 @@ fn delay_spaces_commands() {
     let home = home();
     let start = Instant::now();
     let (out, _) = run_piped(
-        &mut rcon_for(&server, home.path()).args(["--delay", "150ms"]),
+        rcon_for(&server, home.path()).args(["--delay", "150ms"]),
         "echo 1\necho 2\necho 3\n".into(),
     );
     assert!(out.status.success());
@@ -285,7 +285,7 @@ fn json_records_match_the_commands() {
     let home = home();
     let input = "echo one\n# skip\nnosuchcmd\nchars 5000\nsay hi\n";
     let (out, _) = run_piped(
-        &mut rcon_for(&server, home.path()).args(["--json", "--keep-going"]),
+        rcon_for(&server, home.path()).args(["--json", "--keep-going"]),
         input.into(),
     );
     assert_eq!(out.status.code(), Some(1));
