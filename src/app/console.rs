@@ -209,7 +209,12 @@ pub fn candidates(
                 .cloned(),
         );
     }
-    (start, out.into_iter().collect())
+    let mut out: Vec<String> = out.into_iter().collect();
+    // A single match is complete: add the space that comes next, as shells do.
+    if let [only] = out.as_mut_slice() {
+        only.push(' ');
+    }
+    (start, out)
 }
 
 /// The rustyline helper: completion only.
@@ -350,57 +355,68 @@ pub fn run(session: &mut Session, settings: &Settings) -> anyhow::Result<Exit> {
     let prompt = format!("{}> ", settings.name);
     let mut warned_history = false;
     loop {
-        let line = match editor.readline(&prompt) {
-            Ok(line) => line,
+        let input = match editor.readline(&prompt) {
+            Ok(input) => input,
             Err(ReadlineError::Interrupted) => continue,
             Err(ReadlineError::Eof) => return Ok(Exit::Success),
             Err(e) => return Err(e.into()),
         };
-        let line = line.trim();
-        if line.is_empty() {
-            continue;
-        }
-        if should_store(line, &settings.password) && history.add(line) {
-            editor.history_mut().clear()?;
-            for entry in &history.entries {
-                editor.add_history_entry(entry.as_str())?;
+        // A paste of several lines arrives as one input: each line is a command.
+        let lines: Vec<&str> = input.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            let line = line.trim();
+            if line.is_empty() {
+                continue;
             }
-            if let Some(h) = editor.helper_mut() {
-                h.learn(line);
+            if should_store(line, &settings.password) && history.add(line) {
+                editor.history_mut().clear()?;
+                for entry in &history.entries {
+                    editor.add_history_entry(entry.as_str())?;
+                }
+                if let Some(h) = editor.helper_mut() {
+                    h.learn(line);
+                }
+                if let Err(e) = history.save()
+                    && !warned_history
+                {
+                    warned_history = true;
+                    let where_ = history
+                        .path
+                        .as_deref()
+                        .map(|p| p.display().to_string())
+                        .unwrap_or_default();
+                    eprintln!("rcon: warning: cannot save history to {where_}: {e}");
+                }
             }
-            if let Err(e) = history.save()
-                && !warned_history
-            {
-                warned_history = true;
-                let where_ = history
-                    .path
-                    .as_deref()
-                    .map(|p| p.display().to_string())
-                    .unwrap_or_default();
-                eprintln!("rcon: warning: cannot save history to {where_}: {e}");
+            if let Some(meta) = line.strip_prefix(':') {
+                match meta_command(meta, session, &history, &mut editor)? {
+                    Flow::Quit => return Ok(Exit::Success),
+                    Flow::Continue => continue,
+                }
             }
-        }
-        if let Some(meta) = line.strip_prefix(':') {
-            match meta_command(meta, session, &history, &mut editor)? {
-                Flow::Quit => return Ok(Exit::Success),
-                Flow::Continue => continue,
+            if !ensure_connected(session) {
+                let rest = lines[i + 1..]
+                    .iter()
+                    .filter(|l| !l.trim().is_empty())
+                    .count();
+                if rest > 0 {
+                    eprintln!("rcon: {rest} more pasted line(s) not sent");
+                }
+                break;
             }
-        }
-        if !ensure_connected(session) {
-            continue;
-        }
-        let outcome = session.run(line, None)?;
-        if let Some(e) = &outcome.error {
-            let hint = if e.kind() == ErrorKind::Refused {
-                ""
-            } else {
-                " (the next command reconnects)"
-            };
-            eprintln!("rcon: error: {e}{hint}");
-        } else if outcome.stopped {
-            eprintln!(
-                "rcon: the server is stopping; the connection is closed so it can shut down (the next command reconnects)"
-            );
+            let outcome = session.run(line, None)?;
+            if let Some(e) = &outcome.error {
+                let hint = if e.kind() == ErrorKind::Refused {
+                    ""
+                } else {
+                    " (the next command reconnects)"
+                };
+                eprintln!("rcon: error: {e}{hint}");
+            } else if outcome.stopped {
+                eprintln!(
+                    "rcon: the server is stopping; the connection is closed so it can shut down (the next command reconnects)"
+                );
+            }
         }
     }
 }
@@ -539,9 +555,9 @@ mod tests {
         );
         assert_eq!(
             candidates("/gamem", 6, &none),
-            (0, vec!["/gamemode".into()])
+            (0, vec!["/gamemode ".into()])
         );
-        assert_eq!(candidates(":re", 3, &none), (0, vec![":reconnect".into()]));
+        assert_eq!(candidates(":re", 3, &none), (0, vec![":reconnect ".into()]));
         // Not the first word: only history words.
         assert_eq!(candidates("say gam", 7, &none), (4, vec![]));
     }
@@ -549,10 +565,10 @@ mod tests {
     #[test]
     fn completes_history_words() {
         let words: BTreeSet<String> = ["Notch".to_string(), "minecraft:stone".to_string()].into();
-        assert_eq!(candidates("give No", 7, &words), (5, vec!["Notch".into()]));
+        assert_eq!(candidates("give No", 7, &words), (5, vec!["Notch ".into()]));
         assert_eq!(
             candidates("setblock ~ ~ ~ mine", 19, &words),
-            (15, vec!["minecraft:stone".into()])
+            (15, vec!["minecraft:stone ".into()])
         );
         assert_eq!(candidates("give ", 5, &words), (5, vec![]));
     }
