@@ -379,3 +379,22 @@ fn interactive_flag_opens_the_console_after_commands() {
     assert_eq!(term.exit_code(), 0);
     assert_eq!(server.commands(), ["echo first", "echo second"]);
 }
+
+#[test]
+fn progress_bar_for_files_on_a_terminal_only() {
+    let server = start_server("127.0.0.1:0".parse().unwrap());
+    let home = common::home();
+    let file = home.path().join("many.mcfunction");
+    let text: String = (0..300).map(|i| format!("say {i}\n")).collect();
+    std::fs::write(&file, text).unwrap();
+    let path = file.to_str().unwrap();
+    let mut term = Term::start(server.addr(), home.path(), &["-f", path]);
+    assert_eq!(term.exit_code(), 0);
+    term.wait_for_raw(&format!("{path}: "));
+    assert!(term.raw().contains("/300 lines ("), "{}", term.raw());
+    assert_eq!(server.commands().len(), 300);
+    // Piped: no bar.
+    let out = common::run(common::rcon_for(&server, home.path()).args(["-f", path]));
+    assert!(out.status.success());
+    assert!(!common::stderr(&out).contains("lines/s"));
+}

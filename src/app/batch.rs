@@ -171,6 +171,8 @@ struct Progress {
     start: Instant,
     last: Option<Instant>,
     shown: bool,
+    /// Output shares the terminal: the bar is cleared before each command's output.
+    shares_terminal: bool,
 }
 
 impl Progress {
@@ -229,6 +231,7 @@ pub fn run_input(
         start: Instant::now(),
         last: None,
         shown: false,
+        shares_terminal: io::stdout().is_terminal(),
     });
     let name = input.name.clone();
     let mut slashes: u64 = 0;
@@ -352,7 +355,7 @@ fn handle(
     {
         std::thread::sleep(d);
     }
-    if let Some(p) = progress.as_mut() {
+    if let Some(p) = progress.as_mut().filter(|p| p.shares_terminal) {
         p.clear();
     }
     if opts.echo {
