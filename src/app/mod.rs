@@ -116,7 +116,7 @@ pub fn run(args: Args, port_from_flag: bool) -> anyhow::Result<Exit> {
     let printer = Printer::new(style, args.fix_newlines);
     let mut session = Session::new(connector, password, opts, printer);
 
-    let mut worst = run_commands(&mut session, &commands, args.echo)?;
+    let worst = run_commands(&mut session, &commands, args.echo)?;
 
     let batch_opts = batch::Options {
         keep_going: args.keep_going,
@@ -141,7 +141,6 @@ pub fn run(args: Args, port_from_flag: bool) -> anyhow::Result<Exit> {
     if tally.lines == 0 && commands.is_empty() && plan.stdin_batch {
         eprintln!("rcon: warning: no commands on stdin; nothing was sent");
     }
-    worst = worst.max(Exit::Success);
     Ok(worst)
 }
 
