@@ -23,7 +23,7 @@ _rcon() {
 
     case "${cmd}" in
         rcon)
-            opts="-H -P -p -s -t -c -v -h -V --host --port --password --password-file --server --all --config --no-config --list-servers --print-config --timeout --command --sentinel --idle-gap --dialect --ssh --ssh-option --proxy-command --target --group --demo --practice-server --practice-mode --practice-password --practice-read-delay --ping --legacy --query --full --json --trace --help --version"
+            opts="-H -P -p -s -t -c -v -f -i -h -V --host --port --password --password-file --server --all --config --no-config --list-servers --print-config --timeout --command --sentinel --idle-gap --dialect --ssh --ssh-option --proxy-command --target --group --demo --practice-server --practice-mode --practice-password --practice-read-delay --ping --legacy --query --full --json --trace --file --interactive --keep-going --delay --echo --macro --color --raw --fix-newlines --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -135,6 +135,26 @@ _rcon() {
                     ;;
                 --query)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --delay)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --macro)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 *)

@@ -26,6 +26,12 @@ complete -c rcon -l practice-password -d 'The practice server\'s password (--pra
 complete -c rcon -l practice-read-delay -d 'Delay before each read of the practice server (vanilla mode), to catch clients that send two packets back to back' -r
 complete -c rcon -l ping -d 'Show a Minecraft server\'s status with the Server List Ping (game port, default 25565; no password needed): version, players, MOTD, latency. HOST defaults to the host of --host, else localhost. Servers older than 1.7 are asked with the legacy FE 01 ping' -r
 complete -c rcon -l query -d 'Ask a server over UDP Query (needs enable-query=true; query.port, default 25565; no password needed): MOTD, map, players. HOST defaults as for --ping' -r
+complete -c rcon -s f -l file -d 'Run the commands in PATH, one per line, mcfunction rules (repeatable, in order; `-` is stdin). Without any command or file and with stdin not a terminal, stdin is read' -r
+complete -c rcon -l delay -d 'Batch input: wait this long between commands, e.g. 50ms' -r
+complete -c rcon -l macro -d 'Fill `$(NAME)` in mcfunction macro lines (`$...`) with VALUE (repeatable)' -r
+complete -c rcon -l color -d 'When to render § colour codes as ANSI colours: auto (stdout is a terminal and NO_COLOR is unset), always, never' -r -f -a "auto\t'Only when stdout is a terminal and NO_COLOR is not set'
+always\t'Always'
+never\t'Never: codes are stripped'"
 complete -c rcon -l all -d 'Run the commands on every server profile in the config file at once'
 complete -c rcon -l no-config -d 'Ignore the config file (the default one and any --config or RCON_CONFIG)'
 complete -c rcon -l list-servers -d 'List the server profiles in the config file (names and addresses, no secrets) and exit'
@@ -34,7 +40,12 @@ complete -c rcon -l group -d 'With several servers: print each server\'s output 
 complete -c rcon -l demo -d 'Run against a built-in practice server (strict vanilla) instead of a real one: no server or password needed. Try `rcon --demo help`'
 complete -c rcon -l legacy -d 'With --ping: send only the legacy (pre-1.7) FE 01 ping'
 complete -c rcon -l full -d 'With --query: the full stat (version, software, plugins, player names)'
-complete -c rcon -l json -d 'Print JSON instead of text: one object per line per command (with several servers, one per command and server); --ping: the server\'s status JSON with address and latency; --query: the stat'
+complete -c rcon -l json -d 'Print JSON instead of text: one object per command and line (command, response, ok, error, elapsed_ms; file and line for batch input; server with several servers); --ping: the server\'s status JSON with address and latency; --query: the stat'
 complete -c rcon -s v -l trace -d 'Print every packet sent and received to stderr: a hex dump under its decoded header (size, id, type) and the time since start. The password is never shown'
+complete -c rcon -s i -l interactive -d 'Open the interactive console after the commands and files have run'
+complete -c rcon -l keep-going -d 'Batch input: keep going after a failed line and exit non-zero at the end'
+complete -c rcon -l echo -d 'Print each command (`> COMMAND`) before its output, for logs'
+complete -c rcon -l raw -d 'Print output bytes exactly as received (no colour handling, no decoding)'
+complete -c rcon -l fix-newlines -d 'Restore line breaks vanilla drops (MC-7569) where the output\'s shape makes them certain: `help` listings and parse errors'
 complete -c rcon -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c rcon -s V -l version -d 'Print version'

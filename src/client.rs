@@ -281,6 +281,33 @@ impl Client {
         self.decoder.clear();
     }
 
+    /// Checks, waiting at most a millisecond, whether the server closed the connection since the
+    /// last exchange (for example it stopped or restarted while an interactive session sat
+    /// idle). A closed or failed connection is dropped, so the next command reconnects instead
+    /// of being sent into a dead socket. Servers send nothing unasked; any bytes that did arrive
+    /// stay in the decoder, which skips stale packets.
+    pub fn check_open(&mut self) -> bool {
+        let Some(conn) = self.conn.as_mut() else {
+            return false;
+        };
+        let deadline = Instant::now() + Duration::from_millis(1);
+        match conn.read_before(&mut self.read_buf, deadline) {
+            Ok(0) => {
+                self.close();
+                false
+            }
+            Ok(n) => {
+                self.decoder.feed(&self.read_buf[..n]);
+                true
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::TimedOut => true,
+            Err(_) => {
+                self.close();
+                false
+            }
+        }
+    }
+
     /// Drops any connection and opens a new, logged-in one (probing the strategy if needed).
     ///
     /// When the probe shows that the server rejects a sentinel, this reconnects and tries the

@@ -5,6 +5,8 @@ use std::time::Duration;
 
 use clap::{Parser, ValueEnum};
 
+use super::output::ColorChoice;
+
 fn duration(text: &str) -> Result<Duration, String> {
     rconsole::parse_duration(text)
 }
@@ -13,6 +15,10 @@ fn duration(text: &str) -> Result<Duration, String> {
 /// `RCON_PASSWORD_FILE=` counts as unset (the settings stage drops it).
 fn path(text: &str) -> Result<PathBuf, String> {
     Ok(PathBuf::from(text))
+}
+
+fn macro_arg(text: &str) -> Result<(String, String), String> {
+    super::mcfunction::parse_macro(text)
 }
 
 /// How the end of a command's output is found (see the README's "Why this client").
@@ -58,7 +64,8 @@ impl DialectArg {
 /// A fast, correct RCON client for Minecraft and other game servers.
 ///
 /// Runs the COMMAND given on the command line (words joined with spaces) and any -c commands,
-/// in order, in one session.
+/// then any -f files, in order, in one session. With none of them: an interactive console when
+/// stdin is a terminal, otherwise the commands read from stdin.
 #[derive(Debug, Parser)]
 #[command(name = "rcon", version, after_long_help = crate::app::exit::TABLE)]
 pub struct Args {
@@ -217,9 +224,9 @@ pub struct Args {
     #[arg(long, requires = "query")]
     pub full: bool,
 
-    /// Print JSON instead of text: one object per line per command (with several servers,
-    /// one per command and server); --ping: the server's status JSON with address and latency;
-    /// --query: the stat.
+    /// Print JSON instead of text: one object per command and line (command, response, ok,
+    /// error, elapsed_ms; file and line for batch input; server with several servers); --ping:
+    /// the server's status JSON with address and latency; --query: the stat.
     #[arg(long, conflicts_with = "group")]
     pub json: bool,
 
@@ -227,6 +234,45 @@ pub struct Args {
     /// (size, id, type) and the time since start. The password is never shown.
     #[arg(short = 'v', long)]
     pub trace: bool,
+
+    /// Run the commands in PATH, one per line, mcfunction rules (repeatable, in order; `-` is
+    /// stdin). Without any command or file and with stdin not a terminal, stdin is read.
+    #[arg(short = 'f', long = "file", value_name = "PATH")]
+    pub files: Vec<String>,
+
+    /// Open the interactive console after the commands and files have run.
+    #[arg(short = 'i', long)]
+    pub interactive: bool,
+
+    /// Batch input: keep going after a failed line and exit non-zero at the end.
+    #[arg(long)]
+    pub keep_going: bool,
+
+    /// Batch input: wait this long between commands, e.g. 50ms.
+    #[arg(long, value_name = "DURATION", value_parser = duration)]
+    pub delay: Option<Duration>,
+
+    /// Print each command (`> COMMAND`) before its output, for logs.
+    #[arg(long)]
+    pub echo: bool,
+
+    /// Fill `$(NAME)` in mcfunction macro lines (`$...`) with VALUE (repeatable).
+    #[arg(long = "macro", value_name = "NAME=VALUE", value_parser = macro_arg)]
+    pub macros: Vec<(String, String)>,
+
+    /// When to render § colour codes as ANSI colours: auto (stdout is a terminal and NO_COLOR is
+    /// unset), always, never.
+    #[arg(long, value_enum, value_name = "WHEN", default_value = "auto")]
+    pub color: ColorChoice,
+
+    /// Print output bytes exactly as received (no colour handling, no decoding).
+    #[arg(long, conflicts_with_all = ["json", "fix_newlines"])]
+    pub raw: bool,
+
+    /// Restore line breaks vanilla drops (MC-7569) where the output's shape makes them certain:
+    /// `help` listings and parse errors.
+    #[arg(long)]
+    pub fix_newlines: bool,
 
     /// The command to run: the words are joined with single spaces into one command. Words
     /// starting with '-' after the first word belong to the command.

@@ -3,6 +3,8 @@
 use std::process::ExitCode;
 
 /// Every exit status `rcon` uses.
+// Some codes are documented ahead of the modes that return them (config profiles, Ctrl-C).
+#[allow(dead_code)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Exit {
     /// Everything worked.
@@ -101,4 +103,16 @@ pub fn exit_for(err: &anyhow::Error) -> Exit {
         }
     }
     Exit::Connection
+}
+
+/// An error and its causes on one line, `a: b: c`, as `rcon: error:` prints them.
+pub fn chain(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut cause = err.source();
+    while let Some(c) = cause {
+        text.push_str(": ");
+        text.push_str(&c.to_string());
+        cause = c.source();
+    }
+    text
 }

@@ -252,7 +252,7 @@ fn serve(index: usize, server: Server, commands: &[String], tx: &mpsc::Sender<Ev
             command,
             partial,
             exit: Exit::from_error(&err),
-            error: format!("{:#}", anyhow::Error::new(err)),
+            error: super::exit::chain(&err),
             unsent,
         };
     let mut client = match Client::connect(server.connector, server.password, server.options) {

@@ -1,32 +1,40 @@
 //! The `rcon` application: everything between argv and the library. `run` picks the mode
-//! (practice server, demo, one-shot commands) and drives the session.
+//! (practice server, demo, one-shot commands, batch input, console) and drives the session.
 
 pub mod args;
+pub mod batch;
 pub mod config;
+pub mod console;
 pub mod exit;
 pub mod fanout;
 #[cfg(test)]
 mod generate;
+pub mod mcfunction;
 pub mod output;
 pub mod reach;
+pub mod render;
 pub mod secrets;
+pub mod session;
 pub mod settings;
 pub mod trace;
 
+use std::io::IsTerminal;
 use std::sync::Arc;
 
 use anyhow::Context;
 use clap::{CommandFactory, FromArgMatches};
 
+use rconsole::Client;
+use rconsole::Password;
 use rconsole::client::{Observer, check_command};
 use rconsole::practice::{self, PracticeServer};
 use rconsole::transport::{Connector, TcpConnector};
-use rconsole::{Client, Password};
 use settings::{ConfigFile, Origins, Settings};
 
 use args::Args;
 use exit::{Exit, fail};
-use output::Printer;
+use output::{Printer, Style};
+use session::Session;
 
 /// Prints engine warnings on stderr.
 struct StderrObserver;
@@ -56,7 +64,7 @@ pub fn run(args: Args, origins: Origins) -> anyhow::Result<Exit> {
         if let Some(note) = note {
             eprintln!("rcon: {note}");
         }
-        Printer::stdout().text(&text)?;
+        output::print_text(&text)?;
         return Ok(Exit::Success);
     }
     let file = if args.demo {
@@ -80,16 +88,15 @@ pub fn run(args: Args, origins: Origins) -> anyhow::Result<Exit> {
         }
         if args.print_config {
             for (name, s) in &servers {
-                Printer::stdout().text(&format!("[{name}]\n{}", s.describe()))?;
+                output::print_text(&format!("[{name}]\n{}", s.describe()))?;
             }
             return Ok(Exit::Success);
         }
-        refuse_unsendable(&commands, servers.iter().map(|(_, s)| s))?;
-        return fanout::run_settings(&args, servers, &commands);
+        return run_fanout(&args, servers, commands);
     }
     let settings = Settings::resolve(&args, &origins, file.clone())?;
     if args.print_config {
-        Printer::stdout().text(&settings.describe())?;
+        output::print_text(&settings.describe())?;
         return Ok(Exit::Success);
     }
     if !args.target.is_empty() {
@@ -100,9 +107,14 @@ pub fn run(args: Args, origins: Origins) -> anyhow::Result<Exit> {
             s.port.value = target.port;
             servers.push((name, s));
         }
-        refuse_unsendable(&commands, servers.iter().map(|(_, s)| s))?;
-        return fanout::run_settings(&args, servers, &commands);
+        return run_fanout(&args, servers, commands);
     }
+    let plan = Plan::new(
+        !commands.is_empty(),
+        !args.files.is_empty(),
+        args.interactive,
+        std::io::stdin().is_terminal(),
+    );
     refuse_unsendable(&commands, [&settings])?;
     let observer: Arc<dyn Observer> = if args.trace {
         Arc::new(trace::Trace::new())
@@ -113,7 +125,7 @@ pub fn run(args: Args, origins: Origins) -> anyhow::Result<Exit> {
 
     // Keeps the demo server alive for the whole session.
     let _demo_server;
-    let (connector, password): (Box<dyn Connector>, Password) = if args.demo {
+    let (connector, password, name): (Box<dyn Connector>, Password, String) = if args.demo {
         let password = format!("demo-{}", std::process::id());
         let server = PracticeServer::start(practice::Config {
             password: password.clone(),
@@ -122,54 +134,148 @@ pub fn run(args: Args, origins: Origins) -> anyhow::Result<Exit> {
         .context("cannot start the practice server")?;
         let connector = TcpConnector::new("127.0.0.1", server.port());
         _demo_server = server;
-        (Box::new(connector), Password::new(password))
+        (Box::new(connector), Password::new(password), "demo".into())
     } else {
-        let password = settings.password()?;
-        (settings.connector()?, password)
+        let name = match &settings.profile {
+            Some(p) if p.source != settings::Source::Default => p.value.clone(),
+            _ => settings.target(),
+        };
+        (settings.connector()?, settings.password()?, name)
+    };
+    let console_settings = console::Settings {
+        name,
+        password: password.expose().to_string(),
     };
 
-    let mut client = Client::connect(connector, password, opts)?;
-    let mut printer = Printer::stdout();
+    let printer = Printer::new(output_style(&args), args.fix_newlines);
+    let mut session = Session::new(connector, password, opts, printer);
+
+    let worst = run_commands(&mut session, &commands, args.echo)?;
+
+    let batch_opts = batch::Options {
+        keep_going: args.keep_going,
+        delay: args.delay,
+        echo: args.echo,
+        macros: args.macros.iter().cloned().collect(),
+    };
+    let mut tally = batch::Tally::default();
+    if plan.stdin_batch {
+        batch::run_input(&mut session, batch::Input::stdin(), &batch_opts, &mut tally)?;
+    }
+    for path in &args.files {
+        let input = batch::Input::open(path, batch::progress_wanted(path))?;
+        batch::run_input(&mut session, input, &batch_opts, &mut tally)?;
+    }
+    if plan.console {
+        return console::run(&mut session, &console_settings);
+    }
+    if tally.worst.is_some() {
+        return tally.finish();
+    }
+    if tally.lines == 0 && commands.is_empty() && plan.stdin_batch {
+        eprintln!("rcon: warning: no commands on stdin; nothing was sent");
+    }
+    Ok(worst)
+}
+
+/// How command output is printed: `--json`, `--raw`, or text with colour as `--color` says.
+fn output_style(args: &Args) -> Style {
+    if args.json {
+        Style::Json
+    } else if args.raw {
+        Style::Raw
+    } else {
+        let no_color = std::env::var("NO_COLOR").ok();
+        Style::Text {
+            color: output::color_enabled(
+                args.color,
+                std::io::stdout().is_terminal(),
+                no_color.as_deref(),
+            ),
+        }
+    }
+}
+
+/// Runs on several servers at once. The commands are the command line's plus, with `-f`, the
+/// lines of the files (read whole first, with the mcfunction rules), since every server gets
+/// the same list.
+fn run_fanout(
+    args: &Args,
+    servers: Vec<(String, Settings)>,
+    mut commands: Vec<String>,
+) -> anyhow::Result<Exit> {
+    if args.interactive {
+        return Err(fail(
+            Exit::Usage,
+            "--interactive works with one server; several servers take commands and files",
+        ));
+    }
+    let macros = args.macros.iter().cloned().collect();
+    for path in &args.files {
+        commands.extend(batch::read_commands(path, &macros)?);
+    }
+    if commands.is_empty() {
+        return Err(fail(
+            Exit::Usage,
+            "no command given for several servers (use COMMAND, -c or -f)",
+        ));
+    }
+    refuse_unsendable(&commands, servers.iter().map(|(_, s)| s))?;
+    fanout::run_settings(args, servers, &commands)
+}
+
+/// What runs, from what was given and whether stdin is a terminal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Plan {
+    /// Read commands from stdin.
+    stdin_batch: bool,
+    /// Open the console at the end.
+    console: bool,
+}
+
+impl Plan {
+    fn new(commands: bool, files: bool, interactive: bool, stdin_tty: bool) -> Plan {
+        let nothing = !commands && !files;
+        Plan {
+            stdin_batch: nothing && !stdin_tty && !interactive,
+            console: interactive || (nothing && stdin_tty),
+        }
+    }
+}
+
+/// Runs the command-line commands in order: a parse error is reported through the exit status
+/// and the rest still run; a failed connection stops the run.
+fn run_commands(session: &mut Session, commands: &[String], echo: bool) -> anyhow::Result<Exit> {
     let mut worst = Exit::Success;
     for (i, command) in commands.iter().enumerate() {
-        match run_one(&mut client, command) {
-            Ok(text) => {
-                if is_parse_error(&text) {
-                    worst = worst.max(Exit::CommandFailed);
-                }
-                printer.response(&text)?;
+        if echo {
+            session.printer.echo(command)?;
+        }
+        let outcome = session.run(command, None)?;
+        if outcome.parse_error {
+            worst = worst.max(Exit::CommandFailed);
+        }
+        if let Some(err) = outcome.error {
+            let rest = commands.len() - i - 1;
+            let err = anyhow::Error::new(err).context(format!("command '{}'", short(command)));
+            if rest > 0 {
+                return Err(err.context(format!(
+                    "{rest} later command{} not sent",
+                    if rest == 1 { "" } else { "s" }
+                )));
             }
-            Err((partial, err)) => {
-                if !partial.is_empty() {
-                    printer.response(&partial)?;
-                }
-                let rest = commands.len() - i - 1;
-                let err = anyhow::Error::new(err).context(format!("command '{}'", short(command)));
-                if rest > 0 {
-                    return Err(err.context(format!(
-                        "{rest} later command{} not sent",
-                        if rest == 1 { "" } else { "s" }
-                    )));
-                }
-                return Err(err);
-            }
+            return Err(err);
         }
     }
     Ok(worst)
 }
 
 /// Refuses, before connecting anywhere, a command that can never be sent (too long for the
-/// dialect, NUL byte), so the server receives nothing; also refuses an empty command list.
+/// dialect, NUL byte), so the server receives nothing.
 fn refuse_unsendable<'a>(
     commands: &[String],
     servers: impl IntoIterator<Item = &'a Settings>,
 ) -> anyhow::Result<()> {
-    if commands.is_empty() {
-        return Err(fail(
-            Exit::Usage,
-            "no command given (example: rcon -p PASSWORD list; rcon --help for more)",
-        ));
-    }
     let max = servers
         .into_iter()
         .map(|s| s.options(Arc::new(StderrObserver)).max_command_bytes)
@@ -284,6 +390,55 @@ mod tests {
         assert!(is_stop_command("  restart now"));
         assert!(!is_stop_command("stopwatch"));
         assert!(!is_stop_command("say stop"));
+    }
+
+    #[test]
+    fn mode_selection() {
+        let p = Plan::new;
+        // Nothing given: console on a terminal, stdin batch otherwise.
+        assert_eq!(
+            p(false, false, false, true),
+            Plan {
+                stdin_batch: false,
+                console: true
+            }
+        );
+        assert_eq!(
+            p(false, false, false, false),
+            Plan {
+                stdin_batch: true,
+                console: false
+            }
+        );
+        // Commands or files given: neither, unless -i.
+        assert_eq!(
+            p(true, false, false, true),
+            Plan {
+                stdin_batch: false,
+                console: false
+            }
+        );
+        assert_eq!(
+            p(false, true, false, false),
+            Plan {
+                stdin_batch: false,
+                console: false
+            }
+        );
+        assert_eq!(
+            p(true, true, true, false),
+            Plan {
+                stdin_batch: false,
+                console: true
+            }
+        );
+        assert_eq!(
+            p(false, false, true, false),
+            Plan {
+                stdin_batch: false,
+                console: true
+            }
+        );
     }
 
     #[test]

@@ -1,40 +1,205 @@
 //! Writing command output to stdout: one write and one flush per command, so a program reading
-//! `rcon` through a pipe sees each answer as soon as it is complete.
+//! `rcon` through a pipe sees each answer as soon as it is complete. Three shapes: text for people
+//! (`§` codes as colour or stripped), raw bytes, and one JSON object per command (NDJSON).
 
 use std::io::{self, Write};
+use std::time::Duration;
+
+use serde::Serialize;
+
+use super::render;
+
+/// `--color`: when to turn `§` codes into ANSI colours.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum ColorChoice {
+    /// Only when stdout is a terminal and NO_COLOR is not set.
+    #[default]
+    Auto,
+    /// Always.
+    Always,
+    /// Never: codes are stripped.
+    Never,
+}
+
+/// Whether colour is on: `auto` means stdout is a terminal and `NO_COLOR` is unset or empty
+/// (no-color.org).
+pub fn color_enabled(
+    choice: ColorChoice,
+    stdout_is_terminal: bool,
+    no_color: Option<&str>,
+) -> bool {
+    match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => stdout_is_terminal && no_color.is_none_or(str::is_empty),
+    }
+}
+
+/// How each command's output is printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    /// Text for people; `color` renders `§` codes as ANSI, otherwise they are stripped.
+    Text {
+        /// Render colours.
+        color: bool,
+    },
+    /// The bytes exactly as received.
+    Raw,
+    /// One JSON object per command.
+    Json,
+}
+
+/// One command's result, as handed to the printer.
+#[derive(Debug)]
+pub struct Record<'a> {
+    /// The command as sent.
+    pub command: &'a str,
+    /// The output bytes as received (possibly partial when `error` is set).
+    pub raw: &'a [u8],
+    /// Whether the command succeeded (sent, answered, no parse error).
+    pub ok: bool,
+    /// Why it failed, if it did.
+    pub error: Option<&'a str>,
+    /// Time from sending to the end of the output.
+    pub elapsed: Duration,
+    /// File name and line, for batch input.
+    pub origin: Option<(&'a str, u64)>,
+}
+
+#[derive(Serialize)]
+struct JsonRecord<'a> {
+    command: &'a str,
+    response: &'a str,
+    ok: bool,
+    error: Option<&'a str>,
+    elapsed_ms: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    file: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    line: Option<u64>,
+}
 
 /// Where command output goes.
 pub struct Printer {
     out: io::Stdout,
     buf: Vec<u8>,
+    style: Style,
+    fix_newlines: bool,
 }
 
 impl Printer {
     /// A printer on stdout.
-    pub fn stdout() -> Self {
+    pub fn new(style: Style, fix_newlines: bool) -> Self {
+        if let Style::Text { color: true } = style {
+            enable_ansi();
+        }
         Self {
             out: io::stdout(),
             buf: Vec::with_capacity(8192),
+            style,
+            fix_newlines,
         }
     }
 
-    /// Prints one command's output followed by a newline, and flushes.
-    pub fn response(&mut self, text: &str) -> io::Result<()> {
-        self.buf.clear();
-        self.buf.extend_from_slice(text.as_bytes());
-        self.buf.push(b'\n');
+    /// The style in use.
+    pub fn style(&self) -> Style {
+        self.style
+    }
+
+    /// Formats one record into `buf` (nothing for an empty raw output).
+    pub fn format(&self, r: &Record<'_>, buf: &mut Vec<u8>) {
+        match self.style {
+            Style::Raw => {
+                buf.extend_from_slice(r.raw);
+                if !r.raw.is_empty() && !r.raw.ends_with(b"\n") {
+                    buf.push(b'\n');
+                }
+            }
+            // A command that failed before any output arrived prints nothing: the error is on
+            // stderr.
+            Style::Text { .. } if r.raw.is_empty() && r.error.is_some() => {}
+            Style::Text { color } => {
+                let text = self.text(r);
+                let text = if color {
+                    render::to_ansi(&text)
+                } else {
+                    render::strip(&text)
+                };
+                // Exactly as received, then one newline, also after an empty output, so each
+                // command's answer is one record.
+                buf.extend_from_slice(text.as_bytes());
+                buf.push(b'\n');
+            }
+            Style::Json => {
+                let text = render::strip(&self.text(r));
+                let record = JsonRecord {
+                    command: r.command,
+                    response: &text,
+                    ok: r.ok,
+                    error: r.error,
+                    elapsed_ms: (r.elapsed.as_secs_f64() * 1e6).round() / 1e3,
+                    file: r.origin.map(|o| o.0),
+                    line: r.origin.map(|o| o.1),
+                };
+                // Serialising plain strings and numbers cannot fail.
+                if serde_json::to_writer(&mut *buf, &record).is_ok() {
+                    buf.push(b'\n');
+                }
+            }
+        }
+    }
+
+    fn text(&self, r: &Record<'_>) -> String {
+        let text = rconsole::packet::decode_output(r.raw);
+        if self.fix_newlines {
+            render::fix_newlines(&text)
+        } else {
+            text
+        }
+    }
+
+    /// Prints one command's output (in one write) and flushes.
+    pub fn record(&mut self, r: &Record<'_>) -> io::Result<()> {
+        let mut buf = std::mem::take(&mut self.buf);
+        buf.clear();
+        self.format(r, &mut buf);
+        let result = self.write(&buf);
+        self.buf = buf;
+        result
+    }
+
+    /// Prints a command before its output (`--echo`); nothing in JSON mode, whose records name
+    /// their command.
+    pub fn echo(&mut self, command: &str) -> io::Result<()> {
+        if self.style == Style::Json {
+            return Ok(());
+        }
+        self.write(format!("> {command}\n").as_bytes())
+    }
+
+    fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
+        if bytes.is_empty() {
+            return Ok(());
+        }
         let mut lock = self.out.lock();
-        lock.write_all(&self.buf)?;
+        lock.write_all(bytes)?;
         lock.flush()
     }
 }
 
-impl Printer {
-    /// Prints text as is (no newline added), and flushes.
-    pub fn text(&mut self, text: &str) -> io::Result<()> {
-        let mut lock = self.out.lock();
-        lock.write_all(text.as_bytes())?;
-        lock.flush()
+/// Prints text as is (no newline added) on stdout, and flushes: for `--print-config` and the
+/// like, which are not command output.
+pub fn print_text(text: &str) -> io::Result<()> {
+    let mut lock = io::stdout().lock();
+    lock.write_all(text.as_bytes())?;
+    lock.flush()
+}
+
+/// Turns on ANSI escape processing where the console needs it (Windows); elsewhere a no-op.
+fn enable_ansi() {
+    #[cfg(windows)]
+    {
+        let _ = anstyle_query::windows::enable_ansi_colors();
     }
 }
 
@@ -44,4 +209,82 @@ pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
         c.downcast_ref::<io::Error>()
             .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec<'a>(command: &'a str, raw: &'a [u8]) -> Record<'a> {
+        Record {
+            command,
+            raw,
+            ok: true,
+            error: None,
+            elapsed: Duration::from_micros(1500),
+            origin: None,
+        }
+    }
+
+    fn format(style: Style, fix: bool, r: &Record<'_>) -> String {
+        let p = Printer::new(style, fix);
+        let mut buf = Vec::new();
+        p.format(r, &mut buf);
+        String::from_utf8(buf).unwrap()
+    }
+
+    #[test]
+    fn colour_choice() {
+        assert!(color_enabled(ColorChoice::Auto, true, None));
+        assert!(color_enabled(ColorChoice::Auto, true, Some("")));
+        assert!(!color_enabled(ColorChoice::Auto, true, Some("1")));
+        assert!(!color_enabled(ColorChoice::Auto, false, None));
+        assert!(color_enabled(ColorChoice::Always, false, Some("1")));
+        assert!(!color_enabled(ColorChoice::Never, true, None));
+    }
+
+    #[test]
+    fn text_styles() {
+        let r = rec("x", "§6gold\r\nnext".as_bytes());
+        assert_eq!(
+            format(Style::Text { color: false }, false, &r),
+            "gold\nnext\n"
+        );
+        assert_eq!(
+            format(Style::Text { color: true }, false, &r),
+            "\x1b[0;33mgold\nnext\x1b[0m\n"
+        );
+        assert_eq!(format(Style::Raw, false, &r), "§6gold\r\nnext\n");
+        // An empty output is still one (empty) line: one record per command.
+        assert_eq!(
+            format(Style::Text { color: false }, false, &rec("say", b"")),
+            "\n"
+        );
+    }
+
+    #[test]
+    fn json_records() {
+        let mut r = rec("list", "§aThere are 0".as_bytes());
+        r.origin = Some(("f.mcfunction", 7));
+        let line = format(Style::Json, false, &r);
+        assert!(line.ends_with('\n') && line.matches('\n').count() == 1);
+        let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(v["command"], "list");
+        assert_eq!(v["response"], "There are 0");
+        assert_eq!(v["ok"], true);
+        assert!(v["error"].is_null());
+        assert_eq!(v["elapsed_ms"], 1.5);
+        assert_eq!(v["file"], "f.mcfunction");
+        assert_eq!(v["line"], 7);
+        let plain: serde_json::Value =
+            serde_json::from_str(&format(Style::Json, false, &rec("a", b"b"))).unwrap();
+        assert!(plain.get("file").is_none());
+    }
+
+    #[test]
+    fn fix_newlines_applies_when_asked() {
+        let r = rec("help", b"/a/b");
+        assert_eq!(format(Style::Text { color: false }, true, &r), "/a\n/b\n");
+        assert_eq!(format(Style::Text { color: false }, false, &r), "/a/b\n");
+    }
 }

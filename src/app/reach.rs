@@ -13,7 +13,7 @@ use rconsole::transport::split_host_port;
 
 use super::args::Args;
 use super::exit::{Exit, fail};
-use super::output::Printer;
+use super::output;
 use super::settings::{DEFAULT_TIMEOUT, Target};
 use super::trace::Trace;
 
@@ -70,7 +70,7 @@ pub fn ping(args: &Args, given: Option<&str>) -> anyhow::Result<Exit> {
     } else {
         ping_text(&target, &report, colour_wanted())
     };
-    Printer::stdout().response(&text)?;
+    output::print_text(&format!("{text}\n"))?;
     Ok(Exit::Success)
 }
 
@@ -91,7 +91,7 @@ pub fn query(args: &Args, given: Option<&str>) -> anyhow::Result<Exit> {
     } else {
         query_text(&report, colour_wanted())
     };
-    Printer::stdout().response(&text)?;
+    output::print_text(&format!("{text}\n"))?;
     Ok(Exit::Success)
 }
 

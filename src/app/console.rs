@@ -1,0 +1,601 @@
+//! The interactive console: line editing, history in the platform data directory, completion,
+//! `:` meta-commands, and reconnecting (with back-off) when the server went away.
+
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rustyline::completion::Completer;
+use rustyline::error::ReadlineError;
+use rustyline::highlight::Highlighter;
+use rustyline::hint::Hinter;
+use rustyline::history::{DefaultHistory, History};
+use rustyline::validate::Validator;
+use rustyline::{CompletionType, Config, Context, Editor, Helper};
+
+use rconsole::ErrorKind;
+
+use super::exit::Exit;
+use super::session::Session;
+
+/// The environment variable that overrides the history file's path (for tests and for people
+/// who keep dotfiles elsewhere).
+pub const HISTORY_ENV: &str = "RCON_HISTORY";
+
+/// Most history entries kept.
+const HISTORY_MAX: usize = 1000;
+
+/// Waits between reconnect attempts when the server is down: about 7.5 s in all.
+const BACKOFF: [Duration; 5] = [
+    Duration::ZERO,
+    Duration::from_millis(500),
+    Duration::from_secs(1),
+    Duration::from_secs(2),
+    Duration::from_secs(4),
+];
+
+/// The console's own commands, with their help lines.
+const META: [(&str, &str); 6] = [
+    (":help", "this list"),
+    (":quit", "leave the console (also :exit, :q, Ctrl-D)"),
+    (":reconnect", "close the connection and log in again"),
+    (
+        ":history",
+        "show the stored history (:history N for the last N)",
+    ),
+    (":clear", "clear the screen"),
+    (":exit", "leave the console"),
+];
+
+/// Java Edition command names, for completion.
+const VANILLA: [&str; 86] = [
+    "advancement",
+    "attribute",
+    "ban",
+    "ban-ip",
+    "banlist",
+    "bossbar",
+    "clear",
+    "clone",
+    "damage",
+    "data",
+    "datapack",
+    "debug",
+    "defaultgamemode",
+    "deop",
+    "difficulty",
+    "effect",
+    "enchant",
+    "execute",
+    "experience",
+    "fill",
+    "fillbiome",
+    "forceload",
+    "function",
+    "gamemode",
+    "gamerule",
+    "give",
+    "help",
+    "item",
+    "jfr",
+    "kick",
+    "kill",
+    "list",
+    "locate",
+    "loot",
+    "me",
+    "msg",
+    "op",
+    "pardon",
+    "pardon-ip",
+    "particle",
+    "perf",
+    "place",
+    "playsound",
+    "publish",
+    "random",
+    "recipe",
+    "reload",
+    "return",
+    "ride",
+    "rotate",
+    "save-all",
+    "save-off",
+    "save-on",
+    "say",
+    "schedule",
+    "scoreboard",
+    "seed",
+    "setblock",
+    "setidletimeout",
+    "setworldspawn",
+    "spawnpoint",
+    "spectate",
+    "spreadplayers",
+    "stop",
+    "stopsound",
+    "summon",
+    "tag",
+    "team",
+    "teammsg",
+    "teleport",
+    "tell",
+    "tellraw",
+    "test",
+    "tick",
+    "time",
+    "title",
+    "tm",
+    "tp",
+    "transfer",
+    "trigger",
+    "w",
+    "weather",
+    "whitelist",
+    "worldborder",
+    "xp",
+    "dialog",
+];
+
+/// Where history is kept: `RCON_HISTORY`, else `history.txt` in the platform data directory
+/// (never the working directory). `None` when neither can be found.
+pub fn history_path() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os(HISTORY_ENV).filter(|p| !p.is_empty()) {
+        return Some(PathBuf::from(p));
+    }
+    directories::ProjectDirs::from("", "", "rconsole").map(|d| d.data_dir().join("history.txt"))
+}
+
+/// Whether a line may be written to history: not blank, not containing the password, and no
+/// meta-command except the known ones that take no argument (a future one might carry a secret).
+pub fn should_store(line: &str, password: &str) -> bool {
+    let line = line.trim();
+    if line.is_empty() {
+        return false;
+    }
+    if !password.is_empty() && line.contains(password) {
+        return false;
+    }
+    if line.starts_with(':') {
+        return META.iter().any(|(name, _)| *name == line);
+    }
+    true
+}
+
+/// Completion candidates for the word before `pos`: command names (vanilla list, or the
+/// meta-commands after `:`) for the first word, and words seen in history anywhere.
+pub fn candidates(
+    line: &str,
+    pos: usize,
+    history_words: &BTreeSet<String>,
+) -> (usize, Vec<String>) {
+    let before = &line[..pos];
+    let start = before
+        .char_indices()
+        .rev()
+        .find(|(_, c)| c.is_whitespace())
+        .map_or(0, |(i, c)| i + c.len_utf8());
+    let word = &before[start..];
+    let first = before[..start].trim().is_empty();
+    let mut out = BTreeSet::new();
+    if first {
+        if word.starts_with(':') {
+            out.extend(
+                META.iter()
+                    .map(|(m, _)| *m)
+                    .chain([":q"])
+                    .filter(|m| m.starts_with(word))
+                    .map(str::to_string),
+            );
+        } else {
+            let (slash, bare) = match word.strip_prefix('/') {
+                Some(b) => ("/", b),
+                None => ("", word),
+            };
+            out.extend(
+                VANILLA
+                    .iter()
+                    .filter(|c| c.starts_with(bare))
+                    .map(|c| format!("{slash}{c}")),
+            );
+        }
+    }
+    if !word.is_empty() && !word.starts_with(':') {
+        out.extend(
+            history_words
+                .iter()
+                .filter(|w| w.starts_with(word) && w.as_str() != word)
+                .cloned(),
+        );
+    }
+    let mut out: Vec<String> = out.into_iter().collect();
+    // A single match is complete: add the space that comes next, as shells do.
+    if let [only] = out.as_mut_slice() {
+        only.push(' ');
+    }
+    (start, out)
+}
+
+/// The rustyline helper: completion only.
+struct ConsoleHelper {
+    words: BTreeSet<String>,
+}
+
+impl ConsoleHelper {
+    fn learn(&mut self, line: &str) {
+        for w in line.split_whitespace() {
+            if w.chars().count() >= 2 && !w.starts_with(':') {
+                self.words.insert(w.to_string());
+            }
+        }
+    }
+}
+
+impl Completer for ConsoleHelper {
+    type Candidate = String;
+
+    fn complete(
+        &self,
+        line: &str,
+        pos: usize,
+        _ctx: &Context<'_>,
+    ) -> rustyline::Result<(usize, Vec<String>)> {
+        Ok(candidates(line, pos, &self.words))
+    }
+}
+
+impl Hinter for ConsoleHelper {
+    type Hint = String;
+}
+impl Highlighter for ConsoleHelper {}
+impl Validator for ConsoleHelper {}
+impl Helper for ConsoleHelper {}
+
+/// The stored history: a plain file, one command per line, written whole (0600 on Unix).
+struct HistoryFile {
+    path: Option<PathBuf>,
+    entries: Vec<String>,
+}
+
+impl HistoryFile {
+    fn load(path: Option<PathBuf>, password: &str) -> Self {
+        let entries = path
+            .as_deref()
+            .and_then(|p| std::fs::read_to_string(p).ok())
+            .map(|text| {
+                let mut seen = BTreeSet::new();
+                let mut kept: Vec<String> = text
+                    .lines()
+                    .rev()
+                    .filter(|l| should_store(l, password) && seen.insert(l.to_string()))
+                    .map(str::to_string)
+                    .collect();
+                kept.truncate(HISTORY_MAX);
+                kept.reverse();
+                kept
+            })
+            .unwrap_or_default();
+        Self { path, entries }
+    }
+
+    /// Adds a line (moving an earlier copy to the end); returns whether the list changed.
+    fn add(&mut self, line: &str) -> bool {
+        if self.entries.last().is_some_and(|l| l == line) {
+            return false;
+        }
+        self.entries.retain(|l| l != line);
+        self.entries.push(line.to_string());
+        if self.entries.len() > HISTORY_MAX {
+            let extra = self.entries.len() - HISTORY_MAX;
+            self.entries.drain(..extra);
+        }
+        true
+    }
+
+    fn save(&self) -> std::io::Result<()> {
+        let Some(path) = &self.path else {
+            return Ok(());
+        };
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)?;
+        }
+        let tmp = path.with_extension("txt.tmp");
+        {
+            let mut f = create_private(&tmp)?;
+            let mut text = self.entries.join("\n");
+            text.push('\n');
+            f.write_all(text.as_bytes())?;
+            f.sync_all()?;
+        }
+        std::fs::rename(&tmp, path)
+    }
+}
+
+fn create_private(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut opts = std::fs::OpenOptions::new();
+    opts.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.mode(0o600);
+    }
+    opts.open(path)
+}
+
+/// What the console knows besides the session.
+pub struct Settings {
+    /// Shown in the prompt: a profile name or `host:port`.
+    pub name: String,
+    /// The password in effect, so history never stores it.
+    pub password: String,
+}
+
+/// Runs the console until `:quit` or Ctrl-D.
+pub fn run(session: &mut Session, settings: &Settings) -> anyhow::Result<Exit> {
+    session.connect()?;
+    let server = session.server().to_string();
+    eprintln!("rcon: connected to {server}; :help lists console commands, :quit or Ctrl-D leaves");
+    let config = Config::builder()
+        .auto_add_history(false)
+        .history_ignore_dups(false)?
+        .max_history_size(HISTORY_MAX)?
+        .completion_type(CompletionType::List)
+        .build();
+    let mut editor: Editor<ConsoleHelper, DefaultHistory> = Editor::with_config(config)?;
+    let mut history = HistoryFile::load(history_path(), &settings.password);
+    let mut helper = ConsoleHelper {
+        words: BTreeSet::new(),
+    };
+    for line in &history.entries {
+        helper.learn(line);
+        editor.add_history_entry(line.as_str())?;
+    }
+    editor.set_helper(Some(helper));
+    let prompt = format!("{}> ", settings.name);
+    let mut warned_history = false;
+    loop {
+        let input = match editor.readline(&prompt) {
+            Ok(input) => input,
+            Err(ReadlineError::Interrupted) => continue,
+            Err(ReadlineError::Eof) => return Ok(Exit::Success),
+            Err(e) => return Err(e.into()),
+        };
+        // A paste of several lines arrives as one input: each line is a command.
+        let lines: Vec<&str> = input.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            let line = line.trim();
+            if line.is_empty() {
+                continue;
+            }
+            if should_store(line, &settings.password) && history.add(line) {
+                editor.history_mut().clear()?;
+                for entry in &history.entries {
+                    editor.add_history_entry(entry.as_str())?;
+                }
+                if let Some(h) = editor.helper_mut() {
+                    h.learn(line);
+                }
+                if let Err(e) = history.save()
+                    && !warned_history
+                {
+                    warned_history = true;
+                    let where_ = history
+                        .path
+                        .as_deref()
+                        .map(|p| p.display().to_string())
+                        .unwrap_or_default();
+                    eprintln!("rcon: warning: cannot save history to {where_}: {e}");
+                }
+            }
+            if let Some(meta) = line.strip_prefix(':') {
+                match meta_command(meta, session, &history, &mut editor)? {
+                    Flow::Quit => return Ok(Exit::Success),
+                    Flow::Continue => continue,
+                }
+            }
+            if !ensure_connected(session) {
+                let rest = lines[i + 1..]
+                    .iter()
+                    .filter(|l| !l.trim().is_empty())
+                    .count();
+                if rest > 0 {
+                    eprintln!("rcon: {rest} more pasted line(s) not sent");
+                }
+                break;
+            }
+            let outcome = session.run(line, None)?;
+            if let Some(e) = &outcome.error {
+                let hint = if e.kind() == ErrorKind::Refused {
+                    ""
+                } else {
+                    " (the next command reconnects)"
+                };
+                eprintln!("rcon: error: {e}{hint}");
+            } else if outcome.stopped {
+                eprintln!(
+                    "rcon: the server is stopping; the connection is closed so it can shut down (the next command reconnects)"
+                );
+            }
+        }
+    }
+}
+
+enum Flow {
+    Continue,
+    Quit,
+}
+
+fn meta_command(
+    meta: &str,
+    session: &mut Session,
+    history: &HistoryFile,
+    editor: &mut Editor<ConsoleHelper, DefaultHistory>,
+) -> anyhow::Result<Flow> {
+    let mut words = meta.split_whitespace();
+    let name = words.next().unwrap_or("");
+    let arg = words.next();
+    let mut out = std::io::stdout().lock();
+    match name {
+        "q" | "quit" | "exit" => return Ok(Flow::Quit),
+        "help" => {
+            let mut text =
+                String::from("Console commands (anything else is sent to the server):\n");
+            for (m, what) in META.iter().filter(|(m, _)| *m != ":exit") {
+                text.push_str(&format!("  {m:<12} {what}\n"));
+            }
+            text.push_str(
+                "Tab completes command names and words from history; Ctrl-C clears the line.\n",
+            );
+            out.write_all(text.as_bytes())?;
+            out.flush()?;
+        }
+        "history" => {
+            let n = match arg.map(str::parse::<usize>) {
+                None => history.entries.len(),
+                Some(Ok(n)) => n,
+                Some(Err(_)) => {
+                    eprintln!("rcon: :history takes a number (how many recent entries)");
+                    return Ok(Flow::Continue);
+                }
+            };
+            let skip = history.entries.len().saturating_sub(n);
+            let mut text = String::new();
+            for (i, e) in history.entries.iter().enumerate().skip(skip) {
+                text.push_str(&format!("{:>5}  {e}\n", i + 1));
+            }
+            out.write_all(text.as_bytes())?;
+            out.flush()?;
+        }
+        "reconnect" => {
+            if let Some(c) = session.client() {
+                c.close();
+            }
+            drop(out);
+            ensure_connected(session);
+        }
+        "clear" => editor.clear_screen()?,
+        _ => eprintln!("rcon: unknown console command ':{name}' (:help lists them)"),
+    }
+    Ok(Flow::Continue)
+}
+
+/// Makes sure the session has a live connection, reconnecting with back-off if the server went
+/// away. Says what it does on stderr. Returns false when the server stays unreachable.
+fn ensure_connected(session: &mut Session) -> bool {
+    let server = session.server().to_string();
+    let had_connection = match session.client() {
+        Some(c) => {
+            let was = c.is_connected();
+            if was && c.check_open() {
+                return true;
+            }
+            was
+        }
+        None => false,
+    };
+    if had_connection {
+        eprintln!("rcon: the server closed the connection; reconnecting to {server}");
+    } else {
+        eprintln!("rcon: reconnecting to {server}");
+    }
+    let mut waited = Duration::ZERO;
+    for (attempt, delay) in BACKOFF.iter().enumerate() {
+        if !delay.is_zero() {
+            std::thread::sleep(*delay);
+            waited += *delay;
+        }
+        let result = match session.client() {
+            Some(c) => c.reconnect(),
+            None => session.connect().map(|_| ()),
+        };
+        match result {
+            Ok(()) => {
+                eprintln!("rcon: reconnected to {server}");
+                return true;
+            }
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    ErrorKind::Connect | ErrorKind::Timeout | ErrorKind::Connection
+                ) =>
+            {
+                if let Some(next) = BACKOFF.get(attempt + 1) {
+                    eprintln!(
+                        "rcon: cannot reach {server} ({e}); retrying in {}",
+                        rconsole::format_duration(*next)
+                    );
+                } else {
+                    eprintln!(
+                        "rcon: error: {server} is still down after {} attempts over {}: {e}; the command was not sent (the next command tries again)",
+                        BACKOFF.len(),
+                        rconsole::format_duration(waited)
+                    );
+                }
+            }
+            Err(e) => {
+                eprintln!("rcon: error: {e}; the command was not sent");
+                return false;
+            }
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn completes_command_names() {
+        let none = BTreeSet::new();
+        assert_eq!(
+            candidates("gam", 3, &none),
+            (0, vec!["gamemode".into(), "gamerule".into()])
+        );
+        assert_eq!(
+            candidates("/gamem", 6, &none),
+            (0, vec!["/gamemode ".into()])
+        );
+        assert_eq!(candidates(":re", 3, &none), (0, vec![":reconnect ".into()]));
+        // Not the first word: only history words.
+        assert_eq!(candidates("say gam", 7, &none), (4, vec![]));
+    }
+
+    #[test]
+    fn completes_history_words() {
+        let words: BTreeSet<String> = ["Notch".to_string(), "minecraft:stone".to_string()].into();
+        assert_eq!(candidates("give No", 7, &words), (5, vec!["Notch ".into()]));
+        assert_eq!(
+            candidates("setblock ~ ~ ~ mine", 19, &words),
+            (15, vec!["minecraft:stone ".into()])
+        );
+        assert_eq!(candidates("give ", 5, &words), (5, vec![]));
+    }
+
+    #[test]
+    fn history_filter() {
+        assert!(should_store("list", "pw"));
+        assert!(!should_store("   ", "pw"));
+        assert!(!should_store("say my pw is hunter2", "hunter2"));
+        assert!(should_store(":quit", "pw"));
+        assert!(!should_store(":login secret", "pw"));
+        assert!(should_store("anything", ""));
+    }
+
+    #[test]
+    fn history_file_dedups_and_persists() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sub").join("history.txt");
+        let mut h = HistoryFile::load(Some(path.clone()), "pw");
+        assert!(h.add("list"));
+        assert!(h.add("seed"));
+        assert!(!h.add("seed"));
+        assert!(h.add("list"));
+        h.save().unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "seed\nlist\n");
+        std::fs::write(&path, "a\nsay pw\nb\na\n\n").unwrap();
+        let h = HistoryFile::load(Some(path), "pw");
+        assert_eq!(h.entries, ["b", "a"]);
+    }
+}

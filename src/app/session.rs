@@ -1,0 +1,148 @@
+//! One session with a server, shared by one-shot commands, batch input and the console: connects
+//! on first use, runs one command at a time, prints each result as soon as it is complete.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rconsole::client::check_command;
+use rconsole::transport::{Connector, Transport};
+use rconsole::{Client, Options, Password};
+
+use super::output::{Printer, Record};
+
+/// What became of one command.
+#[derive(Debug)]
+pub struct Outcome {
+    /// Output bytes as received (partial when `error` is set).
+    pub raw: Vec<u8>,
+    /// Why the command failed locally or on the connection.
+    pub error: Option<rconsole::Error>,
+    /// The output is vanilla's parse error (ends in `<--[HERE]`).
+    pub parse_error: bool,
+    /// The command stops the server; the connection was closed at once.
+    pub stopped: bool,
+    /// How long it took.
+    pub elapsed: Duration,
+}
+
+impl Outcome {
+    /// Whether the command succeeded.
+    pub fn ok(&self) -> bool {
+        self.error.is_none() && !self.parse_error
+    }
+}
+
+/// The text used for a parse error in records and messages.
+pub const PARSE_ERROR: &str = "the server could not parse the command (<--[HERE])";
+
+/// A connection-to-be plus the printer.
+pub struct Session {
+    connector: Arc<dyn Connector>,
+    password: Password,
+    opts: Options,
+    client: Option<Client>,
+    server: String,
+    /// Where results go.
+    pub printer: Printer,
+}
+
+impl Session {
+    /// A session that connects on its first command (or [`Session::connect`]).
+    pub fn new(
+        connector: Box<dyn Connector>,
+        password: Password,
+        opts: Options,
+        printer: Printer,
+    ) -> Self {
+        Self {
+            server: connector.describe(),
+            connector: Arc::from(connector),
+            password,
+            opts,
+            client: None,
+            printer,
+        }
+    }
+
+    /// Where the session goes, e.g. `localhost:25575`.
+    pub fn server(&self) -> &str {
+        &self.server
+    }
+
+    /// The client, connecting first if this is the first use. After a failed first connection
+    /// the next call tries again.
+    pub fn connect(&mut self) -> rconsole::Result<&mut Client> {
+        if self.client.is_none() {
+            let connector = Box::new(SharedConnector(Arc::clone(&self.connector)));
+            let client = Client::connect(connector, self.password.clone(), self.opts.clone())?;
+            self.client = Some(client);
+        }
+        Ok(self.client.as_mut().expect("connected above"))
+    }
+
+    /// The client if connected at least once.
+    pub fn client(&mut self) -> Option<&mut Client> {
+        self.client.as_mut()
+    }
+
+    /// Longest command the server can read.
+    pub fn max_command_bytes(&self) -> usize {
+        self.opts.max_command_bytes
+    }
+
+    /// Runs one command and prints its record. Only a failed write to stdout is an `Err`;
+    /// everything about the command itself is in the [`Outcome`].
+    pub fn run(&mut self, command: &str, origin: Option<(&str, u64)>) -> std::io::Result<Outcome> {
+        let start = Instant::now();
+        let mut raw = Vec::new();
+        let stopped = super::is_stop_command(command);
+        let result = check_command(command, self.max_command_bytes())
+            .and_then(|()| self.connect().map(|_| ()))
+            .and_then(|()| {
+                let client = self.client.as_mut().expect("connected");
+                if stopped {
+                    client
+                        .command_then_close(command)
+                        .map(|text| raw = text.into_bytes())
+                } else {
+                    client.command_into(command, &mut raw)
+                }
+            });
+        let error = result.err();
+        let parse_error = error.is_none() && super::is_parse_error(&String::from_utf8_lossy(&raw));
+        let outcome = Outcome {
+            raw,
+            error,
+            parse_error,
+            stopped,
+            elapsed: start.elapsed(),
+        };
+        let message = outcome
+            .error
+            .as_ref()
+            .map(|e| super::exit::chain(e))
+            .or_else(|| outcome.parse_error.then(|| PARSE_ERROR.to_string()));
+        self.printer.record(&Record {
+            command,
+            raw: &outcome.raw,
+            ok: outcome.ok(),
+            error: message.as_deref(),
+            elapsed: outcome.elapsed,
+            origin,
+        })?;
+        Ok(outcome)
+    }
+}
+
+/// Lets the session keep its connector while a [`Client`] owns a handle to it.
+struct SharedConnector(Arc<dyn Connector>);
+
+impl Connector for SharedConnector {
+    fn connect(&self, timeout: Duration) -> rconsole::Result<Box<dyn Transport>> {
+        self.0.connect(timeout)
+    }
+
+    fn describe(&self) -> String {
+        self.0.describe()
+    }
+}
