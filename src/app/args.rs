@@ -156,7 +156,7 @@ pub struct Args {
 
     /// An ssh_config option for --ssh, e.g. IdentityFile=~/.ssh/mc or BatchMode=no
     /// (repeatable; passed as `ssh -o OPTION` before rcon's own defaults, so it wins).
-    #[arg(long, value_name = "OPTION", requires = "ssh")]
+    #[arg(long, value_name = "OPTION")]
     pub ssh_option: Vec<String>,
 
     /// Reach the server through any command that connects its stdin/stdout to it, as OpenSSH's
@@ -327,7 +327,6 @@ mod tests {
         assert!(a.group);
         for bad in [
             &["rcon", "--ssh", "h", "--proxy-command", "nc %h %p", "x"][..],
-            &["rcon", "--ssh-option", "A=b", "x"],
             &["rcon", "--dialect", "quake", "x"],
         ] {
             assert!(Args::try_parse_from(bad).is_err(), "{bad:?} accepted");

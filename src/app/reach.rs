@@ -43,9 +43,14 @@ fn game_target(given: Option<&str>, args: &Args) -> anyhow::Result<Target> {
     })
 }
 
-/// Colour only on a terminal, and never with NO_COLOR set (<https://no-color.org>).
-fn colour_wanted() -> bool {
-    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+/// Colour as `--color` says (auto: stdout is a terminal and NO_COLOR is unset).
+fn colour_wanted(args: &Args) -> bool {
+    let no_color = std::env::var("NO_COLOR").ok();
+    output::color_enabled(
+        args.color,
+        std::io::stdout().is_terminal(),
+        no_color.as_deref(),
+    )
 }
 
 /// `rcon --ping`.
@@ -68,7 +73,7 @@ pub fn ping(args: &Args, given: Option<&str>) -> anyhow::Result<Exit> {
     let text = if args.json {
         ping_json(&target, &report).to_string()
     } else {
-        ping_text(&target, &report, colour_wanted())
+        ping_text(&target, &report, colour_wanted(args))
     };
     output::print_text(&format!("{text}\n"))?;
     Ok(Exit::Success)
@@ -89,7 +94,7 @@ pub fn query(args: &Args, given: Option<&str>) -> anyhow::Result<Exit> {
     let text = if args.json {
         query_json(&report).to_string()
     } else {
-        query_text(&report, colour_wanted())
+        query_text(&report, colour_wanted(args))
     };
     output::print_text(&format!("{text}\n"))?;
     Ok(Exit::Success)
@@ -279,99 +284,15 @@ fn clean(text: &str) -> String {
         .collect()
 }
 
-/// ANSI SGR for a `§` colour code (PROTOCOL.md section 7).
-fn ansi_colour(code: char) -> Option<u8> {
-    Some(match code {
-        '0' => 30,
-        '1' => 34,
-        '2' => 32,
-        '3' => 36,
-        '4' => 31,
-        '5' => 35,
-        '6' => 33,
-        '7' => 37,
-        '8' => 90,
-        '9' => 94,
-        'a' => 92,
-        'b' => 96,
-        'c' => 91,
-        'd' => 95,
-        'e' => 93,
-        'f' => 97,
-        _ => return None,
-    })
-}
-
-/// Renders `§` codes as ANSI (`colour`) or drops them; unknown codes and a lone trailing `§`
-/// stay as text. A minimal renderer for the status output; the console's renderer replaces it
-/// when the branches meet.
+/// Renders `§` codes as ANSI (`colour`) or drops them, after [`clean`] has neutralised control
+/// characters from the server.
 pub fn render(text: &str, colour: bool) -> String {
     let text = clean(text);
-    let chars: Vec<char> = text.chars().collect();
-    let mut out = String::with_capacity(text.len());
-    let mut styled = false;
-    let mut i = 0;
-    while i < chars.len() {
-        if chars[i] != '§' || i + 1 >= chars.len() {
-            out.push(chars[i]);
-            i += 1;
-            continue;
-        }
-        let code = chars[i + 1].to_ascii_lowercase();
-        // §x§R§R§G§G§B§B: a hex colour.
-        if code == 'x' {
-            let digits: Option<String> = (0..6)
-                .map(|k| {
-                    let at = i + 2 + k * 2;
-                    (chars.get(at) == Some(&'§'))
-                        .then(|| chars.get(at + 1).copied())
-                        .flatten()
-                        .filter(char::is_ascii_hexdigit)
-                })
-                .collect();
-            if let Some(hex) = digits {
-                if colour {
-                    let v = u32::from_str_radix(&hex, 16).unwrap_or(0);
-                    out.push_str(&format!(
-                        "\x1b[0;38;2;{};{};{}m",
-                        v >> 16,
-                        (v >> 8) & 0xff,
-                        v & 0xff
-                    ));
-                    styled = true;
-                }
-                i += 14;
-                continue;
-            }
-        }
-        let sgr = match code {
-            c if ansi_colour(c).is_some() => Some(format!("0;{}", ansi_colour(c).unwrap_or(0))),
-            'k' => Some(String::new()),
-            'l' => Some("1".into()),
-            'm' => Some("9".into()),
-            'n' => Some("4".into()),
-            'o' => Some("3".into()),
-            'r' => Some("0".into()),
-            _ => None,
-        };
-        match sgr {
-            Some(sgr) => {
-                if colour && !sgr.is_empty() {
-                    out.push_str(&format!("\x1b[{sgr}m"));
-                    styled = true;
-                }
-                i += 2;
-            }
-            None => {
-                out.push('§');
-                i += 1;
-            }
-        }
+    if colour {
+        super::render::to_ansi(&text)
+    } else {
+        super::render::strip(&text)
     }
-    if styled {
-        out.push_str("\x1b[0m");
-    }
-    out
 }
 
 /// What the raw bytes of a status ping are, for `--trace`.

@@ -574,6 +574,12 @@ impl Settings {
                 "both ssh and proxy_command are set; give one",
             ));
         }
+        if !args.ssh_option.is_empty() && ssh.is_none() {
+            return Err(fail(
+                Exit::Usage,
+                "--ssh-option needs --ssh (or a profile's ssh key)",
+            ));
+        }
         let ssh_options = if args.ssh_option.is_empty() {
             profile
                 .and_then(|p| p.ssh_options.as_ref())
