@@ -147,84 +147,16 @@ fn dialect_comes_from_the_environment_and_bad_names_are_usage_errors() {
     assert_eq!(out.status.code(), Some(2));
 }
 
-/// A third-party peer from tests/peers-dialects (see its install.sh), stopped on drop by
-/// closing its stdin.
-struct Peer {
-    child: std::process::Child,
-    port: u16,
-}
-
-impl Drop for Peer {
-    fn drop(&mut self) {
-        drop(self.child.stdin.take());
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Starts `script`, or returns `None` (skipping loudly; failing when CI is set) when the peers
-/// are not installed.
-fn peer(script: &str) -> Option<Peer> {
-    use std::io::BufRead;
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers-dialects");
-    let python = dir.join(".venv/bin/python");
-    if !python.exists() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI is set but the dialect peers are not installed: run tests/peers-dialects/install.sh"
-        );
-        eprintln!("SKIPPED: dialect peers not installed (run tests/peers-dialects/install.sh)");
-        return None;
-    }
-    let mut child = std::process::Command::new(python)
-        .arg(dir.join(script))
-        .args(["--password", PASSWORD])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("start peer");
-    let mut line = String::new();
-    std::io::BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .expect("peer's PORT line");
-    let port = line
-        .trim()
-        .strip_prefix("PORT ")
-        .and_then(|p| p.parse().ok())
-        .unwrap_or_else(|| panic!("{script} printed {line:?}, not PORT <n>"));
-    Some(Peer { child, port })
-}
-
-fn rcon_to_peer(peer: &Peer, home: &std::path::Path) -> std::process::Command {
-    let mut cmd = rcon_in(home);
-    cmd.args(["-H", "127.0.0.1", "-P", &peer.port.to_string()])
-        .env("RCON_PASSWORD", PASSWORD);
-    cmd
-}
-
-fn letters(n: usize) -> String {
-    "abcdefghijklmnopqrstuvwxyz"
-        .chars()
-        .cycle()
-        .take(n)
-        .collect()
-}
-
-fn multibyte(n: usize) -> String {
-    "é€😀a".chars().cycle().take(n).collect()
-}
-
 #[test]
 fn source_dialect_against_a_third_party_source_server() {
     // PyPI `rcon-server`: empty packet before the login reply, mirror plus an 8-byte trailer,
     // 4086-byte packets; ASCII only.
-    let Some(peer) = peer("source_peer.py") else {
+    let Some(peer) = peer("pypi_rcon_server.py", PASSWORD) else {
         return;
     };
     let home = home();
     let sizes = [1usize, 4086, 4087, 10_000, 50_000];
-    let mut cmd = rcon_to_peer(&peer, home.path());
+    let mut cmd = rcon_peer(&peer, PASSWORD, home.path());
     cmd.args(["--dialect", "source", "-c", "list", "-c", "echo short"]);
     for n in sizes {
         cmd.args(["-c", &format!("along {n}")]);
@@ -233,7 +165,7 @@ fn source_dialect_against_a_third_party_source_server() {
     assert!(out.status.success(), "{}", stderr(&out));
     let mut expected = String::from("There are 0 of a max of 20 players online: \nshort\n");
     for n in sizes {
-        expected.push_str(&letters(n));
+        expected.push_str(&peer_ascii(n));
         expected.push('\n');
     }
     assert!(
@@ -247,11 +179,11 @@ fn source_dialect_against_a_third_party_source_server() {
 #[test]
 fn factorio_dialect_against_a_third_party_single_packet_server() {
     // PyPI `rcon-fake`: no packet before the login reply, each answer one packet of any size.
-    let Some(peer) = peer("factorio_peer.py") else {
+    let Some(peer) = peer("pypi_rcon_fake.py", PASSWORD) else {
         return;
     };
     let home = home();
-    let mut cmd = rcon_to_peer(&peer, home.path());
+    let mut cmd = rcon_peer(&peer, PASSWORD, home.path());
     cmd.args(["--dialect", "factorio", "-c", "list", "-c", "echo short"]);
     for n in [1usize, 4097, 20_000] {
         cmd.args(["-c", &format!("long {n}")]);
@@ -260,7 +192,7 @@ fn factorio_dialect_against_a_third_party_single_packet_server() {
     assert!(out.status.success(), "{}", stderr(&out));
     let mut expected = String::from("There are 0 of a max of 20 players online: \nshort\n");
     for n in [1usize, 4097, 20_000] {
-        expected.push_str(&multibyte(n));
+        expected.push_str(&peer_long(n));
         expected.push('\n');
     }
     assert!(

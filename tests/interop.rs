@@ -7,82 +7,7 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-
 use common::*;
-
-fn peers_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers")
-}
-
-/// A running peer; killed on drop.
-struct Peer {
-    child: Child,
-    port: u16,
-}
-
-impl Drop for Peer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Starts a launcher, or returns `None` (after a loud note) when the peers are not installed
-/// outside CI.
-fn peer(launcher: &str, password: &str) -> Option<Peer> {
-    let dir = peers_dir();
-    let (program, installed) = if launcher.ends_with(".py") {
-        let py = dir.join(".venv/bin/python");
-        let ok = py.exists();
-        (py, ok)
-    } else {
-        (
-            PathBuf::from("node"),
-            dir.join("node_modules/.rconsole-stamp").exists(),
-        )
-    };
-    if !installed {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "peer {launcher} is not installed; run tests/peers/install.sh"
-        );
-        eprintln!("SKIPPED: peer {launcher} not installed (run tests/peers/install.sh)");
-        return None;
-    }
-    let mut child = Command::new(program)
-        .arg(dir.join(launcher))
-        .args(["--password", password, "--port", "0"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start peer");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().expect("stdout"))
-        .read_line(&mut line)
-        .expect("read PORT line");
-    let port = line
-        .trim()
-        .strip_prefix("PORT ")
-        .and_then(|p| p.parse().ok())
-        .unwrap_or_else(|| panic!("{launcher} printed {line:?} instead of PORT <n>"));
-    Some(Peer { child, port })
-}
-
-/// N Unicode scalar values of "é€😀a" repeated: what the peers' `long N` answers.
-fn long_text(n: usize) -> String {
-    "é€😀a".chars().cycle().take(n).collect()
-}
-
-fn rcon_peer(peer: &Peer, password: &str, home: &Path) -> Command {
-    let mut cmd = rcon_in(home);
-    cmd.args(["-H", "127.0.0.1", "-P", &peer.port.to_string(), "-t", "10s"])
-        .env("RCON_PASSWORD", password);
-    cmd
-}
 
 /// Runs the session and checks every answer, in order.
 fn check_session(launcher: &str, commands: &[(&str, String)], expect_warning: bool) {
@@ -115,11 +40,6 @@ fn check_session(launcher: &str, commands: &[(&str, String)], expect_warning: bo
     assert_eq!(out.status.code(), Some(5), "{launcher}: {}", stderr(&out));
 }
 
-/// N ASCII letters a-z repeated: what the peers' `along N` answers.
-fn ascii_text(n: usize) -> String {
-    ('a'..='z').cycle().take(n).collect()
-}
-
 const LIST: &str = "There are 0 of a max of 20 players online: ";
 
 /// PyPI rcon-fake: mirrors the sentinel (empty body, same id); one packet of any size.
@@ -129,10 +49,10 @@ fn pypi_rcon_fake_mirror() {
         "pypi_rcon_fake.py",
         &[
             ("echo hello", "hello".into()),
-            ("long 20000", long_text(20000)),
+            ("long 20000", peer_long(20000)),
             ("list", LIST.into()),
             ("empty", String::new()),
-            ("long 5", long_text(5)),
+            ("long 5", peer_long(5)),
         ],
         false,
     );
@@ -145,9 +65,9 @@ fn pypi_rcon_server_mirror_and_8_byte_trailer() {
         "pypi_rcon_server.py",
         &[
             ("echo hello", "hello".into()),
-            ("along 20000", ascii_text(20000)),
+            ("along 20000", peer_ascii(20000)),
             ("list", LIST.into()),
-            ("along 4086", ascii_text(4086)),
+            ("along 4086", peer_ascii(4086)),
             ("echo after", "after".into()),
         ],
         false,
@@ -162,9 +82,9 @@ fn pypi_rconx_closes_on_nonpositive_ids() {
         "pypi_rconx.py",
         &[
             ("echo hello", "hello".into()),
-            ("long 20000", long_text(20000)),
+            ("long 20000", peer_long(20000)),
             ("list", LIST.into()),
-            ("long 3", long_text(3)),
+            ("long 3", peer_long(3)),
         ],
         true,
     );
@@ -178,7 +98,7 @@ fn npm_rcon_server_answers_no_sentinel() {
         "npm_rcon_server.js",
         &[
             ("echo hello", "hello".into()),
-            ("along 20000", ascii_text(20000)),
+            ("along 20000", peer_ascii(20000)),
             ("list", LIST.into()),
         ],
         true,

@@ -104,3 +104,79 @@ pub fn stdout(out: &Output) -> String {
 pub fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
+
+/// A third-party server from tests/peers/ (installed by tests/peers/install.sh), stopped on
+/// drop.
+pub struct Peer {
+    child: std::process::Child,
+    /// The port it listens on (127.0.0.1).
+    pub port: u16,
+}
+
+impl Drop for Peer {
+    fn drop(&mut self) {
+        drop(self.child.stdin.take());
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts a tests/peers/ launcher (`*.py` in the peers' venv, `*.js` with node), or returns
+/// `None` after a loud note when the peers are not installed, unless `CI` is set, where that
+/// is a failure.
+pub fn peer(launcher: &str, password: &str) -> Option<Peer> {
+    use std::io::BufRead;
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers");
+    let (program, installed) = if launcher.ends_with(".py") {
+        let py = dir.join(".venv/bin/python");
+        let ok = py.exists();
+        (py, ok)
+    } else {
+        let ok = dir.join("node_modules/.rconsole-stamp").exists();
+        (std::path::PathBuf::from("node"), ok)
+    };
+    if !installed {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI is set but peer {launcher} is not installed: run tests/peers/install.sh"
+        );
+        eprintln!("SKIPPED: peer {launcher} not installed (run tests/peers/install.sh)");
+        return None;
+    }
+    let mut child = Command::new(program)
+        .arg(dir.join(launcher))
+        .args(["--password", password, "--port", "0"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start peer");
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().expect("peer stdout"))
+        .read_line(&mut line)
+        .expect("read the peer's PORT line");
+    let port = line
+        .trim()
+        .strip_prefix("PORT ")
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("{launcher} printed {line:?} instead of PORT <n>"));
+    Some(Peer { child, port })
+}
+
+/// `rcon` pointed at a peer with `password`, in a fresh temporary home.
+pub fn rcon_peer(peer: &Peer, password: &str, home: &Path) -> Command {
+    let mut cmd = rcon_in(home);
+    cmd.args(["-H", "127.0.0.1", "-P", &peer.port.to_string()])
+        .env("RCON_PASSWORD", password);
+    cmd
+}
+
+/// N Unicode scalar values of "é€😀a" repeated: what the peers' `long N` answers.
+pub fn peer_long(n: usize) -> String {
+    "é€😀a".chars().cycle().take(n).collect()
+}
+
+/// N letters a-z repeated: what the peers' `along N` answers.
+pub fn peer_ascii(n: usize) -> String {
+    ('a'..='z').cycle().take(n).collect()
+}
