@@ -573,6 +573,13 @@ impl Client {
     /// Runs one command, appending its raw output bytes to `out`. On error, `out` holds whatever
     /// arrived before it. Reconnects first if the connection was closed.
     pub fn command_into(&mut self, command: &str, out: &mut Vec<u8>) -> Result<()> {
+        let (id, deadline) = self.send_command(command)?;
+        self.collect(id, out, deadline)
+    }
+
+    /// Checks the command, reconnects if needed, and sends it: its id and the deadline for
+    /// its whole output.
+    fn send_command(&mut self, command: &str) -> Result<(i32, Instant)> {
         check_command(command, self.opts.max_command_bytes)?;
         if self.conn.is_none() {
             self.reconnect()?;
@@ -581,7 +588,7 @@ impl Client {
         let id = self.alloc_id();
         self.send(id, TYPE_COMMAND, command.as_bytes(), deadline)
             .inspect_err(|_| self.close())?;
-        self.collect(id, out, deadline)
+        Ok((id, deadline))
     }
 
     fn collect(&mut self, id: i32, out: &mut Vec<u8>, deadline: Instant) -> Result<()> {
@@ -694,14 +701,7 @@ impl Client {
     /// the first fragment of its answer (or the close), then closes the connection at once, since
     /// a connected RCON client keeps a vanilla server from shutting down cleanly.
     pub fn command_then_close(&mut self, command: &str) -> Result<String> {
-        check_command(command, self.opts.max_command_bytes)?;
-        if self.conn.is_none() {
-            self.reconnect()?;
-        }
-        let deadline = Instant::now() + self.opts.timeout;
-        let id = self.alloc_id();
-        self.send(id, TYPE_COMMAND, command.as_bytes(), deadline)
-            .inspect_err(|_| self.close())?;
+        let (id, deadline) = self.send_command(command)?;
         let mut out = Vec::new();
         loop {
             match self.recv(deadline) {

@@ -393,17 +393,24 @@ impl Session {
                         .map(|_| After::Nothing)
                 }
             };
-            match result {
-                Ok(After::Nothing) => {}
-                Ok(After::CloseAfterFirst) => return Outcome::ServerClosed,
-                Ok(After::StopServer) => {
-                    if let Some(addr) = self.addr {
-                        stop(&self.shared, addr);
-                    }
-                    return Outcome::ServerClosed;
-                }
-                Err(_) => return Outcome::ClientClosed,
+            if let Some(end) = self.after(result) {
+                return end;
             }
+        }
+    }
+
+    /// What an answer means for the connection: `None` to go on serving.
+    fn after(&self, result: io::Result<After>) -> Option<Outcome> {
+        match result {
+            Ok(After::Nothing) => None,
+            Ok(After::CloseAfterFirst) => Some(Outcome::ServerClosed),
+            Ok(After::StopServer) => {
+                if let Some(addr) = self.addr {
+                    stop(&self.shared, addr);
+                }
+                Some(Outcome::ServerClosed)
+            }
+            Err(_) => Some(Outcome::ClientClosed),
         }
     }
 
@@ -423,16 +430,9 @@ impl Session {
                     Err(e) => return Outcome::Violation(e.to_string()),
                 };
                 self.record_packet(packet.id, packet.kind, &packet.body);
-                match self.answer_stream(packet.id, packet.kind, &packet.body) {
-                    Ok(After::Nothing) => {}
-                    Ok(After::CloseAfterFirst) => return Outcome::ServerClosed,
-                    Ok(After::StopServer) => {
-                        if let Some(addr) = self.addr {
-                            stop(&self.shared, addr);
-                        }
-                        return Outcome::ServerClosed;
-                    }
-                    Err(_) => return Outcome::ClientClosed,
+                let result = self.answer_stream(packet.id, packet.kind, &packet.body);
+                if let Some(end) = self.after(result) {
+                    return end;
                 }
             }
         }
