@@ -423,6 +423,17 @@ impl Client {
                     self.close();
                     return Err(Error::LoginClosed);
                 }
+                // A server that closes with the password still unread resets the connection
+                // instead: the same refusal, seen a little differently.
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::ConnectionReset | std::io::ErrorKind::ConnectionAborted
+                    ) =>
+                {
+                    self.close();
+                    return Err(Error::LoginClosed);
+                }
                 Err(e) => {
                     return Err(self.read_error(
                         e,
@@ -520,6 +531,8 @@ impl Client {
             let packet = match self.recv(wait) {
                 Ok(Some(p)) => p,
                 Ok(None) => {
+                    // Part of a packet received counts as an answer begun.
+                    let mid_packet = self.decoder.buffered() > 0;
                     self.close();
                     if got_first && sentinel.is_none() && self.strategy == Strategy::SinglePacket {
                         return Ok(());
@@ -527,6 +540,8 @@ impl Client {
                     return Err(Error::Closed {
                         when: if got_first {
                             "mid-response; output is incomplete"
+                        } else if mid_packet {
+                            "mid-packet; output is incomplete"
                         } else {
                             "before answering; the command may or may not have run"
                         },
@@ -537,7 +552,7 @@ impl Client {
                     return Ok(());
                 }
                 Err(e) => {
-                    let what = if got_first {
+                    let what = if got_first || self.decoder.buffered() > 0 {
                         "waiting for the rest of the output; output is incomplete"
                     } else {
                         "waiting for the command's output"
