@@ -541,9 +541,15 @@ pub fn sample_text(n: usize) -> String {
     (0..n).map(|i| PATTERN[i % PATTERN.len()]).collect()
 }
 
+/// `n` ASCII characters (so `n` bytes and `n` UTF-16 units), the same for every call: what the
+/// `ascii N` command answers. With it a fragment of exactly 4096 bytes can be produced.
+pub fn ascii_text(n: usize) -> String {
+    (0..n).map(|i| char::from(b'a' + (i % 26) as u8)).collect()
+}
+
 /// The commands the practice server knows, for `help` and documentation.
 pub const BUILTINS: &str =
-    "echo TEXT | chars N | sleep MS | drop N | help | list | say TEXT | seed | stop";
+    "echo TEXT | chars N | ascii N | sleep MS | drop N | help | list | say TEXT | seed | stop";
 
 /// The answer to a command, and what happens after.
 fn respond(command: &str) -> (String, After) {
@@ -552,6 +558,7 @@ fn respond(command: &str) -> (String, After) {
     match word {
         "echo" => (rest.to_string(), After::Nothing),
         "chars" if number().is_some() => (sample_text(number().unwrap_or(0)), After::Nothing),
+        "ascii" if number().is_some() => (ascii_text(number().unwrap_or(0)), After::Nothing),
         "drop" if number().is_some() => {
             (sample_text(number().unwrap_or(0)), After::CloseAfterFirst)
         }
