@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 use crate::error::{Error, Result};
 use crate::packet::{
     DEFAULT_MAX_INCOMING, Decoder, MAX_COMMAND_BYTES, Packet, TYPE_COMMAND, TYPE_LOGIN,
-    TYPE_LOGIN_REPLY, TYPE_OUTPUT, encode,
+    TYPE_LOGIN_REPLY, TYPE_OUTPUT, encode_into,
 };
 use crate::transport::{Connector, Transport};
 
@@ -199,6 +199,8 @@ pub struct Client {
     probe: bool,
     connects: u32,
     read_buf: Vec<u8>,
+    /// Reused for every packet sent, so a command costs no allocation for encoding.
+    write_buf: Vec<u8>,
 }
 
 impl std::fmt::Debug for Client {
@@ -237,6 +239,7 @@ impl Client {
             probe,
             connects: 0,
             read_buf: vec![0; 64 * 1024],
+            write_buf: Vec::with_capacity(MAX_COMMAND_BYTES + 14),
         };
         client.reconnect()?;
         Ok(client)
@@ -350,23 +353,25 @@ impl Client {
                 kind == TYPE_LOGIN,
             );
         }
-        let bytes = encode(id, kind, body);
+        self.write_buf.clear();
+        encode_into(id, kind, body, &mut self.write_buf);
         let conn = self.conn.as_mut().ok_or(Error::Closed {
             when: "before the request could be sent",
         })?;
-        conn.write_packet(&bytes, deadline).map_err(|source| {
-            if source.kind() == std::io::ErrorKind::TimedOut {
-                Error::Timeout {
-                    what: "sending",
-                    after: self.opts.timeout,
+        conn.write_packet(&self.write_buf, deadline)
+            .map_err(|source| {
+                if source.kind() == std::io::ErrorKind::TimedOut {
+                    Error::Timeout {
+                        what: "sending",
+                        after: self.opts.timeout,
+                    }
+                } else {
+                    Error::Io {
+                        when: "while sending",
+                        source,
+                    }
                 }
-            } else {
-                Error::Io {
-                    when: "while sending",
-                    source,
-                }
-            }
-        })
+            })
     }
 
     /// The next packet, or `Ok(None)` when the peer closed the stream.
@@ -502,7 +507,7 @@ impl Client {
     pub fn command(&mut self, command: &str) -> Result<String> {
         let mut out = Vec::new();
         self.command_into(command, &mut out)?;
-        Ok(crate::packet::decode_output(&out))
+        Ok(crate::packet::decode_output_owned(out))
     }
 
     /// Runs one command, appending its raw output bytes to `out`. On error, `out` holds whatever

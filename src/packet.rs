@@ -75,14 +75,20 @@ impl fmt::Debug for Packet {
 
 /// Encodes one packet. The caller checks the body against its own limits first.
 pub fn encode(id: i32, kind: i32, body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(body.len() + OVERHEAD + 4);
+    encode_into(id, kind, body, &mut out);
+    out
+}
+
+/// Encodes one packet, appending it to `out` (lets a caller reuse one buffer for every packet).
+pub fn encode_into(id: i32, kind: i32, body: &[u8], out: &mut Vec<u8>) {
     let size = body.len() + OVERHEAD;
-    let mut out = Vec::with_capacity(size + 4);
+    out.reserve(size + 4);
     out.extend_from_slice(&(size as i32).to_le_bytes());
     out.extend_from_slice(&id.to_le_bytes());
     out.extend_from_slice(&kind.to_le_bytes());
     out.extend_from_slice(body);
     out.extend_from_slice(&[0, 0]);
-    out
 }
 
 /// Why a byte stream is not valid RCON.
@@ -221,6 +227,20 @@ pub fn decode_output(bytes: &[u8]) -> String {
         text.replace("\r\n", "\n")
     } else {
         text.into_owned()
+    }
+}
+
+/// Like [`decode_output`], taking the bytes: valid UTF-8 without `\r\n` (the usual case) becomes
+/// the text without a copy, which matters for very long output.
+pub fn decode_output_owned(bytes: Vec<u8>) -> String {
+    let text = match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    };
+    if text.contains("\r\n") {
+        text.replace("\r\n", "\n")
+    } else {
+        text
     }
 }
 
@@ -369,6 +389,15 @@ mod tests {
         let joined = [&euro[..1], &euro[1..]].concat();
         assert_eq!(decode_output(&joined), "€");
         assert_eq!(decode_output(b"a\r\nb\xff"), "a\nb\u{fffd}");
+        for bytes in [
+            &b"a\r\nb\xff"[..],
+            b"plain",
+            b"",
+            "€\r\n".as_bytes(),
+            b"\xe2\x82",
+        ] {
+            assert_eq!(decode_output_owned(bytes.to_vec()), decode_output(bytes));
+        }
     }
 
     proptest::proptest! {

@@ -32,9 +32,10 @@ impl Observer for StderrObserver {
 
 /// Parses argv, also reporting whether `--port` came from the command line itself.
 pub fn parse() -> (Args, bool) {
-    let matches = Args::command().get_matches();
+    let mut matches = Args::command().get_matches();
     let port_from_flag = matches.value_source("port") == Some(ValueSource::CommandLine);
-    let args = Args::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    // The `_mut` form takes the values instead of cloning every match first.
+    let args = Args::from_arg_matches_mut(&mut matches).unwrap_or_else(|e| e.exit());
     (args, port_from_flag)
 }
 
@@ -96,11 +97,11 @@ pub fn run(args: Args, port_from_flag: bool) -> anyhow::Result<Exit> {
                 if is_parse_error(&text) {
                     worst = worst.max(Exit::CommandFailed);
                 }
-                printer.response(&text)?;
+                printer.response(text)?;
             }
             Err((partial, err)) => {
                 if !partial.is_empty() {
-                    printer.response(&partial)?;
+                    printer.response(partial)?;
                 }
                 let rest = commands.len() - i - 1;
                 let err = anyhow::Error::new(err).context(format!("command '{}'", short(command)));
@@ -147,8 +148,8 @@ fn run_one(client: &mut Client, command: &str) -> Result<String, (String, rconso
     }
     let mut out = Vec::new();
     match client.command_into(command, &mut out) {
-        Ok(()) => Ok(rconsole::packet::decode_output(&out)),
-        Err(e) => Err((rconsole::packet::decode_output(&out), e)),
+        Ok(()) => Ok(rconsole::packet::decode_output_owned(out)),
+        Err(e) => Err((rconsole::packet::decode_output_owned(out), e)),
     }
 }
 

@@ -6,25 +6,21 @@ use std::io::{self, Write};
 /// Where command output goes.
 pub struct Printer {
     out: io::Stdout,
-    buf: Vec<u8>,
 }
 
 impl Printer {
     /// A printer on stdout.
     pub fn stdout() -> Self {
-        Self {
-            out: io::stdout(),
-            buf: Vec::with_capacity(8192),
-        }
+        Self { out: io::stdout() }
     }
 
-    /// Prints one command's output followed by a newline, and flushes.
-    pub fn response(&mut self, text: &str) -> io::Result<()> {
-        self.buf.clear();
-        self.buf.extend_from_slice(text.as_bytes());
-        self.buf.push(b'\n');
+    /// Prints one command's output followed by a newline, and flushes. Given an owned `String`,
+    /// the newline is appended in place, so even a very long output is written without a copy.
+    pub fn response(&mut self, text: impl Into<String>) -> io::Result<()> {
+        let mut text = text.into();
+        text.push('\n');
         let mut lock = self.out.lock();
-        lock.write_all(&self.buf)?;
+        lock.write_all(text.as_bytes())?;
         lock.flush()
     }
 }
