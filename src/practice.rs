@@ -133,7 +133,8 @@ pub enum Event {
 #[derive(Default)]
 struct Shared {
     events: Mutex<Vec<Event>>,
-    streams: Mutex<Vec<TcpStream>>,
+    /// A handle on each open connection, so `stop` can close them; removed when it ends.
+    streams: Mutex<std::collections::HashMap<u64, TcpStream>>,
     stopping: AtomicBool,
     next_conn: AtomicU64,
 }
@@ -252,7 +253,7 @@ fn stop(shared: &Shared, addr: SocketAddr) {
     if shared.stopping.swap(true, Ordering::SeqCst) {
         return;
     }
-    for s in shared.streams.lock().expect("streams lock").drain(..) {
+    for (_, s) in shared.streams.lock().expect("streams lock").drain() {
         let _ = s.shutdown(Shutdown::Both);
     }
     // Wake the accept loop.
@@ -269,7 +270,11 @@ fn accept_loop(listener: TcpListener, config: Config, shared: Arc<Shared>) {
         let conn = shared.next_conn.fetch_add(1, Ordering::SeqCst) + 1;
         shared.record(Event::Connected(conn));
         if let Ok(clone) = stream.try_clone() {
-            shared.streams.lock().expect("streams lock").push(clone);
+            shared
+                .streams
+                .lock()
+                .expect("streams lock")
+                .insert(conn, clone);
         }
         let config = config.clone();
         let shared = Arc::clone(&shared);
@@ -290,6 +295,12 @@ fn accept_loop(listener: TcpListener, config: Config, shared: Arc<Shared>) {
                 } else {
                     session.serve_stream()
                 };
+                // Close the socket as a real server does when a session ends (the handle kept
+                // for `stop` would otherwise hold it open: a client that half-closes and waits
+                // for the server's FIN, like npm rcon-client, would wait forever, and every
+                // finished connection would keep a file descriptor).
+                let _ = session.stream.shutdown(Shutdown::Both);
+                shared.streams.lock().expect("streams lock").remove(&conn);
                 let event = match outcome {
                     Outcome::Violation(reason) => Event::Violation { conn, reason },
                     Outcome::ClientClosed | Outcome::ServerClosed => Event::Disconnected(conn),
