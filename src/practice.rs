@@ -752,6 +752,25 @@ mod tests {
     }
 
     #[test]
+    fn a_half_closed_session_is_closed_by_the_server() {
+        let server = PracticeServer::start(Config::default()).unwrap();
+        let mut s = TcpStream::connect(server.addr()).unwrap();
+        s.write_all(&encode(1, TYPE_LOGIN, b"practice")).unwrap();
+        s.shutdown(Shutdown::Write).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        let mut got = Vec::new();
+        // The login reply, then end of stream (not a timeout).
+        s.read_to_end(&mut got).unwrap();
+        assert_eq!(got, encode(1, TYPE_LOGIN_REPLY, b""));
+        // The handle kept for `stop` is dropped just after the socket is shut down.
+        let start = std::time::Instant::now();
+        while !server.shared.streams.lock().unwrap().is_empty() {
+            assert!(start.elapsed() < Duration::from_secs(5), "handle kept");
+            thread::sleep(Duration::from_millis(1));
+        }
+    }
+
+    #[test]
     fn mode_names_round_trip() {
         for m in Mode::ALL {
             assert_eq!(Mode::from_name(m.name()), Some(m));
