@@ -272,6 +272,23 @@ mod tests {
         }
     }
 
+    /// Everything `data` decodes to when fed `chunk` bytes at a time, and the error that ended it.
+    fn decode_in_chunks(data: &[u8], chunk: usize) -> (Vec<Packet>, Option<DecodeError>) {
+        let mut d = Decoder::new(4096);
+        let mut got = Vec::new();
+        for piece in data.chunks(chunk) {
+            d.feed(piece);
+            loop {
+                match d.next_packet() {
+                    Ok(Some(p)) => got.push(p),
+                    Ok(None) => break,
+                    Err(e) => return (got, Some(e)),
+                }
+            }
+        }
+        (got, None)
+    }
+
     #[test]
     fn encode_layout() {
         let bytes = encode(0x0102_0304, 2, b"list");
@@ -417,6 +434,23 @@ mod tests {
                     }
                 }
             }
+        }
+
+        /// The fuzz target's property (fuzz/fuzz_targets/rcon_decoder.rs) on the stable
+        /// toolchain: valid packets followed by arbitrary bytes decode to the same packets, and
+        /// the same error, however the stream is chunked.
+        #[test]
+        fn chunking_never_changes_the_result(
+                packets in proptest::collection::vec(
+                    (proptest::num::i32::ANY, proptest::collection::vec(proptest::num::u8::ANY, 0..64)), 0..4),
+                tail in proptest::collection::vec(proptest::num::u8::ANY, 0..64),
+                chunk in 1usize..32) {
+            let mut wire = Vec::new();
+            for (id, body) in &packets {
+                wire.extend(encode(*id, TYPE_OUTPUT, body));
+            }
+            wire.extend(&tail);
+            proptest::prop_assert_eq!(decode_in_chunks(&wire, wire.len().max(1)), decode_in_chunks(&wire, chunk));
         }
 
         /// Any sequence of valid packets, cut anywhere, decodes to itself.
