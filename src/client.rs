@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 use crate::error::{Error, Result, TransportFailure};
 use crate::packet::{
     DEFAULT_MAX_INCOMING, Decoder, MAX_COMMAND_BYTES, Packet, TYPE_COMMAND, TYPE_LOGIN,
-    TYPE_LOGIN_REPLY, TYPE_OUTPUT, encode,
+    TYPE_LOGIN_REPLY, TYPE_OUTPUT, encode_into,
 };
 use crate::transport::{Connector, Transport};
 
@@ -210,6 +210,8 @@ pub struct Client {
     probe: bool,
     connects: u32,
     read_buf: Vec<u8>,
+    /// Reused for every packet sent, so a command costs no allocation for encoding.
+    write_buf: Vec<u8>,
 }
 
 impl std::fmt::Debug for Client {
@@ -248,6 +250,7 @@ impl Client {
             probe,
             connects: 0,
             read_buf: vec![0; 64 * 1024],
+            write_buf: Vec::with_capacity(MAX_COMMAND_BYTES + 14),
         };
         client.reconnect()?;
         Ok(client)
@@ -388,25 +391,27 @@ impl Client {
                 kind == TYPE_LOGIN,
             );
         }
-        let bytes = encode(id, kind, body);
+        self.write_buf.clear();
+        encode_into(id, kind, body, &mut self.write_buf);
         let conn = self.conn.as_mut().ok_or(Error::Closed {
             when: "before the request could be sent",
         })?;
-        conn.write_packet(&bytes, deadline).map_err(|source| {
-            if let Some(failure) = TransportFailure::find(&source) {
-                Error::Transport(failure.0.clone())
-            } else if source.kind() == std::io::ErrorKind::TimedOut {
-                Error::Timeout {
-                    what: "sending",
-                    after: self.opts.timeout,
+        conn.write_packet(&self.write_buf, deadline)
+            .map_err(|source| {
+                if let Some(failure) = TransportFailure::find(&source) {
+                    Error::Transport(failure.0.clone())
+                } else if source.kind() == std::io::ErrorKind::TimedOut {
+                    Error::Timeout {
+                        what: "sending",
+                        after: self.opts.timeout,
+                    }
+                } else {
+                    Error::Io {
+                        when: "while sending",
+                        source,
+                    }
                 }
-            } else {
-                Error::Io {
-                    when: "while sending",
-                    source,
-                }
-            }
-        })
+            })
     }
 
     /// The next packet, or `Ok(None)` when the peer closed the stream.
@@ -493,6 +498,17 @@ impl Client {
                     self.close();
                     return Err(Error::LoginClosed);
                 }
+                // A server that closes with the password still unread resets the connection
+                // instead: the same refusal, seen a little differently.
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::ConnectionReset | std::io::ErrorKind::ConnectionAborted
+                    ) && TransportFailure::find(&e).is_none() =>
+                {
+                    self.close();
+                    return Err(Error::LoginClosed);
+                }
                 Err(e) => {
                     let what = if other_id {
                         "waiting for the login reply (a reply with another id came: Palworld does that, try --dialect palworld)"
@@ -567,7 +583,7 @@ impl Client {
     pub fn command(&mut self, command: &str) -> Result<String> {
         let mut out = Vec::new();
         self.command_into(command, &mut out)?;
-        Ok(crate::packet::decode_output(&out))
+        Ok(crate::packet::decode_output_owned(out))
     }
 
     /// Runs one command, appending its raw output bytes to `out`. On error, `out` holds whatever
@@ -612,6 +628,8 @@ impl Client {
                     continue;
                 }
                 Ok(Step::Closed) => {
+                    // Part of a packet received counts as an answer begun.
+                    let mid_packet = self.decoder.buffered() > 0;
                     got_first |= self.take_partial(id, out);
                     self.close();
                     if got_first && sentinel.is_none() && self.strategy == Strategy::SinglePacket {
@@ -620,6 +638,8 @@ impl Client {
                     return Err(Error::Closed {
                         when: if got_first {
                             "mid-response; output is incomplete"
+                        } else if mid_packet {
+                            "mid-packet; output is incomplete"
                         } else {
                             "before answering; the command may or may not have run"
                         },
@@ -631,7 +651,7 @@ impl Client {
                     return Ok(());
                 }
                 Err(e) => {
-                    let what = if got_first {
+                    let what = if got_first || self.decoder.buffered() > 0 {
                         "waiting for the rest of the output; output is incomplete"
                     } else {
                         "waiting for the command's output"

@@ -75,14 +75,20 @@ impl fmt::Debug for Packet {
 
 /// Encodes one packet. The caller checks the body against its own limits first.
 pub fn encode(id: i32, kind: i32, body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(body.len() + OVERHEAD + 4);
+    encode_into(id, kind, body, &mut out);
+    out
+}
+
+/// Encodes one packet, appending it to `out` (lets a caller reuse one buffer for every packet).
+pub fn encode_into(id: i32, kind: i32, body: &[u8], out: &mut Vec<u8>) {
     let size = body.len() + OVERHEAD;
-    let mut out = Vec::with_capacity(size + 4);
+    out.reserve(size + 4);
     out.extend_from_slice(&(size as i32).to_le_bytes());
     out.extend_from_slice(&id.to_le_bytes());
     out.extend_from_slice(&kind.to_le_bytes());
     out.extend_from_slice(body);
     out.extend_from_slice(&[0, 0]);
-    out
 }
 
 /// Why a byte stream is not valid RCON.
@@ -262,6 +268,20 @@ pub fn decode_output(bytes: &[u8]) -> String {
     }
 }
 
+/// Like [`decode_output`], taking the bytes: valid UTF-8 without `\r\n` (the usual case) becomes
+/// the text without a copy, which matters for very long output.
+pub fn decode_output_owned(bytes: Vec<u8>) -> String {
+    let text = match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    };
+    if text.contains("\r\n") {
+        text.replace("\r\n", "\n")
+    } else {
+        text
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -288,6 +308,23 @@ mod tests {
         while let Some(p) = d.next_packet().unwrap() {
             out.push(p);
         }
+    }
+
+    /// Everything `data` decodes to when fed `chunk` bytes at a time, and the error that ended it.
+    fn decode_in_chunks(data: &[u8], chunk: usize) -> (Vec<Packet>, Option<DecodeError>) {
+        let mut d = Decoder::new(4096);
+        let mut got = Vec::new();
+        for piece in data.chunks(chunk) {
+            d.feed(piece);
+            loop {
+                match d.next_packet() {
+                    Ok(Some(p)) => got.push(p),
+                    Ok(None) => break,
+                    Err(e) => return (got, Some(e)),
+                }
+            }
+        }
+        (got, None)
     }
 
     #[test]
@@ -435,6 +472,15 @@ mod tests {
         let joined = [&euro[..1], &euro[1..]].concat();
         assert_eq!(decode_output(&joined), "€");
         assert_eq!(decode_output(b"a\r\nb\xff"), "a\nb\u{fffd}");
+        for bytes in [
+            &b"a\r\nb\xff"[..],
+            b"plain",
+            b"",
+            "€\r\n".as_bytes(),
+            b"\xe2\x82",
+        ] {
+            assert_eq!(decode_output_owned(bytes.to_vec()), decode_output(bytes));
+        }
     }
 
     proptest::proptest! {
@@ -454,6 +500,23 @@ mod tests {
                     }
                 }
             }
+        }
+
+        /// The fuzz target's property (fuzz/fuzz_targets/rcon_decoder.rs) on the stable
+        /// toolchain: valid packets followed by arbitrary bytes decode to the same packets, and
+        /// the same error, however the stream is chunked.
+        #[test]
+        fn chunking_never_changes_the_result(
+                packets in proptest::collection::vec(
+                    (proptest::num::i32::ANY, proptest::collection::vec(proptest::num::u8::ANY, 0..64)), 0..4),
+                tail in proptest::collection::vec(proptest::num::u8::ANY, 0..64),
+                chunk in 1usize..32) {
+            let mut wire = Vec::new();
+            for (id, body) in &packets {
+                wire.extend(encode(*id, TYPE_OUTPUT, body));
+            }
+            wire.extend(&tail);
+            proptest::prop_assert_eq!(decode_in_chunks(&wire, wire.len().max(1)), decode_in_chunks(&wire, chunk));
         }
 
         /// Any sequence of valid packets, cut anywhere, decodes to itself.

@@ -138,7 +138,8 @@ pub enum Event {
 #[derive(Default)]
 struct Shared {
     events: Mutex<Vec<Event>>,
-    streams: Mutex<Vec<TcpStream>>,
+    /// A handle on each open connection, so `stop` can close them; removed when it ends.
+    streams: Mutex<std::collections::HashMap<u64, TcpStream>>,
     stopping: AtomicBool,
     next_conn: AtomicU64,
 }
@@ -257,7 +258,7 @@ fn stop(shared: &Shared, addr: SocketAddr) {
     if shared.stopping.swap(true, Ordering::SeqCst) {
         return;
     }
-    for s in shared.streams.lock().expect("streams lock").drain(..) {
+    for (_, s) in shared.streams.lock().expect("streams lock").drain() {
         let _ = s.shutdown(Shutdown::Both);
     }
     // Wake the accept loop.
@@ -274,7 +275,11 @@ fn accept_loop(listener: TcpListener, config: Config, shared: Arc<Shared>) {
         let conn = shared.next_conn.fetch_add(1, Ordering::SeqCst) + 1;
         shared.record(Event::Connected(conn));
         if let Ok(clone) = stream.try_clone() {
-            shared.streams.lock().expect("streams lock").push(clone);
+            shared
+                .streams
+                .lock()
+                .expect("streams lock")
+                .insert(conn, clone);
         }
         let config = config.clone();
         let shared = Arc::clone(&shared);
@@ -295,6 +300,12 @@ fn accept_loop(listener: TcpListener, config: Config, shared: Arc<Shared>) {
                 } else {
                     session.serve_stream()
                 };
+                // Close the socket as a real server does when a session ends (the handle kept
+                // for `stop` would otherwise hold it open: a client that half-closes and waits
+                // for the server's FIN, like npm rcon-client, would wait forever, and every
+                // finished connection would keep a file descriptor).
+                let _ = session.stream.shutdown(Shutdown::Both);
+                shared.streams.lock().expect("streams lock").remove(&conn);
                 let event = match outcome {
                     Outcome::Violation(reason) => Event::Violation { conn, reason },
                     Outcome::ClientClosed | Outcome::ServerClosed => Event::Disconnected(conn),
@@ -555,9 +566,15 @@ pub fn sample_text(n: usize) -> String {
     (0..n).map(|i| PATTERN[i % PATTERN.len()]).collect()
 }
 
+/// `n` ASCII characters (so `n` bytes and `n` UTF-16 units), the same for every call: what the
+/// `ascii N` command answers. With it a fragment of exactly 4096 bytes can be produced.
+pub fn ascii_text(n: usize) -> String {
+    (0..n).map(|i| char::from(b'a' + (i % 26) as u8)).collect()
+}
+
 /// The commands the practice server knows, for `help` and documentation.
 pub const BUILTINS: &str =
-    "echo TEXT | chars N | sleep MS | drop N | help | list | say TEXT | seed | stop";
+    "echo TEXT | chars N | ascii N | sleep MS | drop N | help | list | say TEXT | seed | stop";
 
 /// The answer to a command, and what happens after.
 fn respond(command: &str) -> (String, After) {
@@ -566,6 +583,7 @@ fn respond(command: &str) -> (String, After) {
     match word {
         "echo" => (rest.to_string(), After::Nothing),
         "chars" if number().is_some() => (sample_text(number().unwrap_or(0)), After::Nothing),
+        "ascii" if number().is_some() => (ascii_text(number().unwrap_or(0)), After::Nothing),
         "drop" if number().is_some() => {
             (sample_text(number().unwrap_or(0)), After::CloseAfterFirst)
         }
@@ -745,6 +763,25 @@ mod tests {
             "Unknown or incomplete command, see below for errorfoo<--[HERE]"
         );
         assert!(unknown_command("a very long command").ends_with("...ng command<--[HERE]"));
+    }
+
+    #[test]
+    fn a_half_closed_session_is_closed_by_the_server() {
+        let server = PracticeServer::start(Config::default()).unwrap();
+        let mut s = TcpStream::connect(server.addr()).unwrap();
+        s.write_all(&encode(1, TYPE_LOGIN, b"practice")).unwrap();
+        s.shutdown(Shutdown::Write).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        let mut got = Vec::new();
+        // The login reply, then end of stream (not a timeout).
+        s.read_to_end(&mut got).unwrap();
+        assert_eq!(got, encode(1, TYPE_LOGIN_REPLY, b""));
+        // The handle kept for `stop` is dropped just after the socket is shut down.
+        let start = std::time::Instant::now();
+        while !server.shared.streams.lock().unwrap().is_empty() {
+            assert!(start.elapsed() < Duration::from_secs(5), "handle kept");
+            thread::sleep(Duration::from_millis(1));
+        }
     }
 
     #[test]

@@ -40,11 +40,28 @@ fn remaining(deadline: Instant) -> io::Result<Duration> {
     }
 }
 
+/// How far past its deadline a read or write may end because the socket timeout in force was
+/// set a little earlier (see [`timeout_to_set`]).
+const SLACK: Duration = Duration::from_millis(10);
+
+/// The socket timeout to set before a blocking call with `left` time remaining, or `None` when
+/// the one in force (`current`) is good enough: the call then ends no later than `SLACK` after
+/// the deadline and not needlessly early. Reusing it saves a `setsockopt` per packet, which was
+/// half the system calls of a command stream (two reads, two writes, four timeouts).
+fn timeout_to_set(current: Option<Duration>, left: Duration) -> Option<Duration> {
+    match current {
+        Some(t) if t <= left + SLACK && t >= left / 2 => None,
+        _ => Some(left),
+    }
+}
+
 /// A TCP connection with Nagle's algorithm off.
 #[derive(Debug)]
 pub struct TcpTransport {
     stream: TcpStream,
     peer: String,
+    read_timeout: Option<Duration>,
+    write_timeout: Option<Duration>,
 }
 
 impl TcpTransport {
@@ -55,14 +72,22 @@ impl TcpTransport {
             .peer_addr()
             .map(|a| a.to_string())
             .unwrap_or_else(|_| "server".into());
-        Ok(Self { stream, peer })
+        Ok(Self {
+            stream,
+            peer,
+            read_timeout: None,
+            write_timeout: None,
+        })
     }
 }
 
 impl Transport for TcpTransport {
     fn read_before(&mut self, buf: &mut [u8], deadline: Instant) -> io::Result<usize> {
         loop {
-            self.stream.set_read_timeout(Some(remaining(deadline)?))?;
+            if let Some(t) = timeout_to_set(self.read_timeout, remaining(deadline)?) {
+                self.stream.set_read_timeout(Some(t))?;
+                self.read_timeout = Some(t);
+            }
             match self.stream.read(buf) {
                 Ok(n) => return Ok(n),
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -83,7 +108,10 @@ impl Transport for TcpTransport {
     }
 
     fn write_packet(&mut self, bytes: &[u8], deadline: Instant) -> io::Result<()> {
-        self.stream.set_write_timeout(Some(remaining(deadline)?))?;
+        if let Some(t) = timeout_to_set(self.write_timeout, remaining(deadline)?) {
+            self.stream.set_write_timeout(Some(t))?;
+            self.write_timeout = Some(t);
+        }
         // One write() call: small packets always go out whole; write_all only loops if the
         // kernel accepted part of it, which cannot happen with an empty send buffer.
         self.stream.write_all(bytes)
@@ -218,6 +246,21 @@ mod tests {
             split_host_port("127.0.0.1:1"),
             ("127.0.0.1".into(), Some(1))
         );
+    }
+
+    #[test]
+    fn socket_timeouts_are_reused_only_within_the_slack() {
+        let s = Duration::from_secs;
+        let ms = Duration::from_millis;
+        assert_eq!(timeout_to_set(None, s(10)), Some(s(10)));
+        // Set for the previous command's deadline, a few ms ago: still good.
+        assert_eq!(timeout_to_set(Some(s(10) - ms(3)), s(10)), None);
+        assert_eq!(timeout_to_set(Some(s(10)), s(10) - ms(5)), None);
+        // Would end more than the slack after the deadline.
+        assert_eq!(timeout_to_set(Some(s(10)), s(9)), Some(s(9)));
+        assert_eq!(timeout_to_set(Some(s(10)), ms(50)), Some(ms(50)));
+        // Would wake up needlessly early (the probe's short limit, then a long command).
+        assert_eq!(timeout_to_set(Some(s(2)), s(10)), Some(s(10)));
     }
 
     #[test]

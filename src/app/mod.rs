@@ -48,9 +48,10 @@ impl Observer for StderrObserver {
 /// Parses argv, also reporting where each value came from (flag or environment variable).
 pub fn parse() -> (Args, Origins) {
     let command = Args::command();
-    let matches = command.clone().get_matches();
+    let mut matches = command.clone().get_matches();
     let origins = Origins::from_matches(&command, &matches);
-    let args = Args::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    // The `_mut` form takes the values instead of cloning every match first.
+    let args = Args::from_arg_matches_mut(&mut matches).unwrap_or_else(|e| e.exit());
     (args, origins)
 }
 
@@ -327,8 +328,8 @@ pub(crate) fn run_one(
     }
     let mut out = Vec::new();
     match client.command_into(command, &mut out) {
-        Ok(()) => Ok(rconsole::packet::decode_output(&out)),
-        Err(e) => Err((rconsole::packet::decode_output(&out), e)),
+        Ok(()) => Ok(rconsole::packet::decode_output_owned(out)),
+        Err(e) => Err((rconsole::packet::decode_output_owned(out), e)),
     }
 }
 
