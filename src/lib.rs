@@ -9,20 +9,24 @@
 //! - [`varint`], [`status`], [`query`]: the Minecraft game protocol's Server List Ping and the
 //!   UDP query, sans-IO.
 //! - [`net`]: drives the status ping and the query over the network.
+//! - [`mcfunction`]: the `.mcfunction` line rules for batch input, sans-IO.
+//! - [`render`]: `§` formatting codes to ANSI or plain text.
 //! - [`practice`]: an in-process server with a strict vanilla mode and other dialects, for tests,
 //!   demos and benchmarks.
 //!
-//! Out of scope here: argument parsing, configuration files, the interactive console, batch
-//! files and terminal output. Those belong to the `rcon` binary.
+//! Out of scope here: argument parsing, configuration files, the interactive console, reading
+//! batch files and writing to the terminal. Those belong to the `rcon` binary.
 
 pub mod client;
 pub mod dialect;
 pub mod error;
+pub mod mcfunction;
 pub mod net;
 pub mod packet;
 pub mod practice;
 pub mod process;
 pub mod query;
+pub mod render;
 pub mod status;
 pub mod transport;
 pub mod varint;

@@ -49,11 +49,11 @@ fn vm_hwm_kib(pid: u32) -> u64 {
 /// A million commands piped into `rcon` complete in order, and its peak RSS after the first
 /// 100,000 does not grow by more than 2 MB over the remaining 900,000.
 ///
-/// Needs batch mode reading commands from stdin (the `console` branch); enable it after that
-/// merge. Best run in release: `cargo test --release --test load -- --ignored`.
+/// Slow in a debug build; `.ci/run` runs it in release:
+/// `cargo test --release --locked --test load -- --ignored`.
 #[cfg(target_os = "linux")]
 #[test]
-#[ignore = "needs batch mode from stdin (console branch); slow in debug"]
+#[ignore = "slow in debug: run in release, as .ci/run does"]
 fn million_command_stream_has_flat_memory() {
     const N: usize = 1_000_000;
     let server = server(Mode::Vanilla, Duration::ZERO);

@@ -18,7 +18,7 @@ fn path(text: &str) -> Result<PathBuf, String> {
 }
 
 fn macro_arg(text: &str) -> Result<(String, String), String> {
-    super::mcfunction::parse_macro(text)
+    rconsole::mcfunction::parse_macro(text)
 }
 
 /// How the end of a command's output is found (see the README's "Why this client").

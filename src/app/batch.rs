@@ -12,9 +12,9 @@ use anyhow::Context;
 use rconsole::client::check_command;
 
 use super::exit::{Exit, fail};
-use super::mcfunction::{Item, Joiner};
 use super::output::Record;
 use super::session::{Outcome, PARSE_ERROR, Session};
+use rconsole::mcfunction::{Item, Joiner};
 
 /// The longest physical line kept in memory; longer ones are reported and skipped (no command
 /// can be that long anyway).

@@ -9,10 +9,8 @@ pub mod exit;
 pub mod fanout;
 #[cfg(test)]
 mod generate;
-pub mod mcfunction;
 pub mod output;
 pub mod reach;
-pub mod render;
 pub mod secrets;
 pub mod session;
 pub mod settings;

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::render;
+use rconsole::render;
 
 /// `--color`: when to turn `§` codes into ANSI colours.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]

@@ -289,9 +289,9 @@ fn clean(text: &str) -> String {
 pub fn render(text: &str, colour: bool) -> String {
     let text = clean(text);
     if colour {
-        super::render::to_ansi(&text)
+        rconsole::render::to_ansi(&text)
     } else {
-        super::render::strip(&text)
+        rconsole::render::strip(&text)
     }
 }
 
