@@ -332,3 +332,72 @@ fn profiles_fan_out_by_list_group_and_all() {
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     assert!(stderr(&out).contains("nope"));
 }
+
+/// Threads and open descriptors of a running process (Linux).
+#[cfg(target_os = "linux")]
+fn threads_and_fds(pid: u32) -> Option<(usize, usize)> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let threads = status
+        .lines()
+        .find_map(|l| l.strip_prefix("Threads:"))?
+        .trim()
+        .parse()
+        .ok()?;
+    let fds = std::fs::read_dir(format!("/proc/{pid}/fd")).ok()?.count();
+    Some((threads, fds))
+}
+
+/// A hundred servers at once: every answer arrives, labelled, while rcon never holds more than
+/// its bounded pool of sessions (threads and sockets), whatever the number of servers.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_hundred_servers_stay_within_thread_and_descriptor_bounds() {
+    const SERVERS: usize = 100;
+    let servers: Vec<PracticeServer> = (0..SERVERS)
+        .map(|_| server(Mode::Vanilla, Duration::from_millis(1)))
+        .collect();
+    let home = home();
+    let mut cmd = rcon_in(home.path());
+    cmd.env("RCON_PASSWORD", PASSWORD);
+    for (i, s) in servers.iter().enumerate() {
+        cmd.args(["--target", &format!("s{i}=127.0.0.1:{}", s.port())]);
+    }
+    cmd.args(["-c", "echo hi", "-c", "chars 5000"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let child = cmd.spawn().expect("spawn rcon");
+    let pid = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    let mut peak = (0, 0);
+    let out = loop {
+        if let Some((t, f)) = threads_and_fds(pid) {
+            peak = (peak.0.max(t), peak.1.max(f));
+        }
+        match rx.recv_timeout(Duration::from_millis(1)) {
+            Ok(out) => break out.expect("wait"),
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => continue,
+            Err(e) => panic!("{e}"),
+        }
+    };
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    for i in 0..SERVERS {
+        assert!(text.contains(&format!("[s{i}] hi\n")), "s{i} missing");
+        assert!(
+            text.contains(&format!("[s{i}] {}\n", sample_text(5000))),
+            "s{i}'s long answer missing or incomplete"
+        );
+    }
+    assert_eq!(text.lines().count(), 2 * SERVERS);
+    // A pool of 16 sessions, the printing thread and the main thread; stdio and a socket each.
+    assert!(peak.0 <= 16 + 4, "peak threads {}", peak.0);
+    assert!(peak.1 <= 16 + 16, "peak descriptors {}", peak.1);
+    assert!(peak.0 > 0, "the process was never sampled");
+    for s in &servers {
+        assert_eq!(s.connections(), 1);
+        assert!(s.violations().is_empty());
+    }
+}
