@@ -30,8 +30,8 @@ PYPI = ["mcrcon==0.7.0", "rcon==2.4.9"]
 COMPLETENESS_UNITS = 20000
 
 # How rcon streams commands: "args" passes `-c CMD` per command (the only way before batch mode);
-# "stdin" pipes one command per line (batch mode). Switch to "stdin" once batch mode is merged.
-RCON_STREAM = "args"
+# "stdin" pipes one command per line (batch mode), the way a real stream is sent.
+RCON_STREAM = "stdin"
 
 
 def sample_text(n):

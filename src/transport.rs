@@ -62,6 +62,8 @@ pub struct TcpTransport {
     peer: String,
     read_timeout: Option<Duration>,
     write_timeout: Option<Duration>,
+    /// Whether the socket is in non-blocking mode (it is while polling; see [`SPIN`]).
+    nonblocking: bool,
 }
 
 impl TcpTransport {
@@ -77,12 +79,55 @@ impl TcpTransport {
             peer,
             read_timeout: None,
             write_timeout: None,
+            nonblocking: false,
         })
+    }
+}
+
+/// How long a read polls before it sleeps in the kernel. On a fast link (loopback, a LAN, an
+/// SSH tunnel's local end) the answer usually arrives within this, and catching it without a
+/// sleep and a wake-up saves a large part of each round trip; a stream of commands costs two
+/// round trips each (PROTOCOL.md section 3), so this matters. Bounded, so waiting for a slow
+/// server costs at most this much CPU per read.
+const SPIN: Duration = Duration::from_micros(40);
+
+impl TcpTransport {
+    fn set_nonblocking(&mut self, on: bool) -> io::Result<()> {
+        if self.nonblocking != on {
+            self.stream.set_nonblocking(on)?;
+            self.nonblocking = on;
+        }
+        Ok(())
+    }
+
+    /// Polls for data for up to [`SPIN`] (never past `deadline`) with the socket non-blocking;
+    /// `None` if nothing came. The socket stays non-blocking, so back-to-back fast answers cost
+    /// no mode switches.
+    fn spin_read(&mut self, buf: &mut [u8], deadline: Instant) -> io::Result<Option<usize>> {
+        let until = (Instant::now() + SPIN).min(deadline);
+        self.set_nonblocking(true)?;
+        loop {
+            match self.stream.read(buf) {
+                Ok(n) => return Ok(Some(n)),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    if Instant::now() >= until {
+                        return Ok(None);
+                    }
+                    std::hint::spin_loop();
+                }
+                Err(e) => return Err(e),
+            }
+        }
     }
 }
 
 impl Transport for TcpTransport {
     fn read_before(&mut self, buf: &mut [u8], deadline: Instant) -> io::Result<usize> {
+        if let Some(n) = self.spin_read(buf, deadline)? {
+            return Ok(n);
+        }
+        self.set_nonblocking(false)?;
         loop {
             if let Some(t) = timeout_to_set(self.read_timeout, remaining(deadline)?) {
                 self.stream.set_read_timeout(Some(t))?;
@@ -113,8 +158,25 @@ impl Transport for TcpTransport {
             self.write_timeout = Some(t);
         }
         // One write() call: small packets always go out whole; write_all only loops if the
-        // kernel accepted part of it, which cannot happen with an empty send buffer.
-        self.stream.write_all(bytes)
+        // kernel accepted part of it, which cannot happen with an empty send buffer. A full
+        // buffer while polling is non-blocking: fall back to a blocking, timed write.
+        match self.stream.write(bytes) {
+            Ok(n) if n == bytes.len() => Ok(()),
+            Ok(n) => {
+                self.set_nonblocking(false)?;
+                self.stream.write_all(&bytes[n..])
+            }
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted
+                ) =>
+            {
+                self.set_nonblocking(false)?;
+                self.stream.write_all(bytes)
+            }
+            Err(e) => Err(e),
+        }
     }
 
     fn peer(&self) -> String {
