@@ -6,174 +6,13 @@
 
 mod common;
 
-use std::fs;
-use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
+use common::sshd::{Sshd, free_port, tools_present};
+use common::term::Term;
 use common::*;
 use rconsole::practice::{Mode, sample_text};
-
-const SSHD: &str = "/usr/sbin/sshd";
-
-/// A private sshd on a free loopback port, killed on drop.
-struct Sshd {
-    child: Child,
-    port: u16,
-    dir: tempfile::TempDir,
-    user: String,
-}
-
-impl Drop for Sshd {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn tools_present() -> bool {
-    let found = Path::new(SSHD).exists()
-        && Command::new("ssh-keygen")
-            .arg("-?")
-            .stderr(Stdio::null())
-            .status()
-            .is_ok()
-        && Command::new("ssh")
-            .arg("-V")
-            .stderr(Stdio::null())
-            .status()
-            .is_ok();
-    if !found {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "sshd/ssh/ssh-keygen missing but CI is set: .ci/run must install openssh-server and openssh-client"
-        );
-        eprintln!(
-            "SKIPPED: {SSHD}, ssh or ssh-keygen not installed (apt-get install openssh-server openssh-client)"
-        );
-    }
-    found
-}
-
-fn keygen(path: &Path) {
-    let status = Command::new("ssh-keygen")
-        .args(["-q", "-t", "ed25519", "-N", "", "-C", "rcon-test", "-f"])
-        .arg(path)
-        .stdin(Stdio::null())
-        .status()
-        .expect("run ssh-keygen");
-    assert!(status.success(), "ssh-keygen failed");
-}
-
-fn current_user() -> String {
-    let out = Command::new("id").arg("-un").output().expect("run id");
-    String::from_utf8(out.stdout)
-        .expect("user name")
-        .trim()
-        .to_string()
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .expect("bind")
-        .local_addr()
-        .expect("addr")
-        .port()
-}
-
-impl Sshd {
-    fn start() -> Sshd {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let p = |name: &str| dir.path().join(name);
-        keygen(&p("host_key"));
-        keygen(&p("user_key"));
-        keygen(&p("wrong_key"));
-        fs::copy(p("user_key.pub"), p("authorized_keys")).expect("authorized_keys");
-        // sshd running as root needs its privilege separation directory.
-        let _ = fs::create_dir_all("/run/sshd");
-        let port = free_port();
-        let host_pub = fs::read_to_string(p("host_key.pub")).expect("host key");
-        fs::write(
-            p("known_hosts"),
-            format!("[127.0.0.1]:{port} {}", host_pub.trim()),
-        )
-        .expect("known_hosts");
-        fs::write(p("empty_known_hosts"), "").expect("empty known_hosts");
-        let config = format!(
-            "Port {port}\nListenAddress 127.0.0.1\nHostKey {host}\nPidFile {pid}\n\
-             AuthorizedKeysFile {keys}\nStrictModes no\nUsePAM no\nPubkeyAuthentication yes\n\
-             PasswordAuthentication no\nKbdInteractiveAuthentication no\nAllowTcpForwarding yes\n\
-             PermitRootLogin yes\nPermitTTY no\nX11Forwarding no\nLogLevel VERBOSE\n",
-            host = p("host_key").display(),
-            pid = p("sshd.pid").display(),
-            keys = p("authorized_keys").display(),
-        );
-        fs::write(p("sshd_config"), config).expect("sshd_config");
-        let log = fs::File::create(p("sshd.log")).expect("sshd log");
-        let mut child = Command::new(SSHD)
-            .args(["-D", "-e", "-f"])
-            .arg(p("sshd_config"))
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(log)
-            .spawn()
-            .expect("start sshd");
-        let until = Instant::now() + Duration::from_secs(15);
-        loop {
-            if let Ok(Some(status)) = child.try_wait() {
-                let log = fs::read_to_string(p("sshd.log")).unwrap_or_default();
-                panic!("sshd exited with {status}: {log}");
-            }
-            if TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                break;
-            }
-            assert!(Instant::now() < until, "sshd did not listen on {port}");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Sshd {
-            child,
-            port,
-            dir,
-            user: current_user(),
-        }
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.dir.path().join(name)
-    }
-
-    fn destination(&self) -> String {
-        format!("{}@127.0.0.1:{}", self.user, self.port)
-    }
-
-    /// ssh options with the given key and known_hosts file.
-    fn options(&self, key: &str, known_hosts: &str) -> Vec<String> {
-        vec![
-            format!("IdentityFile={}", self.path(key).display()),
-            "IdentitiesOnly=yes".into(),
-            format!("UserKnownHostsFile={}", self.path(known_hosts).display()),
-            "GlobalKnownHostsFile=/dev/null".into(),
-            "StrictHostKeyChecking=yes".into(),
-        ]
-    }
-
-    /// `rcon --ssh ...` to the RCON server on `rcon_port` (as seen from the sshd side).
-    fn rcon(&self, home: &Path, key: &str, known_hosts: &str, rcon_port: u16) -> Command {
-        let mut cmd = rcon_in(home);
-        cmd.env("RCON_PASSWORD", PASSWORD)
-            .args(["--ssh", &self.destination()])
-            .args(["-H", "127.0.0.1", "-P", &rcon_port.to_string()]);
-        for option in self.options(key, known_hosts) {
-            cmd.args(["--ssh-option", &option]);
-        }
-        cmd
-    }
-
-    fn log(&self) -> String {
-        fs::read_to_string(self.path("sshd.log")).unwrap_or_default()
-    }
-}
 
 #[test]
 fn commands_run_through_a_real_sshd() {
@@ -380,5 +219,46 @@ fn several_targets_share_one_ssh_host() {
         stderr(&out).contains("1 of 2 servers failed: gone (exit 9)"),
         "{}",
         stderr(&out)
+    );
+}
+
+/// The interactive console through the tunnel: a real PTY, commands typed and answered, long
+/// output in full, `:quit` exits 0.
+#[test]
+fn console_runs_through_a_real_sshd() {
+    if !tools_present() {
+        return;
+    }
+    let sshd = Sshd::start();
+    let server = server(Mode::Vanilla, Duration::from_millis(2));
+    let home = home();
+    let port = server.port().to_string();
+    let destination = sshd.destination();
+    let mut args = vec![
+        "--ssh",
+        destination.as_str(),
+        "-H",
+        "127.0.0.1",
+        "-P",
+        &port,
+    ];
+    let options = sshd.options("user_key", "known_hosts");
+    for option in &options {
+        args.extend(["--ssh-option", option.as_str()]);
+    }
+    let mut term = Term::start_with(home.path(), &args);
+    let prompt = format!("127.0.0.1:{port}> ");
+    term.wait_for(&prompt);
+    term.enter(&prompt, "echo through the tunnel");
+    term.wait_for("through the tunnel");
+    term.enter(&prompt, "chars 6000");
+    term.wait_for_raw(&sample_text(6000));
+    term.line(&prompt, ":quit");
+    assert_eq!(term.exit_code(), 0, "{}", term.screen());
+    assert_eq!(
+        server.commands(),
+        ["echo through the tunnel", "chars 6000"],
+        "{}",
+        sshd.log()
     );
 }

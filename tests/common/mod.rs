@@ -2,6 +2,11 @@
 //! environment, and practice servers on free loopback ports.
 #![allow(dead_code)]
 
+#[cfg(unix)]
+pub mod sshd;
+#[cfg(unix)]
+pub mod term;
+
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
