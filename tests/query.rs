@@ -3,7 +3,7 @@
 //! get no reply, 15-byte requests get the full stat.
 //!
 //! No installable third-party server speaks Query here (see docs/reach.md), so the responder is
-//! written in this test.
+//! written in this test; a third-party client (PyPI `mcstatus`) cross-checks it.
 
 mod common;
 
@@ -201,4 +201,56 @@ fn trace_names_query_packets() {
         "{err}"
     );
     assert!(err.contains("sent 11 bytes (query basic stat"), "{err}");
+}
+
+/// The responder is checked against a third-party client, PyPI `mcstatus` (installed in
+/// tests/peers/.venv): what it reads from the responder must be what `rcon --query --full`
+/// reads, so the tests above exercise the protocol as real clients and servers speak it.
+#[test]
+fn mcstatus_reads_the_responder_as_rcon_does() {
+    let python =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers/.venv/bin/python");
+    if !python.exists() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI is set but tests/peers is not installed: run tests/peers/install.sh"
+        );
+        eprintln!("SKIPPED: mcstatus not installed (run tests/peers/install.sh)");
+        return;
+    }
+    let (port, _) = responder(false);
+    let script = "import json, sys\n\
+        from mcstatus import JavaServer\n\
+        q = JavaServer('127.0.0.1', int(sys.argv[1]), query_port=int(sys.argv[1])).query()\n\
+        print(json.dumps({'motd': q.motd.to_plain(), 'online': q.players.online,\n\
+        'max': q.players.max, 'names': list(q.players.list), 'version': q.software.version,\n\
+        'brand': q.software.brand, 'plugins': list(q.software.plugins), 'map': q.map_name}))\n";
+    let out = std::process::Command::new(python)
+        .args(["-c", script, &port.to_string()])
+        .output()
+        .expect("run mcstatus");
+    assert!(
+        out.status.success(),
+        "mcstatus: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let theirs: serde_json::Value = serde_json::from_slice(&out.stdout).expect("mcstatus JSON");
+
+    let out = query(port, &["--full", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let ours: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("rcon JSON");
+    assert_eq!(theirs["names"], ours["players"]);
+    assert_eq!(theirs["plugins"], ours["plugins"]);
+    assert_eq!(theirs["brand"], ours["software"]);
+    assert_eq!(theirs["version"], ours["fields"]["version"]);
+    assert_eq!(theirs["map"], ours["fields"]["map"]);
+    assert_eq!(
+        theirs["online"].to_string(),
+        ours["fields"]["numplayers"].as_str().unwrap()
+    );
+    assert_eq!(
+        theirs["max"].to_string(),
+        ours["fields"]["maxplayers"].as_str().unwrap()
+    );
+    assert_eq!(theirs["motd"], "A Query Server");
 }
