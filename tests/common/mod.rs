@@ -42,8 +42,14 @@ pub fn home() -> tempfile::TempDir {
 
 /// `rcon` pointed at `server` with the test password, in a fresh temporary home.
 pub fn rcon_for(server: &PracticeServer, home: &Path) -> Command {
+    rcon_at(server.port(), home)
+}
+
+/// `rcon` pointed at 127.0.0.1:`port` with the test password (for servers the test scripts
+/// itself), in a fresh temporary home.
+pub fn rcon_at(port: u16, home: &Path) -> Command {
     let mut cmd = rcon_in(home);
-    cmd.args(["-H", "127.0.0.1", "-P", &server.port().to_string()])
+    cmd.args(["-H", "127.0.0.1", "-P", &port.to_string()])
         .env("RCON_PASSWORD", PASSWORD);
     cmd
 }
