@@ -14,6 +14,21 @@
 //! - [`practice`]: an in-process server with a strict vanilla mode and other dialects, for tests,
 //!   demos and benchmarks.
 //!
+//! Embedding: connect, log in and run commands; long output comes back whole.
+//!
+//! ```
+//! use rconsole::practice::{Config, PracticeServer};
+//! use rconsole::transport::TcpConnector;
+//! use rconsole::{Client, Options, Password};
+//!
+//! let server = PracticeServer::start(Config::default())?; // strict vanilla, password "practice"
+//! let connector = Box::new(TcpConnector::new("127.0.0.1", server.port()));
+//! let mut client = Client::connect(connector, Password::new("practice"), Options::default())?;
+//! assert_eq!(client.command("echo hello")?, "hello");
+//! assert_eq!(client.command("chars 10000")?.encode_utf16().count(), 10_000); // 3 fragments
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! Out of scope here: argument parsing, configuration files, the interactive console, reading
 //! batch files and writing to the terminal. Those belong to the `rcon` binary.
 
