@@ -144,8 +144,24 @@ const ENVIRONMENT: &[(&str, &str)] = &[
         "mcrcon's variables, used when the RCON_* ones are not set.",
     ),
     (
+        "RCON_DIALECT",
+        "The server family, as --dialect: minecraft, source, factorio or palworld.",
+    ),
+    (
+        "RCON_HISTORY",
+        "The console's history file, instead of history.txt in the data directory.",
+    ),
+    (
+        "NO_COLOR",
+        "When set and not empty, --color auto prints no colours (https://no-color.org).",
+    ),
+    (
         "XDG_CONFIG_HOME",
         "On Linux and BSD, the directory holding rconsole/config.toml (default ~/.config).",
+    ),
+    (
+        "XDG_DATA_HOME",
+        "On Linux and BSD, the directory holding rconsole/history.txt (default ~/.local/share).",
     ),
 ];
 
@@ -161,6 +177,12 @@ const FILES: &[(&str, &str)] = &[
     (
         "%APPDATA%\\rconsole\\config\\config.toml",
         "The config file on Windows.",
+    ),
+    (
+        "$XDG_DATA_HOME/rconsole/history.txt",
+        "The console's history on Linux and BSD (~/.local/share/rconsole/history.txt when \
+         XDG_DATA_HOME is unset; ~/Library/Application Support/rconsole/history.txt on macOS, \
+         %APPDATA%\\rconsole\\data\\history.txt on Windows). Never holds the password.",
     ),
 ];
 
@@ -188,6 +210,26 @@ const EXAMPLES: &[(&str, &str)] = &[
     (
         "rcon -s survival --print-config",
         "Show the settings a command would use and where each came from.",
+    ),
+    (
+        "rcon -s survival",
+        "Open the interactive console (:help lists its commands, Ctrl-D leaves).",
+    ),
+    (
+        "rcon -s survival -f build.mcfunction",
+        "Send a function file line by line; stop at the first failure (--keep-going goes on).",
+    ),
+    (
+        "rcon --ssh admin@mc.example.com list",
+        "Reach the RCON port through an SSH tunnel (ssh -W), so the password stays encrypted.",
+    ),
+    (
+        "rcon -s lobby1,lobby2 'say restarting'",
+        "Run a command on several servers at once; output lines are labelled [name].",
+    ),
+    (
+        "rcon --ping mc.example.com",
+        "Show a server's version, players and MOTD (Server List Ping; no password).",
     ),
 ];
 
@@ -237,9 +279,11 @@ pub fn man_page() -> String {
         ".PP\n{}\n",
         roff(
             "The config file holds named server profiles as [servers.NAME] tables with the keys \
-             host, port, password, password_file, password_command, timeout, sentinel and \
-             idle_gap; the profile named default applies when no -s is given. Unknown keys and \
-             bad values are errors (exit status 3). See rcon --print-config."
+             host, port, password, password_file, password_command, timeout, sentinel, \
+             idle_gap, dialect, ssh, ssh_options, proxy_command and servers (a list of other \
+             profiles: a group, run on all at once); the profile named default applies when no \
+             -s is given. Unknown keys and bad values are errors (exit status 3). See \
+             rcon --print-config."
         )
     ));
     out.push_str(".SH EXAMPLES\n");
