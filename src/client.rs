@@ -26,6 +26,10 @@ use crate::packet::{
 };
 use crate::transport::{Connector, Transport};
 
+/// Commands longer than this (a 1400-byte packet) get a one-time warning on a vanilla-style
+/// server, whose one-read-per-packet rule a small MTU can break (PROTOCOL.md section 2).
+pub const SMALL_MTU_COMMAND_BYTES: usize = 1386;
+
 /// The id the sentinel packet carries by default (PROTOCOL.md section 3).
 pub const SENTINEL_ID: i32 = -2;
 
@@ -210,6 +214,8 @@ pub struct Client {
     probe: bool,
     connects: u32,
     read_buf: Vec<u8>,
+    /// Whether the small-MTU warning was given this session.
+    warned_mtu: bool,
     /// Reused for every packet sent, so a command costs no allocation for encoding.
     write_buf: Vec<u8>,
 }
@@ -250,6 +256,7 @@ impl Client {
             probe,
             connects: 0,
             read_buf: vec![0; 64 * 1024],
+            warned_mtu: false,
             write_buf: Vec::with_capacity(MAX_COMMAND_BYTES + 14),
         };
         client.reconnect()?;
@@ -597,6 +604,22 @@ impl Client {
     /// its whole output.
     fn send_command(&mut self, command: &str) -> Result<(i32, Instant)> {
         check_command(command, self.opts.max_command_bytes)?;
+        // PROTOCOL.md section 2: a vanilla server must read each packet in one read; over a
+        // link with a small MTU (VPNs, some tunnels) a packet near 1460 bytes can arrive in two
+        // pieces, and the server then closes the connection.
+        if !self.warned_mtu
+            && self.opts.max_command_bytes == MAX_COMMAND_BYTES
+            && command.len() > SMALL_MTU_COMMAND_BYTES
+        {
+            self.warned_mtu = true;
+            self.warn(format!(
+                "a command of {} bytes is sent as one {}-byte packet; over links with a small MTU \
+                 (VPNs, some tunnels) a vanilla server may get it in two pieces and close the \
+                 connection",
+                command.len(),
+                command.len() + 14
+            ));
+        }
         if self.conn.is_none() {
             self.reconnect()?;
         }

@@ -273,11 +273,20 @@ fn overlong_command_exits_8_and_nothing_is_sent() {
     assert!(out.stdout.is_empty());
     assert_eq!(server.connections(), 0, "the server receives nothing");
 
-    // 1446 bytes is fine.
+    // 1446 bytes is sent, with one warning about small-MTU links (PROTOCOL.md section 2).
     let ok = format!("say {}", "x".repeat(1442));
-    let out = run(rcon_for(&server, home.path()).arg(&ok));
+    let out = run(rcon_for(&server, home.path()).args(["-c", &ok, "-c", &ok]));
     assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(server.commands(), [ok]);
+    assert_eq!(server.commands(), [ok.clone(), ok]);
+    let err = stderr(&out);
+    assert_eq!(err.matches("small MTU").count(), 1, "{err}");
+    assert!(err.contains("1446 bytes"), "{err}");
+
+    // Up to 1386 bytes: no warning.
+    let short = format!("say {}", "x".repeat(1382));
+    let out = run(rcon_for(&server, home.path()).arg(&short));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stderr(&out), "");
 }
 
 #[test]
