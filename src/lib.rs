@@ -8,7 +8,8 @@
 //! - [`client`]: login, commands, end-of-output detection, reconnects.
 //! - [`varint`], [`status`], [`query`]: the Minecraft game protocol's Server List Ping and the
 //!   UDP query, sans-IO.
-//! - [`net`]: drives the status ping and the query over the network.
+//! - [`srv`]: DNS SRV records for `--ping HOST` without a port, sans-IO.
+//! - [`net`]: drives the status ping, the query and the SRV lookup over the network.
 //! - [`mcfunction`]: the `.mcfunction` line rules for batch input, sans-IO.
 //! - [`render`]: `§` formatting codes to ANSI or plain text.
 //! - [`practice`]: an in-process server with a strict vanilla mode and other dialects, for tests,
@@ -42,6 +43,7 @@ pub mod practice;
 pub mod process;
 pub mod query;
 pub mod render;
+pub mod srv;
 pub mod status;
 pub mod transport;
 pub mod varint;

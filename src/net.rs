@@ -1,6 +1,6 @@
-//! Runs the status ping (TCP, through [`crate::transport::TcpConnector`]) and the query (UDP: the
-//! one UDP socket of the crate) over the network, driving the sans-IO codecs in
-//! [`crate::status`] and [`crate::query`]. Every wait has a deadline.
+//! Runs the status ping (TCP, through [`crate::transport::TcpConnector`]), the query and the SRV
+//! lookup (UDP: the crate's only UDP sockets) over the network, driving the sans-IO codecs in
+//! [`crate::status`], [`crate::query`] and [`crate::srv`]. Every wait has a deadline.
 
 use std::hash::{BuildHasher, Hasher};
 use std::io;
@@ -418,4 +418,70 @@ fn exchange<T>(
             Err(e) => return Err(refused(e)),
         }
     }
+}
+
+/// The DNS server for SRV lookups: `RCON_DNS_SERVER` (`IP` or `IP:PORT`), else the first
+/// `nameserver` of `/etc/resolv.conf` (Unix). `None` where neither exists (Windows without the
+/// variable): SRV records are then not looked up.
+pub fn dns_server() -> Option<SocketAddr> {
+    let parse = |text: &str| -> Option<SocketAddr> {
+        let text = text.trim();
+        text.parse::<SocketAddr>().ok().or_else(|| {
+            text.parse::<std::net::IpAddr>()
+                .ok()
+                .map(|ip| SocketAddr::new(ip, 53))
+        })
+    };
+    if let Ok(value) = std::env::var("RCON_DNS_SERVER") {
+        return parse(&value);
+    }
+    let conf = std::fs::read_to_string("/etc/resolv.conf").ok()?;
+    conf.lines()
+        .filter_map(|l| l.trim().strip_prefix("nameserver"))
+        .find_map(|rest| parse(rest.split('%').next().unwrap_or(rest)))
+}
+
+/// Looks up the `_minecraft._tcp.HOST` SRV record within `timeout`: the host and port a
+/// Minecraft client would connect to, or `None` when there is no record, no DNS server, or no
+/// answer in time (the caller then uses HOST:25565, as the game does).
+pub fn lookup_minecraft_srv(host: &str, timeout: Duration) -> Option<(String, u16)> {
+    use crate::srv;
+    let server = dns_server()?;
+    let id = random_u32() as u16;
+    let question = srv::query(id, &srv::minecraft_name(host)).ok()?;
+    let local: SocketAddr = if server.is_ipv6() {
+        "[::]:0".parse().ok()?
+    } else {
+        "0.0.0.0:0".parse().ok()?
+    };
+    let socket = UdpSocket::bind(local).ok()?;
+    socket.connect(server).ok()?;
+    let deadline = Instant::now() + timeout;
+    let mut buf = [0u8; 1500];
+    // One retry: UDP may lose the datagram.
+    for attempt in 0..2 {
+        socket.send(&question).ok()?;
+        let wait_until = if attempt == 0 {
+            Instant::now() + timeout / 2
+        } else {
+            deadline
+        };
+        loop {
+            let left = wait_until.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            socket.set_read_timeout(Some(left)).ok()?;
+            let Ok(n) = socket.recv(&mut buf) else { break };
+            match srv::parse_response(&buf[..n], id) {
+                Ok(records) => {
+                    let best = srv::choose(&records)?;
+                    return Some((best.target.clone(), best.port));
+                }
+                Err(srv::SrvError::OtherId) => continue,
+                Err(_) => return None,
+            }
+        }
+    }
+    None
 }

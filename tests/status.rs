@@ -236,3 +236,73 @@ fn ping_oversized_frame_is_refused_before_reading_it() {
         stderr(&out)
     );
 }
+
+/// A DNS server on loopback that answers every query with one SRV record pointing at
+/// `target:port` (and "no such name" for anything but SRV).
+fn dns_responder(target: &'static str, port: u16) -> u16 {
+    let socket = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    let dns_port = socket.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 512];
+        while let Ok((n, from)) = socket.recv_from(&mut buf) {
+            let q = &buf[..n];
+            // Header, then the question as sent (name, type, class).
+            let mut reply = q.to_vec();
+            reply[2] = 0x81;
+            reply[3] = 0x80;
+            let is_srv = q.len() > 16 && q[n - 4..n - 2] == [0, 33];
+            if !is_srv {
+                reply[3] = 0x83;
+                socket.send_to(&reply, from).unwrap();
+                continue;
+            }
+            reply[7] = 1;
+            reply.extend_from_slice(&[0xC0, 12, 0, 33, 0, 1, 0, 0, 1, 44]);
+            let mut rdata = vec![0, 5, 0, 10];
+            rdata.extend_from_slice(&port.to_be_bytes());
+            for label in target.split('.') {
+                rdata.push(label.len() as u8);
+                rdata.extend_from_slice(label.as_bytes());
+            }
+            rdata.push(0);
+            reply.extend_from_slice(&(rdata.len() as u16).to_be_bytes());
+            reply.extend_from_slice(&rdata);
+            socket.send_to(&reply, from).unwrap();
+        }
+    });
+    dns_port
+}
+
+#[test]
+fn ping_without_a_port_follows_the_srv_record() {
+    let Some(peer) = slp_peer("modern", None) else {
+        return;
+    };
+    let dns = dns_responder("localhost", peer.port);
+    let home = home();
+    let out = run(rcon_in(home.path())
+        .env("RCON_DNS_SERVER", format!("127.0.0.1:{dns}"))
+        .args(["--ping", "mc.example.test"]));
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}{}", stderr(&out));
+    assert!(
+        text.contains(&format!("server:    localhost:{}\n", peer.port)),
+        "{text}"
+    );
+    assert!(
+        text.contains("srv:       _minecraft._tcp.mc.example.test\n"),
+        "{text}"
+    );
+    assert!(text.contains("version:   1.20.4 (protocol 765)"), "{text}");
+
+    // With a port, no SRV lookup: the port given is used (nothing listens there: exit 4).
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let out = run(rcon_in(home.path())
+        .env("RCON_DNS_SERVER", format!("127.0.0.1:{dns}"))
+        .args(["--ping", &format!("localhost:{closed}")]));
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+}

@@ -1,10 +1,11 @@
 //! Fuzz target: the Minecraft game-protocol decoders used by `rcon --ping` and `--query`
-//! (VarInt/VarLong, status frames, status JSON, the legacy `FE 01` reply, query datagrams) must
+//! (VarInt/VarLong, status frames, status JSON, the legacy `FE 01` reply, query datagrams, DNS
+//! SRV answers) must
 //! never panic on any bytes, and a VarInt that decodes must re-encode to the same bytes' value.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rconsole::{query, status, varint};
+use rconsole::{query, srv, status, varint};
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(Some((value, used))) = varint::decode_varint(data) {
@@ -40,5 +41,12 @@ fuzz_target!(|data: &[u8]| {
     let _ = query::parse_basic(data, 1);
     if let Ok(full) = query::parse_full(data, 1) {
         let _ = full.plugins();
+    }
+    let id = u16::from_be_bytes([*data.first().unwrap_or(&0), *data.get(1).unwrap_or(&0)]);
+    if let Ok(records) = srv::parse_response(data, id) {
+        for r in &records {
+            assert!(r.target.len() <= 253, "SRV target longer than a DNS name");
+        }
+        let _ = srv::choose(&records);
     }
 });

@@ -152,6 +152,10 @@ const ENVIRONMENT: &[(&str, &str)] = &[
         "The console's history file, instead of history.txt in the data directory.",
     ),
     (
+        "RCON_DNS_SERVER",
+        "The DNS server (IP or IP:PORT) for the SRV lookup of --ping HOST without a port, instead of the first nameserver in /etc/resolv.conf.",
+    ),
+    (
         "NO_COLOR",
         "When set and not empty, --color auto prints no colours (https://no-color.org).",
     ),

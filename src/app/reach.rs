@@ -20,7 +20,9 @@ use super::trace::Trace;
 /// The game server to ping or query: `HOST[:PORT]` given to the flag, else the host of `--host`
 /// (its port is the RCON port, so it is not used), else localhost; the port defaults to the game
 /// port 25565.
-fn game_target(given: Option<&str>, args: &Args) -> anyhow::Result<Target> {
+/// The game host and port to ask, and whether the port was given (if not, `--ping` looks for an
+/// SRV record first).
+fn game_target(given: Option<&str>, args: &Args) -> anyhow::Result<(Target, bool)> {
     let (raw, port) = match given {
         Some(g) => {
             let (host, port) = split_host_port(g);
@@ -37,10 +39,13 @@ fn game_target(given: Option<&str>, args: &Args) -> anyhow::Result<Target> {
             format!("no host in '{}'", given.unwrap_or_default()),
         ));
     }
-    Ok(Target {
-        host: raw,
-        port: port.unwrap_or(DEFAULT_PORT),
-    })
+    Ok((
+        Target {
+            host: raw,
+            port: port.unwrap_or(DEFAULT_PORT),
+        },
+        port.is_some(),
+    ))
 }
 
 /// Colour as `--color` says (auto: stdout is a terminal and NO_COLOR is unset).
@@ -55,8 +60,19 @@ fn colour_wanted(args: &Args) -> bool {
 
 /// `rcon --ping`.
 pub fn ping(args: &Args, given: Option<&str>) -> anyhow::Result<Exit> {
-    let target = game_target(given, args)?;
+    let (mut target, port_given) = game_target(given, args)?;
     let timeout = args.timeout.unwrap_or(DEFAULT_TIMEOUT);
+    // Without a port, ask DNS for `_minecraft._tcp.HOST` first, as the game does (not for
+    // addresses and single-label names such as localhost, which have no SRV records).
+    let mut via_srv = None;
+    if !port_given && target.host.contains('.') && target.host.parse::<std::net::IpAddr>().is_err()
+    {
+        let budget = (timeout / 4).min(Duration::from_secs(2));
+        if let Some((host, port)) = net::lookup_minecraft_srv(&target.host, budget) {
+            via_srv = Some(rconsole::srv::minecraft_name(&target.host));
+            target = Target { host, port };
+        }
+    }
     let legacy = if args.legacy {
         LegacyPing::Only
     } else {
@@ -71,9 +87,9 @@ pub fn ping(args: &Args, given: Option<&str>) -> anyhow::Result<Exit> {
     let report = net::ping(&target.host, target.port, timeout, legacy, &mut tap)
         .with_context(|| format!("status ping of {}", target.describe()))?;
     let text = if args.json {
-        ping_json(&target, &report).to_string()
+        ping_json(&target, via_srv.as_deref(), &report).to_string()
     } else {
-        ping_text(&target, &report, colour_wanted(args))
+        ping_text(&target, via_srv.as_deref(), &report, colour_wanted(args))
     };
     output::print_text(&format!("{text}\n"))?;
     Ok(Exit::Success)
@@ -81,7 +97,7 @@ pub fn ping(args: &Args, given: Option<&str>) -> anyhow::Result<Exit> {
 
 /// `rcon --query`.
 pub fn query(args: &Args, given: Option<&str>) -> anyhow::Result<Exit> {
-    let target = game_target(given, args)?;
+    let (target, _) = game_target(given, args)?;
     let timeout = args.timeout.unwrap_or(DEFAULT_TIMEOUT);
     let trace = args.trace.then(Trace::new);
     let mut tap = |d: Direction, bytes: &[u8]| {
@@ -104,10 +120,12 @@ fn ms(d: Duration) -> f64 {
     (d.as_secs_f64() * 1_000_000.0).round() / 1000.0
 }
 
-/// The server's JSON as sent, with where it came from and the latency.
-pub fn ping_json(target: &Target, report: &PingReport) -> Value {
+/// The server's JSON as sent, with where it came from (and the SRV name that led there) and
+/// the latency.
+pub fn ping_json(target: &Target, srv: Option<&str>, report: &PingReport) -> Value {
     json!({
         "address": target.describe(),
+        "srv": srv,
         "legacy": report.status.legacy,
         "latency_ms": report.latency.map(ms),
         "status": report.status.json,
@@ -132,10 +150,13 @@ fn count(n: Option<i64>) -> String {
 }
 
 /// The status for people.
-pub fn ping_text(target: &Target, report: &PingReport, colour: bool) -> String {
+pub fn ping_text(target: &Target, srv: Option<&str>, report: &PingReport, colour: bool) -> String {
     let s = &report.status;
     let mut out = String::new();
     field(&mut out, "server", &target.describe());
+    if let Some(name) = srv {
+        field(&mut out, "srv", name);
+    }
     let version = match s.protocol {
         Some(p) => format!("{} (protocol {p})", render(&s.version, colour)),
         None => render(&s.version, colour),
@@ -365,15 +386,18 @@ mod tests {
     fn targets() {
         use clap::Parser;
         let args = Args::try_parse_from(["rcon", "--ping"]).unwrap();
-        let t = game_target(None, &args).unwrap();
-        assert_eq!((t.host.as_str(), t.port), ("localhost", 25565));
+        let (t, given) = game_target(None, &args).unwrap();
+        assert_eq!(
+            (t.host.as_str(), t.port, given),
+            ("localhost", 25565, false)
+        );
         let args = Args::try_parse_from(["rcon", "-H", "mc.example:25575", "--ping"]).unwrap();
-        let t = game_target(None, &args).unwrap();
+        let (t, _) = game_target(None, &args).unwrap();
         assert_eq!((t.host.as_str(), t.port), ("mc.example", 25565));
-        let t = game_target(Some("[::1]"), &args).unwrap();
+        let (t, _) = game_target(Some("[::1]"), &args).unwrap();
         assert_eq!((t.host.as_str(), t.port), ("::1", 25565));
-        let t = game_target(Some("mc.example:1234"), &args).unwrap();
-        assert_eq!(t.port, 1234);
+        let (t, given) = game_target(Some("mc.example:1234"), &args).unwrap();
+        assert_eq!((t.port, given), (1234, true));
         assert!(game_target(Some(":25565"), &args).is_err());
     }
 
