@@ -212,7 +212,6 @@ pub struct Client {
     strategy: Strategy,
     /// Whether the strategy still has to be probed on the next login.
     probe: bool,
-    connects: u32,
     read_buf: Vec<u8>,
     /// Whether the small-MTU warning was given this session.
     warned_mtu: bool,
@@ -254,7 +253,6 @@ impl Client {
             next_id: 0,
             strategy,
             probe,
-            connects: 0,
             read_buf: vec![0; 64 * 1024],
             warned_mtu: false,
             write_buf: Vec::with_capacity(MAX_COMMAND_BYTES + 14),
@@ -271,11 +269,6 @@ impl Client {
     /// Whether a connection is open (it may still have been closed by the peer unseen).
     pub fn is_connected(&self) -> bool {
         self.conn.is_some()
-    }
-
-    /// How many times a connection was opened and logged in, including the first.
-    pub fn connects(&self) -> u32 {
-        self.connects
     }
 
     /// The limits on commands this client sends.
@@ -329,7 +322,6 @@ impl Client {
             let conn = self.connector.connect(self.opts.timeout)?;
             self.conn = Some(conn);
             self.login()?;
-            self.connects += 1;
             if !self.probe {
                 break;
             }
@@ -742,10 +734,10 @@ impl Client {
 
     /// Sends a command after which the server is expected to shut down (`stop`): waits only for
     /// the first fragment of its answer (or the close), then closes the connection at once, since
-    /// a connected RCON client keeps a vanilla server from shutting down cleanly.
-    pub fn command_then_close(&mut self, command: &str) -> Result<String> {
+    /// a connected RCON client keeps a vanilla server from shutting down cleanly. The raw output
+    /// bytes are appended to `out`, as with [`Client::command_into`].
+    pub fn command_then_close(&mut self, command: &str, out: &mut Vec<u8>) -> Result<()> {
         let (id, deadline) = self.send_command(command)?;
-        let mut out = Vec::new();
         loop {
             match self.recv(deadline) {
                 Ok(Some(p)) if self.is_output_for(&p, id) => {
@@ -766,7 +758,7 @@ impl Client {
             }
         }
         self.close();
-        Ok(crate::packet::decode_output(&out))
+        Ok(())
     }
 }
 

@@ -118,11 +118,6 @@ impl Error {
             Error::Transport(_) => ErrorKind::Transport,
         }
     }
-
-    /// Whether the connection is unusable after this error.
-    pub fn is_fatal_to_connection(&self) -> bool {
-        !matches!(self, Error::CommandTooLong { .. } | Error::CommandHasNul)
-    }
 }
 
 /// What a [`Transport`](crate::transport::Transport) wraps in an [`io::Error`] when the carrier

@@ -315,19 +315,17 @@ pub fn is_parse_error(text: &str) -> bool {
     text.trim_end().ends_with("<--[HERE]")
 }
 
+/// Runs one command and decodes its output; on error, the output that arrived comes with it.
 pub(crate) fn run_one(
     client: &mut Client,
     command: &str,
 ) -> Result<String, (String, rconsole::Error)> {
-    if is_stop_command(command) {
-        return client
-            .command_then_close(command)
-            .map_err(|e| (String::new(), e));
-    }
     let mut out = Vec::new();
-    match client.command_into(command, &mut out) {
-        Ok(()) => Ok(rconsole::packet::decode_output_owned(out)),
-        Err(e) => Err((rconsole::packet::decode_output_owned(out), e)),
+    let result = session::execute(client, command, &mut out);
+    let text = rconsole::packet::decode_output_owned(out);
+    match result {
+        Ok(()) => Ok(text),
+        Err(e) => Err((text, e)),
     }
 }
 

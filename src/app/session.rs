@@ -98,16 +98,7 @@ impl Session {
         let stopped = super::is_stop_command(command);
         let result = check_command(command, self.max_command_bytes())
             .and_then(|()| self.connect().map(|_| ()))
-            .and_then(|()| {
-                let client = self.client.as_mut().expect("connected");
-                if stopped {
-                    client
-                        .command_then_close(command)
-                        .map(|text| raw = text.into_bytes())
-                } else {
-                    client.command_into(command, &mut raw)
-                }
-            });
+            .and_then(|()| execute(self.client.as_mut().expect("connected"), command, &mut raw));
         let error = result.err();
         let parse_error = error.is_none() && super::is_parse_error(&String::from_utf8_lossy(&raw));
         let outcome = Outcome {
@@ -131,6 +122,17 @@ impl Session {
             origin,
         })?;
         Ok(outcome)
+    }
+}
+
+/// Runs one command on `client`, appending its raw output to `raw` (partial on error). A command
+/// that stops the server gets no end-of-output marker, and the connection is closed as soon as
+/// its first answer arrives (a connected client keeps a vanilla server from stopping cleanly).
+pub fn execute(client: &mut Client, command: &str, raw: &mut Vec<u8>) -> rconsole::Result<()> {
+    if super::is_stop_command(command) {
+        client.command_then_close(command, raw)
+    } else {
+        client.command_into(command, raw)
     }
 }
 
