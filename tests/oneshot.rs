@@ -290,22 +290,6 @@ fn overlong_command_exits_8_and_nothing_is_sent() {
 }
 
 #[test]
-fn missing_password_is_a_usage_error() {
-    let server = strict_vanilla();
-    let home = home();
-    let out = run(rcon_in(home.path()).args([
-        "-H",
-        "127.0.0.1",
-        "-P",
-        &server.port().to_string(),
-        "list",
-    ]));
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("password"));
-    assert_eq!(server.connections(), 0);
-}
-
-#[test]
 fn trailing_words_form_one_command_hyphens_included() {
     let server = strict_vanilla();
     let home = home();

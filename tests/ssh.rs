@@ -9,17 +9,16 @@ mod common;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::sshd::{Sshd, free_port, tools_present};
+use common::sshd::{Sshd, free_port};
 use common::term::Term;
 use common::*;
 use rconsole::practice::{Mode, sample_text};
 
 #[test]
 fn commands_run_through_a_real_sshd() {
-    if !tools_present() {
+    let Some(sshd) = Sshd::start_if_installed() else {
         return;
-    }
-    let sshd = Sshd::start();
+    };
     let server = strict_vanilla();
     let home = home();
     let out = run(sshd
@@ -49,10 +48,9 @@ fn commands_run_through_a_real_sshd() {
 
 #[test]
 fn wrong_key_exits_9_naming_the_ssh_failure() {
-    if !tools_present() {
+    let Some(sshd) = Sshd::start_if_installed() else {
         return;
-    }
-    let sshd = Sshd::start();
+    };
     let server = strict_vanilla();
     let home = home();
     let started = Instant::now();
@@ -76,10 +74,9 @@ fn wrong_key_exits_9_naming_the_ssh_failure() {
 
 #[test]
 fn unknown_host_key_exits_9() {
-    if !tools_present() {
+    let Some(sshd) = Sshd::start_if_installed() else {
         return;
-    }
-    let sshd = Sshd::start();
+    };
     let server = strict_vanilla();
     let home = home();
     let out = run(sshd
@@ -96,10 +93,9 @@ fn unknown_host_key_exits_9() {
 
 #[test]
 fn closed_rcon_port_behind_the_tunnel_exits_9_with_the_reason() {
-    if !tools_present() {
+    let Some(sshd) = Sshd::start_if_installed() else {
         return;
-    }
-    let sshd = Sshd::start();
+    };
     let home = home();
     let closed = free_port();
     let out = run(sshd
@@ -115,10 +111,9 @@ fn closed_rcon_port_behind_the_tunnel_exits_9_with_the_reason() {
 
 #[test]
 fn proxy_command_runs_ssh_with_placeholders() {
-    if !tools_present() {
+    let Some(sshd) = Sshd::start_if_installed() else {
         return;
-    }
-    let sshd = Sshd::start();
+    };
     let server = strict_vanilla();
     let home = home();
     let mut proxy = String::from("ssh -o BatchMode=yes");
@@ -198,10 +193,9 @@ fn practice_server_in_palworld_mode_works_through_a_proxy_command_with_the_diale
 
 #[test]
 fn several_targets_share_one_ssh_host() {
-    if !tools_present() {
+    let Some(sshd) = Sshd::start_if_installed() else {
         return;
-    }
-    let sshd = Sshd::start();
+    };
     let live = strict_vanilla();
     let home = home();
     let mut cmd = rcon_in(home.path());
@@ -226,10 +220,9 @@ fn several_targets_share_one_ssh_host() {
 /// output in full, `:quit` exits 0.
 #[test]
 fn console_runs_through_a_real_sshd() {
-    if !tools_present() {
+    let Some(sshd) = Sshd::start_if_installed() else {
         return;
-    }
-    let sshd = Sshd::start();
+    };
     let server = server(Mode::Vanilla, Duration::from_millis(2));
     let home = home();
     let port = server.port().to_string();

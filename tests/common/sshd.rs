@@ -82,6 +82,12 @@ pub fn free_port() -> u16 {
 }
 
 impl Sshd {
+    /// A started sshd, or `None` (after a loud note; a failure under CI) when OpenSSH is not
+    /// installed.
+    pub fn start_if_installed() -> Option<Sshd> {
+        tools_present().then(Sshd::start)
+    }
+
     pub fn start() -> Sshd {
         let dir = tempfile::tempdir().expect("temp dir");
         let p = |name: &str| dir.path().join(name);
