@@ -276,11 +276,7 @@ pub struct Args {
 
     /// The command to run: the words are joined with single spaces into one command. Words
     /// starting with '-' after the first word belong to the command.
-    #[arg(
-        value_name = "COMMAND",
-        trailing_var_arg = true,
-        allow_hyphen_values = true
-    )]
+    #[arg(value_name = "COMMAND", trailing_var_arg = true)]
     pub command: Vec<String>,
 }
 
@@ -331,6 +327,25 @@ mod tests {
         ] {
             assert!(Args::try_parse_from(bad).is_err(), "{bad:?} accepted");
         }
+    }
+
+    #[test]
+    fn a_mistyped_flag_is_an_error_not_a_command() {
+        for argv in [
+            &["rcon", "--bogus"][..],
+            &["rcon", "--pasword", "x", "list"],
+            &["rcon", "-Z", "list"],
+        ] {
+            let err = Args::try_parse_from(argv).unwrap_err();
+            assert_eq!(
+                err.kind(),
+                clap::error::ErrorKind::UnknownArgument,
+                "{argv:?}"
+            );
+        }
+        // After the first command word, hyphens belong to the command.
+        let a = Args::try_parse_from(["rcon", "say", "--bogus", "-x"]).unwrap();
+        assert_eq!(a.command, ["say", "--bogus", "-x"]);
     }
 
     #[test]

@@ -45,12 +45,44 @@ impl Observer for StderrObserver {
 
 /// Parses argv, also reporting where each value came from (flag or environment variable).
 pub fn parse() -> (Args, Origins) {
-    let command = Args::command();
-    let mut matches = command.clone().get_matches();
+    let mut command = Args::command();
+    let mut matches = command
+        .try_get_matches_from_mut(std::env::args_os())
+        .unwrap_or_else(|e| usage_exit(e));
     let origins = Origins::from_matches(&command, &matches);
     // The `_mut` form takes the values instead of cloning every match first.
-    let args = Args::from_arg_matches_mut(&mut matches).unwrap_or_else(|e| e.exit());
+    let args = Args::from_arg_matches_mut(&mut matches).unwrap_or_else(|e| usage_exit(e));
     (args, origins)
+}
+
+/// Ends the process for a command-line error: `--help` and `--version` print as clap does;
+/// anything else is one line on stderr and exit status 2.
+fn usage_exit(e: clap::Error) -> ! {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        e.exit();
+    }
+    eprintln!("rcon: error: {}", one_line(&e.to_string()));
+    std::process::exit(Exit::Usage as i32);
+}
+
+/// clap's error text (message, tip, usage) as one line: the message and the tip.
+fn one_line(text: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for line in text.lines().map(str::trim) {
+        if line.starts_with("Usage:") || line.starts_with("For more information") {
+            break;
+        }
+        if !line.is_empty() {
+            parts.push(line.strip_prefix("error: ").unwrap_or(line));
+        }
+    }
+    format!("{} (rcon --help lists the options)", parts.join("; "))
 }
 
 /// Runs the program; the returned status is the process's exit code.
@@ -277,7 +309,7 @@ fn refuse_unsendable<'a>(
 ) -> anyhow::Result<()> {
     let max = servers
         .into_iter()
-        .map(|s| s.options(Arc::new(StderrObserver)).max_command_bytes)
+        .map(|s| s.dialect.value.dialect().max_command_bytes)
         .min()
         .unwrap_or(rconsole::packet::MAX_COMMAND_BYTES);
     for (i, c) in commands.iter().enumerate() {
@@ -379,6 +411,20 @@ fn serve_practice(args: &Args, addr: &str) -> anyhow::Result<Exit> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn usage_errors_are_one_line() {
+        let err = Args::command()
+            .try_get_matches_from(["rcon", "--bogus"])
+            .unwrap_err();
+        let line = one_line(&err.to_string());
+        assert!(!line.contains('\n'), "{line}");
+        assert!(
+            line.starts_with("unexpected argument '--bogus' found"),
+            "{line}"
+        );
+        assert!(line.contains("tip:"), "{line}");
+    }
 
     #[test]
     fn stop_commands() {
