@@ -92,7 +92,7 @@ fn run_piped(cmd: &mut Command, input: String) -> (std::process::Output, Option<
 
 #[cfg(target_os = "linux")]
 fn vm_hwm(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let status = rcon_status(pid)?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     line.split_whitespace().nth(1)?.parse().ok()
 }

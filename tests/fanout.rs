@@ -336,7 +336,7 @@ fn profiles_fan_out_by_list_group_and_all() {
 /// Threads and open descriptors of a running process (Linux).
 #[cfg(target_os = "linux")]
 fn threads_and_fds(pid: u32) -> Option<(usize, usize)> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let status = rcon_status(pid)?;
     let threads = status
         .lines()
         .find_map(|l| l.strip_prefix("Threads:"))?

@@ -220,6 +220,11 @@ fn proc_peak_rss(pid: u32) -> Option<u64> {
     let path = format!("/proc/{pid}/status");
     let mut peak = None;
     while let Ok(status) = std::fs::read_to_string(&path) {
+        // Before exec the child is a copy of the test process: not rcon's memory.
+        if !status.starts_with("Name:\trcon\n") {
+            std::thread::sleep(Duration::from_millis(1));
+            continue;
+        }
         let hwm = status
             .lines()
             .find_map(|l| l.strip_prefix("VmHWM:"))

@@ -38,7 +38,7 @@ fn fifty_megabyte_response_is_reassembled() {
 /// Peak RSS so far of a running process, from /proc (Linux).
 #[cfg(target_os = "linux")]
 fn vm_hwm_kib(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("status");
+    let status = rcon_status(pid).expect("status of the running rcon");
     status
         .lines()
         .find_map(|l| l.strip_prefix("VmHWM:"))

@@ -149,7 +149,7 @@ fn failing_proxy_command_exits_9_with_its_message() {
     assert_eq!(out.status.code(), Some(9), "{}", stderr(&out));
     assert_eq!(
         stderr(&out),
-        "rcon: error: command 'list': proxy command failed (exit status 3): tunnel to mc.invalid port 25575 refused\n"
+        "rcon: error: proxy command failed (exit status 3): tunnel to mc.invalid port 25575 refused; 1 command not sent\n"
     );
 }
 

@@ -287,18 +287,32 @@ fn run_commands(session: &mut Session, commands: &[String], echo: bool) -> anyho
             worst = worst.max(Exit::CommandFailed);
         }
         if let Some(err) = outcome.error {
-            let rest = commands.len() - i - 1;
-            let err = anyhow::Error::new(err).context(format!("command '{}'", short(command)));
-            if rest > 0 {
-                return Err(err.context(format!(
-                    "{rest} later command{} not sent",
-                    if rest == 1 { "" } else { "s" }
-                )));
-            }
-            return Err(err);
+            // Say what was not sent: this command too when it never went out (no connection,
+            // refused login), and every later one.
+            let exit = Exit::from_error(&err);
+            let later = commands.len() - i - 1;
+            let message = if outcome.sent {
+                let mut m = format!("command '{}': {}", short(command), exit::chain(&err));
+                if later > 0 {
+                    m.push_str(&format!("; {later} later {} not sent", plural(later)));
+                }
+                m
+            } else {
+                let unsent = later + 1;
+                format!(
+                    "{}; {unsent} {} not sent",
+                    exit::chain(&err),
+                    plural(unsent)
+                )
+            };
+            return Err(fail(exit, message));
         }
     }
     Ok(worst)
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "command" } else { "commands" }
 }
 
 /// Refuses, before connecting anywhere, a command that can never be sent (too long for the

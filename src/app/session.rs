@@ -17,6 +17,9 @@ pub struct Outcome {
     pub raw: Vec<u8>,
     /// Why the command failed locally or on the connection.
     pub error: Option<rconsole::Error>,
+    /// Whether the command went out (false when it was refused locally or no connection could
+    /// be opened and logged in).
+    pub sent: bool,
     /// The output is vanilla's parse error (ends in `<--[HERE]`).
     pub parse_error: bool,
     /// The command stops the server; the connection was closed at once.
@@ -96,14 +99,19 @@ impl Session {
         let start = Instant::now();
         let mut raw = Vec::new();
         let stopped = super::is_stop_command(command);
+        let mut sent = false;
         let result = check_command(command, self.max_command_bytes())
             .and_then(|()| self.connect().map(|_| ()))
-            .and_then(|()| execute(self.client.as_mut().expect("connected"), command, &mut raw));
+            .and_then(|()| {
+                sent = true;
+                execute(self.client.as_mut().expect("connected"), command, &mut raw)
+            });
         let error = result.err();
         let parse_error = error.is_none() && super::is_parse_error(&String::from_utf8_lossy(&raw));
         let outcome = Outcome {
             raw,
             error,
+            sent,
             parse_error,
             stopped,
             elapsed: start.elapsed(),

@@ -191,3 +191,11 @@ pub fn peer_long(n: usize) -> String {
 pub fn peer_ascii(n: usize) -> String {
     ('a'..='z').cycle().take(n).collect()
 }
+
+/// `/proc/PID/status` of a child once it runs `rcon` (Linux). Until exec the child is a copy of
+/// the test process, with its memory and descriptors, so earlier samples would measure the test,
+/// not rcon; `None` then, and once the process is gone.
+pub fn rcon_status(pid: u32) -> Option<String> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    (status.lines().next()? == "Name:\trcon").then_some(status)
+}
