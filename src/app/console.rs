@@ -138,13 +138,13 @@ const VANILLA: [&str; 86] = [
     "dialog",
 ];
 
-/// Where history is kept: `RCON_HISTORY`, else `history.txt` in the platform data directory
-/// (never the working directory). `None` when neither can be found.
+/// Where history is kept: `RCON_HISTORY`, else `history.txt` in the data directory (never the
+/// working directory). `None` when neither can be found.
 pub fn history_path() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os(HISTORY_ENV).filter(|p| !p.is_empty()) {
         return Some(PathBuf::from(p));
     }
-    directories::ProjectDirs::from("", "", "rconsole").map(|d| d.data_dir().join("history.txt"))
+    super::config::data_dir().map(|d| d.join("history.txt"))
 }
 
 /// Whether a line may be written to history: not blank, not containing the password, and no

@@ -152,6 +152,10 @@ const ENVIRONMENT: &[(&str, &str)] = &[
         "The console's history file, instead of history.txt in the data directory.",
     ),
     (
+        "RCON_DATA_DIR",
+        "The data directory (history.txt, learned-servers.toml) instead of the platform's one.",
+    ),
+    (
         "RCON_DNS_SERVER",
         "The DNS server (IP or IP:PORT) for the SRV lookup of --ping HOST without a port, instead of the first nameserver in /etc/resolv.conf.",
     ),
