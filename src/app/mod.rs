@@ -9,6 +9,7 @@ pub mod exit;
 pub mod fanout;
 #[cfg(test)]
 mod generate;
+pub mod learned;
 pub mod output;
 pub mod reach;
 pub mod secrets;

@@ -45,6 +45,8 @@ pub struct Session {
     opts: Options,
     client: Option<Client>,
     server: String,
+    /// An earlier command stopped the server.
+    stopped: bool,
     /// Where results go.
     pub printer: Printer,
 }
@@ -63,6 +65,7 @@ impl Session {
             password,
             opts,
             client: None,
+            stopped: false,
             printer,
         }
     }
@@ -100,13 +103,22 @@ impl Session {
         let mut raw = Vec::new();
         let stopped = super::is_stop_command(command);
         let mut sent = false;
+        let already_stopped = self.stopped;
         let result = check_command(command, self.max_command_bytes())
+            .and_then(|()| {
+                if already_stopped {
+                    Err(rconsole::Error::ServerStopped)
+                } else {
+                    Ok(())
+                }
+            })
             .and_then(|()| self.connect().map(|_| ()))
             .and_then(|()| {
                 sent = true;
                 execute(self.client.as_mut().expect("connected"), command, &mut raw)
             });
         let error = result.err();
+        self.stopped |= stopped && sent && error.is_none();
         let parse_error = error.is_none() && super::is_parse_error(&String::from_utf8_lossy(&raw));
         let outcome = Outcome {
             raw,
@@ -141,6 +153,16 @@ pub fn execute(client: &mut Client, command: &str, raw: &mut Vec<u8>) -> rconsol
         client.command_then_close(command, raw)
     } else {
         client.command_into(command, raw)
+    }
+}
+
+impl Drop for Session {
+    /// Hands the answer latencies gathered over the session to the observer, which remembers
+    /// them for this server.
+    fn drop(&mut self) {
+        if let Some(learned) = self.client.as_ref().and_then(Client::learned) {
+            self.opts.observer.learned(Some(learned));
+        }
     }
 }
 
