@@ -360,6 +360,10 @@ impl Client {
             if let Some(result) = self.pump_into(goal, &mut out) {
                 return result;
             }
+            if self.exchange.has_transmit() {
+                // A reconnect queued the next login.
+                continue;
+            }
             let Some(conn) = self.conn.as_mut() else {
                 return Err(Error::Closed {
                     when: "before the request could be sent",

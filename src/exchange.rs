@@ -389,6 +389,11 @@ pub struct Exchange {
     /// When a probe went unanswered: the next command's deadline counts from then, so a server
     /// that stalls after login costs one timeout in all, not the probe's wait on top.
     probe_silent_since: Option<Instant>,
+    /// What the probe found, said once the first answer has settled the method for good (a
+    /// server that refuses sentinels may turn out to have its own end marker).
+    pending_note: Option<String>,
+    /// Whether the method in force came from [`Config::learned`].
+    remembered: bool,
     warned_mtu: bool,
     warned_late: bool,
     /// Whether anything valid arrived on this connection (to tell "not RCON" apart).
@@ -417,6 +422,7 @@ impl Exchange {
             Some(l) => (Some(l.rtt), l.latency, l.samples),
             None => (None, Duration::ZERO, 0),
         };
+        let remembered = cfg.end == EndDetection::Detect && cfg.learned.is_some();
         Self {
             decoder: Decoder::new(cfg.max_incoming),
             cfg,
@@ -430,6 +436,8 @@ impl Exchange {
             samples,
             quiet_ended: None,
             probe_silent_since: None,
+            pending_note: None,
+            remembered,
             warned_mtu: false,
             warned_late: false,
             valid_seen: false,
@@ -503,6 +511,11 @@ impl Exchange {
     /// The next packet to write, encoded; write each with one write call.
     pub fn poll_transmit(&mut self) -> Option<Vec<u8>> {
         self.outbox.pop_front()
+    }
+
+    /// Whether a packet waits to be written.
+    pub fn has_transmit(&self) -> bool {
+        !self.outbox.is_empty()
     }
 
     /// The next thing that happened.
@@ -663,7 +676,7 @@ impl Exchange {
             State::Command(c) => {
                 let got_first = c.got_first || self.take_partial(&c);
                 if c.then_close || (got_first && c.method == EndMethod::SinglePacket) {
-                    self.events.push_back(Event::Done);
+                    self.done();
                 } else if c.sentinel.is_some() && !got_first {
                     // The server closed on a sentinel sent into a silent answer: it is not what
                     // was remembered, and the command may or may not have run.
@@ -780,7 +793,7 @@ impl Exchange {
     fn finish_quiet(&mut self, c: &Command) {
         self.quiet_ended = Some((c.id, c.sent_at));
         self.state = State::Ready;
-        self.events.push_back(Event::Done);
+        self.done();
     }
 
     fn alloc_id(&mut self) -> RequestId {
@@ -984,20 +997,40 @@ impl Exchange {
         if self.cfg.end != EndDetection::Detect {
             return;
         }
-        if !rejected.is_empty() || changed {
-            let what = if changed {
-                "answers differently from what was remembered".to_string()
+        if changed && self.remembered {
+            self.remembered = false;
+            self.pending_note = None;
+            self.note("answers differently from what was remembered", method);
+        } else if !rejected.is_empty() {
+            let what = format!("{} end-of-output sentinels", rejected.join(", then "));
+            if method == EndMethod::Silence {
+                // Its first answer may still show an end marker of its own.
+                self.pending_note = Some(what);
             } else {
-                format!("{} end-of-output sentinels", rejected.join(", then "))
-            };
-            self.events.push_back(Event::Note(format!(
-                "this server {what}; its answers now end by {}",
-                method.describe()
-            )));
+                self.note(&what, method);
+            }
+        } else if let Some(what) = self.pending_note.take() {
+            self.note(&what, method);
         }
         if let Some(l) = self.learned() {
             self.events.push_back(Event::Learned(l));
         }
+    }
+
+    fn note(&mut self, what: &str, method: EndMethod) {
+        self.events.push_back(Event::Note(format!(
+            "this server {what}; its answers now end by {}",
+            method.describe()
+        )));
+    }
+
+    /// The command under way is complete.
+    fn done(&mut self) {
+        if let Some(what) = self.pending_note.take() {
+            let method = self.method.unwrap_or(EndMethod::Silence);
+            self.note(&what, method);
+        }
+        self.events.push_back(Event::Done);
     }
 
     fn on_command_packet(&mut self, p: Packet, now: Instant) {
@@ -1011,7 +1044,7 @@ impl Exchange {
             self.trace(&p, Role::SentinelReply);
             let _ = c;
             self.state = State::Ready;
-            self.events.push_back(Event::Done);
+            self.done();
             return;
         }
         // 2. A refusal while a sentinel is out: the server takes sentinels for logins (and
@@ -1020,7 +1053,7 @@ impl Exchange {
             self.take_command();
             self.trace(&p, Role::SentinelRejected);
             self.settle(EndMethod::Silence);
-            self.events.push_back(Event::Done);
+            self.done();
             self.state = State::Disconnected;
             self.decoder.clear();
             return;
@@ -1058,7 +1091,7 @@ impl Exchange {
             // stopping cleanly.
             self.take_command();
             self.state = State::Disconnected;
-            self.events.push_back(Event::Done);
+            self.done();
             return;
         }
         // The server's own end marker: output as type 2, ended by an empty type-2 packet with
@@ -1077,7 +1110,7 @@ impl Exchange {
                 self.trace(&p, Role::EndMarker);
                 self.take_command();
                 self.state = State::Ready;
-                self.events.push_back(Event::Done);
+                self.done();
             } else {
                 c.quiet_until = None;
                 self.trace(&p, Role::Output);
@@ -1097,7 +1130,7 @@ impl Exchange {
             EndMethod::SinglePacket => {
                 self.take_command();
                 self.state = State::Ready;
-                self.events.push_back(Event::Done);
+                self.done();
             }
             EndMethod::Silence | EndMethod::Idle => {
                 c.quiet_until = Some(now + gap);
@@ -1115,7 +1148,7 @@ impl Exchange {
                     if body_len < VANILLA_FRAGMENT {
                         self.take_command();
                         self.state = State::Ready;
-                        self.events.push_back(Event::Done);
+                        self.done();
                     } else {
                         c.sentinel = Some(RequestId::SENTINEL);
                         self.send(RequestId::SENTINEL, Request::Sentinel, b"");
