@@ -674,6 +674,7 @@ impl Exchange {
                 self.probe_rejected(positive, "closed the connection on");
             }
             State::Command(c) => {
+                self.say_pending_note();
                 let got_first = c.got_first || self.take_partial(&c);
                 if c.then_close || (got_first && c.method == EndMethod::SinglePacket) {
                     self.done();
@@ -837,6 +838,7 @@ impl Exchange {
     }
 
     fn fail(&mut self, err: Error) {
+        self.say_pending_note();
         self.state = State::Disconnected;
         self.decoder.clear();
         self.outbox.clear();
@@ -858,7 +860,7 @@ impl Exchange {
             "an HTTP or web server"
         } else if b.starts_with(b"SSH-") {
             "an SSH server"
-        } else if b.first() == Some(&0xFF) {
+        } else if b.first() == Some(&0xFF) && b.get(3) == Some(&0) {
             "a Minecraft game port (a legacy disconnect)"
         } else if b.len() >= 2 && usize::from(b[0]) == b.len() - 1 {
             "a Minecraft game port"
@@ -1026,11 +1028,15 @@ impl Exchange {
 
     /// The command under way is complete.
     fn done(&mut self) {
+        self.say_pending_note();
+        self.events.push_back(Event::Done);
+    }
+
+    fn say_pending_note(&mut self) {
         if let Some(what) = self.pending_note.take() {
             let method = self.method.unwrap_or(EndMethod::Silence);
             self.note(&what, method);
         }
-        self.events.push_back(Event::Done);
     }
 
     fn on_command_packet(&mut self, p: Packet, now: Instant) {

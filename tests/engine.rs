@@ -51,7 +51,16 @@ fn every_mode_gives_complete_answers_in_order() {
         let home = home();
         let mut cmd = rcon_for(&server, home.path());
         cmd.args(dialect_args(mode)).args(["-t", "5s", "--json"]);
-        cmd.args(["-c", "list", "-c", "help", "-c", "say hi", "-c", "chars 100000"]);
+        cmd.args([
+            "-c",
+            "list",
+            "-c",
+            "help",
+            "-c",
+            "say hi",
+            "-c",
+            "chars 100000",
+        ]);
         for i in 0..200 {
             cmd.args(["-c", &format!("echo line {i}")]);
         }
@@ -98,21 +107,35 @@ fn end_marker_server_is_learned_once_and_needs_no_sentinel() {
     let home = home();
     let first = run(rcon_for(&server, home.path()).args(["-c", "say hi", "-c", "list"]));
     assert!(first.status.success(), "{}", stderr(&first));
-    assert_eq!(stdout(&first), "\nThere are 0 of a max of 20 players online: \n");
+    assert_eq!(
+        stdout(&first),
+        "\nThere are 0 of a max of 20 players online: \n"
+    );
     assert_eq!(
         stderr(&first).matches("warning").count(),
         1,
         "one note on first learning: {}",
         stderr(&first)
     );
-    assert!(stderr(&first).contains("rcon --forget"), "{}", stderr(&first));
+    assert!(
+        stderr(&first).contains("rcon --forget"),
+        "{}",
+        stderr(&first)
+    );
     let before = server.connections();
     for _ in 0..2 {
-        let again = run(rcon_for(&server, home.path()).args(["--trace", "-c", "say hi", "-c", "help"]));
+        let again =
+            run(rcon_for(&server, home.path()).args(["--trace", "-c", "say hi", "-c", "help"]));
         assert!(again.status.success(), "{}", stderr(&again));
         let err = stderr(&again);
-        assert!(!err.contains("rcon: warning"), "no warning after the first run: {err}");
-        assert!(!err.contains("(end-of-output sentinel)"), "no probe once learned: {err}");
+        assert!(
+            !err.contains("rcon: warning"),
+            "no warning after the first run: {err}"
+        );
+        assert!(
+            !err.contains("(end-of-output sentinel)"),
+            "no probe once learned: {err}"
+        );
         assert!(err.contains("(end of output)"), "{err}");
         assert!(!err.contains("hunter2"), "password hidden in traces");
     }
@@ -133,23 +156,42 @@ fn silent_empty_server_answers_empty_commands_without_waiting_for_the_timeout() 
         // One packet per message, joined as received: no newline is invented.
         "\nThere are 0 of a max of 20 players online: \nline 1 of 3line 2 of 3line 3 of 3\n\n"
     );
-    assert_eq!(stderr(&out).matches("warning").count(), 1, "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out).matches("warning").count(),
+        1,
+        "{}",
+        stderr(&out)
+    );
     // Learned: the next run makes no probe and no reconnect.
     let before = server.connections();
     let zero_before = sentinels_seen(&server);
     let again = run(rcon_for(&server, home.path()).args(["-c", "say hi", "-c", "list"]));
     assert!(again.status.success(), "{}", stderr(&again));
-    assert_eq!(stdout(&again), "\nThere are 0 of a max of 20 players online: \n");
+    assert_eq!(
+        stdout(&again),
+        "\nThere are 0 of a max of 20 players online: \n"
+    );
     assert_eq!(stderr(&again), "", "no warning once learned");
     assert_eq!(server.connections(), before + 1);
-    assert_eq!(sentinels_seen(&server), zero_before, "no probe once learned");
+    assert_eq!(
+        sentinels_seen(&server),
+        zero_before,
+        "no probe once learned"
+    );
     // --print-config shows what was learned.
     let cfg = run(rcon_for(&server, home.path()).arg("--print-config"));
-    assert!(stdout(&cfg).contains("answers end by silence"), "{}", stdout(&cfg));
+    assert!(
+        stdout(&cfg).contains("answers end by silence"),
+        "{}",
+        stdout(&cfg)
+    );
     // --forget probes again.
     let forgot = run(rcon_for(&server, home.path()).args(["--forget", "list"]));
     assert!(forgot.status.success(), "{}", stderr(&forgot));
-    assert!(sentinels_seen(&server) > zero_before, "probed again after --forget");
+    assert!(
+        sentinels_seen(&server) > zero_before,
+        "probed again after --forget"
+    );
 }
 
 #[test]
@@ -164,7 +206,12 @@ fn vanilla_short_answers_take_one_round_trip_once_probed() {
     let out = run(&mut cmd);
     assert!(out.status.success(), "{}", stderr(&out));
     let expected: String = (0..50).map(|i| format!("{i}\n")).collect::<String>()
-        + &format!("{}\n{}\n{}\n", ascii_text(4096), ascii_text(4095), sample_text(5000));
+        + &format!(
+            "{}\n{}\n{}\n",
+            ascii_text(4096),
+            ascii_text(4095),
+            sample_text(5000)
+        );
     assert_eq!(stdout(&out), expected);
     assert_eq!(server.violations(), Vec::<String>::new());
     // The probe, then a sentinel only after the two full fragments (4096 bytes, and the first
@@ -207,7 +254,16 @@ fn a_server_swapped_for_another_implementation_is_relearned_with_nothing_lost() 
         assert!(learn.status.success(), "{from:?}: {}", stderr(&learn));
         let server = swap(server, to);
         let out = run(rcon_for(&server, home.path()).args([
-            "-t", "5s", "-c", "say hi", "-c", "list", "-c", "echo after", "-c", "chars 9000",
+            "-t",
+            "5s",
+            "-c",
+            "say hi",
+            "-c",
+            "list",
+            "-c",
+            "echo after",
+            "-c",
+            "chars 9000",
         ]));
         assert!(out.status.success(), "{from:?} -> {to:?}: {}", stderr(&out));
         assert_eq!(
@@ -220,13 +276,20 @@ fn a_server_swapped_for_another_implementation_is_relearned_with_nothing_lost() 
             stderr(&out)
         );
         assert!(
-            server.violations().iter().all(|v| v == "unknown packet type 0"),
+            server
+                .violations()
+                .iter()
+                .all(|v| v == "unknown packet type 0"),
             "{from:?} -> {to:?}: {:?}",
             server.violations()
         );
         // And the run after that is quiet again.
         let third = run(rcon_for(&server, home.path()).args(["-c", "say hi", "-c", "list"]));
-        assert!(third.status.success(), "{from:?} -> {to:?}: {}", stderr(&third));
+        assert!(
+            third.status.success(),
+            "{from:?} -> {to:?}: {}",
+            stderr(&third)
+        );
         assert_eq!(stderr(&third), "", "{from:?} -> {to:?}");
     }
 }

@@ -199,6 +199,7 @@ pub fn run(args: Args, origins: Origins) -> anyhow::Result<Exit> {
         batch::run_input(&mut session, input, &batch_opts, &mut tally)?;
     }
     if plan.console {
+        session.refuse_after_stop = false;
         return console::run(&mut session, &console_settings);
     }
     if tally.worst.is_some() {

@@ -47,6 +47,9 @@ pub struct Session {
     server: String,
     /// An earlier command stopped the server.
     stopped: bool,
+    /// Whether commands after one that stopped the server are refused (not in the console,
+    /// where the next command reconnects to a restarted server).
+    pub refuse_after_stop: bool,
     /// Where results go.
     pub printer: Printer,
 }
@@ -66,6 +69,7 @@ impl Session {
             opts,
             client: None,
             stopped: false,
+            refuse_after_stop: true,
             printer,
         }
     }
@@ -96,6 +100,16 @@ impl Session {
         self.opts.max_command_bytes
     }
 
+    /// Forgets what was learned about the server: the connection is closed and the next
+    /// command probes the server again.
+    pub fn forget(&mut self) {
+        if let Some(mut client) = self.client.take() {
+            client.close();
+        }
+        self.opts.learned = None;
+        self.opts.observer.learned(None);
+    }
+
     /// Runs one command and prints its record. Only a failed write to stdout is an `Err`;
     /// everything about the command itself is in the [`Outcome`].
     pub fn run(&mut self, command: &str, origin: Option<(&str, u64)>) -> std::io::Result<Outcome> {
@@ -103,14 +117,12 @@ impl Session {
         let mut raw = Vec::new();
         let stopped = super::is_stop_command(command);
         let mut sent = false;
-        let already_stopped = self.stopped;
+        let already_stopped = self.stopped && self.refuse_after_stop;
         let result = check_command(command, self.max_command_bytes())
-            .and_then(|()| {
-                if already_stopped {
-                    Err(rconsole::Error::ServerStopped)
-                } else {
-                    Ok(())
-                }
+            .and(if already_stopped {
+                Err(rconsole::Error::ServerStopped)
+            } else {
+                Ok(())
             })
             .and_then(|()| self.connect().map(|_| ()))
             .and_then(|()| {
