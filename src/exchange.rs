@@ -230,6 +230,8 @@ pub const GAP_FLOOR: Duration = Duration::from_millis(5);
 pub const GAP_FLOOR_UNLEARNED: Duration = Duration::from_millis(50);
 /// How many answers must have been timed before [`GAP_FLOOR`] applies.
 pub const TRUSTED_SAMPLES: u32 = 3;
+/// The smallest quiet gap after a packet of an answer.
+pub const GAP_AFTER_PACKET_FLOOR: Duration = Duration::from_millis(2);
 /// The longest adaptive gap.
 pub const GAP_CEILING: Duration = Duration::from_secs(1);
 /// With [`EndMethod::Vanilla`], how long a command may go without any answer before the sentinel
@@ -1083,8 +1085,10 @@ impl Exchange {
         let first = !c.got_first;
         c.got_first = true;
         if first {
+            // The slowest answer, decaying by 1/32 with every answer, so one slow moment (a
+            // loaded machine, a lag spike) widens the gap for a while, not for ever.
             let latency = now - c.sent_at;
-            self.latency = self.latency.max(latency);
+            self.latency = latency.max(self.latency - self.latency / 32);
             self.samples = self.samples.saturating_add(1);
         }
         let State::Command(c) = &mut self.state else {
@@ -1177,10 +1181,15 @@ impl Exchange {
         }
     }
 
-    /// The gap after a packet of an answer (between the messages of one answer the server
-    /// writes back to back, so round trips matter, not latency).
+    /// The gap after a packet of an answer: a server writes the messages of one answer back to
+    /// back, so eight round trips, at least [`GAP_AFTER_PACKET_FLOOR`] and at most the gap
+    /// before a first packet.
     fn quiet_gap_for_answer(&self) -> Duration {
-        self.quiet_gap()
+        if let Some(g) = self.cfg.idle_gap {
+            return g;
+        }
+        let rtt = self.rtt.unwrap_or(Duration::ZERO);
+        (rtt * 8).clamp(GAP_AFTER_PACKET_FLOOR, self.quiet_gap())
     }
 
     /// A packet for the command that last ended by a quiet gap: its answer came too late.

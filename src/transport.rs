@@ -114,7 +114,8 @@ impl TcpTransport {
                     if Instant::now() >= until {
                         return Ok(None);
                     }
-                    std::hint::spin_loop();
+                    // Let the server (often on this machine: a tunnel, a local server) run.
+                    std::thread::yield_now();
                 }
                 Err(e) => return Err(e),
             }

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, IsTerminal, Write};
+use std::io::{self, BufRead, BufReader, IsTerminal, Read, Write};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
@@ -68,7 +68,7 @@ impl Tally {
 pub struct Input {
     /// `<stdin>` or the path as given.
     pub name: String,
-    reader: Box<dyn BufRead>,
+    reader: BufReader<Box<dyn Read>>,
     /// Physical lines in a file, for the progress bar.
     total: Option<u64>,
 }
@@ -89,7 +89,7 @@ impl Input {
         };
         Ok(Input {
             name: path.to_string(),
-            reader: Box::new(BufReader::with_capacity(64 * 1024, open()?)),
+            reader: BufReader::with_capacity(64 * 1024, Box::new(open()?)),
             total,
         })
     }
@@ -98,7 +98,7 @@ impl Input {
     pub fn stdin() -> Input {
         Input {
             name: "<stdin>".into(),
-            reader: Box::new(io::stdin().lock()),
+            reader: BufReader::with_capacity(64 * 1024, Box::new(io::stdin())),
             total: None,
         }
     }
@@ -238,8 +238,17 @@ pub fn run_input(
     let mut first_slash: Option<u64> = None;
     let mut buf = Vec::with_capacity(4096);
     let max = session.max_command_bytes();
+    // Answers wait in the printer while more input is already read (one write per 64 KiB of a
+    // fast stream), and go out before rcon could block reading more.
+    session.printer.hold(true);
     let result = (|| -> anyhow::Result<()> {
-        while let Some((item, last)) = next_item(&mut input, &mut joiner, &mut buf)? {
+        loop {
+            if input.reader.buffer().is_empty() {
+                session.printer.flush()?;
+            }
+            let Some((item, last)) = next_item(&mut input, &mut joiner, &mut buf)? else {
+                break;
+            };
             let done = joiner.line();
             let step = handle(
                 session,
@@ -262,6 +271,9 @@ pub fn run_input(
         }
         Ok(())
     })();
+    let flushed = session.printer.flush();
+    session.printer.hold(false);
+    flushed?;
     if let Some(p) = progress.as_mut() {
         p.clear();
     }
@@ -347,6 +359,7 @@ fn handle(
         tally.sent += 1;
         return Ok(());
     }
+    session.printer.flush()?;
     tally.sent += 1;
     tally.failed += 1;
     let (exit, err) = match outcome.error {
@@ -374,6 +387,7 @@ fn refuse(
     if let Some(p) = progress.as_mut() {
         p.clear();
     }
+    session.printer.flush()?;
     tally.failed += 1;
     if session.printer.style() == super::output::Style::Json {
         session.printer.record(&Record {
@@ -441,7 +455,7 @@ fn next_item(
     buf: &mut Vec<u8>,
 ) -> anyhow::Result<Option<(Item, bool)>> {
     loop {
-        let line = read_line(&mut *input.reader, buf, MAX_LINE_BYTES)
+        let line = read_line(&mut input.reader, buf, MAX_LINE_BYTES)
             .with_context(|| format!("cannot read {}", input.name))?;
         let item = match line {
             None => return Ok(joiner.finish().map(|item| (item, true))),
