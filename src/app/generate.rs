@@ -132,7 +132,7 @@ const ENVIRONMENT: &[(&str, &str)] = &[
     ),
     (
         "RCON_PASSWORD_FILE",
-        "A file holding the password, as --password-file; a trailing newline is stripped (Docker secrets style).",
+        "A file whose first line is the password, as --password-file (Docker secrets style).",
     ),
     ("RCON_SERVER", "The config profile to use, as -s/--server."),
     (
