@@ -94,7 +94,8 @@ pub struct Args {
     )]
     pub password: Option<String>,
 
-    /// Read the password from FILE (trailing newline stripped; Docker secrets style).
+    /// Read the password from the first line of FILE (Docker secrets style; later lines are
+    /// ignored, as in `pass` files).
     #[arg(long, env = "RCON_PASSWORD_FILE", value_name = "FILE", value_parser = path)]
     pub password_file: Option<PathBuf>,
 
@@ -182,7 +183,8 @@ pub struct Args {
     pub demo: bool,
 
     /// Run the practice server in the foreground on ADDR (default 127.0.0.1:25575; port 0 picks a
-    /// free one) and print its address; for trying other clients and for benchmarks.
+    /// free one) and print its address; for trying other clients and for benchmarks. Its password
+    /// is `practice` unless --practice-password sets one.
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:25575")]
     pub practice_server: Option<String>,
 
@@ -192,12 +194,7 @@ pub struct Args {
     pub practice_mode: String,
 
     /// The practice server's password (--practice-server; --demo makes its own).
-    #[arg(
-        long,
-        value_name = "PASSWORD",
-        default_value = "practice",
-        hide_default_value = true
-    )]
+    #[arg(long, value_name = "PASSWORD", default_value = "practice")]
     pub practice_password: String,
 
     /// Delay before each read of the practice server (vanilla mode), to catch clients that send

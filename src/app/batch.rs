@@ -7,8 +7,6 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, IsTerminal, Write};
 use std::time::{Duration, Instant};
 
-use anyhow::Context;
-
 use rconsole::client::check_command;
 
 use super::exit::{Exit, fail};
@@ -80,10 +78,21 @@ impl Input {
         if path == "-" {
             return Ok(Input::stdin());
         }
+        // Opening a directory succeeds on Unix and fails only at the first read, after earlier
+        // commands went out; refuse it here, as an input error.
+        if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
+            return Err(fail(
+                Exit::Usage,
+                format!("cannot read {path}: it is a directory, not a file of commands"),
+            ));
+        }
         let open =
             || File::open(path).map_err(|e| fail(Exit::Usage, format!("cannot read {path}: {e}")));
         let total = if progress {
-            Some(count_lines(open()?).with_context(|| format!("cannot read {path}"))?)
+            Some(
+                count_lines(open()?)
+                    .map_err(|e| fail(Exit::Usage, format!("cannot read {path}: {e}")))?,
+            )
         } else {
             None
         };
@@ -442,7 +451,7 @@ fn next_item(
 ) -> anyhow::Result<Option<(Item, bool)>> {
     loop {
         let line = read_line(&mut *input.reader, buf, MAX_LINE_BYTES)
-            .with_context(|| format!("cannot read {}", input.name))?;
+            .map_err(|e| fail(Exit::Usage, format!("cannot read {}: {e}", input.name)))?;
         let item = match line {
             None => return Ok(joiner.finish().map(|item| (item, true))),
             Some(true) => joiner.push_error(format!(

@@ -147,6 +147,13 @@ pub fn run(args: Args, origins: Origins) -> anyhow::Result<Exit> {
         std::io::stdin().is_terminal(),
     );
     refuse_unsendable(&commands, [&settings])?;
+    // Every input is opened (and a directory refused) before anything is sent, so a typo in
+    // the last -f sends nothing.
+    let inputs = args
+        .files
+        .iter()
+        .map(|path| batch::Input::open(path, batch::progress_wanted(path)))
+        .collect::<anyhow::Result<Vec<_>>>()?;
     let observer: Arc<dyn Observer> = if args.trace {
         Arc::new(trace::Trace::new())
     } else {
@@ -181,8 +188,6 @@ pub fn run(args: Args, origins: Origins) -> anyhow::Result<Exit> {
     let printer = Printer::new(output_style(&args), args.fix_newlines);
     let mut session = Session::new(connector, password, opts, printer);
 
-    let worst = run_commands(&mut session, &commands, args.echo)?;
-
     let batch_opts = batch::Options {
         keep_going: args.keep_going,
         delay: args.delay,
@@ -190,11 +195,18 @@ pub fn run(args: Args, origins: Origins) -> anyhow::Result<Exit> {
         macros: args.macros.iter().cloned().collect(),
     };
     let mut tally = batch::Tally::default();
+    let more_inputs = plan.stdin_batch || !inputs.is_empty();
+    run_commands(
+        &mut session,
+        &commands,
+        more_inputs,
+        &batch_opts,
+        &mut tally,
+    )?;
     if plan.stdin_batch {
         batch::run_input(&mut session, batch::Input::stdin(), &batch_opts, &mut tally)?;
     }
-    for path in &args.files {
-        let input = batch::Input::open(path, batch::progress_wanted(path))?;
+    for input in inputs {
         batch::run_input(&mut session, input, &batch_opts, &mut tally)?;
     }
     if plan.console {
@@ -206,7 +218,7 @@ pub fn run(args: Args, origins: Origins) -> anyhow::Result<Exit> {
     if tally.lines == 0 && commands.is_empty() && plan.stdin_batch {
         eprintln!("rcon: warning: no commands on stdin; nothing was sent");
     }
-    Ok(worst)
+    Ok(Exit::Success)
 }
 
 /// How command output is printed: `--json`, `--raw`, or text with colour as `--color` says.
@@ -274,41 +286,73 @@ impl Plan {
     }
 }
 
-/// Runs the command-line commands in order: a parse error is reported through the exit status
-/// and the rest still run; a failed connection stops the run.
-fn run_commands(session: &mut Session, commands: &[String], echo: bool) -> anyhow::Result<Exit> {
-    let mut worst = Exit::Success;
+/// Runs the command-line commands in order, with the batch policy: `--delay` between
+/// commands, and the first failure stops the run (nothing later is sent, `more_inputs` says
+/// whether files or stdin were still to come) unless `--keep-going`, which reports each failure
+/// and counts it in `tally`.
+fn run_commands(
+    session: &mut Session,
+    commands: &[String],
+    more_inputs: bool,
+    opts: &batch::Options,
+    tally: &mut batch::Tally,
+) -> anyhow::Result<()> {
     for (i, command) in commands.iter().enumerate() {
-        if echo {
+        tally.lines += 1;
+        if tally.sent > 0
+            && let Some(d) = opts.delay
+        {
+            std::thread::sleep(d);
+        }
+        if opts.echo {
             session.printer.echo(command)?;
         }
         let outcome = session.run(command, None)?;
-        if outcome.parse_error {
-            worst = worst.max(Exit::CommandFailed);
+        if outcome.sent {
+            tally.sent += 1;
         }
-        if let Some(err) = outcome.error {
-            // Say what was not sent: this command too when it never went out (no connection,
-            // refused login), and every later one.
-            let exit = Exit::from_error(&err);
-            let later = commands.len() - i - 1;
-            let message = if outcome.sent {
-                let mut m = format!("command '{}': {}", short(command), exit::chain(&err));
-                if later > 0 {
-                    m.push_str(&format!("; {later} later {} not sent", plural(later)));
-                }
-                m
-            } else {
-                let unsent = later + 1;
-                format!(
-                    "{}; {unsent} {} not sent",
-                    exit::chain(&err),
-                    plural(unsent)
-                )
-            };
-            return Err(fail(exit, message));
+        if outcome.ok() {
+            continue;
         }
+        tally.failed += 1;
+        let (exit, why) = match &outcome.error {
+            Some(err) => (Exit::from_error(err), exit::chain(err)),
+            None => (Exit::CommandFailed, session::PARSE_ERROR.to_string()),
+        };
+        tally.worst = Some(tally.worst.map_or(exit, |w| w.max(exit)));
+        let message = if outcome.sent {
+            format!("command '{}': {why}", short(command))
+        } else {
+            why
+        };
+        if opts.keep_going {
+            eprintln!("rcon: error: {message}");
+            continue;
+        }
+        // Say what was not sent: this command too when it never went out (no connection,
+        // refused login), and every later one.
+        let later = commands.len() - i - 1 + usize::from(!outcome.sent);
+        let mut message = message;
+        let rest = if more_inputs {
+            " and the batch input"
+        } else {
+            ""
+        };
+        if later > 0 {
+            let which = if outcome.sent { " later" } else { "" };
+            message.push_str(&format!(
+                "; {later}{which} {}{rest} not sent",
+                plural(later)
+            ));
+        } else if more_inputs {
+            message.push_str("; the batch input was not sent");
+        }
+        if later > 0 || more_inputs {
+            message.push_str(" (--keep-going continues past failures)");
+        }
+        return Err(fail(exit, message));
     }
-    Ok(worst)
+    Ok(())
 }
 
 fn plural(n: usize) -> &'static str {
@@ -331,9 +375,16 @@ fn refuse_unsendable<'a>(
             let which = if commands.len() > 1 {
                 format!("command {} of {}", i + 1, commands.len())
             } else {
-                "command".to_string()
+                "the command".to_string()
             };
-            anyhow::Error::new(e).context(format!("{which} refused; nothing was sent"))
+            let why = match e {
+                rconsole::Error::CommandTooLong { len, max } => {
+                    format!("{which} is {len} bytes of UTF-8, over the limit of {max}")
+                }
+                rconsole::Error::CommandHasNul => format!("{which} contains a NUL character"),
+                other => format!("{which}: {other}"),
+            };
+            fail(Exit::Refused, format!("{why}; nothing was sent"))
         })?;
     }
     Ok(())
@@ -384,6 +435,9 @@ pub(crate) fn short(command: &str) -> String {
     s
 }
 
+/// The practice server's password when `--practice-password` is not given.
+const DEFAULT_PRACTICE_PASSWORD: &str = "practice";
+
 fn serve_practice(args: &Args, addr: &str) -> anyhow::Result<Exit> {
     let mode = practice::Mode::from_name(&args.practice_mode).ok_or_else(|| {
         let names: Vec<&str> = practice::Mode::ALL.iter().map(|m| m.name()).collect();
@@ -410,8 +464,15 @@ fn serve_practice(args: &Args, addr: &str) -> anyhow::Result<Exit> {
     })
     .with_context(|| format!("cannot listen on {addr}"))?;
     println!("{}", server.addr());
+    // The default password is public (it is in --help); one set with --practice-password is
+    // never shown.
+    let password = if args.practice_password == DEFAULT_PRACTICE_PASSWORD {
+        format!("password {DEFAULT_PRACTICE_PASSWORD}")
+    } else {
+        "password from --practice-password".to_string()
+    };
     eprintln!(
-        "rcon: practice server ({}) listening on {}; built-in commands: {}; stop it with the `stop` command or Ctrl-C",
+        "rcon: practice server ({}) listening on {} ({password}); built-in commands: {}; stop it with the `stop` command or Ctrl-C",
         mode.name(),
         server.addr(),
         practice::BUILTINS

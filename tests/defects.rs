@@ -1,0 +1,198 @@
+//! The defects a new user hit (issue 10), each reproduced against the real binary: closed
+//! stderr, password files, inputs checked before sending, ports inside `-H`, config messages,
+//! the `-c` failure policy, and the wording of errors.
+
+mod common;
+
+use std::process::Stdio;
+
+use common::*;
+
+fn write_file(dir: &std::path::Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+/// Runs `cmd` with stderr a pipe whose reader is already gone (`2>&1 >/dev/null | head -1`
+/// after head exited): every write to stderr fails with EPIPE.
+#[cfg(unix)]
+fn run_with_closed_stderr(cmd: &mut std::process::Command) -> std::process::Output {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let child = cmd
+        .stdout(Stdio::piped())
+        .stderr(writer)
+        .spawn()
+        .expect("spawn rcon");
+    wait_with_timeout(child, std::time::Duration::from_secs(60))
+}
+
+#[cfg(unix)]
+#[test]
+fn a_closed_stderr_is_not_a_crash() {
+    use std::os::unix::process::ExitStatusExt;
+    let server = strict_vanilla();
+    let home = home();
+    // --trace writes every packet to stderr.
+    let out = run_with_closed_stderr(rcon_for(&server, home.path()).args(["--trace", "echo hi"]));
+    assert_eq!(out.status.signal(), None, "killed by a signal");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(stdout(&out), "hi\n");
+    // --keep-going reports each bad line on stderr and goes on.
+    let file = write_file(home.path(), "bad.mcfunction", "nosuchcmd\necho after\n");
+    let out =
+        run_with_closed_stderr(rcon_for(&server, home.path()).args(["-f", &file, "--keep-going"]));
+    assert_eq!(out.status.signal(), None, "killed by a signal");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).ends_with("after\n"), "{}", stdout(&out));
+}
+
+#[test]
+fn password_file_and_command_use_the_first_line() {
+    let server = strict_vanilla();
+    let home = home();
+    // As `pass show` prints: the password, then other fields.
+    let text = format!("{PASSWORD}\nurl: mc.example\nuser: admin\n");
+    let file = write_file(home.path(), "pw", &text);
+    let out = run(rcon_for(&server, home.path())
+        .env_remove("RCON_PASSWORD")
+        .args(["--password-file", &file, "echo ok"]));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "ok\n");
+    let config = write_file(
+        home.path(),
+        "rcon.toml",
+        &format!(
+            "[servers.a]\nhost = \"127.0.0.1\"\nport = {}\npassword_command = \"cat '{file}'\"\n",
+            server.port()
+        ),
+    );
+    let out = run(rcon_in(home.path()).args(["--config", &config, "-s", "a", "echo ok"]));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "ok\n");
+}
+
+#[test]
+fn the_practice_password_is_in_the_help_and_the_banner() {
+    let home = home();
+    let out = run(rcon_in(home.path()).arg("--help"));
+    let help = stdout(&out);
+    assert!(help.contains("[default: practice]"), "{help}");
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    assert!(readme.contains("Its password is `practice`"));
+    // The banner names the default password, never one given with --practice-password.
+    for (extra, want, never) in [
+        (None, "(password practice)", None),
+        (
+            Some("s3cr3t-pw"),
+            "(password from --practice-password)",
+            Some("s3cr3t-pw"),
+        ),
+    ] {
+        let mut cmd = rcon_in(home.path());
+        cmd.args(["--practice-server", "127.0.0.1:0"]);
+        if let Some(pw) = extra {
+            cmd.args(["--practice-password", pw]);
+        }
+        let mut child = cmd
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::BufRead;
+        let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+        let mut line = String::new();
+        err.read_line(&mut line).unwrap();
+        let _ = child.kill();
+        let _ = child.wait();
+        assert!(line.contains(want), "{line}");
+        if let Some(secret) = never {
+            assert!(!line.contains(secret), "{line}");
+        }
+    }
+}
+
+#[test]
+fn every_input_is_checked_before_anything_is_sent() {
+    let server = strict_vanilla();
+    let home = home();
+    let missing = home.path().join("missing.mcfunction");
+    let out = run(rcon_for(&server, home.path()).args([
+        "-c",
+        "echo sent-first",
+        "-f",
+        missing.to_str().unwrap(),
+    ]));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("missing.mcfunction"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(server.connections(), 0, "nothing sent, no connection");
+    // A directory is an input error (exit 2), found before the -c command goes out.
+    let dir = format!("{}/", home.path().display());
+    let out = run(rcon_for(&server, home.path()).args(["-c", "echo sent-first", "-f", &dir]));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("is a directory"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert_eq!(server.connections(), 0);
+}
+
+#[test]
+fn a_failed_c_command_stops_the_run_unless_keep_going() {
+    let server = strict_vanilla();
+    let home = home();
+    let out = run(rcon_for(&server, home.path()).args(["-c", "bad", "-c", "echo after"]));
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(server.commands(), ["bad"]);
+    let err = stderr(&out);
+    assert!(err.contains("command 'bad'"), "{err}");
+    assert!(err.contains("1 later command not sent"), "{err}");
+    assert!(err.contains("--keep-going"), "{err}");
+    assert!(!stdout(&out).contains("after"));
+
+    let server = strict_vanilla();
+    let out =
+        run(rcon_for(&server, home.path()).args(["--keep-going", "-c", "bad", "-c", "echo after"]));
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(server.commands(), ["bad", "echo after"]);
+    assert!(stdout(&out).ends_with("after\n"));
+    assert!(
+        stderr(&out).contains("1 of 2 commands failed"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn delay_applies_to_c_commands() {
+    let server = strict_vanilla();
+    let home = home();
+    let start = std::time::Instant::now();
+    let out = run(rcon_for(&server, home.path()).args([
+        "--delay", "200ms", "-c", "echo 1", "-c", "echo 2", "-c", "echo 3",
+    ]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "1\n2\n3\n");
+    // A lower bound only: two pauses of 200ms must have happened.
+    assert!(start.elapsed() >= std::time::Duration::from_millis(400));
+}
+
+#[test]
+fn a_refused_command_is_said_once() {
+    let server = strict_vanilla();
+    let home = home();
+    let long = format!("say {}", "x".repeat(2000));
+    let out = run(rcon_for(&server, home.path()).arg(&long));
+    assert_eq!(out.status.code(), Some(8));
+    let err = stderr(&out);
+    assert_eq!(
+        err.trim_end(),
+        "rcon: error: the command is 2004 bytes of UTF-8, over the limit of 1446; nothing was sent"
+    );
+    assert_eq!(server.connections(), 0);
+}
