@@ -1,7 +1,7 @@
 complete -c rcon -s H -l host -d 'Server host name or address; HOST:PORT and [IPv6]:PORT are accepted' -r
 complete -c rcon -s P -l port -d 'RCON port [default: 25575]' -r
 complete -c rcon -s p -l password -d 'RCON password. Warning: arguments are visible to other users of this machine (ps); prefer RCON_PASSWORD or a password file' -r
-complete -c rcon -l password-file -d 'Read the password from FILE (trailing newline stripped; Docker secrets style)' -r -F
+complete -c rcon -l password-file -d 'Read the password from the first line of FILE (Docker secrets style; later lines are ignored, as in `pass` files)' -r -F
 complete -c rcon -s s -l server -d 'Use the server profile NAME from the config file (without -s, the `default` profile applies if there is one). Several names separated by commas, or a profile that lists `servers = [...]`, run the commands on all of them at once' -r -f -a "(rcon --list-servers 2>/dev/null | string replace -r '\s.*' '')"
 complete -c rcon -l config -d 'Read the config file at PATH instead of the default one (see --print-config)' -r -F
 complete -c rcon -s t -l timeout -d 'Time limit for connecting, logging in, and the whole wait for each command\'s output, e.g. 5s, 500ms [default: 10s]' -r
@@ -20,7 +20,7 @@ complete -c rcon -l ssh -d 'Reach the server through an SSH tunnel: runs `ssh -W
 complete -c rcon -l ssh-option -d 'An ssh_config option for --ssh, e.g. IdentityFile=~/.ssh/mc or BatchMode=no (repeatable; passed as `ssh -o OPTION` before rcon\'s own defaults, so it wins)' -r
 complete -c rcon -l proxy-command -d 'Reach the server through any command that connects its stdin/stdout to it, as OpenSSH\'s ProxyCommand: %h is the RCON host, %p the port, %% a percent sign. Runs under `sh -c` (`cmd /C` on Windows)' -r
 complete -c rcon -l target -d 'Run the commands on several servers at once: NAME=HOST or NAME=HOST:PORT (repeatable). Output lines are prefixed with the name in brackets; the exit status is the worst of all servers' -r
-complete -c rcon -l practice-server -d 'Run the practice server in the foreground on ADDR (default 127.0.0.1:25575; port 0 picks a free one) and print its address; for trying other clients and for benchmarks' -r
+complete -c rcon -l practice-server -d 'Run the practice server in the foreground on ADDR (default 127.0.0.1:25575; port 0 picks a free one) and print its address; for trying other clients and for benchmarks. Its password is `practice` unless --practice-password sets one' -r
 complete -c rcon -l practice-mode -d 'The practice server\'s dialect: vanilla, source, mirror, mirror-trailer8, reject-sentinel, close-nonpositive, factorio, palworld' -r
 complete -c rcon -l practice-password -d 'The practice server\'s password (--practice-server; --demo makes its own)' -r
 complete -c rcon -l practice-read-delay -d 'Delay before each read of the practice server (vanilla mode), to catch clients that send two packets back to back' -r

@@ -196,3 +196,109 @@ fn a_refused_command_is_said_once() {
     );
     assert_eq!(server.connections(), 0);
 }
+
+/// A TCP port that accepts and never answers.
+fn silent_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for s in l.incoming().flatten() {
+            held.push(s);
+        }
+    });
+    port
+}
+
+#[test]
+fn bad_ports_are_usage_errors() {
+    let home = home();
+    for host in [
+        "127.0.0.1:99999",
+        "127.0.0.1:abc",
+        "127.0.0.1:",
+        "[::1",
+        "http://x",
+    ] {
+        let out = run(rcon_in(home.path()).args(["-H", host, "-p", "x", "list"]));
+        assert_eq!(out.status.code(), Some(2), "-H {host}: {}", stderr(&out));
+        assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
+        let out = run(rcon_in(home.path()).args(["--target", &format!("a={host}"), "list"]));
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "--target a={host}: {}",
+            stderr(&out)
+        );
+    }
+    for argv in [["-P", "0"], ["-t", "0"], ["-t", "0ms"]] {
+        let out = run(rcon_in(home.path()).args(argv).args(["-p", "x", "list"]));
+        assert_eq!(out.status.code(), Some(2), "{argv:?}: {}", stderr(&out));
+    }
+    // A negative port is a bad value, not a flag to put after `--`.
+    let out = run(rcon_in(home.path()).args(["-P", "-1", "list"]));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!stderr(&out).contains("-- -1"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("'-1'"), "{}", stderr(&out));
+    // A bad value from the environment names the variable, not the flag.
+    let out = run(rcon_in(home.path())
+        .env("RCON_PORT", "abc")
+        .args(["-p", "x", "list"]));
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains("RCON_PORT"), "{err}");
+    assert!(!err.contains("--port"), "{err}");
+}
+
+#[test]
+fn ping_and_query_read_the_config_only_for_a_named_profile() {
+    let home = home();
+    let port = silent_port();
+    let config = write_file(home.path(), "broken.toml", "[servers.a\nhost = \n");
+    // A broken config file does not matter to a ping that names no profile.
+    let out = run(rcon_in(home.path()).env("RCON_CONFIG", &config).args([
+        "--ping",
+        &format!("127.0.0.1:{port}"),
+        "-t",
+        "300ms",
+    ]));
+    assert_eq!(out.status.code(), Some(6), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("timed out after 300ms"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(rcon_in(home.path()).env("RCON_CONFIG", &config).args([
+        "--query",
+        &format!("127.0.0.1:{port}"),
+        "-t",
+        "300ms",
+    ]));
+    assert_ne!(out.status.code(), Some(3), "{}", stderr(&out));
+    // With -s, the profile's host and timeout are used.
+    let config = write_file(
+        home.path(),
+        "good.toml",
+        "[servers.mc]\nhost = \"127.0.0.1:25575\"\ntimeout = \"350ms\"\n",
+    );
+    let out = run(rcon_in(home.path()).env("RCON_CONFIG", &config).args([
+        "-s",
+        "mc",
+        "--ping",
+        &format!("127.0.0.1:{port}"),
+    ]));
+    assert_eq!(out.status.code(), Some(6), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("timed out after 350ms"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(rcon_in(home.path())
+        .env("RCON_CONFIG", &config)
+        .args(["-s", "mc", "--ping", "-t", "300ms"]));
+    assert!(
+        stderr(&out).contains("status ping of 127.0.0.1:25565"),
+        "{}",
+        stderr(&out)
+    );
+}

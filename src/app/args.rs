@@ -8,7 +8,11 @@ use clap::{Parser, ValueEnum};
 use super::output::ColorChoice;
 
 fn duration(text: &str) -> Result<Duration, String> {
-    rconsole::parse_duration(text)
+    super::values::parse_duration(text)
+}
+
+fn time_limit(text: &str) -> Result<Duration, String> {
+    super::values::parse_time_limit(text)
 }
 
 /// A path; unlike clap's own parser it accepts an empty value, so an empty `RCON_CONFIG=` or
@@ -80,7 +84,14 @@ pub struct Args {
     pub host: Option<String>,
 
     /// RCON port [default: 25575].
-    #[arg(short = 'P', long, env = "RCON_PORT", value_name = "PORT")]
+    #[arg(
+        short = 'P',
+        long,
+        env = "RCON_PORT",
+        value_name = "PORT",
+        value_parser = clap::value_parser!(u16).range(1..),
+        allow_negative_numbers = true
+    )]
     pub port: Option<u16>,
 
     /// RCON password. Warning: arguments are visible to other users of this machine (ps);
@@ -127,7 +138,7 @@ pub struct Args {
 
     /// Time limit for connecting, logging in, and the whole wait for each command's output,
     /// e.g. 5s, 500ms [default: 10s].
-    #[arg(short = 't', long, env = "RCON_TIMEOUT", value_name = "DURATION", value_parser = duration)]
+    #[arg(short = 't', long, env = "RCON_TIMEOUT", value_name = "DURATION", value_parser = time_limit)]
     pub timeout: Option<Duration>,
 
     /// A command to run (repeatable; run in order, before any trailing COMMAND).

@@ -135,7 +135,7 @@ impl<'de> Deserialize<'de> for DurationValue {
                 )));
             }
         };
-        rconsole::parse_duration(&text)
+        super::values::parse_duration(&text)
             .map(DurationValue)
             .map_err(serde::de::Error::custom)
     }

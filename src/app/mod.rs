@@ -15,6 +15,7 @@ pub mod secrets;
 pub mod session;
 pub mod settings;
 pub mod trace;
+pub mod values;
 
 use std::io::IsTerminal;
 use std::sync::Arc;
@@ -46,18 +47,48 @@ impl Observer for StderrObserver {
 /// Parses argv, also reporting where each value came from (flag or environment variable).
 pub fn parse() -> (Args, Origins) {
     let mut command = Args::command();
-    let mut matches = command
-        .try_get_matches_from_mut(std::env::args_os())
-        .unwrap_or_else(|e| usage_exit(e));
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let mut matches = command.try_get_matches_from_mut(&argv).unwrap_or_else(|e| {
+        let blamed = from_environment(&command, &e, &argv);
+        usage_exit(e, blamed)
+    });
     let origins = Origins::from_matches(&command, &matches);
     // The `_mut` form takes the values instead of cloning every match first.
-    let args = Args::from_arg_matches_mut(&mut matches).unwrap_or_else(|e| usage_exit(e));
+    let args = Args::from_arg_matches_mut(&mut matches).unwrap_or_else(|e| usage_exit(e, None));
     (args, origins)
 }
 
+/// When a bad value came from an environment variable, not argv: the clap name of the
+/// argument (`--port <PORT>`) and the variable, so the message names what the user set.
+fn from_environment(
+    command: &clap::Command,
+    e: &clap::Error,
+    argv: &[std::ffi::OsString],
+) -> Option<(String, String)> {
+    use clap::error::{ContextKind, ContextValue};
+    let Some(ContextValue::String(shown)) = e.get(ContextKind::InvalidArg) else {
+        return None;
+    };
+    let long = shown.split_whitespace().next()?.strip_prefix("--")?;
+    let arg = command
+        .get_arguments()
+        .find(|a| a.get_long() == Some(long))?;
+    let var = arg.get_env()?.to_string_lossy().into_owned();
+    std::env::var_os(&var)?;
+    let short = arg.get_short().map(|c| format!("-{c}"));
+    let on_argv = argv.iter().skip(1).any(|w| {
+        let w = w.to_string_lossy();
+        w == format!("--{long}")
+            || w.starts_with(&format!("--{long}="))
+            || short.as_ref().is_some_and(|s| w.starts_with(s.as_str()))
+    });
+    (!on_argv).then(|| (shown.clone(), var))
+}
+
 /// Ends the process for a command-line error: `--help` and `--version` print as clap does;
-/// anything else is one line on stderr and exit status 2.
-fn usage_exit(e: clap::Error) -> ! {
+/// anything else is one line on stderr and exit status 2. `blamed`: the argument's clap name
+/// and the environment variable its bad value came from.
+fn usage_exit(e: clap::Error, blamed: Option<(String, String)>) -> ! {
     use clap::error::ErrorKind;
     if matches!(
         e.kind(),
@@ -67,19 +98,35 @@ fn usage_exit(e: clap::Error) -> ! {
     ) {
         e.exit();
     }
-    eprintln!("rcon: error: {}", one_line(&e.to_string()));
+    let mut line = one_line(&e.to_string());
+    if let Some((shown, var)) = blamed {
+        line = line.replace(
+            &format!("'{shown}'"),
+            &format!("environment variable {var}"),
+        );
+    }
+    eprintln!("rcon: error: {line}");
     std::process::exit(Exit::Usage as i32);
 }
 
 /// clap's error text (message, tip, usage) as one line: the message and the tip.
 fn one_line(text: &str) -> String {
-    let mut parts: Vec<&str> = Vec::new();
+    let mut parts: Vec<String> = Vec::new();
     for line in text.lines().map(str::trim) {
         if line.starts_with("Usage:") || line.starts_with("For more information") {
             break;
         }
-        if !line.is_empty() {
-            parts.push(line.strip_prefix("error: ").unwrap_or(line));
+        if line.is_empty() {
+            continue;
+        }
+        let line = line.strip_prefix("error: ").unwrap_or(line);
+        // "were not provided:" and its list belong together: "...provided: --ping".
+        match parts.last_mut() {
+            Some(last) if last.ends_with(':') => {
+                last.push(' ');
+                last.push_str(line);
+            }
+            _ => parts.push(line.to_string()),
         }
     }
     format!("{} (rcon --help lists the options)", parts.join("; "))
@@ -98,18 +145,32 @@ pub fn run(args: Args, origins: Origins) -> anyhow::Result<Exit> {
         output::print_text(&text)?;
         return Ok(Exit::Success);
     }
+    // Status ping and query need no password and no RCON session, and read the config file
+    // only when -s names a profile (for its host and time limit).
+    if args.ping.is_some() || args.query.is_some() {
+        let names_profile =
+            args.server.is_some() && origins.get("server") != Some(&settings::Source::Default);
+        let defaults = if names_profile {
+            let s = Settings::resolve(&args, &origins, ConfigFile::load(&args, &origins)?)?;
+            reach::Defaults {
+                host: s.host.value,
+                timeout: s.timeout.value,
+            }
+        } else {
+            reach::Defaults::from_args(&args)?
+        };
+        if let Some(target) = &args.ping {
+            return reach::ping(&args, target.as_deref(), &defaults);
+        }
+        if let Some(target) = &args.query {
+            return reach::query(&args, target.as_deref(), &defaults);
+        }
+    }
     let file = if args.demo {
         ConfigFile::Ignored("--demo")
     } else {
         ConfigFile::load(&args, &origins)?
     };
-    // Status ping and query need no password and no RCON session.
-    if let Some(target) = &args.ping {
-        return reach::ping(&args, target.as_deref());
-    }
-    if let Some(target) = &args.query {
-        return reach::query(&args, target.as_deref());
-    }
     let commands = commands(&args);
     if let Some(names) = settings::fanout_names(&args, &origins, &file)? {
         let mut servers = Vec::new();

@@ -11,13 +11,14 @@ use clap::parser::ValueSource;
 use clap::{ArgMatches, Command};
 use rconsole::client::{EndDetection, Observer, Options};
 use rconsole::process::{ProcessConnector, SshDestination, expand_proxy_command};
-use rconsole::transport::{Connector, TcpConnector, split_host_port};
+use rconsole::transport::{Connector, TcpConnector};
 use rconsole::{Password, format_duration};
 
 use super::args::{Args, DialectArg, SentinelArg};
 use super::config::{self, Config, Profile};
 use super::exit::{Exit, fail};
 use super::secrets::{self, Secret};
+use super::values::parse_host_port;
 
 /// The default RCON port (`rcon.port` in server.properties).
 pub const DEFAULT_PORT: u16 = 25575;
@@ -425,7 +426,7 @@ pub fn targets(args: &Args) -> anyhow::Result<Vec<(String, Target)>> {
         if out.iter().any(|(n, _)| n == name) {
             return Err(usage("the name is used twice"));
         }
-        let (host, port) = split_host_port(address.trim());
+        let (host, port) = parse_host_port(address.trim()).map_err(|why| usage(&why))?;
         if host.is_empty() {
             return Err(usage("no host"));
         }
@@ -497,7 +498,13 @@ impl Settings {
                     .map(|s| Sourced::new(*s.get_ref(), at(s.span())))
             })
             .unwrap_or_else(|| Sourced::new(DEFAULT_PORT, Source::Default));
-        let (bare_host, host_port) = split_host_port(&host.value);
+        let (bare_host, host_port) = parse_host_port(&host.value).map_err(|why| {
+            let exit = match host.source {
+                Source::Profile { .. } => Exit::Config,
+                _ => Exit::Usage,
+            };
+            fail(exit, format!("the host ({}): {why}", host.source))
+        })?;
         if bare_host.is_empty() {
             return Err(fail(
                 Exit::Usage,
@@ -832,7 +839,7 @@ pub fn list_servers(file: &ConfigFile) -> (String, Option<String>) {
             .as_ref()
             .map(|h| h.get_ref().clone())
             .unwrap_or_else(|| "localhost".into());
-        let (host, host_port) = split_host_port(&raw);
+        let (host, host_port) = parse_host_port(&raw).unwrap_or((raw.clone(), None));
         let port = host_port
             .or(p.port.as_ref().map(|s| *s.get_ref()))
             .unwrap_or(DEFAULT_PORT);
