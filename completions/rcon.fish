@@ -46,6 +46,7 @@ complete -c rcon -s i -l interactive -d 'Open the interactive console after the 
 complete -c rcon -l keep-going -d 'Batch input: keep going after a failed line and exit non-zero at the end'
 complete -c rcon -l echo -d 'Print each command (`> COMMAND`) before its output, for logs'
 complete -c rcon -l raw -d 'Print output bytes exactly as received (no colour handling, no decoding)'
-complete -c rcon -l fix-newlines -d 'Restore line breaks vanilla drops (MC-7569) where the output\'s shape makes them certain: `help` listings and parse errors'
+complete -c rcon -l fix-newlines -d 'Restore line breaks vanilla drops (MC-7569) where the output\'s shape makes them certain: `help` listings (a break before each `/` that starts a command right after other text) and parse errors. On by default when stdout is a terminal; piped output is left exactly as received unless this is given'
+complete -c rcon -l no-fix-newlines -d 'Never restore line breaks, not even on a terminal'
 complete -c rcon -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c rcon -s V -l version -d 'Print version'

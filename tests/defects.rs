@@ -302,3 +302,99 @@ fn ping_and_query_read_the_config_only_for_a_named_profile() {
         stderr(&out)
     );
 }
+
+#[test]
+fn config_messages_name_the_real_place() {
+    let home = home();
+    let config = write_file(
+        home.path(),
+        "c.toml",
+        "[servers.a]\nhost = \"127.0.0.1:1\"\n\n[server.b]\nhost = \"x\"\n",
+    );
+    let out = run(rcon_in(home.path()).args(["--config", &config, "--list-servers"]));
+    assert_eq!(out.status.code(), Some(3));
+    let err = stderr(&out);
+    assert!(err.contains("c.toml:4: unknown table [server.b]"), "{err}");
+    assert!(!err.contains("in [servers.a]"), "{err}");
+
+    let config = write_file(
+        home.path(),
+        "g.toml",
+        "[servers.a]\nhost = \"127.0.0.1:1\"\n[servers.lobbies]\nservers = [\"a\", \"nope\"]\n",
+    );
+    let out = run(rcon_in(home.path()).args(["--config", &config, "--list-servers"]));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "a        127.0.0.1:1\nlobbies  group: a, nope\n"
+    );
+    let out =
+        run(rcon_in(home.path()).args(["--config", &config, "-s", "lobbies", "-p", "x", "list"]));
+    assert_eq!(out.status.code(), Some(3));
+    let err = stderr(&out);
+    assert!(err.contains("'nope'"), "{err}");
+    assert!(err.contains("profile lobbies"), "{err}");
+    assert!(!err.contains("flag --server"), "{err}");
+}
+
+#[test]
+fn a_target_does_not_inherit_the_default_profiles_tunnel() {
+    let server = strict_vanilla();
+    let home = home();
+    let config = write_file(
+        home.path(),
+        "c.toml",
+        "[servers.default]\nhost = \"127.0.0.1\"\nproxy_command = \"exit 9\"\n",
+    );
+    let out = run(rcon_in(home.path()).env("RCON_PASSWORD", PASSWORD).args([
+        "--config",
+        &config,
+        "--target",
+        &format!("a=127.0.0.1:{}", server.port()),
+        "echo hi",
+    ]));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "[a] hi\n");
+}
+
+#[test]
+fn flags_that_would_be_ignored_are_refused() {
+    let home = home();
+    for argv in [
+        &["--demo", "-H", "mc.example", "list"][..],
+        &["--practice-mode", "source"],
+        &["--practice-password", "x"],
+    ] {
+        let out = run(rcon_in(home.path()).args(argv));
+        assert_eq!(out.status.code(), Some(2), "{argv:?}: {}", stderr(&out));
+        assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
+    }
+    // RCON_HOST in the environment does not stop --demo.
+    let out = run(rcon_in(home.path())
+        .env("RCON_HOST", "mc.example")
+        .args(["--demo", "echo ok"]));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+#[test]
+fn wording_says_what_happened() {
+    let home = home();
+    // clap's list of missing arguments stays on one readable line.
+    let out = run(rcon_in(home.path()).arg("--legacy"));
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains("not provided: --ping"), "{err}");
+    assert!(!err.contains(":;"), "{err}");
+    // -i with one --target: not "works with one server".
+    let out = run(rcon_in(home.path()).args(["-p", "x", "-i", "--target", "a=127.0.0.1:1"]));
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(!err.contains("works with one server"), "{err}");
+    assert!(err.contains("--target"), "{err}");
+    // --print-config with no terminal does not promise to ask on one.
+    let out = run(rcon_in(home.path()).args(["--print-config", "-H", "127.0.0.1"]));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(!text.contains("will ask on the terminal"), "{text}");
+    assert!(text.contains("no terminal to ask on"), "{text}");
+}

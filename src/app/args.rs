@@ -201,16 +201,26 @@ pub struct Args {
 
     /// The practice server's dialect: vanilla, source, mirror, mirror-trailer8, reject-sentinel,
     /// close-nonpositive, factorio, palworld.
-    #[arg(long, value_name = "MODE", default_value = "vanilla")]
+    #[arg(
+        long,
+        value_name = "MODE",
+        default_value = "vanilla",
+        requires = "practice_server"
+    )]
     pub practice_mode: String,
 
     /// The practice server's password (--practice-server; --demo makes its own).
-    #[arg(long, value_name = "PASSWORD", default_value = "practice")]
+    #[arg(
+        long,
+        value_name = "PASSWORD",
+        default_value = "practice",
+        requires = "practice_server"
+    )]
     pub practice_password: String,
 
     /// Delay before each read of the practice server (vanilla mode), to catch clients that send
     /// two packets back to back.
-    #[arg(long, value_name = "DURATION", value_parser = duration)]
+    #[arg(long, value_name = "DURATION", value_parser = duration, requires = "practice_server")]
     pub practice_read_delay: Option<Duration>,
 
     /// Show a Minecraft server's status with the Server List Ping (game port, default 25565; no
@@ -278,9 +288,15 @@ pub struct Args {
     pub raw: bool,
 
     /// Restore line breaks vanilla drops (MC-7569) where the output's shape makes them certain:
-    /// `help` listings and parse errors.
-    #[arg(long)]
+    /// `help` listings (a break before each `/` that starts a command right after other text)
+    /// and parse errors. On by default when stdout is a terminal; piped output is left exactly
+    /// as received unless this is given.
+    #[arg(long, overrides_with = "no_fix_newlines")]
     pub fix_newlines: bool,
+
+    /// Never restore line breaks, not even on a terminal.
+    #[arg(long, overrides_with = "fix_newlines")]
+    pub no_fix_newlines: bool,
 
     /// The command to run: the words are joined with single spaces into one command. Words
     /// starting with '-' after the first word belong to the command.

@@ -166,6 +166,24 @@ pub fn run(args: Args, origins: Origins) -> anyhow::Result<Exit> {
             return reach::query(&args, target.as_deref(), &defaults);
         }
     }
+    if args.demo {
+        // --demo runs against its own server: a server or password given on the command line
+        // would be silently ignored (the environment's RCON_* values are, as the config is).
+        for (id, flag) in [
+            ("host", "--host"),
+            ("port", "--port"),
+            ("server", "--server"),
+            ("password", "--password"),
+            ("password_file", "--password-file"),
+        ] {
+            if matches!(origins.get(id), Some(settings::Source::Flag(_))) {
+                return Err(fail(
+                    Exit::Usage,
+                    format!("--demo runs against its own practice server; drop {flag}"),
+                ));
+            }
+        }
+    }
     let file = if args.demo {
         ConfigFile::Ignored("--demo")
     } else {
@@ -176,7 +194,7 @@ pub fn run(args: Args, origins: Origins) -> anyhow::Result<Exit> {
         let mut servers = Vec::new();
         for name in names {
             let s = Settings::resolve_profile(&args, &origins, file.clone(), Some(&name))?;
-            servers.push((name, s));
+            servers.push((name.value, s));
         }
         if args.print_config {
             for (name, s) in &servers {
@@ -197,6 +215,9 @@ pub fn run(args: Args, origins: Origins) -> anyhow::Result<Exit> {
             let mut s = Settings::resolve(&args, &origins, file.clone())?;
             s.host.value = target.host;
             s.port.value = target.port;
+            // A target names its own address, so the route to the default profile's server
+            // (its ssh or proxy_command) does not apply; --ssh and --proxy-command still do.
+            s.drop_profile_route();
             servers.push((name, s));
         }
         return run_fanout(&args, servers, commands);
@@ -246,7 +267,7 @@ pub fn run(args: Args, origins: Origins) -> anyhow::Result<Exit> {
         password: password.expose().to_string(),
     };
 
-    let printer = Printer::new(output_style(&args), args.fix_newlines);
+    let printer = Printer::new(output_style(&args), fix_newlines(&args));
     let mut session = Session::new(connector, password, opts, printer);
 
     let batch_opts = batch::Options {
@@ -282,6 +303,16 @@ pub fn run(args: Args, origins: Origins) -> anyhow::Result<Exit> {
     Ok(Exit::Success)
 }
 
+/// Whether to restore the line breaks vanilla drops (MC-7569): `--fix-newlines` or
+/// `--no-fix-newlines` when given (the last wins), else only when stdout is a terminal, where a
+/// person reads it; output to a pipe or file stays exactly as the server sent it.
+fn fix_newlines(args: &Args) -> bool {
+    if args.fix_newlines || args.no_fix_newlines {
+        return args.fix_newlines;
+    }
+    !args.raw && !args.json && std::io::stdout().is_terminal()
+}
+
 /// How command output is printed: `--json`, `--raw`, or text with colour as `--color` says.
 fn output_style(args: &Args) -> Style {
     if args.json {
@@ -311,7 +342,8 @@ fn run_fanout(
     if args.interactive {
         return Err(fail(
             Exit::Usage,
-            "--interactive works with one server; several servers take commands and files",
+            "--interactive opens a console on one server given with -H or -s NAME; --target, \
+             --all and server groups run commands and files only",
         ));
     }
     let macros = args.macros.iter().cloned().collect();

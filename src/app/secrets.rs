@@ -158,6 +158,14 @@ fn prompt(target: &str) -> anyhow::Result<Password> {
             eprintln!();
             std::process::exit(130)
         }
+        // Ctrl-D at the prompt: the user chose to give none.
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+            eprintln!();
+            Err(fail(
+                Exit::Usage,
+                "no password entered (end of input at the prompt)",
+            ))
+        }
         Err(e) => Err(fail(
             Exit::Usage,
             format!("cannot read the password from the terminal ({e}); {NO_PASSWORD}"),

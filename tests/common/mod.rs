@@ -35,6 +35,13 @@ pub fn rcon_in(home: &Path) -> Command {
     cmd
 }
 
+/// Whether a missing peer or system tool fails the test instead of skipping it: set
+/// `RCONSOLE_STRICT=1` (as `.ci/run` does). Not `CI`, which every hosted CI sets on every OS,
+/// including those where a peer cannot be installed.
+pub fn strict() -> bool {
+    std::env::var_os("RCONSOLE_STRICT").is_some_and(|v| v == "1")
+}
+
 /// A temporary home directory for one test.
 pub fn home() -> tempfile::TempDir {
     tempfile::tempdir().expect("temp dir")
