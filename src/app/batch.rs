@@ -417,17 +417,26 @@ fn failed(exit: Exit, err: anyhow::Error, opts: &Options, tally: &mut Tally) -> 
     }
 }
 
+/// Every command of one input, read whole, with its line numbers.
+#[derive(Debug)]
+pub struct Commands {
+    /// `<stdin>` or the path as given.
+    pub name: String,
+    /// Each command and the line it starts on.
+    pub lines: Vec<(String, u64)>,
+}
+
 /// Reads every command of `path` (`-` is stdin) through the mcfunction rules, for runs on
 /// several servers, which all get the same list. Any line that cannot be sent is an error naming
 /// `file:line`, before anything is sent anywhere.
-pub fn read_commands(path: &str, macros: &HashMap<String, String>) -> anyhow::Result<Vec<String>> {
+pub fn read_commands(path: &str, macros: &HashMap<String, String>) -> anyhow::Result<Commands> {
     let mut input = Input::open(path, false)?;
     let mut joiner = Joiner::new(macros.clone());
     let mut buf = Vec::with_capacity(4096);
-    let mut out = Vec::new();
+    let mut lines = Vec::new();
     while let Some((item, last)) = next_item(&mut input, &mut joiner, &mut buf)? {
         match item {
-            Item::Command(c) => out.push(c.text),
+            Item::Command(c) => lines.push((c.text, c.line)),
             Item::Error { line, message } => {
                 return Err(fail(
                     Exit::Refused,
@@ -439,7 +448,10 @@ pub fn read_commands(path: &str, macros: &HashMap<String, String>) -> anyhow::Re
             break;
         }
     }
-    Ok(out)
+    Ok(Commands {
+        name: input.name,
+        lines,
+    })
 }
 
 /// The next item of `input` through the mcfunction rules: a command, or a line that cannot be

@@ -23,7 +23,6 @@ use std::sync::Arc;
 use anyhow::Context;
 use clap::{CommandFactory, FromArgMatches};
 
-use rconsole::Client;
 use rconsole::Password;
 use rconsole::client::{Observer, check_command};
 use rconsole::practice::{self, PracticeServer};
@@ -332,12 +331,12 @@ fn output_style(args: &Args) -> Style {
 }
 
 /// Runs on several servers at once. The commands are the command line's plus, with `-f`, the
-/// lines of the files (read whole first, with the mcfunction rules), since every server gets
-/// the same list.
+/// lines of the files (read whole first, with the mcfunction rules), or with neither and stdin
+/// not a terminal, the lines of stdin, as for one server: every server gets the same list.
 fn run_fanout(
     args: &Args,
     servers: Vec<(String, Settings)>,
-    mut commands: Vec<String>,
+    commands: Vec<String>,
 ) -> anyhow::Result<Exit> {
     if args.interactive {
         return Err(fail(
@@ -346,18 +345,52 @@ fn run_fanout(
              --all and server groups run commands and files only",
         ));
     }
-    let macros = args.macros.iter().cloned().collect();
-    for path in &args.files {
-        commands.extend(batch::read_commands(path, &macros)?);
-    }
-    if commands.is_empty() {
+    // Output flags with no meaning for several servers are refused, not ignored.
+    if args.trace {
         return Err(fail(
             Exit::Usage,
-            "no command given for several servers (use COMMAND, -c or -f)",
+            "--trace shows one connection's packets; with several servers, trace one at a time",
         ));
     }
-    refuse_unsendable(&commands, servers.iter().map(|(_, s)| s))?;
-    fanout::run_settings(args, servers, &commands)
+    let style = output_style(args);
+    let Some(layout) = fanout::layout(style, args.group) else {
+        return Err(fail(
+            Exit::Usage,
+            "--raw prints bytes as received, which cannot be labelled by server; use --json \
+             (or one server) instead",
+        ));
+    };
+    let mut planned: Vec<fanout::Planned> = commands
+        .into_iter()
+        .map(|text| fanout::Planned { text, origin: None })
+        .collect();
+    let macros = args.macros.iter().cloned().collect();
+    let mut paths: Vec<&str> = args.files.iter().map(String::as_str).collect();
+    if planned.is_empty() && paths.is_empty() && !std::io::stdin().is_terminal() {
+        paths.push("-");
+    }
+    for path in paths {
+        let input = batch::read_commands(path, &macros)?;
+        planned.extend(input.lines.into_iter().map(|(text, line)| fanout::Planned {
+            text,
+            origin: Some((input.name.clone(), line)),
+        }));
+    }
+    if planned.is_empty() {
+        return Err(fail(
+            Exit::Usage,
+            "no command given for several servers (use COMMAND, -c, -f or stdin)",
+        ));
+    }
+    let texts: Vec<String> = planned.iter().map(|p| p.text.clone()).collect();
+    refuse_unsendable(&texts, servers.iter().map(|(_, s)| s))?;
+    let printer = Printer::new(style, fix_newlines(args));
+    let policy = fanout::Policy {
+        keep_going: args.keep_going,
+        delay: args.delay,
+        echo: args.echo,
+    };
+    fanout::run_settings(servers, &planned, layout, &printer, policy)
 }
 
 /// What runs, from what was given and whether stdin is a terminal.
@@ -503,20 +536,6 @@ pub fn is_stop_command(command: &str) -> bool {
 /// Whether the output is vanilla's command parse error.
 pub fn is_parse_error(text: &str) -> bool {
     text.trim_end().ends_with("<--[HERE]")
-}
-
-/// Runs one command and decodes its output; on error, the output that arrived comes with it.
-pub(crate) fn run_one(
-    client: &mut Client,
-    command: &str,
-) -> Result<String, (String, rconsole::Error)> {
-    let mut out = Vec::new();
-    let result = session::execute(client, command, &mut out);
-    let text = rconsole::packet::decode_output_owned(out);
-    match result {
-        Ok(()) => Ok(text),
-        Err(e) => Err((text, e)),
-    }
 }
 
 /// A command shortened for messages.
