@@ -15,9 +15,11 @@
 //! - [`practice`]: an in-process server with a strict vanilla mode and other dialects, for tests,
 //!   demos and benchmarks.
 //!
-//! Embedding: connect, log in and run commands; long output comes back whole.
+//! Embedding: connect, log in and run commands; long output comes back whole. (This example
+//! starts the practice server, so it does something only with the `practice` feature.)
 //!
 //! ```
+//! # #[cfg(feature = "practice")] {
 //! use rconsole::practice::{Config, PracticeServer};
 //! use rconsole::transport::TcpConnector;
 //! use rconsole::{Client, Options, Password};
@@ -27,7 +29,24 @@
 //! let mut client = Client::connect(connector, Password::new("practice"), Options::default())?;
 //! assert_eq!(client.command("echo hello")?, "hello");
 //! assert_eq!(client.command("chars 10000")?.encode_utf16().count(), 10_000); // 3 fragments
+//! # }
 //! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Features: `cli` (default) builds the `rcon` binary and carries its crates (clap, rustyline,
+//! toml, directories, rpassword, anyhow); `practice` (default, implied by `cli`) adds the
+//! practice server. With `rconsole = { version = "...", default-features = false }` the library
+//! needs only serde, serde_json and thiserror; the codecs work on byte buffers:
+//!
+//! ```
+//! use rconsole::packet::{Decoder, encode};
+//!
+//! let bytes = encode(7, 2, b"list"); // id 7, type 2 (command)
+//! let mut decoder = Decoder::default();
+//! decoder.feed(&bytes);
+//! let packet = decoder.next_packet()?.expect("one whole packet");
+//! assert_eq!((packet.id, packet.kind, &packet.body[..]), (7, 2, &b"list"[..]));
+//! # Ok::<(), rconsole::packet::DecodeError>(())
 //! ```
 //!
 //! Out of scope here: argument parsing, configuration files, the interactive console, reading
@@ -39,6 +58,7 @@ pub mod error;
 pub mod mcfunction;
 pub mod net;
 pub mod packet;
+#[cfg(feature = "practice")]
 pub mod practice;
 pub mod process;
 pub mod query;

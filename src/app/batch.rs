@@ -314,6 +314,11 @@ fn handle(
             (c.line, c.text)
         }
         Item::Error { line, message } => {
+            let message = if message.starts_with(rconsole::mcfunction::MACRO_NEEDS_VALUE) {
+                format!("{message} (give --macro NAME=VALUE)")
+            } else {
+                message
+            };
             return refuse(
                 session,
                 name,
@@ -438,9 +443,14 @@ pub fn read_commands(path: &str, macros: &HashMap<String, String>) -> anyhow::Re
         match item {
             Item::Command(c) => lines.push((c.text, c.line)),
             Item::Error { line, message } => {
+                let hint = if message.starts_with(rconsole::mcfunction::MACRO_NEEDS_VALUE) {
+                    " (give --macro NAME=VALUE)"
+                } else {
+                    ""
+                };
                 return Err(fail(
                     Exit::Refused,
-                    format!("{}:{line}: {message}; nothing was sent", input.name),
+                    format!("{}:{line}: {message}{hint}; nothing was sent", input.name),
                 ));
             }
         }

@@ -52,6 +52,15 @@ fn colour_wanted(args: &Args) -> bool {
     )
 }
 
+/// The DNS server for SRV lookups: `RCON_DNS_SERVER` (`IP` or `IP:PORT`; a value that is
+/// neither disables the lookup), else the system's.
+fn dns_server() -> Option<std::net::SocketAddr> {
+    match std::env::var("RCON_DNS_SERVER") {
+        Ok(value) => net::parse_dns_server(&value),
+        Err(_) => net::system_dns_server(),
+    }
+}
+
 /// What `--ping` and `--query` fall back on: the host (without its RCON port) and the time
 /// limit, from the flags, or from the profile `-s` names.
 #[derive(Debug, Clone)]
@@ -90,7 +99,9 @@ pub fn ping(args: &Args, given: Option<&str>, defaults: &Defaults) -> anyhow::Re
     if !port_given && target.host.contains('.') && target.host.parse::<std::net::IpAddr>().is_err()
     {
         let budget = (timeout / 4).min(Duration::from_secs(2));
-        if let Some((host, port)) = net::lookup_minecraft_srv(&target.host, budget) {
+        if let Some(dns) = dns_server()
+            && let Some((host, port)) = net::lookup_minecraft_srv(&target.host, dns, budget)
+        {
             via_srv = Some(rconsole::srv::minecraft_name(&target.host));
             target = Target { host, port };
         }
