@@ -179,7 +179,8 @@ pub struct Args {
 
     /// Run the commands on several servers at once: NAME=HOST or NAME=HOST:PORT (repeatable).
     /// Output lines are prefixed with the name in brackets; the exit status is the worst of all
-    /// servers.
+    /// servers. A target is reached directly unless --ssh or --proxy-command is given (the
+    /// default profile's tunnel does not apply).
     #[arg(long, value_name = "NAME=HOST", conflicts_with = "demo")]
     pub target: Vec<String>,
 
@@ -249,12 +250,14 @@ pub struct Args {
     pub json: bool,
 
     /// Print every packet sent and received to stderr: a hex dump under its decoded header
-    /// (size, id, type) and the time since start. The password is never shown.
+    /// (size, id, type) and the time since start. The password is never shown. One server
+    /// only.
     #[arg(short = 'v', long)]
     pub trace: bool,
 
     /// Run the commands in PATH, one per line, mcfunction rules (repeatable, in order; `-` is
-    /// stdin). Without any command or file and with stdin not a terminal, stdin is read.
+    /// stdin). Every file is opened before anything is sent. Without any command or file and
+    /// with stdin not a terminal, stdin is read.
     #[arg(short = 'f', long = "file", value_name = "PATH")]
     pub files: Vec<String>,
 
@@ -262,11 +265,13 @@ pub struct Args {
     #[arg(short = 'i', long)]
     pub interactive: bool,
 
-    /// Batch input: keep going after a failed line and exit non-zero at the end.
+    /// Keep going after a failed command (-c, a file or stdin line, on each server) and exit
+    /// non-zero at the end; without it the first failure stops the run and nothing later is
+    /// sent.
     #[arg(long)]
     pub keep_going: bool,
 
-    /// Batch input: wait this long between commands, e.g. 50ms.
+    /// Wait this long between commands (-c ones, files and stdin, on each server), e.g. 50ms.
     #[arg(long, value_name = "DURATION", value_parser = duration)]
     pub delay: Option<Duration>,
 
@@ -283,7 +288,8 @@ pub struct Args {
     #[arg(long, value_enum, value_name = "WHEN", default_value = "auto")]
     pub color: ColorChoice,
 
-    /// Print output bytes exactly as received (no colour handling, no decoding).
+    /// Print output bytes exactly as received (no colour handling, no decoding); one server
+    /// only.
     #[arg(long, conflicts_with_all = ["json", "fix_newlines"])]
     pub raw: bool,
 
