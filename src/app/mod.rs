@@ -457,7 +457,8 @@ fn run_commands(
         }
         // Say what was not sent: this command too when it never went out (no connection,
         // refused login), and every later one.
-        let later = commands.len() - i - 1 + usize::from(!outcome.sent);
+        let after = commands.len() - i - 1;
+        let later = after + usize::from(!outcome.sent);
         let mut message = message;
         let rest = if more_inputs {
             " and the batch input"
@@ -473,7 +474,8 @@ fn run_commands(
         } else if more_inputs {
             message.push_str("; the batch input was not sent");
         }
-        if later > 0 || more_inputs {
+        // Only something after the failed command could have gone on.
+        if after > 0 || more_inputs {
             message.push_str(" (--keep-going continues past failures)");
         }
         return Err(fail(exit, message));
