@@ -4,6 +4,10 @@
 
 use std::collections::HashMap;
 
+/// How the message of a macro line with unfilled `$(name)`s starts (an application can add how
+/// its users give values).
+pub const MACRO_NEEDS_VALUE: &str = "macro line needs a value for";
+
 /// Something a physical line produced.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Item {
@@ -114,7 +118,7 @@ impl Joiner {
                     return Some(Item::Error {
                         line,
                         message: format!(
-                            "macro line needs a value for {} (give --macro NAME=VALUE)",
+                            "{MACRO_NEEDS_VALUE} {}",
                             missing
                                 .iter()
                                 .map(|m| format!("$({m})"))

@@ -8,7 +8,11 @@ use clap::{Parser, ValueEnum};
 use super::output::ColorChoice;
 
 fn duration(text: &str) -> Result<Duration, String> {
-    rconsole::parse_duration(text)
+    super::values::parse_duration(text)
+}
+
+fn time_limit(text: &str) -> Result<Duration, String> {
+    super::values::parse_time_limit(text)
 }
 
 /// A path; unlike clap's own parser it accepts an empty value, so an empty `RCON_CONFIG=` or
@@ -82,7 +86,14 @@ pub struct Args {
     pub host: Option<String>,
 
     /// RCON port [default: 25575].
-    #[arg(short = 'P', long, env = "RCON_PORT", value_name = "PORT")]
+    #[arg(
+        short = 'P',
+        long,
+        env = "RCON_PORT",
+        value_name = "PORT",
+        value_parser = clap::value_parser!(u16).range(1..),
+        allow_negative_numbers = true
+    )]
     pub port: Option<u16>,
 
     /// RCON password. Warning: arguments are visible to other users of this machine (ps);
@@ -96,7 +107,8 @@ pub struct Args {
     )]
     pub password: Option<String>,
 
-    /// Read the password from FILE (trailing newline stripped; Docker secrets style).
+    /// Read the password from the first line of FILE (Docker secrets style; later lines are
+    /// ignored, as in `pass` files).
     #[arg(long, env = "RCON_PASSWORD_FILE", value_name = "FILE", value_parser = path)]
     pub password_file: Option<PathBuf>,
 
@@ -128,7 +140,7 @@ pub struct Args {
 
     /// Time limit for connecting, logging in, and the whole wait for each command's output,
     /// e.g. 5s, 500ms [default: 10s].
-    #[arg(short = 't', long, env = "RCON_TIMEOUT", value_name = "DURATION", value_parser = duration)]
+    #[arg(short = 't', long, env = "RCON_TIMEOUT", value_name = "DURATION", value_parser = time_limit)]
     pub timeout: Option<Duration>,
 
     /// A command to run (repeatable; run in order, before any trailing COMMAND).
@@ -174,7 +186,8 @@ pub struct Args {
 
     /// Run the commands on several servers at once: NAME=HOST or NAME=HOST:PORT (repeatable).
     /// Output lines are prefixed with the name in brackets; the exit status is the worst of all
-    /// servers.
+    /// servers. A target is reached directly unless --ssh or --proxy-command is given (the
+    /// default profile's tunnel does not apply).
     #[arg(long, value_name = "NAME=HOST", conflicts_with = "demo")]
     pub target: Vec<String>,
 
@@ -189,13 +202,19 @@ pub struct Args {
     pub demo: bool,
 
     /// Run the practice server in the foreground on ADDR (default 127.0.0.1:25575; port 0 picks a
-    /// free one) and print its address; for trying other clients and for benchmarks.
+    /// free one) and print its address; for trying other clients and for benchmarks. Its password
+    /// is `practice` unless --practice-password sets one.
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:25575")]
     pub practice_server: Option<String>,
 
     /// The practice server's dialect: vanilla, source, mirror, mirror-trailer8, reject-sentinel,
     /// close-nonpositive, factorio, palworld.
-    #[arg(long, value_name = "MODE", default_value = "vanilla")]
+    #[arg(
+        long,
+        value_name = "MODE",
+        default_value = "vanilla",
+        requires = "practice_server"
+    )]
     pub practice_mode: String,
 
     /// The practice server's password (--practice-server; --demo makes its own).
@@ -203,13 +222,13 @@ pub struct Args {
         long,
         value_name = "PASSWORD",
         default_value = "practice",
-        hide_default_value = true
+        requires = "practice_server"
     )]
     pub practice_password: String,
 
     /// Delay before each read of the practice server (vanilla mode), to catch clients that send
     /// two packets back to back.
-    #[arg(long, value_name = "DURATION", value_parser = duration)]
+    #[arg(long, value_name = "DURATION", value_parser = duration, requires = "practice_server")]
     pub practice_read_delay: Option<Duration>,
 
     /// Show a Minecraft server's status with the Server List Ping (game port, default 25565; no
@@ -238,12 +257,14 @@ pub struct Args {
     pub json: bool,
 
     /// Print every packet sent and received to stderr: a hex dump under its decoded header
-    /// (size, id, type) and the time since start. The password is never shown.
+    /// (size, id, type) and the time since start. The password is never shown. One server
+    /// only.
     #[arg(short = 'v', long)]
     pub trace: bool,
 
     /// Run the commands in PATH, one per line, mcfunction rules (repeatable, in order; `-` is
-    /// stdin). Without any command or file and with stdin not a terminal, stdin is read.
+    /// stdin). Every file is opened before anything is sent. Without any command or file and
+    /// with stdin not a terminal, stdin is read.
     #[arg(short = 'f', long = "file", value_name = "PATH")]
     pub files: Vec<String>,
 
@@ -251,11 +272,13 @@ pub struct Args {
     #[arg(short = 'i', long)]
     pub interactive: bool,
 
-    /// Batch input: keep going after a failed line and exit non-zero at the end.
+    /// Keep going after a failed command (-c, a file or stdin line, on each server) and exit
+    /// non-zero at the end; without it the first failure stops the run and nothing later is
+    /// sent.
     #[arg(long)]
     pub keep_going: bool,
 
-    /// Batch input: wait this long between commands, e.g. 50ms.
+    /// Wait this long between commands (-c ones, files and stdin, on each server), e.g. 50ms.
     #[arg(long, value_name = "DURATION", value_parser = duration)]
     pub delay: Option<Duration>,
 
@@ -272,14 +295,21 @@ pub struct Args {
     #[arg(long, value_enum, value_name = "WHEN", default_value = "auto")]
     pub color: ColorChoice,
 
-    /// Print output bytes exactly as received (no colour handling, no decoding).
+    /// Print output bytes exactly as received (no colour handling, no decoding); one server
+    /// only.
     #[arg(long, conflicts_with_all = ["json", "fix_newlines"])]
     pub raw: bool,
 
     /// Restore line breaks vanilla drops (MC-7569) where the output's shape makes them certain:
-    /// `help` listings and parse errors.
-    #[arg(long)]
+    /// `help` listings (a break before each `/` that starts a command right after other text)
+    /// and parse errors. On by default when stdout is a terminal; piped output is left exactly
+    /// as received unless this is given.
+    #[arg(long, overrides_with = "no_fix_newlines")]
     pub fix_newlines: bool,
+
+    /// Never restore line breaks, not even on a terminal.
+    #[arg(long, overrides_with = "fix_newlines")]
+    pub no_fix_newlines: bool,
 
     /// The command to run: the words are joined with single spaces into one command. Words
     /// starting with '-' after the first word belong to the command.

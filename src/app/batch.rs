@@ -7,8 +7,6 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, IsTerminal, Read, Write};
 use std::time::{Duration, Instant};
 
-use anyhow::Context;
-
 use rconsole::client::check_command;
 
 use super::exit::{Exit, fail};
@@ -80,10 +78,21 @@ impl Input {
         if path == "-" {
             return Ok(Input::stdin());
         }
+        // Opening a directory succeeds on Unix and fails only at the first read, after earlier
+        // commands went out; refuse it here, as an input error.
+        if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
+            return Err(fail(
+                Exit::Usage,
+                format!("cannot read {path}: it is a directory, not a file of commands"),
+            ));
+        }
         let open =
             || File::open(path).map_err(|e| fail(Exit::Usage, format!("cannot read {path}: {e}")));
         let total = if progress {
-            Some(count_lines(open()?).with_context(|| format!("cannot read {path}"))?)
+            Some(
+                count_lines(open()?)
+                    .map_err(|e| fail(Exit::Usage, format!("cannot read {path}: {e}")))?,
+            )
         } else {
             None
         };
@@ -317,6 +326,11 @@ fn handle(
             (c.line, c.text)
         }
         Item::Error { line, message } => {
+            let message = if message.starts_with(rconsole::mcfunction::MACRO_NEEDS_VALUE) {
+                format!("{message} (give --macro NAME=VALUE)")
+            } else {
+                message
+            };
             return refuse(
                 session,
                 name,
@@ -422,21 +436,35 @@ fn failed(exit: Exit, err: anyhow::Error, opts: &Options, tally: &mut Tally) -> 
     }
 }
 
+/// Every command of one input, read whole, with its line numbers.
+#[derive(Debug)]
+pub struct Commands {
+    /// `<stdin>` or the path as given.
+    pub name: String,
+    /// Each command and the line it starts on.
+    pub lines: Vec<(String, u64)>,
+}
+
 /// Reads every command of `path` (`-` is stdin) through the mcfunction rules, for runs on
 /// several servers, which all get the same list. Any line that cannot be sent is an error naming
 /// `file:line`, before anything is sent anywhere.
-pub fn read_commands(path: &str, macros: &HashMap<String, String>) -> anyhow::Result<Vec<String>> {
+pub fn read_commands(path: &str, macros: &HashMap<String, String>) -> anyhow::Result<Commands> {
     let mut input = Input::open(path, false)?;
     let mut joiner = Joiner::new(macros.clone());
     let mut buf = Vec::with_capacity(4096);
-    let mut out = Vec::new();
+    let mut lines = Vec::new();
     while let Some((item, last)) = next_item(&mut input, &mut joiner, &mut buf)? {
         match item {
-            Item::Command(c) => out.push(c.text),
+            Item::Command(c) => lines.push((c.text, c.line)),
             Item::Error { line, message } => {
+                let hint = if message.starts_with(rconsole::mcfunction::MACRO_NEEDS_VALUE) {
+                    " (give --macro NAME=VALUE)"
+                } else {
+                    ""
+                };
                 return Err(fail(
                     Exit::Refused,
-                    format!("{}:{line}: {message}; nothing was sent", input.name),
+                    format!("{}:{line}: {message}{hint}; nothing was sent", input.name),
                 ));
             }
         }
@@ -444,7 +472,10 @@ pub fn read_commands(path: &str, macros: &HashMap<String, String>) -> anyhow::Re
             break;
         }
     }
-    Ok(out)
+    Ok(Commands {
+        name: input.name,
+        lines,
+    })
 }
 
 /// The next item of `input` through the mcfunction rules: a command, or a line that cannot be
@@ -456,7 +487,7 @@ fn next_item(
 ) -> anyhow::Result<Option<(Item, bool)>> {
     loop {
         let line = read_line(&mut input.reader, buf, MAX_LINE_BYTES)
-            .with_context(|| format!("cannot read {}", input.name))?;
+            .map_err(|e| fail(Exit::Usage, format!("cannot read {}: {e}", input.name)))?;
         let item = match line {
             None => return Ok(joiner.finish().map(|item| (item, true))),
             Some(true) => joiner.push_error(format!(

@@ -66,8 +66,11 @@ pub struct Record<'a> {
     pub origin: Option<(&'a str, u64)>,
 }
 
+/// The one JSON schema for command results, with one server or several.
 #[derive(Serialize)]
 struct JsonRecord<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    server: Option<&'a str>,
     command: &'a str,
     response: &'a str,
     ok: bool,
@@ -132,6 +135,12 @@ impl Printer {
 
     /// Formats one record into `buf` (nothing for an empty raw output).
     pub fn format(&self, r: &Record<'_>, buf: &mut Vec<u8>) {
+        self.format_from(r, None, buf);
+    }
+
+    /// Like [`Printer::format`], for one of several servers: JSON records name it in
+    /// `server`; text is labelled by the caller.
+    pub fn format_from(&self, r: &Record<'_>, server: Option<&str>, buf: &mut Vec<u8>) {
         match self.style {
             Style::Raw => {
                 buf.extend_from_slice(r.raw);
@@ -157,6 +166,7 @@ impl Printer {
             Style::Json => {
                 let text = render::strip(&self.text(r));
                 let record = JsonRecord {
+                    server,
                     command: r.command,
                     response: &text,
                     ok: r.ok,
