@@ -1,5 +1,5 @@
 //! Server dialects: what differs between Minecraft, Source, Factorio and Palworld RCON, as data
-//! the engine's [`Options`] are built from (PROTOCOL.md sections 2-4). The engine itself has no
+//! the engine's [`Options`] are built from (docs/protocol.md sections 2-4). The engine itself has no
 //! per-game code paths; a dialect only picks its settings.
 
 use crate::client::{EndDetection, Options};

@@ -1,4 +1,4 @@
-//! The mcfunction line rules (PROTOCOL.md section 6), sans-IO: physical lines go in one at a
+//! The mcfunction line rules (docs/protocol.md section 6), sans-IO: physical lines go in one at a
 //! time, commands to send (or line errors) come out. No reading, no sending; batch mode and
 //! fuzzing drive it.
 

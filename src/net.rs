@@ -287,7 +287,7 @@ fn random_u32() -> u32 {
 ///
 /// The challenge token expires on the server (vanilla: every 30 s) and a request with an expired
 /// token gets no reply, so a handshake or stat that is not answered within a third of `timeout`
-/// is retried once from a new handshake (PROTOCOL.md section 5).
+/// is retried once from a new handshake (docs/protocol.md section 5).
 pub fn query(
     host: &str,
     port: u16,

@@ -1,5 +1,5 @@
 //! Batch input: commands streamed line by line from files or stdin through the mcfunction rules
-//! (PROTOCOL.md section 6), each sent and printed before the next line is read, so memory stays
+//! (docs/protocol.md section 6), each sent and printed before the next line is read, so memory stays
 //! flat for any input size and a program talking through pipes gets each answer at once.
 
 use std::collections::HashMap;
