@@ -673,7 +673,7 @@ impl Exchange {
                 self.events.push_back(Event::Failed(err));
             }
             State::Probing { positive, .. } => {
-                self.probe_rejected(positive, "closed the connection on");
+                self.probe_rejected(positive, "closes the connection on");
             }
             State::Command(c) => {
                 self.say_pending_note();
@@ -739,7 +739,7 @@ impl Exchange {
                 // The server ignores sentinels (Factorio-like); the connection is fine.
                 let _ = positive;
                 self.probe_silent_since = Some(now - self.probe_wait());
-                self.rejected.push("did not answer");
+                self.rejected.push("does not answer");
                 self.settle(EndMethod::Idle);
                 self.state = State::Ready;
                 self.events.push_back(Event::Ready);
@@ -963,7 +963,7 @@ impl Exchange {
                     self.events.push_back(Event::Ready);
                 } else if p.id == RequestId::LOGIN_FAILED.0 {
                     self.trace(&p, Role::SentinelRejected);
-                    self.probe_rejected(positive, "answered with a login failure to");
+                    self.probe_rejected(positive, "answers with a login failure and closes on");
                 } else {
                     self.trace(&p, Role::Stale);
                 }
@@ -1009,7 +1009,14 @@ impl Exchange {
             self.pending_note = None;
             self.note("answers differently from what was remembered", method);
         } else if !rejected.is_empty() {
-            let what = format!("{} end-of-output sentinels", rejected.join(", then "));
+            let mut hows = rejected.clone();
+            hows.dedup();
+            let which = if rejected.len() > 1 {
+                " (id -2 and positive ids)"
+            } else {
+                ""
+            };
+            let what = format!("{} end-of-output sentinels{which}", hows.join(" or "));
             if method == EndMethod::Silence {
                 // Its first answer may still show an end marker of its own.
                 self.pending_note = Some(what);

@@ -3,11 +3,9 @@
 //! nothing for an empty answer): complete, byte-identical, in order; learned once per server;
 //! re-learned when another implementation takes the port.
 
-mod common;
-
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use rconsole::practice::{Config, Event, Mode, PracticeServer, ascii_text, sample_text};
 
 fn start(mode: Mode) -> PracticeServer {

@@ -3,8 +3,6 @@
 //! documented exit code, one error line, no panic, within the timeout + 1 s and under 20 MB of
 //! peak RSS (issue 6; the table is in docs/hardening.md).
 
-mod common;
-
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::process::{Command, Output, Stdio};
@@ -12,7 +10,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 use rconsole::packet::encode;
 
 /// One step of what the fault server does on each connection.
