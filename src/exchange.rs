@@ -224,14 +224,14 @@ pub struct Learned {
 }
 
 /// The smallest quiet gap, once the server has answered [`TRUSTED_SAMPLES`] commands.
-pub const GAP_FLOOR: Duration = Duration::from_millis(20);
+pub const GAP_FLOOR: Duration = Duration::from_millis(50);
 /// The smallest quiet gap before that: a server that runs commands on its game tick (20 per
-/// second) may take up to 50 ms to answer.
-pub const GAP_FLOOR_UNLEARNED: Duration = Duration::from_millis(60);
+/// second) may take up to 50 ms to answer, more on a loaded machine.
+pub const GAP_FLOOR_UNLEARNED: Duration = Duration::from_millis(100);
 /// How many answers must have been timed before [`GAP_FLOOR`] applies.
 pub const TRUSTED_SAMPLES: u32 = 3;
 /// The smallest quiet gap after a packet of an answer.
-pub const GAP_AFTER_PACKET_FLOOR: Duration = Duration::from_millis(5);
+pub const GAP_AFTER_PACKET_FLOOR: Duration = Duration::from_millis(10);
 /// The longest adaptive gap.
 pub const GAP_CEILING: Duration = Duration::from_secs(1);
 /// With [`EndMethod::Vanilla`], how long a command may go without any answer before the sentinel

@@ -427,7 +427,7 @@ fn state_command() {
         Case {
             name: "silence: an empty answer ends after the gap from the command",
             cfg: learned(EndMethod::Silence),
-            steps: vec![login(), Cmd("say hi"), Wait(21)],
+            steps: vec![login(), Cmd("say hi"), Wait(51)],
             output: b"",
             done: 1,
             sent: vec![2],
@@ -443,7 +443,7 @@ fn state_command() {
                 Wait(1),
                 Recv(None, 0, b"two"),
                 Wait(1),
-                Wait(5),
+                Wait(10),
             ],
             output: b"onetwo",
             done: 1,
@@ -451,12 +451,12 @@ fn state_command() {
             failed: None,
         },
         Case {
-            name: "silence, unlearned: the floor is 50ms",
+            name: "silence, unlearned: the floor is 100ms",
             cfg: Config {
                 end: EndDetection::Idle,
                 ..cfg()
             },
-            steps: vec![login(), Cmd("say hi"), Wait(30), Wait(30)],
+            steps: vec![login(), Cmd("say hi"), Wait(60), Wait(50)],
             output: b"",
             done: 1,
             sent: vec![2],
@@ -592,7 +592,7 @@ fn state_relearn() {
             Recv(None, 2, b""),
             Cmd("list"),
             Recv(None, 0, b"x"),
-            Wait(6),
+            Wait(11),
         ],
     );
     assert_eq!(h.ex.method(), Some(EndMethod::Silence));
@@ -601,7 +601,7 @@ fn state_relearn() {
     // A late answer after a quiet gap is dropped, said once, and grows the gap.
     let mut h = Harness::run(
         learned(EndMethod::Silence),
-        &[Recv(None, 2, b""), Cmd("list"), Wait(21)],
+        &[Recv(None, 2, b""), Cmd("list"), Wait(51)],
     );
     let id = h.last_id;
     let before = h.ex.quiet_gap();

@@ -400,12 +400,15 @@ fn one_byte_per_second_on_the_command() {
 #[test]
 fn size_fields_below_the_minimum() {
     for size in [-1, 0, 9, i32::MIN] {
-        case(
+        let (run, _) = case(
             &format!("size {size}"),
             on_command(vec![sized(size, b"abc\0\0")]),
             7,
             &format!("size field {size} is below the minimum of 10"),
         );
+        // Said once (the cause used to be printed twice through the error chain).
+        let err = stderr(&run.out);
+        assert_eq!(err.matches("malformed packet").count(), 1, "{err}");
     }
 }
 
