@@ -364,7 +364,7 @@ impl Client {
         loop {
             if let Some(conn) = self.conn.as_mut() {
                 while let Some(bytes) = self.exchange.poll_transmit() {
-                    let deadline = Instant::now() + self.timeout;
+                    let deadline = crate::exchange::later(Instant::now(), self.timeout);
                     if let Err(e) = conn.write_packet(&bytes, deadline) {
                         self.drop_conn();
                         self.exchange.disconnect();

@@ -497,14 +497,16 @@ impl Exchange {
             GAP_FLOOR_UNLEARNED
         };
         let rtt = self.rtt.unwrap_or(Duration::ZERO);
-        (rtt * 8).max(self.latency * 4).clamp(floor, GAP_CEILING)
+        rtt.saturating_mul(8)
+            .max(self.latency.saturating_mul(4))
+            .clamp(floor, GAP_CEILING)
     }
 
     /// How long the probe waits for its answer: twenty login round trips, at least 250 ms, at
     /// most [`Config::probe_timeout`] and the timeout.
     pub fn probe_wait(&self) -> Duration {
         let rtt = self.rtt.unwrap_or(Duration::ZERO);
-        (rtt * 20)
+        rtt.saturating_mul(20)
             .max(Duration::from_millis(250))
             .min(self.cfg.probe_timeout)
             .min(self.cfg.timeout)
@@ -549,7 +551,7 @@ impl Exchange {
         self.state = State::LoggingIn {
             id,
             sent_at: now,
-            deadline: now + self.cfg.timeout,
+            deadline: later(now, self.cfg.timeout),
             other_id: false,
         };
     }
@@ -603,16 +605,16 @@ impl Exchange {
             None
         } else {
             match method {
-                EndMethod::Silence => Some(now + self.quiet_gap()),
-                EndMethod::Vanilla => Some(now + VANILLA_LATE_SENTINEL),
-                EndMethod::EndMarker => Some(now + END_MARKER_SILENCE.max(self.quiet_gap())),
+                EndMethod::Silence => Some(later(now, self.quiet_gap())),
+                EndMethod::Vanilla => Some(later(now, VANILLA_LATE_SENTINEL)),
+                EndMethod::EndMarker => Some(later(now, END_MARKER_SILENCE.max(self.quiet_gap()))),
                 _ => None,
             }
         };
         self.state = State::Command(Box::new(Command {
             id,
             sent_at: now,
-            deadline: since + self.cfg.timeout,
+            deadline: later(since, self.cfg.timeout),
             method,
             quiet_until,
             sentinel: None,
@@ -654,7 +656,7 @@ impl Exchange {
             && matches!(c.method, EndMethod::Silence | EndMethod::Idle)
             && (c.got_first || self.cfg.partial_on_idle)
         {
-            c.quiet_until = Some(now + gap);
+            c.quiet_until = Some(later(now, gap));
         }
     }
 
@@ -931,7 +933,7 @@ impl Exchange {
                         self.state = State::Probing {
                             id: sid,
                             sent_at: now,
-                            deadline: now + self.probe_wait(),
+                            deadline: later(now, self.probe_wait()),
                             positive,
                         };
                     }
@@ -1161,7 +1163,7 @@ impl Exchange {
                 self.done();
             }
             EndMethod::Silence | EndMethod::Idle => {
-                c.quiet_until = Some(now + gap);
+                c.quiet_until = Some(later(now, gap));
             }
             EndMethod::EndMarker if body_len == 0 => {
                 // An empty type-0 packet where an end marker was expected: another server now,
@@ -1175,7 +1177,7 @@ impl Exchange {
                 // Type-0 output where an end marker was expected: another server now; fall back
                 // to the quiet gap for this answer and remember that.
                 c.method = EndMethod::Silence;
-                c.quiet_until = Some(now + gap);
+                c.quiet_until = Some(later(now, gap));
                 self.settle(EndMethod::Silence);
             }
             EndMethod::Vanilla => {
@@ -1215,7 +1217,8 @@ impl Exchange {
             return g;
         }
         let rtt = self.rtt.unwrap_or(Duration::ZERO);
-        (rtt * 8).clamp(GAP_AFTER_PACKET_FLOOR, self.quiet_gap())
+        rtt.saturating_mul(8)
+            .clamp(GAP_AFTER_PACKET_FLOOR, self.quiet_gap())
     }
 
     /// A packet for the command that last ended by a quiet gap: its answer came too late.
@@ -1279,6 +1282,13 @@ impl Exchange {
 /// Commands longer than this (a 1400-byte packet) get a one-time warning on a vanilla-style
 /// server, whose one-read-per-packet rule a small MTU can break (docs/protocol.md section 2).
 pub const SMALL_MTU_COMMAND_BYTES: usize = 1386;
+
+/// `now + d`, or a far-off instant where that would overflow (a timeout of years).
+pub(crate) fn later(now: Instant, d: Duration) -> Instant {
+    now.checked_add(d)
+        .or_else(|| now.checked_add(Duration::from_secs(86_400 * 365)))
+        .unwrap_or(now)
+}
 
 /// Checks a command against the limits before anything is sent.
 pub fn check_command(command: &str, max: usize) -> Result<(), Error> {

@@ -666,3 +666,110 @@ fn answers_survive_any_split() {
         assert_eq!(h.seen.done, 1, "chunk {chunk}");
     }
 }
+
+mod fuzz {
+    //! Whatever a server sends, whenever: the exchange never panics, output only ever comes
+    //! from packets carrying the command's id, and each command ends at most once.
+    use super::*;
+    use proptest::prelude::*;
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        Packet {
+            id_offset: i8,
+            kind: i8,
+            body: Vec<u8>,
+        },
+        Bytes(Vec<u8>),
+        Close,
+        Wait(u16),
+        Command,
+        Connect,
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            4 => (-3i8..3, -2i8..4, proptest::collection::vec(any::<u8>(), 0..5000)).prop_map(
+                |(id_offset, kind, body)| Op::Packet { id_offset, kind, body }
+            ),
+            1 => proptest::collection::vec(any::<u8>(), 0..40).prop_map(Op::Bytes),
+            1 => Just(Op::Close),
+            2 => (0u16..1200).prop_map(Op::Wait),
+            2 => Just(Op::Command),
+            1 => Just(Op::Connect),
+        ]
+    }
+
+    fn end() -> impl Strategy<Value = EndDetection> {
+        prop_oneof![
+            Just(EndDetection::Detect),
+            Just(EndDetection::Negative),
+            Just(EndDetection::Positive),
+            Just(EndDetection::Idle),
+            Just(EndDetection::Auto),
+            Just(EndDetection::SinglePacket),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(400))]
+        #[test]
+        fn never_panics_and_never_mixes_output(
+            end in end(),
+            any_id in any::<bool>(),
+            ops in proptest::collection::vec(op(), 0..60),
+        ) {
+            let cfg = Config { end, any_reply_id: any_id, partial_on_idle: any_id, ..cfg() };
+            let mut ex = Exchange::new(cfg);
+            let mut now = Instant::now();
+            let mut last_id = 0i32;
+            let mut command_id: Option<i32> = None;
+            ex.connected("pw", now);
+            for op in ops {
+                match op {
+                    Op::Packet { id_offset, kind, body } => {
+                        let id = last_id.saturating_add(i32::from(id_offset));
+                        ex.handle_input(&encode(id, i32::from(kind), &body), now);
+                    }
+                    Op::Bytes(b) => ex.handle_input(&b, now),
+                    Op::Close => ex.handle_closed(false, now),
+                    Op::Wait(ms) => {
+                        now += Duration::from_millis(u64::from(ms));
+                        ex.handle_timeout(now);
+                    }
+                    Op::Command => {
+                        if ex.is_ready() {
+                            ex.start_command("list", false, now).unwrap();
+                            command_id = None;
+                        } else {
+                            prop_assert!(ex.start_command("list", false, now).is_err());
+                        }
+                    }
+                    Op::Connect => {
+                        if ex.is_disconnected() {
+                            ex.connected("pw", now);
+                        }
+                    }
+                }
+                while let Some(bytes) = ex.poll_transmit() {
+                    let mut d = Decoder::default();
+                    d.feed(&bytes);
+                    let p = d.next_packet().unwrap().unwrap();
+                    prop_assert!(p.wire_len() == bytes.len());
+                    if p.kind == 2 {
+                        command_id = Some(p.id);
+                    }
+                    last_id = p.id;
+                }
+                while let Some(e) = ex.poll_event() {
+                    match e {
+                        Event::Output(_) => prop_assert!(command_id.is_some(), "output with no command"),
+                        Event::Done | Event::Failed(_) => command_id = None,
+                        Event::Reconnect => ex.connected("pw", now),
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
+}
