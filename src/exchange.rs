@@ -221,6 +221,9 @@ pub struct Learned {
     pub latency: Duration,
     /// How many answers `latency` was taken over.
     pub samples: u32,
+    /// The server answers a sentinel with a login failure (and closes), after everything sent
+    /// before it: for the last command of a session that refusal is an end marker.
+    pub refuses_sentinel: bool,
 }
 
 /// The smallest quiet gap, once the server has answered [`TRUSTED_SAMPLES`] commands.
@@ -388,6 +391,8 @@ pub struct Exchange {
     /// The last command whose answer ended by a quiet gap: its id and when it was sent, to
     /// recognise a late answer.
     quiet_ended: Option<(RequestId, Instant)>,
+    /// The server answers sentinels with a login failure (see [`Learned::refuses_sentinel`]).
+    refuses_sentinel: bool,
     /// When a probe went unanswered: the next command's deadline counts from then, so a server
     /// that stalls after login costs one timeout in all, not the probe's wait on top.
     probe_silent_since: Option<Instant>,
@@ -425,6 +430,8 @@ impl Exchange {
             None => (None, Duration::ZERO, 0),
         };
         let remembered = cfg.end == EndDetection::Detect && cfg.learned.is_some();
+        let refuses_sentinel =
+            cfg.end == EndDetection::Detect && cfg.learned.is_some_and(|l| l.refuses_sentinel);
         Self {
             decoder: Decoder::new(cfg.max_incoming),
             cfg,
@@ -438,6 +445,7 @@ impl Exchange {
             samples,
             quiet_ended: None,
             probe_silent_since: None,
+            refuses_sentinel,
             pending_note: None,
             remembered,
             warned_mtu: false,
@@ -480,6 +488,7 @@ impl Exchange {
             rtt: self.rtt.unwrap_or(Duration::ZERO),
             latency: self.latency,
             samples: self.samples,
+            refuses_sentinel: self.refuses_sentinel,
         })
     }
 
@@ -621,6 +630,24 @@ impl Exchange {
             got_first: false,
             then_close,
         }));
+        Ok(())
+    }
+
+    /// Starts the last command of a session (nothing follows it on this connection). On a
+    /// server known to answer a sentinel with a login failure after everything before it (the
+    /// silent-empty kind), the sentinel goes right behind the command and that refusal ends the
+    /// answer: one round trip instead of a quiet gap; the server then closes the connection,
+    /// which was to end anyway. Elsewhere the same as [`Exchange::start_command`].
+    pub fn start_last_command(&mut self, command: &str, now: Instant) -> Result<(), Error> {
+        self.start_command(command, false, now)?;
+        if self.refuses_sentinel
+            && let State::Command(c) = &mut self.state
+            && c.method == EndMethod::Silence
+        {
+            c.sentinel = Some(RequestId::SENTINEL);
+            c.quiet_until = None;
+            self.send(RequestId::SENTINEL, Request::Sentinel, b"");
+        }
         Ok(())
     }
 
@@ -964,6 +991,7 @@ impl Exchange {
                     self.state = State::Ready;
                     self.events.push_back(Event::Ready);
                 } else if p.id == RequestId::LOGIN_FAILED.0 {
+                    self.refuses_sentinel = true;
                     self.trace(&p, Role::SentinelRejected);
                     self.probe_rejected(positive, "answers with a login failure and closes on");
                 } else {
@@ -1070,6 +1098,7 @@ impl Exchange {
         // 2. A refusal while a sentinel is out: the server takes sentinels for logins (and
         // closes). It answers in order, so the command's answer was complete before it.
         if c.sentinel.is_some() && p.id == RequestId::LOGIN_FAILED.0 {
+            self.refuses_sentinel = true;
             self.take_command();
             self.trace(&p, Role::SentinelRejected);
             self.settle(EndMethod::Silence);

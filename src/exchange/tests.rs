@@ -20,6 +20,8 @@ enum Step {
     Wait(u64),
     /// The client starts a command.
     Cmd(&'static str),
+    /// The client starts the last command of the session.
+    Last(&'static str),
 }
 
 use Step::*;
@@ -111,6 +113,7 @@ impl Harness {
                 }
             }
             Cmd(c) => self.ex.start_command(c, false, self.now).unwrap(),
+            Last(c) => self.ex.start_last_command(c, self.now).unwrap(),
         }
         self.drain();
     }
@@ -138,6 +141,7 @@ fn learned(method: EndMethod) -> Config {
             rtt: Duration::from_micros(100),
             latency: Duration::from_micros(200),
             samples: 10,
+            refuses_sentinel: false,
         }),
         ..cfg()
     }
@@ -553,6 +557,50 @@ fn state_command() {
             None => assert!(h.seen.failed.is_empty(), "{}: {:?}", c.name, h.seen.failed),
         }
     }
+}
+
+/// The last command of a session on a server that refuses sentinels in order: the refusal
+/// right behind the command ends the answer, with no quiet gap.
+#[test]
+fn state_last_command() {
+    let mut cfg = learned(EndMethod::Silence);
+    cfg.learned.as_mut().unwrap().refuses_sentinel = true;
+    let login = || Recv(None, 2, b"");
+    // An empty answer: the refusal alone.
+    let h = Harness::run(
+        cfg.clone(),
+        &[login(), Last("say hi"), Recv(Some(-1), 2, b"")],
+    );
+    assert_eq!(&sent_types(&h)[1..], &[2, 0]);
+    assert_eq!(h.seen.done, 1);
+    assert!(h.seen.failed.is_empty(), "{:?}", h.seen.failed);
+    // Messages, then the refusal: all of them, in order.
+    let h = Harness::run(
+        cfg.clone(),
+        &[
+            login(),
+            Last("list"),
+            Recv(Some(2), 0, b"a"),
+            Recv(Some(2), 0, b"b"),
+            Recv(Some(-1), 2, b""),
+        ],
+    );
+    assert_eq!(h.seen.output, b"ab");
+    assert_eq!(h.seen.done, 1);
+    // Not known to refuse sentinels: the quiet gap as usual, no sentinel.
+    let h = Harness::run(
+        learned(EndMethod::Silence),
+        &[login(), Last("say hi"), Wait(51)],
+    );
+    assert_eq!(&sent_types(&h)[1..], &[2]);
+    assert_eq!(h.seen.done, 1);
+    // Vanilla: the last command is like any other.
+    let h = Harness::run(
+        learned(EndMethod::Vanilla),
+        &[login(), Last("list"), Recv(None, 0, b"x")],
+    );
+    assert_eq!(&sent_types(&h)[1..], &[2]);
+    assert_eq!(h.seen.done, 1);
 }
 
 /// Re-learning: evidence that contradicts the remembered method.
