@@ -337,7 +337,12 @@ impl Client {
                 Event::Ready => {}
                 Event::Output(bytes) => {
                     if let Some(out) = out.as_mut() {
-                        out.extend_from_slice(&bytes);
+                        // One packet is the whole answer most of the time: take it as it is.
+                        if out.is_empty() {
+                            **out = bytes;
+                        } else {
+                            out.extend_from_slice(&bytes);
+                        }
                     }
                 }
                 Event::Done => {
@@ -377,9 +382,11 @@ impl Client {
         let mut out = out;
         loop {
             if let Some(conn) = self.conn.as_mut() {
+                let deadline = crate::exchange::later(Instant::now(), self.timeout);
                 while let Some(bytes) = self.exchange.poll_transmit() {
-                    let deadline = crate::exchange::later(Instant::now(), self.timeout);
-                    if let Err(e) = conn.write_packet(&bytes, deadline) {
+                    let written = conn.write_packet(&bytes, deadline);
+                    self.exchange.recycle(bytes);
+                    if let Err(e) = written {
                         self.drop_conn();
                         self.exchange.disconnect();
                         return Err(write_error(e, self.timeout));

@@ -407,6 +407,8 @@ pub struct Exchange {
     valid_seen: bool,
     first_bytes: Vec<u8>,
     outbox: VecDeque<Vec<u8>>,
+    /// Written packets' buffers, for reuse.
+    spare: Vec<Vec<u8>>,
     events: VecDeque<Event>,
 }
 
@@ -453,6 +455,7 @@ impl Exchange {
             valid_seen: false,
             first_bytes: Vec::new(),
             outbox: VecDeque::new(),
+            spare: Vec::new(),
             events: VecDeque::new(),
         }
     }
@@ -524,6 +527,15 @@ impl Exchange {
     /// The next packet to write, encoded; write each with one write call.
     pub fn poll_transmit(&mut self) -> Option<Vec<u8>> {
         self.outbox.pop_front()
+    }
+
+    /// Gives a written packet's buffer back, to be reused for the next one (saves an
+    /// allocation per packet; optional).
+    pub fn recycle(&mut self, mut buf: Vec<u8>) {
+        if self.spare.len() < 4 {
+            buf.clear();
+            self.spare.push(buf);
+        }
     }
 
     /// Whether a packet waits to be written.
@@ -850,7 +862,7 @@ impl Exchange {
                 label: request.label(),
             }));
         }
-        let mut bytes = Vec::with_capacity(body.len() + 14);
+        let mut bytes = self.spare.pop().unwrap_or_default();
         encode_into(id.0, request.wire_type(), body, &mut bytes);
         self.outbox.push_back(bytes);
     }

@@ -323,7 +323,7 @@ fn serve(
         let result = session::execute(&mut client, &planned.text, &mut raw, false);
         let elapsed = start.elapsed();
         let (error, fatal) = match result {
-            Ok(()) if is_parse_error(&String::from_utf8_lossy(&raw)) => (
+            Ok(()) if is_parse_error(&raw) => (
                 Some((PARSE_ERROR.to_string(), Exit::CommandFailed)),
                 !policy.keep_going,
             ),

@@ -544,9 +544,9 @@ pub fn is_stop_command(command: &str) -> bool {
     matches!(word, "stop" | "restart")
 }
 
-/// Whether the output is vanilla's command parse error.
-pub fn is_parse_error(text: &str) -> bool {
-    text.trim_end().ends_with("<--[HERE]")
+/// Whether the output (raw bytes) is vanilla's command parse error.
+pub fn is_parse_error(raw: &[u8]) -> bool {
+    raw.trim_ascii_end().ends_with(b"<--[HERE]")
 }
 
 /// A command shortened for messages.
@@ -685,10 +685,11 @@ mod tests {
     #[test]
     fn parse_errors() {
         assert!(is_parse_error(
-            "Unknown or incomplete command, see below for errorfoo<--[HERE]"
+            b"Unknown or incomplete command, see below for errorfoo<--[HERE]"
         ));
+        assert!(is_parse_error(b"...foo<--[HERE]\n"));
         assert!(!is_parse_error(
-            "There are 0 of a max of 20 players online: "
+            b"There are 0 of a max of 20 players online: "
         ));
     }
 }

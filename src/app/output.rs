@@ -151,6 +151,12 @@ impl Printer {
             // A command that failed before any output arrived prints nothing: the error is on
             // stderr.
             Style::Text { .. } if r.raw.is_empty() && r.error.is_some() => {}
+            // The usual case, valid UTF-8 with no `\r` and no `§` code (whose UTF-8 is C2 A7),
+            // goes out as received, with no copy into a string and back.
+            Style::Text { .. } if !self.fix_newlines && is_plain(r.raw) => {
+                buf.extend_from_slice(r.raw);
+                buf.push(b'\n');
+            }
             Style::Text { color } => {
                 let text = self.text(r);
                 let text = if color {
@@ -231,6 +237,11 @@ impl Printer {
         lock.write_all(bytes)?;
         lock.flush()
     }
+}
+
+/// Whether output bytes print as they are: valid UTF-8, no `\r` to normalise, no `§` code.
+fn is_plain(raw: &[u8]) -> bool {
+    !raw.iter().any(|&b| b == b'\r' || b == 0xA7) && std::str::from_utf8(raw).is_ok()
 }
 
 /// Prints text as is (no newline added) on stdout, and flushes: for `--print-config` and the

@@ -159,7 +159,7 @@ impl Session {
             });
         let error = result.err();
         self.stopped |= stopped && sent && error.is_none();
-        let parse_error = error.is_none() && super::is_parse_error(&String::from_utf8_lossy(&raw));
+        let parse_error = error.is_none() && super::is_parse_error(&raw);
         let outcome = Outcome {
             raw,
             error,
