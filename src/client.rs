@@ -103,6 +103,9 @@ pub trait Observer: Send + Sync {
     fn wants_packets(&self) -> bool {
         false
     }
+    /// Bytes of another console protocol went over the wire (BattlEye, WebRCON, telnet; see
+    /// [`crate::consoles`]), already masked: a password is never in them.
+    fn frame(&self, _direction: Direction, _bytes: &[u8], _what: &str) {}
 }
 
 /// An observer that ignores everything.

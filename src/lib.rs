@@ -6,6 +6,8 @@
 //! - [`process`]: a byte stream over a child process's pipes (`ssh -W`, a proxy command).
 //! - [`dialect`]: what differs between Minecraft, Source, Factorio and Palworld servers.
 //! - [`client`]: login, commands, end-of-output detection, reconnects.
+//! - [`consoles`]: the other remote consoles (BattlEye RCon, Rust's WebRCON, 7 Days to Die
+//!   telnet), sans-IO, with their driver and practice servers.
 //! - [`varint`], [`status`], [`query`]: the Minecraft game protocol's Server List Ping and the
 //!   UDP query, sans-IO.
 //! - [`srv`]: DNS SRV records for `--ping HOST` without a port, sans-IO.
@@ -34,6 +36,7 @@
 //! batch files and writing to the terminal. Those belong to the `rcon` binary.
 
 pub mod client;
+pub mod consoles;
 pub mod dialect;
 pub mod error;
 pub mod mcfunction;

@@ -11,9 +11,10 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::thread;
 
+use rconsole::Password;
 use rconsole::client::{Observer, Options};
+use rconsole::consoles::Protocol;
 use rconsole::transport::Connector;
-use rconsole::{Client, Password};
 
 use super::args::Args;
 use super::exit::Exit;
@@ -33,6 +34,8 @@ pub struct Server {
     pub password: Password,
     /// Engine options (timeouts, dialect); the observer should label its warnings.
     pub options: Options,
+    /// RCON, or one of the other consoles.
+    pub protocol: Protocol,
 }
 
 /// How the output of several servers is laid out on stdout.
@@ -68,6 +71,7 @@ pub fn run_settings(
             connector: settings.connector()?,
             password: settings.password()?,
             options: settings.options(Arc::new(Labelled(name.clone()))),
+            protocol: settings.dialect.value.dialect().protocol,
             name,
         });
     }
@@ -255,7 +259,13 @@ fn serve(index: usize, server: Server, commands: &[String], tx: &mpsc::Sender<Ev
             error: super::exit::chain(&err),
             unsent,
         };
-    let mut client = match Client::connect(server.connector, server.password, server.options) {
+    let opened = rconsole::consoles::open(
+        server.protocol,
+        server.connector,
+        server.password,
+        server.options,
+    );
+    let mut client = match opened {
         Ok(client) => client,
         Err(err) => {
             let _ = tx.send(failed(None, String::new(), err, commands.len()));
@@ -263,7 +273,7 @@ fn serve(index: usize, server: Server, commands: &[String], tx: &mpsc::Sender<Ev
         }
     };
     for (i, command) in commands.iter().enumerate() {
-        match run_one(&mut client, command) {
+        match run_one(client.as_mut(), command) {
             Ok(text) => {
                 let _ = tx.send(Event::Output {
                     server: index,

@@ -5,6 +5,7 @@ pub mod args;
 pub mod batch;
 pub mod config;
 pub mod console;
+pub mod consoles;
 pub mod exit;
 pub mod fanout;
 #[cfg(test)]
@@ -22,7 +23,6 @@ use std::sync::Arc;
 use anyhow::Context;
 use clap::{CommandFactory, FromArgMatches};
 
-use rconsole::Client;
 use rconsole::Password;
 use rconsole::client::{Observer, check_command};
 use rconsole::practice::{self, PracticeServer};
@@ -88,6 +88,9 @@ fn one_line(text: &str) -> String {
 /// Runs the program; the returned status is the process's exit code.
 pub fn run(args: Args, origins: Origins) -> anyhow::Result<Exit> {
     if let Some(addr) = &args.practice_server {
+        if let Some(result) = consoles::serve_practice(&args, addr) {
+            return result;
+        }
         return serve_practice(&args, addr);
     }
     if args.list_servers {
@@ -156,8 +159,20 @@ pub fn run(args: Args, origins: Origins) -> anyhow::Result<Exit> {
 
     // Keeps the demo server alive for the whole session.
     let _demo_server;
+    let protocol = settings.dialect.value.dialect().protocol;
     let (connector, password, name): (Box<dyn Connector>, Password, String) = if args.demo {
         let password = format!("demo-{}", std::process::id());
+        if let Some(server) = consoles::demo_server(protocol, &password)? {
+            let connector = TcpConnector::new("127.0.0.1", server.port());
+            let session = (
+                Box::new(connector) as _,
+                Password::new(password),
+                "demo".into(),
+            );
+            let exit = run_session(&args, &commands, plan, opts, protocol, session);
+            drop(server);
+            return exit;
+        }
         let server = PracticeServer::start(practice::Config {
             password: password.clone(),
             ..practice::Config::default()
@@ -173,15 +188,33 @@ pub fn run(args: Args, origins: Origins) -> anyhow::Result<Exit> {
         };
         (settings.connector()?, settings.password()?, name)
     };
+    let session = (connector, password, name);
+    run_session(&args, &commands, plan, opts, protocol, session)
+}
+
+/// Runs the one-shot commands, the batch input and the console on one session.
+fn run_session(
+    args: &Args,
+    commands: &[String],
+    plan: Plan,
+    opts: rconsole::Options,
+    protocol: rconsole::consoles::Protocol,
+    (connector, password, name): (Box<dyn Connector>, Password, String),
+) -> anyhow::Result<Exit> {
     let console_settings = console::Settings {
         name,
         password: password.expose().to_string(),
     };
 
-    let printer = Printer::new(output_style(&args), args.fix_newlines);
+    let printer = Printer::new(output_style(args), args.fix_newlines);
     let mut session = Session::new(connector, password, opts, printer);
+    session.set_protocol(protocol);
+    if args.messages && !plan.console {
+        let sink = consoles::message_sink(args.json, &console_settings.name);
+        session.set_messages(sink, false);
+    }
 
-    let worst = run_commands(&mut session, &commands, args.echo)?;
+    let worst = run_commands(&mut session, commands, args.echo)?;
 
     let batch_opts = batch::Options {
         keep_going: args.keep_going,
@@ -363,7 +396,7 @@ pub fn is_parse_error(text: &str) -> bool {
 
 /// Runs one command and decodes its output; on error, the output that arrived comes with it.
 pub(crate) fn run_one(
-    client: &mut Client,
+    client: &mut dyn rconsole::consoles::Remote,
     command: &str,
 ) -> Result<String, (String, rconsole::Error)> {
     let mut out = Vec::new();

@@ -5,8 +5,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rconsole::client::check_command;
+use rconsole::consoles::{MessageSink, Protocol, Remote};
 use rconsole::transport::{Connector, Transport};
-use rconsole::{Client, Options, Password};
+use rconsole::{Options, Password};
 
 use super::output::{Printer, Record};
 
@@ -43,8 +44,10 @@ pub struct Session {
     connector: Arc<dyn Connector>,
     password: Password,
     opts: Options,
-    client: Option<Client>,
+    client: Option<Box<dyn Remote>>,
     server: String,
+    protocol: Protocol,
+    messages: Option<(MessageSink, bool)>,
     /// Where results go.
     pub printer: Printer,
 }
@@ -63,8 +66,24 @@ impl Session {
             password,
             opts,
             client: None,
+            protocol: Protocol::Rcon,
+            messages: None,
             printer,
         }
+    }
+
+    /// Speaks `protocol` instead of RCON (BattlEye, WebRCON, telnet).
+    pub fn set_protocol(&mut self, protocol: Protocol) {
+        self.protocol = protocol;
+    }
+
+    /// Sends the server's own messages to `sink`; `live` also while no command runs (the
+    /// console). Applies to the current connection and every later one.
+    pub fn set_messages(&mut self, sink: MessageSink, live: bool) {
+        if let Some(c) = self.client.as_mut() {
+            c.set_messages(sink.clone(), live);
+        }
+        self.messages = Some((sink, live));
     }
 
     /// Where the session goes, e.g. `localhost:25575`.
@@ -74,18 +93,26 @@ impl Session {
 
     /// The client, connecting first if this is the first use. After a failed first connection
     /// the next call tries again.
-    pub fn connect(&mut self) -> rconsole::Result<&mut Client> {
+    pub fn connect(&mut self) -> rconsole::Result<&mut (dyn Remote + 'static)> {
         if self.client.is_none() {
             let connector = Box::new(SharedConnector(Arc::clone(&self.connector)));
-            let client = Client::connect(connector, self.password.clone(), self.opts.clone())?;
+            let mut client = rconsole::consoles::open(
+                self.protocol,
+                connector,
+                self.password.clone(),
+                self.opts.clone(),
+            )?;
+            if let Some((sink, live)) = &self.messages {
+                client.set_messages(sink.clone(), *live);
+            }
             self.client = Some(client);
         }
-        Ok(self.client.as_mut().expect("connected above"))
+        Ok(self.client.as_deref_mut().expect("connected above"))
     }
 
     /// The client if connected at least once.
-    pub fn client(&mut self) -> Option<&mut Client> {
-        self.client.as_mut()
+    pub fn client(&mut self) -> Option<&mut (dyn Remote + 'static)> {
+        self.client.as_deref_mut()
     }
 
     /// Longest command the server can read.
@@ -104,7 +131,11 @@ impl Session {
             .and_then(|()| self.connect().map(|_| ()))
             .and_then(|()| {
                 sent = true;
-                execute(self.client.as_mut().expect("connected"), command, &mut raw)
+                execute(
+                    self.client.as_deref_mut().expect("connected"),
+                    command,
+                    &mut raw,
+                )
             });
         let error = result.err();
         let parse_error = error.is_none() && super::is_parse_error(&String::from_utf8_lossy(&raw));
@@ -136,7 +167,7 @@ impl Session {
 /// Runs one command on `client`, appending its raw output to `raw` (partial on error). A command
 /// that stops the server gets no end-of-output marker, and the connection is closed as soon as
 /// its first answer arrives (a connected client keeps a vanilla server from stopping cleanly).
-pub fn execute(client: &mut Client, command: &str, raw: &mut Vec<u8>) -> rconsole::Result<()> {
+pub fn execute(client: &mut dyn Remote, command: &str, raw: &mut Vec<u8>) -> rconsole::Result<()> {
     if super::is_stop_command(command) {
         client.command_then_close(command, raw)
     } else {

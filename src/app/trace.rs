@@ -94,6 +94,10 @@ impl Observer for Trace {
     fn wants_packets(&self) -> bool {
         true
     }
+
+    fn frame(&self, direction: Direction, bytes: &[u8], what: &str) {
+        self.raw(direction, bytes, what);
+    }
 }
 
 /// Sixteen bytes a line: offset, hex, and the printable ASCII (others as `.`).
