@@ -27,9 +27,11 @@
 //! back. A `0x01` answer (even an empty one: `say` is answered empty and its text broadcast as a
 //! message) sends them on as server messages. When none comes, the command is retransmitted
 //! as usual (harmless: same sequence number); if after that retransmission still no `0x01`
-//! came and [`Timings::idle_gap`] passed since the last held message, the held messages are the
-//! answer (with a one-time warning). So such a server costs one retransmit interval per
-//! command, and a normal server's broadcasts are never taken for an answer.
+//! came, [`Timings::idle_gap`] passed since the last held message, and the server has never
+//! answered a command with `0x01` in this session, the held messages are the answer (with a
+//! one-time warning). So such a server costs one retransmit interval per command, and once a
+//! server has answered normally its broadcasts are never taken for an answer, however lossy
+//! the network.
 
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
@@ -206,6 +208,8 @@ pub struct BattlEye {
     tracing: bool,
     bad_crc: u64,
     warned_quirk: bool,
+    /// Whether any command got a `0x01` answer (then the Reforger quirk is ruled out).
+    answered: bool,
 }
 
 /// How many recent server-message sequence numbers are remembered.
@@ -229,6 +233,7 @@ impl BattlEye {
             tracing,
             bad_crc: 0,
             warned_quirk: false,
+            answered: false,
         }
     }
 
@@ -329,6 +334,7 @@ impl BattlEye {
         if p.seq != seq {
             return;
         }
+        self.answered = true;
         if body.len() >= 3 && body[0] == 0x00 {
             let (count, index) = (usize::from(body[1]), usize::from(body[2]));
             if count == 0 || index >= count || (!p.parts.is_empty() && p.parts.len() != count) {
@@ -468,6 +474,7 @@ impl Exchange for BattlEye {
             State::Ready => {
                 if let Some(p) = self.pending.as_mut() {
                     if let (Some(last), Some(again)) = (p.last_held, p.retransmitted)
+                        && !self.answered
                         && now.duration_since(last) >= t.idle_gap
                         && now.duration_since(again) >= t.idle_gap
                     {
@@ -536,7 +543,8 @@ impl Exchange for BattlEye {
             State::Ready => {
                 if let Some(p) = &self.pending {
                     let mut w = (p.first_sent + t.timeout).min(p.last_sent + t.retransmit);
-                    if let (Some(l), Some(r)) = (p.last_held, p.retransmitted) {
+                    if let (Some(l), Some(r), false) = (p.last_held, p.retransmitted, self.answered)
+                    {
                         w = w.min((l + t.idle_gap).max(r + t.idle_gap));
                     }
                     return Some(w);
@@ -794,6 +802,27 @@ mod tests {
         assert_eq!(ex.wake(), Some(now + ms(1250)));
         ex.tick(now + ms(1250));
         assert_eq!(drain(&mut ex), ["warning", "answer line 1\nline 2"]);
+    }
+
+    #[test]
+    fn a_server_that_answered_once_never_gets_the_quirk() {
+        let now = Instant::now();
+        let ms = Duration::from_millis;
+        let mut ex = logged_in(now);
+        ex.command("a", now);
+        ex.receive(&encode(b"\x01\x00ok"), now);
+        ex.command("say -1 hi", now);
+        drain(&mut ex);
+        // The broadcast comes, the empty answer is lost: retransmit, never the quirk.
+        ex.receive(&encode(b"\x02\x00RCon admin: hi"), now);
+        ex.tick(now + ms(1000));
+        ex.tick(now + ms(1500));
+        assert_eq!(
+            drain(&mut ex),
+            ["send 02 00", "send 01 01 73 61 79 20 2d 31 20 68 69"]
+        );
+        ex.receive(&encode(&[1, 1]), now + ms(1600));
+        assert_eq!(drain(&mut ex), ["answer ", "message RCon admin: hi"]);
     }
 
     #[test]
