@@ -234,6 +234,9 @@ impl Engine {
     /// Runs the exchange until `goal`; returns the answer for [`Goal::Answer`].
     fn drive(&mut self, goal: Goal) -> Result<Option<String>> {
         loop {
+            // Actions queued after the answer (held server messages, traces) still go out.
+            let mut answer = None;
+            let mut logged_in = false;
             while let Some(action) = self.ex.poll() {
                 match action {
                     Action::Send(bytes) => {
@@ -245,12 +248,8 @@ impl Engine {
                             });
                         }
                     }
-                    Action::LoggedIn => {
-                        if matches!(goal, Goal::Login) {
-                            return Ok(None);
-                        }
-                    }
-                    Action::Answer(text) => return Ok(Some(text)),
+                    Action::LoggedIn => logged_in = true,
+                    Action::Answer(text) => answer = Some(text),
                     Action::Message(text) => {
                         if let Some(sink) = &self.sink {
                             sink(&text);
@@ -270,6 +269,12 @@ impl Engine {
                         return Err(e);
                     }
                 }
+            }
+            if answer.is_some() {
+                return Ok(answer);
+            }
+            if logged_in && matches!(goal, Goal::Login) {
+                return Ok(None);
             }
             let now = Instant::now();
             let mut wake = self.ex.wake().unwrap_or(now + self.timeout);
