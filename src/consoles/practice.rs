@@ -65,6 +65,10 @@ impl Kind {
     }
 }
 
+/// How long after its answer `later` sends its message: past the telnet idle gap (250 ms), so
+/// the message arrives while no command runs.
+const LATER: Duration = Duration::from_millis(600);
+
 /// The commands the practice consoles know, for `help`.
 pub const BUILTINS: &str =
     "echo TEXT | chars N | count | say TEXT | later TEXT | players | version | help | stop";
@@ -448,7 +452,7 @@ impl BeServer<'_> {
                         c.answers.remove(&old);
                     }
                     if let Some(l) = reply.as_ref().and_then(|r| r.later.clone()) {
-                        c.later.push((now + Duration::from_millis(200), l));
+                        c.later.push((now + LATER, l));
                     }
                 }
                 // Parts in reverse order when lossy: the client must sort them.
@@ -664,7 +668,7 @@ fn webrcon_session(
             }
         }
         if let Some(l) = reply.later {
-            later.push((Instant::now() + Duration::from_millis(200), l));
+            later.push((Instant::now() + LATER, l));
         }
         if reply.stop {
             let _ = ws.close(None);
@@ -782,7 +786,7 @@ fn telnet_session(
         }
         out.write_all(text.as_bytes())?;
         if let Some(l) = reply.later {
-            later.push((Instant::now() + Duration::from_millis(200), l));
+            later.push((Instant::now() + LATER, l));
         }
         if reply.stop {
             return Ok(true);
