@@ -175,7 +175,7 @@ pub fn execute(client: &mut dyn Remote, command: &str, raw: &mut Vec<u8>) -> rco
     }
 }
 
-/// Lets the session keep its connector while a [`Client`] owns a handle to it.
+/// Lets the session keep its connector while a [`Remote`] owns a handle to it.
 struct SharedConnector(Arc<dyn Connector>);
 
 impl Connector for SharedConnector {
