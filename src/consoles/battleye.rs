@@ -839,4 +839,22 @@ mod tests {
             ["send 02 00", "answer ", "message RCon admin: hi"]
         );
     }
+
+    proptest::proptest! {
+        #[test]
+        fn any_datagrams_never_panic(datagrams in proptest::collection::vec(
+            proptest::collection::vec(proptest::num::u8::ANY, 0..64), 0..20)) {
+            let now = Instant::now();
+            let mut ex = logged_in(now);
+            ex.command("x", now);
+            for (i, d) in datagrams.iter().enumerate() {
+                // Valid framing around random payloads, and raw random bytes.
+                let t = now + Duration::from_millis(i as u64 * 100);
+                ex.receive(&encode(d), t);
+                ex.receive(d, t);
+                ex.tick(t);
+            }
+            while ex.poll().is_some() {}
+        }
+    }
 }

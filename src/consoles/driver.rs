@@ -45,7 +45,14 @@ impl Link for UdpLink {
         match self.socket.send(bytes) {
             // An ICMP "port unreachable" from an earlier datagram: the server may come back;
             // the exchange's timeout decides.
-            Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => Ok(()),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::ConnectionRefused | io::ErrorKind::ConnectionReset
+                ) =>
+            {
+                Ok(())
+            }
             other => other.map(|_| ()),
         }
     }
@@ -67,8 +74,14 @@ impl Link for UdpLink {
                 {
                     return Ok(None);
                 }
-                // Nobody listens (yet): keep waiting until the deadline.
-                Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {
+                // Nobody listens (yet): keep waiting until the deadline. (Linux reports the
+                // ICMP "port unreachable" as refused, Windows as reset.)
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::ConnectionRefused | io::ErrorKind::ConnectionReset
+                    ) =>
+                {
                     std::thread::sleep(left.min(Duration::from_millis(20)));
                 }
                 Err(e) => return Err(e),

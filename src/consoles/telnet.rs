@@ -379,4 +379,21 @@ mod tests {
         ex.tick(now + ms(600));
         assert_eq!(drain(&mut ex), ["answer "]);
     }
+
+    proptest::proptest! {
+        #[test]
+        fn any_bytes_never_panic(chunks in proptest::collection::vec(
+            proptest::collection::vec(proptest::num::u8::ANY, 0..64), 0..20)) {
+            let now = Instant::now();
+            let mut ex = Telnet::new("pw", Duration::from_secs(5), Duration::from_millis(200), false);
+            ex.start(now);
+            ex.receive(b"Please enter password:\r\nLogon successful.\r\n", now);
+            ex.command("x", now);
+            for c in &chunks {
+                ex.receive(c, now);
+                ex.tick(now + Duration::from_millis(300));
+            }
+            while ex.poll().is_some() {}
+        }
+    }
 }

@@ -225,4 +225,18 @@ mod tests {
             ["fail timed out after 5s while waiting for the WebRCON reply"]
         );
     }
+
+    proptest::proptest! {
+        #[test]
+        fn any_frames_never_panic(frames in proptest::collection::vec(".{0,80}", 0..20)) {
+            let now = Instant::now();
+            let mut ex = WebRcon::new(Duration::from_secs(5), false);
+            ex.start(now);
+            ex.command("x", now);
+            for f in &frames {
+                ex.receive(f.as_bytes(), now);
+            }
+            while ex.poll().is_some() {}
+        }
+    }
 }
