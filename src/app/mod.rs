@@ -419,7 +419,8 @@ pub(crate) fn short(command: &str) -> String {
 
 fn serve_practice(args: &Args, addr: &str) -> anyhow::Result<Exit> {
     let mode = practice::Mode::from_name(&args.practice_mode).ok_or_else(|| {
-        let names: Vec<&str> = practice::Mode::ALL.iter().map(|m| m.name()).collect();
+        let mut names: Vec<&str> = practice::Mode::ALL.iter().map(|m| m.name()).collect();
+        names.extend(rconsole::consoles::practice::Kind::ALL.map(|k| k.name()));
         fail(
             Exit::Usage,
             format!(
