@@ -6,12 +6,12 @@ complete -c rcon -s s -l server -d 'Use the server profile NAME from the config 
 complete -c rcon -l config -d 'Read the config file at PATH instead of the default one (see --print-config)' -r -F
 complete -c rcon -s t -l timeout -d 'Time limit for connecting, logging in, and the whole wait for each command\'s output, e.g. 5s, 500ms [default: 10s]' -r
 complete -c rcon -s c -l command -d 'A command to run (repeatable; run in order, before any trailing COMMAND)' -r
-complete -c rcon -l sentinel -d 'How the end of each command\'s output is found [default: detect]' -r -f -a "detect\t'Probe after login; use id -2, else a positive id, else an idle gap'
+complete -c rcon -l sentinel -d 'How the end of each command\'s output is found [default: detect]' -r -f -a "detect\t'Use what was learned about the server, else probe it once after login: vanilla\'s split rule, id -2, a positive id, the server\'s own end marker, else a quiet gap'
 negative\t'Always an id -2 sentinel, no probe'
 positive\t'A positive-id sentinel, for servers that close on ids <= 0'
-idle\t'No sentinel: output ends after --idle-gap of silence'
-auto\t'No sentinel when the first fragment is under 4096 bytes (one round trip per command)'"
-complete -c rcon -l idle-gap -d 'With --sentinel idle (or when a server answers no sentinel): the silence that ends an output [default: 250ms]' -r
+idle\t'No sentinel: an answer ends after a quiet gap from the command on (--idle-gap)'
+auto\t'Vanilla\'s split rule without a probe: no sentinel when the first fragment is under 4096 bytes (one round trip per command)'"
+complete -c rcon -l idle-gap -d 'A fixed quiet gap that ends an answer when nothing marks its end (--sentinel idle, or a server that answers no sentinel) [default: adaptive: eight round trips or three times the slowest answer seen, at least 5ms (50ms until the server has answered three commands)]' -r
 complete -c rcon -l dialect -d 'The server family [default: minecraft]; it also picks the default port (25575, or 2306 for battleye, 28016 for webrcon, 8081 for telnet). --sentinel, when given, overrides an RCON dialect\'s end-of-output method' -r -f -a "minecraft\t'Vanilla Minecraft, Paper, Spigot, Forge: probed end-of-output marker, 1446-byte commands'
 source\t'Source engine (CS2, TF2, GMod...): mirrored end-of-output marker, 4086-byte commands'
 factorio\t'Factorio: one packet per answer'
@@ -39,6 +39,7 @@ complete -c rcon -l all -d 'Run the commands on every server profile in the conf
 complete -c rcon -l no-config -d 'Ignore the config file (the default one and any --config or RCON_CONFIG)'
 complete -c rcon -l list-servers -d 'List the server profiles in the config file (names and addresses, no secrets) and exit'
 complete -c rcon -l print-config -d 'Print the resolved settings and where each value came from (password masked) and exit'
+complete -c rcon -l forget -d 'Forget what was learned about the server (how its answers end) and probe it again'
 complete -c rcon -l group -d 'With several servers: print each server\'s output as one block under a line with its name in brackets, when that server is done, instead of prefixing every line'
 complete -c rcon -l demo -d 'Run against a built-in practice server (strict vanilla, or the --dialect\'s console) instead of a real one: no server or password needed. Try `rcon --demo help`'
 complete -c rcon -l messages -d 'Also show the messages a BattlEye, WebRCON or telnet server sends on its own (chat, log lines) while commands run: on stderr as `[server] TEXT`, or with --json as records with "type":"message" on stdout. The console always shows them'

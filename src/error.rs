@@ -55,9 +55,31 @@ pub enum Error {
         /// The operating system's error.
         source: io::Error,
     },
-    /// The server sent bytes that are not valid RCON.
+    /// The server sent bytes that are not valid RCON (after valid ones: a broken server).
     #[error("protocol error: {0}")]
-    Decode(#[from] DecodeError),
+    Decode(DecodeError),
+    /// The first bytes from the server are not RCON at all: a wrong port.
+    #[error(
+        "this does not look like an RCON port: the server's first bytes are '{first}', as from {looks}"
+    )]
+    NotRcon {
+        /// What the bytes look like (an HTTP server, a Minecraft game port...).
+        looks: &'static str,
+        /// The first bytes, printable ASCII kept, the rest shown as dots.
+        first: String,
+    },
+    /// Nothing at all came back after the password within the time limit.
+    #[error(
+        "timed out after {} while waiting for the login reply: nothing came back, so this does not look like an RCON port (Minecraft's is rcon.port in server.properties, 25575 by default; the game port never answers RCON)",
+        crate::format_duration(*after)
+    )]
+    NoLoginReply {
+        /// The limit that ran out.
+        after: Duration,
+    },
+    /// A command after one that stopped the server; nothing was sent.
+    #[error("not sent: an earlier command stopped the server")]
+    ServerStopped,
     /// The server answered in a way the protocol does not allow.
     #[error("protocol error: {0}")]
     Protocol(String),
@@ -107,14 +129,17 @@ impl Error {
         match self {
             Error::Resolve { .. } | Error::Connect { .. } => ErrorKind::Connect,
             Error::LoginRefused | Error::LoginClosed => ErrorKind::Login,
-            Error::Timeout { .. } => ErrorKind::Timeout,
+            Error::Timeout { .. } | Error::NoLoginReply { .. } => ErrorKind::Timeout,
             Error::Closed { .. }
             | Error::Io { .. }
             | Error::Decode(_)
+            | Error::NotRcon { .. }
             | Error::Protocol(_)
             | Error::Status(_)
             | Error::Query(_) => ErrorKind::Connection,
-            Error::CommandTooLong { .. } | Error::CommandHasNul => ErrorKind::Refused,
+            Error::CommandTooLong { .. } | Error::CommandHasNul | Error::ServerStopped => {
+                ErrorKind::Refused
+            }
             Error::Transport(_) => ErrorKind::Transport,
         }
     }
@@ -136,6 +161,12 @@ impl TransportFailure {
     /// The failure inside `e`, if `e` carries one.
     pub fn find(e: &io::Error) -> Option<&TransportFailure> {
         e.get_ref()?.downcast_ref::<TransportFailure>()
+    }
+}
+
+impl From<DecodeError> for Error {
+    fn from(e: DecodeError) -> Self {
+        Error::Decode(e)
     }
 }
 

@@ -5,7 +5,9 @@
 //! - [`transport`]: byte streams the engine runs over; the only module that opens sockets.
 //! - [`process`]: a byte stream over a child process's pipes (`ssh -W`, a proxy command).
 //! - [`dialect`]: what differs between Minecraft, Source, Factorio and Palworld servers.
-//! - [`client`]: login, commands, end-of-output detection, reconnects.
+//! - [`exchange`]: the RCON conversation as a sans-IO state machine: login, the end-of-output
+//!   probe, what ends an answer, what is stale, timers.
+//! - [`client`]: the blocking driver that runs an [`exchange::Exchange`] over a transport.
 //! - [`consoles`]: the other remote consoles (BattlEye RCon, Rust's WebRCON, 7 Days to Die
 //!   telnet), sans-IO, with their driver and practice servers.
 //! - [`varint`], [`status`], [`query`]: the Minecraft game protocol's Server List Ping and the
@@ -39,6 +41,7 @@ pub mod client;
 pub mod consoles;
 pub mod dialect;
 pub mod error;
+pub mod exchange;
 pub mod mcfunction;
 pub mod net;
 pub mod packet;

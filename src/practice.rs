@@ -44,11 +44,25 @@ pub enum Mode {
     /// output that is not ASCII or is longer than 4096 bytes the size field claims
     /// [`PALWORLD_OVERCLAIM`] bytes more than are sent (PROTOCOL.md section 4).
     Palworld,
+    /// A Minecraft reimplementation seen on the wire (docs/protocol.md, "Two reimplementations"):
+    /// output as type 2 with the request id, one packet of any size, then an empty type-2 packet
+    /// with the same id that ends every answer (an empty answer is that packet alone). It closes
+    /// the connection on any packet type it does not know (type 0 included), discarding replies
+    /// still queued; answers a wrong password with no packet, only a close; handles several
+    /// packets in one read; closes on incoming packets over [`END_MARKER_MAX_PACKET`] bytes.
+    EndMarker,
+    /// Another reimplementation: answers any non-command packet after login as a failed login
+    /// (id -1, type 2) and closes; one type-0 packet per output message (a line, or a block such
+    /// as the help page), never split; nothing at all for an empty answer.
+    SilentEmpty,
 }
+
+/// The largest packet, size field included, that [`Mode::EndMarker`] reads.
+pub const END_MARKER_MAX_PACKET: usize = 1500;
 
 impl Mode {
     /// Every mode, for listings and tests.
-    pub const ALL: [Mode; 8] = [
+    pub const ALL: [Mode; 10] = [
         Mode::Vanilla,
         Mode::Source,
         Mode::Mirror,
@@ -57,6 +71,8 @@ impl Mode {
         Mode::ClosesOnNonPositiveId,
         Mode::Factorio,
         Mode::Palworld,
+        Mode::EndMarker,
+        Mode::SilentEmpty,
     ];
 
     /// The mode's name on the command line.
@@ -70,6 +86,8 @@ impl Mode {
             Mode::ClosesOnNonPositiveId => "close-nonpositive",
             Mode::Factorio => "factorio",
             Mode::Palworld => "palworld",
+            Mode::EndMarker => "end-marker",
+            Mode::SilentEmpty => "silent-empty",
         }
     }
 
@@ -295,10 +313,10 @@ fn accept_loop(listener: TcpListener, config: Config, shared: Arc<Shared>) {
                     shared: Arc::clone(&shared),
                     addr,
                 };
-                let outcome = if session.config.mode == Mode::Vanilla {
-                    session.serve_vanilla()
-                } else {
-                    session.serve_stream()
+                let outcome = match session.config.mode {
+                    Mode::Vanilla => session.serve_vanilla(),
+                    Mode::EndMarker => session.serve_end_marker(),
+                    _ => session.serve_stream(),
                 };
                 // Close the socket as a real server does when a session ends (the handle kept
                 // for `stop` would otherwise hold it open: a client that half-closes and waits
@@ -449,8 +467,80 @@ impl Session {
         }
     }
 
+    /// [`Mode::EndMarker`]: every packet of one read is handled and the replies go out together
+    /// after it, unless a packet of an unknown type (or too large) closes the connection first,
+    /// and then the queued replies are discarded.
+    fn serve_end_marker(&mut self) -> Outcome {
+        let mut decoder = Decoder::default();
+        let mut buf = [0u8; 8192];
+        loop {
+            let n = match self.stream.read(&mut buf) {
+                Ok(0) | Err(_) => return Outcome::ClientClosed,
+                Ok(n) => n,
+            };
+            if let Some(size) = buf[..n].get(..4).filter(|_| decoder.buffered() == 0) {
+                let size = i32::from_le_bytes(size.try_into().expect("4 bytes"));
+                if size < 0 || size as usize + 4 > END_MARKER_MAX_PACKET {
+                    return Outcome::Violation(format!("packet of {} bytes", i64::from(size) + 4));
+                }
+            }
+            decoder.feed(&buf[..n]);
+            let mut queued: Vec<u8> = Vec::new();
+            let mut after = After::Nothing;
+            loop {
+                let packet = match decoder.next_packet() {
+                    Ok(Some(p)) => p,
+                    Ok(None) => break,
+                    Err(e) => return Outcome::Violation(e.to_string()),
+                };
+                self.record_packet(packet.id, packet.kind, &packet.body);
+                if packet.wire_len() > END_MARKER_MAX_PACKET {
+                    return Outcome::Violation(format!("packet of {} bytes", packet.wire_len()));
+                }
+                match packet.kind {
+                    TYPE_LOGIN => {
+                        let ok = !packet.body.is_empty()
+                            && packet.body == self.config.password.as_bytes();
+                        if !ok {
+                            return Outcome::ServerClosed;
+                        }
+                        self.authed = true;
+                        queued.extend(encode(packet.id, TYPE_LOGIN_REPLY, b""));
+                    }
+                    TYPE_COMMAND if !self.authed => {
+                        queued.extend(encode(-1, TYPE_LOGIN_REPLY, b""));
+                    }
+                    TYPE_COMMAND => {
+                        let (text, then) = respond(&String::from_utf8_lossy(&packet.body));
+                        if !text.is_empty() {
+                            queued.extend(encode(packet.id, TYPE_COMMAND, text.as_bytes()));
+                        }
+                        queued.extend(encode(packet.id, TYPE_COMMAND, b""));
+                        after = then;
+                    }
+                    other => {
+                        return Outcome::Violation(format!("unknown packet type {other}"));
+                    }
+                }
+            }
+            let result = self
+                .stream
+                .write_all(&queued)
+                .map(|()| std::mem::replace(&mut after, After::Nothing));
+            if let Some(end) = self.after(result) {
+                return end;
+            }
+        }
+    }
+
     fn answer_stream(&mut self, id: i32, kind: i32, body: &[u8]) -> io::Result<After> {
         let mode = self.config.mode;
+        if mode == Mode::SilentEmpty && self.authed && kind != TYPE_COMMAND {
+            // Taken as a login attempt, which fails; then the connection is closed.
+            self.send(-1, TYPE_LOGIN_REPLY, b"")?;
+            let _ = self.stream.shutdown(Shutdown::Both);
+            return Ok(After::CloseAfterFirst);
+        }
         if mode == Mode::ClosesOnNonPositiveId && id <= 0 {
             let _ = self.stream.shutdown(Shutdown::Both);
             return Ok(After::CloseAfterFirst);
@@ -495,7 +585,11 @@ impl Session {
                     let _ = self.stream.shutdown(Shutdown::Both);
                     Ok(After::CloseAfterFirst)
                 }
-                Mode::Factorio | Mode::Palworld | Mode::Vanilla => Ok(After::Nothing),
+                Mode::Factorio
+                | Mode::Palworld
+                | Mode::Vanilla
+                | Mode::EndMarker
+                | Mode::SilentEmpty => Ok(After::Nothing),
             },
         }
     }
@@ -510,6 +604,9 @@ impl Session {
         };
         let fragments: Vec<Vec<u8>> = match self.config.mode {
             Mode::Vanilla => split_utf16(&text, 4096),
+            // One packet per message, nothing for no message.
+            Mode::SilentEmpty if text.is_empty() => Vec::new(),
+            Mode::SilentEmpty => text.split('\n').map(|m| m.as_bytes().to_vec()).collect(),
             Mode::Source | Mode::MirrorTrailer8 => split_bytes(text.as_bytes(), 4096),
             _ => vec![text.into_bytes()],
         };
@@ -528,6 +625,9 @@ impl Session {
                 let _ = self.stream.shutdown(Shutdown::Both);
                 return Ok(after);
             }
+        }
+        if fragments.is_empty() && matches!(after, After::CloseAfterFirst) {
+            let _ = self.stream.shutdown(Shutdown::Both);
         }
         Ok(after)
     }
@@ -573,8 +673,7 @@ pub fn ascii_text(n: usize) -> String {
 }
 
 /// The commands the practice server knows, for `help` and documentation.
-pub const BUILTINS: &str =
-    "echo TEXT | chars N | ascii N | sleep MS | drop N | help | list | say TEXT | seed | stop";
+pub const BUILTINS: &str = "echo TEXT | chars N | ascii N | lines N | sleep MS | drop N | help | list | say TEXT | seed | stop";
 
 /// The answer to a command, and what happens after.
 fn respond(command: &str) -> (String, After) {
@@ -584,6 +683,12 @@ fn respond(command: &str) -> (String, After) {
         "echo" => (rest.to_string(), After::Nothing),
         "chars" if number().is_some() => (sample_text(number().unwrap_or(0)), After::Nothing),
         "ascii" if number().is_some() => (ascii_text(number().unwrap_or(0)), After::Nothing),
+        // Several feedback messages: one line each, joined with newlines.
+        "lines" if number().is_some() => {
+            let n = number().unwrap_or(0).min(100_000);
+            let lines: Vec<String> = (1..=n).map(|i| format!("line {i} of {n}")).collect();
+            (lines.join("\n"), After::Nothing)
+        }
         "drop" if number().is_some() => {
             (sample_text(number().unwrap_or(0)), After::CloseAfterFirst)
         }

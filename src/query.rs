@@ -172,6 +172,25 @@ fn number(text: &str, field: &'static str) -> Result<i64, QueryError> {
 /// Parses a basic stat reply: MOTD, game type, map, online, max (NUL-terminated), host port
 /// (u16 **little**-endian) and host IP.
 pub fn parse_basic(datagram: &[u8], session: i32) -> Result<BasicStat, QueryError> {
+    // Some servers answer a basic request with the full-stat payload (seen on a real server):
+    // read it as full stat and take the basic fields from it.
+    if payload(datagram, TYPE_STAT, session)?.starts_with(b"splitnum\x00") {
+        let full = parse_full(datagram, session)?;
+        let text = |key: &str| full.get(key).unwrap_or("").to_string();
+        let count = |key: &'static str| number(full.get(key).unwrap_or("0"), key);
+        return Ok(BasicStat {
+            motd: text("hostname"),
+            game_type: text("gametype"),
+            map: text("map"),
+            online: count("numplayers")?,
+            max: count("maxplayers")?,
+            host_port: full
+                .get("hostport")
+                .and_then(|p| p.trim().parse().ok())
+                .unwrap_or(0),
+            host_ip: text("hostip"),
+        });
+    }
     let mut rest = payload(datagram, TYPE_STAT, session)?;
     let motd = cstring(&mut rest, "motd")?;
     let game_type = cstring(&mut rest, "game type")?;
@@ -405,6 +424,18 @@ mod tests {
             parse_full(&reply(0, &body), SESSION).unwrap().players,
             ["Alex"]
         );
+    }
+
+    #[test]
+    fn basic_request_answered_with_full_stat_is_read_as_full_stat() {
+        // Seen on a real server: the full-stat payload for a basic request.
+        let stat = parse_basic(&reply(0, &full_body(&["Alex", "Steve"])), SESSION).unwrap();
+        assert_eq!(stat.motd, "A Minecraft Server");
+        assert_eq!(stat.game_type, "SMP");
+        assert_eq!(stat.map, "world");
+        assert_eq!((stat.online, stat.max), (2, 20));
+        assert_eq!(stat.host_port, 25565);
+        assert_eq!(stat.host_ip, "127.0.0.1");
     }
 
     #[test]

@@ -4,6 +4,8 @@
 
 mod common;
 
+use std::time::Duration;
+
 use common::*;
 use rconsole::practice::{Event, Mode, ascii_text, sample_text};
 
@@ -111,11 +113,17 @@ fn forge_like_byte_splitting_is_also_safe() {
 }
 
 #[test]
-fn default_is_still_the_sentinel() {
+fn default_uses_the_sentinel_only_where_the_server_is_not_known_to_be_vanilla() {
+    // Vanilla (probed): the probe's sentinel only; short answers are complete as they come.
     let server = strict_vanilla();
     let home = home();
     let out = run(rcon_for(&server, home.path()).args(["-c", "echo a", "-c", "echo b"]));
     assert!(out.status.success(), "{}", stderr(&out));
-    // The probe after login plus one per command.
+    assert_eq!(sentinels(&server), 1);
+    // A mirroring server (not vanilla): the probe plus one per command.
+    let server = common::server(Mode::Mirror, Duration::ZERO);
+    let out = run(rcon_for(&server, home.path()).args(["-c", "echo a", "-c", "echo b"]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "a\nb\n");
     assert_eq!(sentinels(&server), 3);
 }

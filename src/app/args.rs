@@ -24,15 +24,17 @@ fn macro_arg(text: &str) -> Result<(String, String), String> {
 /// How the end of a command's output is found (see the README's "Why this client").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SentinelArg {
-    /// Probe after login; use id -2, else a positive id, else an idle gap.
+    /// Use what was learned about the server, else probe it once after login: vanilla's split
+    /// rule, id -2, a positive id, the server's own end marker, else a quiet gap.
     Detect,
     /// Always an id -2 sentinel, no probe.
     Negative,
     /// A positive-id sentinel, for servers that close on ids <= 0.
     Positive,
-    /// No sentinel: output ends after --idle-gap of silence.
+    /// No sentinel: an answer ends after a quiet gap from the command on (--idle-gap).
     Idle,
-    /// No sentinel when the first fragment is under 4096 bytes (one round trip per command).
+    /// Vanilla's split rule without a probe: no sentinel when the first fragment is under 4096
+    /// bytes (one round trip per command).
     Auto,
 }
 
@@ -146,10 +148,15 @@ pub struct Args {
     #[arg(long, value_enum, value_name = "HOW")]
     pub sentinel: Option<SentinelArg>,
 
-    /// With --sentinel idle (or when a server answers no sentinel): the silence that ends an
-    /// output [default: 250ms].
+    /// A fixed quiet gap that ends an answer when nothing marks its end (--sentinel idle, or a
+    /// server that answers no sentinel) [default: adaptive: eight round trips or three times the
+    /// slowest answer seen, at least 5ms (50ms until the server has answered three commands)].
     #[arg(long, value_name = "DURATION", value_parser = duration)]
     pub idle_gap: Option<Duration>,
+
+    /// Forget what was learned about the server (how its answers end) and probe it again.
+    #[arg(long)]
+    pub forget: bool,
 
     /// The server family [default: minecraft]; it also picks the default port (25575, or 2306
     /// for battleye, 28016 for webrcon, 8081 for telnet). --sentinel, when given, overrides an

@@ -36,10 +36,14 @@ const BACKOFF: [Duration; 5] = [
 ];
 
 /// The console's own commands, with their help lines.
-const META: [(&str, &str); 6] = [
+const META: [(&str, &str); 7] = [
     (":help", "this list"),
     (":quit", "leave the console (also :exit, :q, Ctrl-D)"),
     (":reconnect", "close the connection and log in again"),
+    (
+        ":forget",
+        "forget how this server's answers end and probe it again",
+    ),
     (
         ":history",
         "show the stored history (:history N for the last N)",
@@ -477,6 +481,13 @@ fn meta_command(
             }
             drop(out);
             ensure_connected(session);
+        }
+        "forget" => {
+            session.forget();
+            eprintln!(
+                "rcon: forgot what was learned about {}; the next command probes it again",
+                session.server()
+            );
         }
         "clear" => editor.clear_screen()?,
         _ => eprintln!("rcon: unknown console command ':{name}' (:help lists them)"),

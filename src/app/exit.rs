@@ -106,7 +106,7 @@ pub fn exit_for(err: &anyhow::Error) -> Exit {
 }
 
 /// An error and its causes on one line, `a: b: c`, as `rcon: error:` prints them.
-pub fn chain(err: &dyn std::error::Error) -> String {
+pub fn chain(err: &(dyn std::error::Error + 'static)) -> String {
     let mut text = err.to_string();
     let mut cause = err.source();
     while let Some(c) = cause {
@@ -114,5 +114,20 @@ pub fn chain(err: &dyn std::error::Error) -> String {
         text.push_str(&c.to_string());
         cause = c.source();
     }
+    if let Some(hint) = err.downcast_ref::<rconsole::Error>().and_then(hint) {
+        text.push_str("; ");
+        text.push_str(hint);
+    }
     text
+}
+
+/// What the user can do about a library error, naming the flag that helps (the library names
+/// none).
+pub fn hint(err: &rconsole::Error) -> Option<&'static str> {
+    match err {
+        rconsole::Error::Timeout { what, .. } if what.contains("another id") => {
+            Some("try --dialect palworld")
+        }
+        _ => None,
+    }
 }

@@ -10,6 +10,7 @@ pub mod exit;
 pub mod fanout;
 #[cfg(test)]
 mod generate;
+pub mod learned;
 pub mod output;
 pub mod reach;
 pub mod secrets;
@@ -231,6 +232,7 @@ fn run_session(
         batch::run_input(&mut session, input, &batch_opts, &mut tally)?;
     }
     if plan.console {
+        session.refuse_after_stop = false;
         return console::run(&mut session, &console_settings);
     }
     if tally.worst.is_some() {

@@ -48,6 +48,11 @@ pub struct Session {
     server: String,
     protocol: Protocol,
     messages: Option<(MessageSink, bool)>,
+    /// An earlier command stopped the server.
+    stopped: bool,
+    /// Whether commands after one that stopped the server are refused (not in the console,
+    /// where the next command reconnects to a restarted server).
+    pub refuse_after_stop: bool,
     /// Where results go.
     pub printer: Printer,
 }
@@ -68,6 +73,8 @@ impl Session {
             client: None,
             protocol: Protocol::Rcon,
             messages: None,
+            stopped: false,
+            refuse_after_stop: true,
             printer,
         }
     }
@@ -120,6 +127,16 @@ impl Session {
         self.opts.max_command_bytes
     }
 
+    /// Forgets what was learned about the server: the connection is closed and the next
+    /// command probes the server again.
+    pub fn forget(&mut self) {
+        if let Some(mut client) = self.client.take() {
+            client.close();
+        }
+        self.opts.learned = None;
+        self.opts.observer.learned(None);
+    }
+
     /// Runs one command and prints its record. Only a failed write to stdout is an `Err`;
     /// everything about the command itself is in the [`Outcome`].
     pub fn run(&mut self, command: &str, origin: Option<(&str, u64)>) -> std::io::Result<Outcome> {
@@ -127,7 +144,13 @@ impl Session {
         let mut raw = Vec::new();
         let stopped = super::is_stop_command(command);
         let mut sent = false;
+        let already_stopped = self.stopped && self.refuse_after_stop;
         let result = check_command(command, self.max_command_bytes())
+            .and(if already_stopped {
+                Err(rconsole::Error::ServerStopped)
+            } else {
+                Ok(())
+            })
             .and_then(|()| self.connect().map(|_| ()))
             .and_then(|()| {
                 sent = true;
@@ -138,6 +161,7 @@ impl Session {
                 )
             });
         let error = result.err();
+        self.stopped |= stopped && sent && error.is_none();
         let parse_error = error.is_none() && super::is_parse_error(&String::from_utf8_lossy(&raw));
         let outcome = Outcome {
             raw,
@@ -172,6 +196,16 @@ pub fn execute(client: &mut dyn Remote, command: &str, raw: &mut Vec<u8>) -> rco
         client.command_then_close(command, raw)
     } else {
         client.command_into(command, raw)
+    }
+}
+
+impl Drop for Session {
+    /// Hands the answer latencies gathered over the session to the observer, which remembers
+    /// them for this server.
+    fn drop(&mut self) {
+        if let Some(learned) = self.client.as_ref().and_then(|c| c.learned()) {
+            self.opts.observer.learned(Some(learned));
+        }
     }
 }
 

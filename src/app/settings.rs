@@ -221,6 +221,8 @@ pub struct Settings {
     pub ssh_options: Vec<String>,
     /// A proxy command template (`%h`, `%p`), if the server is reached through one.
     pub proxy_command: Option<Sourced<String>>,
+    /// Forget what was learned about the server first (`--forget`).
+    pub forget: bool,
 }
 
 /// Reads one environment variable, treating empty as unset.
@@ -552,7 +554,8 @@ impl Settings {
                     .and_then(|p| p.idle_gap.as_ref())
                     .map(|s| Sourced::new(s.get_ref().0, at(s.span())))
             })
-            .unwrap_or_else(|| Sourced::new(Options::default().idle_gap, Source::Default));
+            // Zero stands for the adaptive gap (see Options::idle_gap).
+            .unwrap_or_else(|| Sourced::new(Duration::ZERO, Source::Default));
 
         let dialect = origins
             .sourced(&args.dialect, "dialect")
@@ -610,6 +613,7 @@ impl Settings {
             sentinel,
             idle_gap,
             config: file,
+            forget: args.forget,
         })
     }
 
@@ -630,11 +634,13 @@ impl Settings {
     pub fn options(&self, observer: Arc<dyn Observer>) -> Options {
         let mut opts = Options {
             timeout: self.timeout.value,
-            idle_gap: self.idle_gap.value,
+            // The adaptive gap unless one was given.
+            idle_gap: (self.idle_gap.source != Source::Default).then_some(self.idle_gap.value),
             observer,
             ..Options::default()
         };
-        self.dialect.value.dialect().apply(&mut opts);
+        let dialect = self.dialect.value.dialect();
+        dialect.apply(&mut opts);
         if self.sentinel.source != Source::Default {
             opts.end = match self.sentinel.value {
                 SentinelArg::Detect => EndDetection::Detect,
@@ -643,6 +649,10 @@ impl Settings {
                 SentinelArg::Idle => EndDetection::Idle,
                 SentinelArg::Auto => EndDetection::Auto,
             };
+        }
+        if let Ok(connector) = self.connector() {
+            let key = super::learned::key(&connector.describe(), dialect);
+            super::learned::attach(&mut opts, key, self.forget);
         }
         opts
     }
@@ -712,9 +722,17 @@ impl Settings {
         ));
         rows.push((
             "idle_gap",
-            format_duration(self.idle_gap.value),
+            if self.idle_gap.source == Source::Default {
+                "adaptive (from round trips and answer times)".to_string()
+            } else {
+                format_duration(self.idle_gap.value)
+            },
             self.idle_gap.source.to_string(),
         ));
+        if let Ok(connector) = self.connector() {
+            let key = super::learned::key(&connector.describe(), self.dialect.value.dialect());
+            rows.push(("learned", super::learned::describe(&key), String::new()));
+        }
         rows.push((
             "dialect",
             self.dialect.value.dialect().to_string(),

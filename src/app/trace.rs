@@ -6,7 +6,8 @@ use std::fmt::Write as _;
 use std::time::Instant;
 
 use rconsole::client::{Direction, Observer};
-use rconsole::packet::{Packet, TYPE_COMMAND, TYPE_LOGIN, TYPE_OUTPUT};
+use rconsole::exchange::Traced;
+use rconsole::packet::encode;
 
 /// Prints packet traces and warnings on stderr.
 pub struct Trace {
@@ -49,42 +50,34 @@ impl Trace {
 }
 
 /// What an RCON packet type means in the direction it went (PROTOCOL.md section 1).
-fn type_name(direction: Direction, p: &Packet) -> &'static str {
-    match (direction, p.kind) {
-        (Direction::Sent, TYPE_LOGIN) => "login",
-        (Direction::Sent, TYPE_COMMAND) => "command",
-        (Direction::Sent, TYPE_OUTPUT) if p.body.is_empty() => "end-of-output sentinel",
-        (Direction::Received, 2) if p.id == -1 => "login reply: refused",
-        (Direction::Received, 2) => "login reply",
-        (Direction::Received, TYPE_OUTPUT) => "output",
-        _ => "other",
-    }
-}
-
 impl Observer for Trace {
     fn warning(&self, message: &str) {
         eprintln!("rcon: warning: {message}");
     }
 
-    fn packet(&self, direction: Direction, packet: &Packet, body_hidden: bool) {
-        let name = type_name(direction, packet);
+    fn packet(&self, p: &Traced) {
+        let direction = if p.sent {
+            Direction::Sent
+        } else {
+            Direction::Received
+        };
+        let name = p.label;
         let mut out = self.head(direction);
-        if body_hidden {
-            // The size would tell the password's length: leave it out too.
+        if p.hidden {
             let _ = writeln!(
                 out,
                 " size=? id={} type={} ({name}) body=<password hidden>",
-                packet.id, packet.kind
+                p.id, p.kind
             );
         } else {
-            let bytes = packet.encode();
+            let bytes = encode(p.id, p.kind, &p.body);
             let _ = writeln!(
                 out,
                 " size={} id={} type={} ({name}) body={} bytes",
                 bytes.len() - 4,
-                packet.id,
-                packet.kind,
-                packet.body.len()
+                p.id,
+                p.kind,
+                p.body.len()
             );
             out.push_str(&hex_dump(&bytes));
         }
@@ -100,7 +93,6 @@ impl Observer for Trace {
     }
 }
 
-/// Sixteen bytes a line: offset, hex, and the printable ASCII (others as `.`).
 pub fn hex_dump(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len() * 4 + 16);
     for (i, line) in bytes.chunks(16).enumerate() {
@@ -145,21 +137,5 @@ mod tests {
             "  0010  00 00                                             |..|"
         );
         assert_eq!(hex_dump(&[]), "");
-    }
-
-    #[test]
-    fn type_names() {
-        let p = |id, kind, body: &str| Packet::new(id, kind, body.as_bytes());
-        assert_eq!(type_name(Direction::Sent, &p(1, 3, "")), "login");
-        assert_eq!(type_name(Direction::Sent, &p(2, 2, "list")), "command");
-        assert_eq!(
-            type_name(Direction::Sent, &p(-2, 0, "")),
-            "end-of-output sentinel"
-        );
-        assert_eq!(
-            type_name(Direction::Received, &p(-1, 2, "")),
-            "login reply: refused"
-        );
-        assert_eq!(type_name(Direction::Received, &p(2, 0, "x")), "output");
     }
 }

@@ -219,10 +219,16 @@ fn battleye_timings(opts: &Options) -> battleye::Timings {
     let d = battleye::Timings::default();
     battleye::Timings {
         timeout: opts.timeout,
-        idle_gap: opts.idle_gap,
+        idle_gap: idle_gap(opts),
         retransmit: env("RCON_BATTLEYE_RETRANSMIT", d.retransmit),
         keepalive: env("RCON_BATTLEYE_KEEPALIVE", d.keepalive),
     }
+}
+
+/// The silence that ends an answer where the protocol marks no end: `--idle-gap`, else 250 ms.
+fn idle_gap(opts: &Options) -> Duration {
+    opts.idle_gap
+        .unwrap_or(battleye::Timings::default().idle_gap)
 }
 
 /// What a drive waits for.
@@ -420,7 +426,7 @@ impl Console {
                     Box::new(Telnet::new(
                         self.password.expose(),
                         timeout,
-                        self.opts.idle_gap,
+                        idle_gap(&self.opts),
                         tracing,
                     )),
                     Box::new(StreamLink {

@@ -22,6 +22,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crate::error::{Error, Result};
+use crate::exchange::Learned;
 use crate::{Client, Options, Password};
 
 pub use driver::Console;
@@ -109,6 +110,10 @@ pub trait Remote: Send {
     /// thread keeps reading, acknowledging and keeping the login alive). RCON servers send no
     /// messages, so the default ignores it.
     fn set_messages(&mut self, _sink: MessageSink, _live: bool) {}
+    /// What was learned about the server's answers this session, for next time (RCON only).
+    fn learned(&self) -> Option<Learned> {
+        None
+    }
 }
 
 impl Remote for Client {
@@ -135,6 +140,9 @@ impl Remote for Client {
     }
     fn max_command_bytes(&self) -> usize {
         Client::max_command_bytes(self)
+    }
+    fn learned(&self) -> Option<Learned> {
+        Client::learned(self)
     }
 }
 

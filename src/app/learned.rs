@@ -1,0 +1,201 @@
+//! What the engine learned about each server (how its answers end, its round trip and answer
+//! latency), remembered in `learned-servers.toml` in the data directory so that the probe, its
+//! reconnects and its note happen once per server, not once per run.
+//!
+//! The file holds no secrets: a key is `host:port dialect` (with the tunnel, if any), a value is
+//! the method's name, two durations, a sample count and when it was learned. It is rewritten
+//! whole through a temporary file and a rename, so two `rcon`s writing at once leave one of their
+//! versions, never a torn file; a corrupt, missing or unwritable file counts as empty and is
+//! never an error (at worst the probe runs again).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use rconsole::client::{Observer, Options};
+use rconsole::exchange::{EndDetection, EndMethod, Learned, Traced};
+use serde::{Deserialize, Serialize};
+
+/// The file name inside the data directory.
+pub const FILE_NAME: &str = "learned-servers.toml";
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct FileModel {
+    #[serde(default)]
+    servers: BTreeMap<String, Entry>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Entry {
+    method: String,
+    rtt_us: u64,
+    latency_us: u64,
+    samples: u32,
+    /// Seconds since the Unix epoch.
+    learned_at: u64,
+}
+
+/// The key a server is remembered under.
+pub fn key(server: &str, dialect: rconsole::Dialect) -> String {
+    format!("{server} {}", dialect.name)
+}
+
+fn path() -> Option<PathBuf> {
+    super::config::data_dir().map(|d| d.join(FILE_NAME))
+}
+
+fn read() -> FileModel {
+    path()
+        .and_then(|p| std::fs::read_to_string(p).ok())
+        .and_then(|text| toml::from_str(&text).ok())
+        .unwrap_or_default()
+}
+
+fn write(model: &FileModel) {
+    let Some(path) = path() else { return };
+    let Some(dir) = path.parent() else { return };
+    if std::fs::create_dir_all(dir).is_err() {
+        return;
+    }
+    let Ok(text) = toml::to_string(model) else {
+        return;
+    };
+    let tmp = dir.join(format!(".{FILE_NAME}.{}", std::process::id()));
+    if std::fs::write(&tmp, text).is_ok() && std::fs::rename(&tmp, &path).is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+}
+
+fn to_learned(e: &Entry) -> Option<Learned> {
+    Some(Learned {
+        method: EndMethod::from_name(&e.method)?,
+        rtt: Duration::from_micros(e.rtt_us),
+        latency: Duration::from_micros(e.latency_us),
+        samples: e.samples,
+    })
+}
+
+/// What is remembered for `key`.
+pub fn load(key: &str) -> Option<Learned> {
+    read().servers.get(key).and_then(to_learned)
+}
+
+/// Remembers `learned` for `key` (`None` forgets it). Reads the file again first, so entries
+/// another `rcon` wrote meanwhile are kept.
+pub fn store(key: &str, learned: Option<Learned>) {
+    let mut model = read();
+    let changed = match learned {
+        Some(l) => {
+            let entry = Entry {
+                method: l.method.name().to_string(),
+                rtt_us: l.rtt.as_micros().min(u128::from(u64::MAX)) as u64,
+                latency_us: l.latency.as_micros().min(u128::from(u64::MAX)) as u64,
+                samples: l.samples,
+                learned_at: SystemTime::now()
+                    .duration_since(UNIX_EPOCH)
+                    .map_or(0, |d| d.as_secs()),
+            };
+            let same = model.servers.get(key).is_some_and(|old| {
+                Entry {
+                    learned_at: entry.learned_at,
+                    ..old.clone()
+                } == entry
+            });
+            model.servers.insert(key.to_string(), entry);
+            !same
+        }
+        None => model.servers.remove(key).is_some(),
+    };
+    if changed {
+        write(&model);
+    }
+}
+
+/// One line for `--print-config`: what is remembered for `key` and when.
+pub fn describe(key: &str) -> String {
+    let model = read();
+    let Some(entry) = model.servers.get(key) else {
+        return "nothing yet (the first session probes the server)".to_string();
+    };
+    let Some(l) = to_learned(entry) else {
+        return format!("unreadable entry in {FILE_NAME} (the next session probes again)");
+    };
+    let age = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+        .saturating_sub(entry.learned_at);
+    format!(
+        "answers end by {}; round trip {}, slowest answer {} over {} commands; learned {} ago",
+        l.method.name(),
+        rconsole::format_duration(l.rtt),
+        rconsole::format_duration(l.latency),
+        l.samples,
+        human_age(age)
+    )
+}
+
+fn human_age(secs: u64) -> String {
+    match secs {
+        0..=119 => format!("{secs}s"),
+        120..=7199 => format!("{}m", secs / 60),
+        7200..=172_799 => format!("{}h", secs / 3600),
+        _ => format!("{}d", secs / 86_400),
+    }
+}
+
+/// Makes `opts` use and update what is remembered for `key`: loads it (unless `forget`, which
+/// drops it, or a method is forced) and wraps the observer so that new knowledge is stored.
+pub fn attach(opts: &mut Options, key: String, forget: bool) {
+    if opts.end != EndDetection::Detect {
+        return;
+    }
+    if forget {
+        store(&key, None);
+    } else {
+        opts.learned = load(&key);
+    }
+    let inner = Arc::clone(&opts.observer);
+    opts.observer = Arc::new(Remember {
+        inner,
+        key,
+        last: Mutex::new(opts.learned),
+    });
+}
+
+/// Stores what the engine learns, then passes everything on.
+struct Remember {
+    inner: Arc<dyn Observer>,
+    key: String,
+    last: Mutex<Option<Learned>>,
+}
+
+impl Remember {
+    fn remember(&self, learned: Option<Learned>) {
+        let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        if *last != learned {
+            *last = learned;
+            store(&self.key, learned);
+        }
+    }
+}
+
+impl Observer for Remember {
+    fn warning(&self, message: &str) {
+        self.inner.warning(message);
+    }
+    fn note(&self, message: &str) {
+        self.inner.note(&format!(
+            "{message} (learned once and remembered; `rcon --forget` probes again)"
+        ));
+    }
+    fn packet(&self, packet: &Traced) {
+        self.inner.packet(packet);
+    }
+    fn wants_packets(&self) -> bool {
+        self.inner.wants_packets()
+    }
+    fn learned(&self, learned: Option<Learned>) {
+        self.remember(learned);
+    }
+}

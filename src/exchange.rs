@@ -1,0 +1,1263 @@
+//! The RCON exchange as a sans-IO state machine: login, the end-of-output probe, commands, what
+//! ends an answer, what is stale, and what an expired timer means.
+//!
+//! Bytes and clock readings go in ([`Exchange::handle_input`], [`Exchange::handle_closed`],
+//! [`Exchange::handle_timeout`]); packets to write ([`Exchange::poll_transmit`]), things that
+//! happened ([`Exchange::poll_event`]) and the next instant to wake up at
+//! ([`Exchange::poll_timeout`]) come out. It never blocks, sleeps or owns a socket, so a blocking
+//! driver ([`crate::client::Client`]) and an event loop over many connections drive the same code.
+//!
+//! How an answer ends depends on the server (docs/protocol.md, "Ending an answer"):
+//! - [`EndMethod::Vanilla`]: the server answered the probe with `Unknown request 0`, so it splits
+//!   only at 4096 UTF-16 units; a first fragment under 4096 bytes is the whole answer (one round
+//!   trip), a longer one is followed by the id -2 sentinel.
+//! - [`EndMethod::Sentinel`] / [`EndMethod::PositiveSentinel`]: a sentinel after the first
+//!   fragment, the answer ends at its reply.
+//! - [`EndMethod::EndMarker`]: the server ends every answer with an empty packet carrying the
+//!   command's id (output as type 2).
+//! - [`EndMethod::Silence`]: nothing marks the end and an empty answer sends nothing; the answer
+//!   ends after a quiet gap that starts when the command is sent and adapts to round trips and
+//!   answer latencies seen on the server.
+//! - [`EndMethod::Idle`]: the server ignores sentinels but answers every command: the answer ends
+//!   a quiet gap after its last packet.
+//! - [`EndMethod::SinglePacket`]: one packet is the whole answer (Factorio).
+//!
+//! The probe runs once per server: what it learns comes out as [`Event::Learned`] for the caller
+//! to remember, and goes back in as [`Config::learned`] next time. A remembered method that the
+//! server's answers contradict (another implementation now runs on that port) is re-learned on the
+//! spot without losing output.
+
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
+
+use crate::error::Error;
+use crate::packet::{DecodeError, Decoder, Packet, encode_into};
+
+/// A request id, as the client chose it and the server echoes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RequestId(pub i32);
+
+impl RequestId {
+    /// The id a server puts on a refused login (and some on other refusals).
+    pub const LOGIN_FAILED: RequestId = RequestId(-1);
+    /// The id of the end-of-output sentinel (docs/protocol.md, "The sentinel").
+    pub const SENTINEL: RequestId = RequestId(-2);
+}
+
+/// What the client sends: each has its wire type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Request {
+    /// `SERVERDATA_AUTH`, type 3; the body is the password and is never shown.
+    Login,
+    /// `SERVERDATA_EXECCOMMAND`, type 2.
+    Command,
+    /// An empty type-0 packet whose reply marks the end of an answer.
+    Sentinel,
+}
+
+impl Request {
+    /// The packet type on the wire.
+    pub fn wire_type(self) -> i32 {
+        match self {
+            Request::Login => 3,
+            Request::Command => 2,
+            Request::Sentinel => 0,
+        }
+    }
+
+    /// A label for traces.
+    pub fn label(self) -> &'static str {
+        match self {
+            Request::Login => "login",
+            Request::Command => "command",
+            Request::Sentinel => "end-of-output sentinel",
+        }
+    }
+}
+
+/// The packet type of output (`SERVERDATA_RESPONSE_VALUE`) from vanilla and Source.
+const OUTPUT: i32 = 0;
+/// The packet type of a login reply (`SERVERDATA_AUTH_RESPONSE`); some servers also send output
+/// with it.
+const AUTH_RESPONSE: i32 = 2;
+/// What vanilla answers to a type-0 packet (docs/protocol.md, "Vanilla").
+const VANILLA_SENTINEL_REPLY: &[u8] = b"Unknown request 0";
+/// Vanilla splits output every 4096 UTF-16 units, so any fragment but the last is at least this
+/// many bytes long.
+const VANILLA_FRAGMENT: usize = 4096;
+
+/// What a received packet was, in the context it arrived in (for traces).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// The reply to the login: accepted.
+    LoginReply,
+    /// A refusal (id -1).
+    LoginRefused,
+    /// Source's empty packet before the login reply.
+    PreLogin,
+    /// Output of the command under way.
+    Output,
+    /// An empty packet with the command's id that ends its answer.
+    EndMarker,
+    /// The reply to a sentinel.
+    SentinelReply,
+    /// A login-failure-shaped answer to a sentinel: the server does not take sentinels.
+    SentinelRejected,
+    /// Belongs to nothing under way (an old sentinel's trailer, a late answer): dropped.
+    Stale,
+}
+
+impl Role {
+    /// A label for traces.
+    pub fn label(self) -> &'static str {
+        match self {
+            Role::LoginReply => "login reply",
+            Role::LoginRefused => "login refused",
+            Role::PreLogin => "empty packet before the login reply",
+            Role::Output => "output",
+            Role::EndMarker => "end of output",
+            Role::SentinelReply => "sentinel reply",
+            Role::SentinelRejected => "sentinel rejected",
+            Role::Stale => "stale, dropped",
+        }
+    }
+}
+
+/// How the end of a command's output is found (what is probed, learned or forced).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EndMethod {
+    /// Vanilla's split rule: a short first fragment is complete, a full one is followed by the id
+    /// -2 sentinel.
+    Vanilla,
+    /// The id -2 sentinel after the first fragment, answered by a mirror or `Unknown request`.
+    Sentinel,
+    /// A sentinel with a fresh positive id, for servers that close on ids <= 0.
+    PositiveSentinel,
+    /// The server's own end marker: an empty packet with the command's id.
+    EndMarker,
+    /// A quiet gap from the command on ends the answer (an empty answer sends nothing).
+    Silence,
+    /// A quiet gap after the last packet ends the answer (every answer has one).
+    Idle,
+    /// One packet is the whole answer.
+    SinglePacket,
+}
+
+impl EndMethod {
+    /// Every method, for parsing remembered names.
+    pub const ALL: [EndMethod; 7] = [
+        EndMethod::Vanilla,
+        EndMethod::Sentinel,
+        EndMethod::PositiveSentinel,
+        EndMethod::EndMarker,
+        EndMethod::Silence,
+        EndMethod::Idle,
+        EndMethod::SinglePacket,
+    ];
+
+    /// A stable name (for the file of learned servers).
+    pub fn name(self) -> &'static str {
+        match self {
+            EndMethod::Vanilla => "vanilla",
+            EndMethod::Sentinel => "sentinel",
+            EndMethod::PositiveSentinel => "positive-sentinel",
+            EndMethod::EndMarker => "end-marker",
+            EndMethod::Silence => "silence",
+            EndMethod::Idle => "idle",
+            EndMethod::SinglePacket => "single-packet",
+        }
+    }
+
+    /// The method with this name.
+    pub fn from_name(name: &str) -> Option<EndMethod> {
+        EndMethod::ALL.into_iter().find(|m| m.name() == name)
+    }
+
+    /// What it means, for messages.
+    pub fn describe(self) -> &'static str {
+        match self {
+            EndMethod::Vanilla => {
+                "vanilla's split rule (one round trip for short answers, the id -2 sentinel after a full fragment)"
+            }
+            EndMethod::Sentinel => "an id -2 end-of-output sentinel",
+            EndMethod::PositiveSentinel => "a positive-id end-of-output sentinel",
+            EndMethod::EndMarker => {
+                "the server's own end marker (an empty reply with the command's id)"
+            }
+            EndMethod::Silence => "a quiet gap (an empty answer sends nothing)",
+            EndMethod::Idle => "a quiet gap after the last packet",
+            EndMethod::SinglePacket => "one packet per answer",
+        }
+    }
+}
+
+/// How the end of output is chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum EndDetection {
+    /// Use what was learned about the server, else probe after login.
+    #[default]
+    Detect,
+    /// The id -2 sentinel, without a probe.
+    Negative,
+    /// A positive-id sentinel, without a probe.
+    Positive,
+    /// A quiet gap, without a probe.
+    Idle,
+    /// Vanilla's split rule, without a probe (unsafe on servers that split below 4096 bytes).
+    Auto,
+    /// One packet per answer (Factorio).
+    SinglePacket,
+}
+
+/// What the probe (and later answers) taught about a server; the caller stores it per server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Learned {
+    /// How its answers end.
+    pub method: EndMethod,
+    /// The shortest round trip seen (login, probe).
+    pub rtt: Duration,
+    /// The longest time from a command to the first packet of its answer.
+    pub latency: Duration,
+    /// How many answers `latency` was taken over.
+    pub samples: u32,
+}
+
+/// The smallest quiet gap, once the server has answered [`TRUSTED_SAMPLES`] commands.
+pub const GAP_FLOOR: Duration = Duration::from_millis(5);
+/// The smallest quiet gap before that: a server that runs commands on its game tick (20 per
+/// second) may take up to 50 ms to answer.
+pub const GAP_FLOOR_UNLEARNED: Duration = Duration::from_millis(50);
+/// How many answers must have been timed before [`GAP_FLOOR`] applies.
+pub const TRUSTED_SAMPLES: u32 = 3;
+/// The longest adaptive gap.
+pub const GAP_CEILING: Duration = Duration::from_secs(1);
+/// With [`EndMethod::Vanilla`], how long a command may go without any answer before the sentinel
+/// goes out anyway (vanilla always answers, so silence this long means another server, or a
+/// stalled one). Long, so that the command packet has surely been read and the two never share
+/// one read.
+pub const VANILLA_LATE_SENTINEL: Duration = Duration::from_secs(1);
+/// With [`EndMethod::EndMarker`], how long an answer may stay completely silent before it counts
+/// as empty.
+pub const END_MARKER_SILENCE: Duration = Duration::from_secs(1);
+
+/// Settings of an [`Exchange`].
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Bounds the login and the whole wait for one command's answer.
+    pub timeout: Duration,
+    /// How the end of output is chosen.
+    pub end: EndDetection,
+    /// A fixed quiet gap instead of the adaptive one.
+    pub idle_gap: Option<Duration>,
+    /// The longest wait for the probe's answer (it is also bounded by round trips: see
+    /// [`Exchange::probe_wait`]).
+    pub probe_timeout: Duration,
+    /// Longest command body, in UTF-8 bytes.
+    pub max_command_bytes: usize,
+    /// Largest incoming size field.
+    pub max_incoming: usize,
+    /// Match replies whatever their id (Palworld answers with id 0).
+    pub any_reply_id: bool,
+    /// When the gap passes while a packet is incomplete, take what arrived (Palworld).
+    pub partial_on_idle: bool,
+    /// What was learned about this server before (used with [`EndDetection::Detect`]).
+    pub learned: Option<Learned>,
+    /// Whether to emit [`Event::Traced`] for every packet.
+    pub trace: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            timeout: Duration::from_secs(10),
+            end: EndDetection::Detect,
+            idle_gap: None,
+            probe_timeout: Duration::from_millis(750),
+            max_command_bytes: crate::packet::MAX_COMMAND_BYTES,
+            max_incoming: crate::packet::DEFAULT_MAX_INCOMING,
+            any_reply_id: false,
+            partial_on_idle: false,
+            learned: None,
+            trace: false,
+        }
+    }
+}
+
+/// Something that happened, in order.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Event {
+    /// Logged in (and probed): commands can be started.
+    Ready,
+    /// Output bytes of the command under way.
+    Output(Vec<u8>),
+    /// The command under way is complete.
+    Done,
+    /// The operation under way failed; the connection is unusable (close it).
+    Failed(Error),
+    /// Close the connection, open a new one and call [`Exchange::connected`] (the probe needs a
+    /// fresh connection after the server rejected a sentinel).
+    Reconnect,
+    /// A one-line notice for the user.
+    Warning(String),
+    /// A notice about what was learned, worth showing once.
+    Note(String),
+    /// The end-of-output method was settled or changed: remember it for this server.
+    Learned(Learned),
+    /// The learned method turned out unusable: forget it (the next session probes again).
+    Forget,
+    /// A packet went over the wire (only with [`Config::trace`]).
+    Traced(Traced),
+}
+
+/// A packet for a trace.
+#[derive(Debug, Clone)]
+pub struct Traced {
+    /// Sent or received.
+    pub sent: bool,
+    /// Its id.
+    pub id: i32,
+    /// Its wire type.
+    pub kind: i32,
+    /// Its body (empty for the login, whose body is the password).
+    pub body: Vec<u8>,
+    /// Whether the body is hidden (the login).
+    pub hidden: bool,
+    /// What it was, in context.
+    pub label: &'static str,
+}
+
+/// The state of the connection's conversation.
+#[derive(Debug)]
+enum State {
+    /// No connection: waiting for [`Exchange::connected`].
+    Disconnected,
+    /// The password went out.
+    LoggingIn {
+        id: RequestId,
+        sent_at: Instant,
+        deadline: Instant,
+        other_id: bool,
+    },
+    /// A sentinel on its own, after login.
+    Probing {
+        id: RequestId,
+        sent_at: Instant,
+        deadline: Instant,
+        positive: bool,
+    },
+    /// Logged in, nothing under way.
+    Ready,
+    /// A command under way.
+    Command(Box<Command>),
+}
+
+#[derive(Debug)]
+struct Command {
+    id: RequestId,
+    sent_at: Instant,
+    deadline: Instant,
+    /// The method for this answer (may change on evidence).
+    method: EndMethod,
+    /// When a quiet gap (or a late sentinel) is due.
+    quiet_until: Option<Instant>,
+    sentinel: Option<RequestId>,
+    got_first: bool,
+    /// Stop commands: the first packet or the close ends it, then the connection is closed.
+    then_close: bool,
+}
+
+/// One RCON conversation over a sequence of connections to the same server.
+#[derive(Debug)]
+pub struct Exchange {
+    cfg: Config,
+    decoder: Decoder,
+    state: State,
+    /// The method in force once probed, learned or forced; `None` until the probe settles it.
+    method: Option<EndMethod>,
+    /// Probe steps still to try on the next login.
+    probe: Option<bool>,
+    rejected: Vec<&'static str>,
+    next_id: i32,
+    rtt: Option<Duration>,
+    latency: Duration,
+    samples: u32,
+    /// The last command whose answer ended by a quiet gap: its id and when it was sent, to
+    /// recognise a late answer.
+    quiet_ended: Option<(RequestId, Instant)>,
+    /// When a probe went unanswered: the next command's deadline counts from then, so a server
+    /// that stalls after login costs one timeout in all, not the probe's wait on top.
+    probe_silent_since: Option<Instant>,
+    /// What the probe found, said once the first answer has settled the method for good (a
+    /// server that refuses sentinels may turn out to have its own end marker).
+    pending_note: Option<String>,
+    /// Whether the method in force came from [`Config::learned`].
+    remembered: bool,
+    warned_mtu: bool,
+    warned_late: bool,
+    /// Whether anything valid arrived on this connection (to tell "not RCON" apart).
+    valid_seen: bool,
+    first_bytes: Vec<u8>,
+    outbox: VecDeque<Vec<u8>>,
+    events: VecDeque<Event>,
+}
+
+impl Exchange {
+    /// A conversation that starts when the first connection is made.
+    pub fn new(cfg: Config) -> Self {
+        let (method, probe) = match cfg.end {
+            EndDetection::Detect => match cfg.learned {
+                Some(l) => (Some(l.method), None),
+                None => (None, Some(false)),
+            },
+            EndDetection::Negative => (Some(EndMethod::Sentinel), None),
+            EndDetection::Positive => (Some(EndMethod::PositiveSentinel), None),
+            EndDetection::Idle => (Some(EndMethod::Silence), None),
+            EndDetection::Auto => (Some(EndMethod::Vanilla), None),
+            EndDetection::SinglePacket => (Some(EndMethod::SinglePacket), None),
+        };
+        let (rtt, latency, samples) = match cfg.learned.filter(|_| cfg.end == EndDetection::Detect)
+        {
+            Some(l) => (Some(l.rtt), l.latency, l.samples),
+            None => (None, Duration::ZERO, 0),
+        };
+        let remembered = cfg.end == EndDetection::Detect && cfg.learned.is_some();
+        Self {
+            decoder: Decoder::new(cfg.max_incoming),
+            cfg,
+            state: State::Disconnected,
+            method,
+            probe,
+            rejected: Vec::new(),
+            next_id: 0,
+            rtt,
+            latency,
+            samples,
+            quiet_ended: None,
+            probe_silent_since: None,
+            pending_note: None,
+            remembered,
+            warned_mtu: false,
+            warned_late: false,
+            valid_seen: false,
+            first_bytes: Vec::new(),
+            outbox: VecDeque::new(),
+            events: VecDeque::new(),
+        }
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &Config {
+        &self.cfg
+    }
+
+    /// Whether a command can be started now.
+    pub fn is_ready(&self) -> bool {
+        matches!(self.state, State::Ready)
+    }
+
+    /// Whether a connection is needed before anything can happen.
+    pub fn is_disconnected(&self) -> bool {
+        matches!(self.state, State::Disconnected)
+    }
+
+    /// The method in force, once known.
+    pub fn method(&self) -> Option<EndMethod> {
+        self.method
+    }
+
+    /// What is known about the server now (for remembering at the end of a session), once the
+    /// method is settled by a probe or by evidence, and only when the method is not forced.
+    pub fn learned(&self) -> Option<Learned> {
+        if self.cfg.end != EndDetection::Detect {
+            return None;
+        }
+        Some(Learned {
+            method: self.method?,
+            rtt: self.rtt.unwrap_or(Duration::ZERO),
+            latency: self.latency,
+            samples: self.samples,
+        })
+    }
+
+    /// The quiet gap in force: [`Config::idle_gap`] if set, else eight round trips or three
+    /// times the longest answer latency seen, whichever is longer, within [`GAP_FLOOR`] (or
+    /// [`GAP_FLOOR_UNLEARNED`] before [`TRUSTED_SAMPLES`] answers were timed) and
+    /// [`GAP_CEILING`].
+    pub fn quiet_gap(&self) -> Duration {
+        if let Some(g) = self.cfg.idle_gap {
+            return g;
+        }
+        let floor = if self.samples >= TRUSTED_SAMPLES {
+            GAP_FLOOR
+        } else {
+            GAP_FLOOR_UNLEARNED
+        };
+        let rtt = self.rtt.unwrap_or(Duration::ZERO);
+        (rtt * 8).max(self.latency * 3).clamp(floor, GAP_CEILING)
+    }
+
+    /// How long the probe waits for its answer: twenty login round trips, at least 250 ms, at
+    /// most [`Config::probe_timeout`] and the timeout.
+    pub fn probe_wait(&self) -> Duration {
+        let rtt = self.rtt.unwrap_or(Duration::ZERO);
+        (rtt * 20)
+            .max(Duration::from_millis(250))
+            .min(self.cfg.probe_timeout)
+            .min(self.cfg.timeout)
+    }
+
+    /// The next packet to write, encoded; write each with one write call.
+    pub fn poll_transmit(&mut self) -> Option<Vec<u8>> {
+        self.outbox.pop_front()
+    }
+
+    /// Whether a packet waits to be written.
+    pub fn has_transmit(&self) -> bool {
+        !self.outbox.is_empty()
+    }
+
+    /// The next thing that happened.
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    /// When to call [`Exchange::handle_timeout`] if nothing arrives first; `None` when nothing
+    /// is awaited.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        match &self.state {
+            State::Disconnected | State::Ready => None,
+            State::LoggingIn { deadline, .. } | State::Probing { deadline, .. } => Some(*deadline),
+            State::Command(c) => Some(match c.quiet_until {
+                Some(q) if q < c.deadline => q,
+                _ => c.deadline,
+            }),
+        }
+    }
+
+    /// A new connection is open: the login goes out.
+    pub fn connected(&mut self, password: &str, now: Instant) {
+        self.decoder.clear();
+        self.outbox.clear();
+        self.valid_seen = false;
+        self.first_bytes.clear();
+        let id = self.alloc_id();
+        self.send(id, Request::Login, password.as_bytes());
+        self.state = State::LoggingIn {
+            id,
+            sent_at: now,
+            deadline: now + self.cfg.timeout,
+            other_id: false,
+        };
+    }
+
+    /// The connection is gone (closed by the driver): the next command needs a new one.
+    pub fn disconnect(&mut self) {
+        self.state = State::Disconnected;
+        self.decoder.clear();
+        self.outbox.clear();
+    }
+
+    /// Checks a command against the limits before anything is sent.
+    pub fn check_command(&self, command: &str) -> Result<(), Error> {
+        check_command(command, self.cfg.max_command_bytes)
+    }
+
+    /// Starts a command (the exchange must be ready). With `then_close` (a command that stops
+    /// the server) the answer ends at its first packet or the close, with no sentinel.
+    pub fn start_command(
+        &mut self,
+        command: &str,
+        then_close: bool,
+        now: Instant,
+    ) -> Result<(), Error> {
+        self.check_command(command)?;
+        if !self.is_ready() {
+            return Err(Error::Closed {
+                when: "before the command could be sent",
+            });
+        }
+        let method = self.method.unwrap_or(EndMethod::Silence);
+        // docs/protocol.md "Vanilla": over a small MTU a packet near the 1460-byte read can
+        // arrive in two pieces, and the server then closes the connection.
+        if !self.warned_mtu
+            && self.cfg.max_command_bytes == crate::packet::MAX_COMMAND_BYTES
+            && command.len() > SMALL_MTU_COMMAND_BYTES
+        {
+            self.warned_mtu = true;
+            self.events.push_back(Event::Warning(format!(
+                "a command of {} bytes is sent as one {}-byte packet; over links with a small MTU \
+                 (VPNs, some tunnels) a vanilla server may get it in two pieces and close the \
+                 connection",
+                command.len(),
+                command.len() + 14
+            )));
+        }
+        let id = self.alloc_id();
+        self.send(id, Request::Command, command.as_bytes());
+        let since = self.probe_silent_since.take().unwrap_or(now);
+        let quiet_until = if then_close {
+            None
+        } else {
+            match method {
+                EndMethod::Silence => Some(now + self.quiet_gap()),
+                EndMethod::Vanilla => Some(now + VANILLA_LATE_SENTINEL),
+                EndMethod::EndMarker => Some(now + END_MARKER_SILENCE.max(self.quiet_gap())),
+                _ => None,
+            }
+        };
+        self.state = State::Command(Box::new(Command {
+            id,
+            sent_at: now,
+            deadline: since + self.cfg.timeout,
+            method,
+            quiet_until,
+            sentinel: None,
+            got_first: false,
+            then_close,
+        }));
+        Ok(())
+    }
+
+    /// Bytes arrived.
+    pub fn handle_input(&mut self, bytes: &[u8], now: Instant) {
+        if !self.valid_seen && self.first_bytes.len() < 64 {
+            let take = (64 - self.first_bytes.len()).min(bytes.len());
+            self.first_bytes.extend_from_slice(&bytes[..take]);
+        }
+        self.decoder.feed(bytes);
+        loop {
+            match self.decoder.next_packet() {
+                Ok(Some(p)) => {
+                    self.valid_seen = true;
+                    self.on_packet(p, now);
+                    if matches!(self.state, State::Disconnected) {
+                        return;
+                    }
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    let err = self.decode_error(e);
+                    self.fail(err);
+                    return;
+                }
+            }
+        }
+        // Part of a packet: with a quiet gap, the silence starts over once an answer has begun
+        // (or, where partial packets are shown, at any byte).
+        let gap = self.quiet_gap();
+        if self.decoder.buffered() > 0
+            && let State::Command(c) = &mut self.state
+            && matches!(c.method, EndMethod::Silence | EndMethod::Idle)
+            && (c.got_first || self.cfg.partial_on_idle)
+        {
+            c.quiet_until = Some(now + gap);
+        }
+    }
+
+    /// The peer closed the connection (`reset`: with an error rather than an orderly close).
+    pub fn handle_closed(&mut self, reset: bool, now: Instant) {
+        let _ = (reset, now);
+        let mid_packet = self.decoder.buffered() > 0;
+        match std::mem::replace(&mut self.state, State::Disconnected) {
+            State::Disconnected | State::Ready => {}
+            State::LoggingIn { .. } => {
+                let err = if self.valid_seen || self.first_bytes.is_empty() {
+                    Error::LoginClosed
+                } else {
+                    self.not_rcon()
+                };
+                self.events.push_back(Event::Failed(err));
+            }
+            State::Probing { positive, .. } => {
+                self.probe_rejected(positive, "closed the connection on");
+            }
+            State::Command(c) => {
+                self.say_pending_note();
+                let got_first = c.got_first || self.take_partial(&c);
+                if c.then_close || (got_first && c.method == EndMethod::SinglePacket) {
+                    self.done();
+                } else if c.sentinel.is_some() && !got_first {
+                    // The server closed on a sentinel sent into a silent answer: it is not what
+                    // was remembered, and the command may or may not have run.
+                    self.events.push_back(Event::Forget);
+                    self.events.push_back(Event::Failed(Error::Closed {
+                        when: "before answering; the command may or may not have run",
+                    }));
+                } else {
+                    self.events.push_back(Event::Failed(Error::Closed {
+                        when: if got_first {
+                            "mid-response; output is incomplete"
+                        } else if mid_packet {
+                            "mid-packet; output is incomplete"
+                        } else {
+                            "before answering; the command may or may not have run"
+                        },
+                    }));
+                }
+            }
+        }
+        self.decoder.clear();
+        self.outbox.clear();
+    }
+
+    /// Call when [`Exchange::poll_timeout`]'s instant has passed.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        match &mut self.state {
+            State::Disconnected | State::Ready => {}
+            State::LoggingIn {
+                deadline, other_id, ..
+            } => {
+                if now < *deadline {
+                    return;
+                }
+                let err = if !self.valid_seen && self.first_bytes.is_empty() {
+                    Error::NoLoginReply {
+                        after: self.cfg.timeout,
+                    }
+                } else {
+                    Error::Timeout {
+                        what: if *other_id {
+                            "waiting for the login reply (replies with another id came, as Palworld servers send)"
+                        } else {
+                            "waiting for the login reply"
+                        },
+                        after: self.cfg.timeout,
+                    }
+                };
+                self.fail(err);
+            }
+            State::Probing {
+                deadline, positive, ..
+            } => {
+                if now < *deadline {
+                    return;
+                }
+                // The server ignores sentinels (Factorio-like); the connection is fine.
+                let _ = positive;
+                self.probe_silent_since = Some(now - self.probe_wait());
+                self.rejected.push("did not answer");
+                self.settle(EndMethod::Idle);
+                self.state = State::Ready;
+                self.events.push_back(Event::Ready);
+            }
+            State::Command(c) => {
+                if now >= c.deadline {
+                    let got = c.got_first || self.decoder.buffered() > 0;
+                    let c = match std::mem::replace(&mut self.state, State::Ready) {
+                        State::Command(c) => c,
+                        _ => unreachable!("in the command state"),
+                    };
+                    if self.take_partial(&c) {
+                        self.finish_quiet(&c);
+                        return;
+                    }
+                    self.fail(Error::Timeout {
+                        what: if got {
+                            "waiting for the rest of the output; output is incomplete"
+                        } else {
+                            "waiting for the command's output"
+                        },
+                        after: self.cfg.timeout,
+                    });
+                    return;
+                }
+                let Some(q) = c.quiet_until else { return };
+                if now < q {
+                    return;
+                }
+                c.quiet_until = None;
+                match c.method {
+                    EndMethod::Vanilla if c.sentinel.is_none() => {
+                        // Vanilla always answers; this long a silence means a stalled or a
+                        // different server. The command packet has long been read, so the
+                        // sentinel cannot share its read.
+                        let sid = RequestId::SENTINEL;
+                        c.sentinel = Some(sid);
+                        self.send(sid, Request::Sentinel, b"");
+                    }
+                    EndMethod::Silence | EndMethod::Idle | EndMethod::EndMarker => {
+                        let c = match std::mem::replace(&mut self.state, State::Ready) {
+                            State::Command(c) => c,
+                            _ => unreachable!("in the command state"),
+                        };
+                        self.take_partial(&c);
+                        self.finish_quiet(&c);
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    fn finish_quiet(&mut self, c: &Command) {
+        self.quiet_ended = Some((c.id, c.sent_at));
+        self.state = State::Ready;
+        self.done();
+    }
+
+    fn alloc_id(&mut self) -> RequestId {
+        // Positive and increasing; wraps back to 1 rather than to a negative id.
+        self.next_id = if self.next_id >= i32::MAX - 1 {
+            1
+        } else {
+            self.next_id + 1
+        };
+        RequestId(self.next_id)
+    }
+
+    fn send(&mut self, id: RequestId, request: Request, body: &[u8]) {
+        let hidden = request == Request::Login;
+        if self.cfg.trace {
+            self.events.push_back(Event::Traced(Traced {
+                sent: true,
+                id: id.0,
+                kind: request.wire_type(),
+                body: if hidden { Vec::new() } else { body.to_vec() },
+                hidden,
+                label: request.label(),
+            }));
+        }
+        let mut bytes = Vec::with_capacity(body.len() + 14);
+        encode_into(id.0, request.wire_type(), body, &mut bytes);
+        self.outbox.push_back(bytes);
+    }
+
+    fn trace(&mut self, p: &Packet, role: Role) {
+        if self.cfg.trace {
+            self.events.push_back(Event::Traced(Traced {
+                sent: false,
+                id: p.id,
+                kind: p.kind,
+                body: p.body.clone(),
+                hidden: false,
+                label: role.label(),
+            }));
+        }
+    }
+
+    fn fail(&mut self, err: Error) {
+        self.say_pending_note();
+        self.state = State::Disconnected;
+        self.decoder.clear();
+        self.outbox.clear();
+        self.events.push_back(Event::Failed(err));
+    }
+
+    fn decode_error(&self, e: DecodeError) -> Error {
+        if self.valid_seen {
+            Error::Decode(e)
+        } else {
+            self.not_rcon()
+        }
+    }
+
+    /// The server's first bytes are not RCON: say what they look like.
+    fn not_rcon(&self) -> Error {
+        let b = &self.first_bytes;
+        let looks = if b.starts_with(b"HTTP/") || b.starts_with(b"<") {
+            "an HTTP or web server"
+        } else if b.starts_with(b"SSH-") {
+            "an SSH server"
+        } else if b.first() == Some(&0xFF) && b.get(3) == Some(&0) {
+            "a Minecraft game port (a legacy disconnect)"
+        } else if b.len() >= 2 && usize::from(b[0]) == b.len() - 1 {
+            "a Minecraft game port"
+        } else {
+            "something that is not RCON"
+        };
+        let shown: String = b
+            .iter()
+            .take(16)
+            .map(|&c| {
+                if c.is_ascii_graphic() || c == b' ' {
+                    char::from(c)
+                } else {
+                    '.'
+                }
+            })
+            .collect();
+        Error::NotRcon {
+            looks,
+            first: shown,
+        }
+    }
+
+    fn is_reply_id(&self, p: &Packet, id: RequestId) -> bool {
+        p.id == id.0 || (self.cfg.any_reply_id && p.id != RequestId::LOGIN_FAILED.0)
+    }
+
+    fn on_packet(&mut self, p: Packet, now: Instant) {
+        match &mut self.state {
+            State::Disconnected => {}
+            State::Ready => self.trace(&p, Role::Stale),
+            State::LoggingIn { id, sent_at, .. } => {
+                let (id, sent_at) = (*id, *sent_at);
+                let reply_id = self.is_reply_id(&p, id);
+                // Source sends an empty type-0 packet before the reply.
+                if p.kind == OUTPUT {
+                    self.trace(&p, Role::PreLogin);
+                    return;
+                }
+                // Id -1 is the protocol's refusal; some reimplementations instead echo the
+                // request id with type -1.
+                if p.id == RequestId::LOGIN_FAILED.0 || (p.id == id.0 && p.kind == -1) {
+                    self.trace(&p, Role::LoginRefused);
+                    self.fail(Error::LoginRefused);
+                    return;
+                }
+                // The reply is type 2; some reimplementations echo the login's type 3.
+                let is_reply = p.kind == AUTH_RESPONSE || p.kind == Request::Login.wire_type();
+                if !(is_reply && reply_id) {
+                    if let State::LoggingIn { other_id, .. } = &mut self.state {
+                        *other_id = true;
+                    }
+                    self.trace(&p, Role::Stale);
+                    return;
+                }
+                self.trace(&p, Role::LoginReply);
+                self.sample_rtt(now - sent_at);
+                match self.probe {
+                    Some(positive) if self.method.is_none() => {
+                        let sid = if positive {
+                            self.alloc_id()
+                        } else {
+                            RequestId::SENTINEL
+                        };
+                        self.send(sid, Request::Sentinel, b"");
+                        self.state = State::Probing {
+                            id: sid,
+                            sent_at: now,
+                            deadline: now + self.probe_wait(),
+                            positive,
+                        };
+                    }
+                    _ => {
+                        self.state = State::Ready;
+                        self.events.push_back(Event::Ready);
+                    }
+                }
+            }
+            State::Probing {
+                id,
+                sent_at,
+                positive,
+                ..
+            } => {
+                let (id, sent_at, positive) = (*id, *sent_at, *positive);
+                if p.id == id.0 {
+                    self.trace(&p, Role::SentinelReply);
+                    self.sample_rtt(now - sent_at);
+                    let method = if positive {
+                        EndMethod::PositiveSentinel
+                    } else if p.kind == OUTPUT && p.body == VANILLA_SENTINEL_REPLY {
+                        EndMethod::Vanilla
+                    } else {
+                        EndMethod::Sentinel
+                    };
+                    self.settle(method);
+                    self.state = State::Ready;
+                    self.events.push_back(Event::Ready);
+                } else if p.id == RequestId::LOGIN_FAILED.0 {
+                    self.trace(&p, Role::SentinelRejected);
+                    self.probe_rejected(positive, "answered with a login failure to");
+                } else {
+                    self.trace(&p, Role::Stale);
+                }
+            }
+            State::Command(_) => self.on_command_packet(p, now),
+        }
+    }
+
+    fn sample_rtt(&mut self, rtt: Duration) {
+        self.rtt = Some(self.rtt.map_or(rtt, |r| r.min(rtt)));
+    }
+
+    /// The probe's sentinel was refused: the connection is gone; try the next probe step on a
+    /// new one, or settle on the quiet gap.
+    fn probe_rejected(&mut self, positive: bool, how: &'static str) {
+        self.rejected.push(how);
+        self.state = State::Disconnected;
+        self.decoder.clear();
+        self.outbox.clear();
+        if positive {
+            self.probe = None;
+            self.settle(EndMethod::Silence);
+        } else {
+            self.probe = Some(true);
+        }
+        self.events.push_back(Event::Reconnect);
+    }
+
+    /// The probe (or evidence) settled the method: announce it once.
+    fn settle(&mut self, method: EndMethod) {
+        let changed = self.method.is_some_and(|m| m != method);
+        self.method = Some(method);
+        self.probe = None;
+        let rejected = std::mem::take(&mut self.rejected);
+        if self.cfg.end != EndDetection::Detect {
+            return;
+        }
+        if changed && self.remembered {
+            self.remembered = false;
+            self.pending_note = None;
+            self.note("answers differently from what was remembered", method);
+        } else if !rejected.is_empty() {
+            let what = format!("{} end-of-output sentinels", rejected.join(", then "));
+            if method == EndMethod::Silence {
+                // Its first answer may still show an end marker of its own.
+                self.pending_note = Some(what);
+            } else {
+                self.note(&what, method);
+            }
+        } else if let Some(what) = self.pending_note.take() {
+            self.note(&what, method);
+        }
+        if let Some(l) = self.learned() {
+            self.events.push_back(Event::Learned(l));
+        }
+    }
+
+    fn note(&mut self, what: &str, method: EndMethod) {
+        self.events.push_back(Event::Note(format!(
+            "this server {what}; its answers now end by {}",
+            method.describe()
+        )));
+    }
+
+    /// The command under way is complete.
+    fn done(&mut self) {
+        self.say_pending_note();
+        self.events.push_back(Event::Done);
+    }
+
+    fn say_pending_note(&mut self) {
+        if let Some(what) = self.pending_note.take() {
+            let method = self.method.unwrap_or(EndMethod::Silence);
+            self.note(&what, method);
+        }
+    }
+
+    fn on_command_packet(&mut self, p: Packet, now: Instant) {
+        let State::Command(c) = &mut self.state else {
+            return;
+        };
+        let id = c.id;
+        // 1. The reply to our sentinel ends the answer.
+        if c.sentinel == Some(RequestId(p.id)) {
+            let c = self.take_command();
+            self.trace(&p, Role::SentinelReply);
+            let _ = c;
+            self.state = State::Ready;
+            self.done();
+            return;
+        }
+        // 2. A refusal while a sentinel is out: the server takes sentinels for logins (and
+        // closes). It answers in order, so the command's answer was complete before it.
+        if c.sentinel.is_some() && p.id == RequestId::LOGIN_FAILED.0 {
+            self.take_command();
+            self.trace(&p, Role::SentinelRejected);
+            self.settle(EndMethod::Silence);
+            self.done();
+            self.state = State::Disconnected;
+            self.decoder.clear();
+            return;
+        }
+        let is_output = (p.kind == OUTPUT || p.kind == AUTH_RESPONSE)
+            && (p.id == id.0
+                || (self.cfg.any_reply_id && p.id != RequestId::LOGIN_FAILED.0 && p.id >= 0));
+        if !is_output {
+            if p.id == RequestId::LOGIN_FAILED.0 && p.kind == AUTH_RESPONSE {
+                self.trace(&p, Role::LoginRefused);
+                self.fail(Error::Protocol(
+                    "server answered the command with a login failure (session no longer authenticated)"
+                        .into(),
+                ));
+                return;
+            }
+            self.late_answer(&p, now);
+            self.trace(&p, Role::Stale);
+            return;
+        }
+        let first = !c.got_first;
+        c.got_first = true;
+        if first {
+            let latency = now - c.sent_at;
+            self.latency = self.latency.max(latency);
+            self.samples = self.samples.saturating_add(1);
+        }
+        let State::Command(c) = &mut self.state else {
+            return;
+        };
+        if c.then_close {
+            self.trace(&p, Role::Output);
+            self.events.push_back(Event::Output(p.body));
+            // The connection is closed at once: a connected client keeps a vanilla server from
+            // stopping cleanly.
+            self.take_command();
+            self.state = State::Disconnected;
+            self.done();
+            return;
+        }
+        // The server's own end marker: output as type 2, ended by an empty type-2 packet with
+        // the command's id (no other known server sends type 2 for output).
+        if p.kind == AUTH_RESPONSE {
+            if c.method != EndMethod::EndMarker {
+                c.method = EndMethod::EndMarker;
+                c.quiet_until = None;
+                self.settle(EndMethod::EndMarker);
+            }
+            let State::Command(c) = &mut self.state else {
+                return;
+            };
+            if p.body.is_empty() {
+                let _ = c;
+                self.trace(&p, Role::EndMarker);
+                self.take_command();
+                self.state = State::Ready;
+                self.done();
+            } else {
+                c.quiet_until = None;
+                self.trace(&p, Role::Output);
+                self.events.push_back(Event::Output(p.body));
+            }
+            return;
+        }
+        let method = c.method;
+        let gap = self.quiet_gap_for_answer();
+        let body_len = p.body.len();
+        self.trace(&p, Role::Output);
+        self.events.push_back(Event::Output(p.body));
+        let State::Command(c) = &mut self.state else {
+            return;
+        };
+        match method {
+            EndMethod::SinglePacket => {
+                self.take_command();
+                self.state = State::Ready;
+                self.done();
+            }
+            EndMethod::Silence | EndMethod::Idle => {
+                c.quiet_until = Some(now + gap);
+            }
+            EndMethod::EndMarker => {
+                // Type-0 output where an end marker was expected: another server now; fall back
+                // to the quiet gap for this answer and remember that.
+                c.method = EndMethod::Silence;
+                c.quiet_until = Some(now + gap);
+                self.settle(EndMethod::Silence);
+            }
+            EndMethod::Vanilla => {
+                c.quiet_until = None;
+                if first && c.sentinel.is_none() {
+                    if body_len < VANILLA_FRAGMENT {
+                        self.take_command();
+                        self.state = State::Ready;
+                        self.done();
+                    } else {
+                        c.sentinel = Some(RequestId::SENTINEL);
+                        self.send(RequestId::SENTINEL, Request::Sentinel, b"");
+                    }
+                }
+            }
+            EndMethod::Sentinel | EndMethod::PositiveSentinel => {
+                if first && c.sentinel.is_none() {
+                    let sid = if method == EndMethod::PositiveSentinel {
+                        self.alloc_id()
+                    } else {
+                        RequestId::SENTINEL
+                    };
+                    if let State::Command(c) = &mut self.state {
+                        c.sentinel = Some(sid);
+                    }
+                    self.send(sid, Request::Sentinel, b"");
+                }
+            }
+        }
+    }
+
+    /// The gap after a packet of an answer (between the messages of one answer the server
+    /// writes back to back, so round trips matter, not latency).
+    fn quiet_gap_for_answer(&self) -> Duration {
+        self.quiet_gap()
+    }
+
+    /// A packet for the command that last ended by a quiet gap: its answer came too late.
+    /// Remember the latency, so the gap grows, and say so once.
+    fn late_answer(&mut self, p: &Packet, now: Instant) {
+        let Some((id, sent_at)) = self.quiet_ended else {
+            return;
+        };
+        if p.id != id.0 || self.cfg.idle_gap.is_some() {
+            return;
+        }
+        let late = now - sent_at;
+        self.latency = self.latency.max(late);
+        if !self.warned_late {
+            self.warned_late = true;
+            self.events.push_back(Event::Warning(format!(
+                "an answer came {} after its command was sent, after the quiet gap had ended it, \
+                 and was dropped; the gap for this server grows to {}",
+                crate::format_duration(late),
+                crate::format_duration(self.quiet_gap())
+            )));
+        }
+        if let Some(l) = self.learned() {
+            self.events.push_back(Event::Learned(l));
+        }
+    }
+
+    fn take_command(&mut self) -> Option<Box<Command>> {
+        match std::mem::replace(&mut self.state, State::Ready) {
+            State::Command(c) => Some(c),
+            other => {
+                self.state = other;
+                None
+            }
+        }
+    }
+
+    /// With [`Config::partial_on_idle`]: delivers the body of a packet that is still incomplete
+    /// (its size field claimed more than arrived) with a warning. Whether anything was delivered.
+    fn take_partial(&mut self, c: &Command) -> bool {
+        if !self.cfg.partial_on_idle || self.decoder.buffered() == 0 {
+            return false;
+        }
+        let Some(partial) = self.decoder.take_partial() else {
+            return false;
+        };
+        let p = &partial.packet;
+        if !(p.kind == OUTPUT && self.is_reply_id(p, c.id)) {
+            return false;
+        }
+        self.events.push_back(Event::Warning(format!(
+            "the server declared a {}-byte packet but sent {} bytes, then went quiet; showing what \
+             arrived (the output may be incomplete)",
+            partial.declared, partial.received
+        )));
+        self.events.push_back(Event::Output(partial.packet.body));
+        true
+    }
+}
+
+/// Commands longer than this (a 1400-byte packet) get a one-time warning on a vanilla-style
+/// server, whose one-read-per-packet rule a small MTU can break (docs/protocol.md "Vanilla").
+pub const SMALL_MTU_COMMAND_BYTES: usize = 1386;
+
+/// Checks a command against the limits before anything is sent.
+pub fn check_command(command: &str, max: usize) -> Result<(), Error> {
+    if command.contains('\0') {
+        return Err(Error::CommandHasNul);
+    }
+    if command.len() > max {
+        return Err(Error::CommandTooLong {
+            len: command.len(),
+            max,
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,653 @@
+//! Table-driven tests of the exchange, one table per state (after ureq-proto's `test/state_*`):
+//! each case feeds packets, closes and clock ticks and checks what goes out and what happens.
+
+use std::time::{Duration, Instant};
+
+use super::*;
+use crate::packet::{Decoder, encode};
+
+/// What happens in a case, in order.
+#[derive(Debug)]
+enum Step {
+    /// The server sends this packet (id, type, body); `None` as id means "the id the client
+    /// used for its last packet".
+    Recv(Option<i32>, i32, &'static [u8]),
+    /// Raw bytes from the server.
+    Bytes(&'static [u8]),
+    /// The server closes the connection.
+    Close,
+    /// The clock moves on by this many milliseconds, and the timer is checked.
+    Wait(u64),
+    /// The client starts a command.
+    Cmd(&'static str),
+}
+
+use Step::*;
+
+/// What the test expects to have seen after all steps.
+#[derive(Debug, Default)]
+struct Seen {
+    /// Packets the client sent, as (wire type, id, body).
+    sent: Vec<(i32, i32, Vec<u8>)>,
+    output: Vec<u8>,
+    done: usize,
+    ready: usize,
+    failed: Vec<String>,
+    reconnects: usize,
+    learned: Vec<EndMethod>,
+    forgot: usize,
+    notes: usize,
+    warnings: usize,
+}
+
+struct Harness {
+    ex: Exchange,
+    now: Instant,
+    seen: Seen,
+    last_id: i32,
+}
+
+impl Harness {
+    fn new(cfg: Config) -> Self {
+        let now = Instant::now();
+        let mut h = Self {
+            ex: Exchange::new(cfg),
+            now,
+            seen: Seen::default(),
+            last_id: 0,
+        };
+        h.ex.connected("pw", now);
+        h.drain();
+        h
+    }
+
+    fn drain(&mut self) {
+        while let Some(bytes) = self.ex.poll_transmit() {
+            let mut d = Decoder::default();
+            d.feed(&bytes);
+            let p = d.next_packet().unwrap().unwrap();
+            self.last_id = p.id;
+            self.seen.sent.push((p.kind, p.id, p.body));
+        }
+        while let Some(e) = self.ex.poll_event() {
+            match e {
+                Event::Ready => self.seen.ready += 1,
+                Event::Output(b) => self.seen.output.extend(b),
+                Event::Done => self.seen.done += 1,
+                Event::Failed(e) => self.seen.failed.push(e.to_string()),
+                Event::Reconnect => {
+                    self.seen.reconnects += 1;
+                    self.ex.connected("pw", self.now);
+                }
+                Event::Warning(_) => self.seen.warnings += 1,
+                Event::Note(_) => self.seen.notes += 1,
+                Event::Learned(l) => self.seen.learned.push(l.method),
+                Event::Forget => self.seen.forgot += 1,
+                Event::Traced(_) => {}
+            }
+            // A reconnect queues a login.
+            while let Some(bytes) = self.ex.poll_transmit() {
+                let mut d = Decoder::default();
+                d.feed(&bytes);
+                let p = d.next_packet().unwrap().unwrap();
+                self.last_id = p.id;
+                self.seen.sent.push((p.kind, p.id, p.body));
+            }
+        }
+    }
+
+    fn step(&mut self, s: &Step) {
+        match s {
+            Recv(id, kind, body) => {
+                let id = id.unwrap_or(self.last_id);
+                self.ex.handle_input(&encode(id, *kind, body), self.now);
+            }
+            Bytes(b) => self.ex.handle_input(b, self.now),
+            Close => self.ex.handle_closed(false, self.now),
+            Wait(ms) => {
+                self.now += Duration::from_millis(*ms);
+                if self.ex.poll_timeout().is_some_and(|t| t <= self.now) {
+                    self.ex.handle_timeout(self.now);
+                }
+            }
+            Cmd(c) => self.ex.start_command(c, false, self.now).unwrap(),
+        }
+        self.drain();
+    }
+
+    fn run(cfg: Config, steps: &[Step]) -> Self {
+        let mut h = Self::new(cfg);
+        for s in steps {
+            h.step(s);
+        }
+        h
+    }
+}
+
+fn cfg() -> Config {
+    Config {
+        timeout: Duration::from_secs(2),
+        ..Config::default()
+    }
+}
+
+fn learned(method: EndMethod) -> Config {
+    Config {
+        learned: Some(Learned {
+            method,
+            rtt: Duration::from_micros(100),
+            latency: Duration::from_micros(200),
+            samples: 10,
+        }),
+        ..cfg()
+    }
+}
+
+fn sent_types(h: &Harness) -> Vec<i32> {
+    h.seen.sent.iter().map(|s| s.0).collect()
+}
+
+/// State: logging in.
+#[test]
+fn state_login() {
+    struct Case {
+        name: &'static str,
+        steps: Vec<Step>,
+        ready: usize,
+        failed: Option<&'static str>,
+    }
+    let cases = [
+        Case {
+            name: "vanilla reply",
+            steps: vec![Recv(None, 2, b"")],
+            ready: 0, // the probe goes out first
+            failed: None,
+        },
+        Case {
+            name: "source: empty type-0 before the reply",
+            steps: vec![Recv(None, 0, b""), Recv(None, 2, b"")],
+            ready: 0,
+            failed: None,
+        },
+        Case {
+            name: "refused with id -1",
+            steps: vec![Recv(Some(-1), 2, b"")],
+            ready: 0,
+            failed: Some("login refused: wrong password"),
+        },
+        Case {
+            name: "refused with type -1",
+            steps: vec![Recv(None, -1, b"")],
+            ready: 0,
+            failed: Some("login refused: wrong password"),
+        },
+        Case {
+            name: "server A: a close, no packet",
+            steps: vec![Close],
+            ready: 0,
+            failed: Some("closed the connection after the password"),
+        },
+        Case {
+            name: "nothing at all",
+            steps: vec![Wait(2000)],
+            ready: 0,
+            failed: Some("does not look like an RCON port"),
+        },
+        Case {
+            name: "an HTTP server",
+            steps: vec![Bytes(b"HTTP/1.1 400 Bad Request\r\n\r\n")],
+            ready: 0,
+            failed: Some("as from an HTTP or web server"),
+        },
+        Case {
+            name: "another id only",
+            steps: vec![Recv(Some(4242), 2, b""), Wait(2000)],
+            ready: 0,
+            failed: Some("waiting for the login reply (replies with another id came"),
+        },
+        Case {
+            name: "learned: ready at once",
+            steps: vec![],
+            ready: 0,
+            failed: None,
+        },
+    ];
+    for c in cases {
+        let h = Harness::run(cfg(), &c.steps);
+        assert_eq!(h.seen.ready, c.ready, "{}", c.name);
+        match c.failed {
+            Some(msg) => {
+                assert_eq!(h.seen.failed.len(), 1, "{}: {:?}", c.name, h.seen.failed);
+                assert!(
+                    h.seen.failed[0].contains(msg),
+                    "{}: {:?}",
+                    c.name,
+                    h.seen.failed
+                );
+            }
+            None => assert!(h.seen.failed.is_empty(), "{}: {:?}", c.name, h.seen.failed),
+        }
+    }
+    // With a learned method no probe follows the login.
+    let h = Harness::run(learned(EndMethod::Vanilla), &[Recv(None, 2, b"")]);
+    assert_eq!(h.seen.ready, 1);
+    assert_eq!(sent_types(&h), vec![3]);
+}
+
+/// State: probing, right after login.
+#[test]
+fn state_probe() {
+    struct Case {
+        name: &'static str,
+        steps: Vec<Step>,
+        method: Option<EndMethod>,
+        reconnects: usize,
+        notes: usize,
+    }
+    let login = || Recv(None, 2, b"");
+    let cases = [
+        Case {
+            name: "vanilla: Unknown request 0",
+            steps: vec![login(), Recv(Some(-2), 0, b"Unknown request 0")],
+            method: Some(EndMethod::Vanilla),
+            reconnects: 0,
+            notes: 0,
+        },
+        Case {
+            name: "source: a mirror and a trailer",
+            steps: vec![
+                login(),
+                Recv(Some(-2), 0, b""),
+                Recv(Some(-2), 0, b"\x00\x01\x00\x00"),
+            ],
+            method: Some(EndMethod::Sentinel),
+            reconnects: 0,
+            notes: 0,
+        },
+        Case {
+            name: "closes on ids <= 0: a positive sentinel works",
+            steps: vec![login(), Close, login(), Recv(None, 0, b"")],
+            method: Some(EndMethod::PositiveSentinel),
+            reconnects: 1,
+            notes: 1,
+        },
+        Case {
+            name: "server A: closes on any sentinel",
+            steps: vec![login(), Close, login(), Close, login()],
+            method: Some(EndMethod::Silence),
+            reconnects: 2,
+            // Said with the first answer, which may still show an end marker.
+            notes: 0,
+        },
+        Case {
+            name: "server B: login failure and close on any sentinel",
+            steps: vec![
+                login(),
+                Recv(Some(-1), 2, b""),
+                login(),
+                Recv(Some(-1), 2, b""),
+                login(),
+            ],
+            method: Some(EndMethod::Silence),
+            reconnects: 2,
+            // Said with the first answer, which may still show an end marker.
+            notes: 0,
+        },
+        Case {
+            name: "factorio-like: no answer at all",
+            steps: vec![login(), Wait(800)],
+            method: Some(EndMethod::Idle),
+            reconnects: 0,
+            notes: 1,
+        },
+        Case {
+            name: "an old packet is skipped",
+            steps: vec![
+                login(),
+                Recv(Some(77), 0, b"stray"),
+                Recv(Some(-2), 0, b"Unknown request 0"),
+            ],
+            method: Some(EndMethod::Vanilla),
+            reconnects: 0,
+            notes: 0,
+        },
+    ];
+    for c in cases {
+        let h = Harness::run(cfg(), &c.steps);
+        assert_eq!(h.ex.method(), c.method, "{}", c.name);
+        assert_eq!(h.seen.reconnects, c.reconnects, "{}", c.name);
+        assert_eq!(h.seen.notes, c.notes, "{}", c.name);
+        assert_eq!(h.seen.ready, 1, "{}: ready once", c.name);
+        assert!(h.seen.failed.is_empty(), "{}: {:?}", c.name, h.seen.failed);
+        assert_eq!(
+            h.seen.learned,
+            c.method.into_iter().collect::<Vec<_>>(),
+            "{}",
+            c.name
+        );
+    }
+}
+
+/// State: a command under way, per end method.
+#[test]
+fn state_command() {
+    struct Case {
+        name: &'static str,
+        cfg: Config,
+        steps: Vec<Step>,
+        output: &'static [u8],
+        done: usize,
+        /// The wire types the client sent after the login.
+        sent: Vec<i32>,
+        failed: Option<&'static str>,
+    }
+    let big: &'static [u8] = Box::leak(vec![b'x'; 4096].into_boxed_slice());
+    let login = || Recv(None, 2, b"");
+    let cases = vec![
+        Case {
+            name: "vanilla learned: a short answer is one round trip",
+            cfg: learned(EndMethod::Vanilla),
+            steps: vec![login(), Cmd("list"), Recv(None, 0, b"There are 0")],
+            output: b"There are 0",
+            done: 1,
+            sent: vec![2],
+            failed: None,
+        },
+        Case {
+            name: "vanilla learned: a full fragment is followed by the sentinel",
+            cfg: learned(EndMethod::Vanilla),
+            steps: vec![
+                login(),
+                Cmd("help"),
+                Recv(None, 0, big),
+                Recv(Some(1 + 1), 0, b"tail"),
+                Recv(Some(-2), 0, b"Unknown request 0"),
+            ],
+            output: b"",
+            done: 1,
+            sent: vec![2, 0],
+            failed: None,
+        },
+        Case {
+            name: "vanilla learned, server B now: a silent answer, a late sentinel, -1",
+            cfg: learned(EndMethod::Vanilla),
+            steps: vec![login(), Cmd("say hi"), Wait(1000), Recv(Some(-1), 2, b"")],
+            output: b"",
+            done: 1,
+            sent: vec![2, 0],
+            failed: None,
+        },
+        Case {
+            name: "vanilla learned, server A now: type-2 output and its end marker",
+            cfg: learned(EndMethod::Vanilla),
+            steps: vec![login(), Cmd("help"), Recv(None, 2, big), Recv(None, 2, b"")],
+            output: b"",
+            done: 1,
+            sent: vec![2],
+            failed: None,
+        },
+        Case {
+            name: "sentinel: after the first fragment, ends at the mirror; trailer is stale",
+            cfg: learned(EndMethod::Sentinel),
+            steps: vec![
+                login(),
+                Cmd("list"),
+                Recv(None, 0, b"a"),
+                Recv(Some(-2), 0, b""),
+                Recv(Some(-2), 0, b"\x00\x01\x00\x00"),
+            ],
+            output: b"a",
+            done: 1,
+            sent: vec![2, 0],
+            failed: None,
+        },
+        Case {
+            name: "end marker: text then the empty packet",
+            cfg: learned(EndMethod::EndMarker),
+            steps: vec![
+                login(),
+                Cmd("list"),
+                Recv(None, 2, b"ab"),
+                Recv(None, 2, b""),
+            ],
+            output: b"ab",
+            done: 1,
+            sent: vec![2],
+            failed: None,
+        },
+        Case {
+            name: "end marker: an empty answer is the marker alone",
+            cfg: learned(EndMethod::EndMarker),
+            steps: vec![login(), Cmd("say hi"), Recv(None, 2, b"")],
+            output: b"",
+            done: 1,
+            sent: vec![2],
+            failed: None,
+        },
+        Case {
+            name: "silence: an empty answer ends after the gap from the command",
+            cfg: learned(EndMethod::Silence),
+            steps: vec![login(), Cmd("say hi"), Wait(6)],
+            output: b"",
+            done: 1,
+            sent: vec![2],
+            failed: None,
+        },
+        Case {
+            name: "silence: messages, then the gap",
+            cfg: learned(EndMethod::Silence),
+            steps: vec![
+                login(),
+                Cmd("list"),
+                Recv(None, 0, b"one"),
+                Wait(3),
+                Recv(None, 0, b"two"),
+                Wait(3),
+                Wait(3),
+            ],
+            output: b"onetwo",
+            done: 1,
+            sent: vec![2],
+            failed: None,
+        },
+        Case {
+            name: "silence, unlearned: the floor is 50ms",
+            cfg: Config {
+                end: EndDetection::Idle,
+                ..cfg()
+            },
+            steps: vec![login(), Cmd("say hi"), Wait(30), Wait(30)],
+            output: b"",
+            done: 1,
+            sent: vec![2],
+            failed: None,
+        },
+        Case {
+            name: "idle: no packet at all is a timeout",
+            cfg: learned(EndMethod::Idle),
+            steps: vec![login(), Cmd("list"), Wait(2000)],
+            output: b"",
+            done: 0,
+            sent: vec![2],
+            failed: Some("timed out after 2s while waiting for the command's output"),
+        },
+        Case {
+            name: "single packet",
+            cfg: Config {
+                end: EndDetection::SinglePacket,
+                ..cfg()
+            },
+            steps: vec![login(), Cmd("x"), Recv(None, 0, b"all")],
+            output: b"all",
+            done: 1,
+            sent: vec![2],
+            failed: None,
+        },
+        Case {
+            name: "a login failure answering the command",
+            cfg: learned(EndMethod::Sentinel),
+            steps: vec![login(), Cmd("x"), Recv(Some(-1), 2, b"")],
+            output: b"",
+            done: 0,
+            sent: vec![2],
+            failed: Some("answered the command with a login failure"),
+        },
+        Case {
+            name: "close mid-response",
+            cfg: learned(EndMethod::Sentinel),
+            steps: vec![login(), Cmd("x"), Recv(None, 0, b"part"), Close],
+            output: b"part",
+            done: 0,
+            sent: vec![2, 0],
+            failed: Some("mid-response; output is incomplete"),
+        },
+        Case {
+            name: "stale packets never show",
+            cfg: learned(EndMethod::Sentinel),
+            steps: vec![
+                login(),
+                Cmd("x"),
+                Recv(Some(0), 1, b"[Chat] hi"),
+                Recv(Some(999), 0, b"not yours"),
+                Recv(None, 0, b"yes"),
+                Recv(Some(-2), 0, b""),
+            ],
+            output: b"yes",
+            done: 1,
+            sent: vec![2, 0],
+            failed: None,
+        },
+        Case {
+            name: "a malformed packet after valid ones is a protocol error, said once",
+            cfg: learned(EndMethod::Sentinel),
+            steps: vec![
+                login(),
+                Cmd("x"),
+                Bytes(b"\xff\xff\xff\xff\x00\x00\x00\x00"),
+            ],
+            output: b"",
+            done: 0,
+            sent: vec![2],
+            failed: Some("protocol error: malformed packet: size field -1 is below"),
+        },
+    ];
+    for c in cases {
+        let h = Harness::run(c.cfg, &c.steps);
+        if !c.output.is_empty() {
+            assert_eq!(h.seen.output, c.output, "{}", c.name);
+        }
+        assert_eq!(h.seen.done, c.done, "{}", c.name);
+        assert_eq!(&sent_types(&h)[1..], &c.sent[..], "{}", c.name);
+        match c.failed {
+            Some(msg) => {
+                assert_eq!(h.seen.failed.len(), 1, "{}: {:?}", c.name, h.seen.failed);
+                assert!(
+                    h.seen.failed[0].contains(msg),
+                    "{}: {:?}",
+                    c.name,
+                    h.seen.failed
+                );
+                let once = h.seen.failed[0].matches("malformed").count() <= 1;
+                assert!(once, "{}: {:?}", c.name, h.seen.failed);
+            }
+            None => assert!(h.seen.failed.is_empty(), "{}: {:?}", c.name, h.seen.failed),
+        }
+    }
+}
+
+/// Re-learning: evidence that contradicts the remembered method.
+#[test]
+fn state_relearn() {
+    // Vanilla remembered, server B now: the late sentinel's refusal settles the quiet gap and
+    // the connection must be replaced.
+    let h = Harness::run(
+        learned(EndMethod::Vanilla),
+        &[
+            Recv(None, 2, b""),
+            Cmd("say hi"),
+            Wait(1000),
+            Recv(Some(-1), 2, b""),
+        ],
+    );
+    assert_eq!(h.ex.method(), Some(EndMethod::Silence));
+    assert_eq!(h.seen.learned, vec![EndMethod::Silence]);
+    assert!(h.ex.is_disconnected());
+    // Vanilla remembered, server A now: the type-2 answer switches to its end marker and no
+    // sentinel goes out (it would close the connection).
+    let h = Harness::run(
+        learned(EndMethod::Vanilla),
+        &[
+            Recv(None, 2, b""),
+            Cmd("list"),
+            Recv(None, 2, b"x"),
+            Recv(None, 2, b""),
+        ],
+    );
+    assert_eq!(h.ex.method(), Some(EndMethod::EndMarker));
+    assert_eq!(h.seen.notes, 1, "said once");
+    // End marker remembered, server B now: type-0 output switches to the quiet gap.
+    let h = Harness::run(
+        learned(EndMethod::EndMarker),
+        &[
+            Recv(None, 2, b""),
+            Cmd("list"),
+            Recv(None, 0, b"x"),
+            Wait(6),
+        ],
+    );
+    assert_eq!(h.ex.method(), Some(EndMethod::Silence));
+    assert_eq!(h.seen.done, 1);
+    assert_eq!(h.seen.output, b"x");
+    // A late answer after a quiet gap is dropped, said once, and grows the gap.
+    let mut h = Harness::run(
+        learned(EndMethod::Silence),
+        &[Recv(None, 2, b""), Cmd("list"), Wait(6)],
+    );
+    let id = h.last_id;
+    let before = h.ex.quiet_gap();
+    h.step(&Cmd("list"));
+    h.step(&Recv(Some(id), 0, b"late"));
+    assert!(h.seen.output.is_empty(), "late output is never mixed in");
+    assert_eq!(h.seen.warnings, 1);
+    assert!(h.ex.quiet_gap() > before);
+}
+
+/// The quiet gap: adaptive, with floors, or fixed.
+#[test]
+fn quiet_gap_rules() {
+    let h = Harness::new(cfg());
+    assert_eq!(h.ex.quiet_gap(), GAP_FLOOR_UNLEARNED);
+    let h = Harness::new(learned(EndMethod::Silence));
+    assert_eq!(h.ex.quiet_gap(), GAP_FLOOR);
+    let mut slow = learned(EndMethod::Silence);
+    slow.learned.as_mut().unwrap().latency = Duration::from_millis(40);
+    assert_eq!(
+        Harness::new(slow).ex.quiet_gap(),
+        Duration::from_millis(120)
+    );
+    let fixed = Config {
+        idle_gap: Some(Duration::from_millis(7)),
+        ..cfg()
+    };
+    assert_eq!(Harness::new(fixed).ex.quiet_gap(), Duration::from_millis(7));
+}
+
+/// Every prefix of a valid answer fed byte by byte gives the same result.
+#[test]
+fn answers_survive_any_split() {
+    let mut stream = encode(2, 0, b"hello ");
+    stream.extend(encode(2, 0, b"world"));
+    stream.extend(encode(-2, 0, b""));
+    for chunk in 1..stream.len() {
+        let mut h = Harness::run(
+            learned(EndMethod::Sentinel),
+            &[Recv(None, 2, b""), Cmd("x")],
+        );
+        for piece in stream.chunks(chunk) {
+            h.ex.handle_input(piece, h.now);
+            h.drain();
+        }
+        assert_eq!(h.seen.output, b"hello world", "chunk {chunk}");
+        assert_eq!(h.seen.done, 1, "chunk {chunk}");
+    }
+}
