@@ -13,12 +13,17 @@ use rconsole::consoles::practice::Kind;
 fn check_console(kind: Kind, dialect: &str) {
     let server = console_server(kind);
     let home = common::home();
-    let mut term = Term::start(server.addr(), home.path(), &["--dialect", dialect]);
+    // Telnet answers end on an idle gap: 500 ms, well short of `later`'s 1.5 s.
+    let mut term = Term::start(
+        server.addr(),
+        home.path(),
+        &["--dialect", dialect, "--idle-gap", "500ms"],
+    );
     let prompt = format!("127.0.0.1:{}> ", server.port());
     term.wait_for_line(&prompt, "");
     term.enter(&prompt, "echo first");
     term.wait_for("first");
-    // `later` answers `ok`, then the server sends a message on its own 200 ms afterwards, while
+    // `later` answers `ok`, then the server sends a message on its own 1.5 s afterwards, while
     // the console waits at the prompt with a half-typed line.
     term.enter(&prompt, "later live news");
     term.send("echo sec");

@@ -40,7 +40,7 @@ fn one_command_list_on_three_dialects_and_rcon() {
             "{}{}{}{}",
             profile("dayz", be.port(), "battleye"),
             profile("rust", web.port(), "webrcon"),
-            profile("sdtd", tel.port(), "telnet"),
+            profile("sdtd", tel.port(), "telnet").replace("\n\n", "\nidle_gap = \"750ms\"\n\n"),
             profile("mc", mc.port(), "minecraft"),
         ),
     );

@@ -9,7 +9,7 @@
 //!
 //! Commands (all modes): `echo TEXT`, `chars N`, `count` (how many times `count` ran: a command
 //! run twice shows), `say TEXT` (a server message before the answer), `later TEXT` (a server
-//! message a moment after the answer), `players`, `version`, `help`, `stop` (ends the server).
+//! message 1.5 s after the answer), `players`, `version`, `help`, `stop` (ends the server).
 
 use std::collections::{HashMap, VecDeque};
 use std::io::{self, BufRead, BufReader, Write};
@@ -65,9 +65,9 @@ impl Kind {
     }
 }
 
-/// How long after its answer `later` sends its message: past the telnet idle gap (250 ms), so
-/// the message arrives while no command runs.
-const LATER: Duration = Duration::from_millis(600);
+/// How long after its answer `later` sends its message: well past a telnet idle gap, so the
+/// message arrives while no command runs.
+const LATER: Duration = Duration::from_millis(1500);
 
 /// The commands the practice consoles know, for `help`.
 pub const BUILTINS: &str =

@@ -20,12 +20,19 @@ pub fn console_server(kind: Kind) -> ConsoleServer {
     .expect("start practice console server")
 }
 
-/// `rcon --dialect DIALECT` pointed at `server`.
+/// `rcon --dialect DIALECT` pointed at `server`. Telnet answers end on an idle gap, so a
+/// starved machine could cut one short at the default 250 ms: the tests allow 750 ms.
 pub fn rcon_dialect(server: &ConsoleServer, dialect: &str, home: &Path) -> Command {
     let mut cmd = rcon_at(server.port(), home);
     cmd.args(["--dialect", dialect]);
+    if dialect == "telnet" {
+        cmd.args(["--idle-gap", TELNET_GAP]);
+    }
     cmd
 }
+
+/// The idle gap the telnet tests use.
+pub const TELNET_GAP: &str = "750ms";
 
 /// What every console dialect must do, with `marker`: a piece of the server's own messages
 /// (log line, chat) that the practice server sends around every answer.
