@@ -152,9 +152,9 @@ fn expiring_server(expiry: Duration) -> ConsoleServer {
 
 #[test]
 fn keepalive_keeps_an_idle_session_logged_in() {
-    // Scaled down: the server forgets a client after 2 s of silence, the client sends an empty
-    // command after 500 ms, and the batch waits 3 s between its commands.
-    let server = expiring_server(Duration::from_secs(2));
+    // Scaled down: the server forgets a client after 3 s of silence, the client sends an empty
+    // command after 500 ms, and the batch waits 4 s between its commands.
+    let server = expiring_server(Duration::from_secs(3));
     let home = home();
     let file = home.path().join("two.txt");
     std::fs::write(&file, "count\ncount\n").unwrap();
@@ -162,7 +162,7 @@ fn keepalive_keeps_an_idle_session_logged_in() {
         .env("RCON_BATTLEYE_KEEPALIVE", "500ms")
         .args([
             "--delay",
-            "3s",
+            "4s",
             "--timeout",
             "3s",
             "-f",
@@ -176,12 +176,12 @@ fn keepalive_keeps_an_idle_session_logged_in() {
 
     // Without keep-alives (interval longer than the server's patience) the same batch fails:
     // the check above can fail.
-    let server = expiring_server(Duration::from_secs(2));
+    let server = expiring_server(Duration::from_secs(3));
     let out = run(rcon_dialect(&server, "battleye", home.path())
         .env("RCON_BATTLEYE_KEEPALIVE", "60s")
         .args([
             "--delay",
-            "3s",
+            "4s",
             "--timeout",
             "2s",
             "-f",
