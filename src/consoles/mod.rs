@@ -10,6 +10,27 @@
 //! What this module does not own: the RCON engine ([`crate::client`]), argument parsing and
 //! terminal output (the `rcon` binary).
 //!
+//! ```
+//! use rconsole::consoles::practice::{self, ConsoleServer, Kind};
+//! use rconsole::consoles::{self, Protocol};
+//! use rconsole::transport::TcpConnector;
+//! use rconsole::{Dialect, Options, Password};
+//!
+//! let server = ConsoleServer::start(practice::Config {
+//!     kind: Kind::BattlEyeLossy, // drops, duplicates, reorders and corrupts datagrams
+//!     ..practice::Config::default() // password "practice"
+//! })?;
+//! let mut opts = Options::default();
+//! Dialect::BATTLEYE.apply(&mut opts);
+//! let connector = Box::new(TcpConnector::new("127.0.0.1", server.port())); // names the address
+//! let mut remote =
+//!     consoles::open(Protocol::BattlEye, connector, Password::new("practice"), opts)?;
+//! let mut out = Vec::new();
+//! remote.command_into("chars 3000", &mut out)?; // three parts, put back in order
+//! assert_eq!(String::from_utf8(out)?.chars().count(), 3000);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! [`Transport`]: crate::transport::Transport
 
 pub mod battleye;
