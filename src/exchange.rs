@@ -7,7 +7,7 @@
 //! ([`Exchange::poll_timeout`]) come out. It never blocks, sleeps or owns a socket, so a blocking
 //! driver ([`crate::client::Client`]) and an event loop over many connections drive the same code.
 //!
-//! How an answer ends depends on the server (docs/protocol.md, "Ending an answer"):
+//! How an answer ends depends on the server (docs/protocol.md section 3):
 //! - [`EndMethod::Vanilla`]: the server answered the probe with `Unknown request 0`, so it splits
 //!   only at 4096 UTF-16 units; a first fragment under 4096 bytes is the whole answer (one round
 //!   trip), a longer one is followed by the id -2 sentinel.
@@ -40,7 +40,7 @@ pub struct RequestId(pub i32);
 impl RequestId {
     /// The id a server puts on a refused login (and some on other refusals).
     pub const LOGIN_FAILED: RequestId = RequestId(-1);
-    /// The id of the end-of-output sentinel (docs/protocol.md, "The sentinel").
+    /// The id of the end-of-output sentinel (docs/protocol.md section 3).
     pub const SENTINEL: RequestId = RequestId(-2);
 }
 
@@ -80,7 +80,7 @@ const OUTPUT: i32 = 0;
 /// The packet type of a login reply (`SERVERDATA_AUTH_RESPONSE`); some servers also send output
 /// with it.
 const AUTH_RESPONSE: i32 = 2;
-/// What vanilla answers to a type-0 packet (docs/protocol.md, "Vanilla").
+/// What vanilla answers to a type-0 packet (docs/protocol.md section 2).
 const VANILLA_SENTINEL_REPLY: &[u8] = b"Unknown request 0";
 /// Vanilla splits output every 4096 UTF-16 units, so any fragment but the last is at least this
 /// many bytes long.
@@ -224,12 +224,14 @@ pub struct Learned {
 }
 
 /// The smallest quiet gap, once the server has answered [`TRUSTED_SAMPLES`] commands.
-pub const GAP_FLOOR: Duration = Duration::from_millis(5);
+pub const GAP_FLOOR: Duration = Duration::from_millis(20);
 /// The smallest quiet gap before that: a server that runs commands on its game tick (20 per
 /// second) may take up to 50 ms to answer.
-pub const GAP_FLOOR_UNLEARNED: Duration = Duration::from_millis(50);
+pub const GAP_FLOOR_UNLEARNED: Duration = Duration::from_millis(60);
 /// How many answers must have been timed before [`GAP_FLOOR`] applies.
 pub const TRUSTED_SAMPLES: u32 = 3;
+/// The smallest quiet gap after a packet of an answer.
+pub const GAP_AFTER_PACKET_FLOOR: Duration = Duration::from_millis(5);
 /// The longest adaptive gap.
 pub const GAP_CEILING: Duration = Duration::from_secs(1);
 /// With [`EndMethod::Vanilla`], how long a command may go without any answer before the sentinel
@@ -481,8 +483,8 @@ impl Exchange {
         })
     }
 
-    /// The quiet gap in force: [`Config::idle_gap`] if set, else eight round trips or three
-    /// times the longest answer latency seen, whichever is longer, within [`GAP_FLOOR`] (or
+    /// The quiet gap in force: [`Config::idle_gap`] if set, else eight round trips or four
+    /// times the longest recent answer latency, whichever is longer, within [`GAP_FLOOR`] (or
     /// [`GAP_FLOOR_UNLEARNED`] before [`TRUSTED_SAMPLES`] answers were timed) and
     /// [`GAP_CEILING`].
     pub fn quiet_gap(&self) -> Duration {
@@ -495,7 +497,7 @@ impl Exchange {
             GAP_FLOOR_UNLEARNED
         };
         let rtt = self.rtt.unwrap_or(Duration::ZERO);
-        (rtt * 8).max(self.latency * 3).clamp(floor, GAP_CEILING)
+        (rtt * 8).max(self.latency * 4).clamp(floor, GAP_CEILING)
     }
 
     /// How long the probe waits for its answer: twenty login round trips, at least 250 ms, at
@@ -579,7 +581,7 @@ impl Exchange {
             });
         }
         let method = self.method.unwrap_or(EndMethod::Silence);
-        // docs/protocol.md "Vanilla": over a small MTU a packet near the 1460-byte read can
+        // docs/protocol.md section 2: over a small MTU a packet near the 1460-byte read can
         // arrive in two pieces, and the server then closes the connection.
         if !self.warned_mtu
             && self.cfg.max_command_bytes == crate::packet::MAX_COMMAND_BYTES
@@ -992,7 +994,10 @@ impl Exchange {
 
     /// The probe (or evidence) settled the method: announce it once.
     fn settle(&mut self, method: EndMethod) {
-        let changed = self.method.is_some_and(|m| m != method);
+        // Silence refined to idle (an empty answer came as an empty packet) contradicts
+        // nothing: no note.
+        let refined = self.method == Some(EndMethod::Silence) && method == EndMethod::Idle;
+        let changed = self.method.is_some_and(|m| m != method) && !refined;
         self.method = Some(method);
         self.probe = None;
         let rejected = std::mem::take(&mut self.rejected);
@@ -1083,8 +1088,10 @@ impl Exchange {
         let first = !c.got_first;
         c.got_first = true;
         if first {
+            // The slowest answer, decaying by 1/64 with every answer, so one slow moment (a
+            // loaded machine, a lag spike) widens the gap for a while, not for ever.
             let latency = now - c.sent_at;
-            self.latency = self.latency.max(latency);
+            self.latency = latency.max(self.latency - self.latency / 64);
             self.samples = self.samples.saturating_add(1);
         }
         let State::Command(c) = &mut self.state else {
@@ -1138,8 +1145,24 @@ impl Exchange {
                 self.state = State::Ready;
                 self.done();
             }
+            EndMethod::Silence if body_len == 0 => {
+                // An empty packet for an empty answer: this server answers every command, so
+                // waiting for a first packet is safe (and a slow answer is never cut off).
+                self.take_command();
+                self.state = State::Ready;
+                self.settle(EndMethod::Idle);
+                self.done();
+            }
             EndMethod::Silence | EndMethod::Idle => {
                 c.quiet_until = Some(now + gap);
+            }
+            EndMethod::EndMarker if body_len == 0 => {
+                // An empty type-0 packet where an end marker was expected: another server now,
+                // one that answers every command (an empty answer is that packet).
+                self.take_command();
+                self.state = State::Ready;
+                self.settle(EndMethod::Idle);
+                self.done();
             }
             EndMethod::EndMarker => {
                 // Type-0 output where an end marker was expected: another server now; fall back
@@ -1177,10 +1200,15 @@ impl Exchange {
         }
     }
 
-    /// The gap after a packet of an answer (between the messages of one answer the server
-    /// writes back to back, so round trips matter, not latency).
+    /// The gap after a packet of an answer: a server writes the messages of one answer back to
+    /// back, so eight round trips, at least [`GAP_AFTER_PACKET_FLOOR`] and at most the gap
+    /// before a first packet.
     fn quiet_gap_for_answer(&self) -> Duration {
-        self.quiet_gap()
+        if let Some(g) = self.cfg.idle_gap {
+            return g;
+        }
+        let rtt = self.rtt.unwrap_or(Duration::ZERO);
+        (rtt * 8).clamp(GAP_AFTER_PACKET_FLOOR, self.quiet_gap())
     }
 
     /// A packet for the command that last ended by a quiet gap: its answer came too late.
@@ -1242,7 +1270,7 @@ impl Exchange {
 }
 
 /// Commands longer than this (a 1400-byte packet) get a one-time warning on a vanilla-style
-/// server, whose one-read-per-packet rule a small MTU can break (docs/protocol.md "Vanilla").
+/// server, whose one-read-per-packet rule a small MTU can break (docs/protocol.md section 2).
 pub const SMALL_MTU_COMMAND_BYTES: usize = 1386;
 
 /// Checks a command against the limits before anything is sent.

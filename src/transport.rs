@@ -14,7 +14,7 @@ pub trait Transport: Send {
     /// Reads at least one byte, waiting no later than `deadline`. `Ok(0)` means the peer closed
     /// the stream; a deadline that passes gives an error of kind [`io::ErrorKind::TimedOut`].
     fn read_before(&mut self, buf: &mut [u8], deadline: Instant) -> io::Result<usize>;
-    /// Writes one whole packet, in one `write` call where the stream allows it (PROTOCOL.md
+    /// Writes one whole packet, in one `write` call where the stream allows it (docs/protocol.md
     /// section 3: a vanilla server must see each packet in one read).
     fn write_packet(&mut self, bytes: &[u8], deadline: Instant) -> io::Result<()>;
     /// A short description of the peer, for messages.
@@ -87,7 +87,7 @@ impl TcpTransport {
 /// How long a read polls before it sleeps in the kernel. On a fast link (loopback, a LAN, an
 /// SSH tunnel's local end) the answer usually arrives within this, and catching it without a
 /// sleep and a wake-up saves a large part of each round trip; a stream of commands costs two
-/// round trips each (PROTOCOL.md section 3), so this matters. Bounded, so waiting for a slow
+/// round trips each (docs/protocol.md section 3), so this matters. Bounded, so waiting for a slow
 /// server costs at most this much CPU per read.
 const SPIN: Duration = Duration::from_micros(40);
 
@@ -114,7 +114,8 @@ impl TcpTransport {
                     if Instant::now() >= until {
                         return Ok(None);
                     }
-                    std::hint::spin_loop();
+                    // Let the server (often on this machine: a tunnel, a local server) run.
+                    std::thread::yield_now();
                 }
                 Err(e) => return Err(e),
             }

@@ -566,8 +566,9 @@ fn empty_variables_count_as_unset() {
         "{}",
         stdout(&out)
     );
+    // Not set; no terminal to ask on in a test.
     assert!(
-        row(&out, "password").contains("will ask"),
+        row(&out, "password").contains("(not set, and no terminal to ask on"),
         "{}",
         stdout(&out)
     );

@@ -81,7 +81,7 @@ fn one_command_list_on_three_dialects_and_rcon() {
         .lines()
         .map(|l| {
             let v: serde_json::Value = serde_json::from_str(l).unwrap();
-            assert_eq!(v["output"], "j", "{l}");
+            assert_eq!(v["response"], "j", "{l}");
             v["server"].as_str().unwrap().to_string()
         })
         .collect();

@@ -209,12 +209,14 @@ fn json_names_the_server_of_every_result() {
     };
     let a_results = of("a");
     assert_eq!(a_results[0]["command"], "seed");
-    assert_eq!(a_results[0]["output"], "Seed: [-4172144997902289642]");
+    assert_eq!(a_results[0]["response"], "Seed: [-4172144997902289642]");
     assert_eq!(a_results[0]["ok"], true);
     assert_eq!(a_results[1]["ok"], false, "parse error is not ok");
     let dead_results = of("dead");
     assert_eq!(dead_results.len(), 1);
-    assert_eq!(dead_results[0]["exit"], 4);
+    // As with one server: the first command's record carries the connection error.
+    assert_eq!(dead_results[0]["command"], "seed");
+    assert_eq!(dead_results[0]["ok"], false);
     assert!(
         dead_results[0]["error"]
             .as_str()
@@ -400,4 +402,146 @@ fn a_hundred_servers_stay_within_thread_and_descriptor_bounds() {
         assert_eq!(s.connections(), 1);
         assert!(s.violations().is_empty());
     }
+}
+
+/// The keys of a JSON record, sorted.
+fn keys(v: &serde_json::Value) -> Vec<String> {
+    let mut k: Vec<String> = v.as_object().expect("an object").keys().cloned().collect();
+    k.sort();
+    k
+}
+
+#[test]
+fn one_json_schema_for_one_server_and_several() {
+    let a = strict_vanilla();
+    let b = strict_vanilla();
+    let home = home();
+    let file = home.path().join("f.mcfunction");
+    std::fs::write(&file, "echo from-file\nnosuchcommand\n").unwrap();
+    let file = file.to_str().unwrap();
+    let args = ["--json", "--keep-going", "-c", "§aecho §bhi", "-f", file];
+    let single = run(rcon_for(&a, home.path()).args(args));
+    let several =
+        run(fanout(home.path(), &[target("a", a.port()), target("b", b.port())]).args(args));
+    let parse = |out: &std::process::Output| -> Vec<serde_json::Value> {
+        stdout(out)
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+            .collect()
+    };
+    let single = parse(&single);
+    let several = parse(&several);
+    assert_eq!(single.len(), 3);
+    assert_eq!(several.len(), 6);
+    let base = ["command", "elapsed_ms", "error", "ok", "response"];
+    let batch = [
+        "command",
+        "elapsed_ms",
+        "error",
+        "file",
+        "line",
+        "ok",
+        "response",
+    ];
+    for (i, v) in single.iter().enumerate() {
+        let want: Vec<&str> = if i == 0 {
+            base.to_vec()
+        } else {
+            batch.to_vec()
+        };
+        assert_eq!(keys(v), want, "{v}");
+    }
+    for v in &several {
+        let mut want: Vec<&str> = if v["file"].is_null() {
+            base.to_vec()
+        } else {
+            batch.to_vec()
+        };
+        want.push("server");
+        want.sort();
+        assert_eq!(keys(v), want, "{v}");
+    }
+    // The same values, whichever the mode (elapsed aside).
+    for server in ["a", "b"] {
+        let mine: Vec<&serde_json::Value> =
+            several.iter().filter(|v| v["server"] == server).collect();
+        assert_eq!(mine.len(), 3);
+        for (s, m) in single.iter().zip(mine) {
+            for key in ["command", "response", "ok", "error", "file", "line"] {
+                assert_eq!(s.get(key), m.get(key), "{key}: {s} vs {m}");
+            }
+        }
+    }
+    assert_eq!(single[1]["line"], 1);
+    assert_eq!(single[2]["ok"], false);
+    assert!(single[0]["elapsed_ms"].is_number());
+}
+
+#[test]
+fn fanout_batch_stops_at_the_first_failure_with_file_and_line() {
+    let a = strict_vanilla();
+    let home = home();
+    let file = home.path().join("f.mcfunction");
+    std::fs::write(&file, "echo one\nnosuchcommand\necho three\necho four\n").unwrap();
+    let f = file.to_str().unwrap();
+    let b = strict_vanilla();
+    let out =
+        run(fanout(home.path(), &[target("a", a.port()), target("b", b.port())]).args(["-f", f]));
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!("[a] {f}:2: command 'nosuchcommand': ")),
+        "{err}"
+    );
+    assert!(err.contains("2 later commands not sent"), "{err}");
+    assert_eq!(a.commands(), ["echo one", "nosuchcommand"]);
+    assert_eq!(b.commands(), ["echo one", "nosuchcommand"]);
+    // --keep-going sends the rest.
+    let a = strict_vanilla();
+    let out = run(fanout(home.path(), &[target("a", a.port())]).args(["--keep-going", "-f", f]));
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(a.commands().len(), 4);
+    assert!(
+        stderr(&out).contains(&format!("[a] {f}:2: command")),
+        "{}",
+        stderr(&out)
+    );
+    // A dead server: nothing was sent, and the count says so without "later".
+    let out = run(fanout(home.path(), &[target("dead", closed_port())]).args(["-f", f]));
+    assert_eq!(out.status.code(), Some(4));
+    let err = stderr(&out);
+    assert!(err.contains("; 4 commands not sent"), "{err}");
+    assert!(!err.contains("later"), "{err}");
+}
+
+#[test]
+fn fanout_reads_piped_stdin_and_honours_output_flags() {
+    let a = strict_vanilla();
+    let b = strict_vanilla();
+    let home = home();
+    let targets = [target("a", a.port()), target("b", b.port())];
+    let mut child = fanout(home.path(), &targets)
+        .arg("--echo")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(b"echo \xc2\xa7apiped\n").unwrap();
+    }
+    let out = wait_with_timeout(child, Duration::from_secs(60));
+    assert!(out.status.success(), "{}", stderr(&out));
+    // § codes stripped as for one server (NO_COLOR), the command echoed under the label.
+    assert_eq!(labelled(&stdout(&out), "a"), ["> echo §apiped", "piped"]);
+    assert_eq!(labelled(&stdout(&out), "b"), ["> echo §apiped", "piped"]);
+    // Flags that cannot apply to several servers are refused, not ignored.
+    for flag in ["--raw", "--trace"] {
+        let out = run(fanout(home.path(), &targets).args([flag, "list"]));
+        assert_eq!(out.status.code(), Some(2), "{flag}: {}", stderr(&out));
+        assert!(stderr(&out).contains(flag), "{}", stderr(&out));
+    }
+    assert_eq!(a.commands(), ["echo §apiped"]);
 }

@@ -2,7 +2,7 @@
 //! `tests/peers/install.sh`): each answers the end-of-output sentinel its own way, and several
 //! commands in one session (short and multi-fragment output) must come back complete and in order.
 //!
-//! Without the peers installed these tests say so loudly and pass, unless `CI` is set, where a
+//! Without the peers installed these tests say so loudly and pass, unless `RCONSOLE_STRICT=1` is set, where a
 //! missing peer is a failure.
 
 mod common;

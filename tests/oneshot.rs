@@ -274,7 +274,7 @@ fn overlong_command_exits_8_and_nothing_is_sent() {
     assert!(out.stdout.is_empty());
     assert_eq!(server.connections(), 0, "the server receives nothing");
 
-    // 1446 bytes is sent, with one warning about small-MTU links (PROTOCOL.md section 2).
+    // 1446 bytes is sent, with one warning about small-MTU links (docs/protocol.md section 2).
     let ok = format!("say {}", "x".repeat(1442));
     let out = run(rcon_for(&server, home.path()).args(["-c", &ok, "-c", &ok]));
     assert!(out.status.success(), "{}", stderr(&out));

@@ -1,7 +1,7 @@
 //! `--ssh` and `--proxy-command` end to end: a real OpenSSH `sshd` started on loopback with a
 //! generated host key and user key, tunnelling to a practice server. Needs `sshd`, `ssh` and
 //! `ssh-keygen` (Debian: openssh-server, openssh-client); without them the sshd tests skip
-//! loudly, or fail when CI is set.
+//! loudly, or fail when RCONSOLE_STRICT=1 is set.
 #![cfg(unix)]
 
 mod common;
@@ -173,7 +173,7 @@ fn practice_server_in_palworld_mode_works_through_a_proxy_command_with_the_diale
     // The tunnel is transparent to the dialect: `cat`-like plumbing via a shell proxy that
     // execs a second rcon practice client would be overkill; bash's /dev/tcp is enough.
     if Command::new("bash").arg("-c").arg("true").status().is_err() {
-        eprintln!("SKIPPED: bash not installed");
+        common::skip("bash not installed");
         return;
     }
     let server = server(Mode::Palworld, Duration::ZERO);

@@ -28,7 +28,7 @@ fn peers_dir() -> PathBuf {
 }
 
 /// Starts the node-minecraft-protocol peer in `mode`, or returns `None` (with a loud message) when
-/// it is not installed and CI is not set. Under CI a missing peer fails the test.
+/// it is not installed (visibly); with RCONSOLE_STRICT=1 a missing peer fails the test.
 fn slp_peer(mode: &str, motd: Option<&str>) -> Option<Peer> {
     let installed = peers_dir()
         .join("node_modules/minecraft-protocol/package.json")
@@ -38,11 +38,9 @@ fn slp_peer(mode: &str, motd: Option<&str>) -> Option<Peer> {
         .output()
         .is_ok_and(|o| o.status.success());
     if !installed || !node {
-        let msg = "SKIPPED: the status ping peer is not installed (needs node; run tests/peers-status/install.sh)";
-        if std::env::var_os("CI").is_some() {
-            panic!("{msg} and CI is set");
-        }
-        eprintln!("\n!!!!!!!! {msg} !!!!!!!!\n");
+        common::skip(
+            "the status ping peer is not installed (needs node; run tests/peers-status/install.sh)",
+        );
         return None;
     }
     let mut cmd = Command::new("node");

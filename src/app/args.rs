@@ -8,7 +8,11 @@ use clap::{Parser, ValueEnum};
 use super::output::ColorChoice;
 
 fn duration(text: &str) -> Result<Duration, String> {
-    rconsole::parse_duration(text)
+    super::values::parse_duration(text)
+}
+
+fn time_limit(text: &str) -> Result<Duration, String> {
+    super::values::parse_time_limit(text)
 }
 
 /// A path; unlike clap's own parser it accepts an empty value, so an empty `RCON_CONFIG=` or
@@ -91,7 +95,14 @@ pub struct Args {
     pub host: Option<String>,
 
     /// RCON port [default: 25575].
-    #[arg(short = 'P', long, env = "RCON_PORT", value_name = "PORT")]
+    #[arg(
+        short = 'P',
+        long,
+        env = "RCON_PORT",
+        value_name = "PORT",
+        value_parser = clap::value_parser!(u16).range(1..),
+        allow_negative_numbers = true
+    )]
     pub port: Option<u16>,
 
     /// RCON password. Warning: arguments are visible to other users of this machine (ps);
@@ -105,7 +116,8 @@ pub struct Args {
     )]
     pub password: Option<String>,
 
-    /// Read the password from FILE (trailing newline stripped; Docker secrets style).
+    /// Read the password from the first line of FILE (Docker secrets style; later lines are
+    /// ignored, as in `pass` files).
     #[arg(long, env = "RCON_PASSWORD_FILE", value_name = "FILE", value_parser = path)]
     pub password_file: Option<PathBuf>,
 
@@ -137,7 +149,7 @@ pub struct Args {
 
     /// Time limit for connecting, logging in, and the whole wait for each command's output,
     /// e.g. 5s, 500ms [default: 10s].
-    #[arg(short = 't', long, env = "RCON_TIMEOUT", value_name = "DURATION", value_parser = duration)]
+    #[arg(short = 't', long, env = "RCON_TIMEOUT", value_name = "DURATION", value_parser = time_limit)]
     pub timeout: Option<Duration>,
 
     /// A command to run (repeatable; run in order, before any trailing COMMAND).
@@ -149,8 +161,8 @@ pub struct Args {
     pub sentinel: Option<SentinelArg>,
 
     /// A fixed quiet gap that ends an answer when nothing marks its end (--sentinel idle, or a
-    /// server that answers no sentinel) [default: adaptive: eight round trips or three times the
-    /// slowest answer seen, at least 5ms (50ms until the server has answered three commands)].
+    /// server that answers no sentinel) [default: adaptive: eight round trips or four times the
+    /// slowest recent answer, at least 20ms (60ms until the server has answered three commands)].
     #[arg(long, value_name = "DURATION", value_parser = duration)]
     pub idle_gap: Option<Duration>,
 
@@ -184,7 +196,8 @@ pub struct Args {
 
     /// Run the commands on several servers at once: NAME=HOST or NAME=HOST:PORT (repeatable).
     /// Output lines are prefixed with the name in brackets; the exit status is the worst of all
-    /// servers.
+    /// servers. A target is reached directly unless --ssh or --proxy-command is given (the
+    /// default profile's tunnel does not apply).
     #[arg(long, value_name = "NAME=HOST", conflicts_with = "demo")]
     pub target: Vec<String>,
 
@@ -205,7 +218,8 @@ pub struct Args {
     pub messages: bool,
 
     /// Run the practice server in the foreground on ADDR (default 127.0.0.1:25575; port 0 picks a
-    /// free one) and print its address; for trying other clients and for benchmarks.
+    /// free one) and print its address; for trying other clients and for benchmarks. Its password
+    /// is `practice` unless --practice-password sets one.
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:25575")]
     pub practice_server: Option<String>,
 
@@ -213,7 +227,12 @@ pub struct Args {
     /// close-nonpositive, factorio, palworld; or another console: battleye, battleye-lossy
     /// (drops, duplicates, reorders and corrupts datagrams on a seeded pattern),
     /// battleye-reforger, webrcon, telnet.
-    #[arg(long, value_name = "MODE", default_value = "vanilla")]
+    #[arg(
+        long,
+        value_name = "MODE",
+        default_value = "vanilla",
+        requires = "practice_server"
+    )]
     pub practice_mode: String,
 
     /// The practice server's password (--practice-server; --demo makes its own).
@@ -221,13 +240,13 @@ pub struct Args {
         long,
         value_name = "PASSWORD",
         default_value = "practice",
-        hide_default_value = true
+        requires = "practice_server"
     )]
     pub practice_password: String,
 
     /// Delay before each read of the practice server (vanilla mode), to catch clients that send
     /// two packets back to back.
-    #[arg(long, value_name = "DURATION", value_parser = duration)]
+    #[arg(long, value_name = "DURATION", value_parser = duration, requires = "practice_server")]
     pub practice_read_delay: Option<Duration>,
 
     /// Show a Minecraft server's status with the Server List Ping (game port, default 25565; no
@@ -256,12 +275,14 @@ pub struct Args {
     pub json: bool,
 
     /// Print every packet sent and received to stderr: a hex dump under its decoded header
-    /// (size, id, type) and the time since start. The password is never shown.
+    /// (size, id, type) and the time since start. The password is never shown. One server
+    /// only.
     #[arg(short = 'v', long)]
     pub trace: bool,
 
     /// Run the commands in PATH, one per line, mcfunction rules (repeatable, in order; `-` is
-    /// stdin). Without any command or file and with stdin not a terminal, stdin is read.
+    /// stdin). Every file is opened before anything is sent. Without any command or file and
+    /// with stdin not a terminal, stdin is read.
     #[arg(short = 'f', long = "file", value_name = "PATH")]
     pub files: Vec<String>,
 
@@ -269,11 +290,13 @@ pub struct Args {
     #[arg(short = 'i', long)]
     pub interactive: bool,
 
-    /// Batch input: keep going after a failed line and exit non-zero at the end.
+    /// Keep going after a failed command (-c, a file or stdin line, on each server) and exit
+    /// non-zero at the end; without it the first failure stops the run and nothing later is
+    /// sent.
     #[arg(long)]
     pub keep_going: bool,
 
-    /// Batch input: wait this long between commands, e.g. 50ms.
+    /// Wait this long between commands (-c ones, files and stdin, on each server), e.g. 50ms.
     #[arg(long, value_name = "DURATION", value_parser = duration)]
     pub delay: Option<Duration>,
 
@@ -290,14 +313,21 @@ pub struct Args {
     #[arg(long, value_enum, value_name = "WHEN", default_value = "auto")]
     pub color: ColorChoice,
 
-    /// Print output bytes exactly as received (no colour handling, no decoding).
+    /// Print output bytes exactly as received (no colour handling, no decoding); one server
+    /// only.
     #[arg(long, conflicts_with_all = ["json", "fix_newlines"])]
     pub raw: bool,
 
     /// Restore line breaks vanilla drops (MC-7569) where the output's shape makes them certain:
-    /// `help` listings and parse errors.
-    #[arg(long)]
+    /// `help` listings (a break before each `/` that starts a command right after other text)
+    /// and parse errors. On by default when stdout is a terminal; piped output is left exactly
+    /// as received unless this is given.
+    #[arg(long, overrides_with = "no_fix_newlines")]
     pub fix_newlines: bool,
+
+    /// Never restore line breaks, not even on a terminal.
+    #[arg(long, overrides_with = "fix_newlines")]
+    pub no_fix_newlines: bool,
 
     /// The command to run: the words are joined with single spaces into one command. Words
     /// starting with '-' after the first word belong to the command.

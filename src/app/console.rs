@@ -402,7 +402,7 @@ pub fn run(session: &mut Session, settings: &Settings) -> anyhow::Result<Exit> {
                     Flow::Continue => continue,
                 }
             }
-            if !ensure_connected(session) {
+            if !ensure_connected(session, true) {
                 let rest = lines[i + 1..]
                     .iter()
                     .filter(|l| !l.trim().is_empty())
@@ -480,7 +480,7 @@ fn meta_command(
                 c.close();
             }
             drop(out);
-            ensure_connected(session);
+            ensure_connected(session, false);
         }
         "forget" => {
             session.forget();
@@ -496,8 +496,15 @@ fn meta_command(
 }
 
 /// Makes sure the session has a live connection, reconnecting with back-off if the server went
-/// away. Says what it does on stderr. Returns false when the server stays unreachable.
-fn ensure_connected(session: &mut Session) -> bool {
+/// away. Says what it does on stderr; `for_command`: a typed command waits on it (not so for
+/// `:reconnect`), so a failure says it was not sent. Returns false when the server stays
+/// unreachable.
+fn ensure_connected(session: &mut Session, for_command: bool) -> bool {
+    let unsent = if for_command {
+        "; the command was not sent"
+    } else {
+        ""
+    };
     let server = session.server().to_string();
     let had_connection = match session.client() {
         Some(c) => {
@@ -542,14 +549,14 @@ fn ensure_connected(session: &mut Session) -> bool {
                     );
                 } else {
                     eprintln!(
-                        "rcon: error: {server} is still down after {} attempts over {}: {e}; the command was not sent (the next command tries again)",
+                        "rcon: error: {server} is still down after {} attempts over {}: {e}{unsent} (the next command tries again)",
                         BACKOFF.len(),
                         rconsole::format_duration(waited)
                     );
                 }
             }
             Err(e) => {
-                eprintln!("rcon: error: {e}; the command was not sent");
+                eprintln!("rcon: error: {e}{unsent}");
                 return false;
             }
         }

@@ -66,8 +66,11 @@ pub struct Record<'a> {
     pub origin: Option<(&'a str, u64)>,
 }
 
+/// The one JSON schema for command results, with one server or several.
 #[derive(Serialize)]
 struct JsonRecord<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    server: Option<&'a str>,
     command: &'a str,
     response: &'a str,
     ok: bool,
@@ -85,6 +88,9 @@ pub struct Printer {
     buf: Vec<u8>,
     style: Style,
     fix_newlines: bool,
+    /// Records held back until [`Printer::flush`] (see [`Printer::hold`]).
+    pending: Vec<u8>,
+    hold: bool,
 }
 
 impl Printer {
@@ -98,7 +104,28 @@ impl Printer {
             buf: Vec::with_capacity(8192),
             style,
             fix_newlines,
+            pending: Vec::new(),
+            hold: false,
         }
+    }
+
+    /// Holds records back until [`Printer::flush`] (or 64 KiB of them): batch input calls it
+    /// while more input is already buffered, so a stream of short answers costs one write per
+    /// 64 KiB instead of one per command, and flushes before it waits for more input.
+    pub fn hold(&mut self, on: bool) {
+        self.hold = on;
+    }
+
+    /// Writes what was held back.
+    pub fn flush(&mut self) -> io::Result<()> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let pending = std::mem::take(&mut self.pending);
+        let result = self.write_now(&pending);
+        self.pending = pending;
+        self.pending.clear();
+        result
     }
 
     /// The style in use.
@@ -108,6 +135,12 @@ impl Printer {
 
     /// Formats one record into `buf` (nothing for an empty raw output).
     pub fn format(&self, r: &Record<'_>, buf: &mut Vec<u8>) {
+        self.format_from(r, None, buf);
+    }
+
+    /// Like [`Printer::format`], for one of several servers: JSON records name it in
+    /// `server`; text is labelled by the caller.
+    pub fn format_from(&self, r: &Record<'_>, server: Option<&str>, buf: &mut Vec<u8>) {
         match self.style {
             Style::Raw => {
                 buf.extend_from_slice(r.raw);
@@ -133,6 +166,7 @@ impl Printer {
             Style::Json => {
                 let text = render::strip(&self.text(r));
                 let record = JsonRecord {
+                    server,
                     command: r.command,
                     response: &text,
                     ok: r.ok,
@@ -178,6 +212,18 @@ impl Printer {
     }
 
     fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
+        if self.hold {
+            self.pending.extend_from_slice(bytes);
+            if self.pending.len() >= 64 * 1024 {
+                return self.flush();
+            }
+            return Ok(());
+        }
+        self.flush()?;
+        self.write_now(bytes)
+    }
+
+    fn write_now(&mut self, bytes: &[u8]) -> io::Result<()> {
         if bytes.is_empty() {
             return Ok(());
         }

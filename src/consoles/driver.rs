@@ -205,23 +205,41 @@ pub fn encode_path(password: &str) -> String {
     out
 }
 
-/// The BattlEye clocks: the timeout and idle gap of `opts`; the retransmit interval and the
-/// keep-alive interval from `RCON_BATTLEYE_RETRANSMIT` / `RCON_BATTLEYE_KEEPALIVE` when set
-/// (documented in the README; tests shorten them), else 1 s and 30 s.
+/// BattlEye's retransmit and keep-alive intervals, for every session of the process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tuning {
+    /// A command whose answer has not come for this long is sent again (default 1 s).
+    pub retransmit: Duration,
+    /// An empty command goes out when nothing was sent for this long (default 30 s).
+    pub keepalive: Duration,
+}
+
+impl Default for Tuning {
+    fn default() -> Self {
+        let d = battleye::Timings::default();
+        Tuning {
+            retransmit: d.retransmit,
+            keepalive: d.keepalive,
+        }
+    }
+}
+
+static TUNING: std::sync::OnceLock<Tuning> = std::sync::OnceLock::new();
+
+/// Sets the BattlEye intervals for every later session (the `rcon` binary takes them from
+/// `RCON_BATTLEYE_RETRANSMIT` / `RCON_BATTLEYE_KEEPALIVE`). Only the first call counts.
+pub fn set_tuning(tuning: Tuning) {
+    let _ = TUNING.set(tuning);
+}
+
+/// The BattlEye clocks: the timeout and idle gap of `opts`, the intervals of [`set_tuning`].
 fn battleye_timings(opts: &Options) -> battleye::Timings {
-    let env = |name: &str, default: Duration| {
-        std::env::var(name)
-            .ok()
-            .and_then(|v| crate::parse_duration(&v).ok())
-            .filter(|d| !d.is_zero())
-            .unwrap_or(default)
-    };
-    let d = battleye::Timings::default();
+    let t = TUNING.get().copied().unwrap_or_default();
     battleye::Timings {
         timeout: opts.timeout,
         idle_gap: idle_gap(opts),
-        retransmit: env("RCON_BATTLEYE_RETRANSMIT", d.retransmit),
-        keepalive: env("RCON_BATTLEYE_KEEPALIVE", d.keepalive),
+        retransmit: t.retransmit,
+        keepalive: t.keepalive,
     }
 }
 

@@ -11,6 +11,7 @@
 //! terminal output (the `rcon` binary).
 //!
 //! ```
+//! # #[cfg(feature = "practice")] {
 //! use rconsole::consoles::practice::{self, ConsoleServer, Kind};
 //! use rconsole::consoles::{self, Protocol};
 //! use rconsole::transport::TcpConnector;
@@ -28,6 +29,7 @@
 //! let mut out = Vec::new();
 //! remote.command_into("chars 3000", &mut out)?; // three parts, put back in order
 //! assert_eq!(String::from_utf8(out)?.chars().count(), 3000);
+//! # }
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
@@ -35,6 +37,7 @@
 
 pub mod battleye;
 pub mod driver;
+#[cfg(feature = "practice")]
 pub mod practice;
 pub mod telnet;
 pub mod webrcon;
@@ -46,7 +49,7 @@ use crate::error::{Error, Result};
 use crate::exchange::Learned;
 use crate::{Client, Options, Password};
 
-pub use driver::Console;
+pub use driver::{Console, Tuning, set_tuning};
 
 /// Which wire protocol a dialect speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
