@@ -1,7 +1,8 @@
 //! Server dialects: what differs between Minecraft, Source, Factorio and Palworld RCON, as data
 //! the engine's [`Options`] are built from (docs/protocol.md sections 2-4), and the other
-//! consoles (BattlEye, WebRCON, telnet; PROTOCOL.md section 8), which name their [`Protocol`].
-//! The engine itself has no per-game code paths; a dialect only picks its settings.
+//! consoles (BattlEye, WebRCON, telnet; docs/protocol.md section 8), which name their
+//! [`Protocol`]. The engine itself has no per-game code paths; a dialect only picks its
+//! settings.
 
 use crate::client::{EndDetection, Options};
 use crate::consoles::Protocol;

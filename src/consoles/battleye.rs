@@ -1,5 +1,5 @@
 //! BattlEye RCon (DayZ, Arma 2/3, Arma Reforger), sans-IO: the packet format and the exchange
-//! over UDP datagrams (PROTOCOL.md section 8).
+//! over UDP datagrams (docs/protocol.md section 8).
 //!
 //! A packet is `'B' 'E'`, a CRC32 (IEEE, the zlib one) over every byte from the `0xFF` on,
 //! stored little-endian (the byte order berconpy, the PyPI client our practice server is

@@ -1,5 +1,5 @@
-//! The remote consoles that are not Source-style RCON (PROTOCOL.md section 8): BattlEye RCon
-//! over UDP, Rust's WebRCON over WebSocket and the 7 Days to Die telnet console.
+//! The remote consoles that are not Source-style RCON (docs/protocol.md section 8): BattlEye
+//! RCon over UDP, Rust's WebRCON over WebSocket and the 7 Days to Die telnet console.
 //!
 //! Each protocol is a sans-IO exchange ([`Exchange`]): bytes (a datagram, a WebSocket text
 //! frame, a chunk of a TCP stream) and clock ticks go in, [`Action`]s come out (what to send,

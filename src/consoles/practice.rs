@@ -1,6 +1,6 @@
 //! Practice servers for the other consoles (BattlEye RCon, WebRCON, 7 Days to Die telnet), in
 //! process, on loopback: what the tests, `--demo --dialect ...` and `--practice-server` with a
-//! console `--practice-mode` talk to. Each behaves as the protocol's notes say (PROTOCOL.md
+//! console `--practice-mode` talk to. Each behaves as the protocol's notes say (docs/protocol.md
 //! section 8) and is cross-checked with a third-party client (tests/peers-consoles).
 //!
 //! Modes: `battleye` (faithful), `battleye-lossy` (drops, duplicates, reorders and corrupts

@@ -1,5 +1,5 @@
-//! The 7 Days to Die telnet console, sans-IO (PROTOCOL.md section 8): a password prompt, then
-//! free-form lines, with the server's log lines streaming at any time.
+//! The 7 Days to Die telnet console, sans-IO (docs/protocol.md section 8): a password prompt,
+//! then free-form lines, with the server's log lines streaming at any time.
 //!
 //! - Login: the server asks `Please enter password:`; the client sends the password and a line
 //!   end; `Logon successful.` means in, `Password incorrect` means refused. A server without a

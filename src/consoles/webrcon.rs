@@ -1,6 +1,6 @@
 //! Rust's WebRCON, sans-IO: JSON messages over a WebSocket whose URL path is the password
-//! (PROTOCOL.md section 8). The driver does the WebSocket upgrade (which is the login) and
-//! hands this exchange each text frame.
+//! (docs/protocol.md section 8). The driver does the WebSocket upgrade (which is the login)
+//! and hands this exchange each text frame.
 //!
 //! A request is `{"Identifier": n, "Message": command, "Name": "rconsole"}`; the reply carries
 //! the same `Identifier`. Anything else (chat and log lines, with `Identifier` 0 or -1, or
