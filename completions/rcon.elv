@@ -57,7 +57,7 @@ set edit:completion:arg-completer[rcon] = {|@words|
             cand --forget 'Forget what was learned about the server (how its answers end) and probe it again'
             cand --group 'With several servers: print each server''s output as one block under a line with its name in brackets, when that server is done, instead of prefixing every line'
             cand --demo 'Run against a built-in practice server (strict vanilla, or the --dialect''s console) instead of a real one: no server or password needed. Try `rcon --demo help`'
-            cand --messages 'Also show the messages a BattlEye, WebRCON or telnet server sends on its own (chat, log lines) while commands run: on stderr as `[server] TEXT`, or with --json as records with "type":"message" on stdout. The console always shows them'
+            cand --messages 'Also show the messages a BattlEye, WebRCON or telnet server sends on its own (chat, log lines) while commands run: on stderr as `[server] TEXT`, or with --json as records with "type":"message" on stdout. The console always shows them; with several servers at once they are not shown'
             cand --legacy 'With --ping: send only the legacy (pre-1.7) FE 01 ping'
             cand --full 'With --query: the full stat (version, software, plugins, player names)'
             cand --json 'Print JSON instead of text: one object per command and line (command, response, ok, error, elapsed_ms; file and line for batch input; server with several servers); --ping: the server''s status JSON with address and latency; --query: the stat'

@@ -42,7 +42,7 @@ complete -c rcon -l print-config -d 'Print the resolved settings and where each 
 complete -c rcon -l forget -d 'Forget what was learned about the server (how its answers end) and probe it again'
 complete -c rcon -l group -d 'With several servers: print each server\'s output as one block under a line with its name in brackets, when that server is done, instead of prefixing every line'
 complete -c rcon -l demo -d 'Run against a built-in practice server (strict vanilla, or the --dialect\'s console) instead of a real one: no server or password needed. Try `rcon --demo help`'
-complete -c rcon -l messages -d 'Also show the messages a BattlEye, WebRCON or telnet server sends on its own (chat, log lines) while commands run: on stderr as `[server] TEXT`, or with --json as records with "type":"message" on stdout. The console always shows them'
+complete -c rcon -l messages -d 'Also show the messages a BattlEye, WebRCON or telnet server sends on its own (chat, log lines) while commands run: on stderr as `[server] TEXT`, or with --json as records with "type":"message" on stdout. The console always shows them; with several servers at once they are not shown'
 complete -c rcon -l legacy -d 'With --ping: send only the legacy (pre-1.7) FE 01 ping'
 complete -c rcon -l full -d 'With --query: the full stat (version, software, plugins, player names)'
 complete -c rcon -l json -d 'Print JSON instead of text: one object per command and line (command, response, ok, error, elapsed_ms; file and line for batch input; server with several servers); --ping: the server\'s status JSON with address and latency; --query: the stat'

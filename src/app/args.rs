@@ -213,7 +213,8 @@ pub struct Args {
 
     /// Also show the messages a BattlEye, WebRCON or telnet server sends on its own (chat, log
     /// lines) while commands run: on stderr as `[server] TEXT`, or with --json as records with
-    /// "type":"message" on stdout. The console always shows them.
+    /// "type":"message" on stdout. The console always shows them; with several servers at once
+    /// they are not shown.
     #[arg(long)]
     pub messages: bool,
 
