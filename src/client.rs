@@ -5,6 +5,7 @@
 //! (output to the caller, warnings, traces and what was learned to the [`Observer`]).
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result, TransportFailure};
@@ -75,7 +76,13 @@ pub struct Options {
     pub learned: Option<Learned>,
     /// Where warnings, traces and learned facts go.
     pub observer: Arc<dyn Observer>,
+    /// When set, checked at least every [`CANCEL_POLL`] while waiting: a `true` abandons the
+    /// command under way (the connection is closed) with [`Error::Cancelled`].
+    pub cancel: Option<Arc<AtomicBool>>,
 }
+
+/// How often a wait looks at [`Options::cancel`].
+pub const CANCEL_POLL: Duration = Duration::from_millis(50);
 
 impl std::fmt::Debug for Options {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -105,6 +112,7 @@ impl Default for Options {
             partial_on_idle: false,
             learned: None,
             observer: Arc::new(Silent),
+            cancel: None,
         }
     }
 }
@@ -136,6 +144,7 @@ pub struct Client {
     password: Password,
     timeout: Duration,
     observer: Arc<dyn Observer>,
+    cancel: Option<Arc<AtomicBool>>,
     exchange: Exchange,
     conn: Option<Box<dyn Transport>>,
     read_buf: Vec<u8>,
@@ -182,6 +191,7 @@ impl Client {
             password,
             timeout: opts.timeout,
             observer: opts.observer,
+            cancel: opts.cancel,
             exchange: Exchange::new(cfg),
             conn: None,
             read_buf: vec![0; 64 * 1024],
@@ -209,6 +219,11 @@ impl Client {
     /// method was forced or is not settled).
     pub fn learned(&self) -> Option<Learned> {
         self.exchange.learned()
+    }
+
+    /// Sets (or clears) the flag that abandons a wait (see [`Options::cancel`]).
+    pub fn set_cancel(&mut self, cancel: Option<Arc<AtomicBool>>) {
+        self.cancel = cancel;
     }
 
     /// The quiet gap in force for this server.
@@ -375,13 +390,30 @@ impl Client {
             let Some(deadline) = self.exchange.poll_timeout() else {
                 return Err(Error::Protocol("nothing to wait for".into()));
             };
-            match conn.read_before(&mut self.read_buf, deadline) {
+            let wait_until = match &self.cancel {
+                Some(flag) => {
+                    if flag.swap(false, Ordering::SeqCst) {
+                        self.close();
+                        return Err(Error::Cancelled);
+                    }
+                    deadline.min(Instant::now() + CANCEL_POLL)
+                }
+                None => deadline,
+            };
+            match conn.read_before(&mut self.read_buf, wait_until) {
                 Ok(0) => self.exchange.handle_closed(false, Instant::now()),
                 Ok(n) => self
                     .exchange
                     .handle_input(&self.read_buf[..n], Instant::now()),
                 Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {
-                    self.exchange.handle_timeout(Instant::now().max(deadline));
+                    // A socket timeout may end a little before the instant asked for.
+                    let now = Instant::now();
+                    let now = if wait_until == deadline {
+                        now.max(deadline)
+                    } else {
+                        now
+                    };
+                    self.exchange.handle_timeout(now);
                 }
                 Err(e) if TransportFailure::find(&e).is_some() => {
                     let failure = TransportFailure::find(&e).expect("checked").0.clone();

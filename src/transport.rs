@@ -64,6 +64,8 @@ pub struct TcpTransport {
     write_timeout: Option<Duration>,
     /// Whether the socket is in non-blocking mode (it is while polling; see [`SPIN`]).
     nonblocking: bool,
+    /// Reads to go before polling is tried again, after a poll that found nothing.
+    spin_cooldown: u8,
 }
 
 impl TcpTransport {
@@ -80,16 +82,19 @@ impl TcpTransport {
             read_timeout: None,
             write_timeout: None,
             nonblocking: false,
+            spin_cooldown: 0,
         })
     }
 }
 
 /// How long a read polls before it sleeps in the kernel. On a fast link (loopback, a LAN, an
 /// SSH tunnel's local end) the answer usually arrives within this, and catching it without a
-/// sleep and a wake-up saves a large part of each round trip; a stream of commands costs two
-/// round trips each (docs/protocol.md section 3), so this matters. Bounded, so waiting for a slow
-/// server costs at most this much CPU per read.
+/// sleep and a wake-up saves a large part of each round trip. Bounded, and it yields the CPU
+/// between tries, so a server on the same machine is not starved.
 const SPIN: Duration = Duration::from_micros(40);
+/// After a poll that found nothing (a slow link, a loaded machine), this many reads sleep in the
+/// kernel at once before polling is tried again: polling only where it pays off.
+const SPIN_COOLDOWN: u8 = 32;
 
 impl TcpTransport {
     fn set_nonblocking(&mut self, on: bool) -> io::Result<()> {
@@ -125,8 +130,13 @@ impl TcpTransport {
 
 impl Transport for TcpTransport {
     fn read_before(&mut self, buf: &mut [u8], deadline: Instant) -> io::Result<usize> {
-        if let Some(n) = self.spin_read(buf, deadline)? {
-            return Ok(n);
+        if self.spin_cooldown == 0 {
+            if let Some(n) = self.spin_read(buf, deadline)? {
+                return Ok(n);
+            }
+            self.spin_cooldown = SPIN_COOLDOWN;
+        } else {
+            self.spin_cooldown -= 1;
         }
         self.set_nonblocking(false)?;
         loop {

@@ -228,3 +228,37 @@ fn progress_bar_for_files_on_a_terminal_only() {
     assert!(out.status.success());
     assert!(!common::stderr(&out).contains("lines/s"));
 }
+
+#[test]
+fn ctrl_c_abandons_the_running_command_and_returns_to_the_prompt() {
+    let server = start_server("127.0.0.1:0".parse().unwrap());
+    let home = common::home();
+    let mut term = Term::start(server.addr(), home.path(), &[]);
+    let p = prompt(&server);
+    term.wait_for(&p);
+    term.line(&p, "sleep 30000");
+    // The command is under way (the server has it) before the key is pressed.
+    let start = std::time::Instant::now();
+    while !server.commands().iter().any(|c| c == "sleep 30000") {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "command never arrived"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    term.send("\x03");
+    term.wait_for("interrupted: the command was abandoned");
+    // Still in the console: the next command reconnects and runs.
+    term.enter(&p, "echo after");
+    term.wait_for("\nafter\n");
+    term.send("\x04");
+    assert_eq!(
+        term.exit_code(),
+        0,
+        "the console ends normally, not with 130"
+    );
+    assert!(
+        server.connections() >= 2,
+        "the abandoned connection was replaced"
+    );
+}

@@ -8,6 +8,8 @@ mod consoles_common;
 
 use common::term::Term;
 use consoles_common::*;
+use std::sync::atomic::Ordering;
+
 use rconsole::consoles::practice::Kind;
 
 fn check_console(kind: Kind, dialect: &str) {
@@ -78,4 +80,38 @@ fn webrcon_console_shows_server_messages_live() {
 #[test]
 fn telnet_console_shows_server_messages_live() {
     check_console(Kind::Telnet, "telnet");
+}
+
+/// Ctrl-C while a console command waits abandons it, as with RCON; the next command logs in
+/// again and works.
+fn check_ctrl_c(kind: Kind, dialect: &str) {
+    let server = console_server(kind);
+    let home = common::home();
+    let mut term = Term::start(server.addr(), home.path(), &["--dialect", dialect]);
+    let prompt = format!("127.0.0.1:{}> ", server.port());
+    term.wait_for_line(&prompt, "");
+    term.line(&prompt, "hang");
+    // Ctrl-C once the command is out (before that the console would drop it as stale).
+    let start = std::time::Instant::now();
+    while server.stats().executed.load(Ordering::SeqCst) == 0 {
+        assert!(start.elapsed() < common::term::LIMIT, "hang never arrived");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    term.send("\x03");
+    term.wait_for("interrupted: the command was abandoned");
+    term.wait_for_line(&prompt, "");
+    term.enter(&prompt, "echo after");
+    term.wait_for("\nafter");
+    term.line(&prompt, ":quit");
+    assert_eq!(term.exit_code(), 0, "{dialect}");
+}
+
+#[test]
+fn battleye_ctrl_c_abandons_a_command() {
+    check_ctrl_c(Kind::BattlEye, "battleye");
+}
+
+#[test]
+fn webrcon_ctrl_c_abandons_a_command() {
+    check_ctrl_c(Kind::WebRcon, "webrcon");
 }

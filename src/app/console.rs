@@ -4,6 +4,8 @@
 use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use rustyline::completion::Completer;
@@ -337,6 +339,14 @@ pub struct Settings {
 
 /// Runs the console until `:quit` or Ctrl-D.
 pub fn run(session: &mut Session, settings: &Settings) -> anyhow::Result<Exit> {
+    // Ctrl-C while a command runs abandons that command, as in a shell: the terminal is out of
+    // raw mode then, so it arrives as a signal (at the prompt the line editor reads it as a key
+    // and clears the line).
+    let interrupted = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&interrupted);
+    if ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst)).is_ok() {
+        session.set_cancel(Arc::clone(&interrupted));
+    }
     session.connect()?;
     let server = session.server().to_string();
     eprintln!("rcon: connected to {server}; :help lists console commands, :quit or Ctrl-D leaves");
@@ -412,8 +422,21 @@ pub fn run(session: &mut Session, settings: &Settings) -> anyhow::Result<Exit> {
                 }
                 break;
             }
+            interrupted.store(false, Ordering::SeqCst);
             let outcome = session.run(line, None)?;
-            if let Some(e) = &outcome.error {
+            if let Some(rconsole::Error::Cancelled) = &outcome.error {
+                eprintln!(
+                    "rcon: interrupted: the command was abandoned and the connection closed (the next command reconnects)"
+                );
+                let rest = lines[i + 1..]
+                    .iter()
+                    .filter(|l| !l.trim().is_empty())
+                    .count();
+                if rest > 0 {
+                    eprintln!("rcon: {rest} more pasted line(s) not sent");
+                }
+                break;
+            } else if let Some(e) = &outcome.error {
                 let hint = if e.kind() == ErrorKind::Refused {
                     ""
                 } else {

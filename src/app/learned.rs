@@ -96,11 +96,17 @@ pub fn store(key: &str, learned: Option<Learned>) {
                     .duration_since(UNIX_EPOCH)
                     .map_or(0, |d| d.as_secs()),
             };
+            // Rewritten only when it matters: another method, the first few timed answers
+            // (the gap's floor depends on them), or answers that got slower by a quarter or
+            // faster by half. Not on every run.
             let same = model.servers.get(key).is_some_and(|old| {
-                Entry {
-                    learned_at: entry.learned_at,
-                    ..old.clone()
-                } == entry
+                let trusted = rconsole::exchange::TRUSTED_SAMPLES;
+                old.method == entry.method
+                    && (old.samples == entry.samples
+                        || (old.samples >= trusted && entry.samples >= trusted))
+                    && entry.latency_us <= old.latency_us + old.latency_us / 4
+                    && entry.latency_us >= old.latency_us / 2
+                    && entry.rtt_us <= old.rtt_us.saturating_mul(2).max(1000)
             });
             model.servers.insert(key.to_string(), entry);
             !same

@@ -127,6 +127,15 @@ impl Session {
         self.opts.max_command_bytes
     }
 
+    /// Makes waits abandon the command under way when `flag` turns true (Ctrl-C in the
+    /// console).
+    pub fn set_cancel(&mut self, flag: std::sync::Arc<std::sync::atomic::AtomicBool>) {
+        self.opts.cancel = Some(std::sync::Arc::clone(&flag));
+        if let Some(client) = self.client.as_mut() {
+            client.set_cancel(Some(flag));
+        }
+    }
+
     /// Forgets what was learned about the server: the connection is closed and the next
     /// command probes the server again.
     pub fn forget(&mut self) {

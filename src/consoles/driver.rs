@@ -66,10 +66,13 @@ impl Link for UdpLink {
             self.socket.set_read_timeout(Some(left))?;
             match self.socket.recv(&mut self.buf) {
                 Ok(n) => return Ok(Some(self.buf[..n].to_vec())),
+                // A signal (Ctrl-C) interrupts the wait: the driver looks at its cancel flag.
                 Err(e)
                     if matches!(
                         e.kind(),
-                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                        io::ErrorKind::WouldBlock
+                            | io::ErrorKind::TimedOut
+                            | io::ErrorKind::Interrupted
                     ) =>
                 {
                     return Ok(None);
@@ -107,7 +110,14 @@ impl Link for StreamLink {
         match self.transport.read_before(&mut self.buf, deadline) {
             Ok(0) => Err(closed()),
             Ok(n) => Ok(Some(self.buf[..n].to_vec())),
-            Err(e) if e.kind() == io::ErrorKind::TimedOut => Ok(None),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::TimedOut | io::ErrorKind::Interrupted
+                ) =>
+            {
+                Ok(None)
+            }
             Err(e) => Err(e),
         }
     }
@@ -169,7 +179,12 @@ impl Link for WsLink {
                 Ok(tungstenite::Message::Binary(b)) => return Ok(Some(b.to_vec())),
                 Ok(tungstenite::Message::Close(_)) => return Err(closed()),
                 Ok(_) => continue, // ping, pong: tungstenite answers pings itself
-                Err(tungstenite::Error::Io(e)) if e.kind() == io::ErrorKind::WouldBlock => {
+                Err(tungstenite::Error::Io(e))
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted
+                    ) =>
+                {
                     return Ok(None);
                 }
                 Err(e) => return Err(ws_io(e)),
@@ -264,6 +279,8 @@ struct Engine {
     observer: Arc<dyn Observer>,
     sink: Option<MessageSink>,
     timeout: Duration,
+    /// Abandons a command when it turns true (Ctrl-C).
+    cancel: Option<Arc<AtomicBool>>,
     dead: bool,
 }
 
@@ -320,6 +337,13 @@ impl Engine {
                     return Ok(None);
                 }
                 wake = wake.min(t);
+            } else if let Some(flag) = &self.cancel {
+                if flag.swap(false, Ordering::SeqCst) {
+                    // The exchange is mid-command: start afresh next time.
+                    self.dead = true;
+                    return Err(Error::Cancelled);
+                }
+                wake = wake.min(now + crate::client::CANCEL_POLL);
             }
             match self.link.recv(wake) {
                 Ok(Some(data)) => {
@@ -470,6 +494,7 @@ impl Console {
             observer: Arc::clone(&self.opts.observer),
             sink: self.sink.clone(),
             timeout,
+            cancel: self.opts.cancel.clone(),
             dead: false,
         })
     }
@@ -655,6 +680,18 @@ impl Remote for Console {
 
     fn max_command_bytes(&self) -> usize {
         self.opts.max_command_bytes
+    }
+
+    fn set_cancel(&mut self, cancel: Option<Arc<AtomicBool>>) {
+        self.opts.cancel = cancel.clone();
+        if let Some(e) = self
+            .engine
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_mut()
+        {
+            e.cancel = cancel;
+        }
     }
 
     fn set_messages(&mut self, sink: MessageSink, live: bool) {

@@ -138,6 +138,8 @@ pub trait Remote: Send {
     fn learned(&self) -> Option<Learned> {
         None
     }
+    /// Sets (or clears) the flag that abandons the command under way (Ctrl-C in the console).
+    fn set_cancel(&mut self, cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>);
 }
 
 impl Remote for Client {
@@ -167,6 +169,9 @@ impl Remote for Client {
     }
     fn learned(&self) -> Option<Learned> {
         Client::learned(self)
+    }
+    fn set_cancel(&mut self, cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>) {
+        Client::set_cancel(self, cancel)
     }
 }
 

@@ -9,7 +9,8 @@
 //!
 //! Commands (all modes): `echo TEXT`, `chars N`, `count` (how many times `count` ran: a command
 //! run twice shows), `say TEXT` (a server message before the answer), `later TEXT` (a server
-//! message 1.5 s after the answer), `players`, `version`, `help`, `stop` (ends the server).
+//! message 1.5 s after the answer), `hang` (never answered; BattlEye and WebRCON), `players`,
+//! `version`, `help`, `stop` (ends the server).
 
 use std::collections::{HashMap, VecDeque};
 use std::io::{self, BufRead, BufReader, Write};
@@ -71,7 +72,7 @@ const LATER: Duration = Duration::from_millis(1500);
 
 /// The commands the practice consoles know, for `help`.
 pub const BUILTINS: &str =
-    "echo TEXT | chars N | count | say TEXT | later TEXT | players | version | help | stop";
+    "echo TEXT | chars N | count | say TEXT | later TEXT | hang | players | version | help | stop";
 
 /// How a practice console server is set up.
 #[derive(Debug, Clone)]
@@ -202,6 +203,8 @@ struct Reply {
     later: Option<String>,
     /// Stop the server after answering.
     stop: bool,
+    /// Send no answer at all (`hang`).
+    silent: bool,
 }
 
 fn respond(command: &str, counter: &AtomicU64) -> Reply {
@@ -211,6 +214,7 @@ fn respond(command: &str, counter: &AtomicU64) -> Reply {
         before: Vec::new(),
         later: None,
         stop: false,
+        silent: false,
     };
     match word {
         "echo" => r.text = rest.to_string(),
@@ -231,6 +235,7 @@ fn respond(command: &str, counter: &AtomicU64) -> Reply {
             r.text = "Players on server:\n[#] [IP Address]:[Port] [Ping] [GUID] [Name]\n--------------------------------------------------\n(0 players in total)".into();
         }
         "version" => r.text = "rconsole practice console 1.0".into(),
+        "hang" => r.silent = true,
         "help" => r.text = format!("Commands: {BUILTINS}"),
         "stop" => {
             r.text = "Stopping the server".into();
@@ -440,6 +445,9 @@ impl BeServer<'_> {
                 };
                 for m in reply.iter().flat_map(|r| r.before.iter()) {
                     self.message(from, m);
+                }
+                if reply.as_ref().is_some_and(|r| r.silent) {
+                    return false;
                 }
                 let text = reply.as_ref().map(|r| r.text.as_str()).unwrap_or("");
                 let datagrams = self.answer(from, seq, text);
@@ -661,7 +669,9 @@ fn webrcon_session(
             stats.messages.fetch_add(1, Ordering::SeqCst);
             out.push(frame(-1, m, "Chat"));
         }
-        out.push(frame(id, &reply.text, "Generic"));
+        if !reply.silent {
+            out.push(frame(id, &reply.text, "Generic"));
+        }
         for f in out {
             if ws.send(f).is_err() {
                 return Ok(false);

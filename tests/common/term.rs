@@ -22,6 +22,8 @@ pub struct Term {
     writer: Box<dyn Write + Send>,
     child: Box<dyn portable_pty::Child + Send + Sync>,
     _master: Box<dyn portable_pty::MasterPty + Send>,
+    /// The thread copying the PTY's output; it ends when the child's side is closed.
+    reader: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Term {
@@ -72,7 +74,7 @@ impl Term {
             0,
         )));
         let raw = Arc::new(Mutex::new(Vec::new()));
-        {
+        let reader = {
             let (parser, raw) = (parser.clone(), raw.clone());
             std::thread::spawn(move || {
                 let mut buf = [0u8; 8192];
@@ -85,14 +87,15 @@ impl Term {
                         }
                     }
                 }
-            });
-        }
+            })
+        };
         Term {
             parser,
             raw,
             writer,
             child,
             _master: pair.master,
+            reader: Some(reader),
         }
     }
 
@@ -173,6 +176,13 @@ impl Term {
         let start = Instant::now();
         while start.elapsed() < LIMIT {
             if let Some(status) = self.child.try_wait().unwrap() {
+                // Everything it printed is read before its exit is reported (on a loaded
+                // machine the reader thread can lag behind the exit).
+                while self.reader.as_ref().is_some_and(|r| !r.is_finished())
+                    && start.elapsed() < LIMIT
+                {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
                 return status.exit_code();
             }
             std::thread::sleep(Duration::from_millis(20));
