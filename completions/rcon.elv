@@ -33,7 +33,7 @@ set edit:completion:arg-completer[rcon] = {|@words|
             cand -c 'A command to run (repeatable; run in order, before any trailing COMMAND)'
             cand --command 'A command to run (repeatable; run in order, before any trailing COMMAND)'
             cand --sentinel 'How the end of each command''s output is found [default: detect]'
-            cand --idle-gap 'A fixed quiet gap that ends an answer when nothing marks its end (--sentinel idle, or a server that answers no sentinel) [default: adaptive: eight round trips or four times the slowest recent answer, at least 20ms (60ms until the server has answered three commands)]'
+            cand --idle-gap 'A fixed quiet gap that ends an answer when nothing marks its end (--sentinel idle, or a server that answers no sentinel) [default: adaptive: eight round trips or four times the slowest recent answer, at least 50ms (100ms until the server has answered three commands)]'
             cand --dialect 'The server family [default: minecraft]; it also picks the default port (25575, or 2306 for battleye, 28016 for webrcon, 8081 for telnet). --sentinel, when given, overrides an RCON dialect''s end-of-output method'
             cand --ssh 'Reach the server through an SSH tunnel: runs `ssh -W HOST:PORT DEST` (the system OpenSSH client, no remote shell), so the RCON password never crosses the network in clear text. --host is then resolved on the SSH server (default localhost). DEST is SSHHOST, USER@SSHHOST or USER@SSHHOST:SSHPORT. ssh runs with BatchMode=yes: it never prompts'
             cand --ssh-option 'An ssh_config option for --ssh, e.g. IdentityFile=~/.ssh/mc or BatchMode=no (repeatable; passed as `ssh -o OPTION` before rcon''s own defaults, so it wins)'

@@ -11,7 +11,7 @@ negative\t'Always an id -2 sentinel, no probe'
 positive\t'A positive-id sentinel, for servers that close on ids <= 0'
 idle\t'No sentinel: an answer ends after a quiet gap from the command on (--idle-gap)'
 auto\t'Vanilla\'s split rule without a probe: no sentinel when the first fragment is under 4096 bytes (one round trip per command)'"
-complete -c rcon -l idle-gap -d 'A fixed quiet gap that ends an answer when nothing marks its end (--sentinel idle, or a server that answers no sentinel) [default: adaptive: eight round trips or four times the slowest recent answer, at least 20ms (60ms until the server has answered three commands)]' -r
+complete -c rcon -l idle-gap -d 'A fixed quiet gap that ends an answer when nothing marks its end (--sentinel idle, or a server that answers no sentinel) [default: adaptive: eight round trips or four times the slowest recent answer, at least 50ms (100ms until the server has answered three commands)]' -r
 complete -c rcon -l dialect -d 'The server family [default: minecraft]; it also picks the default port (25575, or 2306 for battleye, 28016 for webrcon, 8081 for telnet). --sentinel, when given, overrides an RCON dialect\'s end-of-output method' -r -f -a "minecraft\t'Vanilla Minecraft, Paper, Spigot, Forge: probed end-of-output marker, 1446-byte commands'
 source\t'Source engine (CS2, TF2, GMod...): mirrored end-of-output marker, 4086-byte commands'
 factorio\t'Factorio: one packet per answer'

@@ -295,6 +295,20 @@ impl Client {
         self.run(command, false, out)
     }
 
+    /// Runs the last command of the session, appending its raw output to `out`: the exchange
+    /// may end the answer by a step that also ends the connection (see
+    /// [`Exchange::start_last_command`]), which is closed afterwards in any case.
+    pub fn command_into_last(&mut self, command: &str, out: &mut Vec<u8>) -> Result<()> {
+        self.exchange.check_command(command)?;
+        if self.conn.is_none() || !self.exchange.is_ready() {
+            self.reconnect()?;
+        }
+        self.exchange.start_last_command(command, Instant::now())?;
+        let result = self.drive(Goal::Done, Some(out));
+        self.close();
+        result
+    }
+
     /// Sends a command after which the server is expected to shut down (`stop`): waits only for
     /// the first packet of its answer (or the close), then closes the connection at once, since
     /// a connected RCON client keeps a vanilla server from shutting down cleanly.
@@ -367,7 +381,7 @@ impl Client {
         loop {
             if let Some(conn) = self.conn.as_mut() {
                 while let Some(bytes) = self.exchange.poll_transmit() {
-                    let deadline = Instant::now() + self.timeout;
+                    let deadline = crate::exchange::later(Instant::now(), self.timeout);
                     if let Err(e) = conn.write_packet(&bytes, deadline) {
                         self.drop_conn();
                         self.exchange.disconnect();

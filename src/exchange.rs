@@ -221,17 +221,20 @@ pub struct Learned {
     pub latency: Duration,
     /// How many answers `latency` was taken over.
     pub samples: u32,
+    /// The server answers a sentinel with a login failure (and closes), after everything sent
+    /// before it: for the last command of a session that refusal is an end marker.
+    pub refuses_sentinel: bool,
 }
 
 /// The smallest quiet gap, once the server has answered [`TRUSTED_SAMPLES`] commands.
-pub const GAP_FLOOR: Duration = Duration::from_millis(20);
+pub const GAP_FLOOR: Duration = Duration::from_millis(50);
 /// The smallest quiet gap before that: a server that runs commands on its game tick (20 per
-/// second) may take up to 50 ms to answer.
-pub const GAP_FLOOR_UNLEARNED: Duration = Duration::from_millis(60);
+/// second) may take up to 50 ms to answer, more on a loaded machine.
+pub const GAP_FLOOR_UNLEARNED: Duration = Duration::from_millis(100);
 /// How many answers must have been timed before [`GAP_FLOOR`] applies.
 pub const TRUSTED_SAMPLES: u32 = 3;
 /// The smallest quiet gap after a packet of an answer.
-pub const GAP_AFTER_PACKET_FLOOR: Duration = Duration::from_millis(5);
+pub const GAP_AFTER_PACKET_FLOOR: Duration = Duration::from_millis(10);
 /// The longest adaptive gap.
 pub const GAP_CEILING: Duration = Duration::from_secs(1);
 /// With [`EndMethod::Vanilla`], how long a command may go without any answer before the sentinel
@@ -388,6 +391,8 @@ pub struct Exchange {
     /// The last command whose answer ended by a quiet gap: its id and when it was sent, to
     /// recognise a late answer.
     quiet_ended: Option<(RequestId, Instant)>,
+    /// The server answers sentinels with a login failure (see [`Learned::refuses_sentinel`]).
+    refuses_sentinel: bool,
     /// When a probe went unanswered: the next command's deadline counts from then, so a server
     /// that stalls after login costs one timeout in all, not the probe's wait on top.
     probe_silent_since: Option<Instant>,
@@ -425,6 +430,8 @@ impl Exchange {
             None => (None, Duration::ZERO, 0),
         };
         let remembered = cfg.end == EndDetection::Detect && cfg.learned.is_some();
+        let refuses_sentinel =
+            cfg.end == EndDetection::Detect && cfg.learned.is_some_and(|l| l.refuses_sentinel);
         Self {
             decoder: Decoder::new(cfg.max_incoming),
             cfg,
@@ -438,6 +445,7 @@ impl Exchange {
             samples,
             quiet_ended: None,
             probe_silent_since: None,
+            refuses_sentinel,
             pending_note: None,
             remembered,
             warned_mtu: false,
@@ -480,6 +488,7 @@ impl Exchange {
             rtt: self.rtt.unwrap_or(Duration::ZERO),
             latency: self.latency,
             samples: self.samples,
+            refuses_sentinel: self.refuses_sentinel,
         })
     }
 
@@ -497,14 +506,16 @@ impl Exchange {
             GAP_FLOOR_UNLEARNED
         };
         let rtt = self.rtt.unwrap_or(Duration::ZERO);
-        (rtt * 8).max(self.latency * 4).clamp(floor, GAP_CEILING)
+        rtt.saturating_mul(8)
+            .max(self.latency.saturating_mul(4))
+            .clamp(floor, GAP_CEILING)
     }
 
     /// How long the probe waits for its answer: twenty login round trips, at least 250 ms, at
     /// most [`Config::probe_timeout`] and the timeout.
     pub fn probe_wait(&self) -> Duration {
         let rtt = self.rtt.unwrap_or(Duration::ZERO);
-        (rtt * 20)
+        rtt.saturating_mul(20)
             .max(Duration::from_millis(250))
             .min(self.cfg.probe_timeout)
             .min(self.cfg.timeout)
@@ -549,7 +560,7 @@ impl Exchange {
         self.state = State::LoggingIn {
             id,
             sent_at: now,
-            deadline: now + self.cfg.timeout,
+            deadline: later(now, self.cfg.timeout),
             other_id: false,
         };
     }
@@ -603,22 +614,40 @@ impl Exchange {
             None
         } else {
             match method {
-                EndMethod::Silence => Some(now + self.quiet_gap()),
-                EndMethod::Vanilla => Some(now + VANILLA_LATE_SENTINEL),
-                EndMethod::EndMarker => Some(now + END_MARKER_SILENCE.max(self.quiet_gap())),
+                EndMethod::Silence => Some(later(now, self.quiet_gap())),
+                EndMethod::Vanilla => Some(later(now, VANILLA_LATE_SENTINEL)),
+                EndMethod::EndMarker => Some(later(now, END_MARKER_SILENCE.max(self.quiet_gap()))),
                 _ => None,
             }
         };
         self.state = State::Command(Box::new(Command {
             id,
             sent_at: now,
-            deadline: since + self.cfg.timeout,
+            deadline: later(since, self.cfg.timeout),
             method,
             quiet_until,
             sentinel: None,
             got_first: false,
             then_close,
         }));
+        Ok(())
+    }
+
+    /// Starts the last command of a session (nothing follows it on this connection). On a
+    /// server known to answer a sentinel with a login failure after everything before it (the
+    /// silent-empty kind), the sentinel goes right behind the command and that refusal ends the
+    /// answer: one round trip instead of a quiet gap; the server then closes the connection,
+    /// which was to end anyway. Elsewhere the same as [`Exchange::start_command`].
+    pub fn start_last_command(&mut self, command: &str, now: Instant) -> Result<(), Error> {
+        self.start_command(command, false, now)?;
+        if self.refuses_sentinel
+            && let State::Command(c) = &mut self.state
+            && c.method == EndMethod::Silence
+        {
+            c.sentinel = Some(RequestId::SENTINEL);
+            c.quiet_until = None;
+            self.send(RequestId::SENTINEL, Request::Sentinel, b"");
+        }
         Ok(())
     }
 
@@ -654,7 +683,7 @@ impl Exchange {
             && matches!(c.method, EndMethod::Silence | EndMethod::Idle)
             && (c.got_first || self.cfg.partial_on_idle)
         {
-            c.quiet_until = Some(now + gap);
+            c.quiet_until = Some(later(now, gap));
         }
     }
 
@@ -673,7 +702,7 @@ impl Exchange {
                 self.events.push_back(Event::Failed(err));
             }
             State::Probing { positive, .. } => {
-                self.probe_rejected(positive, "closed the connection on");
+                self.probe_rejected(positive, "closes the connection on");
             }
             State::Command(c) => {
                 self.say_pending_note();
@@ -739,7 +768,7 @@ impl Exchange {
                 // The server ignores sentinels (Factorio-like); the connection is fine.
                 let _ = positive;
                 self.probe_silent_since = Some(now - self.probe_wait());
-                self.rejected.push("did not answer");
+                self.rejected.push("does not answer");
                 self.settle(EndMethod::Idle);
                 self.state = State::Ready;
                 self.events.push_back(Event::Ready);
@@ -931,7 +960,7 @@ impl Exchange {
                         self.state = State::Probing {
                             id: sid,
                             sent_at: now,
-                            deadline: now + self.probe_wait(),
+                            deadline: later(now, self.probe_wait()),
                             positive,
                         };
                     }
@@ -962,8 +991,9 @@ impl Exchange {
                     self.state = State::Ready;
                     self.events.push_back(Event::Ready);
                 } else if p.id == RequestId::LOGIN_FAILED.0 {
+                    self.refuses_sentinel = true;
                     self.trace(&p, Role::SentinelRejected);
-                    self.probe_rejected(positive, "answered with a login failure to");
+                    self.probe_rejected(positive, "answers with a login failure and closes on");
                 } else {
                     self.trace(&p, Role::Stale);
                 }
@@ -1009,7 +1039,14 @@ impl Exchange {
             self.pending_note = None;
             self.note("answers differently from what was remembered", method);
         } else if !rejected.is_empty() {
-            let what = format!("{} end-of-output sentinels", rejected.join(", then "));
+            let mut hows = rejected.clone();
+            hows.dedup();
+            let which = if rejected.len() > 1 {
+                " (id -2 and positive ids)"
+            } else {
+                ""
+            };
+            let what = format!("{} end-of-output sentinels{which}", hows.join(" or "));
             if method == EndMethod::Silence {
                 // Its first answer may still show an end marker of its own.
                 self.pending_note = Some(what);
@@ -1061,6 +1098,7 @@ impl Exchange {
         // 2. A refusal while a sentinel is out: the server takes sentinels for logins (and
         // closes). It answers in order, so the command's answer was complete before it.
         if c.sentinel.is_some() && p.id == RequestId::LOGIN_FAILED.0 {
+            self.refuses_sentinel = true;
             self.take_command();
             self.trace(&p, Role::SentinelRejected);
             self.settle(EndMethod::Silence);
@@ -1154,7 +1192,7 @@ impl Exchange {
                 self.done();
             }
             EndMethod::Silence | EndMethod::Idle => {
-                c.quiet_until = Some(now + gap);
+                c.quiet_until = Some(later(now, gap));
             }
             EndMethod::EndMarker if body_len == 0 => {
                 // An empty type-0 packet where an end marker was expected: another server now,
@@ -1168,7 +1206,7 @@ impl Exchange {
                 // Type-0 output where an end marker was expected: another server now; fall back
                 // to the quiet gap for this answer and remember that.
                 c.method = EndMethod::Silence;
-                c.quiet_until = Some(now + gap);
+                c.quiet_until = Some(later(now, gap));
                 self.settle(EndMethod::Silence);
             }
             EndMethod::Vanilla => {
@@ -1208,7 +1246,8 @@ impl Exchange {
             return g;
         }
         let rtt = self.rtt.unwrap_or(Duration::ZERO);
-        (rtt * 8).clamp(GAP_AFTER_PACKET_FLOOR, self.quiet_gap())
+        rtt.saturating_mul(8)
+            .clamp(GAP_AFTER_PACKET_FLOOR, self.quiet_gap())
     }
 
     /// A packet for the command that last ended by a quiet gap: its answer came too late.
@@ -1272,6 +1311,13 @@ impl Exchange {
 /// Commands longer than this (a 1400-byte packet) get a one-time warning on a vanilla-style
 /// server, whose one-read-per-packet rule a small MTU can break (docs/protocol.md section 2).
 pub const SMALL_MTU_COMMAND_BYTES: usize = 1386;
+
+/// `now + d`, or a far-off instant where that would overflow (a timeout of years).
+pub(crate) fn later(now: Instant, d: Duration) -> Instant {
+    now.checked_add(d)
+        .or_else(|| now.checked_add(Duration::from_secs(86_400 * 365)))
+        .unwrap_or(now)
+}
 
 /// Checks a command against the limits before anything is sent.
 pub fn check_command(command: &str, max: usize) -> Result<(), Error> {

@@ -240,7 +240,7 @@ impl TcpConnector {
 
 impl Connector for TcpConnector {
     fn connect(&self, timeout: Duration) -> Result<Box<dyn Transport>> {
-        let deadline = Instant::now() + timeout;
+        let deadline = crate::exchange::later(Instant::now(), timeout);
         let timed_out = Error::Timeout {
             what: "connecting",
             after: timeout,

@@ -162,7 +162,7 @@ pub struct Args {
 
     /// A fixed quiet gap that ends an answer when nothing marks its end (--sentinel idle, or a
     /// server that answers no sentinel) [default: adaptive: eight round trips or four times the
-    /// slowest recent answer, at least 20ms (60ms until the server has answered three commands)].
+    /// slowest recent answer, at least 50ms (100ms until the server has answered three commands)].
     #[arg(long, value_name = "DURATION", value_parser = duration)]
     pub idle_gap: Option<Duration>,
 

@@ -330,7 +330,7 @@ fn serve(
         }
         let start = Instant::now();
         let mut raw = Vec::new();
-        let result = session::execute(client.as_mut(), &planned.text, &mut raw);
+        let result = session::execute(client.as_mut(), &planned.text, &mut raw, false);
         let elapsed = start.elapsed();
         let (error, fatal) = match result {
             Ok(()) if is_parse_error(&String::from_utf8_lossy(&raw)) => (

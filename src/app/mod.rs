@@ -299,6 +299,7 @@ pub fn run(args: Args, origins: Origins) -> anyhow::Result<Exit> {
     };
     let mut tally = batch::Tally::default();
     let more_inputs = plan.stdin_batch || !inputs.is_empty();
+    session.keeps_open = plan.console;
     run_commands(
         &mut session,
         &commands,
@@ -456,7 +457,13 @@ fn run_commands(
         if opts.echo {
             session.printer.echo(command)?;
         }
-        let outcome = session.run(command, None)?;
+        // Nothing follows the last command on this connection: its answer may be ended by a
+        // step that also ends the connection (one round trip instead of a quiet gap).
+        let outcome = if i + 1 == commands.len() && !more_inputs && !session.keeps_open {
+            session.run_last(command)?
+        } else {
+            session.run(command, None)?
+        };
         if outcome.sent {
             tally.sent += 1;
         }

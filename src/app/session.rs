@@ -53,6 +53,8 @@ pub struct Session {
     /// Whether commands after one that stopped the server are refused (not in the console,
     /// where the next command reconnects to a restarted server).
     pub refuse_after_stop: bool,
+    /// Whether the connection is used after the commands (the console follows).
+    pub keeps_open: bool,
     /// Where results go.
     pub printer: Printer,
 }
@@ -75,6 +77,7 @@ impl Session {
             messages: None,
             stopped: false,
             refuse_after_stop: true,
+            keeps_open: false,
             printer,
         }
     }
@@ -149,6 +152,21 @@ impl Session {
     /// Runs one command and prints its record. Only a failed write to stdout is an `Err`;
     /// everything about the command itself is in the [`Outcome`].
     pub fn run(&mut self, command: &str, origin: Option<(&str, u64)>) -> std::io::Result<Outcome> {
+        self.run_with(command, origin, false)
+    }
+
+    /// [`Session::run`] for the last command of the session: the connection may be ended to
+    /// learn sooner that the answer is complete (see `Client::command_into_last`).
+    pub fn run_last(&mut self, command: &str) -> std::io::Result<Outcome> {
+        self.run_with(command, None, true)
+    }
+
+    fn run_with(
+        &mut self,
+        command: &str,
+        origin: Option<(&str, u64)>,
+        last: bool,
+    ) -> std::io::Result<Outcome> {
         let start = Instant::now();
         let mut raw = Vec::new();
         let stopped = super::is_stop_command(command);
@@ -163,11 +181,8 @@ impl Session {
             .and_then(|()| self.connect().map(|_| ()))
             .and_then(|()| {
                 sent = true;
-                execute(
-                    self.client.as_deref_mut().expect("connected"),
-                    command,
-                    &mut raw,
-                )
+                let client = self.client.as_deref_mut().expect("connected");
+                execute(client, command, &mut raw, last)
             });
         let error = result.err();
         self.stopped |= stopped && sent && error.is_none();
@@ -200,9 +215,16 @@ impl Session {
 /// Runs one command on `client`, appending its raw output to `raw` (partial on error). A command
 /// that stops the server gets no end-of-output marker, and the connection is closed as soon as
 /// its first answer arrives (a connected client keeps a vanilla server from stopping cleanly).
-pub fn execute(client: &mut dyn Remote, command: &str, raw: &mut Vec<u8>) -> rconsole::Result<()> {
+pub fn execute(
+    client: &mut dyn Remote,
+    command: &str,
+    raw: &mut Vec<u8>,
+    last: bool,
+) -> rconsole::Result<()> {
     if super::is_stop_command(command) {
         client.command_then_close(command, raw)
+    } else if last {
+        client.command_into_last(command, raw)
     } else {
         client.command_into(command, raw)
     }

@@ -118,6 +118,12 @@ pub trait Remote: Send {
     fn command_into(&mut self, command: &str, out: &mut Vec<u8>) -> Result<()>;
     /// Runs a command that stops the server, then closes the connection.
     fn command_then_close(&mut self, command: &str, out: &mut Vec<u8>) -> Result<()>;
+    /// Runs the session's last command; the connection is closed afterwards in any case.
+    fn command_into_last(&mut self, command: &str, out: &mut Vec<u8>) -> Result<()> {
+        let result = self.command_into(command, out);
+        self.close();
+        result
+    }
     /// Closes the connection (the next command reconnects).
     fn close(&mut self);
     /// Whether the connection still looks open; a dead one is dropped.
@@ -148,6 +154,9 @@ impl Remote for Client {
     }
     fn command_then_close(&mut self, command: &str, out: &mut Vec<u8>) -> Result<()> {
         Client::command_then_close(self, command, out)
+    }
+    fn command_into_last(&mut self, command: &str, out: &mut Vec<u8>) -> Result<()> {
+        Client::command_into_last(self, command, out)
     }
     fn close(&mut self) {
         Client::close(self)

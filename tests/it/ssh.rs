@@ -2,16 +2,13 @@
 //! generated host key and user key, tunnelling to a practice server. Needs `sshd`, `ssh` and
 //! `ssh-keygen` (Debian: openssh-server, openssh-client); without them the sshd tests skip
 //! loudly, or fail when RCONSOLE_STRICT=1 is set.
-#![cfg(unix)]
-
-mod common;
 
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::sshd::{Sshd, free_port};
-use common::term::Term;
-use common::*;
+use crate::common::sshd::{Sshd, free_port};
+use crate::common::term::Term;
+use crate::common::*;
 use rconsole::practice::{Mode, sample_text};
 
 #[test]
@@ -173,7 +170,7 @@ fn practice_server_in_palworld_mode_works_through_a_proxy_command_with_the_diale
     // The tunnel is transparent to the dialect: `cat`-like plumbing via a shell proxy that
     // execs a second rcon practice client would be overkill; bash's /dev/tcp is enough.
     if Command::new("bash").arg("-c").arg("true").status().is_err() {
-        common::skip("bash not installed");
+        crate::common::skip("bash not installed");
         return;
     }
     let server = server(Mode::Palworld, Duration::ZERO);

@@ -2,14 +2,11 @@
 //! experience, a lossy network (drops, duplicates, reordering, bad CRCs on a seeded pattern),
 //! the Reforger answer stream, keep-alive past the server's 45 s, and "no answer at all".
 
-mod common;
-mod consoles_common;
-
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use common::*;
-use consoles_common::*;
+use crate::common::*;
+use crate::consoles_common::*;
 use rconsole::consoles::practice::{Config, ConsoleServer, Kind};
 
 #[test]

@@ -1,13 +1,10 @@
 //! Behaviour that only shows on a terminal (issue 10): vanilla's one-line `help` gets its line
 //! breaks back, Ctrl-D at the password prompt, and what a failed `:reconnect` says.
-#![cfg(unix)]
-
-mod common;
 
 use std::process::Command;
 
-use common::term::Term;
-use common::{home, rcon_in, run, stderr, stdout};
+use crate::common::term::Term;
+use crate::common::{home, rcon_in, run, stderr, stdout};
 
 #[test]
 fn help_on_a_terminal_is_one_command_per_line() {
@@ -90,10 +87,10 @@ fn ctrl_d_at_the_password_prompt_is_one_clear_line() {
         .output()
         .is_ok_and(|o| o.status.success());
     if !python_ok {
-        common::skip("python3 with pty not available");
+        crate::common::skip("python3 with pty not available");
         return;
     }
-    let server = common::strict_vanilla();
+    let server = crate::common::strict_vanilla();
     let home = home();
     let template = rcon_in(home.path());
     let mut cmd = Command::new("python3");
@@ -121,7 +118,7 @@ fn ctrl_d_at_the_password_prompt_is_one_clear_line() {
 
 #[test]
 fn a_failed_reconnect_does_not_speak_of_a_command() {
-    let mut server = common::strict_vanilla();
+    let mut server = crate::common::strict_vanilla();
     let home = home();
     let mut term = Term::start(server.addr(), home.path(), &[]);
     let port = server.port();

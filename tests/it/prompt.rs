@@ -1,12 +1,9 @@
 //! The hidden password prompt, driven through a real pseudo-terminal (python3's stdlib `pty`,
 //! which makes the terminal the child's controlling one, as a login shell would).
-#![cfg(unix)]
-
-mod common;
 
 use std::process::Command;
 
-use common::{PASSWORD, home, rcon_in, run, stderr, stdout};
+use crate::common::{PASSWORD, home, rcon_in, run, stderr, stdout};
 
 /// Runs `rcon ARGS` on a pty: waits for "Password", waits until the terminal's echo is off,
 /// types the password, then collects everything the terminal showed until rcon exits.
@@ -60,7 +57,7 @@ fn python() -> Option<&'static str> {
         .output()
         .is_ok_and(|o| o.status.success());
     if !ok {
-        common::skip("python3 (with pty) not available for the prompt test");
+        crate::common::skip("python3 (with pty) not available for the prompt test");
         return None;
     }
     Some("python3")
@@ -69,7 +66,7 @@ fn python() -> Option<&'static str> {
 #[test]
 fn prompts_on_the_terminal_without_echo() {
     let Some(python) = python() else { return };
-    let server = common::strict_vanilla();
+    let server = crate::common::strict_vanilla();
     let home = home();
     // The hermetic environment of rcon_in, applied to the driver (which passes it on).
     let template = rcon_in(home.path());

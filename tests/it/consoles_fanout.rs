@@ -2,11 +2,8 @@
 //! telnet practice server (and an RCON one) at once, each through its own protocol, output
 //! labelled per server, JSON per command, a dead server reported without holding back others.
 
-mod common;
-mod consoles_common;
-
-use common::*;
-use consoles_common::*;
+use crate::common::*;
+use crate::consoles_common::*;
 use rconsole::consoles::practice::Kind;
 use rconsole::practice::Mode;
 

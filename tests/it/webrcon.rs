@@ -2,11 +2,8 @@
 //! the common console experience, and the password that sits in the URL path kept out of
 //! traces, errors and --print-config.
 
-mod common;
-mod consoles_common;
-
-use common::*;
-use consoles_common::*;
+use crate::common::*;
+use crate::consoles_common::*;
 use rconsole::consoles::practice::Kind;
 
 #[test]

@@ -1,8 +1,6 @@
 //! `rcon --trace` over a real RCON session: every packet is shown, the password never is.
 
-mod common;
-
-use common::{PASSWORD, home, rcon_for, run, stderr, strict_vanilla};
+use crate::common::{PASSWORD, home, rcon_for, run, stderr, strict_vanilla};
 
 /// All bytes of the hex dumps in a trace, concatenated, so a password split across dump lines
 /// is still found.

@@ -3,11 +3,9 @@
 //! nothing for an empty answer): complete, byte-identical, in order; learned once per server;
 //! re-learned when another implementation takes the port.
 
-mod common;
-
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use rconsole::practice::{Config, Event, Mode, PracticeServer, ascii_text, sample_text};
 
 fn start(mode: Mode) -> PracticeServer {
@@ -173,10 +171,26 @@ fn silent_empty_server_answers_empty_commands_without_waiting_for_the_timeout() 
     );
     assert_eq!(stderr(&again), "", "no warning once learned");
     assert_eq!(server.connections(), before + 1);
+    // No probe (two sentinels on two connections); one sentinel behind the last command.
     assert_eq!(
         sentinels_seen(&server),
-        zero_before,
+        zero_before + 1,
         "no probe once learned"
+    );
+    // The last command of a run needs no quiet gap: the server's refusal of a sentinel sent
+    // right behind it ends the answer (in order), and the run was ending the connection anyway.
+    let last = run(rcon_for(&server, home.path()).args(["--trace", "-c", "list", "-c", "say hi"]));
+    assert!(last.status.success(), "{}", stderr(&last));
+    assert_eq!(
+        stdout(&last),
+        "There are 0 of a max of 20 players online: \n\n"
+    );
+    let trace = stderr(&last);
+    assert!(trace.contains("(sentinel rejected)"), "{trace}");
+    assert_eq!(
+        trace.matches("(end-of-output sentinel)").count(),
+        1,
+        "{trace}"
     );
     // --print-config shows what was learned.
     let cfg = run(rcon_for(&server, home.path()).arg("--print-config"));

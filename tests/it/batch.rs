@@ -1,13 +1,11 @@
 //! Batch input through the real binary: mcfunction files and stdin against practice servers,
 //! failure policy, JSON records, colours, and a program talking to `rcon --json` through pipes.
 
-mod common;
-
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 use rconsole::practice::Mode;
 
 /// A generated mcfunction text with every kind of line, and the commands it must produce.

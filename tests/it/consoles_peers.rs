@@ -7,14 +7,11 @@
 //! Without the clients installed these tests say so loudly and pass, unless `CI` is set, where
 //! that is a failure.
 
-mod common;
-mod consoles_common;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::*;
-use consoles_common::*;
+use crate::common::*;
+use crate::consoles_common::*;
 use rconsole::consoles::practice::Kind;
 
 /// The venv's python and the script, or `None` (after a note) when not installed.

@@ -1,13 +1,11 @@
 //! One-shot `rcon` against practice servers in each dialect and against misbehaving servers:
 //! completeness, order, sentinel handling, exit codes (issue: core).
 
-mod common;
-
 use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 use rconsole::practice::{Event, Mode, sample_text};
 
 #[test]

@@ -5,14 +5,12 @@
 //! No installable third-party server speaks Query here (see docs/reach.md), so the responder is
 //! written in this test; a third-party client (PyPI `mcstatus`) cross-checks it.
 
-mod common;
-
 use std::collections::HashMap;
 use std::net::{SocketAddr, UdpSocket};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use common::{home, rcon_in, run, stderr, stdout};
+use crate::common::{home, rcon_in, run, stderr, stdout};
 
 #[derive(Default)]
 struct Seen {
@@ -211,7 +209,7 @@ fn mcstatus_reads_the_responder_as_rcon_does() {
     let python =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers/.venv/bin/python");
     if !python.exists() {
-        common::skip("mcstatus not installed (run tests/peers/install.sh)");
+        crate::common::skip("mcstatus not installed (run tests/peers/install.sh)");
         return;
     }
     let (port, _) = responder(false);

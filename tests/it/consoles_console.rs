@@ -1,20 +1,16 @@
 //! The console (a real PTY) on BattlEye, WebRCON and telnet: commands answer as on RCON, and
 //! the server's own messages appear live above the prompt, marked `[server]`, while the line
 //! being typed stays intact below them.
-#![cfg(unix)]
 
-mod common;
-mod consoles_common;
-
-use common::term::Term;
-use consoles_common::*;
+use crate::common::term::Term;
+use crate::consoles_common::*;
 use std::sync::atomic::Ordering;
 
 use rconsole::consoles::practice::Kind;
 
 fn check_console(kind: Kind, dialect: &str) {
     let server = console_server(kind);
-    let home = common::home();
+    let home = crate::common::home();
     // Telnet answers end on an idle gap: 500 ms, well short of `later`'s 1.5 s.
     let mut term = Term::start(
         server.addr(),
@@ -86,7 +82,7 @@ fn telnet_console_shows_server_messages_live() {
 /// again and works.
 fn check_ctrl_c(kind: Kind, dialect: &str) {
     let server = console_server(kind);
-    let home = common::home();
+    let home = crate::common::home();
     let mut term = Term::start(server.addr(), home.path(), &["--dialect", dialect]);
     let prompt = format!("127.0.0.1:{}> ", server.port());
     term.wait_for_line(&prompt, "");
@@ -94,7 +90,10 @@ fn check_ctrl_c(kind: Kind, dialect: &str) {
     // Ctrl-C once the command is out (before that the console would drop it as stale).
     let start = std::time::Instant::now();
     while server.stats().executed.load(Ordering::SeqCst) == 0 {
-        assert!(start.elapsed() < common::term::LIMIT, "hang never arrived");
+        assert!(
+            start.elapsed() < crate::common::term::LIMIT,
+            "hang never arrived"
+        );
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
     term.send("\x03");

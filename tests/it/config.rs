@@ -1,12 +1,10 @@
 //! The config file, profiles, precedence (flags > environment > profile > defaults), password
 //! sources and `--print-config`/`--list-servers`, run through the real binary in a temp home.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use common::{PASSWORD, home, rcon_in, run, stderr, stdout};
+use crate::common::{PASSWORD, home, rcon_in, run, stderr, stdout};
 use rconsole::practice::{Config, Mode, PracticeServer};
 
 /// A vanilla practice server with its own password.

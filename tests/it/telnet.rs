@@ -1,11 +1,8 @@
 //! `rcon --dialect telnet` against the 7 Days to Die practice server: the common console
 //! experience (log lines stream around every answer and are kept apart), and the default port.
 
-mod common;
-mod consoles_common;
-
-use common::*;
-use consoles_common::*;
+use crate::common::*;
+use crate::consoles_common::*;
 use rconsole::consoles::practice::Kind;
 
 #[test]

@@ -1,13 +1,11 @@
 //! Load: a 50 MB response reassembled from 4096-unit vanilla fragments, and (once batch mode
 //! reads stdin) a 1,000,000-command stream with flat memory (issue 6, part 3).
 
-mod common;
-
 use std::io::{BufRead, BufReader, Write};
 use std::process::Stdio;
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use rconsole::practice::{Mode, sample_text};
 
 #[test]

@@ -2,11 +2,9 @@
 //! bytes ends the output without a sentinel (one round trip), anything longer still gets the
 //! sentinel, and nothing is lost or reordered at the boundaries (issue 6, part 5).
 
-mod common;
-
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use rconsole::practice::{Event, Mode, ascii_text, sample_text};
 
 /// Sentinel packets (id -2, type 0, empty) the server received.
@@ -121,7 +119,7 @@ fn default_uses_the_sentinel_only_where_the_server_is_not_known_to_be_vanilla() 
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(sentinels(&server), 1);
     // A mirroring server (not vanilla): the probe plus one per command.
-    let server = common::server(Mode::Mirror, Duration::ZERO);
+    let server = crate::common::server(Mode::Mirror, Duration::ZERO);
     let out = run(rcon_for(&server, home.path()).args(["-c", "echo a", "-c", "echo b"]));
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(stdout(&out), "a\nb\n");

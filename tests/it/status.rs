@@ -1,14 +1,12 @@
 //! `rcon --ping` against a real third-party Minecraft-protocol server (node-minecraft-protocol,
 //! installed by tests/peers-status/install.sh), plus failure modes against local stubs.
 
-mod common;
-
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 
-use common::{home, rcon_in, run, stderr, stdout};
+use crate::common::{home, rcon_in, run, stderr, stdout};
 
 /// A running peer server; killed when dropped.
 struct Peer {
@@ -38,7 +36,7 @@ fn slp_peer(mode: &str, motd: Option<&str>) -> Option<Peer> {
         .output()
         .is_ok_and(|o| o.status.success());
     if !installed || !node {
-        common::skip(
+        crate::common::skip(
             "the status ping peer is not installed (needs node; run tests/peers-status/install.sh)",
         );
         return None;

@@ -1,11 +1,9 @@
 //! `--dialect` end to end against the practice server's Source, Factorio and Palworld modes:
 //! complete output for short and long answers, and each dialect's own way of ending output.
 
-mod common;
-
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use rconsole::practice::{Event, Mode, sample_text};
 
 /// Short, empty, ASCII-long and multibyte-long answers, in one session.

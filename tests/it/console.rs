@@ -1,16 +1,13 @@
 //! The interactive console in a real pseudo-terminal, read back through a terminal emulator
 //! (vt100), so the assertions are on what a person would see. Unix only.
-#![cfg(unix)]
-
-mod common;
 
 use std::net::SocketAddr;
 use std::time::Duration;
 
 use rconsole::practice::{Config, Mode, PracticeServer};
 
-use common::PASSWORD;
-use common::term::Term;
+use crate::common::PASSWORD;
+use crate::common::term::Term;
 
 fn start_server(bind: SocketAddr) -> PracticeServer {
     PracticeServer::start(Config {
@@ -29,7 +26,7 @@ fn prompt(server: &PracticeServer) -> String {
 #[test]
 fn runs_commands_and_shows_long_output_in_full() {
     let server = start_server("127.0.0.1:0".parse().unwrap());
-    let home = common::home();
+    let home = crate::common::home();
     let mut term = Term::start(server.addr(), home.path(), &[]);
     let p = prompt(&server);
     term.wait_for(&p);
@@ -54,7 +51,7 @@ fn runs_commands_and_shows_long_output_in_full() {
 #[test]
 fn tab_completes_command_names() {
     let server = start_server("127.0.0.1:0".parse().unwrap());
-    let home = common::home();
+    let home = crate::common::home();
     let mut term = Term::start(server.addr(), home.path(), &[]);
     let p = prompt(&server);
     term.wait_for(&p);
@@ -84,7 +81,7 @@ fn tab_completes_command_names() {
 #[test]
 fn history_persists_in_the_data_dir_without_the_password() {
     let server = start_server("127.0.0.1:0".parse().unwrap());
-    let home = common::home();
+    let home = crate::common::home();
     let p = prompt(&server);
     {
         let mut term = Term::start(server.addr(), home.path(), &[]);
@@ -140,7 +137,7 @@ fn history_persists_in_the_data_dir_without_the_password() {
 #[test]
 fn ctrl_c_clears_the_line() {
     let server = start_server("127.0.0.1:0".parse().unwrap());
-    let home = common::home();
+    let home = crate::common::home();
     let mut term = Term::start(server.addr(), home.path(), &[]);
     let p = prompt(&server);
     term.wait_for(&p);
@@ -159,7 +156,7 @@ fn ctrl_c_clears_the_line() {
 fn reconnects_after_the_server_restarts() {
     let mut server = start_server("127.0.0.1:0".parse().unwrap());
     let addr = server.addr();
-    let home = common::home();
+    let home = crate::common::home();
     let mut term = Term::start(addr, home.path(), &[]);
     let p = prompt(&server);
     term.wait_for(&p);
@@ -198,7 +195,7 @@ fn reconnects_after_the_server_restarts() {
 #[test]
 fn interactive_flag_opens_the_console_after_commands() {
     let server = start_server("127.0.0.1:0".parse().unwrap());
-    let home = common::home();
+    let home = crate::common::home();
     let mut term = Term::start(server.addr(), home.path(), &["-i", "echo first"]);
     let p = prompt(&server);
     term.wait_for("first");
@@ -213,7 +210,7 @@ fn interactive_flag_opens_the_console_after_commands() {
 #[test]
 fn progress_bar_for_files_on_a_terminal_only() {
     let server = start_server("127.0.0.1:0".parse().unwrap());
-    let home = common::home();
+    let home = crate::common::home();
     let file = home.path().join("many.mcfunction");
     let text: String = (0..300).map(|i| format!("say {i}\n")).collect();
     std::fs::write(&file, text).unwrap();
@@ -224,15 +221,15 @@ fn progress_bar_for_files_on_a_terminal_only() {
     assert!(term.raw().contains("/300 lines ("), "{}", term.raw());
     assert_eq!(server.commands().len(), 300);
     // Piped: no bar.
-    let out = common::run(common::rcon_for(&server, home.path()).args(["-f", path]));
+    let out = crate::common::run(crate::common::rcon_for(&server, home.path()).args(["-f", path]));
     assert!(out.status.success());
-    assert!(!common::stderr(&out).contains("lines/s"));
+    assert!(!crate::common::stderr(&out).contains("lines/s"));
 }
 
 #[test]
 fn ctrl_c_abandons_the_running_command_and_returns_to_the_prompt() {
     let server = start_server("127.0.0.1:0".parse().unwrap());
-    let home = common::home();
+    let home = crate::common::home();
     let mut term = Term::start(server.addr(), home.path(), &[]);
     let p = prompt(&server);
     term.wait_for(&p);

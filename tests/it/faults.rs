@@ -3,8 +3,6 @@
 //! documented exit code, one error line, no panic, within the timeout + 1 s and under 20 MB of
 //! peak RSS (issue 6; the table is in docs/hardening.md).
 
-mod common;
-
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::process::{Command, Output, Stdio};
@@ -12,7 +10,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 use rconsole::packet::encode;
 
 /// One step of what the fault server does on each connection.
@@ -402,12 +400,15 @@ fn one_byte_per_second_on_the_command() {
 #[test]
 fn size_fields_below_the_minimum() {
     for size in [-1, 0, 9, i32::MIN] {
-        case(
+        let (run, _) = case(
             &format!("size {size}"),
             on_command(vec![sized(size, b"abc\0\0")]),
             7,
             &format!("size field {size} is below the minimum of 10"),
         );
+        // Said once (the cause used to be printed twice through the error chain).
+        let err = stderr(&run.out);
+        assert_eq!(err.matches("malformed packet").count(), 1, "{err}");
     }
 }
 

@@ -2,14 +2,12 @@
 //! exit status, a summary naming the failed servers, and a dead or silent server that delays
 //! nobody else.
 
-mod common;
-
 use std::io::{BufRead, BufReader, Read};
 use std::net::TcpListener;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 use rconsole::practice::{Mode, PracticeServer, sample_text};
 
 /// A port nothing listens on.

@@ -5,9 +5,7 @@
 //! Without the peers installed these tests say so loudly and pass, unless `RCONSOLE_STRICT=1` is set, where a
 //! missing peer is a failure.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 /// Runs the session and checks every answer, in order.
 fn check_session(launcher: &str, commands: &[(&str, String)], expect_warning: bool) {

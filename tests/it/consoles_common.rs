@@ -1,7 +1,6 @@
 //! Shared checks for the other consoles (BattlEye, WebRCON, telnet): the same experience as
 //! RCON (one-shot, several -c, batch file, --json, --trace with the password masked, server
 //! messages kept apart and shown with --messages), against the practice servers in process.
-#![allow(dead_code)]
 
 use std::path::Path;
 use std::process::Command;

@@ -2,11 +2,9 @@
 //! stderr, password files, inputs checked before sending, ports inside `-H`, config messages,
 //! the `-c` failure policy, and the wording of errors.
 
-mod common;
-
 use std::process::Stdio;
 
-use common::*;
+use crate::common::*;
 
 fn write_file(dir: &std::path::Path, name: &str, text: &str) -> String {
     let path = dir.join(name);
