@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install the third-party console CLIENTS LOCALLY (idempotent; safe to re-run), used by
-# tests/consoles_peers.rs to cross-check rcon's practice servers for BattlEye RCon, Rust's
+# tests/it/consoles_peers.rs to cross-check rcon's practice servers for BattlEye RCon, Rust's
 # WebRCON and 7 Days to Die telnet:
 #   Python peers -> tests/peers-consoles/.venv   (pins: requirements.txt)
 # Needs python3 (with venv/ensurepip); runs as root on Debian and installs python3-venv with
