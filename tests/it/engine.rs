@@ -344,3 +344,40 @@ fn commands_after_stop_are_not_sent_because_the_server_stopped() {
     assert_eq!(stdout(&out), "Stopping the server\n");
     assert_eq!(server.commands(), vec!["stop".to_string()]);
 }
+
+#[test]
+fn learned_file_survives_many_rcons_writing_at_once() {
+    let servers: Vec<PracticeServer> = (0..8).map(|_| start(Mode::SilentEmpty)).collect();
+    let home = home();
+    let children: Vec<_> = servers
+        .iter()
+        .map(|s| {
+            rcon_for(s, home.path())
+                .arg("list")
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    // Whole and readable: one writer's version won each time, none was torn.
+    let file = home.path().join("data/rconsole/learned-servers.toml");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let parsed: toml::Table = toml::from_str(&text).expect("a whole TOML file");
+    let servers_table = parsed["servers"].as_table().unwrap();
+    assert!(!servers_table.is_empty());
+    for entry in servers_table.values() {
+        assert_eq!(entry["method"].as_str(), Some("silence"));
+    }
+    // No temporary files left behind.
+    let leftovers: Vec<_> = std::fs::read_dir(file.parent().unwrap())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with('.'))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
