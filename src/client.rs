@@ -42,6 +42,9 @@ pub trait Observer: Send + Sync {
     /// The end-of-output method for this server was settled (`Some`) or turned out wrong and
     /// should be forgotten (`None`).
     fn learned(&self, _learned: Option<Learned>) {}
+    /// Bytes of another console protocol went over the wire (BattlEye, WebRCON, telnet; see
+    /// [`crate::consoles`]), already masked: a password is never in them.
+    fn frame(&self, _direction: Direction, _bytes: &[u8], _what: &str) {}
 }
 
 /// An observer that ignores everything.

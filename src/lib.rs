@@ -8,6 +8,8 @@
 //! - [`exchange`]: the RCON conversation as a sans-IO state machine: login, the end-of-output
 //!   probe, what ends an answer, what is stale, timers.
 //! - [`client`]: the blocking driver that runs an [`exchange::Exchange`] over a transport.
+//! - [`consoles`]: the other remote consoles (BattlEye RCon, Rust's WebRCON, 7 Days to Die
+//!   telnet), sans-IO, with their driver and practice servers.
 //! - [`varint`], [`status`], [`query`]: the Minecraft game protocol's Server List Ping and the
 //!   UDP query, sans-IO.
 //! - [`srv`]: DNS SRV records for `--ping HOST` without a port, sans-IO.
@@ -55,6 +57,7 @@
 //! batch files and writing to the terminal. Those belong to the `rcon` binary.
 
 pub mod client;
+pub mod consoles;
 pub mod dialect;
 pub mod error;
 pub mod exchange;

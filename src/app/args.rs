@@ -53,6 +53,12 @@ pub enum DialectArg {
     Factorio,
     /// Palworld: replies matched whatever their id; output ends after --idle-gap of silence.
     Palworld,
+    /// BattlEye RCon over UDP (DayZ, Arma 2/3, Arma Reforger); default port 2306.
+    Battleye,
+    /// Rust's WebRCON (JSON over WebSocket); default port 28016.
+    Webrcon,
+    /// 7 Days to Die's telnet console; answers end after --idle-gap; default port 8081.
+    Telnet,
 }
 
 impl DialectArg {
@@ -63,6 +69,9 @@ impl DialectArg {
             DialectArg::Source => rconsole::Dialect::SOURCE,
             DialectArg::Factorio => rconsole::Dialect::FACTORIO,
             DialectArg::Palworld => rconsole::Dialect::PALWORLD,
+            DialectArg::Battleye => rconsole::Dialect::BATTLEYE,
+            DialectArg::Webrcon => rconsole::Dialect::WEBRCON,
+            DialectArg::Telnet => rconsole::Dialect::TELNET,
         }
     }
 }
@@ -161,8 +170,9 @@ pub struct Args {
     #[arg(long)]
     pub forget: bool,
 
-    /// The server family [default: minecraft]. --sentinel, when given, overrides its
-    /// end-of-output method.
+    /// The server family [default: minecraft]; it also picks the default port (25575, or 2306
+    /// for battleye, 28016 for webrcon, 8081 for telnet). --sentinel, when given, overrides an
+    /// RCON dialect's end-of-output method.
     #[arg(long, value_enum, env = "RCON_DIALECT", value_name = "DIALECT")]
     pub dialect: Option<DialectArg>,
 
@@ -196,10 +206,17 @@ pub struct Args {
     #[arg(long)]
     pub group: bool,
 
-    /// Run against a built-in practice server (strict vanilla) instead of a real one: no server
-    /// or password needed. Try `rcon --demo help`.
+    /// Run against a built-in practice server (strict vanilla, or the --dialect's console)
+    /// instead of a real one: no server or password needed. Try `rcon --demo help`.
     #[arg(long)]
     pub demo: bool,
+
+    /// Also show the messages a BattlEye, WebRCON or telnet server sends on its own (chat, log
+    /// lines) while commands run: on stderr as `[server] TEXT`, or with --json as records with
+    /// "type":"message" on stdout. The console always shows them; with several servers at once
+    /// they are not shown.
+    #[arg(long)]
+    pub messages: bool,
 
     /// Run the practice server in the foreground on ADDR (default 127.0.0.1:25575; port 0 picks a
     /// free one) and print its address; for trying other clients and for benchmarks. Its password
@@ -208,7 +225,9 @@ pub struct Args {
     pub practice_server: Option<String>,
 
     /// The practice server's dialect: vanilla, source, mirror, mirror-trailer8, reject-sentinel,
-    /// close-nonpositive, factorio, palworld.
+    /// close-nonpositive, factorio, palworld; or another console: battleye, battleye-lossy
+    /// (drops, duplicates, reorders and corrupts datagrams on a seeded pattern),
+    /// battleye-reforger, webrcon, telnet.
     #[arg(
         long,
         value_name = "MODE",

@@ -366,6 +366,10 @@ pub fn run(session: &mut Session, settings: &Settings) -> anyhow::Result<Exit> {
         editor.add_history_entry(line.as_str())?;
     }
     editor.set_helper(Some(helper));
+    // Server messages (BattlEye, WebRCON, telnet) show above the prompt as they arrive.
+    if let Ok(printer) = editor.create_external_printer() {
+        session.set_messages(super::consoles::live_sink(printer), true);
+    }
     let prompt = format!("{}> ", settings.name);
     let mut warned_history = false;
     loop {

@@ -17,9 +17,10 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use rconsole::Password;
 use rconsole::client::{Observer, Options};
+use rconsole::consoles::Protocol;
 use rconsole::transport::Connector;
-use rconsole::{Client, Password};
 
 use super::exit::{self, Exit};
 use super::output::{Printer, Record, Style};
@@ -40,6 +41,8 @@ pub struct Server {
     pub password: Password,
     /// Engine options (timeouts, dialect); the observer should label its warnings.
     pub options: Options,
+    /// RCON, or one of the other consoles.
+    pub protocol: Protocol,
 }
 
 /// One command for every server, and where it came from (`file`, `line` for batch input).
@@ -107,6 +110,7 @@ pub fn run_settings(
             connector: settings.connector()?,
             password: settings.password()?,
             options: settings.options(Arc::new(Labelled(name.clone()))),
+            protocol: settings.dialect.value.dialect().protocol,
             name,
         });
     }
@@ -289,7 +293,13 @@ fn serve(
     policy: Policy,
     tx: &mpsc::Sender<Event>,
 ) {
-    let mut client = match Client::connect(server.connector, server.password, server.options) {
+    let opened = rconsole::consoles::open(
+        server.protocol,
+        server.connector,
+        server.password,
+        server.options,
+    );
+    let mut client = match opened {
         Ok(client) => client,
         Err(err) => {
             // As with one server: the first command's record carries the error; nothing was
@@ -320,7 +330,7 @@ fn serve(
         }
         let start = Instant::now();
         let mut raw = Vec::new();
-        let result = session::execute(&mut client, &planned.text, &mut raw, false);
+        let result = session::execute(client.as_mut(), &planned.text, &mut raw, false);
         let elapsed = start.elapsed();
         let (error, fatal) = match result {
             Ok(()) if is_parse_error(&raw) => (

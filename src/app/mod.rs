@@ -5,6 +5,7 @@ pub mod args;
 pub mod batch;
 pub mod config;
 pub mod console;
+pub mod consoles;
 pub mod exit;
 pub mod fanout;
 #[cfg(test)]
@@ -134,7 +135,11 @@ fn one_line(text: &str) -> String {
 
 /// Runs the program; the returned status is the process's exit code.
 pub fn run(args: Args, origins: Origins) -> anyhow::Result<Exit> {
+    consoles::tune_from_env()?;
     if let Some(addr) = &args.practice_server {
+        if let Some(result) = consoles::serve_practice(&args, addr) {
+            return result;
+        }
         return serve_practice(&args, addr);
     }
     if args.list_servers {
@@ -245,15 +250,26 @@ pub fn run(args: Args, origins: Origins) -> anyhow::Result<Exit> {
 
     // Keeps the demo server alive for the whole session.
     let _demo_server;
+    let mut _demo_console = None;
+    let protocol = settings.dialect.value.dialect().protocol;
     let (connector, password, name): (Box<dyn Connector>, Password, String) = if args.demo {
         let password = format!("demo-{}", std::process::id());
-        let server = PracticeServer::start(practice::Config {
-            password: password.clone(),
-            ..practice::Config::default()
-        })
-        .context("cannot start the practice server")?;
-        let connector = TcpConnector::new("127.0.0.1", server.port());
-        _demo_server = server;
+        // A console dialect gets its own practice server; RCON the strict vanilla one.
+        let port = if let Some(server) = consoles::demo_server(protocol, &password)? {
+            let port = server.port();
+            _demo_console = Some(server);
+            port
+        } else {
+            let server = PracticeServer::start(practice::Config {
+                password: password.clone(),
+                ..practice::Config::default()
+            })
+            .context("cannot start the practice server")?;
+            let port = server.port();
+            _demo_server = server;
+            port
+        };
+        let connector = TcpConnector::new("127.0.0.1", port);
         (Box::new(connector), Password::new(password), "demo".into())
     } else {
         let name = match &settings.profile {
@@ -269,6 +285,11 @@ pub fn run(args: Args, origins: Origins) -> anyhow::Result<Exit> {
 
     let printer = Printer::new(output_style(&args), fix_newlines(&args));
     let mut session = Session::new(connector, password, opts, printer);
+    session.set_protocol(protocol);
+    if args.messages && !plan.console {
+        let sink = consoles::message_sink(args.json, &console_settings.name);
+        session.set_messages(sink, false);
+    }
 
     let batch_opts = batch::Options {
         keep_going: args.keep_going,
@@ -563,7 +584,8 @@ const DEFAULT_PRACTICE_PASSWORD: &str = "practice";
 
 fn serve_practice(args: &Args, addr: &str) -> anyhow::Result<Exit> {
     let mode = practice::Mode::from_name(&args.practice_mode).ok_or_else(|| {
-        let names: Vec<&str> = practice::Mode::ALL.iter().map(|m| m.name()).collect();
+        let mut names: Vec<&str> = practice::Mode::ALL.iter().map(|m| m.name()).collect();
+        names.extend(rconsole::consoles::practice::Kind::ALL.map(|k| k.name()));
         fail(
             Exit::Usage,
             format!(

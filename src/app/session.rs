@@ -5,8 +5,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rconsole::client::check_command;
+use rconsole::consoles::{MessageSink, Protocol, Remote};
 use rconsole::transport::{Connector, Transport};
-use rconsole::{Client, Options, Password};
+use rconsole::{Options, Password};
 
 use super::output::{Printer, Record};
 
@@ -43,8 +44,10 @@ pub struct Session {
     connector: Arc<dyn Connector>,
     password: Password,
     opts: Options,
-    client: Option<Client>,
+    client: Option<Box<dyn Remote>>,
     server: String,
+    protocol: Protocol,
+    messages: Option<(MessageSink, bool)>,
     /// An earlier command stopped the server.
     stopped: bool,
     /// Whether commands after one that stopped the server are refused (not in the console,
@@ -70,11 +73,27 @@ impl Session {
             password,
             opts,
             client: None,
+            protocol: Protocol::Rcon,
+            messages: None,
             stopped: false,
             refuse_after_stop: true,
             keeps_open: false,
             printer,
         }
+    }
+
+    /// Speaks `protocol` instead of RCON (BattlEye, WebRCON, telnet).
+    pub fn set_protocol(&mut self, protocol: Protocol) {
+        self.protocol = protocol;
+    }
+
+    /// Sends the server's own messages to `sink`; `live` also while no command runs (the
+    /// console). Applies to the current connection and every later one.
+    pub fn set_messages(&mut self, sink: MessageSink, live: bool) {
+        if let Some(c) = self.client.as_mut() {
+            c.set_messages(sink.clone(), live);
+        }
+        self.messages = Some((sink, live));
     }
 
     /// Where the session goes, e.g. `localhost:25575`.
@@ -84,18 +103,26 @@ impl Session {
 
     /// The client, connecting first if this is the first use. After a failed first connection
     /// the next call tries again.
-    pub fn connect(&mut self) -> rconsole::Result<&mut Client> {
+    pub fn connect(&mut self) -> rconsole::Result<&mut (dyn Remote + 'static)> {
         if self.client.is_none() {
             let connector = Box::new(SharedConnector(Arc::clone(&self.connector)));
-            let client = Client::connect(connector, self.password.clone(), self.opts.clone())?;
+            let mut client = rconsole::consoles::open(
+                self.protocol,
+                connector,
+                self.password.clone(),
+                self.opts.clone(),
+            )?;
+            if let Some((sink, live)) = &self.messages {
+                client.set_messages(sink.clone(), *live);
+            }
             self.client = Some(client);
         }
-        Ok(self.client.as_mut().expect("connected above"))
+        Ok(self.client.as_deref_mut().expect("connected above"))
     }
 
     /// The client if connected at least once.
-    pub fn client(&mut self) -> Option<&mut Client> {
-        self.client.as_mut()
+    pub fn client(&mut self) -> Option<&mut (dyn Remote + 'static)> {
+        self.client.as_deref_mut()
     }
 
     /// Longest command the server can read.
@@ -154,7 +181,7 @@ impl Session {
             .and_then(|()| self.connect().map(|_| ()))
             .and_then(|()| {
                 sent = true;
-                let client = self.client.as_mut().expect("connected");
+                let client = self.client.as_deref_mut().expect("connected");
                 execute(client, command, &mut raw, last)
             });
         let error = result.err();
@@ -189,7 +216,7 @@ impl Session {
 /// that stops the server gets no end-of-output marker, and the connection is closed as soon as
 /// its first answer arrives (a connected client keeps a vanilla server from stopping cleanly).
 pub fn execute(
-    client: &mut Client,
+    client: &mut dyn Remote,
     command: &str,
     raw: &mut Vec<u8>,
     last: bool,
@@ -207,13 +234,13 @@ impl Drop for Session {
     /// Hands the answer latencies gathered over the session to the observer, which remembers
     /// them for this server.
     fn drop(&mut self) {
-        if let Some(learned) = self.client.as_ref().and_then(Client::learned) {
+        if let Some(learned) = self.client.as_ref().and_then(|c| c.learned()) {
             self.opts.observer.learned(Some(learned));
         }
     }
 }
 
-/// Lets the session keep its connector while a [`Client`] owns a handle to it.
+/// Lets the session keep its connector while a [`Remote`] owns a handle to it.
 struct SharedConnector(Arc<dyn Connector>);
 
 impl Connector for SharedConnector {

@@ -449,7 +449,10 @@ pub fn targets(args: &Args) -> anyhow::Result<Vec<(String, Target)>> {
         if host.is_empty() {
             return Err(usage("no host"));
         }
-        let port = port.or(args.port).unwrap_or(DEFAULT_PORT);
+        let port = port.or(args.port).unwrap_or(
+            args.dialect
+                .map_or(DEFAULT_PORT, |d| d.dialect().default_port),
+        );
         out.push((name.to_string(), Target { host, port }));
     }
     Ok(out)
@@ -586,6 +589,11 @@ impl Settings {
                     .map(|s| Sourced::new(s.get_ref().0, at(s.span())))
             })
             .unwrap_or_else(|| Sourced::new(DialectArg::Minecraft, Source::Default));
+        // No port given anywhere: the dialect's own (BattlEye, WebRCON and telnet differ).
+        let mut port = port;
+        if port.source == Source::Default {
+            port.value = dialect.value.dialect().default_port;
+        }
         let profile_text = |key: Option<&toml::Spanned<String>>| {
             key.map(|s| Sourced::new(s.get_ref().clone(), at(s.span())))
         };
@@ -691,6 +699,14 @@ impl Settings {
 
     /// How to reach the server: directly over TCP, through `ssh -W`, or a proxy command.
     pub fn connector(&self) -> anyhow::Result<Box<dyn Connector>> {
+        if self.dialect.value.dialect().protocol == rconsole::consoles::Protocol::BattlEye
+            && (self.ssh.is_some() || self.proxy_command.is_some())
+        {
+            return Err(fail(
+                Exit::Usage,
+                "BattlEye RCon runs over UDP, which --ssh and proxy_command cannot carry",
+            ));
+        }
         connector(
             self.ssh.as_ref().map(|s| s.value.as_str()),
             &self.ssh_options,

@@ -87,6 +87,10 @@ impl Observer for Trace {
     fn wants_packets(&self) -> bool {
         true
     }
+
+    fn frame(&self, direction: Direction, bytes: &[u8], what: &str) {
+        self.raw(direction, bytes, what);
+    }
 }
 
 pub fn hex_dump(bytes: &[u8]) -> String {

@@ -5,9 +5,15 @@
 mod common;
 
 mod batch;
+mod battleye;
 mod config;
 #[cfg(unix)]
 mod console;
+mod consoles_common;
+#[cfg(unix)]
+mod consoles_console;
+mod consoles_fanout;
+mod consoles_peers;
 mod defects;
 mod dialects;
 mod engine;
@@ -23,6 +29,8 @@ mod sentinel_auto;
 #[cfg(unix)]
 mod ssh;
 mod status;
+mod telnet;
 #[cfg(unix)]
 mod terminal;
 mod trace;
+mod webrcon;
