@@ -140,11 +140,20 @@ pub fn describe(key: &str) -> String {
     format!(
         "answers end by {}; round trip {}, slowest answer {} over {} commands; learned {} ago",
         l.method.name(),
-        rconsole::format_duration(l.rtt),
-        rconsole::format_duration(l.latency),
+        fine_duration(l.rtt),
+        fine_duration(l.latency),
         l.samples,
         human_age(age)
     )
+}
+
+/// A duration that may be well under a millisecond: `40µs`, `1.5ms`, `2s`.
+fn fine_duration(d: Duration) -> String {
+    match d.as_micros() {
+        0..=999 => format!("{}µs", d.as_micros()),
+        1000..=9_999 => format!("{:.1}ms", d.as_secs_f64() * 1000.0),
+        _ => rconsole::format_duration(d),
+    }
 }
 
 fn human_age(secs: u64) -> String {
