@@ -8,6 +8,7 @@
 //! - [`exchange`]: the RCON conversation as a sans-IO state machine: login, the end-of-output
 //!   probe, what ends an answer, what is stale, timers.
 //! - [`client`]: the blocking driver that runs an [`exchange::Exchange`] over a transport.
+//! - [`fleet`]: the event loop that runs many exchanges at once over non-blocking sockets.
 //! - [`varint`], [`status`], [`query`]: the Minecraft game protocol's Server List Ping and the
 //!   UDP query, sans-IO.
 //! - [`srv`]: DNS SRV records for `--ping HOST` without a port, sans-IO.
@@ -58,6 +59,7 @@ pub mod client;
 pub mod dialect;
 pub mod error;
 pub mod exchange;
+pub mod fleet;
 pub mod mcfunction;
 pub mod net;
 pub mod packet;

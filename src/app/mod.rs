@@ -9,6 +9,7 @@ pub mod exit;
 pub mod fanout;
 #[cfg(test)]
 mod generate;
+pub mod inventory;
 pub mod learned;
 pub mod output;
 pub mod reach;
@@ -209,6 +210,15 @@ pub fn run(args: Args, origins: Origins) -> anyhow::Result<Exit> {
         output::print_text(&settings.describe())?;
         return Ok(Exit::Success);
     }
+    if let Some(path) = &args.targets {
+        let mut servers = Vec::new();
+        for row in inventory::load(path, &args.where_)? {
+            let mut s = Settings::resolve(&args, &origins, file.clone())?;
+            let name = settings::apply_row(&mut s, &args, row);
+            servers.push((name, s));
+        }
+        return run_fanout(&args, servers, commands);
+    }
     if !args.target.is_empty() {
         let mut servers = Vec::new();
         for (name, target) in settings::targets(&args)? {
@@ -368,7 +378,8 @@ fn run_fanout(
         .collect();
     let macros = args.macros.iter().cloned().collect();
     let mut paths: Vec<&str> = args.files.iter().map(String::as_str).collect();
-    if planned.is_empty() && paths.is_empty() && !std::io::stdin().is_terminal() {
+    let stdin_taken = args.targets.as_deref() == Some("-");
+    if planned.is_empty() && paths.is_empty() && !stdin_taken && !std::io::stdin().is_terminal() {
         paths.push("-");
     }
     for path in paths {
@@ -391,6 +402,12 @@ fn run_fanout(
         keep_going: args.keep_going,
         delay: args.delay,
         echo: args.echo,
+        parallel: args
+            .parallel
+            .map_or(rconsole::fleet::DEFAULT_PARALLEL, |n| n as usize),
+        parallel_given: args.parallel.is_some(),
+        retries: args.retry,
+        progress: fanout::stderr_is_terminal(),
     };
     fanout::run_settings(servers, &planned, layout, &printer, policy)
 }
