@@ -71,6 +71,9 @@ def serve(ports_out, count, dead_every, first_index):
         for key, _ in sel.select():
             what, dead = key.data
             if what == "stdin":
+                if os.environ.get("FLEET_BENCH_CPU"):
+                    t = os.times()
+                    print(f"server cpu {t.user + t.system:.2f}s", file=sys.stderr)
                 return
             if what == "listen":
                 while True:
@@ -244,8 +247,9 @@ def run_all(args, rcon, old, ports, dead_every, work):
     n = len(ports)
     names = [f"s{i}" for i in range(n)]
     dead = {i for i in range(n) if dead_every and i % dead_every == dead_every - 1}
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"{n} servers on 127.0.0.1 ({len(dead)} accept and never answer), -t {TIMEOUT}, "
-          f"one `list` each; {os.cpu_count()} CPUs", flush=True)
+          f"one `list` each; {os.cpu_count()} CPUs, load average {load}", flush=True)
     inventory = work / "fleet.csv"
     with open(inventory, "w") as f:
         f.write("name,host,port,tags\n")
