@@ -86,12 +86,7 @@ fn csv_rows_run_and_where_filters_by_tag_and_name() {
         "echo lobby",
     ]));
     assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(
-        by_name(&stdout(&out)).keys().count(),
-        2,
-        "{}",
-        stdout(&out)
-    );
+    assert_eq!(by_name(&stdout(&out)).keys().count(), 2, "{}", stdout(&out));
     let out = run(fleet(home.path()).args([
         "--targets",
         &inv,
@@ -110,7 +105,11 @@ fn csv_rows_run_and_where_filters_by_tag_and_name() {
     // A filter nothing matches sends nothing, and says so.
     let out = run(fleet(home.path()).args(["--targets", &inv, "--where", "tag=nope", "list"]));
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
-    assert!(stderr(&out).contains("none of the 3 servers"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("none of the 3 servers"),
+        "{}",
+        stderr(&out)
+    );
     // --where is for --targets only.
     let out = run(fleet(home.path()).args(["--where", "tag=lobby", "list"]));
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
@@ -168,7 +167,11 @@ fn ndjson_on_stdin_and_a_json_array_with_their_own_passwords() {
         &ndjson,
     );
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("no command given"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("no command given"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
@@ -177,7 +180,10 @@ fn a_bad_row_names_its_line_and_nothing_is_sent() {
     let home = home();
     let cases = [
         (
-            format!("name,host,port\ngood,127.0.0.1,{}\nbad,127.0.0.1,99999\n", s.port()),
+            format!(
+                "name,host,port\ngood,127.0.0.1,{}\nbad,127.0.0.1,99999\n",
+                s.port()
+            ),
             ":3: port '99999'",
         ),
         (
@@ -210,7 +216,11 @@ fn a_bad_row_names_its_line_and_nothing_is_sent() {
         assert!(!err.contains("hunter2"), "{err}");
         assert_eq!(stdout(&out), "");
     }
-    assert_eq!(s.connections(), 0, "a bad row stops everything before anything is sent");
+    assert_eq!(
+        s.connections(),
+        0,
+        "a bad row stops everything before anything is sent"
+    );
     let out = run(fleet(home.path()).args(["--targets", "/nonexistent/inv.csv", "list"]));
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
 }
@@ -377,9 +387,14 @@ fn ansible_recipe_turns_groups_into_tags() {
     let rows = jq("docs/fleet/ansible.jq", &inventory);
     assert_eq!(rows.lines().count(), 3, "{rows}");
     let out = run_with_stdin(
-        fleet(home.path())
-            .env("LOBBY_PW", PASSWORD)
-            .args(["--targets", "-", "--where", "tag=lobby", "-c", "echo lobby"]),
+        fleet(home.path()).env("LOBBY_PW", PASSWORD).args([
+            "--targets",
+            "-",
+            "--where",
+            "tag=lobby",
+            "-c",
+            "echo lobby",
+        ]),
         &rows,
     );
     assert!(out.status.success(), "{}", stderr(&out));
@@ -388,9 +403,14 @@ fn ansible_recipe_turns_groups_into_tags() {
     assert_eq!(got["mc-lobby-1"], ["lobby"]);
     assert_eq!(got["mc-lobby-2"], ["lobby"]);
     let out = run_with_stdin(
-        fleet(home.path())
-            .env("LOBBY_PW", PASSWORD)
-            .args(["--targets", "-", "--where", "tag=eu", "-c", "echo eu"]),
+        fleet(home.path()).env("LOBBY_PW", PASSWORD).args([
+            "--targets",
+            "-",
+            "--where",
+            "tag=eu",
+            "-c",
+            "echo eu",
+        ]),
         &rows,
     );
     assert!(out.status.success(), "{}", stderr(&out));
@@ -409,9 +429,19 @@ fn the_csv_recipe_parses() {
     let out = run(fleet(home.path())
         .env("LOBBY_RCON_PASSWORD", "x")
         .env("TF2_RCON_PASSWORD", "y")
-        .args(["--targets", inv.to_str().unwrap(), "--where", "tag=none", "list"]));
+        .args([
+            "--targets",
+            inv.to_str().unwrap(),
+            "--where",
+            "tag=none",
+            "list",
+        ]));
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
-    assert!(stderr(&out).contains("none of the 4 servers"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("none of the 4 servers"),
+        "{}",
+        stderr(&out)
+    );
     // Without the variables its rows name, the first such row is the error.
     let out = run(fleet(home.path()).args(["--targets", inv.to_str().unwrap(), "list"]));
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
