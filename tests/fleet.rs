@@ -396,3 +396,29 @@ fn json_carries_the_exit_reason_and_the_summary_counts_failures_by_reason() {
         "{err}"
     );
 }
+
+/// On a terminal: a progress line while a silent server holds the run up, cleared before the
+/// output and the summary (which a terminal gets even when it would say nothing else).
+#[cfg(unix)]
+#[test]
+fn a_terminal_gets_a_progress_line_that_is_cleared_and_a_summary() {
+    use common::term::Term;
+    let home = home();
+    let a = strict_vanilla();
+    let silent = holes(1)[0];
+    let inv = inventory(
+        home.path(),
+        &[("a".into(), a.port()), ("silent".into(), silent)],
+    );
+    let mut term = Term::start_with(
+        home.path(),
+        &["--targets", &inv, "-t", "3s", "-c", "echo hi"],
+    );
+    term.wait_for_raw("1 of 2 done, 0 failed, 1 in flight");
+    term.wait_for("rcon: 1 of 2 servers failed: silent (exit 6)");
+    assert_eq!(term.exit_code(), 6);
+    let screen = term.screen();
+    assert!(screen.contains("[a] hi"), "{screen}");
+    assert!(screen.contains("rcon: summary: 1 ok, 1 failed (1 timeout) in "), "{screen}");
+    assert!(!screen.contains("in flight"), "the progress line was not cleared:\n{screen}");
+}
