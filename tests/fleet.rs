@@ -419,6 +419,54 @@ fn a_terminal_gets_a_progress_line_that_is_cleared_and_a_summary() {
     assert_eq!(term.exit_code(), 6);
     let screen = term.screen();
     assert!(screen.contains("[a] hi"), "{screen}");
-    assert!(screen.contains("rcon: summary: 1 ok, 1 failed (1 timeout) in "), "{screen}");
-    assert!(!screen.contains("in flight"), "the progress line was not cleared:\n{screen}");
+    assert!(
+        screen.contains("rcon: summary: 1 ok, 1 failed (1 timeout) in "),
+        "{screen}"
+    );
+    assert!(
+        !screen.contains("in flight"),
+        "the progress line was not cleared:\n{screen}"
+    );
+}
+
+/// Under a hard open-file limit too low for `--parallel`, rcon runs as many at once as fit and
+/// says so; every server still gets its answer.
+#[cfg(unix)]
+#[test]
+fn a_low_descriptor_limit_lowers_parallel_and_says_so() {
+    let servers: Vec<PracticeServer> = (0..100)
+        .map(|_| server(Mode::Vanilla, Duration::ZERO))
+        .collect();
+    let home = home();
+    let rows: Vec<(String, u16)> = servers
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (format!("s{i}"), s.port()))
+        .collect();
+    let inv = inventory(home.path(), &rows);
+    let mut cmd = rcon_in(home.path());
+    cmd.env("RCON_PASSWORD", PASSWORD).args([
+        "-c",
+        "ulimit -n 96 && exec \"$0\" --targets \"$1\" --parallel 500 -c 'echo hi'",
+        env!("CARGO_BIN_EXE_rcon"),
+        &inv,
+    ]);
+    let mut sh = std::process::Command::new("sh");
+    for (k, v) in cmd.get_envs() {
+        match v {
+            Some(v) => sh.env(k, v),
+            None => sh.env_remove(k),
+        };
+    }
+    sh.args(cmd.get_args()).stdin(Stdio::null());
+    let out = run(&mut sh);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        "rcon: warning: --parallel 500 needs 164 open files, but the limit is 96; running 32 at \
+         once\n"
+    );
+    let got = by_name(&stdout(&out));
+    assert_eq!(got.len(), 100);
+    assert!(got.values().all(|v| v == &["hi"]));
 }

@@ -253,21 +253,6 @@ pub fn run(
     out: &mut dyn Write,
 ) -> io::Result<Exit> {
     let names: Vec<String> = servers.iter().map(|s| s.name.clone()).collect();
-    let total = servers.len();
-    // One descriptor per open connection: raise the soft limit, and stay within it.
-    let want = policy.parallel.min(total.max(1)) as u64 + SPARE_FDS;
-    let limit = fleet::raise_fd_limit(want);
-    if limit < want {
-        let fit = limit.saturating_sub(SPARE_FDS).max(1) as usize;
-        if policy.parallel_given {
-            eprintln!(
-                "rcon: warning: --parallel {} needs {want} open files, but the limit is {limit}; \
-                 running {fit} at once",
-                policy.parallel
-            );
-        }
-        policy.parallel = fit;
-    }
     let mut direct = Vec::new();
     let mut tunnels = VecDeque::new();
     for (index, s) in servers.into_iter().enumerate() {
@@ -285,7 +270,22 @@ pub fn run(
             Route::Tunnel(_) => tunnels.push_back((index, s)),
         }
     }
+    // One descriptor per open connection (three pipes per tunnel): raise the soft limit, and
+    // stay within it.
     let tunnel_threads = tunnels.len().min(MAX_TUNNELS).min(policy.parallel);
+    let want = policy.parallel.min(direct.len()) as u64 + 3 * tunnel_threads as u64 + SPARE_FDS;
+    let limit = fleet::raise_fd_limit(want);
+    if limit < want {
+        let fit = (limit.saturating_sub(SPARE_FDS + 3 * tunnel_threads as u64)).max(1) as usize;
+        if policy.parallel_given {
+            eprintln!(
+                "rcon: warning: --parallel {} needs {want} open files, but the limit is {limit}; \
+                 running {fit} at once",
+                policy.parallel
+            );
+        }
+        policy.parallel = fit + tunnel_threads;
+    }
     let direct_parallel = policy.parallel.saturating_sub(tunnel_threads).max(1);
     let queue = Mutex::new(tunnels);
     let (tx, rx) = mpsc::channel::<Event>();

@@ -191,6 +191,23 @@ pub fn run(args: Args, origins: Origins) -> anyhow::Result<Exit> {
         ConfigFile::load(&args, &origins)?
     };
     let commands = commands(&args);
+    // An inventory: every row on the settings of the selected profile (-s NAME or `default`),
+    // with the row's own address, password source, dialect and ssh.
+    if let Some(path) = &args.targets {
+        let mut servers = Vec::new();
+        for row in inventory::load(path, &args.where_)? {
+            let mut s = Settings::resolve(&args, &origins, file.clone())?;
+            let name = settings::apply_row(&mut s, &args, row);
+            servers.push((name, s));
+        }
+        if args.print_config {
+            for (name, s) in &servers {
+                output::print_text(&format!("[{name}]\n{}", s.describe()))?;
+            }
+            return Ok(Exit::Success);
+        }
+        return run_fanout(&args, servers, commands);
+    }
     if let Some(names) = settings::fanout_names(&args, &origins, &file)? {
         let mut servers = Vec::new();
         for name in names {
@@ -209,15 +226,6 @@ pub fn run(args: Args, origins: Origins) -> anyhow::Result<Exit> {
     if args.print_config {
         output::print_text(&settings.describe())?;
         return Ok(Exit::Success);
-    }
-    if let Some(path) = &args.targets {
-        let mut servers = Vec::new();
-        for row in inventory::load(path, &args.where_)? {
-            let mut s = Settings::resolve(&args, &origins, file.clone())?;
-            let name = settings::apply_row(&mut s, &args, row);
-            servers.push((name, s));
-        }
-        return run_fanout(&args, servers, commands);
     }
     if !args.target.is_empty() {
         let mut servers = Vec::new();
