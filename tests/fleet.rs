@@ -72,7 +72,9 @@ fn a_thousand_servers_each_run_a_200_line_batch_in_order() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn rcon");
-    let out = wait_with_timeout(child, Duration::from_secs(300));
+    // 200,000 round trips on a debug build: 15 s here when the machine is quiet, over 200 s
+    // when it is shared; the limit only guards against a hang.
+    let out = wait_with_timeout(child, Duration::from_secs(900));
     assert!(out.status.success(), "{}", stderr(&out));
     let got = by_name(&stdout(&out));
     assert_eq!(got.len(), SERVERS);
@@ -88,8 +90,14 @@ fn a_thousand_servers_each_run_a_200_line_batch_in_order() {
         assert_eq!(s.commands().len(), LINES, "mc{i}");
         assert!(s.violations().is_empty(), "mc{i}: {:?}", s.violations());
     }
-    // Nothing failed, and stderr is not a terminal: no summary, no progress line.
-    assert_eq!(stderr(&out), "");
+    // Nothing failed, and stderr is not a terminal: no error, no summary, no progress line.
+    // (A starved machine may make a practice server miss the probe's wait, and the engine then
+    // says what it learned: a note, not a failure.)
+    let err = stderr(&out);
+    assert!(
+        err.lines().all(|l| l.starts_with("rcon: warning: [mc")),
+        "{err}"
+    );
 }
 
 /// Listeners that accept, never answer, and hold each connection until the client closes it.
