@@ -39,7 +39,8 @@
 //! Features: `cli` (default) builds the `rcon` binary and carries its crates (clap, rustyline,
 //! toml, directories, rpassword, anyhow); `practice` (default, implied by `cli`) adds the
 //! practice server. With `rconsole = { version = "...", default-features = false }` the library
-//! needs only serde, serde_json and thiserror; the codecs work on byte buffers:
+//! needs only serde, serde_json, thiserror and mio (with libc on Unix, for the fleet's
+//! descriptor limit); the codecs work on byte buffers:
 //!
 //! ```
 //! use rconsole::packet::{Decoder, encode};
