@@ -742,3 +742,6 @@ fn resolve_all(targets: &[Target]) -> Vec<Result<Vec<SocketAddr>, Error>> {
         })
         .collect()
 }
+
+#[cfg(all(test, feature = "practice"))]
+mod tests;
