@@ -66,8 +66,20 @@ fn a_thousand_servers_each_run_a_200_line_batch_in_order() {
         .map(|(i, s)| (format!("mc{i}"), s.port()))
         .collect();
     let inv = inventory(home.path(), &rows);
+    // The end of each answer by vanilla's split rule, without the probe: on a starved machine
+    // a practice server can miss the probe's short wait (250 ms), and the quiet gap the engine
+    // then falls back to can end an answer the server has not sent yet, so that the next
+    // command reaches it in the same read and it closes the connection (strict vanilla). The
+    // probe is tested elsewhere; this test is about 200,000 answers, in order.
     let child = fleet(home.path(), &inv)
-        .args(["-t", "60s", "-f", batch.to_str().unwrap()])
+        .args([
+            "--sentinel",
+            "auto",
+            "-t",
+            "60s",
+            "-f",
+            batch.to_str().unwrap(),
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -90,14 +102,8 @@ fn a_thousand_servers_each_run_a_200_line_batch_in_order() {
         assert_eq!(s.commands().len(), LINES, "mc{i}");
         assert!(s.violations().is_empty(), "mc{i}: {:?}", s.violations());
     }
-    // Nothing failed, and stderr is not a terminal: no error, no summary, no progress line.
-    // (A starved machine may make a practice server miss the probe's wait, and the engine then
-    // says what it learned: a note, not a failure.)
-    let err = stderr(&out);
-    assert!(
-        err.lines().all(|l| l.starts_with("rcon: warning: [mc")),
-        "{err}"
-    );
+    // Nothing failed, and stderr is not a terminal: no summary, no progress line.
+    assert_eq!(stderr(&out), "");
 }
 
 /// Listeners that accept, never answer, and hold each connection until the client closes it.

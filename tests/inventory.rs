@@ -451,3 +451,32 @@ fn the_csv_recipe_parses() {
         stderr(&out)
     );
 }
+
+/// Password commands of different rows run at the same time: here each one waits for the
+/// other to have started, which one at a time would never see (each gives up after 30 s and
+/// prints nothing, and the run fails).
+#[cfg(unix)]
+#[test]
+fn password_commands_of_different_rows_run_at_once() {
+    let a = strict_vanilla();
+    let b = strict_vanilla();
+    let home = home();
+    let dir = home.path().display().to_string();
+    let cmd = |me: &str, other: &str| {
+        format!(
+            "touch {dir}/{me}; i=0; while [ ! -e {dir}/{other} ] && [ $i -lt 3000 ]; do sleep 0.01; \
+             i=$((i+1)); done; [ -e {dir}/{other} ] && echo {PASSWORD}"
+        )
+    };
+    let rows = format!(
+        "{}\n{}\n",
+        serde_json::json!({"name": "a", "host": "127.0.0.1", "port": a.port(), "password_command": cmd("a", "b")}),
+        serde_json::json!({"name": "b", "host": "127.0.0.1", "port": b.port(), "password_command": cmd("b", "a")}),
+    );
+    let inv = write(home.path(), "fleet.ndjson", &rows);
+    let out = run(rcon_in(home.path()).args(["--targets", &inv, "-c", "echo hi"]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let got = by_name(&stdout(&out));
+    assert_eq!(got["a"], ["hi"]);
+    assert_eq!(got["b"], ["hi"]);
+}

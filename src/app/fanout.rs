@@ -150,26 +150,10 @@ impl Observer for Labelled {
 /// a direct route for the event loop. Reads each password (a file, a command) once per
 /// distinct source.
 pub fn servers(list: Vec<(String, Settings)>) -> anyhow::Result<Vec<Server>> {
-    let mut passwords: BTreeMap<String, Password> = BTreeMap::new();
+    let passwords = passwords(&list)?;
     let mut ready = Vec::with_capacity(list.len());
-    for (name, settings) in list {
+    for ((name, settings), password) in list.into_iter().zip(passwords) {
         let connector = settings.connector()?;
-        // A file or command shared by many rows is read or run once.
-        let key = match settings.password.as_ref().map(|p| &p.value) {
-            Some(Secret::File(path)) => Some(format!("file {}", path.display())),
-            Some(Secret::Command(cmd)) => Some(format!("command {cmd}")),
-            _ => None,
-        };
-        let password = match key.as_ref().and_then(|k| passwords.get(k)) {
-            Some(p) => p.clone(),
-            None => {
-                let p = settings.password()?;
-                if let Some(k) = key {
-                    passwords.insert(k, p.clone());
-                }
-                p
-            }
-        };
         let route = if settings.ssh.is_some() || settings.proxy_command.is_some() {
             Route::Tunnel(connector)
         } else {
@@ -191,6 +175,70 @@ pub fn servers(list: Vec<(String, Settings)>) -> anyhow::Result<Vec<Server>> {
         });
     }
     Ok(ready)
+}
+
+/// How many password files or commands are read or run at once.
+const PASSWORD_WORKERS: usize = 16;
+
+/// Every server's password, before anything is sent. A file or command shared by many rows is
+/// read or run once, distinct ones up to [`PASSWORD_WORKERS`] at a time (an inventory of
+/// `kubectl get secret` commands would otherwise take one round trip to the cluster per row,
+/// in turn); the terminal prompt, when nothing gives a password, is asked once for all.
+fn passwords(list: &[(String, Settings)]) -> anyhow::Result<Vec<Password>> {
+    let key = |s: &Settings| -> Option<String> {
+        match s.password.as_ref().map(|p| &p.value) {
+            Some(Secret::File(path)) => Some(format!("file {}", path.display())),
+            Some(Secret::Command(cmd)) => Some(format!("command {cmd}")),
+            Some(Secret::Prompt) | None => Some("prompt".to_string()),
+            Some(Secret::Value(_)) => None,
+        }
+    };
+    let mut first: BTreeMap<String, usize> = BTreeMap::new();
+    for (i, (_, s)) in list.iter().enumerate() {
+        if let Some(k) = key(s) {
+            first.entry(k).or_insert(i);
+        }
+    }
+    let mut found: BTreeMap<String, Password> = BTreeMap::new();
+    if let Some(&i) = first.get("prompt") {
+        found.insert("prompt".into(), list[i].1.password()?);
+    }
+    let jobs: Vec<(&String, usize)> = first
+        .iter()
+        .filter(|(k, _)| k.as_str() != "prompt")
+        .map(|(k, i)| (k, *i))
+        .collect();
+    if !jobs.is_empty() {
+        let chunk = jobs.len().div_ceil(PASSWORD_WORKERS);
+        let results = thread::scope(|scope| {
+            let handles: Vec<_> = jobs
+                .chunks(chunk)
+                .map(|part| {
+                    scope.spawn(move || {
+                        part.iter()
+                            .map(|(k, i)| (k.to_string(), *i, list[*i].1.password()))
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().expect("a password worker panicked"))
+                .collect::<Vec<_>>()
+        });
+        // The first failure in inventory order is the one reported.
+        let mut results = results;
+        results.sort_by_key(|(_, i, _)| *i);
+        for (k, _, r) in results {
+            found.insert(k, r?);
+        }
+    }
+    list.iter()
+        .map(|(_, s)| match key(s) {
+            Some(k) => Ok(found[&k].clone()),
+            None => s.password(),
+        })
+        .collect()
 }
 
 /// Runs `commands` on every resolved server (profiles of `-s a,b,c`, `--all`, a group,

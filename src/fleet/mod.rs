@@ -362,9 +362,10 @@ impl Loop {
 
     fn close(&mut self, i: usize, poll: &Poll) {
         let s = &mut self.sessions[i];
+        // Dropping the socket closes it (and sends the FIN): no shutdown call needed, which
+        // saves a system call per server.
         if let Some(mut stream) = s.stream.take() {
             let _ = poll.registry().deregister(&mut stream);
-            let _ = stream.shutdown(std::net::Shutdown::Both);
         }
         s.unsent.clear();
         s.wake_at = None;
