@@ -23,7 +23,7 @@ _rcon() {
 
     case "${cmd}" in
         rcon)
-            opts="-H -P -p -s -t -c -v -f -i -h -V --host --port --password --password-file --server --all --config --no-config --list-servers --print-config --timeout --command --sentinel --idle-gap --forget --dialect --ssh --ssh-option --proxy-command --target --group --demo --messages --practice-server --practice-mode --practice-password --practice-read-delay --ping --legacy --query --full --json --trace --file --interactive --keep-going --delay --echo --macro --color --raw --fix-newlines --no-fix-newlines --help --version"
+            opts="-H -P -p -s -t -c -v -f -i -h -V --host --port --password --password-file --server --all --config --no-config --list-servers --print-config --timeout --command --sentinel --idle-gap --forget --dialect --ssh --ssh-option --proxy-command --target --group --targets --where --parallel --retry --demo --messages --practice-server --practice-mode --practice-password --practice-read-delay --ping --legacy --query --full --json --trace --file --interactive --keep-going --delay --echo --macro --color --raw --fix-newlines --no-fix-newlines --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -110,6 +110,22 @@ _rcon() {
                     return 0
                     ;;
                 --target)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --targets)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --where)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --parallel)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --retry)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -98,6 +98,25 @@ impl std::fmt::Debug for Options {
     }
 }
 
+impl Options {
+    /// The settings of the [`Exchange`] these options describe (the blocking client and the
+    /// fleet's event loop build theirs the same way).
+    pub fn exchange_config(&self) -> exchange::Config {
+        exchange::Config {
+            timeout: self.timeout,
+            end: self.end,
+            idle_gap: self.idle_gap,
+            probe_timeout: self.probe_timeout,
+            max_command_bytes: self.max_command_bytes,
+            max_incoming: self.max_incoming,
+            any_reply_id: self.any_reply_id,
+            partial_on_idle: self.partial_on_idle,
+            learned: self.learned,
+            trace: self.observer.wants_packets(),
+        }
+    }
+}
+
 impl Default for Options {
     fn default() -> Self {
         let cfg = exchange::Config::default();
@@ -174,18 +193,7 @@ impl Client {
         password: Password,
         opts: Options,
     ) -> Result<Self> {
-        let cfg = exchange::Config {
-            timeout: opts.timeout,
-            end: opts.end,
-            idle_gap: opts.idle_gap,
-            probe_timeout: opts.probe_timeout,
-            max_command_bytes: opts.max_command_bytes,
-            max_incoming: opts.max_incoming,
-            any_reply_id: opts.any_reply_id,
-            partial_on_idle: opts.partial_on_idle,
-            learned: opts.learned,
-            trace: opts.observer.wants_packets(),
-        };
+        let cfg = opts.exchange_config();
         let mut client = Self {
             connector,
             password,

@@ -10,6 +10,7 @@
 //! - [`client`]: the blocking driver that runs an [`exchange::Exchange`] over a transport.
 //! - [`consoles`]: the other remote consoles (BattlEye RCon, Rust's WebRCON, 7 Days to Die
 //!   telnet), sans-IO, with their driver and practice servers.
+//! - [`fleet`]: the event loop that runs many exchanges at once over non-blocking sockets.
 //! - [`varint`], [`status`], [`query`]: the Minecraft game protocol's Server List Ping and the
 //!   UDP query, sans-IO.
 //! - [`srv`]: DNS SRV records for `--ping HOST` without a port, sans-IO.
@@ -40,7 +41,8 @@
 //! Features: `cli` (default) builds the `rcon` binary and carries its crates (clap, rustyline,
 //! toml, directories, rpassword, anyhow); `practice` (default, implied by `cli`) adds the
 //! practice server. With `rconsole = { version = "...", default-features = false }` the library
-//! needs only serde, serde_json and thiserror; the codecs work on byte buffers:
+//! needs only serde, serde_json, thiserror and mio (with libc on Unix, for the fleet's
+//! descriptor limit); the codecs work on byte buffers:
 //!
 //! ```
 //! use rconsole::packet::{Decoder, encode};
@@ -61,6 +63,7 @@ pub mod consoles;
 pub mod dialect;
 pub mod error;
 pub mod exchange;
+pub mod fleet;
 pub mod mcfunction;
 pub mod net;
 pub mod packet;

@@ -206,6 +206,28 @@ pub struct Args {
     #[arg(long)]
     pub group: bool,
 
+    /// Read the servers to run on from FILE (`-` for stdin): NDJSON (one JSON object per line,
+    /// or one JSON array of them) or CSV with a header row. Columns: name, host, port, dialect,
+    /// password_env, password_file, password_command, ssh, tags. Passwords are never inline.
+    /// See docs/fleet.md.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["demo", "all", "target"])]
+    pub targets: Option<String>,
+
+    /// Keep only the --targets rows that match KEY=VALUE: tag, name, host, dialect or ssh;
+    /// VALUE may list alternatives separated by commas. Repeatable: every one must match.
+    #[arg(long = "where", value_name = "KEY=VALUE", requires = "targets")]
+    pub where_: Vec<String>,
+
+    /// With several servers: at most N connections open at once [default: 10000]. Each needs
+    /// a file descriptor; rcon raises its soft limit as far as the hard limit allows.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub parallel: Option<u32>,
+
+    /// With several servers: try a failed connect again up to N times, waiting 200ms, then
+    /// 400ms, 800ms... (a refused login or a timeout after connecting is not retried).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub retry: u32,
+
     /// Run against a built-in practice server (strict vanilla, or the --dialect's console)
     /// instead of a real one: no server or password needed. Try `rcon --demo help`.
     #[arg(long)]

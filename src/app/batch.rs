@@ -409,6 +409,7 @@ fn refuse(
             raw: b"",
             ok: false,
             error: Some(message),
+            reason: exit.reason(),
             elapsed: Duration::ZERO,
             origin: Some((name, line)),
         })?;

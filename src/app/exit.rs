@@ -36,6 +36,23 @@ impl Exit {
         ExitCode::from(self as u8)
     }
 
+    /// A one-word name for why a command or server failed (`--json`'s `reason`, the fleet
+    /// summary); `None` for success.
+    pub fn reason(self) -> Option<&'static str> {
+        Some(match self {
+            Exit::Success => return None,
+            Exit::CommandFailed => "command",
+            Exit::Usage => "usage",
+            Exit::Config => "config",
+            Exit::Connect => "connect",
+            Exit::Login => "login",
+            Exit::Timeout => "timeout",
+            Exit::Connection => "connection",
+            Exit::Refused => "refused",
+            Exit::Transport => "tunnel",
+        })
+    }
+
     /// The exit status for a library error.
     pub fn from_error(e: &rconsole::Error) -> Exit {
         use rconsole::ErrorKind as K;

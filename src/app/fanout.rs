@@ -1,17 +1,25 @@
-//! Running the same commands on several servers at once (`--target NAME=HOST`, `-s a,b`,
-//! groups, `--all`): a bounded pool of threads, one session per server, output labelled
-//! `[NAME] ` per line (or grouped per server, or JSON), the worst exit status, and a summary of
-//! the failed servers on stderr.
+//! Running the same commands on several servers at once (`--target NAME=HOST`, `--targets
+//! FILE`, `-s a,b`, groups, `--all`): output labelled `[NAME] ` per line (or grouped per server,
+//! or JSON), the worst exit status, a summary on stderr, and on a terminal a live progress line.
+//!
+//! Direct targets run in one event loop ([`rconsole::fleet`]): every connect, login, probe and
+//! command progresses at once over non-blocking sockets, at most `--parallel` connections open
+//! (default [`rconsole::fleet::DEFAULT_PARALLEL`]), so a fleet costs about one timeout however
+//! many of its servers are dead. Tunnelled targets (`--ssh`, `--proxy-command`, or an
+//! inventory row's `ssh`) are child processes with blocking pipes: each runs the blocking
+//! [`Client`] on a helper thread of its own (at most [`MAX_TUNNELS`] at once, within
+//! `--parallel`), in the same run and through the same printer.
 //!
 //! Each server's output is printed as soon as each of its commands completes, so a slow or dead
 //! server holds back nobody's output but its own, and only for its own timeout. The policy is
 //! the one-server policy: `--delay` between commands, the first failure stops that server
 //! (saying how many commands it did not send) unless `--keep-going`, `file:line` for batch
-//! lines. Every record goes through the one-server renderer ([`Printer::format`]), so text,
-//! colour, `--fix-newlines` and the JSON schema are the same, plus `server` in JSON.
+//! lines. Every record goes through the one-server renderer ([`Printer::format_from`]), so
+//! text, colour, `--fix-newlines` and the JSON schema are the same, plus `server` in JSON.
+//! `--retry N` tries a failed connect again N times, after 200 ms, 400 ms, 800 ms...
 
-use std::collections::VecDeque;
-use std::io::{self, Write};
+use std::collections::{BTreeMap, VecDeque};
+use std::io::{self, IsTerminal, Write};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -20,28 +28,53 @@ use std::time::{Duration, Instant};
 use rconsole::Password;
 use rconsole::client::{Observer, Options};
 use rconsole::consoles::Protocol;
+use rconsole::fleet::{self, Next, Report};
 use rconsole::transport::Connector;
 
 use super::exit::{self, Exit};
 use super::output::{Printer, Record, Style};
+use super::secrets::Secret;
 use super::session::{self, PARSE_ERROR};
 use super::settings::Settings;
-use super::{is_parse_error, short};
+use super::{is_parse_error, is_stop_command, short};
 
-/// At most this many servers are contacted at the same time.
-pub const MAX_PARALLEL: usize = 16;
+/// At most this many tunnelled targets (each an `ssh` or proxy process and a thread) run at
+/// once.
+pub const MAX_TUNNELS: usize = 64;
+
+/// File descriptors kept free for stdio, the event loop and the learned-servers file.
+const SPARE_FDS: u64 = 64;
+
+/// The first retry's wait; it doubles for each further one.
+pub const RETRY_BACKOFF: Duration = Duration::from_millis(200);
+
+/// How a server is reached.
+pub enum Route {
+    /// TCP, driven by the event loop.
+    Direct {
+        /// Host name or address.
+        host: String,
+        /// Port.
+        port: u16,
+    },
+    /// Through a child process (ssh, a proxy command), or a console other than RCON, on a
+    /// helper thread with the blocking driver.
+    Tunnel(Box<dyn Connector>),
+}
 
 /// One server to run the commands on.
 pub struct Server {
     /// The label in output and messages.
     pub name: String,
     /// How to reach it.
-    pub connector: Box<dyn Connector>,
+    pub route: Route,
+    /// Where it is, for warnings (`host:port`, or the tunnel).
+    pub describe: String,
     /// Its RCON password.
     pub password: Password,
     /// Engine options (timeouts, dialect); the observer should label its warnings.
     pub options: Options,
-    /// RCON, or one of the other consoles.
+    /// RCON, or one of the other consoles (BattlEye, WebRCON, telnet).
     pub protocol: Protocol,
 }
 
@@ -75,8 +108,8 @@ pub enum Layout {
     Json,
 }
 
-/// The run policy, as for one server.
-#[derive(Debug, Clone, Copy, Default)]
+/// The run policy, as for one server, plus the fleet's limits.
+#[derive(Debug, Clone, Copy)]
 pub struct Policy {
     /// Go on after a failed command.
     pub keep_going: bool,
@@ -84,10 +117,32 @@ pub struct Policy {
     pub delay: Option<Duration>,
     /// Print each command (`> COMMAND`) before its output.
     pub echo: bool,
+    /// At most this many connections at once (`--parallel`).
+    pub parallel: usize,
+    /// Whether `--parallel` was given (a cap the descriptor limit forces lower is then said).
+    pub parallel_given: bool,
+    /// Connect retries (`--retry`).
+    pub retries: u32,
+    /// Draw a progress line on stderr (it is a terminal).
+    pub progress: bool,
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Self {
+            keep_going: false,
+            delay: None,
+            echo: false,
+            parallel: fleet::DEFAULT_PARALLEL,
+            parallel_given: false,
+            retries: 0,
+            progress: false,
+        }
+    }
 }
 
 /// Engine warnings on stderr, labelled with the server's name.
-struct Labelled(String);
+pub struct Labelled(pub String);
 
 impl Observer for Labelled {
     fn warning(&self, message: &str) {
@@ -95,37 +150,136 @@ impl Observer for Labelled {
     }
 }
 
-/// Runs `commands` on every resolved server (profiles of `-s a,b,c`, `--all`, a group, or
-/// `--target`s), laid out and printed as resolved.
+/// Turns resolved settings into servers: a tunnel when `ssh` or a proxy command applies, else
+/// a direct route for the event loop. Reads each password (a file, a command) once per
+/// distinct source.
+pub fn servers(list: Vec<(String, Settings)>) -> anyhow::Result<Vec<Server>> {
+    let passwords = passwords(&list)?;
+    let mut ready = Vec::with_capacity(list.len());
+    for ((name, settings), password) in list.into_iter().zip(passwords) {
+        let connector = settings.connector()?;
+        let protocol = settings.dialect.value.dialect().protocol;
+        // The event loop speaks RCON over TCP; tunnels and the other consoles run on helper
+        // threads with the blocking driver.
+        let route = if settings.ssh.is_some()
+            || settings.proxy_command.is_some()
+            || protocol != Protocol::Rcon
+        {
+            Route::Tunnel(connector)
+        } else {
+            Route::Direct {
+                host: settings.host.value.clone(),
+                port: settings.port.value,
+            }
+        };
+        let describe = match &route {
+            Route::Tunnel(c) => c.describe(),
+            Route::Direct { .. } => settings.target(),
+        };
+        ready.push(Server {
+            options: settings.options(Arc::new(Labelled(name.clone()))),
+            route,
+            describe,
+            password,
+            protocol,
+            name,
+        });
+    }
+    Ok(ready)
+}
+
+/// How many password files or commands are read or run at once.
+const PASSWORD_WORKERS: usize = 16;
+
+/// Every server's password, before anything is sent. A file or command shared by many rows is
+/// read or run once, distinct ones up to [`PASSWORD_WORKERS`] at a time (an inventory of
+/// `kubectl get secret` commands would otherwise take one round trip to the cluster per row,
+/// in turn); the terminal prompt, when nothing gives a password, is asked once for all.
+fn passwords(list: &[(String, Settings)]) -> anyhow::Result<Vec<Password>> {
+    let key = |s: &Settings| -> Option<String> {
+        match s.password.as_ref().map(|p| &p.value) {
+            Some(Secret::File(path)) => Some(format!("file {}", path.display())),
+            Some(Secret::Command(cmd)) => Some(format!("command {cmd}")),
+            Some(Secret::Prompt) | None => Some("prompt".to_string()),
+            Some(Secret::Value(_)) => None,
+        }
+    };
+    let mut first: BTreeMap<String, usize> = BTreeMap::new();
+    for (i, (_, s)) in list.iter().enumerate() {
+        if let Some(k) = key(s) {
+            first.entry(k).or_insert(i);
+        }
+    }
+    let mut found: BTreeMap<String, Password> = BTreeMap::new();
+    if let Some(&i) = first.get("prompt") {
+        found.insert("prompt".into(), list[i].1.password()?);
+    }
+    let jobs: Vec<(&String, usize)> = first
+        .iter()
+        .filter(|(k, _)| k.as_str() != "prompt")
+        .map(|(k, i)| (k, *i))
+        .collect();
+    if !jobs.is_empty() {
+        let chunk = jobs.len().div_ceil(PASSWORD_WORKERS);
+        let results = thread::scope(|scope| {
+            let handles: Vec<_> = jobs
+                .chunks(chunk)
+                .map(|part| {
+                    scope.spawn(move || {
+                        part.iter()
+                            .map(|(k, i)| (k.to_string(), *i, list[*i].1.password()))
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().expect("a password worker panicked"))
+                .collect::<Vec<_>>()
+        });
+        // The first failure in inventory order is the one reported.
+        let mut results = results;
+        results.sort_by_key(|(_, i, _)| *i);
+        for (k, _, r) in results {
+            found.insert(k, r?);
+        }
+    }
+    list.iter()
+        .map(|(_, s)| match key(s) {
+            Some(k) => Ok(found[&k].clone()),
+            None => s.password(),
+        })
+        .collect()
+}
+
+/// Runs `commands` on every resolved server (profiles of `-s a,b,c`, `--all`, a group,
+/// `--target`s or an inventory), laid out and printed as resolved.
 pub fn run_settings(
-    servers: Vec<(String, Settings)>,
+    list: Vec<(String, Settings)>,
     commands: &[Planned],
     layout: Layout,
     printer: &Printer,
     policy: Policy,
 ) -> anyhow::Result<Exit> {
-    let mut ready = Vec::new();
-    for (name, settings) in servers {
-        ready.push(Server {
-            connector: settings.connector()?,
-            password: settings.password()?,
-            options: settings.options(Arc::new(Labelled(name.clone()))),
-            protocol: settings.dialect.value.dialect().protocol,
-            name,
-        });
-    }
-    Ok(run(
-        ready,
+    // What is learned about ten thousand servers is written once at the end, not once each.
+    super::learned::defer(true);
+    let servers = servers(list)?;
+    let result = run(
+        servers,
         commands,
         layout,
         printer,
         policy,
         &mut io::stdout(),
-    )?)
+    );
+    super::learned::defer(false);
+    Ok(result?)
 }
 
-/// What a worker reports to the printing thread.
+/// What a session reports to the printing thread.
 enum Event {
+    /// It started connecting.
+    Started { server: usize },
     /// One command's result: complete output, or the part that came before `error`.
     Output {
         server: usize,
@@ -135,6 +289,8 @@ enum Event {
         /// Why it failed (a parse error, or the connection) and the exit status that gives.
         error: Option<(String, Exit)>,
     },
+    /// A line for stderr (a retry), kept apart from the progress line.
+    Notice(String),
     /// The server stopped early: `message` says why and what was not sent.
     Stopped {
         server: usize,
@@ -145,27 +301,57 @@ enum Event {
     Finished { server: usize },
 }
 
-/// Runs `commands` on every server, at most [`MAX_PARALLEL`] at once, printing to `out` as
-/// results arrive. Returns the worst exit status.
+/// Runs `commands` on every server, printing to `out` as results arrive. Returns the worst
+/// exit status.
 pub fn run(
     servers: Vec<Server>,
     commands: &[Planned],
     layout: Layout,
     printer: &Printer,
-    policy: Policy,
+    mut policy: Policy,
     out: &mut dyn Write,
 ) -> io::Result<Exit> {
     let names: Vec<String> = servers.iter().map(|s| s.name.clone()).collect();
-    let total = servers.len();
-    let queue: Mutex<VecDeque<(usize, Server)>> =
-        Mutex::new(servers.into_iter().enumerate().collect());
+    let mut direct = Vec::new();
+    let mut tunnels = VecDeque::new();
+    for (index, s) in servers.into_iter().enumerate() {
+        match s.route {
+            Route::Direct { ref host, port } => direct.push((
+                index,
+                fleet::Target {
+                    host: host.clone(),
+                    port,
+                    password: s.password.clone(),
+                    config: s.options.exchange_config(),
+                },
+                s,
+            )),
+            Route::Tunnel(_) => tunnels.push_back((index, s)),
+        }
+    }
+    // One descriptor per open connection (three pipes per tunnel): raise the soft limit, and
+    // stay within it.
+    let tunnel_threads = tunnels.len().min(MAX_TUNNELS).min(policy.parallel);
+    let want = policy.parallel.min(direct.len()) as u64 + 3 * tunnel_threads as u64 + SPARE_FDS;
+    let limit = fleet::raise_fd_limit(want);
+    if limit < want {
+        let fit = (limit.saturating_sub(SPARE_FDS + 3 * tunnel_threads as u64)).max(1) as usize;
+        if policy.parallel_given {
+            eprintln!(
+                "rcon: warning: --parallel {} needs {want} open files, but the limit is {limit}; \
+                 running {fit} at once",
+                policy.parallel
+            );
+        }
+        policy.parallel = fit + tunnel_threads;
+    }
+    let direct_parallel = policy.parallel.saturating_sub(tunnel_threads).max(1);
+    let queue = Mutex::new(tunnels);
     let (tx, rx) = mpsc::channel::<Event>();
-    let mut exits = vec![Exit::Success; total];
-    let mut failures: Vec<(usize, Exit)> = Vec::new();
-    let mut blocks: Vec<String> = vec![String::new(); total];
+    let mut printing = Printing::new(names, commands, layout, policy, printer);
 
-    thread::scope(|scope| -> io::Result<()> {
-        for _ in 0..total.min(MAX_PARALLEL) {
+    let result = thread::scope(|scope| -> io::Result<()> {
+        for _ in 0..tunnel_threads {
             let tx = tx.clone();
             let queue = &queue;
             scope.spawn(move || {
@@ -176,116 +362,580 @@ pub fn run(
                 }
             });
         }
-        drop(tx);
-        // Printing keeps going when stdout fails, so that every worker can finish.
-        let mut write_error: Option<io::Error> = None;
-        let mut emit = |out: &mut dyn Write, text: &str| {
-            if write_error.is_none()
-                && let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush())
-            {
-                write_error = Some(e);
+        if !direct.is_empty() {
+            let loop_tx = tx.clone();
+            let loop_thread =
+                thread::Builder::new()
+                    .name("fleet".into())
+                    .spawn_scoped(scope, move || {
+                        let mut targets = Vec::with_capacity(direct.len());
+                        let mut states = Vec::with_capacity(direct.len());
+                        for (index, target, server) in direct {
+                            targets.push(target);
+                            states.push(TargetState::new(index, server));
+                        }
+                        let mut handler = FleetHandler {
+                            states,
+                            commands,
+                            policy,
+                            tx: loop_tx,
+                        };
+                        let opts = fleet::Options {
+                            parallel: direct_parallel,
+                            retries: policy.retries,
+                            backoff: RETRY_BACKOFF,
+                        };
+                        fleet::run(targets, opts, &mut handler)
+                    })?;
+            drop(tx);
+            printing.consume(&rx, out);
+            match loop_thread.join() {
+                Ok(r) => r?,
+                Err(_) => return Err(io::Error::other("the fleet event loop panicked")),
             }
-        };
-        let mut buf = Vec::with_capacity(8192);
-        for event in rx {
-            match event {
-                Event::Output {
-                    server,
-                    command,
-                    raw,
-                    elapsed,
-                    error,
-                } => {
-                    let name = &names[server];
-                    let planned = &commands[command];
-                    if let Some((_, exit)) = &error {
-                        exits[server] = exits[server].max(*exit);
-                    }
-                    buf.clear();
-                    printer.format_from(
-                        &Record {
-                            command: &planned.text,
-                            raw: &raw,
-                            ok: error.is_none(),
-                            error: error.as_ref().map(|(m, _)| m.as_str()),
-                            elapsed,
-                            origin: planned.origin.as_ref().map(|(f, l)| (f.as_str(), *l)),
-                        },
-                        Some(name),
-                        &mut buf,
-                    );
-                    let mut text = String::new();
-                    if policy.echo && layout != Layout::Json {
-                        text.push_str(&format!("> {}\n", planned.text));
-                    }
-                    text.push_str(&String::from_utf8_lossy(&buf));
-                    match layout {
-                        Layout::Prefix if !text.is_empty() => emit(out, &prefixed(name, &text)),
-                        Layout::Prefix => {}
-                        Layout::Group => blocks[server].push_str(&text),
-                        Layout::Json => emit(out, &text),
-                    }
-                    // With --keep-going a failed command is reported and the server goes on.
-                    if policy.keep_going
-                        && let Some((message, _)) = &error
-                    {
-                        eprintln!(
-                            "rcon: error: [{name}] {}command '{}': {message}",
-                            planned.at(),
-                            short(&planned.text)
-                        );
-                    }
-                }
-                Event::Stopped {
-                    server,
-                    message,
-                    exit,
-                } => {
-                    let name = &names[server];
-                    exits[server] = exits[server].max(exit);
-                    eprintln!("rcon: error: [{name}] {message}");
-                    if layout == Layout::Group {
-                        emit(out, &group_block(name, &blocks[server]));
-                    }
-                    failures.push((server, exits[server]));
-                }
-                Event::Finished { server } => {
-                    if exits[server] != Exit::Success {
-                        failures.push((server, exits[server]));
-                    }
-                    if layout == Layout::Group {
-                        emit(out, &group_block(&names[server], &blocks[server]));
-                    }
-                }
-            }
+        } else {
+            drop(tx);
+            printing.consume(&rx, out);
         }
-        match write_error {
-            Some(e) => Err(e),
-            None => Ok(()),
-        }
-    })?;
-
-    if !failures.is_empty() {
-        failures.sort_by_key(|(server, _)| *server);
-        let list: Vec<String> = failures
-            .iter()
-            .map(|(server, exit)| format!("{} (exit {})", names[*server], *exit as u8))
-            .collect();
-        eprintln!(
-            "rcon: {} of {total} server{} failed: {}",
-            failures.len(),
-            if total == 1 { "" } else { "s" },
-            list.join(", ")
-        );
+        Ok(())
+    });
+    printing.finish();
+    result?;
+    if let Some(e) = printing.write_error.take() {
+        return Err(e);
     }
-    Ok(exits.into_iter().max().unwrap_or(Exit::Success))
+    Ok(printing.worst())
+}
+
+/// What the printing thread keeps: the layout, per-server state, the progress line and the
+/// figures for the summary.
+struct Printing<'a> {
+    names: Vec<String>,
+    commands: &'a [Planned],
+    total: usize,
+    layout: Layout,
+    policy: Policy,
+    printer: &'a Printer,
+    exits: Vec<Exit>,
+    blocks: Vec<String>,
+    started: Vec<Option<Instant>>,
+    took: Vec<Option<Duration>>,
+    failures: Vec<(usize, Exit)>,
+    done: usize,
+    in_flight: usize,
+    write_error: Option<io::Error>,
+    progress_shown: bool,
+    last_draw: Option<Instant>,
+    begun: Instant,
+}
+
+impl<'a> Printing<'a> {
+    fn new(
+        names: Vec<String>,
+        commands: &'a [Planned],
+        layout: Layout,
+        policy: Policy,
+        printer: &'a Printer,
+    ) -> Self {
+        let total = names.len();
+        Self {
+            names,
+            commands,
+            total,
+            layout,
+            policy,
+            printer,
+            exits: vec![Exit::Success; total],
+            blocks: vec![String::new(); total],
+            started: vec![None; total],
+            took: vec![None; total],
+            failures: Vec::new(),
+            done: 0,
+            in_flight: 0,
+            write_error: None,
+            progress_shown: false,
+            last_draw: None,
+            begun: Instant::now(),
+        }
+    }
+
+    fn worst(&self) -> Exit {
+        self.exits.iter().copied().max().unwrap_or(Exit::Success)
+    }
+
+    /// Handles events until every sender is gone, redrawing the progress line now and then.
+    fn consume(&mut self, rx: &mpsc::Receiver<Event>, out: &mut dyn Write) {
+        let tick = Duration::from_millis(100);
+        loop {
+            match rx.recv_timeout(tick) {
+                Ok(event) => self.handle(event, out),
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => return,
+            }
+            if self.policy.progress && self.last_draw.is_none_or(|t| t.elapsed() >= tick) {
+                self.draw();
+            }
+        }
+    }
+
+    fn draw(&mut self) {
+        let failed = self.failures.len();
+        let line = format!(
+            "rcon: {} of {} done, {failed} failed, {} in flight",
+            self.done, self.total, self.in_flight
+        );
+        let mut err = io::stderr().lock();
+        let _ = write!(err, "\r\x1b[K{line}");
+        let _ = err.flush();
+        self.progress_shown = true;
+        self.last_draw = Some(Instant::now());
+    }
+
+    /// Clears the progress line before anything else is written to the terminal.
+    fn clear(&mut self) {
+        if self.progress_shown {
+            let mut err = io::stderr().lock();
+            let _ = write!(err, "\r\x1b[K");
+            let _ = err.flush();
+            self.progress_shown = false;
+        }
+    }
+
+    fn emit(&mut self, out: &mut dyn Write, text: &str) {
+        self.clear();
+        // Printing keeps going when stdout fails, so that every session can finish.
+        if self.write_error.is_none()
+            && let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush())
+        {
+            self.write_error = Some(e);
+        }
+    }
+
+    fn eprint(&mut self, line: &str) {
+        self.clear();
+        eprintln!("{line}");
+    }
+
+    fn end(&mut self, server: usize) {
+        if self.took[server].is_some() {
+            return;
+        }
+        self.done += 1;
+        self.in_flight = self.in_flight.saturating_sub(1);
+        self.took[server] = Some(self.started[server].map_or(Duration::ZERO, |s| s.elapsed()));
+    }
+
+    fn handle(&mut self, event: Event, out: &mut dyn Write) {
+        match event {
+            Event::Started { server } => {
+                if self.started[server].is_none() {
+                    self.started[server] = Some(Instant::now());
+                    self.in_flight += 1;
+                }
+            }
+            Event::Notice(line) => self.eprint(&line),
+            Event::Output {
+                server,
+                command,
+                raw,
+                elapsed,
+                error,
+            } => {
+                let name = self.names[server].clone();
+                if let Some((_, exit)) = &error {
+                    self.exits[server] = self.exits[server].max(*exit);
+                }
+                let text = self.format(server, command, &raw, elapsed, &error);
+                match self.layout {
+                    Layout::Prefix if !text.is_empty() => {
+                        let t = prefixed(&name, &text);
+                        self.emit(out, &t);
+                    }
+                    Layout::Prefix => {}
+                    Layout::Group => self.blocks[server].push_str(&text),
+                    Layout::Json => self.emit(out, &text),
+                }
+                // With --keep-going a failed command is reported and the server goes on.
+                if self.policy.keep_going
+                    && let Some((message, _)) = &error
+                {
+                    let (at, cmd) = self.command_label(command);
+                    self.eprint(&format!(
+                        "rcon: error: [{name}] {at}command '{cmd}': {message}"
+                    ));
+                }
+            }
+            Event::Stopped {
+                server,
+                message,
+                exit,
+            } => {
+                self.exits[server] = self.exits[server].max(exit);
+                let name = self.names[server].clone();
+                self.eprint(&format!("rcon: error: [{name}] {message}"));
+                if self.layout == Layout::Group {
+                    let block = group_block(&name, &self.blocks[server]);
+                    self.emit(out, &block);
+                }
+                self.failures.push((server, self.exits[server]));
+                self.end(server);
+            }
+            Event::Finished { server } => {
+                if self.exits[server] != Exit::Success {
+                    self.failures.push((server, self.exits[server]));
+                }
+                if self.layout == Layout::Group {
+                    let block = group_block(&self.names[server], &self.blocks[server]);
+                    self.emit(out, &block);
+                }
+                self.end(server);
+            }
+        }
+    }
+
+    fn command_label(&self, command: usize) -> (String, String) {
+        let planned = &self.commands[command];
+        (planned.at(), short(&planned.text))
+    }
+
+    fn format(
+        &self,
+        server: usize,
+        command: usize,
+        raw: &[u8],
+        elapsed: Duration,
+        error: &Option<(String, Exit)>,
+    ) -> String {
+        {
+            let planned = &self.commands[command];
+            let mut buf = Vec::with_capacity(256);
+            self.printer.format_from(
+                &Record {
+                    command: &planned.text,
+                    raw,
+                    ok: error.is_none(),
+                    error: error.as_ref().map(|(m, _)| m.as_str()),
+                    reason: error.as_ref().and_then(|(_, e)| e.reason()),
+                    elapsed,
+                    origin: planned.origin.as_ref().map(|(f, l)| (f.as_str(), *l)),
+                },
+                Some(&self.names[server]),
+                &mut buf,
+            );
+            let mut text = String::new();
+            if self.policy.echo && self.layout != Layout::Json {
+                text.push_str(&format!("> {}\n", planned.text));
+            }
+            text.push_str(&String::from_utf8_lossy(&buf));
+            text
+        }
+    }
+
+    /// The end: clears the progress line and prints the summary.
+    fn finish(&mut self) {
+        self.clear();
+        let failed = self.failures.len();
+        // On success the summary is for people watching (a terminal); scripts get silence.
+        if failed > 0 || (self.policy.progress && self.total > 1) {
+            eprintln!("rcon: {}", self.summary());
+        }
+        if failed > 0 {
+            self.failures.sort_by_key(|(server, _)| *server);
+            const SHOWN: usize = 20;
+            let mut list: Vec<String> = self
+                .failures
+                .iter()
+                .take(SHOWN)
+                .map(|(server, exit)| format!("{} (exit {})", self.names[*server], *exit as u8))
+                .collect();
+            if failed > SHOWN {
+                list.push(format!("and {} more", failed - SHOWN));
+            }
+            eprintln!(
+                "rcon: {failed} of {} server{} failed: {}",
+                self.total,
+                if self.total == 1 { "" } else { "s" },
+                list.join(", ")
+            );
+        }
+    }
+
+    /// `summary: 9500 ok, 500 failed (500 timeout) in 2.1s; slowest: a 2.0s, b 2.0s, c 1.9s`.
+    fn summary(&self) -> String {
+        let failed = self.failures.len();
+        let mut reasons: BTreeMap<&str, usize> = BTreeMap::new();
+        for (_, exit) in &self.failures {
+            *reasons.entry(exit.reason().unwrap_or("other")).or_default() += 1;
+        }
+        let mut text = format!("summary: {} ok", self.total.saturating_sub(failed));
+        if failed > 0 {
+            let by: Vec<String> = reasons.iter().map(|(r, n)| format!("{n} {r}")).collect();
+            text.push_str(&format!(", {failed} failed ({})", by.join(", ")));
+        }
+        text.push_str(&format!(
+            " in {}",
+            rconsole::format_duration(self.begun.elapsed())
+        ));
+        let mut slow: Vec<(Duration, usize)> = self
+            .took
+            .iter()
+            .enumerate()
+            .filter_map(|(i, t)| t.map(|t| (t, i)))
+            .collect();
+        slow.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        if slow.len() > 1 {
+            let top: Vec<String> = slow
+                .iter()
+                .take(3)
+                .map(|(t, i)| format!("{} {}", self.names[*i], rconsole::format_duration(*t)))
+                .collect();
+            text.push_str(&format!("; slowest: {}", top.join(", ")));
+        }
+        text
+    }
 }
 
 fn commands_word(n: usize) -> &'static str {
     if n == 1 { "command" } else { "commands" }
 }
 
-/// One server's session: connect, run the commands with the policy, report each result.
+/// The message for a server that stopped at `index` with `why`.
+fn stopped_message(commands: &[Planned], index: usize, why: &str, exit: Exit) -> String {
+    let planned = &commands[index];
+    let later = commands.len() - index - 1;
+    let mut message = format!("{}command '{}': {why}", planned.at(), short(&planned.text));
+    if later > 0 {
+        message.push_str(&format!(
+            "; {later} later {} not sent",
+            commands_word(later)
+        ));
+        if exit == Exit::CommandFailed {
+            message.push_str(" (--keep-going continues past failures)");
+        }
+    }
+    message
+}
+
+/// One direct target's progress through the commands, on the event loop's thread.
+struct TargetState {
+    index: usize,
+    name: String,
+    describe: String,
+    observer: Arc<dyn Observer>,
+    /// The next command to send.
+    next: usize,
+    /// The command under way, when it was sent and what arrived of it.
+    current: Option<(usize, Instant)>,
+    raw: Vec<u8>,
+    /// Stop after the command under way (a failure without --keep-going).
+    stop: bool,
+}
+
+impl TargetState {
+    fn new(index: usize, server: Server) -> Self {
+        Self {
+            index,
+            name: server.name,
+            describe: server.describe,
+            observer: server.options.observer,
+            next: 0,
+            current: None,
+            raw: Vec::new(),
+            stop: false,
+        }
+    }
+}
+
+/// The app's side of the event loop: the one-server policy per target, results to the
+/// printing thread.
+struct FleetHandler<'c> {
+    states: Vec<TargetState>,
+    commands: &'c [Planned],
+    policy: Policy,
+    tx: mpsc::Sender<Event>,
+}
+
+impl FleetHandler<'_> {
+    fn send_output(
+        &self,
+        t: usize,
+        command: usize,
+        raw: Vec<u8>,
+        elapsed: Duration,
+        error: Option<(String, Exit)>,
+    ) {
+        let _ = self.tx.send(Event::Output {
+            server: self.states[t].index,
+            command,
+            raw,
+            elapsed,
+            error,
+        });
+    }
+
+    /// A command failed (`error`); `fatal` ends the server.
+    fn command_failed(
+        &mut self,
+        t: usize,
+        command: usize,
+        elapsed: Duration,
+        why: String,
+        exit: Exit,
+        fatal: bool,
+    ) {
+        let raw = std::mem::take(&mut self.states[t].raw);
+        self.send_output(t, command, raw, elapsed, Some((why.clone(), exit)));
+        if fatal {
+            self.states[t].stop = true;
+            let _ = self.tx.send(Event::Stopped {
+                server: self.states[t].index,
+                message: stopped_message(self.commands, command, &why, exit),
+                exit,
+            });
+        }
+    }
+}
+
+impl fleet::Handler for FleetHandler<'_> {
+    fn next(&mut self, t: usize) -> Next {
+        let s = &mut self.states[t];
+        if s.stop || s.next >= self.commands.len() {
+            return Next::Close;
+        }
+        let i = s.next;
+        s.next += 1;
+        let not_before = match self.policy.delay {
+            Some(d) if i > 0 => Some(Instant::now() + d),
+            _ => None,
+        };
+        s.current = Some((i, not_before.unwrap_or_else(Instant::now)));
+        s.raw.clear();
+        let text = self.commands[i].text.clone();
+        Next::Command {
+            then_close: is_stop_command(&text),
+            text,
+            not_before,
+        }
+    }
+
+    fn report(&mut self, t: usize, report: Report) {
+        match report {
+            Report::Connecting { attempt: 1 } => {
+                let _ = self.tx.send(Event::Started {
+                    server: self.states[t].index,
+                });
+            }
+            Report::Output(bytes) => self.states[t].raw.extend_from_slice(&bytes),
+            Report::Done => {
+                let Some((i, sent)) = self.states[t].current.take() else {
+                    return;
+                };
+                let elapsed = sent.elapsed();
+                if is_parse_error(&self.states[t].raw) {
+                    let fatal = !self.policy.keep_going;
+                    self.command_failed(
+                        t,
+                        i,
+                        elapsed,
+                        PARSE_ERROR.to_string(),
+                        Exit::CommandFailed,
+                        fatal,
+                    );
+                } else {
+                    let raw = std::mem::take(&mut self.states[t].raw);
+                    self.send_output(t, i, raw, elapsed, None);
+                }
+            }
+            Report::Refused(e) => {
+                let Some((i, _)) = self.states[t].current.take() else {
+                    return;
+                };
+                self.command_failed(
+                    t,
+                    i,
+                    Duration::ZERO,
+                    exit::chain(&e),
+                    Exit::from_error(&e),
+                    true,
+                );
+            }
+            Report::Failed(e) => {
+                let exit = Exit::from_error(&e);
+                let why = exit::chain(&e);
+                match self.states[t].current.take() {
+                    Some((i, sent)) => {
+                        self.command_failed(t, i, sent.elapsed(), why, exit, true);
+                    }
+                    None => {
+                        // As with one server: the first command's record carries the error;
+                        // nothing was sent, so every command is counted.
+                        let n = self.commands.len() - self.states[t].next;
+                        let first = self.states[t].next;
+                        self.send_output(
+                            t,
+                            first,
+                            Vec::new(),
+                            Duration::ZERO,
+                            Some((why.clone(), exit)),
+                        );
+                        let _ = self.tx.send(Event::Stopped {
+                            server: self.states[t].index,
+                            message: format!("{why}; {n} {} not sent", commands_word(n)),
+                            exit,
+                        });
+                    }
+                }
+            }
+            Report::Retrying { error, delay } => {
+                let _ = self.tx.send(Event::Notice(format!(
+                    "rcon: warning: [{}] {}; retrying in {}",
+                    self.states[t].name,
+                    exit::chain(&error),
+                    rconsole::format_duration(delay)
+                )));
+            }
+            Report::Finished(learned) => {
+                if learned.is_some() {
+                    self.states[t].observer.learned(learned);
+                }
+                // A server stopped by a failure was reported as such.
+                if !self.states[t].stop {
+                    let _ = self.tx.send(Event::Finished {
+                        server: self.states[t].index,
+                    });
+                }
+            }
+            Report::Warning(w) => {
+                let s = &self.states[t];
+                s.observer.warning(&format!("{}: {w}", s.describe));
+            }
+            Report::Note(n) => {
+                let s = &self.states[t];
+                s.observer.note(&format!("{}: {n}", s.describe));
+            }
+            Report::Learned(l) => self.states[t].observer.learned(l),
+            Report::Traced(p) => self.states[t].observer.packet(&p),
+            _ => {}
+        }
+    }
+}
+
+/// Whether a failed connect is worth trying again (`--retry`): the server could not be reached
+/// or the tunnel did not open; a refused login or a protocol error is not retried.
+fn retryable(e: &rconsole::Error) -> bool {
+    matches!(
+        e,
+        rconsole::Error::Connect { .. }
+            | rconsole::Error::Timeout {
+                what: "connecting",
+                ..
+            }
+            | rconsole::Error::Transport(_)
+    )
+}
+
+/// One tunnelled server's session on a helper thread: connect, run the commands with the
+/// policy, report each result.
 fn serve(
     index: usize,
     server: Server,
@@ -293,44 +943,60 @@ fn serve(
     policy: Policy,
     tx: &mpsc::Sender<Event>,
 ) {
-    let opened = rconsole::consoles::open(
-        server.protocol,
-        server.connector,
-        server.password,
-        server.options,
-    );
-    let mut client = match opened {
-        Ok(client) => client,
-        Err(err) => {
-            // As with one server: the first command's record carries the error; nothing was
-            // sent, so every command is counted.
-            let exit = Exit::from_error(&err);
-            let why = exit::chain(&err);
-            let _ = tx.send(Event::Output {
-                server: index,
-                command: 0,
-                raw: Vec::new(),
-                elapsed: Duration::ZERO,
-                error: Some((why.clone(), exit)),
-            });
-            let n = commands.len();
-            let _ = tx.send(Event::Stopped {
-                server: index,
-                message: format!("{why}; {n} {} not sent", commands_word(n)),
-                exit,
-            });
-            return;
+    let _ = tx.send(Event::Started { server: index });
+    let Route::Tunnel(connector) = server.route else {
+        return;
+    };
+    let connector: Arc<dyn Connector> = Arc::from(connector);
+    let mut attempt = 0;
+    let mut client = loop {
+        attempt += 1;
+        match rconsole::consoles::open(
+            server.protocol,
+            Box::new(Shared(Arc::clone(&connector))),
+            server.password.clone(),
+            server.options.clone(),
+        ) {
+            Ok(client) => break client,
+            Err(err) if retryable(&err) && attempt <= policy.retries => {
+                let delay = RETRY_BACKOFF * 2u32.saturating_pow(attempt - 1);
+                let _ = tx.send(Event::Notice(format!(
+                    "rcon: warning: [{}] {}; retrying in {}",
+                    server.name,
+                    exit::chain(&err),
+                    rconsole::format_duration(delay)
+                )));
+                thread::sleep(delay);
+            }
+            Err(err) => {
+                let exit = Exit::from_error(&err);
+                let why = exit::chain(&err);
+                let _ = tx.send(Event::Output {
+                    server: index,
+                    command: 0,
+                    raw: Vec::new(),
+                    elapsed: Duration::ZERO,
+                    error: Some((why.clone(), exit)),
+                });
+                let n = commands.len();
+                let _ = tx.send(Event::Stopped {
+                    server: index,
+                    message: format!("{why}; {n} {} not sent", commands_word(n)),
+                    exit,
+                });
+                return;
+            }
         }
     };
     for (i, planned) in commands.iter().enumerate() {
         if i > 0
             && let Some(d) = policy.delay
         {
-            std::thread::sleep(d);
+            thread::sleep(d);
         }
         let start = Instant::now();
         let mut raw = Vec::new();
-        let result = session::execute(client.as_mut(), &planned.text, &mut raw, false);
+        let result = session::execute(&mut *client, &planned.text, &mut raw, false);
         let elapsed = start.elapsed();
         let (error, fatal) = match result {
             Ok(()) if is_parse_error(&raw) => (
@@ -349,26 +1015,34 @@ fn serve(
             error: error.clone(),
         });
         if fatal && let Some((why, exit)) = error {
-            let later = commands.len() - i - 1;
-            let mut message = format!("{}command '{}': {why}", planned.at(), short(&planned.text));
-            if later > 0 {
-                message.push_str(&format!(
-                    "; {later} later {} not sent",
-                    commands_word(later)
-                ));
-                if exit == Exit::CommandFailed {
-                    message.push_str(" (--keep-going continues past failures)");
-                }
-            }
             let _ = tx.send(Event::Stopped {
                 server: index,
-                message,
+                message: stopped_message(commands, i, &why, exit),
                 exit,
             });
             return;
         }
     }
+    if let Some(learned) = client.learned() {
+        server.options.observer.learned(Some(learned));
+    }
     let _ = tx.send(Event::Finished { server: index });
+}
+
+/// Lets a [`Client`] own a handle to a connector the retry loop keeps.
+struct Shared(Arc<dyn Connector>);
+
+impl Connector for Shared {
+    fn connect(
+        &self,
+        timeout: Duration,
+    ) -> rconsole::Result<Box<dyn rconsole::transport::Transport>> {
+        self.0.connect(timeout)
+    }
+
+    fn describe(&self) -> String {
+        self.0.describe()
+    }
 }
 
 /// `text` with every line prefixed by `[name] `, ending in a newline; an empty output is one
@@ -402,6 +1076,11 @@ pub fn layout(style: Style, group: bool) -> Option<Layout> {
         Style::Text { .. } if group => Some(Layout::Group),
         Style::Text { .. } => Some(Layout::Prefix),
     }
+}
+
+/// Whether stderr is a terminal (where the progress line is drawn).
+pub fn stderr_is_terminal() -> bool {
+    io::stderr().is_terminal()
 }
 
 #[cfg(test)]

@@ -80,27 +80,83 @@ fn to_learned(e: &Entry) -> Option<Learned> {
     })
 }
 
+fn entry(l: Learned) -> Entry {
+    Entry {
+        method: l.method.name().to_string(),
+        rtt_us: l.rtt.as_micros().min(u128::from(u64::MAX)) as u64,
+        latency_us: l.latency.as_micros().min(u128::from(u64::MAX)) as u64,
+        samples: l.samples,
+        refuses_sentinel: l.refuses_sentinel,
+        learned_at: SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs()),
+    }
+}
+
+/// A fleet's view of the file while [`defer`] is on: read once, changes written once at the end.
+struct Deferred {
+    model: FileModel,
+    /// What this run learned or forgot, by key, to apply over the file as it is at the end.
+    changes: BTreeMap<String, Option<Entry>>,
+}
+
+static DEFERRED: Mutex<Option<Deferred>> = Mutex::new(None);
+
+/// With `true`, reads the file once and keeps what is learned in memory; with `false`, writes
+/// what was learned meanwhile in one go (over the file as it is then, so entries another `rcon`
+/// wrote are kept). A fleet of ten thousand servers would otherwise read and rewrite the whole
+/// file once per server.
+pub fn defer(on: bool) {
+    let mut deferred = DEFERRED.lock().unwrap_or_else(|e| e.into_inner());
+    if on {
+        *deferred = Some(Deferred {
+            model: read(),
+            changes: BTreeMap::new(),
+        });
+        return;
+    }
+    let Some(done) = deferred.take() else { return };
+    if done.changes.is_empty() {
+        return;
+    }
+    let mut model = read();
+    for (key, entry) in done.changes {
+        match entry {
+            Some(e) => model.servers.insert(key, e),
+            None => model.servers.remove(&key),
+        };
+    }
+    write(&model);
+}
+
 /// What is remembered for `key`.
 pub fn load(key: &str) -> Option<Learned> {
+    let deferred = DEFERRED.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(d) = deferred.as_ref() {
+        return d.model.servers.get(key).and_then(to_learned);
+    }
+    drop(deferred);
     read().servers.get(key).and_then(to_learned)
 }
 
 /// Remembers `learned` for `key` (`None` forgets it). Reads the file again first, so entries
 /// another `rcon` wrote meanwhile are kept.
 pub fn store(key: &str, learned: Option<Learned>) {
+    let mut deferred = DEFERRED.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(d) = deferred.as_mut() {
+        let entry = learned.map(entry);
+        match &entry {
+            Some(e) => d.model.servers.insert(key.to_string(), e.clone()),
+            None => d.model.servers.remove(key),
+        };
+        d.changes.insert(key.to_string(), entry);
+        return;
+    }
+    drop(deferred);
     let mut model = read();
     let changed = match learned {
         Some(l) => {
-            let entry = Entry {
-                method: l.method.name().to_string(),
-                rtt_us: l.rtt.as_micros().min(u128::from(u64::MAX)) as u64,
-                latency_us: l.latency.as_micros().min(u128::from(u64::MAX)) as u64,
-                samples: l.samples,
-                refuses_sentinel: l.refuses_sentinel,
-                learned_at: SystemTime::now()
-                    .duration_since(UNIX_EPOCH)
-                    .map_or(0, |d| d.as_secs()),
-            };
+            let entry = entry(l);
             // Rewritten only when it matters: another method, the first few timed answers
             // (the gap's floor depends on them), or answers that got slower by a quarter or
             // faster by half. Not on every run.

@@ -10,6 +10,7 @@ pub mod exit;
 pub mod fanout;
 #[cfg(test)]
 mod generate;
+pub mod inventory;
 pub mod learned;
 pub mod output;
 pub mod reach;
@@ -195,6 +196,23 @@ pub fn run(args: Args, origins: Origins) -> anyhow::Result<Exit> {
         ConfigFile::load(&args, &origins)?
     };
     let commands = commands(&args);
+    // An inventory: every row on the settings of the selected profile (-s NAME or `default`),
+    // with the row's own address, password source, dialect and ssh.
+    if let Some(path) = &args.targets {
+        let mut servers = Vec::new();
+        for row in inventory::load(path, &args.where_)? {
+            let mut s = Settings::resolve(&args, &origins, file.clone())?;
+            let name = settings::apply_row(&mut s, &args, row);
+            servers.push((name, s));
+        }
+        if args.print_config {
+            for (name, s) in &servers {
+                output::print_text(&format!("[{name}]\n{}", s.describe()))?;
+            }
+            return Ok(Exit::Success);
+        }
+        return run_fanout(&args, servers, commands);
+    }
     if let Some(names) = settings::fanout_names(&args, &origins, &file)? {
         let mut servers = Vec::new();
         for name in names {
@@ -390,7 +408,8 @@ fn run_fanout(
         .collect();
     let macros = args.macros.iter().cloned().collect();
     let mut paths: Vec<&str> = args.files.iter().map(String::as_str).collect();
-    if planned.is_empty() && paths.is_empty() && !std::io::stdin().is_terminal() {
+    let stdin_taken = args.targets.as_deref() == Some("-");
+    if planned.is_empty() && paths.is_empty() && !stdin_taken && !std::io::stdin().is_terminal() {
         paths.push("-");
     }
     for path in paths {
@@ -413,6 +432,12 @@ fn run_fanout(
         keep_going: args.keep_going,
         delay: args.delay,
         echo: args.echo,
+        parallel: args
+            .parallel
+            .map_or(rconsole::fleet::DEFAULT_PARALLEL, |n| n as usize),
+        parallel_given: args.parallel.is_some(),
+        retries: args.retry,
+        progress: fanout::stderr_is_terminal(),
     };
     fanout::run_settings(servers, &planned, layout, &printer, policy)
 }

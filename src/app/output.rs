@@ -60,6 +60,8 @@ pub struct Record<'a> {
     pub ok: bool,
     /// Why it failed, if it did.
     pub error: Option<&'a str>,
+    /// The failure's one-word reason ([`super::exit::Exit::reason`]), if it failed.
+    pub reason: Option<&'a str>,
     /// Time from sending to the end of the output.
     pub elapsed: Duration,
     /// File name and line, for batch input.
@@ -75,6 +77,8 @@ struct JsonRecord<'a> {
     response: &'a str,
     ok: bool,
     error: Option<&'a str>,
+    /// Why it failed in one word (`timeout`, `connect`, `command`...), `null` when it did not.
+    reason: Option<&'a str>,
     elapsed_ms: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     file: Option<&'a str>,
@@ -177,6 +181,7 @@ impl Printer {
                     response: &text,
                     ok: r.ok,
                     error: r.error,
+                    reason: r.reason,
                     elapsed_ms: (r.elapsed.as_secs_f64() * 1e6).round() / 1e3,
                     file: r.origin.map(|o| o.0),
                     line: r.origin.map(|o| o.1),
@@ -278,6 +283,7 @@ mod tests {
             raw,
             ok: true,
             error: None,
+            reason: None,
             elapsed: Duration::from_micros(1500),
             origin: None,
         }

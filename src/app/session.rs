@@ -200,11 +200,17 @@ impl Session {
             .as_ref()
             .map(|e| super::exit::chain(e))
             .or_else(|| outcome.parse_error.then(|| PARSE_ERROR.to_string()));
+        let reason = match &outcome.error {
+            Some(e) => super::exit::Exit::from_error(e).reason(),
+            None if outcome.parse_error => super::exit::Exit::CommandFailed.reason(),
+            None => None,
+        };
         self.printer.record(&Record {
             command,
             raw: &outcome.raw,
             ok: outcome.ok(),
             error: message.as_deref(),
+            reason,
             elapsed: outcome.elapsed,
             origin,
         })?;

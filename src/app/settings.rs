@@ -458,6 +458,33 @@ pub fn targets(args: &Args) -> anyhow::Result<Vec<(String, Target)>> {
     Ok(out)
 }
 
+/// Points resolved settings at one `--targets` row: its address (the default profile's tunnel
+/// does not apply, as for `--target`), and its dialect, password source and ssh where the row
+/// gives them. Returns the row's name.
+pub fn apply_row(s: &mut Settings, args: &Args, row: super::inventory::Row) -> String {
+    let at = row.at;
+    let source = |what: &str| Source::Flag(format!("--targets ({at}, {what})"));
+    s.host = Sourced::new(row.host, source("host"));
+    s.drop_profile_route();
+    if let Some(d) = row.dialect {
+        s.dialect = Sourced::new(d, source("dialect"));
+    }
+    // A row without a port gets --port, else its dialect's default port.
+    s.port = Sourced::new(
+        row.port
+            .or(args.port)
+            .unwrap_or_else(|| s.dialect.value.dialect().default_port),
+        source("port"),
+    );
+    if let (Some(p), Some(from)) = (row.password, row.password_from) {
+        s.password = Some(Sourced::new(p, source(from)));
+    }
+    if let Some(dest) = row.ssh {
+        s.ssh = Some(Sourced::new(dest, source("ssh")));
+    }
+    row.name
+}
+
 impl Settings {
     /// Resolves every setting. Reads no password file and runs no password command (see
     /// [`Settings::password`]), so it is safe for `--print-config`.

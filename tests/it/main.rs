@@ -19,7 +19,9 @@ mod dialects;
 mod engine;
 mod fanout;
 mod faults;
+mod fleet;
 mod interop;
+mod inventory;
 mod load;
 mod oneshot;
 #[cfg(unix)]

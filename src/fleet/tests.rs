@@ -1,0 +1,222 @@
+//! The event loop against in-process practice servers: output per target in order, a dead
+//! target's connect failure and its retries, a refused command that does not end the session,
+//! a delay between commands, and a reconnect after a command that closes the connection.
+
+use std::collections::VecDeque;
+use std::net::TcpListener;
+use std::time::{Duration, Instant};
+
+use super::*;
+use crate::practice::{Config, Mode, PracticeServer};
+
+const PASSWORD: &str = "fleet-test";
+
+fn practice(mode: Mode) -> PracticeServer {
+    PracticeServer::start(Config {
+        password: PASSWORD.into(),
+        mode,
+        ..Config::default()
+    })
+    .unwrap()
+}
+
+fn target(port: u16) -> Target {
+    Target {
+        host: "127.0.0.1".into(),
+        port,
+        password: Password::new(PASSWORD),
+        config: exchange::Config {
+            timeout: Duration::from_secs(10),
+            ..exchange::Config::default()
+        },
+    }
+}
+
+fn closed_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Runs a script per target and writes down what happened, as text.
+struct Script {
+    steps: Vec<VecDeque<(String, bool, Option<Duration>)>>,
+    log: Vec<Vec<String>>,
+    output: Vec<Vec<u8>>,
+    done_at: Vec<Vec<Instant>>,
+}
+
+impl Script {
+    fn new(steps: Vec<Vec<(&str, bool, Option<Duration>)>>) -> Self {
+        let n = steps.len();
+        Self {
+            steps: steps
+                .into_iter()
+                .map(|s| {
+                    s.into_iter()
+                        .map(|(t, c, d)| (t.to_string(), c, d))
+                        .collect()
+                })
+                .collect(),
+            log: vec![Vec::new(); n],
+            output: vec![Vec::new(); n],
+            done_at: vec![Vec::new(); n],
+        }
+    }
+}
+
+impl Handler for Script {
+    fn next(&mut self, t: usize) -> Next {
+        match self.steps[t].pop_front() {
+            Some((text, then_close, delay)) => {
+                let not_before = delay.map(|d| Instant::now() + d);
+                Next::Command {
+                    text,
+                    then_close,
+                    not_before,
+                }
+            }
+            None => Next::Close,
+        }
+    }
+
+    fn report(&mut self, t: usize, report: Report) {
+        let line = match report {
+            Report::Output(bytes) => {
+                self.output[t].extend_from_slice(&bytes);
+                return;
+            }
+            Report::Done => {
+                self.done_at[t].push(Instant::now());
+                let text =
+                    String::from_utf8_lossy(&std::mem::take(&mut self.output[t])).into_owned();
+                format!("done {text}")
+            }
+            Report::Connecting { attempt } => format!("connecting {attempt}"),
+            Report::Refused(e) => format!("refused {e}"),
+            Report::Retrying { delay, .. } => format!("retrying {}", crate::format_duration(delay)),
+            Report::Failed(e) => format!("failed {e}"),
+            Report::Finished(_) => "finished".into(),
+            _ => return,
+        };
+        self.log[t].push(line);
+    }
+}
+
+#[test]
+fn every_target_runs_its_commands_in_order_and_a_dead_one_fails_alone() {
+    let a = practice(Mode::Vanilla);
+    let b = practice(Mode::Source);
+    let dead = closed_port();
+    let script = |n: usize| (0..n).map(|_| ("echo x", false, None)).collect::<Vec<_>>();
+    let mut h = Script::new(vec![
+        vec![
+            ("echo a1", false, None),
+            ("chars 9000", false, None),
+            ("echo a3", false, None),
+        ],
+        vec![("echo b1", false, None), ("echo b2", false, None)],
+        script(2),
+    ]);
+    run(
+        vec![target(a.port()), target(b.port()), target(dead)],
+        Options::default(),
+        &mut h,
+    )
+    .unwrap();
+    let long = crate::practice::sample_text(9000);
+    assert_eq!(
+        h.log[0],
+        [
+            "connecting 1",
+            "done a1",
+            &format!("done {long}"),
+            "done a3",
+            "finished"
+        ]
+    );
+    assert_eq!(h.log[1], ["connecting 1", "done b1", "done b2", "finished"]);
+    assert_eq!(h.log[2].len(), 2, "{:?}", h.log[2]);
+    assert!(
+        h.log[2][1].starts_with("failed cannot connect to 127.0.0.1:"),
+        "{:?}",
+        h.log[2]
+    );
+    assert_eq!(a.connections(), 1);
+    assert!(a.violations().is_empty(), "{:?}", a.violations());
+}
+
+#[test]
+fn retries_back_off_without_holding_a_slot() {
+    let dead = closed_port();
+    let live = practice(Mode::Vanilla);
+    let mut h = Script::new(vec![
+        vec![("echo x", false, None)],
+        vec![("echo y", false, None)],
+    ]);
+    let opts = Options {
+        parallel: 1,
+        retries: 2,
+        backoff: Duration::from_millis(20),
+    };
+    run(vec![target(dead), target(live.port())], opts, &mut h).unwrap();
+    assert_eq!(
+        h.log[0][..5],
+        [
+            "connecting 1",
+            "retrying 20ms",
+            "connecting 2",
+            "retrying 40ms",
+            "connecting 3"
+        ]
+    );
+    assert!(
+        h.log[0][5].starts_with("failed cannot connect"),
+        "{:?}",
+        h.log[0]
+    );
+    // With one slot, the live target ran while the dead one waited to retry.
+    assert_eq!(h.log[1], ["connecting 1", "done y", "finished"]);
+}
+
+#[test]
+fn a_refused_command_is_reported_and_the_session_goes_on() {
+    let s = practice(Mode::Vanilla);
+    let mut h = Script::new(vec![vec![
+        ("echo a", false, None),
+        ("bad\0nul", false, None),
+        ("echo c", false, None),
+    ]]);
+    run(vec![target(s.port())], Options::default(), &mut h).unwrap();
+    assert_eq!(h.log[0].len(), 5, "{:?}", h.log[0]);
+    assert_eq!(h.log[0][1], "done a");
+    assert!(
+        h.log[0][2].starts_with("refused command contains a NUL"),
+        "{:?}",
+        h.log[0]
+    );
+    assert_eq!(h.log[0][3..], ["done c", "finished"]);
+    assert_eq!(s.commands(), ["echo a", "echo c"]);
+}
+
+#[test]
+fn a_delay_holds_the_next_command_back_and_a_closing_command_reconnects() {
+    let s = practice(Mode::Vanilla);
+    let delay = Duration::from_millis(100);
+    let mut h = Script::new(vec![vec![
+        ("echo one", true, None),
+        ("echo two", false, Some(delay)),
+    ]]);
+    run(vec![target(s.port())], Options::default(), &mut h).unwrap();
+    assert_eq!(
+        h.log[0],
+        ["connecting 1", "done one", "done two", "finished"]
+    );
+    // The first command closed the connection after its answer: the second needed a new one.
+    assert_eq!(s.connections(), 2);
+    assert_eq!(s.commands(), ["echo one", "echo two"]);
+    // A lower bound only: the second answer cannot come before the delay has passed.
+    assert!(h.done_at[0][1] >= h.done_at[0][0] + delay);
+}
