@@ -92,8 +92,9 @@ pub fn serve_practice(args: &Args, addr: &str) -> Option<anyhow::Result<Exit>> {
 }
 
 /// Where `--messages` sends server messages in one-shot and batch mode: stderr as
-/// `[server] TEXT`, or with `--json` a `{"type":"message",...}` record per message on stdout.
-pub fn message_sink(json: bool, server: &str) -> MessageSink {
+/// `[server] TEXT` (`[NAME] [server] TEXT` with `label`, in a fan-out over several servers), or
+/// with `--json` a `{"type":"message",...}` record per message on stdout.
+pub fn message_sink(json: bool, server: &str, label: bool) -> MessageSink {
     let server = server.to_string();
     Arc::new(move |text: &str| {
         if json {
@@ -103,7 +104,11 @@ pub fn message_sink(json: bool, server: &str) -> MessageSink {
             let _ = out.flush();
         } else {
             for line in text.lines() {
-                eprintln!("[server] {line}");
+                if label {
+                    eprintln!("[{server}] [server] {line}");
+                } else {
+                    eprintln!("[server] {line}");
+                }
             }
         }
     })

@@ -125,6 +125,9 @@ pub struct Policy {
     pub retries: u32,
     /// Draw a progress line on stderr (it is a terminal).
     pub progress: bool,
+    /// `--messages`: show what BattlEye, WebRCON and telnet servers send on their own, labelled
+    /// by server (`Some(true)`: as JSON records).
+    pub messages: Option<bool>,
 }
 
 impl Default for Policy {
@@ -137,6 +140,7 @@ impl Default for Policy {
             parallel_given: false,
             retries: 0,
             progress: false,
+            messages: None,
         }
     }
 }
@@ -957,7 +961,13 @@ fn serve(
             server.password.clone(),
             server.options.clone(),
         ) {
-            Ok(client) => break client,
+            Ok(mut client) => {
+                if let Some(json) = policy.messages {
+                    let sink = super::consoles::message_sink(json, &server.name, true);
+                    client.set_messages(sink, false);
+                }
+                break client;
+            }
             Err(err) if retryable(&err) && attempt <= policy.retries => {
                 let delay = RETRY_BACKOFF * 2u32.saturating_pow(attempt - 1);
                 let _ = tx.send(Event::Notice(format!(

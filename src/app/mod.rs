@@ -305,7 +305,7 @@ pub fn run(args: Args, origins: Origins) -> anyhow::Result<Exit> {
     let mut session = Session::new(connector, password, opts, printer);
     session.set_protocol(protocol);
     if args.messages && !plan.console {
-        let sink = consoles::message_sink(args.json, &console_settings.name);
+        let sink = consoles::message_sink(args.json, &console_settings.name, false);
         session.set_messages(sink, false);
     }
 
@@ -438,6 +438,7 @@ fn run_fanout(
         parallel_given: args.parallel.is_some(),
         retries: args.retry,
         progress: fanout::stderr_is_terminal(),
+        messages: args.messages.then_some(args.json),
     };
     fanout::run_settings(servers, &planned, layout, &printer, policy)
 }

@@ -71,6 +71,25 @@ fn one_command_list_on_three_dialects_and_rcon() {
     }
     assert!(!stdout(&out).contains("nobody sees this"));
 
+    // --messages: each server's own messages on stderr, labelled by server; stdout unchanged.
+    let out = run(rcon_in(home.path()).args([
+        "-s",
+        "dayz,rust,sdtd",
+        "--messages",
+        "-c",
+        "say seen by all",
+    ]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stdout(&out).contains("seen by all"), "{}", stdout(&out));
+    let err = stderr(&out);
+    for name in ["dayz", "rust", "sdtd"] {
+        assert!(
+            err.lines()
+                .any(|l| l.starts_with(&format!("[{name}] [server] ")) && l.contains("seen by all")),
+            "{name}: {err}"
+        );
+    }
+
     // JSON: one record per server and command, named.
     let out = run(rcon_in(home.path()).args(["--all", "--json", "echo j"]));
     assert!(out.status.success(), "{}", stderr(&out));
