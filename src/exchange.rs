@@ -1182,8 +1182,14 @@ impl Exchange {
             return;
         }
         let method = c.method;
-        let gap = self.quiet_gap_for_answer();
         let body_len = p.body.len();
+        // A packet as long as a full vanilla fragment (or longer) may well be followed by
+        // more of the same answer, which a loaded server writes later: the whole gap then.
+        let gap = if body_len >= VANILLA_FRAGMENT {
+            self.quiet_gap()
+        } else {
+            self.quiet_gap_for_answer()
+        };
         self.trace(&p, Role::Output);
         self.events.push_back(Event::Output(p.body));
         let State::Command(c) = &mut self.state else {

@@ -673,6 +673,22 @@ fn state_relearn() {
     assert_eq!(h.ex.method(), Some(EndMethod::Idle));
     assert_eq!(h.seen.done, 1, "the slow second answer is still awaited");
     assert_eq!(h.seen.notes, 0, "a refinement, not a contradiction");
+    // After a packet as long as a full vanilla fragment, the whole gap: more may follow late.
+    let big: &'static [u8] = Box::leak(vec![b'x'; 4096].into_boxed_slice());
+    let mut h = Harness::run(
+        learned(EndMethod::Idle),
+        &[
+            Recv(None, 2, b""),
+            Cmd("help"),
+            Recv(None, 0, big),
+            Wait(20),
+        ],
+    );
+    assert_eq!(h.seen.done, 0, "not cut after the short gap");
+    h.step(&Recv(Some(2), 0, b"rest"));
+    h.step(&Wait(11));
+    assert_eq!(h.seen.done, 1);
+    assert_eq!(h.seen.output.len(), 4100);
 }
 
 /// The quiet gap: adaptive, with floors, or fixed.
