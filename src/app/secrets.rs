@@ -4,7 +4,7 @@
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use rconsole::Password;
 
@@ -67,19 +67,8 @@ pub fn read_file(path: &Path, what: &str) -> anyhow::Result<String> {
 /// Runs a password command through the platform shell: stdout (minus trailing line breaks) is the
 /// password; stderr and stdin stay attached, so tools like `pass` can ask for a passphrase.
 pub fn run_command(cmd: &str, what: &str) -> anyhow::Result<String> {
-    #[cfg(unix)]
-    let mut command = {
-        let mut c = Command::new("sh");
-        c.arg("-c").arg(cmd);
-        c
-    };
-    #[cfg(windows)]
-    let mut command = {
-        let mut c = Command::new("cmd");
-        c.arg("/C").arg(cmd);
-        c
-    };
-    let out = command
+    // `cmd.exe` on Windows gets the line unquoted, so `type "C:\my dir\pw.txt"` works.
+    let out = rconsole::process::shell_command(cmd)
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .output()
@@ -134,7 +123,18 @@ pub fn can_prompt() -> bool {
                 .open("/dev/tty")
                 .is_ok()
     }
-    #[cfg(not(unix))]
+    // Windows: rpassword reads the console (`CONIN$`), not stdin, so a piped stdin still gets a
+    // prompt when there is a console to read and stderr shows it.
+    #[cfg(windows)]
+    {
+        std::io::stderr().is_terminal()
+            && std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .open("CONIN$")
+                .is_ok()
+    }
+    #[cfg(not(any(unix, windows)))]
     {
         false
     }
