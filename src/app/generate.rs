@@ -152,12 +152,16 @@ const ENVIRONMENT: &[(&str, &str)] = &[
         "The console's history file, instead of history.txt in the data directory.",
     ),
     (
+        "RCON_CONFIG_DIR",
+        "The directory of the default config file (config.toml there, which may be missing) instead of the platform's one.",
+    ),
+    (
         "RCON_DATA_DIR",
         "The data directory (history.txt, learned-servers.toml) instead of the platform's one.",
     ),
     (
         "RCON_DNS_SERVER",
-        "The DNS server (IP or IP:PORT) for the SRV lookup of --ping HOST without a port, instead of the first nameserver in /etc/resolv.conf.",
+        "The DNS server (IP or IP:PORT) for the SRV lookup of --ping HOST without a port, instead of the system's (the first nameserver in /etc/resolv.conf; on Windows the adapters' DNS servers).",
     ),
     (
         "NO_COLOR",

@@ -16,10 +16,21 @@ use rconsole::practice::{Config, Mode, PracticeServer};
 /// The password every test server uses.
 pub const PASSWORD: &str = "hunter2-secret";
 
-/// The `rcon` binary with no RCON_*/MCRCON_* variables, no colour, and HOME and the XDG
-/// directories pointed into `home` so nothing leaks in from (or out to) the real user.
+/// The `rcon` binary under test: `RCONSOLE_TEST_BIN` when set (a release or static musl build,
+/// as .ci/cross.sh tests it), else the one cargo built with these tests.
+pub fn rcon_bin() -> std::path::PathBuf {
+    std::env::var_os("RCONSOLE_TEST_BIN")
+        .filter(|p| !p.is_empty())
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| env!("CARGO_BIN_EXE_rcon").into())
+}
+
+/// The `rcon` binary with no RCON_*/MCRCON_* variables, no colour, and HOME, the XDG
+/// directories, `RCON_CONFIG_DIR` and `RCON_DATA_DIR` pointed into `home` so nothing leaks in
+/// from (or out to) the real user. (`APPDATA` is set too, but Windows ignores it: the two
+/// RCON_* directories are what keep the config, history and learned servers private there.)
 pub fn rcon_in(home: &Path) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_rcon"));
+    let mut cmd = Command::new(rcon_bin());
     for (key, _) in std::env::vars() {
         if key.starts_with("RCON_") || key.starts_with("MCRCON_") || key.starts_with("XDG_") {
             cmd.env_remove(key);
@@ -31,6 +42,8 @@ pub fn rcon_in(home: &Path) -> Command {
         .env("XDG_DATA_HOME", home.join("data"))
         .env("APPDATA", home.join("appdata"))
         .env("LOCALAPPDATA", home.join("localappdata"))
+        .env("RCON_CONFIG_DIR", home.join("config").join("rconsole"))
+        .env("RCON_DATA_DIR", home.join("data").join("rconsole"))
         .stdin(Stdio::null());
     cmd
 }

@@ -44,11 +44,12 @@ impl Term {
                 pixel_height: 0,
             })
             .expect("open a pty");
-        let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_rcon"));
+        let mut cmd = CommandBuilder::new(super::rcon_bin());
         cmd.env_clear();
         cmd.env("HOME", home);
         cmd.env("XDG_DATA_HOME", home.join("data"));
         cmd.env("XDG_CONFIG_HOME", home.join("config"));
+        cmd.env("RCON_DATA_DIR", home.join("data").join("rconsole"));
         cmd.env("TERM", "xterm-256color");
         cmd.env("NO_COLOR", "1");
         cmd.env("RCON_PASSWORD", PASSWORD);
