@@ -3,8 +3,6 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::Stdio;
 use std::time::Duration;
 
 use common::*;
@@ -51,10 +49,15 @@ fn vm_hwm_kib(pid: u32) -> u64 {
 ///
 /// Slow in a debug build; `.ci/run` runs it in release:
 /// `cargo test --release --locked --test load -- --ignored`.
+///
+/// Linux only because the peak RSS comes from `/proc`; the stream itself is the same code
+/// everywhere, and the Windows run of `batch.rs` pipes commands through it.
 #[cfg(target_os = "linux")]
 #[test]
 #[ignore = "slow in debug: run in release, as .ci/run does"]
 fn million_command_stream_has_flat_memory() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::Stdio;
     const N: usize = 1_000_000;
     let server = server(Mode::Vanilla, Duration::ZERO);
     let home = home();
