@@ -12,7 +12,7 @@ use std::net::{SocketAddr, UdpSocket};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use common::{home, rcon_in, run, stderr, stdout};
+use common::{home, rcon_in, run, stderr, stdout, venv_python};
 
 #[derive(Default)]
 struct Seen {
@@ -208,8 +208,7 @@ fn trace_names_query_packets() {
 /// reads, so the tests above exercise the protocol as real clients and servers speak it.
 #[test]
 fn mcstatus_reads_the_responder_as_rcon_does() {
-    let python =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers/.venv/bin/python");
+    let python = venv_python(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers"));
     if !python.exists() {
         assert!(
             std::env::var_os("CI").is_none(),

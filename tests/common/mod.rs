@@ -151,8 +151,16 @@ impl Drop for Peer {
 pub fn peer(launcher: &str, password: &str) -> Option<Peer> {
     use std::io::BufRead;
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers");
+    let not_installed = || {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI is set but peer {launcher} is not installed: run tests/peers/install.sh"
+        );
+        eprintln!("SKIPPED: peer {launcher} not installed (run tests/peers/install.sh)");
+        None
+    };
     let (program, installed) = if launcher.ends_with(".py") {
-        let py = dir.join(".venv/bin/python");
+        let py = venv_python(&dir);
         let ok = py.exists();
         (py, ok)
     } else {
@@ -160,21 +168,20 @@ pub fn peer(launcher: &str, password: &str) -> Option<Peer> {
         (std::path::PathBuf::from("node"), ok)
     };
     if !installed {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI is set but peer {launcher} is not installed: run tests/peers/install.sh"
-        );
-        eprintln!("SKIPPED: peer {launcher} not installed (run tests/peers/install.sh)");
-        return None;
+        return not_installed();
     }
-    let mut child = Command::new(program)
+    let spawned = Command::new(program)
         .arg(dir.join(launcher))
         .args(["--password", password, "--port", "0"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
-        .spawn()
-        .expect("start peer");
+        .spawn();
+    let mut child = match spawned {
+        // `node` not on PATH (Wine sees only Windows programs): not installed for this OS.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return not_installed(),
+        other => other.expect("start peer"),
+    };
     let mut line = String::new();
     std::io::BufReader::new(child.stdout.take().expect("peer stdout"))
         .read_line(&mut line)
@@ -185,6 +192,17 @@ pub fn peer(launcher: &str, password: &str) -> Option<Peer> {
         .and_then(|p| p.parse().ok())
         .unwrap_or_else(|| panic!("{launcher} printed {line:?} instead of PORT <n>"));
     Some(Peer { child, port })
+}
+
+/// The Python of the peers' venv in `dir`, in the venv layout of the OS running the tests
+/// (`Scripts\python.exe` on Windows), so a venv installed for Linux is "not installed" for a
+/// Windows build run under Wine rather than an ELF program Wine cannot pipe to.
+pub fn venv_python(dir: &Path) -> std::path::PathBuf {
+    if cfg!(windows) {
+        dir.join(".venv").join("Scripts").join("python.exe")
+    } else {
+        dir.join(".venv").join("bin").join("python")
+    }
 }
 
 /// `rcon` pointed at a peer with `password`, in a fresh temporary home.
