@@ -29,7 +29,10 @@ const NAMES: &str = "rcon --list-servers 2>/dev/null";
 
 fn command() -> clap::Command {
     // Never let the generating environment's RCON_* values into the output.
-    Args::command().mut_args(|a| a.hide_env_values(true))
+    // The version without the commit, so the files do not change with every commit.
+    Args::command()
+        .version(env!("CARGO_PKG_VERSION"))
+        .mut_args(|a| a.hide_env_values(true))
 }
 
 /// Replaces `from` with `to` exactly `count` times, failing loudly when clap_complete's output
