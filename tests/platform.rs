@@ -1,5 +1,5 @@
 //! Behaviour whose implementation differs by platform, checked the same way on every one
-//! (issue 12): a closed stdout is not a failure.
+//! (issue 12): a closed stdout is not a failure; `--version` names the commit.
 
 mod common;
 
@@ -30,4 +30,40 @@ fn closed_stdout_is_success_without_a_message() {
     let out = wait_with_timeout(child, Duration::from_secs(60));
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(stderr(&out), "");
+}
+
+/// `rcon --version` says the version and the commit it was built from (build.rs): 12 hex
+/// digits (with `-dirty` for uncommitted changes), or `unknown` without git; when git can be
+/// asked here, it is this checkout's commit.
+#[test]
+fn version_names_the_commit() {
+    let home = home();
+    let out = run(rcon_in(home.path()).arg("--version"));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let rest = text
+        .trim_end()
+        .strip_prefix(concat!("rcon ", env!("CARGO_PKG_VERSION"), " (commit "))
+        .and_then(|r| r.strip_suffix(')'))
+        .unwrap_or_else(|| panic!("unexpected --version: {text:?}"));
+    let commit = rest.strip_suffix("-dirty").unwrap_or(rest);
+    assert!(
+        commit == "unknown"
+            || (commit.len() == 12 && commit.chars().all(|c| c.is_ascii_hexdigit())),
+        "{text:?}"
+    );
+    let git = std::process::Command::new("git")
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output();
+    if let Ok(git) = git
+        && git.status.success()
+        && std::env::var_os("RCONSOLE_COMMIT").is_none()
+    {
+        assert_eq!(
+            commit,
+            String::from_utf8_lossy(&git.stdout).trim(),
+            "{text:?}"
+        );
+    }
 }

@@ -4,7 +4,6 @@
 
 #[cfg(unix)]
 pub mod sshd;
-#[cfg(unix)]
 pub mod term;
 
 use std::path::Path;
