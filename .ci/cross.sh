@@ -75,9 +75,11 @@ windows() {
   step "windows: unit and integration tests under Wine"
   local skips=()
   for entry in "${WINE_SKIP[@]}"; do skips+=(--skip "$entry"); done
-  # shellcheck disable=SC2086
-  timed env -u RCONSOLE_STRICT -u CI deb_cargo test --locked "${build_std[@]}" \
-    --target "$target" --target-dir "$tdir" -- "${skips[@]}"
+  (
+    unset RCONSOLE_STRICT CI
+    timed deb_cargo test --locked "${build_std[@]}" --target "$target" --target-dir "$tdir" \
+      -- "${skips[@]}"
+  )
   wineserver -k || true
 }
 
@@ -85,16 +87,18 @@ windows() {
 
 zig_tools() {
   local venv="$base/tools/venv"
-  if [ ! -x "$venv/bin/python-zig-ok" ]; then
+  if [ ! -f "$venv/.rconsole-zig-ok" ]; then
     python3 -m venv "$venv"
     "$venv/bin/pip" install -q --only-binary :all: ziglang
-    touch "$venv/bin/python-zig-ok"
+    touch "$venv/.rconsole-zig-ok"
   fi
   if [ ! -x "$base/tools/bin/cargo-zigbuild" ]; then
     timed cargo install --locked cargo-zigbuild --root "$base/tools"
   fi
-  # cargo-zigbuild finds zig as `python3 -m ziglang` with the venv's python3 first on PATH.
-  export PATH="$venv/bin:$base/tools/bin:$PATH"
+  # cargo-zigbuild runs zig as `python3 -m ziglang`, with the venv's python named outright
+  # (deb_cargo puts /usr/bin first on PATH).
+  export CARGO_ZIGBUILD_PYTHON_PATH="$venv/bin/python3"
+  export PATH="$base/tools/bin:$PATH"
 }
 
 macos() {
@@ -106,6 +110,9 @@ macos() {
   step "macos: link rcon for x86_64 and aarch64 (cargo-zigbuild)"
   zig_tools
   export MACOSX_DEPLOYMENT_TARGET=11.0
+  # rustc strips Mach-O with its sysroot's rust-objcopy, which Debian's rustc does not ship:
+  # link unstripped here (the release workflow builds on macOS, stripped).
+  export CARGO_PROFILE_RELEASE_STRIP=false
   timed deb_cargo zigbuild --release --locked "${build_std[@]}" --bin rcon \
     --target x86_64-apple-darwin --target aarch64-apple-darwin --target-dir "$tdir"
   for arch in x86_64 aarch64; do

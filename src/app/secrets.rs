@@ -234,6 +234,19 @@ mod tests {
         assert!(run_command("true", "test").is_err());
     }
 
+    #[cfg(windows)]
+    #[test]
+    fn password_command_in_cmd() {
+        // cmd's echo ends with \r\n; a quoted argument reaches cmd unchanged.
+        assert_eq!(run_command("echo s3cret", "test").unwrap(), "s3cret");
+        assert_eq!(run_command(r#"echo "a b""#, "test").unwrap(), r#""a b""#);
+        let e = run_command("echo s3cret& exit 3", "test").unwrap_err();
+        let msg = format!("{e}");
+        assert!(msg.contains("failed"), "{msg}");
+        assert!(!msg.contains("s3cret"), "{msg}");
+        assert!(run_command("rem", "test").is_err());
+    }
+
     #[test]
     fn relative_paths_follow_the_config_file() {
         let base = Path::new("/etc/rconsole");
