@@ -45,8 +45,17 @@ timed() {
 
 # The one place that names what Wine cannot do. Each entry: a test name for libtest's --skip,
 # and why. Tests compiled out with cfg(unix) are listed with their reasons in docs/platforms.md.
-# Today nothing that compiles for Windows needs skipping under Wine.
 WINE_SKIP=(
+  # tests/console.rs drives rcon through ConPTY (portable-pty) on Windows. Wine 8's pseudo
+  # console starts the child but passes none of its output back: the screen stays blank. The
+  # hosted Windows runners (ci.yml) run these; Wine cannot.
+  runs_commands_and_shows_long_output_in_full
+  tab_completes_command_names
+  history_persists_in_the_data_dir_without_the_password
+  ctrl_c_clears_the_line
+  reconnects_after_the_server_restarts
+  interactive_flag_opens_the_console_after_commands
+  progress_bar_for_files_on_a_terminal_only
 )
 
 windows() {
@@ -77,8 +86,8 @@ windows() {
   for entry in "${WINE_SKIP[@]}"; do skips+=(--skip "$entry"); done
   (
     unset RCONSOLE_STRICT CI
-    timed deb_cargo test --locked "${build_std[@]}" --target "$target" --target-dir "$tdir" \
-      -- "${skips[@]}"
+    timed deb_cargo test --locked --no-fail-fast "${build_std[@]}" --target "$target" \
+      --target-dir "$tdir" -- "${skips[@]}"
   )
   wineserver -k || true
 }
