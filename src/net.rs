@@ -422,7 +422,7 @@ fn exchange<T>(
 
 /// The DNS server for SRV lookups: `RCON_DNS_SERVER` (`IP` or `IP:PORT`), else the system's:
 /// the first `nameserver` of `/etc/resolv.conf` (Unix), the first DNS server of a network adapter
-/// that is up (Windows, see [`windows_dns_server`]). `None` when there is none: SRV records are
+/// that is up (Windows, `GetAdaptersAddresses`). `None` when there is none: SRV records are
 /// then not looked up.
 pub fn dns_server() -> Option<SocketAddr> {
     let parse = |text: &str| -> Option<SocketAddr> {
