@@ -143,6 +143,14 @@ musl() {
   local target=x86_64-unknown-linux-musl tdir="$base/musl"
   step "musl: static release binary ($target, Debian musl-tools)"
   export CARGO_TARGET_X86_64_UNKNOWN_LINUX_MUSL_LINKER=musl-gcc
+  # Rust's musl target links its own crt objects and LLVM libunwind from the rustup sysroot
+  # ("self-contained"), which build-std does not build: use musl-tools' crt objects instead,
+  # and Debian's LLVM libunwind.a (libunwind-14-dev) as the static libunwind std asks for.
+  # (gcc's libgcc_eh.a does not do: it needs glibc's _dl_find_object.)
+  mkdir -p "$base/musl-lib"
+  ln -sf /usr/lib/llvm-14/lib/libunwind.a "$base/musl-lib/libunwind.a"
+  # Without the self-contained objects rustc no longer asks for a static PIE: say it.
+  export CARGO_TARGET_X86_64_UNKNOWN_LINUX_MUSL_RUSTFLAGS="-C link-self-contained=no -L native=$base/musl-lib -C link-arg=-static-pie"
   timed deb_cargo build --release --locked "${build_std[@]}" --bin rcon \
     --target "$target" --target-dir "$tdir"
   local bin="$tdir/$target/release/rcon"
