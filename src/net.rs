@@ -421,13 +421,100 @@ fn exchange<T>(
 }
 
 /// The system's DNS server: the first `nameserver` of `/etc/resolv.conf` (Unix), on port 53
-/// unless it names one. `None` where there is none (Windows): an application then asks its
-/// user, or does without SRV records.
+/// unless it names one; on Windows the first DNS server of a network adapter that is up
+/// (`GetAdaptersAddresses`). `None` where there is none: SRV records are then not looked up.
 pub fn system_dns_server() -> Option<SocketAddr> {
-    let conf = std::fs::read_to_string("/etc/resolv.conf").ok()?;
-    conf.lines()
-        .filter_map(|l| l.trim().strip_prefix("nameserver"))
-        .find_map(|rest| parse_dns_server(rest.split('%').next().unwrap_or(rest)))
+    #[cfg(windows)]
+    {
+        windows_dns_server()
+    }
+    #[cfg(not(windows))]
+    {
+        let conf = std::fs::read_to_string("/etc/resolv.conf").ok()?;
+        conf.lines()
+            .filter_map(|l| l.trim().strip_prefix("nameserver"))
+            .find_map(|rest| parse_dns_server(rest.split('%').next().unwrap_or(rest)))
+    }
+}
+
+/// The first DNS server of the first network adapter that is up, from `GetAdaptersAddresses`
+/// (iphlpapi), which is what Windows' own resolver uses. Read through `windows-sys` (Microsoft's
+/// bindings, already in the dependency tree) rather than by parsing `ipconfig /all`, whose
+/// output is translated into the system's language (issue 12).
+#[cfg(windows)]
+fn windows_dns_server() -> Option<SocketAddr> {
+    use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+    use windows_sys::Win32::NetworkManagement::IpHelper::{
+        GAA_FLAG_SKIP_ANYCAST, GAA_FLAG_SKIP_MULTICAST, GAA_FLAG_SKIP_UNICAST,
+        GetAdaptersAddresses, IP_ADAPTER_ADDRESSES_LH,
+    };
+    use windows_sys::Win32::NetworkManagement::Ndis::IfOperStatusUp;
+    use windows_sys::Win32::Networking::WinSock::{AF_INET, AF_INET6, AF_UNSPEC};
+    const ERROR_BUFFER_OVERFLOW: u32 = 111;
+
+    let flags = GAA_FLAG_SKIP_UNICAST | GAA_FLAG_SKIP_ANYCAST | GAA_FLAG_SKIP_MULTICAST;
+    // u64 words keep the buffer aligned for the structures the call writes into it.
+    let mut size: u32 = 16 * 1024;
+    let mut buf: Vec<u64>;
+    let mut tries = 0;
+    loop {
+        buf = vec![0u64; (size as usize).div_ceil(8)];
+        // SAFETY: `buf` is writable for `size` bytes and suitably aligned; the call writes at
+        // most `size` bytes or reports the size it needs.
+        let rc = unsafe {
+            GetAdaptersAddresses(
+                u32::from(AF_UNSPEC),
+                flags,
+                std::ptr::null(),
+                buf.as_mut_ptr().cast::<IP_ADAPTER_ADDRESSES_LH>(),
+                &mut size,
+            )
+        };
+        match rc {
+            0 => break,
+            ERROR_BUFFER_OVERFLOW if tries < 3 => tries += 1,
+            _ => return None,
+        }
+    }
+    let mut adapter = buf.as_ptr().cast::<IP_ADAPTER_ADDRESSES_LH>();
+    while !adapter.is_null() {
+        // SAFETY: a non-null pointer from the list GetAdaptersAddresses built inside `buf`,
+        // which is alive; likewise the DNS server list and each socket address.
+        let a = unsafe { &*adapter };
+        if a.OperStatus == IfOperStatusUp {
+            let mut dns = a.FirstDnsServerAddress;
+            while !dns.is_null() {
+                let d = unsafe { &*dns };
+                let sa = d.Address.lpSockaddr.cast::<u8>();
+                let len = usize::try_from(d.Address.iSockaddrLength).unwrap_or(0);
+                if !sa.is_null() && len >= 8 {
+                    let bytes = unsafe { std::slice::from_raw_parts(sa, len) };
+                    let family = u16::from_ne_bytes([bytes[0], bytes[1]]);
+                    let ip = match family {
+                        f if f == AF_INET => Some(IpAddr::V4(Ipv4Addr::new(
+                            bytes[4], bytes[5], bytes[6], bytes[7],
+                        ))),
+                        f if f == AF_INET6 && len >= 24 => {
+                            let mut v6 = [0u8; 16];
+                            v6.copy_from_slice(&bytes[8..24]);
+                            Some(IpAddr::V6(Ipv6Addr::from(v6)))
+                        }
+                        _ => None,
+                    };
+                    // fec0:0:0:ffff::1-3 are Windows' placeholder site-local resolvers, set when
+                    // an adapter has no real IPv6 DNS server.
+                    if let Some(ip) = ip.filter(|ip| {
+                        !matches!(ip, IpAddr::V6(v6) if v6.segments()[..4] == [0xfec0, 0, 0, 0xffff])
+                    }) {
+                        return Some(SocketAddr::new(ip, 53));
+                    }
+                }
+                dns = d.Next;
+            }
+        }
+        adapter = a.Next;
+    }
+    None
 }
 
 /// `IP` (port 53) or `IP:PORT`, for a DNS server.
@@ -486,4 +573,17 @@ pub fn lookup_minecraft_srv(
         }
     }
     None
+}
+
+#[cfg(all(test, windows))]
+mod windows_tests {
+    /// Without `RCON_DNS_SERVER`, Windows still has a resolver for the SRV lookup of
+    /// `--ping HOST` (issue 12). Needs a network adapter with a DNS server, as every networked
+    /// Windows machine (and Wine, which reports the host's resolv.conf) has.
+    #[test]
+    fn system_dns_server_is_found() {
+        let server = super::windows_dns_server().expect("a DNS server of an adapter that is up");
+        assert_eq!(server.port(), 53);
+        assert!(!server.ip().is_unspecified(), "{server}");
+    }
 }

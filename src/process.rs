@@ -25,6 +25,33 @@ const STDERR_LINE_CHARS: usize = 400;
 /// After the child closes its stdout: how long to wait for it to exit and say why.
 const EXIT_GRACE: Duration = Duration::from_secs(3);
 
+/// A command line run by the platform shell: `sh -c COMMAND` on Unix; on Windows
+/// `cmd /D /S /C "COMMAND"`, passed to `cmd.exe` as one raw argument. Rust's standard argument
+/// quoting would turn each `"` into `\"`, which `cmd.exe` does not read, so every quoted path
+/// (`"C:\my tools\nc.exe" %h %p`) would fail (issue 12). With `/S`, cmd strips exactly the
+/// outer pair of quotes and runs the rest as typed; `/D` skips AutoRun commands from the
+/// registry, which could print into the tunnel or the password.
+pub fn shell_command(command: &str) -> Command {
+    #[cfg(windows)]
+    {
+        use std::os::windows::process::CommandExt;
+        let mut c = Command::new("cmd.exe");
+        c.raw_arg(cmd_line(command));
+        c
+    }
+    #[cfg(not(windows))]
+    {
+        let mut c = Command::new("sh");
+        c.arg("-c").arg(command);
+        c
+    }
+}
+
+/// The raw argument `cmd.exe` gets for `command` (see [`shell_command`]).
+fn cmd_line(command: &str) -> String {
+    format!("/D /S /C \"{command}\"")
+}
+
 /// `[USER@]HOST[:PORT]` of an SSH server.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SshDestination {
@@ -162,7 +189,7 @@ impl ProcessConnector {
 
     /// A tunnel through any command that connects its stdin and stdout to the RCON server,
     /// with `%h`, `%p` and `%%` already expanded (see [`expand_proxy_command`]). It runs under
-    /// `sh -c` (Unix) or `cmd /C` (Windows).
+    /// the platform shell (see [`shell_command`]).
     pub fn shell(command: impl Into<String>, rcon_host: &str, rcon_port: u16) -> Self {
         Self {
             launch: Launch::Shell {
@@ -209,10 +236,24 @@ impl ProcessConnector {
             }
             Launch::Shell { command } => {
                 if cfg!(windows) {
-                    vec!["cmd".into(), "/C".into(), command.into()]
+                    vec!["cmd".into(), cmd_line(command).into()]
                 } else {
                     vec!["sh".into(), "-c".into(), command.into()]
                 }
+            }
+        }
+    }
+
+    /// The child process [`Connector::connect`] starts: [`ProcessConnector::argv`] for ssh,
+    /// [`shell_command`] for a proxy command.
+    fn command(&self, timeout: Duration) -> Command {
+        match &self.launch {
+            Launch::Shell { command } => shell_command(command),
+            Launch::Ssh { .. } => {
+                let argv = self.argv(timeout);
+                let mut command = Command::new(&argv[0]);
+                command.args(&argv[1..]);
+                command
             }
         }
     }
@@ -230,9 +271,8 @@ impl Connector for ProcessConnector {
     fn connect(&self, timeout: Duration) -> Result<Box<dyn Transport>> {
         let argv = self.argv(timeout);
         let via = self.via();
-        let mut command = Command::new(&argv[0]);
+        let mut command = self.command(timeout);
         command
-            .args(&argv[1..])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -606,6 +646,63 @@ mod tests {
         assert!(start.elapsed() < Duration::from_secs(2));
         t.close();
     }
+
+    #[test]
+    fn cmd_gets_the_command_line_as_typed() {
+        assert_eq!(
+            cmd_line(r#""C:\my tools\nc.exe" -q "%h" 1"#),
+            r#"/D /S /C ""C:\my tools\nc.exe" -q "%h" 1""#
+        );
+    }
+
+    #[cfg(windows)]
+    #[test]
+    fn failing_command_reports_its_last_stderr_line() {
+        let c = ProcessConnector::shell(
+            "echo first line>&2& echo Permission denied (publickey).>&2& exit 255",
+            "localhost",
+            1,
+        );
+        let mut t = c.connect(Duration::from_secs(5)).unwrap();
+        let mut buf = [0u8; 16];
+        let err = t
+            .read_before(&mut buf, Instant::now() + Duration::from_secs(5))
+            .unwrap_err();
+        let failure = TransportFailure::find(&err).expect("a transport failure");
+        assert_eq!(
+            failure.0,
+            "proxy command failed (exit status 255): Permission denied (publickey)."
+        );
+    }
+
+    /// A quoted path with spaces reaches cmd.exe as typed (issue 12: Rust's own quoting made
+    /// it `\"...\"`, which cmd cannot read), and the command's output comes through the tunnel.
+    #[cfg(windows)]
+    #[test]
+    fn quoted_path_with_spaces_carries_bytes_and_a_clean_exit_is_a_close() {
+        let dir = std::env::temp_dir().join(format!("rcon proxy {}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("tunnel data.txt");
+        std::fs::write(&file, b"hello").unwrap();
+        let c = ProcessConnector::shell(format!("type \"{}\"", file.display()), "localhost", 1);
+        let mut t = c.connect(Duration::from_secs(5)).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let mut got = Vec::new();
+        let mut buf = [0u8; 16];
+        loop {
+            let n = t.read_before(&mut buf, deadline).unwrap();
+            if n == 0 {
+                break;
+            }
+            got.extend_from_slice(&buf[..n]);
+        }
+        assert_eq!(got, b"hello");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    // `silent_command_times_out_at_the_deadline` has no Windows twin: the deadline is the
+    // reader thread's channel, the same code on every platform, and cmd has no portable
+    // `sleep` (`timeout` needs a console, which a piped child does not have).
 
     #[test]
     fn missing_program_is_a_transport_error() {

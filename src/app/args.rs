@@ -76,13 +76,22 @@ impl DialectArg {
     }
 }
 
+/// `rcon --version`: the version and the commit it was built from (build.rs; `unknown` when
+/// built from a tarball without `RCONSOLE_COMMIT`).
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("RCONSOLE_COMMIT"),
+    ")"
+);
+
 /// A fast, correct RCON client for Minecraft and other game servers.
 ///
 /// Runs the COMMAND given on the command line (words joined with spaces) and any -c commands,
 /// then any -f files, in order, in one session. With none of them: an interactive console when
 /// stdin is a terminal, otherwise the commands read from stdin.
 #[derive(Debug, Parser)]
-#[command(name = "rcon", version, after_long_help = crate::app::exit::TABLE)]
+#[command(name = "rcon", version = VERSION, after_long_help = crate::app::exit::TABLE)]
 pub struct Args {
     /// Server host name or address.
     #[arg(

@@ -19,11 +19,20 @@ use super::exit::{Exit, fail};
 /// The file name inside the configuration directory.
 pub const FILE_NAME: &str = "config.toml";
 
-/// The default configuration file: `config.toml` in the platform's configuration directory for
-/// `rconsole` (`$XDG_CONFIG_HOME/rconsole` or `~/.config/rconsole` on Linux and BSD,
-/// `~/Library/Application Support/rconsole` on macOS, `%APPDATA%\rconsole\config` on Windows).
-/// `None` when the platform has no home directory.
+/// The variable that overrides the directory of the default configuration file. Unlike
+/// `RCON_CONFIG` the file there may be missing, so it moves the default path itself: Windows
+/// ignores `APPDATA` when it looks up known folders, and this is how tests (and portable
+/// installs) keep the default config private on every platform (issue 12).
+pub const CONFIG_DIR_ENV: &str = "RCON_CONFIG_DIR";
+
+/// The default configuration file: `config.toml` in `RCON_CONFIG_DIR` when set and not empty,
+/// else in the platform's configuration directory for `rconsole` (`$XDG_CONFIG_HOME/rconsole`
+/// or `~/.config/rconsole` on Linux and BSD, `~/Library/Application Support/rconsole` on macOS,
+/// `%APPDATA%\rconsole\config` on Windows). `None` when the platform has no home directory.
 pub fn default_path() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os(CONFIG_DIR_ENV).filter(|p| !p.is_empty()) {
+        return Some(PathBuf::from(dir).join(FILE_NAME));
+    }
     directories::ProjectDirs::from("", "", "rconsole").map(|d| d.config_dir().join(FILE_NAME))
 }
 

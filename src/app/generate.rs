@@ -29,7 +29,10 @@ const NAMES: &str = "rcon --list-servers 2>/dev/null";
 
 fn command() -> clap::Command {
     // Never let the generating environment's RCON_* values into the output.
-    Args::command().mut_args(|a| a.hide_env_values(true))
+    // The version without the commit, so the files do not change with every commit.
+    Args::command()
+        .version(env!("CARGO_PKG_VERSION"))
+        .mut_args(|a| a.hide_env_values(true))
 }
 
 /// Replaces `from` with `to` exactly `count` times, failing loudly when clap_complete's output
@@ -152,12 +155,16 @@ const ENVIRONMENT: &[(&str, &str)] = &[
         "The console's history file, instead of history.txt in the data directory.",
     ),
     (
+        "RCON_CONFIG_DIR",
+        "The directory of the default config file (config.toml there, which may be missing) instead of the platform's one.",
+    ),
+    (
         "RCON_DATA_DIR",
         "The data directory (history.txt, learned-servers.toml) instead of the platform's one.",
     ),
     (
         "RCON_DNS_SERVER",
-        "The DNS server (IP or IP:PORT) for the SRV lookup of --ping HOST without a port, instead of the first nameserver in /etc/resolv.conf.",
+        "The DNS server (IP or IP:PORT) for the SRV lookup of --ping HOST without a port, instead of the system's (the first nameserver in /etc/resolv.conf; on Windows the adapters' DNS servers).",
     ),
     (
         "NO_COLOR",

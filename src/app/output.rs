@@ -267,15 +267,35 @@ fn enable_ansi() {
 
 /// Whether an error is a closed stdout (`rcon ... | head`), which is not a failure.
 pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
-    err.chain().any(|c| {
-        c.downcast_ref::<io::Error>()
-            .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
-    })
+    err.chain()
+        .any(|c| c.downcast_ref::<io::Error>().is_some_and(is_closed_pipe))
+}
+
+/// A write to a pipe whose reader is gone: `BrokenPipe` everywhere, and on Windows also
+/// `ERROR_NO_DATA` (232, "the pipe is being closed") and `ERROR_PIPE_NOT_CONNECTED` (233), which
+/// std does not map to `BrokenPipe` (issue 12: `rcon.exe ... | head -c 10` exited 7).
+fn is_closed_pipe(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::BrokenPipe
+        || (cfg!(windows) && matches!(e.raw_os_error(), Some(232 | 233)))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn closed_pipes_are_recognised_per_platform() {
+        assert!(is_broken_pipe(
+            &io::Error::from(io::ErrorKind::BrokenPipe).into()
+        ));
+        for code in [232, 233] {
+            let err = anyhow::Error::from(io::Error::from_raw_os_error(code));
+            assert_eq!(is_broken_pipe(&err), cfg!(windows), "os error {code}");
+        }
+        assert!(!is_broken_pipe(
+            &io::Error::from(io::ErrorKind::NotFound).into()
+        ));
+    }
 
     fn rec<'a>(command: &'a str, raw: &'a [u8]) -> Record<'a> {
         Record {

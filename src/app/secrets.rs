@@ -4,7 +4,7 @@
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use rconsole::Password;
 
@@ -70,19 +70,8 @@ pub fn read_file(path: &Path, what: &str) -> anyhow::Result<String> {
 /// Runs a password command through the platform shell: the first line of stdout is the password
 /// (`pass show` prints other fields after it); stderr and stdin stay attached, so tools like `pass` can ask for a passphrase.
 pub fn run_command(cmd: &str, what: &str) -> anyhow::Result<String> {
-    #[cfg(unix)]
-    let mut command = {
-        let mut c = Command::new("sh");
-        c.arg("-c").arg(cmd);
-        c
-    };
-    #[cfg(windows)]
-    let mut command = {
-        let mut c = Command::new("cmd");
-        c.arg("/C").arg(cmd);
-        c
-    };
-    let out = command
+    // `cmd.exe` on Windows gets the line unquoted, so `type "C:\my dir\pw.txt"` works.
+    let out = rconsole::process::shell_command(cmd)
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .output()
@@ -142,7 +131,18 @@ pub fn can_prompt() -> bool {
                 .open("/dev/tty")
                 .is_ok()
     }
-    #[cfg(not(unix))]
+    // Windows: rpassword reads the console (`CONIN$`), not stdin, so a piped stdin still gets a
+    // prompt when there is a console to read and stderr shows it.
+    #[cfg(windows)]
+    {
+        std::io::stderr().is_terminal()
+            && std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .open("CONIN$")
+                .is_ok()
+    }
+    #[cfg(not(any(unix, windows)))]
     {
         false
     }
@@ -250,6 +250,19 @@ mod tests {
         assert!(msg.contains("failed"), "{msg}");
         assert!(!msg.contains("s3cret"), "{msg}");
         assert!(run_command("true", "test").is_err());
+    }
+
+    #[cfg(windows)]
+    #[test]
+    fn password_command_in_cmd() {
+        // cmd's echo ends with \r\n; a quoted argument reaches cmd unchanged.
+        assert_eq!(run_command("echo s3cret", "test").unwrap(), "s3cret");
+        assert_eq!(run_command(r#"echo "a b""#, "test").unwrap(), r#""a b""#);
+        let e = run_command("echo s3cret& exit 3", "test").unwrap_err();
+        let msg = format!("{e}");
+        assert!(msg.contains("failed"), "{msg}");
+        assert!(!msg.contains("s3cret"), "{msg}");
+        assert!(run_command("rem", "test").is_err());
     }
 
     #[test]

@@ -268,15 +268,21 @@ fn profile_password_file_is_relative_to_the_config() {
     assert_eq!(server.commands(), ["list"]);
 }
 
-#[cfg(unix)]
 #[test]
 fn profile_password_command() {
     let server = server_with(PASSWORD);
     let home = home();
+    // cmd's `echo` ends the line with \r\n, which is stripped like \n.
+    let print = if cfg!(windows) {
+        format!("echo {PASSWORD}")
+    } else {
+        // Doubled: the TOML string below reads `\\` as one backslash.
+        format!("printf '%s\\\\n' {PASSWORD}")
+    };
     let cfg = write_config(
         home.path(),
         &format!(
-            "[servers.s]\nhost = \"127.0.0.1\"\nport = {}\npassword_command = \"printf '%s\\\\n' {PASSWORD}\"\n\n[servers.bad]\nhost = \"127.0.0.1\"\nport = {}\npassword_command = \"exit 7\"\n",
+            "[servers.s]\nhost = \"127.0.0.1\"\nport = {}\npassword_command = \"{print}\"\n\n[servers.bad]\nhost = \"127.0.0.1\"\nport = {}\npassword_command = \"exit 7\"\n",
             server.port(),
             server.port()
         ),
@@ -455,10 +461,79 @@ fn default_path_is_under_xdg_config_home() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("config.toml");
     std::fs::write(&path, "[servers.default]\nhost = \"from-default-file\"\n").unwrap();
-    let out = run(rcon_in(home.path()).arg("--print-config"));
+    let out = run(rcon_in(home.path())
+        .env_remove("RCON_CONFIG_DIR")
+        .arg("--print-config"));
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(row(&out, "config").contains(&path.display().to_string()));
     assert!(row(&out, "host").contains("from-default-file"));
+}
+
+/// `RCON_CONFIG_DIR` moves the default path on every platform (Windows ignores `APPDATA`, so
+/// this is what keeps these tests off a real user's config there): the file is read as the
+/// default one, and a missing one is fine, as at the platform's path.
+#[test]
+fn config_dir_variable_moves_the_default_path() {
+    let home = home();
+    let dir = home.path().join("portable config");
+    let out = run(rcon_in(home.path())
+        .env("RCON_CONFIG_DIR", &dir)
+        .arg("--print-config"));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let expected = dir.join("config.toml").display().to_string();
+    assert!(row(&out, "config").contains(&expected), "{}", stdout(&out));
+    assert!(
+        row(&out, "config").contains("not found"),
+        "{}",
+        stdout(&out)
+    );
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("config.toml"),
+        "[servers.default]\nhost = \"from-config-dir\"\n",
+    )
+    .unwrap();
+    let out = run(rcon_in(home.path())
+        .env("RCON_CONFIG_DIR", &dir)
+        .arg("--print-config"));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        row(&out, "config").contains("default path"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(
+        row(&out, "host").contains("from-config-dir"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+/// A password command holding a quoted path with spaces runs as typed: on Windows `cmd.exe`
+/// gets the line unquoted (issue 12: std's quoting turned `"` into `\"` and this exited 3).
+#[test]
+fn password_command_with_a_quoted_path_with_spaces() {
+    let server = server_with(PASSWORD);
+    let home = home();
+    let dir = home.path().join("my secrets");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("pw file.txt");
+    std::fs::write(&file, format!("{PASSWORD}\n")).unwrap();
+    let reader = if cfg!(windows) { "type" } else { "cat" };
+    let command = format!("{reader} \"{}\"", file.display());
+    let cfg = write_config(
+        home.path(),
+        &format!(
+            "[servers.s]\nhost = \"127.0.0.1\"\nport = {}\npassword_command = '{command}'\n",
+            server.port()
+        ),
+    );
+    let out = run(rcon_in(home.path())
+        .env("RCON_CONFIG", &cfg)
+        .args(["-s", "s", "list"]));
+    assert!(out.status.success(), "{command}: {}", stderr(&out));
+    assert_eq!(server.commands(), ["list"]);
+    no_secret(&out, &[PASSWORD]);
 }
 
 #[cfg(unix)]

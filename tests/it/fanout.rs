@@ -278,18 +278,19 @@ fn bad_targets_are_usage_errors() {
     assert_eq!(out.status.code(), Some(2), "no password: {}", stderr(&out));
 }
 
-/// Writes `text` as the default config file under `home` (owner-only, as a config holding
-/// passwords should be).
-fn write_config(home: &std::path::Path, text: &str) {
-    let dir = home.join("config/rconsole");
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("config.toml");
+/// Writes `text` as a config file in `home` (owner-only, as a config holding passwords should
+/// be) and returns its path, for `RCON_CONFIG`: the default path is the platform's (Windows asks
+/// the shell for known folders and ignores `APPDATA`), so only the variable keeps it private on
+/// every OS (issue 12).
+fn write_config(home: &std::path::Path, text: &str) -> std::path::PathBuf {
+    let path = home.join("fanout.toml");
     std::fs::write(&path, text).unwrap();
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
     }
+    path
 }
 
 #[test]
@@ -297,7 +298,7 @@ fn profiles_fan_out_by_list_group_and_all() {
     let a = server(Mode::Vanilla, Duration::ZERO);
     let b = server(Mode::Source, Duration::ZERO);
     let home = home();
-    write_config(
+    let config = write_config(
         home.path(),
         &format!(
             "[servers.a]\nhost = \"127.0.0.1\"\nport = {}\npassword = \"{PASSWORD}\"\n\n\
@@ -308,7 +309,10 @@ fn profiles_fan_out_by_list_group_and_all() {
         ),
     );
     for selection in [&["-s", "a,b"][..], &["-s", "both"], &["--all"]] {
-        let out = run(rcon_in(home.path()).args(selection).arg("echo hi"));
+        let out = run(rcon_in(home.path())
+            .env("RCON_CONFIG", &config)
+            .args(selection)
+            .arg("echo hi"));
         assert!(out.status.success(), "{selection:?}: {}", stderr(&out));
         let mut lines: Vec<String> = stdout(&out).lines().map(String::from).collect();
         lines.sort();
@@ -318,7 +322,10 @@ fn profiles_fan_out_by_list_group_and_all() {
     assert_eq!(b.commands(), ["echo hi"; 3]);
 
     // The profile's dialect applies per server.
-    let out = run(rcon_in(home.path()).args(["-s", "b", "--print-config"]));
+    let out =
+        run(rcon_in(home.path())
+            .env("RCON_CONFIG", &config)
+            .args(["-s", "b", "--print-config"]));
     let text = stdout(&out);
     let line = text.lines().find(|l| l.starts_with("dialect")).unwrap();
     assert!(
@@ -328,7 +335,9 @@ fn profiles_fan_out_by_list_group_and_all() {
     assert!(!text.contains(PASSWORD));
 
     // A name that is not a profile is a config error naming it.
-    let out = run(rcon_in(home.path()).args(["-s", "a,nope", "list"]));
+    let out = run(rcon_in(home.path())
+        .env("RCON_CONFIG", &config)
+        .args(["-s", "a,nope", "list"]));
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     assert!(stderr(&out).contains("nope"));
 }

@@ -24,6 +24,7 @@ mod interop;
 mod inventory;
 mod load;
 mod oneshot;
+mod platform;
 #[cfg(unix)]
 mod prompt;
 mod query;

@@ -3,7 +3,7 @@
 
 use std::process::Command;
 
-use crate::common::{PASSWORD, home, rcon_in, run, stderr, stdout};
+use crate::common::{PASSWORD, home, rcon_bin, rcon_in, run, stderr, stdout};
 
 /// Runs `rcon ARGS` on a pty: waits for "Password", waits until the terminal's echo is off,
 /// types the password, then collects everything the terminal showed until rcon exits.
@@ -79,7 +79,7 @@ fn prompts_on_the_terminal_without_echo() {
     }
     cmd.arg("-c")
         .arg(DRIVER)
-        .arg(env!("CARGO_BIN_EXE_rcon"))
+        .arg(rcon_bin())
         .arg(PASSWORD)
         .args(["-H", "127.0.0.1", "-P", &server.port().to_string(), "list"]);
     let out = run(&mut cmd);

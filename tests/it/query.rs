@@ -10,7 +10,7 @@ use std::net::{SocketAddr, UdpSocket};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use crate::common::{home, rcon_in, run, stderr, stdout};
+use crate::common::{home, rcon_in, run, stderr, stdout, venv_python};
 
 #[derive(Default)]
 struct Seen {
@@ -206,8 +206,7 @@ fn trace_names_query_packets() {
 /// reads, so the tests above exercise the protocol as real clients and servers speak it.
 #[test]
 fn mcstatus_reads_the_responder_as_rcon_does() {
-    let python =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers/.venv/bin/python");
+    let python = venv_python(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers"));
     if !python.exists() {
         crate::common::skip("mcstatus not installed (run tests/peers/install.sh)");
         return;

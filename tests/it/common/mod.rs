@@ -4,7 +4,6 @@
 
 #[cfg(unix)]
 pub mod sshd;
-#[cfg(unix)]
 pub mod term;
 
 use std::path::Path;
@@ -16,10 +15,21 @@ use rconsole::practice::{Config, Mode, PracticeServer};
 /// The password every test server uses.
 pub const PASSWORD: &str = "hunter2-secret";
 
-/// The `rcon` binary with no RCON_*/MCRCON_* variables, no colour, and HOME and the XDG
-/// directories pointed into `home` so nothing leaks in from (or out to) the real user.
+/// The `rcon` binary under test: `RCONSOLE_TEST_BIN` when set (a release or static musl build,
+/// as .ci/cross.sh tests it), else the one cargo built with these tests.
+pub fn rcon_bin() -> std::path::PathBuf {
+    std::env::var_os("RCONSOLE_TEST_BIN")
+        .filter(|p| !p.is_empty())
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| env!("CARGO_BIN_EXE_rcon").into())
+}
+
+/// The `rcon` binary with no RCON_*/MCRCON_* variables, no colour, and HOME, the XDG
+/// directories, `RCON_CONFIG_DIR` and `RCON_DATA_DIR` pointed into `home` so nothing leaks in
+/// from (or out to) the real user. (`APPDATA` is set too, but Windows ignores it: the two
+/// RCON_* directories are what keep the config, history and learned servers private there.)
 pub fn rcon_in(home: &Path) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_rcon"));
+    let mut cmd = Command::new(rcon_bin());
     for (key, _) in std::env::vars() {
         if key.starts_with("RCON_") || key.starts_with("MCRCON_") || key.starts_with("XDG_") {
             cmd.env_remove(key);
@@ -31,6 +41,8 @@ pub fn rcon_in(home: &Path) -> Command {
         .env("XDG_DATA_HOME", home.join("data"))
         .env("APPDATA", home.join("appdata"))
         .env("LOCALAPPDATA", home.join("localappdata"))
+        .env("RCON_CONFIG_DIR", home.join("config").join("rconsole"))
+        .env("RCON_DATA_DIR", home.join("data").join("rconsole"))
         .stdin(Stdio::null());
     cmd
 }
@@ -93,14 +105,15 @@ pub fn strict_vanilla() -> PracticeServer {
     server(Mode::Vanilla, Duration::from_millis(2))
 }
 
-/// Runs a command to completion, with a guard against hangs.
+/// Runs a command to completion, with a guard against hangs. The guard is generous (a hang is
+/// forever, not minutes): a 50 MB answer under Wine on a loaded 2-core machine took over 60 s.
 pub fn run(cmd: &mut Command) -> Output {
     let child = cmd
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn rcon");
-    wait_with_timeout(child, Duration::from_secs(60))
+    wait_with_timeout(child, Duration::from_secs(300))
 }
 
 /// Waits for a child, killing it (and failing the test) if it runs past `limit`.
@@ -160,8 +173,14 @@ impl Drop for Peer {
 pub fn peer(launcher: &str, password: &str) -> Option<Peer> {
     use std::io::BufRead;
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers");
+    let not_installed = || {
+        skip(&format!(
+            "peer {launcher} not installed (run tests/peers/install.sh)"
+        ));
+        None
+    };
     let (program, installed) = if launcher.ends_with(".py") {
-        let py = dir.join(".venv/bin/python");
+        let py = venv_python(&dir);
         let ok = py.exists();
         (py, ok)
     } else {
@@ -169,19 +188,20 @@ pub fn peer(launcher: &str, password: &str) -> Option<Peer> {
         (std::path::PathBuf::from("node"), ok)
     };
     if !installed {
-        skip(&format!(
-            "peer {launcher} not installed (run tests/peers/install.sh)"
-        ));
-        return None;
+        return not_installed();
     }
-    let mut child = Command::new(program)
+    let spawned = Command::new(program)
         .arg(dir.join(launcher))
         .args(["--password", password, "--port", "0"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
-        .spawn()
-        .expect("start peer");
+        .spawn();
+    let mut child = match spawned {
+        // `node` not on PATH (Wine sees only Windows programs): not installed for this OS.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return not_installed(),
+        other => other.expect("start peer"),
+    };
     let mut line = String::new();
     std::io::BufReader::new(child.stdout.take().expect("peer stdout"))
         .read_line(&mut line)
@@ -192,6 +212,17 @@ pub fn peer(launcher: &str, password: &str) -> Option<Peer> {
         .and_then(|p| p.parse().ok())
         .unwrap_or_else(|| panic!("{launcher} printed {line:?} instead of PORT <n>"));
     Some(Peer { child, port })
+}
+
+/// The Python of the peers' venv in `dir`, in the venv layout of the OS running the tests
+/// (`Scripts\python.exe` on Windows), so a venv installed for Linux is "not installed" for a
+/// Windows build run under Wine rather than an ELF program Wine cannot pipe to.
+pub fn venv_python(dir: &Path) -> std::path::PathBuf {
+    if cfg!(windows) {
+        dir.join(".venv").join("Scripts").join("python.exe")
+    } else {
+        dir.join(".venv").join("bin").join("python")
+    }
 }
 
 /// `rcon` pointed at a peer with `password`, in a fresh temporary home.

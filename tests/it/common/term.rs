@@ -1,5 +1,5 @@
 //! `rcon` in a real pseudo-terminal, read back through a terminal emulator (vt100), so tests
-//! assert on what a person would see. Unix only.
+//! assert on what a person would see. A Unix PTY, or ConPTY on Windows (portable-pty).
 
 use std::io::{Read, Write};
 use std::net::SocketAddr;
@@ -46,11 +46,27 @@ impl Term {
                 pixel_height: 0,
             })
             .expect("open a pty");
-        let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_rcon"));
+        let mut cmd = CommandBuilder::new(super::rcon_bin());
         cmd.env_clear();
         cmd.env("HOME", home);
         cmd.env("XDG_DATA_HOME", home.join("data"));
         cmd.env("XDG_CONFIG_HOME", home.join("config"));
+        cmd.env("RCON_DATA_DIR", home.join("data").join("rconsole"));
+        cmd.env("RCON_CONFIG_DIR", home.join("config").join("rconsole"));
+        // Windows programs need these to start at all (SystemRoot for Winsock).
+        #[cfg(windows)]
+        for key in [
+            "SystemRoot",
+            "windir",
+            "TEMP",
+            "TMP",
+            "USERPROFILE",
+            "ComSpec",
+        ] {
+            if let Some(value) = std::env::var_os(key) {
+                cmd.env(key, value);
+            }
+        }
         cmd.env("TERM", "xterm-256color");
         cmd.env("NO_COLOR", "1");
         cmd.env("RCON_PASSWORD", PASSWORD);

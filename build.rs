@@ -1,0 +1,62 @@
+//! Build script: records the git commit `rcon --version` names, as `RCONSOLE_COMMIT`.
+//!
+//! Sources, first that answers: the `RCONSOLE_COMMIT` variable (for packagers building from a
+//! tarball), `git` in the source tree (with `-dirty` when it has uncommitted changes), the
+//! `.cargo_vcs_info.json` that `cargo package` writes into a crates.io download, else
+//! `unknown`. No git, no network: a crates.io build must never fail here.
+
+use std::path::Path;
+use std::process::Command;
+
+fn git(args: &[&str]) -> Option<String> {
+    let out = Command::new("git").args(args).output().ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    Some(String::from_utf8(out.stdout).ok()?.trim().to_string())
+}
+
+fn from_vcs_info() -> Option<String> {
+    // {"git": {"sha1": "…", "dirty": true}, "path_in_vcs": ""}; read without a JSON crate.
+    let text = std::fs::read_to_string(".cargo_vcs_info.json").ok()?;
+    let at = text.find("\"sha1\"")?;
+    let rest = &text[at + 6..];
+    let start = rest.find('"')? + 1;
+    let len = rest[start..].find('"')?;
+    let sha = &rest[start..start + len];
+    let short: String = sha.chars().take(12).collect();
+    (short.len() == 12 && short.chars().all(|c| c.is_ascii_hexdigit())).then_some(short)
+}
+
+fn main() {
+    println!("cargo:rerun-if-env-changed=RCONSOLE_COMMIT");
+    let commit = std::env::var("RCONSOLE_COMMIT")
+        .ok()
+        .filter(|c| !c.is_empty())
+        .or_else(|| {
+            // Only the repository this crate is in: a crates.io source unpacked inside some
+            // other git checkout must not report that checkout's commit.
+            let top = git(&["rev-parse", "--show-toplevel"])?;
+            let here = std::env::var("CARGO_MANIFEST_DIR").ok()?;
+            if Path::new(&top).canonicalize().ok()? != Path::new(&here).canonicalize().ok()? {
+                return None;
+            }
+            for what in ["HEAD", "index"] {
+                if let Some(p) = git(&["rev-parse", "--git-path", what]) {
+                    println!("cargo:rerun-if-changed={p}");
+                }
+            }
+            if let Some(head) = git(&["symbolic-ref", "-q", "HEAD"])
+                && let Some(p) = git(&["rev-parse", "--git-path", &head])
+            {
+                println!("cargo:rerun-if-changed={p}");
+            }
+            let sha = git(&["rev-parse", "--short=12", "HEAD"])?;
+            let dirty = git(&["status", "--porcelain", "--untracked-files=no"])
+                .is_some_and(|s| !s.is_empty());
+            Some(if dirty { format!("{sha}-dirty") } else { sha })
+        })
+        .or_else(from_vcs_info)
+        .unwrap_or_else(|| "unknown".into());
+    println!("cargo:rustc-env=RCONSOLE_COMMIT={commit}");
+}
