@@ -7,7 +7,7 @@
 //! (default [`rconsole::fleet::DEFAULT_PARALLEL`]), so a fleet costs about one timeout however
 //! many of its servers are dead. Tunnelled targets (`--ssh`, `--proxy-command`, or an
 //! inventory row's `ssh`) are child processes with blocking pipes: each runs the blocking
-//! [`Client`] on a helper thread of its own (at most [`MAX_TUNNELS`] at once, within
+//! [`Client`](rconsole::Client) on a helper thread of its own (at most [`MAX_TUNNELS`] at once, within
 //! `--parallel`), in the same run and through the same printer.
 //!
 //! Each server's output is printed as soon as each of its commands completes, so a slow or dead
@@ -1039,7 +1039,7 @@ fn serve(
     let _ = tx.send(Event::Finished { server: index });
 }
 
-/// Lets a [`Client`] own a handle to a connector the retry loop keeps.
+/// Lets a [`Client`](rconsole::Client) own a handle to a connector the retry loop keeps.
 struct Shared(Arc<dyn Connector>);
 
 impl Connector for Shared {
