@@ -5,11 +5,15 @@ pub mod args;
 pub mod batch;
 pub mod config;
 pub mod console;
+pub mod countdown;
 pub mod exit;
 pub mod fanout;
+pub mod follow;
 #[cfg(test)]
 mod generate;
 pub mod learned;
+#[cfg(feature = "mgmt")]
+pub mod mgmt;
 pub mod output;
 pub mod reach;
 pub mod secrets;
@@ -124,12 +128,21 @@ pub fn run(args: Args, origins: Origins) -> anyhow::Result<Exit> {
             }
             return Ok(Exit::Success);
         }
+        if args.mgmt.is_some() {
+            return Err(fail(Exit::Usage, "--mgmt works with one server"));
+        }
+        if let Some(exit) = run_special(&args, &servers, &commands)? {
+            return Ok(exit);
+        }
         return run_fanout(&args, servers, commands);
     }
     let settings = Settings::resolve(&args, &origins, file.clone())?;
     if args.print_config {
         output::print_text(&settings.describe())?;
         return Ok(Exit::Success);
+    }
+    if args.mgmt.is_some() {
+        return run_mgmt(&args, &settings);
     }
     if !args.target.is_empty() {
         let mut servers = Vec::new();
@@ -139,7 +152,19 @@ pub fn run(args: Args, origins: Origins) -> anyhow::Result<Exit> {
             s.port.value = target.port;
             servers.push((name, s));
         }
+        if let Some(exit) = run_special(&args, &servers, &commands)? {
+            return Ok(exit);
+        }
         return run_fanout(&args, servers, commands);
+    }
+    if !args.demo {
+        let name = match &settings.profile {
+            Some(p) if p.source != settings::Source::Default => p.value.clone(),
+            _ => settings.target(),
+        };
+        if let Some(exit) = run_special(&args, &[(name, settings.clone())], &commands)? {
+            return Ok(exit);
+        }
     }
     let plan = Plan::new(
         !commands.is_empty(),
@@ -209,6 +234,62 @@ pub fn run(args: Args, origins: Origins) -> anyhow::Result<Exit> {
         eprintln!("rcon: warning: no commands on stdin; nothing was sent");
     }
     Ok(worst)
+}
+
+/// `--follow`, or the timed operations (`--countdown`, `--every`, `--if`), on one or several
+/// RCON servers; `None` when neither was asked for.
+fn run_special(
+    args: &Args,
+    servers: &[(String, Settings)],
+    commands: &[String],
+) -> anyhow::Result<Option<Exit>> {
+    if args.follow {
+        return follow::run_rcon(args, servers.to_vec()).map(Some);
+    }
+    if args.countdown.is_none() && args.every.is_none() && args.condition.is_none() {
+        return Ok(None);
+    }
+    let mut all: Vec<String> = args.then.clone();
+    all.extend(commands.iter().cloned());
+    all.extend(
+        args.announce
+            .iter()
+            .map(|t| countdown::fill(t, std::time::Duration::ZERO)),
+    );
+    refuse_unsendable(&all, servers.iter().map(|(_, s)| s))?;
+    let mut runners: Vec<Box<dyn countdown::Runner>> = Vec::new();
+    for (name, s) in servers {
+        let session = Session::new(
+            s.connector()?,
+            s.password()?,
+            s.options(Arc::new(StderrObserver)),
+            Printer::new(Style::Raw, false),
+        );
+        runners.push(Box::new(countdown::RconRunner {
+            name: name.clone(),
+            session,
+        }));
+    }
+    countdown::run(args, runners, commands).map(Some)
+}
+
+/// `--mgmt`: the management protocol instead of RCON.
+#[cfg(feature = "mgmt")]
+fn run_mgmt(args: &Args, settings: &Settings) -> anyhow::Result<Exit> {
+    let mut words: Vec<Vec<String>> = args.commands.iter().map(|c| mgmt::split_words(c)).collect();
+    if !args.command.is_empty() {
+        words.push(args.command.clone());
+    }
+    mgmt::run(args, settings, &words)
+}
+
+/// `--mgmt` in a build without the `mgmt` feature.
+#[cfg(not(feature = "mgmt"))]
+fn run_mgmt(_args: &Args, _settings: &Settings) -> anyhow::Result<Exit> {
+    Err(fail(
+        Exit::Usage,
+        "this rcon was built without the management protocol (cargo feature `mgmt`)",
+    ))
 }
 
 /// How command output is printed: `--json`, `--raw`, or text with colour as `--color` says.
