@@ -66,15 +66,15 @@ fn profile(settings: &Settings) -> Option<(&super::config::Profile, Option<PathB
 }
 
 /// Resolves URL, secret, trust and Origin: flags and environment first, then the profile.
-pub fn resolve(args: &Args, settings: &Settings) -> anyhow::Result<Target> {
+pub fn resolve(args: &Args, settings: &Settings, url: Option<&str>) -> anyhow::Result<Target> {
     let prof = profile(settings);
     let p = prof.as_ref().map(|(p, _)| *p);
     let base = prof.as_ref().and_then(|(_, b)| b.clone());
     let key = |f: fn(&super::config::Profile) -> &Option<toml::Spanned<String>>| {
         p.and_then(|p| f(p).as_ref()).map(|s| s.get_ref().clone())
     };
-    let url = match args.mgmt.as_deref() {
-        Some(u) if !u.is_empty() => u.to_string(),
+    let url = match url {
+        Some(u) => u.to_string(),
         _ => key(|p| &p.mgmt_url).ok_or_else(|| {
             fail(
                 Exit::Usage,
@@ -174,11 +174,14 @@ pub fn render(v: &Value) -> String {
     match v {
         Value::Array(items) if items.is_empty() => "(none)".into(),
         Value::Array(items) => items.iter().map(inline).collect::<Vec<_>>().join("\n"),
-        Value::Object(o) if !is_player(v) => o
-            .iter()
-            .map(|(k, v)| format!("{k}: {}", inline(v)))
-            .collect::<Vec<_>>()
-            .join("\n"),
+        Value::Object(o)
+            if !is_player(v) && !o.contains_key("player") && !o.contains_key("key") =>
+        {
+            o.iter()
+                .map(|(k, v)| format!("{k}: {}", inline(v)))
+                .collect::<Vec<_>>()
+                .join("\n")
+        }
         other => inline(other),
     }
 }
@@ -339,8 +342,13 @@ fn prefix(label: Option<&str>, text: &str) -> String {
 }
 
 /// `rcon --mgmt ...` for one server.
-pub fn run(args: &Args, settings: &Settings, commands: &[Vec<String>]) -> anyhow::Result<Exit> {
-    let target = resolve(args, settings)?;
+pub fn run(
+    args: &Args,
+    settings: &Settings,
+    url: Option<&str>,
+    commands: &[Vec<String>],
+) -> anyhow::Result<Exit> {
+    let target = resolve(args, settings, url)?;
     if args.follow {
         return super::follow::run_mgmt(args, &target);
     }

@@ -277,10 +277,20 @@ fn run_special(
 #[cfg(feature = "mgmt")]
 fn run_mgmt(args: &Args, settings: &Settings) -> anyhow::Result<Exit> {
     let mut words: Vec<Vec<String>> = args.commands.iter().map(|c| mgmt::split_words(c)).collect();
-    if !args.command.is_empty() {
-        words.push(args.command.clone());
+    // `--mgmt players`: clap took the first command word for the URL; a URL has a scheme.
+    let (url, first) = match args.mgmt.as_deref() {
+        Some("") | None => (None, None),
+        Some(u) if u.contains("://") => (Some(u), None),
+        Some(word) => (None, Some(word.to_string())),
+    };
+    let trailing: Vec<String> = first
+        .into_iter()
+        .chain(args.command.iter().cloned())
+        .collect();
+    if !trailing.is_empty() {
+        words.push(trailing);
     }
-    mgmt::run(args, settings, &words)
+    mgmt::run(args, settings, url, &words)
 }
 
 /// `--mgmt` in a build without the `mgmt` feature.
