@@ -1,7 +1,8 @@
 //! Timed operations: `--countdown` with announcements, `--then`, `--every`, `--if`. One
 //! schedule drives every server of a group, so a countdown on several servers runs in step.
 //! Ctrl-C during a countdown or a wait cancels cleanly: nothing more is sent except
-//! `--cancel-announce`, and the exit status is 130.
+//! `--cancel-announce`, and the exit status is 130. Ctrl-C while a run's commands are being
+//! sent lets that run finish first (a run is never cut in half).
 //!
 //! The clock is real time; the `RCON_CLOCK_SPEED` environment variable (a test hook) makes it
 //! run N times faster, so tests can count down ten minutes in one second.
@@ -319,10 +320,9 @@ fn one_round(
             return cancel(args, clock, start + total, runners);
         }
     }
+    // Once the final commands start they all run: a run is never cut in half (`save-all`
+    // without its `stop`); Ctrl-C is heard at the waits.
     for c in finals {
-        if interrupted() {
-            return cancel(args, clock, start, runners);
-        }
         worst = worst.max(on_all(runners, args.json, c));
     }
     Some(worst)
