@@ -439,3 +439,23 @@ fn console_tab_completes_method_names() {
     assert_eq!(term.exit_code(), 0);
     assert!(!term.raw().contains(mgmt::SECRET));
 }
+
+#[cfg(unix)]
+#[test]
+fn a_proxy_command_carries_the_management_protocol() {
+    // TLS runs end to end through the tunnel: the proxy sees only ciphertext.
+    let tls = mgmt::tls();
+    let server = mgmt::server(&tls);
+    let home = common::home();
+    server.join("Steve");
+    let proxy = "exec bash -c 'exec 3<>/dev/tcp/%h/%p; cat <&3 & cat >&3; wait'";
+    let out = run(mgmt::rcon(&server, &tls, home.path()).args([
+        "--proxy-command",
+        proxy,
+        "-c",
+        "players",
+        "allowlist add Alex",
+    ]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "Steve\nAlex\n");
+}

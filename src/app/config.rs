@@ -56,6 +56,8 @@ struct FileModel {
 /// `--print-config` and errors can point at it.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
+// The mgmt_* keys are read only with the `mgmt` feature (and still accepted without it).
+#[cfg_attr(not(feature = "mgmt"), allow(dead_code))]
 pub struct Profile {
     /// Host name or address; `HOST:PORT` is accepted.
     pub host: Option<Spanned<String>>,

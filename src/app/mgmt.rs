@@ -350,6 +350,12 @@ pub fn run(
 ) -> anyhow::Result<Exit> {
     let target = resolve(args, settings, url)?;
     if args.follow {
+        if !commands.is_empty() {
+            return Err(fail(
+                Exit::Usage,
+                "--follow runs no commands (it prints events); run them separately",
+            ));
+        }
         return super::follow::run_mgmt(args, &target);
     }
     let (mut client, schema) = target.connect()?;

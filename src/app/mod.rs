@@ -244,6 +244,12 @@ fn run_special(
     commands: &[String],
 ) -> anyhow::Result<Option<Exit>> {
     if args.follow {
+        if !commands.is_empty() || !args.files.is_empty() {
+            return Err(fail(
+                Exit::Usage,
+                "--follow runs no commands (it prints events); run them separately",
+            ));
+        }
         return follow::run_rcon(args, servers.to_vec()).map(Some);
     }
     if args.countdown.is_none() && args.every.is_none() && args.condition.is_none() {
@@ -283,9 +289,11 @@ fn run_mgmt(args: &Args, settings: &Settings) -> anyhow::Result<Exit> {
         Some(u) if u.contains("://") => (Some(u), None),
         Some(word) => (None, Some(word.to_string())),
     };
+    // A quoted 'allowlist add Alex' is three words too (JSON values stay whole).
     let trailing: Vec<String> = first
         .into_iter()
         .chain(args.command.iter().cloned())
+        .flat_map(|w| mgmt::split_words(&w))
         .collect();
     if !trailing.is_empty() {
         words.push(trailing);
