@@ -134,9 +134,12 @@ fn an_untrusted_certificate_is_refused() {
     let tls = mgmt::tls();
     let server = mgmt::server(&tls);
     let home = common::home();
-    // No --mgmt-cert: the public roots do not know a self-signed certificate.
+    // No --mgmt-cert: the system's trust store (here a file of another certificate, so the
+    // test does not depend on the machine's) does not know a self-signed certificate.
+    let other = mgmt::tls();
     let out = run(common::rcon_in(home.path())
         .args(["--mgmt", &mgmt::url(&server), "players"])
+        .env("SSL_CERT_FILE", &other.cert)
         .env("RCON_MGMT_SECRET", mgmt::SECRET));
     assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
     let err = stderr(&out);
@@ -148,7 +151,6 @@ fn an_untrusted_certificate_is_refused() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(!err.contains(mgmt::SECRET));
     // Another certificate than the server's is refused too.
-    let other = mgmt::tls();
     let out = run(common::rcon_in(home.path())
         .args(["--mgmt", &mgmt::url(&server), "--mgmt-cert"])
         .arg(&other.cert)
@@ -167,6 +169,20 @@ fn an_untrusted_certificate_is_refused() {
         .arg("players")
         .env("RCON_MGMT_SECRET", mgmt::SECRET));
     assert_ne!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+#[test]
+fn the_system_trust_store_is_the_default() {
+    let tls = mgmt::tls();
+    let server = mgmt::server(&tls);
+    let home = common::home();
+    // A store that holds the server's certificate trusts it without --mgmt-cert.
+    let out = run(common::rcon_in(home.path())
+        .args(["--mgmt", &mgmt::url(&server), "players"])
+        .env("SSL_CERT_FILE", &tls.cert)
+        .env("RCON_MGMT_SECRET", mgmt::SECRET));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "(none)\n");
 }
 
 #[test]

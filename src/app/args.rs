@@ -291,7 +291,7 @@ pub struct Args {
     pub mgmt: Option<String>,
 
     /// With --mgmt: trust this PEM certificate (the server's self-signed one, or its CA) instead
-    /// of the public CA roots. The host name is still checked.
+    /// of the system's trust store. The host name is still checked.
     #[arg(long, env = "RCON_MGMT_CERT", value_name = "FILE", value_parser = path, conflicts_with = "mgmt_fingerprint")]
     pub mgmt_cert: Option<PathBuf>,
 

@@ -46,7 +46,7 @@ pub fn exit_of(e: &mgmt::Error) -> Exit {
 /// A management error as an application error with its exit status, and the flag that helps.
 pub fn error(e: mgmt::Error) -> anyhow::Error {
     let hint = match &e {
-        mgmt::Error::Tls { .. } => {
+        mgmt::Error::Tls { source, .. } if source.kind() == std::io::ErrorKind::InvalidData => {
             "; to trust a self-signed certificate, give --mgmt-cert FILE or --mgmt-fingerprint SHA256"
         }
         mgmt::Error::Unauthorized => {

@@ -185,6 +185,19 @@ fn is_wait(e: &tungstenite::Error) -> bool {
     matches!(e, tungstenite::Error::Io(io) if io.kind() == io::ErrorKind::WouldBlock)
 }
 
+/// `Some(Error::Closed)` when `e` is the peer closing; `None` otherwise.
+fn ws_error_kind(e: &tungstenite::Error) -> Option<Error> {
+    match e {
+        tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed => {
+            Some(Error::Closed)
+        }
+        tungstenite::Error::Io(io) if io.kind() == io::ErrorKind::UnexpectedEof => {
+            Some(Error::Closed)
+        }
+        _ => None,
+    }
+}
+
 fn ws_error(e: tungstenite::Error) -> Error {
     match e {
         tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed => Error::Closed,
@@ -270,12 +283,24 @@ impl MgmtClient {
                 )));
             }
             Err(HandshakeError::Failure(e)) => {
-                return Err(match ws_error(e) {
-                    Error::Closed => Error::Handshake(
-                        "the server closed the connection (is it a wss:// server?)".into(),
-                    ),
-                    other => other,
-                });
+                let closed = matches!(
+                    e,
+                    tungstenite::Error::Protocol(
+                        tungstenite::error::ProtocolError::HandshakeIncomplete
+                    )
+                ) || matches!(ws_error_kind(&e), Some(Error::Closed));
+                if closed {
+                    return Err(Error::Handshake(format!(
+                        "the server closed the connection before answering the upgrade (is {} a management port{}?)",
+                        endpoint.port,
+                        if endpoint.tls {
+                            ""
+                        } else {
+                            ", and without TLS"
+                        }
+                    )));
+                }
+                return Err(ws_error(e));
             }
         };
         Ok(MgmtClient {

@@ -1,5 +1,6 @@
 //! Which server certificates the management client accepts. Verification is always on: the
-//! system's public roots (webpki-roots) by default, or a certificate file (a self-signed server
+//! system's trust store by default (read only when a `wss://` connection is made, so a plain
+//! RCON run never pays for it; a compiled-in root list would be touched at every start-up), or a certificate file (a self-signed server
 //! certificate, or the CA that signed it), or a pinned SHA-256 fingerprint of the server's
 //! certificate. There is deliberately no "accept anything" setting.
 
@@ -17,7 +18,8 @@ use super::{Error, Result};
 /// How the server's certificate is checked.
 #[derive(Debug, Clone)]
 pub enum Trust {
-    /// Public CA roots (webpki-roots), with the host name checked.
+    /// The system's trust store (rustls-native-certs: the OpenSSL-style files on Linux, the
+    /// keychain on macOS, the certificate store on Windows), with the host name checked.
     PublicRoots,
     /// These certificates as roots (a self-signed server certificate is its own root), with the
     /// host name checked.
@@ -73,9 +75,20 @@ impl Trust {
             .map_err(|e| Error::Trust(e.to_string()))?;
         let config = match self {
             Trust::PublicRoots => {
-                let roots = rustls::RootCertStore {
-                    roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
-                };
+                let found = rustls_native_certs::load_native_certs();
+                let mut roots = rustls::RootCertStore::empty();
+                // Certificates the store holds but rustls cannot use are skipped, as browsers do.
+                let (_added, _ignored) = roots.add_parsable_certificates(found.certs);
+                if roots.is_empty() {
+                    let why = found
+                        .errors
+                        .first()
+                        .map(|e| format!(" ({e})"))
+                        .unwrap_or_default();
+                    return Err(Error::Trust(format!(
+                        "the system's trust store has no usable certificate{why}; give --mgmt-cert FILE or --mgmt-fingerprint SHA256"
+                    )));
+                }
                 builder.with_root_certificates(roots).with_no_client_auth()
             }
             Trust::Certificates(certs) => {
