@@ -4,7 +4,9 @@ feature such as the management protocol's TLS/WebSocket code): start-up plus `li
 practice server, runs interleaved A B A B ... so machine load hits both alike.
 
 Prints per binary: file size, median and p90 wall time of `rcon -H ADDR -P PORT -p PW list`,
-and peak RSS (ru_maxrss of the child from wait4, the largest over all runs and the median).
+and peak RSS under GNU time (`/usr/bin/time -f %M`; the largest over 20 runs and the median).
+Peak RSS is not taken from this script's own wait4: a child spawned from Python inherits the
+Python image's high-water mark at exec, so it would measure Python.
 
 Usage: python3 bench/feature_cost.py --runs 200 A_BINARY B_BINARY [C_BINARY ...]
 e.g.   python3 bench/feature_cost.py before/rcon target/release/rcon
@@ -18,19 +20,38 @@ import sys
 import time
 
 
+ENV = {"PATH": "/usr/bin:/bin", "NO_COLOR": "1", "HOME": "/nonexistent"}
+
+
+def argv(binary, port):
+    return [binary, "-H", "127.0.0.1", "-P", str(port), "-p", "practice", "list"]
+
+
 def one(binary, port):
     start = time.perf_counter()
     pid = os.posix_spawn(
         binary,
-        [binary, "-H", "127.0.0.1", "-P", str(port), "-p", "practice", "list"],
-        {"PATH": "/usr/bin:/bin", "NO_COLOR": "1", "HOME": "/nonexistent"},
+        argv(binary, port),
+        ENV,
         file_actions=[(os.POSIX_SPAWN_OPEN, 1, "/dev/null", os.O_WRONLY, 0)],
     )
-    _, status, usage = os.wait4(pid, 0)
+    _, status, _ = os.wait4(pid, 0)
     elapsed = time.perf_counter() - start
     if os.waitstatus_to_exitcode(status) != 0:
         sys.exit(f"{binary} failed with status {status}")
-    return elapsed, usage.ru_maxrss
+    return elapsed
+
+
+def peak_rss(binary, port):
+    out = subprocess.run(
+        ["/usr/bin/time", "-f", "%M"] + argv(binary, port),
+        env=ENV,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        check=True,
+    )
+    return int(out.stderr.strip().splitlines()[-1])
 
 
 def main():
@@ -53,9 +74,10 @@ def main():
         rss = {b: [] for b in args.binaries}
         for _ in range(args.runs):
             for b in args.binaries:
-                t, r = one(b, port)
-                times[b].append(t)
-                rss[b].append(r)
+                times[b].append(one(b, port))
+        for _ in range(20):
+            for b in args.binaries:
+                rss[b].append(peak_rss(b, port))
         print(f"{'binary':<48} {'size KiB':>9} {'median ms':>10} {'p90 ms':>8} {'RSS max KiB':>12} {'RSS med KiB':>12}")
         for b in args.binaries:
             ts = sorted(times[b])

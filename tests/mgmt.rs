@@ -475,3 +475,20 @@ fn a_proxy_command_carries_the_management_protocol() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(stdout(&out), "Steve\nAlex\n");
 }
+
+#[test]
+fn no_secret_and_no_terminal_is_a_usage_error_naming_the_sources() {
+    let tls = mgmt::tls();
+    let server = mgmt::server(&tls);
+    let home = common::home();
+    let out = run(mgmt::rcon(&server, &tls, home.path())
+        .env_remove("RCON_MGMT_SECRET")
+        .arg("players"));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("RCON_MGMT_SECRET"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(server.clients(), 0, "nothing connected without a secret");
+}

@@ -111,6 +111,13 @@ pub fn resolve(args: &Args, settings: &Settings, url: Option<&str>) -> anyhow::R
         secrets::obtain(&Secret::File(path), "profile mgmt_secret_file", &url)?
     } else if let Some(c) = key(|p| &p.mgmt_secret_command) {
         secrets::obtain(&Secret::Command(c), "profile mgmt_secret_command", &url)?
+    } else if settings.password.is_none() && !secrets::can_prompt() {
+        return Err(fail(
+            Exit::Usage,
+            "no management secret given and no terminal to ask for one: use RCON_MGMT_SECRET, \
+--mgmt-secret-file FILE, a profile's mgmt_secret_file or mgmt_secret_command, or a password \
+source (--password-file, RCON_PASSWORD, a profile's password keys)",
+        ));
     } else {
         settings.password()?
     };
@@ -420,12 +427,14 @@ impl super::countdown::Runner for MgmtRunner {
 /// Method lines from stdin, one per line; blank lines and `#` comments skipped.
 fn lines(client: &mut MgmtClient, schema: &Schema, json_out: bool) -> anyhow::Result<Exit> {
     let mut worst = Exit::Success;
+    let mut any = false;
     for (n, line) in std::io::stdin().lock().lines().enumerate() {
         let line = line?;
         let t = line.trim();
         if t.is_empty() || t.starts_with('#') {
             continue;
         }
+        any = true;
         if let Err(e) = run_words(client, schema, &split_words(t), json_out, None) {
             eprintln!("rcon: error: stdin:{}: {e:#}", n + 1);
             let exit = super::exit::exit_for(&e);
@@ -434,6 +443,9 @@ fn lines(client: &mut MgmtClient, schema: &Schema, json_out: bool) -> anyhow::Re
             }
             worst = worst.max(Exit::CommandFailed);
         }
+    }
+    if !any {
+        eprintln!("rcon: warning: no methods on stdin; nothing was called");
     }
     Ok(worst)
 }
