@@ -6,6 +6,7 @@ pub mod batch;
 pub mod config;
 pub mod console;
 pub mod countdown;
+pub mod dispatch;
 pub mod exit;
 pub mod fanout;
 pub mod follow;
@@ -35,6 +36,13 @@ use rconsole::client::{Observer, check_command};
 use rconsole::practice::{self, PracticeServer};
 use rconsole::transport::{Connector, TcpConnector};
 use settings::{ConfigFile, Origins, Settings};
+
+pub use dispatch::MgmtRun;
+// For rcon-mgmt's main; rcon itself never names it.
+#[cfg(feature = "mgmt")]
+#[allow(unused_imports)]
+pub use dispatch::run_mgmt;
+use dispatch::{hand_to_mgmt_binary, run_special};
 
 use args::Args;
 use exit::{Exit, fail};
@@ -91,11 +99,6 @@ fn one_line(text: &str) -> String {
     }
     format!("{} (rcon --help lists the options)", parts.join("; "))
 }
-
-/// What runs `--mgmt` in this binary: `rcon-mgmt` passes [`run_mgmt`]; `rcon` passes `None`
-/// and hands `--mgmt` to `rcon-mgmt`, so the TLS and WebSocket code is not even in the binary
-/// a plain RCON run loads (measured: it added ~20% to a one-shot's peak RSS).
-pub type MgmtRun = fn(&Args, &Settings) -> anyhow::Result<Exit>;
 
 /// Runs the program; the returned status is the process's exit code.
 pub fn run(args: Args, origins: Origins, mgmt: Option<MgmtRun>) -> anyhow::Result<Exit> {
@@ -244,110 +247,6 @@ pub fn run(args: Args, origins: Origins, mgmt: Option<MgmtRun>) -> anyhow::Resul
         eprintln!("rcon: warning: no commands on stdin; nothing was sent");
     }
     Ok(worst)
-}
-
-/// `--follow`, or the timed operations (`--countdown`, `--every`, `--if`), on one or several
-/// RCON servers; `None` when neither was asked for.
-fn run_special(
-    args: &Args,
-    servers: &[(String, Settings)],
-    commands: &[String],
-) -> anyhow::Result<Option<Exit>> {
-    if args.follow {
-        if !commands.is_empty() || !args.files.is_empty() {
-            return Err(fail(
-                Exit::Usage,
-                "--follow runs no commands (it prints events); run them separately",
-            ));
-        }
-        return follow::run_rcon(args, servers.to_vec()).map(Some);
-    }
-    if args.countdown.is_none() && args.every.is_none() && args.condition.is_none() {
-        return Ok(None);
-    }
-    let mut all: Vec<String> = args.then.clone();
-    all.extend(commands.iter().cloned());
-    all.extend(
-        args.announce
-            .iter()
-            .map(|t| countdown::fill(t, std::time::Duration::ZERO)),
-    );
-    refuse_unsendable(&all, servers.iter().map(|(_, s)| s))?;
-    let mut runners: Vec<Box<dyn countdown::Runner>> = Vec::new();
-    for (name, s) in servers {
-        let session = Session::new(
-            s.connector()?,
-            s.password()?,
-            s.options(Arc::new(StderrObserver)),
-            Printer::new(Style::Raw, false),
-        );
-        runners.push(Box::new(countdown::RconRunner {
-            name: name.clone(),
-            session,
-        }));
-    }
-    countdown::run(args, runners, commands).map(Some)
-}
-
-/// `rcon --mgmt ...` runs `rcon-mgmt ...` (the same arguments) from rcon's own directory.
-fn hand_to_mgmt_binary() -> anyhow::Result<Exit> {
-    let name = if cfg!(windows) {
-        "rcon-mgmt.exe"
-    } else {
-        "rcon-mgmt"
-    };
-    let exe = std::env::current_exe().context("cannot find where rcon is installed")?;
-    let sibling = exe.with_file_name(name);
-    if !sibling.is_file() {
-        return Err(fail(
-            Exit::Usage,
-            format!(
-                "--mgmt runs {}, which is not there (it is built and installed with rcon unless the `mgmt` cargo feature is off)",
-                sibling.display()
-            ),
-        ));
-    }
-    let mut cmd = std::process::Command::new(&sibling);
-    cmd.args(std::env::args_os().skip(1));
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::CommandExt;
-        let err = cmd.exec();
-        Err(fail(
-            Exit::Usage,
-            format!("cannot run {}: {err}", sibling.display()),
-        ))
-    }
-    #[cfg(not(unix))]
-    {
-        let status = cmd
-            .status()
-            .with_context(|| format!("cannot run {}", sibling.display()))?;
-        std::process::exit(status.code().unwrap_or(1));
-    }
-}
-
-/// `--mgmt`: the management protocol instead of RCON (in the `rcon-mgmt` binary).
-#[cfg(feature = "mgmt")]
-#[allow(dead_code)] // referenced only by rcon-mgmt's main
-pub fn run_mgmt(args: &Args, settings: &Settings) -> anyhow::Result<Exit> {
-    let mut words: Vec<Vec<String>> = args.commands.iter().map(|c| mgmt::split_words(c)).collect();
-    // `--mgmt players`: clap took the first command word for the URL; a URL has a scheme.
-    let (url, first) = match args.mgmt.as_deref() {
-        Some("") | None => (None, None),
-        Some(u) if u.contains("://") => (Some(u), None),
-        Some(word) => (None, Some(word.to_string())),
-    };
-    // A quoted 'allowlist add Alex' is three words too (JSON values stay whole).
-    let trailing: Vec<String> = first
-        .into_iter()
-        .chain(args.command.iter().cloned())
-        .flat_map(|w| mgmt::split_words(&w))
-        .collect();
-    if !trailing.is_empty() {
-        words.push(trailing);
-    }
-    mgmt::run(args, settings, url, &words)
 }
 
 /// How command output is printed: `--json`, `--raw`, or text with colour as `--color` says.
