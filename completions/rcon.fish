@@ -56,7 +56,7 @@ complete -c rcon -l demo -d 'Run against a built-in practice server (strict vani
 complete -c rcon -l legacy -d 'With --ping: send only the legacy (pre-1.7) FE 01 ping'
 complete -c rcon -l full -d 'With --query: the full stat (version, software, plugins, player names)'
 complete -c rcon -l json -d 'Print JSON instead of text: one object per command and line (command, response, ok, error, elapsed_ms; file and line for batch input; server with several servers); --ping: the server\'s status JSON with address and latency; --query: the stat'
-complete -c rcon -s v -l trace -d 'Print every packet sent and received to stderr: a hex dump under its decoded header (size, id, type) and the time since start. The password is never shown'
+complete -c rcon -s v -l trace -d 'Print every packet sent and received to stderr: a hex dump under its decoded header (size, id, type) and the time since start (--mgmt: every JSON-RPC message). The password is never shown'
 complete -c rcon -s i -l interactive -d 'Open the interactive console after the commands and files have run'
 complete -c rcon -l keep-going -d 'Batch input: keep going after a failed line and exit non-zero at the end'
 complete -c rcon -l echo -d 'Print each command (`> COMMAND`) before its output, for logs'

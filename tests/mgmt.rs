@@ -492,3 +492,28 @@ fn no_secret_and_no_terminal_is_a_usage_error_naming_the_sources() {
     );
     assert_eq!(server.clients(), 0, "nothing connected without a secret");
 }
+
+#[test]
+fn trace_shows_every_message_but_never_the_secret() {
+    let tls = mgmt::tls();
+    let server = mgmt::server(&tls);
+    let home = common::home();
+    let out = run(mgmt::rcon(&server, &tls, home.path()).args(["-v", "allowlist", "add", "Steve"]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("rcon: trace = WebSocket open to wss://127.0.0.1:"),
+        "{err}"
+    );
+    assert!(err.contains("(Authorization: Bearer ****)"), "{err}");
+    assert!(
+        err.contains(r#"rcon: trace > {"id":2,"jsonrpc":"2.0","method":"minecraft:allowlist/add","params":[[{"name":"Steve"}]]}"#),
+        "{err}"
+    );
+    assert!(
+        err.contains(r#"rcon: trace < {"id":2,"jsonrpc":"2.0","result":[{"#),
+        "{err}"
+    );
+    assert!(!err.contains(mgmt::SECRET), "{err}");
+    assert_eq!(stdout(&out), "Steve\n");
+}

@@ -238,7 +238,8 @@ pub struct Args {
     pub json: bool,
 
     /// Print every packet sent and received to stderr: a hex dump under its decoded header
-    /// (size, id, type) and the time since start. The password is never shown.
+    /// (size, id, type) and the time since start (--mgmt: every JSON-RPC message). The
+    /// password is never shown.
     #[arg(short = 'v', long)]
     pub trace: bool,
 

@@ -145,9 +145,16 @@ source (--password-file, RCON_PASSWORD, a profile's password keys)",
             origin,
             trust,
             timeout: settings.timeout.value,
+            trace: args.trace.then_some(trace_message as fn(&str, &str)),
         },
         name,
     })
+}
+
+/// `--trace` with `--mgmt`: every JSON-RPC message on stderr (the secret travels only in the
+/// upgrade request's header, which is shown masked).
+fn trace_message(direction: &str, text: &str) {
+    eprintln!("rcon: trace {direction} {text}");
 }
 
 fn read_cert(path: &std::path::Path) -> anyhow::Result<Trust> {

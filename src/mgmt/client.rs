@@ -102,6 +102,9 @@ pub struct ConnectOptions {
     pub trust: Trust,
     /// Limit for connecting and for each call.
     pub timeout: Duration,
+    /// Called with `>` and each message sent, `<` and each one received, `=` and a note on the
+    /// upgrade (whose secret is shown as `****`): for `--trace`.
+    pub trace: Option<fn(&str, &str)>,
 }
 
 /// A [`Transport`] as a `Read + Write` stream with a wait limit per read.
@@ -174,6 +177,7 @@ impl Write for Stream {
 
 /// A connected management client.
 pub struct MgmtClient {
+    trace: Option<fn(&str, &str)>,
     ws: WebSocket<Stream>,
     next_id: u64,
     queued: VecDeque<Notification>,
@@ -303,7 +307,19 @@ impl MgmtClient {
                 return Err(ws_error(e));
             }
         };
+        if let Some(t) = opts.trace {
+            let origin = opts
+                .origin
+                .as_deref()
+                .map(|o| format!(", Origin: {o}"))
+                .unwrap_or_default();
+            t(
+                "=",
+                &format!("WebSocket open to {peer} (Authorization: Bearer ****{origin})"),
+            );
+        }
         Ok(MgmtClient {
+            trace: opts.trace,
             ws,
             next_id: 1,
             queued: VecDeque::new(),
@@ -324,9 +340,11 @@ impl MgmtClient {
         self.next_id += 1;
         let deadline = Instant::now() + self.timeout;
         self.ws.get_mut().pipe().wait = self.timeout;
-        self.ws
-            .send(Message::text(jsonrpc::request(id, method, params)))
-            .map_err(ws_error)?;
+        let text = jsonrpc::request(id, method, params);
+        if let Some(t) = self.trace {
+            t(">", &text);
+        }
+        self.ws.send(Message::text(text)).map_err(ws_error)?;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
@@ -384,7 +402,12 @@ impl MgmtClient {
     /// Reads one frame; `None` for a wait that passed or a non-text frame.
     fn read_one(&mut self) -> Result<Option<Incoming>> {
         match self.ws.read() {
-            Ok(Message::Text(t)) => jsonrpc::parse(t.as_str()).map(Some),
+            Ok(Message::Text(t)) => {
+                if let Some(trace) = self.trace {
+                    trace("<", t.as_str());
+                }
+                jsonrpc::parse(t.as_str()).map(Some)
+            }
             Ok(Message::Close(_)) => Err(Error::Closed),
             Ok(_) => Ok(None),
             Err(e) if is_wait(&e) => Ok(None),

@@ -164,4 +164,26 @@ mod tests {
             assert!(parse(bad).is_err(), "{bad} accepted");
         }
     }
+
+    proptest::proptest! {
+        // Whatever a server sends, parsing answers Ok or Err, never panics.
+        #[test]
+        fn any_text_parses_or_fails_cleanly(text in ".{0,200}") {
+            let _ = parse(&text);
+        }
+
+        #[test]
+        fn any_json_value_parses_or_fails_cleanly(
+            id in proptest::option::of(proptest::num::i64::ANY),
+            method in proptest::option::of("[a-z:/]{0,20}"),
+            result in proptest::option::of(".{0,20}"),
+        ) {
+            let mut m = serde_json::Map::new();
+            m.insert("jsonrpc".into(), json!("2.0"));
+            if let Some(id) = id { m.insert("id".into(), json!(id)); }
+            if let Some(method) = method { m.insert("method".into(), json!(method)); }
+            if let Some(result) = result { m.insert("result".into(), json!(result)); }
+            let _ = parse(&Value::Object(m).to_string());
+        }
+    }
 }

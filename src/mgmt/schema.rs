@@ -481,4 +481,12 @@ mod tests {
         assert!(w.contains(&"server save".to_string()));
         assert!(!w.iter().any(|x| x.contains("notification")));
     }
+
+    proptest::proptest! {
+        // Any words a user types map onto a method or give an error, never a panic.
+        #[test]
+        fn any_words_resolve_or_fail_cleanly(words in proptest::collection::vec("[a-z_\\-{}\\[\\]\":0-9]{0,12}", 0..6)) {
+            let _ = schema().resolve(&words);
+        }
+    }
 }
