@@ -33,6 +33,9 @@ complete -c rcon -l color -d 'When to render § colour codes as ANSI colours: au
 always\t'Always'
 never\t'Never: codes are stripped'"
 complete -c rcon -l mgmt -d 'Talk to the Minecraft Server Management Protocol (1.21.9+; JSON-RPC over WebSocket) at URL (wss://HOST:PORT, or ws:// for a server without TLS) instead of RCON; without URL, the profile\'s mgmt_url. COMMAND words name a method and its arguments: `players`, `allowlist add Steve`, `server save`; `methods` lists what the server offers. The secret comes from RCON_MGMT_SECRET, --mgmt-secret-file, the profile\'s mgmt_secret_file or mgmt_secret_command, else the password sources (never from argv). Runs the rcon-mgmt program installed next to rcon, which holds the TLS and WebSocket code' -r
+complete -c rcon -l practice-mgmt -d 'Run the practice management server (the documented methods and notifications on in-memory state) in the foreground on ADDR (default 127.0.0.1:25585; port 0 picks a free one) and print its URL; the secret is --practice-password. ws:// unless --practice-cert and --practice-key give a PEM certificate and key for wss://' -r
+complete -c rcon -l practice-cert -d 'With --practice-mgmt: the PEM certificate (chain) to serve wss:// with' -r -F
+complete -c rcon -l practice-key -d 'With --practice-mgmt: the PEM private key of --practice-cert' -r -F
 complete -c rcon -l mgmt-cert -d 'With --mgmt: trust this PEM certificate (the server\'s self-signed one, or its CA) instead of the system\'s trust store. The host name is still checked' -r -F
 complete -c rcon -l mgmt-fingerprint -d 'With --mgmt: accept only the server certificate with this SHA-256 fingerprint (64 hex digits, colons allowed), e.g. from `keytool -list` or `openssl x509 -fingerprint -sha256`' -r
 complete -c rcon -l mgmt-origin -d 'With --mgmt: send this Origin header; the server refuses (401) an Origin missing from its management-server-allowed-origins' -r

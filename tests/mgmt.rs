@@ -517,3 +517,40 @@ fn trace_shows_every_message_but_never_the_secret() {
     assert!(!err.contains(mgmt::SECRET), "{err}");
     assert_eq!(stdout(&out), "Steve\n");
 }
+
+#[test]
+fn the_practice_management_server_runs_from_the_command_line() {
+    use std::io::BufRead;
+    let home = common::home();
+    let mut server = common::rcon_in(home.path())
+        .args([
+            "--practice-mgmt",
+            "127.0.0.1:0",
+            "--practice-password",
+            "s3cret",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut url = String::new();
+    std::io::BufReader::new(server.stdout.take().unwrap())
+        .read_line(&mut url)
+        .unwrap();
+    let url = url.trim().to_string();
+    assert!(url.starts_with("ws://127.0.0.1:"), "{url}");
+    let rcon = || {
+        let mut c = common::rcon_in(home.path());
+        c.args(["--mgmt", &url]).env("RCON_MGMT_SECRET", "s3cret");
+        c
+    };
+    let out = run(rcon().args(["allowlist", "add", "Steve"]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "Steve\n");
+    // Loopback: no clear-text warning.
+    assert_eq!(stderr(&out), "");
+    let out = run(rcon().args(["server", "stop"]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = common::wait_with_timeout(server, std::time::Duration::from_secs(30));
+    assert!(out.status.success());
+}

@@ -292,6 +292,21 @@ pub struct Args {
     #[arg(long, value_name = "URL", num_args = 0..=1, default_missing_value = "")]
     pub mgmt: Option<String>,
 
+    /// Run the practice management server (the documented methods and notifications on
+    /// in-memory state) in the foreground on ADDR (default 127.0.0.1:25585; port 0 picks a free
+    /// one) and print its URL; the secret is --practice-password. ws:// unless
+    /// --practice-cert and --practice-key give a PEM certificate and key for wss://.
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:25585", conflicts_with = "practice_server")]
+    pub practice_mgmt: Option<String>,
+
+    /// With --practice-mgmt: the PEM certificate (chain) to serve wss:// with.
+    #[arg(long, value_name = "FILE", value_parser = path, requires_all = ["practice_mgmt", "practice_key"])]
+    pub practice_cert: Option<PathBuf>,
+
+    /// With --practice-mgmt: the PEM private key of --practice-cert.
+    #[arg(long, value_name = "FILE", value_parser = path, requires_all = ["practice_mgmt", "practice_cert"])]
+    pub practice_key: Option<PathBuf>,
+
     /// With --mgmt: trust this PEM certificate (the server's self-signed one, or its CA) instead
     /// of the system's trust store. The host name is still checked.
     #[arg(long, env = "RCON_MGMT_CERT", value_name = "FILE", value_parser = path, conflicts_with = "mgmt_fingerprint")]

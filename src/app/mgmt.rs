@@ -121,7 +121,13 @@ source (--password-file, RCON_PASSWORD, a profile's password keys)",
     } else {
         settings.password()?
     };
-    if !endpoint.tls {
+    // Over loopback or an SSH tunnel the secret crosses no network in clear text.
+    let loopback = endpoint.host == "localhost"
+        || endpoint
+            .host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback());
+    if !(endpoint.tls || loopback || settings.ssh.is_some()) {
         eprintln!(
             "rcon: warning: {url} is not TLS: the secret crosses the network in clear text (use wss://, or a tunnel)"
         );
@@ -596,6 +602,43 @@ fn console(
             }
         }
     }
+}
+
+/// `--practice-mgmt ADDR`: the practice management server in the foreground until `server stop`
+/// or Ctrl-C.
+pub fn serve_practice(args: &Args, addr: &str) -> anyhow::Result<Exit> {
+    use rconsole::mgmt::practice::{Config, MgmtPracticeServer};
+    let bind = addr.parse().map_err(|_| {
+        fail(
+            Exit::Usage,
+            format!("--practice-mgmt: '{addr}' is not IP:PORT"),
+        )
+    })?;
+    let read = |p: &std::path::Path| {
+        std::fs::read(p)
+            .map_err(|e| fail(Exit::Config, format!("cannot read {}: {e}", p.display())))
+    };
+    let tls = match (&args.practice_cert, &args.practice_key) {
+        (Some(c), Some(k)) => Some((read(c)?, read(k)?)),
+        _ => None,
+    };
+    let scheme = if tls.is_some() { "wss" } else { "ws" };
+    let server = MgmtPracticeServer::start(Config {
+        bind,
+        secret: args.practice_password.clone(),
+        tls,
+        allowed_origins: None,
+    })
+    .map_err(|e| fail(Exit::Usage, format!("cannot serve on {addr}: {e}")))?;
+    println!("{scheme}://{}", server.addr());
+    eprintln!(
+        "rcon: practice management server listening on {scheme}://{}; the secret is --practice-password; stop it with `server stop` or Ctrl-C",
+        server.addr()
+    );
+    use std::io::Write;
+    std::io::stdout().flush()?;
+    server.wait();
+    Ok(Exit::Success)
 }
 
 #[cfg(test)]

@@ -102,11 +102,15 @@ fn one_line(text: &str) -> String {
 
 /// Runs the program; the returned status is the process's exit code.
 pub fn run(args: Args, origins: Origins, mgmt: Option<MgmtRun>) -> anyhow::Result<Exit> {
-    if args.mgmt.is_some() && mgmt.is_none() {
+    if (args.mgmt.is_some() || args.practice_mgmt.is_some()) && mgmt.is_none() {
         return hand_to_mgmt_binary();
     }
     if let Some(addr) = &args.practice_server {
         return serve_practice(&args, addr);
+    }
+    #[cfg(feature = "mgmt")]
+    if let Some(addr) = &args.practice_mgmt {
+        return mgmt::serve_practice(&args, addr);
     }
     if args.list_servers {
         let (text, note) = settings::list_servers(&ConfigFile::load(&args, &origins)?);
