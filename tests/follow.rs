@@ -299,3 +299,30 @@ mod pty {
         assert!(!term.raw().contains(mgmt::SECRET));
     }
 }
+
+#[test]
+fn several_servers_are_followed_at_once_with_their_names() {
+    let a = rcon_server("127.0.0.1:0".parse().unwrap());
+    let b = rcon_server("127.0.0.1:0".parse().unwrap());
+    let home = common::home();
+    let mut f = Follower::spawn(
+        common::rcon_in(home.path())
+            .env("RCON_PASSWORD", common::PASSWORD)
+            .args(["--target", &format!("a=127.0.0.1:{}", a.port())])
+            .args(["--target", &format!("b=127.0.0.1:{}", b.port())])
+            .args(["--follow", "--poll", "100ms"]),
+    );
+    f.wait_err("following a, b");
+    b.set_players(&["Steve"]);
+    let line = f.line();
+    let rest = line
+        .strip_prefix("[b] ")
+        .unwrap_or_else(|| panic!("{line:?}"));
+    assert_eq!(after_time(rest), "joined Steve");
+    a.set_players(&["Alex"]);
+    let line = f.line();
+    let rest = line
+        .strip_prefix("[a] ")
+        .unwrap_or_else(|| panic!("{line:?}"));
+    assert_eq!(after_time(rest), "joined Alex");
+}

@@ -317,19 +317,20 @@ pub fn run_rcon(args: &Args, servers: Vec<(String, Settings)>) -> anyhow::Result
             .join(", "),
         rconsole::format_duration(poll)
     );
-    let mut threads = Vec::new();
+    // A poll loop ends only when stdout fails (closed pipe): the first to end ends the follow.
+    let (done, ended) = std::sync::mpsc::channel();
     for (name, session, known) in followers {
         let emitter = Arc::clone(&emitter);
-        threads.push(std::thread::spawn(move || {
-            poll_loop(name, session, known, poll, &emitter)
-        }));
+        let done = done.clone();
+        std::thread::spawn(move || {
+            let _ = done.send(poll_loop(name, session, known, poll, &emitter));
+        });
     }
-    for t in threads {
-        if let Ok(Err(e)) = t.join() {
-            return Err(e.into());
-        }
+    drop(done);
+    match ended.recv() {
+        Ok(Err(e)) => Err(e.into()),
+        _ => Ok(Exit::Success),
     }
-    Ok(Exit::Success)
 }
 
 fn list(session: &mut Session) -> rconsole::Result<String> {
