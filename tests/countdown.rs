@@ -107,6 +107,23 @@ fn if_gates_the_run_on_the_player_count() {
 }
 
 #[test]
+fn an_unreachable_server_fails_before_anything_is_announced() {
+    let home = common::home();
+    let out = run(common::rcon_at(1, home.path()).args([
+        "--countdown",
+        "10s",
+        "--announce",
+        "say {left}",
+        "--then",
+        "stop",
+    ]));
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("nothing was sent"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+#[test]
 fn a_group_counts_down_in_step() {
     let a = common::strict_vanilla();
     let b = common::strict_vanilla();

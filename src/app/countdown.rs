@@ -27,6 +27,10 @@ pub trait Runner {
     fn run(&mut self, command: &str) -> anyhow::Result<String>;
     /// How many players are online (for `--if`).
     fn players(&mut self) -> anyhow::Result<usize>;
+    /// Connects now, so an unreachable server fails the run before anything is announced.
+    fn connect(&mut self) -> anyhow::Result<()> {
+        Ok(())
+    }
 }
 
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
@@ -240,6 +244,11 @@ pub fn run(
     if args.every.is_some_and(|e| e.is_zero()) {
         return Err(fail(Exit::Usage, "--every must be more than 0"));
     }
+    for r in runners.iter_mut() {
+        let name = r.name().to_string();
+        r.connect()
+            .map_err(|e| e.context(format!("{name}: nothing was sent")))?;
+    }
     catch_interrupt();
     let clock = Clock::new();
     let mut worst = Exit::Success;
@@ -374,6 +383,12 @@ impl Runner for RconRunner {
             Ok(t) => Ok(t),
             Err((_, e)) => Err(anyhow::Error::new(e)),
         }
+    }
+    fn connect(&mut self) -> anyhow::Result<()> {
+        self.session
+            .connect()
+            .map(|_| ())
+            .map_err(anyhow::Error::new)
     }
     fn players(&mut self) -> anyhow::Result<usize> {
         let text = self.run("list")?;

@@ -1,7 +1,8 @@
 //! `--follow`: server events as they happen, until interrupted. With the management protocol,
 //! its notifications; with RCON, `list` polled every `--poll` (default 5s) and diffed into
 //! `joined` / `left` events. A lost connection is said on stderr and retried (every second for
-//! the management protocol, every poll for RCON) and the follow goes on; changes made while
+//! the management protocol, every poll for RCON) and the follow goes on (a management
+//! connection quiet for 15 s is checked with a `server/status` call); changes made while
 //! the server was away come as events after the reconnect. `--exec` runs a program per event.
 
 use std::collections::BTreeSet;
@@ -16,6 +17,11 @@ use super::exit::Exit;
 use super::output::{Printer, Style};
 use super::session::Session;
 use super::settings::Settings;
+
+/// After this long without a notification, the management follow checks the connection with
+/// a `server/status` call.
+#[cfg(feature = "mgmt")]
+const MGMT_CHECK: Duration = Duration::from_secs(15);
 
 /// How often `list` is asked when following over RCON.
 pub const DEFAULT_POLL: Duration = Duration::from_secs(5);
@@ -261,10 +267,31 @@ pub fn run_mgmt(args: &Args, target: &super::mgmt::Target) -> anyhow::Result<Exi
         }
         connected_once = true;
         said_waiting = false;
+        let mut quiet = Duration::ZERO;
         loop {
             match client.next_notification(Duration::from_secs(1)) {
-                Ok(Some(n)) => emitter.emit(&from_notification(&n, &target.name))?,
-                Ok(None) => {}
+                Ok(Some(n)) => {
+                    quiet = Duration::ZERO;
+                    emitter.emit(&from_notification(&n, &target.name))?
+                }
+                Ok(None) => {
+                    // A server that vanished without closing (power loss, a dropped route)
+                    // sends nothing: after a quiet spell, ask it something small.
+                    quiet += Duration::from_secs(1);
+                    if quiet >= MGMT_CHECK {
+                        quiet = Duration::ZERO;
+                        match client.call("minecraft:server/status", &[]) {
+                            Ok(_) | Err(rconsole::mgmt::Error::Rpc { .. }) => {}
+                            Err(e) => {
+                                eprintln!(
+                                    "rcon: {}: connection lost ({e}); reconnecting",
+                                    target.name
+                                );
+                                break;
+                            }
+                        }
+                    }
+                }
                 Err(e) => {
                     eprintln!("rcon: {}: connection lost ({e}); reconnecting", target.name);
                     break;
