@@ -1,7 +1,7 @@
 complete -c rcon -s H -l host -d 'Server host name or address; HOST:PORT and [IPv6]:PORT are accepted' -r
 complete -c rcon -s P -l port -d 'RCON port [default: 25575]' -r
 complete -c rcon -s p -l password -d 'RCON password. Warning: arguments are visible to other users of this machine (ps); prefer RCON_PASSWORD or a password file' -r
-complete -c rcon -l password-file -d 'Read the password from FILE (trailing newline stripped; Docker secrets style)' -r -F
+complete -c rcon -l password-file -d 'Read the password from the first line of FILE (Docker secrets style; later lines are ignored, as in `pass` files)' -r -F
 complete -c rcon -s s -l server -d 'Use the server profile NAME from the config file (without -s, the `default` profile applies if there is one). Several names separated by commas, or a profile that lists `servers = [...]`, run the commands on all of them at once' -r -f -a "(rcon --list-servers 2>/dev/null | string replace -r '\s.*' '')"
 complete -c rcon -l config -d 'Read the config file at PATH instead of the default one (see --print-config)' -r -F
 complete -c rcon -s t -l timeout -d 'Time limit for connecting, logging in, and the whole wait for each command\'s output, e.g. 5s, 500ms [default: 10s]' -r
@@ -11,23 +11,26 @@ negative\t'Always an id -2 sentinel, no probe'
 positive\t'A positive-id sentinel, for servers that close on ids <= 0'
 idle\t'No sentinel: an answer ends after a quiet gap from the command on (--idle-gap)'
 auto\t'Vanilla\'s split rule without a probe: no sentinel when the first fragment is under 4096 bytes (one round trip per command)'"
-complete -c rcon -l idle-gap -d 'A fixed quiet gap that ends an answer when nothing marks its end (--sentinel idle, or a server that answers no sentinel) [default: adaptive: eight round trips or three times the slowest answer seen, at least 5ms (50ms until the server has answered three commands)]' -r
-complete -c rcon -l dialect -d 'The server family [default: minecraft]. --sentinel, when given, overrides its end-of-output method' -r -f -a "minecraft\t'Vanilla Minecraft, Paper, Spigot, Forge: probed end-of-output marker, 1446-byte commands'
+complete -c rcon -l idle-gap -d 'A fixed quiet gap that ends an answer when nothing marks its end (--sentinel idle, or a server that answers no sentinel) [default: adaptive: eight round trips or four times the slowest recent answer, at least 50ms (100ms until the server has answered three commands)]' -r
+complete -c rcon -l dialect -d 'The server family [default: minecraft]; it also picks the default port (25575, or 2306 for battleye, 28016 for webrcon, 8081 for telnet). --sentinel, when given, overrides an RCON dialect\'s end-of-output method' -r -f -a "minecraft\t'Vanilla Minecraft, Paper, Spigot, Forge: probed end-of-output marker, 1446-byte commands'
 source\t'Source engine (CS2, TF2, GMod...): mirrored end-of-output marker, 4086-byte commands'
 factorio\t'Factorio: one packet per answer'
-palworld\t'Palworld: replies matched whatever their id; output ends after --idle-gap of silence'"
+palworld\t'Palworld: replies matched whatever their id; output ends after --idle-gap of silence'
+battleye\t'BattlEye RCon over UDP (DayZ, Arma 2/3, Arma Reforger); default port 2306'
+webrcon\t'Rust\'s WebRCON (JSON over WebSocket); default port 28016'
+telnet\t'7 Days to Die\'s telnet console; answers end after --idle-gap; default port 8081'"
 complete -c rcon -l ssh -d 'Reach the server through an SSH tunnel: runs `ssh -W HOST:PORT DEST` (the system OpenSSH client, no remote shell), so the RCON password never crosses the network in clear text. --host is then resolved on the SSH server (default localhost). DEST is SSHHOST, USER@SSHHOST or USER@SSHHOST:SSHPORT. ssh runs with BatchMode=yes: it never prompts' -r
 complete -c rcon -l ssh-option -d 'An ssh_config option for --ssh, e.g. IdentityFile=~/.ssh/mc or BatchMode=no (repeatable; passed as `ssh -o OPTION` before rcon\'s own defaults, so it wins)' -r
 complete -c rcon -l proxy-command -d 'Reach the server through any command that connects its stdin/stdout to it, as OpenSSH\'s ProxyCommand: %h is the RCON host, %p the port, %% a percent sign. Runs under `sh -c` (`cmd /C` on Windows)' -r
-complete -c rcon -l target -d 'Run the commands on several servers at once: NAME=HOST or NAME=HOST:PORT (repeatable). Output lines are prefixed with the name in brackets; the exit status is the worst of all servers' -r
-complete -c rcon -l practice-server -d 'Run the practice server in the foreground on ADDR (default 127.0.0.1:25575; port 0 picks a free one) and print its address; for trying other clients and for benchmarks' -r
-complete -c rcon -l practice-mode -d 'The practice server\'s dialect: vanilla, source, mirror, mirror-trailer8, reject-sentinel, close-nonpositive, factorio, palworld' -r
+complete -c rcon -l target -d 'Run the commands on several servers at once: NAME=HOST or NAME=HOST:PORT (repeatable). Output lines are prefixed with the name in brackets; the exit status is the worst of all servers. A target is reached directly unless --ssh or --proxy-command is given (the default profile\'s tunnel does not apply)' -r
+complete -c rcon -l practice-server -d 'Run the practice server in the foreground on ADDR (default 127.0.0.1:25575; port 0 picks a free one) and print its address; for trying other clients and for benchmarks. Its password is `practice` unless --practice-password sets one' -r
+complete -c rcon -l practice-mode -d 'The practice server\'s dialect: vanilla, source, mirror, mirror-trailer8, reject-sentinel, close-nonpositive, factorio, palworld; or another console: battleye, battleye-lossy (drops, duplicates, reorders and corrupts datagrams on a seeded pattern), battleye-reforger, webrcon, telnet' -r
 complete -c rcon -l practice-password -d 'The practice server\'s password (--practice-server; --demo makes its own)' -r
 complete -c rcon -l practice-read-delay -d 'Delay before each read of the practice server (vanilla mode), to catch clients that send two packets back to back' -r
 complete -c rcon -l ping -d 'Show a Minecraft server\'s status with the Server List Ping (game port, default 25565; no password needed): version, players, MOTD, latency. HOST defaults to the host of --host, else localhost. Servers older than 1.7 are asked with the legacy FE 01 ping' -r
 complete -c rcon -l query -d 'Ask a server over UDP Query (needs enable-query=true; query.port, default 25565; no password needed): MOTD, map, players. HOST defaults as for --ping' -r
-complete -c rcon -s f -l file -d 'Run the commands in PATH, one per line, mcfunction rules (repeatable, in order; `-` is stdin). Without any command or file and with stdin not a terminal, stdin is read' -r
-complete -c rcon -l delay -d 'Batch input: wait this long between commands, e.g. 50ms' -r
+complete -c rcon -s f -l file -d 'Run the commands in PATH, one per line, mcfunction rules (repeatable, in order; `-` is stdin). Every file is opened before anything is sent. Without any command or file and with stdin not a terminal, stdin is read' -r
+complete -c rcon -l delay -d 'Wait this long between commands (-c ones, files and stdin, on each server), e.g. 50ms' -r
 complete -c rcon -l macro -d 'Fill `$(NAME)` in mcfunction macro lines (`$...`) with VALUE (repeatable)' -r
 complete -c rcon -l color -d 'When to render § colour codes as ANSI colours: auto (stdout is a terminal and NO_COLOR is unset), always, never' -r -f -a "auto\t'Only when stdout is a terminal and NO_COLOR is not set'
 always\t'Always'
@@ -55,16 +58,18 @@ complete -c rcon -l list-servers -d 'List the server profiles in the config file
 complete -c rcon -l print-config -d 'Print the resolved settings and where each value came from (password masked) and exit'
 complete -c rcon -l forget -d 'Forget what was learned about the server (how its answers end) and probe it again'
 complete -c rcon -l group -d 'With several servers: print each server\'s output as one block under a line with its name in brackets, when that server is done, instead of prefixing every line'
-complete -c rcon -l demo -d 'Run against a built-in practice server (strict vanilla) instead of a real one: no server or password needed. Try `rcon --demo help`'
+complete -c rcon -l demo -d 'Run against a built-in practice server (strict vanilla, or the --dialect\'s console) instead of a real one: no server or password needed. Try `rcon --demo help`'
+complete -c rcon -l messages -d 'Also show the messages a BattlEye, WebRCON or telnet server sends on its own (chat, log lines) while commands run: on stderr as `[server] TEXT`, or with --json as records with "type":"message" on stdout. The console always shows them; with several servers at once they are not shown'
 complete -c rcon -l legacy -d 'With --ping: send only the legacy (pre-1.7) FE 01 ping'
 complete -c rcon -l full -d 'With --query: the full stat (version, software, plugins, player names)'
 complete -c rcon -l json -d 'Print JSON instead of text: one object per command and line (command, response, ok, error, elapsed_ms; file and line for batch input; server with several servers); --ping: the server\'s status JSON with address and latency; --query: the stat'
-complete -c rcon -s v -l trace -d 'Print every packet sent and received to stderr: a hex dump under its decoded header (size, id, type) and the time since start (--mgmt: every JSON-RPC message). The password is never shown'
+complete -c rcon -s v -l trace -d 'Print every packet sent and received to stderr: a hex dump under its decoded header (size, id, type) and the time since start (--mgmt: every JSON-RPC message). The password is never shown. One server only'
 complete -c rcon -s i -l interactive -d 'Open the interactive console after the commands and files have run'
-complete -c rcon -l keep-going -d 'Batch input: keep going after a failed line and exit non-zero at the end'
+complete -c rcon -l keep-going -d 'Keep going after a failed command (-c, a file or stdin line, on each server) and exit non-zero at the end; without it the first failure stops the run and nothing later is sent'
 complete -c rcon -l echo -d 'Print each command (`> COMMAND`) before its output, for logs'
-complete -c rcon -l raw -d 'Print output bytes exactly as received (no colour handling, no decoding)'
-complete -c rcon -l fix-newlines -d 'Restore line breaks vanilla drops (MC-7569) where the output\'s shape makes them certain: `help` listings and parse errors'
+complete -c rcon -l raw -d 'Print output bytes exactly as received (no colour handling, no decoding); one server only'
+complete -c rcon -l fix-newlines -d 'Restore line breaks vanilla drops (MC-7569) where the output\'s shape makes them certain: `help` listings (a break before each `/` that starts a command right after other text) and parse errors. On by default when stdout is a terminal; piped output is left exactly as received unless this is given'
+complete -c rcon -l no-fix-newlines -d 'Never restore line breaks, not even on a terminal'
 complete -c rcon -l follow -d 'Print server events as they happen until interrupted, one line each (`--json`: NDJSON). With --mgmt: the server\'s notifications. With RCON: `list` polled every --poll, diffed into joined/left events. A lost connection is retried (said on stderr) and the follow goes on'
 complete -c rcon -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c rcon -s V -l version -d 'Print version'

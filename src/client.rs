@@ -5,6 +5,7 @@
 //! (output to the caller, warnings, traces and what was learned to the [`Observer`]).
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result, TransportFailure};
@@ -41,6 +42,9 @@ pub trait Observer: Send + Sync {
     /// The end-of-output method for this server was settled (`Some`) or turned out wrong and
     /// should be forgotten (`None`).
     fn learned(&self, _learned: Option<Learned>) {}
+    /// Bytes of another console protocol went over the wire (BattlEye, WebRCON, telnet; see
+    /// [`crate::consoles`]), already masked: a password is never in them.
+    fn frame(&self, _direction: Direction, _bytes: &[u8], _what: &str) {}
 }
 
 /// An observer that ignores everything.
@@ -72,7 +76,13 @@ pub struct Options {
     pub learned: Option<Learned>,
     /// Where warnings, traces and learned facts go.
     pub observer: Arc<dyn Observer>,
+    /// When set, checked at least every [`CANCEL_POLL`] while waiting: a `true` abandons the
+    /// command under way (the connection is closed) with [`Error::Cancelled`].
+    pub cancel: Option<Arc<AtomicBool>>,
 }
+
+/// How often a wait looks at [`Options::cancel`].
+pub const CANCEL_POLL: Duration = Duration::from_millis(50);
 
 impl std::fmt::Debug for Options {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -102,6 +112,7 @@ impl Default for Options {
             partial_on_idle: false,
             learned: None,
             observer: Arc::new(Silent),
+            cancel: None,
         }
     }
 }
@@ -133,6 +144,7 @@ pub struct Client {
     password: Password,
     timeout: Duration,
     observer: Arc<dyn Observer>,
+    cancel: Option<Arc<AtomicBool>>,
     exchange: Exchange,
     conn: Option<Box<dyn Transport>>,
     read_buf: Vec<u8>,
@@ -179,6 +191,7 @@ impl Client {
             password,
             timeout: opts.timeout,
             observer: opts.observer,
+            cancel: opts.cancel,
             exchange: Exchange::new(cfg),
             conn: None,
             read_buf: vec![0; 64 * 1024],
@@ -206,6 +219,11 @@ impl Client {
     /// method was forced or is not settled).
     pub fn learned(&self) -> Option<Learned> {
         self.exchange.learned()
+    }
+
+    /// Sets (or clears) the flag that abandons a wait (see [`Options::cancel`]).
+    pub fn set_cancel(&mut self, cancel: Option<Arc<AtomicBool>>) {
+        self.cancel = cancel;
     }
 
     /// The quiet gap in force for this server.
@@ -277,6 +295,20 @@ impl Client {
         self.run(command, false, out)
     }
 
+    /// Runs the last command of the session, appending its raw output to `out`: the exchange
+    /// may end the answer by a step that also ends the connection (see
+    /// [`Exchange::start_last_command`]), which is closed afterwards in any case.
+    pub fn command_into_last(&mut self, command: &str, out: &mut Vec<u8>) -> Result<()> {
+        self.exchange.check_command(command)?;
+        if self.conn.is_none() || !self.exchange.is_ready() {
+            self.reconnect()?;
+        }
+        self.exchange.start_last_command(command, Instant::now())?;
+        let result = self.drive(Goal::Done, Some(out));
+        self.close();
+        result
+    }
+
     /// Sends a command after which the server is expected to shut down (`stop`): waits only for
     /// the first packet of its answer (or the close), then closes the connection at once, since
     /// a connected RCON client keeps a vanilla server from shutting down cleanly.
@@ -308,7 +340,12 @@ impl Client {
                 Event::Ready => {}
                 Event::Output(bytes) => {
                     if let Some(out) = out.as_mut() {
-                        out.extend_from_slice(&bytes);
+                        // One packet is the whole answer most of the time: take it as it is.
+                        if out.is_empty() {
+                            **out = bytes;
+                        } else {
+                            out.extend_from_slice(&bytes);
+                        }
                     }
                 }
                 Event::Done => {
@@ -348,9 +385,11 @@ impl Client {
         let mut out = out;
         loop {
             if let Some(conn) = self.conn.as_mut() {
+                let deadline = crate::exchange::later(Instant::now(), self.timeout);
                 while let Some(bytes) = self.exchange.poll_transmit() {
-                    let deadline = Instant::now() + self.timeout;
-                    if let Err(e) = conn.write_packet(&bytes, deadline) {
+                    let written = conn.write_packet(&bytes, deadline);
+                    self.exchange.recycle(bytes);
+                    if let Err(e) = written {
                         self.drop_conn();
                         self.exchange.disconnect();
                         return Err(write_error(e, self.timeout));
@@ -372,13 +411,30 @@ impl Client {
             let Some(deadline) = self.exchange.poll_timeout() else {
                 return Err(Error::Protocol("nothing to wait for".into()));
             };
-            match conn.read_before(&mut self.read_buf, deadline) {
+            let wait_until = match &self.cancel {
+                Some(flag) => {
+                    if flag.swap(false, Ordering::SeqCst) {
+                        self.close();
+                        return Err(Error::Cancelled);
+                    }
+                    deadline.min(Instant::now() + CANCEL_POLL)
+                }
+                None => deadline,
+            };
+            match conn.read_before(&mut self.read_buf, wait_until) {
                 Ok(0) => self.exchange.handle_closed(false, Instant::now()),
                 Ok(n) => self
                     .exchange
                     .handle_input(&self.read_buf[..n], Instant::now()),
                 Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {
-                    self.exchange.handle_timeout(Instant::now().max(deadline));
+                    // A socket timeout may end a little before the instant asked for.
+                    let now = Instant::now();
+                    let now = if wait_until == deadline {
+                        now.max(deadline)
+                    } else {
+                        now
+                    };
+                    self.exchange.handle_timeout(now);
                 }
                 Err(e) if TransportFailure::find(&e).is_some() => {
                     let failure = TransportFailure::find(&e).expect("checked").0.clone();

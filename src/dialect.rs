@@ -1,8 +1,11 @@
 //! Server dialects: what differs between Minecraft, Source, Factorio and Palworld RCON, as data
-//! the engine's [`Options`] are built from (PROTOCOL.md sections 2-4). The engine itself has no
-//! per-game code paths; a dialect only picks its settings.
+//! the engine's [`Options`] are built from (docs/protocol.md sections 2-4), and the other
+//! consoles (BattlEye, WebRCON, telnet; docs/protocol.md section 8), which name their
+//! [`Protocol`]. The engine itself has no per-game code paths; a dialect only picks its
+//! settings.
 
 use crate::client::{EndDetection, Options};
+use crate::consoles::Protocol;
 
 /// One server family's RCON behaviour, as the engine needs to know it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,6 +29,10 @@ pub struct Dialect {
     /// waits for the first fragment before sending the sentinel); recorded for callers that
     /// want to pipeline.
     pub pipelining: bool,
+    /// The wire protocol: RCON, or one of the other consoles.
+    pub protocol: Protocol,
+    /// The port used when none is given.
+    pub default_port: u16,
 }
 
 impl Dialect {
@@ -38,6 +45,8 @@ impl Dialect {
         any_reply_id: false,
         partial_on_idle: false,
         pipelining: false,
+        protocol: Protocol::Rcon,
+        default_port: 25575,
     };
 
     /// Source engine: the empty type-0 sentinel is mirrored (the trailer that follows is dropped
@@ -50,6 +59,8 @@ impl Dialect {
         any_reply_id: false,
         partial_on_idle: false,
         pipelining: true,
+        protocol: Protocol::Rcon,
+        default_port: 25575,
     };
 
     /// Factorio: one packet per answer, no sentinel.
@@ -61,6 +72,8 @@ impl Dialect {
         any_reply_id: false,
         partial_on_idle: false,
         pipelining: false,
+        protocol: Protocol::Rcon,
+        default_port: 25575,
     };
 
     /// Palworld (as reported): every reply has id 0 and long or non-ASCII replies can declare
@@ -73,14 +86,59 @@ impl Dialect {
         any_reply_id: true,
         partial_on_idle: true,
         pipelining: false,
+        protocol: Protocol::Rcon,
+        default_port: 25575,
+    };
+
+    /// BattlEye RCon over UDP (DayZ, Arma 2/3, Arma Reforger). Port 2306: Arma 3's default
+    /// (game port 2302 + 4); DayZ configs usually set `RConPort` themselves.
+    pub const BATTLEYE: Dialect = Dialect {
+        name: "battleye",
+        summary: "DayZ, Arma 2/3, Arma Reforger: BattlEye RCon over UDP, port 2306",
+        end: EndDetection::SinglePacket,
+        max_command_bytes: crate::consoles::battleye::MAX_COMMAND_BYTES,
+        any_reply_id: false,
+        partial_on_idle: false,
+        pipelining: false,
+        protocol: Protocol::BattlEye,
+        default_port: 2306,
+    };
+
+    /// Rust (the game): WebRCON, JSON over a WebSocket, `rcon.port` 28016.
+    pub const WEBRCON: Dialect = Dialect {
+        name: "webrcon",
+        summary: "Rust: WebRCON (JSON over WebSocket, rcon.web 1), port 28016",
+        end: EndDetection::SinglePacket,
+        max_command_bytes: crate::consoles::webrcon::MAX_COMMAND_BYTES,
+        any_reply_id: false,
+        partial_on_idle: false,
+        pipelining: false,
+        protocol: Protocol::WebRcon,
+        default_port: 28016,
+    };
+
+    /// 7 Days to Die: the telnet console, `TelnetPort` 8081.
+    pub const TELNET: Dialect = Dialect {
+        name: "telnet",
+        summary: "7 Days to Die: telnet console, answers end after --idle-gap, port 8081",
+        end: EndDetection::Idle,
+        max_command_bytes: crate::consoles::telnet::MAX_COMMAND_BYTES,
+        any_reply_id: false,
+        partial_on_idle: false,
+        pipelining: false,
+        protocol: Protocol::Telnet,
+        default_port: 8081,
     };
 
     /// Every dialect, the default first.
-    pub const ALL: [Dialect; 4] = [
+    pub const ALL: [Dialect; 7] = [
         Dialect::MINECRAFT,
         Dialect::SOURCE,
         Dialect::FACTORIO,
         Dialect::PALWORLD,
+        Dialect::BATTLEYE,
+        Dialect::WEBRCON,
+        Dialect::TELNET,
     ];
 
     /// The dialect with this name (case-insensitive).
@@ -129,7 +187,10 @@ mod tests {
         assert_eq!(Dialect::from_name("Source"), Some(Dialect::SOURCE));
         assert_eq!(Dialect::from_name("quake"), None);
         assert_eq!(Dialect::default(), Dialect::MINECRAFT);
-        assert_eq!(Dialect::names(), "minecraft, source, factorio, palworld");
+        assert_eq!(
+            Dialect::names(),
+            "minecraft, source, factorio, palworld, battleye, webrcon, telnet"
+        );
     }
 
     #[test]

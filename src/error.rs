@@ -77,6 +77,9 @@ pub enum Error {
         /// The limit that ran out.
         after: Duration,
     },
+    /// The user interrupted the command; the connection was closed.
+    #[error("interrupted; the connection was closed (the command may or may not have run)")]
+    Cancelled,
     /// A command after one that stopped the server; nothing was sent.
     #[error("not sent: an earlier command stopped the server")]
     ServerStopped,
@@ -134,6 +137,7 @@ impl Error {
             | Error::Io { .. }
             | Error::Decode(_)
             | Error::NotRcon { .. }
+            | Error::Cancelled
             | Error::Protocol(_)
             | Error::Status(_)
             | Error::Query(_) => ErrorKind::Connection,

@@ -7,7 +7,7 @@
 //! ([`Exchange::poll_timeout`]) come out. It never blocks, sleeps or owns a socket, so a blocking
 //! driver ([`crate::client::Client`]) and an event loop over many connections drive the same code.
 //!
-//! How an answer ends depends on the server (docs/protocol.md, "Ending an answer"):
+//! How an answer ends depends on the server (docs/protocol.md section 3):
 //! - [`EndMethod::Vanilla`]: the server answered the probe with `Unknown request 0`, so it splits
 //!   only at 4096 UTF-16 units; a first fragment under 4096 bytes is the whole answer (one round
 //!   trip), a longer one is followed by the id -2 sentinel.
@@ -40,7 +40,7 @@ pub struct RequestId(pub i32);
 impl RequestId {
     /// The id a server puts on a refused login (and some on other refusals).
     pub const LOGIN_FAILED: RequestId = RequestId(-1);
-    /// The id of the end-of-output sentinel (docs/protocol.md, "The sentinel").
+    /// The id of the end-of-output sentinel (docs/protocol.md section 3).
     pub const SENTINEL: RequestId = RequestId(-2);
 }
 
@@ -80,7 +80,7 @@ const OUTPUT: i32 = 0;
 /// The packet type of a login reply (`SERVERDATA_AUTH_RESPONSE`); some servers also send output
 /// with it.
 const AUTH_RESPONSE: i32 = 2;
-/// What vanilla answers to a type-0 packet (docs/protocol.md, "Vanilla").
+/// What vanilla answers to a type-0 packet (docs/protocol.md section 2).
 const VANILLA_SENTINEL_REPLY: &[u8] = b"Unknown request 0";
 /// Vanilla splits output every 4096 UTF-16 units, so any fragment but the last is at least this
 /// many bytes long.
@@ -221,15 +221,20 @@ pub struct Learned {
     pub latency: Duration,
     /// How many answers `latency` was taken over.
     pub samples: u32,
+    /// The server answers a sentinel with a login failure (and closes), after everything sent
+    /// before it: for the last command of a session that refusal is an end marker.
+    pub refuses_sentinel: bool,
 }
 
 /// The smallest quiet gap, once the server has answered [`TRUSTED_SAMPLES`] commands.
-pub const GAP_FLOOR: Duration = Duration::from_millis(5);
+pub const GAP_FLOOR: Duration = Duration::from_millis(50);
 /// The smallest quiet gap before that: a server that runs commands on its game tick (20 per
-/// second) may take up to 50 ms to answer.
-pub const GAP_FLOOR_UNLEARNED: Duration = Duration::from_millis(50);
+/// second) may take up to 50 ms to answer, more on a loaded machine.
+pub const GAP_FLOOR_UNLEARNED: Duration = Duration::from_millis(100);
 /// How many answers must have been timed before [`GAP_FLOOR`] applies.
 pub const TRUSTED_SAMPLES: u32 = 3;
+/// The smallest quiet gap after a packet of an answer.
+pub const GAP_AFTER_PACKET_FLOOR: Duration = Duration::from_millis(10);
 /// The longest adaptive gap.
 pub const GAP_CEILING: Duration = Duration::from_secs(1);
 /// With [`EndMethod::Vanilla`], how long a command may go without any answer before the sentinel
@@ -386,6 +391,8 @@ pub struct Exchange {
     /// The last command whose answer ended by a quiet gap: its id and when it was sent, to
     /// recognise a late answer.
     quiet_ended: Option<(RequestId, Instant)>,
+    /// The server answers sentinels with a login failure (see [`Learned::refuses_sentinel`]).
+    refuses_sentinel: bool,
     /// When a probe went unanswered: the next command's deadline counts from then, so a server
     /// that stalls after login costs one timeout in all, not the probe's wait on top.
     probe_silent_since: Option<Instant>,
@@ -400,6 +407,8 @@ pub struct Exchange {
     valid_seen: bool,
     first_bytes: Vec<u8>,
     outbox: VecDeque<Vec<u8>>,
+    /// Written packets' buffers, for reuse.
+    spare: Vec<Vec<u8>>,
     events: VecDeque<Event>,
 }
 
@@ -423,6 +432,8 @@ impl Exchange {
             None => (None, Duration::ZERO, 0),
         };
         let remembered = cfg.end == EndDetection::Detect && cfg.learned.is_some();
+        let refuses_sentinel =
+            cfg.end == EndDetection::Detect && cfg.learned.is_some_and(|l| l.refuses_sentinel);
         Self {
             decoder: Decoder::new(cfg.max_incoming),
             cfg,
@@ -436,6 +447,7 @@ impl Exchange {
             samples,
             quiet_ended: None,
             probe_silent_since: None,
+            refuses_sentinel,
             pending_note: None,
             remembered,
             warned_mtu: false,
@@ -443,6 +455,7 @@ impl Exchange {
             valid_seen: false,
             first_bytes: Vec::new(),
             outbox: VecDeque::new(),
+            spare: Vec::new(),
             events: VecDeque::new(),
         }
     }
@@ -478,11 +491,12 @@ impl Exchange {
             rtt: self.rtt.unwrap_or(Duration::ZERO),
             latency: self.latency,
             samples: self.samples,
+            refuses_sentinel: self.refuses_sentinel,
         })
     }
 
-    /// The quiet gap in force: [`Config::idle_gap`] if set, else eight round trips or three
-    /// times the longest answer latency seen, whichever is longer, within [`GAP_FLOOR`] (or
+    /// The quiet gap in force: [`Config::idle_gap`] if set, else eight round trips or four
+    /// times the longest recent answer latency, whichever is longer, within [`GAP_FLOOR`] (or
     /// [`GAP_FLOOR_UNLEARNED`] before [`TRUSTED_SAMPLES`] answers were timed) and
     /// [`GAP_CEILING`].
     pub fn quiet_gap(&self) -> Duration {
@@ -495,14 +509,16 @@ impl Exchange {
             GAP_FLOOR_UNLEARNED
         };
         let rtt = self.rtt.unwrap_or(Duration::ZERO);
-        (rtt * 8).max(self.latency * 3).clamp(floor, GAP_CEILING)
+        rtt.saturating_mul(8)
+            .max(self.latency.saturating_mul(4))
+            .clamp(floor, GAP_CEILING)
     }
 
     /// How long the probe waits for its answer: twenty login round trips, at least 250 ms, at
     /// most [`Config::probe_timeout`] and the timeout.
     pub fn probe_wait(&self) -> Duration {
         let rtt = self.rtt.unwrap_or(Duration::ZERO);
-        (rtt * 20)
+        rtt.saturating_mul(20)
             .max(Duration::from_millis(250))
             .min(self.cfg.probe_timeout)
             .min(self.cfg.timeout)
@@ -511,6 +527,15 @@ impl Exchange {
     /// The next packet to write, encoded; write each with one write call.
     pub fn poll_transmit(&mut self) -> Option<Vec<u8>> {
         self.outbox.pop_front()
+    }
+
+    /// Gives a written packet's buffer back, to be reused for the next one (saves an
+    /// allocation per packet; optional).
+    pub fn recycle(&mut self, mut buf: Vec<u8>) {
+        if self.spare.len() < 4 {
+            buf.clear();
+            self.spare.push(buf);
+        }
     }
 
     /// Whether a packet waits to be written.
@@ -547,7 +572,7 @@ impl Exchange {
         self.state = State::LoggingIn {
             id,
             sent_at: now,
-            deadline: now + self.cfg.timeout,
+            deadline: later(now, self.cfg.timeout),
             other_id: false,
         };
     }
@@ -579,7 +604,7 @@ impl Exchange {
             });
         }
         let method = self.method.unwrap_or(EndMethod::Silence);
-        // docs/protocol.md "Vanilla": over a small MTU a packet near the 1460-byte read can
+        // docs/protocol.md section 2: over a small MTU a packet near the 1460-byte read can
         // arrive in two pieces, and the server then closes the connection.
         if !self.warned_mtu
             && self.cfg.max_command_bytes == crate::packet::MAX_COMMAND_BYTES
@@ -601,22 +626,40 @@ impl Exchange {
             None
         } else {
             match method {
-                EndMethod::Silence => Some(now + self.quiet_gap()),
-                EndMethod::Vanilla => Some(now + VANILLA_LATE_SENTINEL),
-                EndMethod::EndMarker => Some(now + END_MARKER_SILENCE.max(self.quiet_gap())),
+                EndMethod::Silence => Some(later(now, self.quiet_gap())),
+                EndMethod::Vanilla => Some(later(now, VANILLA_LATE_SENTINEL)),
+                EndMethod::EndMarker => Some(later(now, END_MARKER_SILENCE.max(self.quiet_gap()))),
                 _ => None,
             }
         };
         self.state = State::Command(Box::new(Command {
             id,
             sent_at: now,
-            deadline: since + self.cfg.timeout,
+            deadline: later(since, self.cfg.timeout),
             method,
             quiet_until,
             sentinel: None,
             got_first: false,
             then_close,
         }));
+        Ok(())
+    }
+
+    /// Starts the last command of a session (nothing follows it on this connection). On a
+    /// server known to answer a sentinel with a login failure after everything before it (the
+    /// silent-empty kind), the sentinel goes right behind the command and that refusal ends the
+    /// answer: one round trip instead of a quiet gap; the server then closes the connection,
+    /// which was to end anyway. Elsewhere the same as [`Exchange::start_command`].
+    pub fn start_last_command(&mut self, command: &str, now: Instant) -> Result<(), Error> {
+        self.start_command(command, false, now)?;
+        if self.refuses_sentinel
+            && let State::Command(c) = &mut self.state
+            && c.method == EndMethod::Silence
+        {
+            c.sentinel = Some(RequestId::SENTINEL);
+            c.quiet_until = None;
+            self.send(RequestId::SENTINEL, Request::Sentinel, b"");
+        }
         Ok(())
     }
 
@@ -652,7 +695,7 @@ impl Exchange {
             && matches!(c.method, EndMethod::Silence | EndMethod::Idle)
             && (c.got_first || self.cfg.partial_on_idle)
         {
-            c.quiet_until = Some(now + gap);
+            c.quiet_until = Some(later(now, gap));
         }
     }
 
@@ -671,7 +714,7 @@ impl Exchange {
                 self.events.push_back(Event::Failed(err));
             }
             State::Probing { positive, .. } => {
-                self.probe_rejected(positive, "closed the connection on");
+                self.probe_rejected(positive, "closes the connection on");
             }
             State::Command(c) => {
                 self.say_pending_note();
@@ -737,7 +780,7 @@ impl Exchange {
                 // The server ignores sentinels (Factorio-like); the connection is fine.
                 let _ = positive;
                 self.probe_silent_since = Some(now - self.probe_wait());
-                self.rejected.push("did not answer");
+                self.rejected.push("does not answer");
                 self.settle(EndMethod::Idle);
                 self.state = State::Ready;
                 self.events.push_back(Event::Ready);
@@ -819,7 +862,7 @@ impl Exchange {
                 label: request.label(),
             }));
         }
-        let mut bytes = Vec::with_capacity(body.len() + 14);
+        let mut bytes = self.spare.pop().unwrap_or_default();
         encode_into(id.0, request.wire_type(), body, &mut bytes);
         self.outbox.push_back(bytes);
     }
@@ -929,7 +972,7 @@ impl Exchange {
                         self.state = State::Probing {
                             id: sid,
                             sent_at: now,
-                            deadline: now + self.probe_wait(),
+                            deadline: later(now, self.probe_wait()),
                             positive,
                         };
                     }
@@ -960,8 +1003,9 @@ impl Exchange {
                     self.state = State::Ready;
                     self.events.push_back(Event::Ready);
                 } else if p.id == RequestId::LOGIN_FAILED.0 {
+                    self.refuses_sentinel = true;
                     self.trace(&p, Role::SentinelRejected);
-                    self.probe_rejected(positive, "answered with a login failure to");
+                    self.probe_rejected(positive, "answers with a login failure and closes on");
                 } else {
                     self.trace(&p, Role::Stale);
                 }
@@ -992,7 +1036,10 @@ impl Exchange {
 
     /// The probe (or evidence) settled the method: announce it once.
     fn settle(&mut self, method: EndMethod) {
-        let changed = self.method.is_some_and(|m| m != method);
+        // Silence refined to idle (an empty answer came as an empty packet) contradicts
+        // nothing: no note.
+        let refined = self.method == Some(EndMethod::Silence) && method == EndMethod::Idle;
+        let changed = self.method.is_some_and(|m| m != method) && !refined;
         self.method = Some(method);
         self.probe = None;
         let rejected = std::mem::take(&mut self.rejected);
@@ -1004,7 +1051,14 @@ impl Exchange {
             self.pending_note = None;
             self.note("answers differently from what was remembered", method);
         } else if !rejected.is_empty() {
-            let what = format!("{} end-of-output sentinels", rejected.join(", then "));
+            let mut hows = rejected.clone();
+            hows.dedup();
+            let which = if rejected.len() > 1 {
+                " (id -2 and positive ids)"
+            } else {
+                ""
+            };
+            let what = format!("{} end-of-output sentinels{which}", hows.join(" or "));
             if method == EndMethod::Silence {
                 // Its first answer may still show an end marker of its own.
                 self.pending_note = Some(what);
@@ -1056,6 +1110,7 @@ impl Exchange {
         // 2. A refusal while a sentinel is out: the server takes sentinels for logins (and
         // closes). It answers in order, so the command's answer was complete before it.
         if c.sentinel.is_some() && p.id == RequestId::LOGIN_FAILED.0 {
+            self.refuses_sentinel = true;
             self.take_command();
             self.trace(&p, Role::SentinelRejected);
             self.settle(EndMethod::Silence);
@@ -1083,8 +1138,10 @@ impl Exchange {
         let first = !c.got_first;
         c.got_first = true;
         if first {
+            // The slowest answer, decaying by 1/64 with every answer, so one slow moment (a
+            // loaded machine, a lag spike) widens the gap for a while, not for ever.
             let latency = now - c.sent_at;
-            self.latency = self.latency.max(latency);
+            self.latency = latency.max(self.latency - self.latency / 64);
             self.samples = self.samples.saturating_add(1);
         }
         let State::Command(c) = &mut self.state else {
@@ -1138,14 +1195,30 @@ impl Exchange {
                 self.state = State::Ready;
                 self.done();
             }
+            EndMethod::Silence if body_len == 0 => {
+                // An empty packet for an empty answer: this server answers every command, so
+                // waiting for a first packet is safe (and a slow answer is never cut off).
+                self.take_command();
+                self.state = State::Ready;
+                self.settle(EndMethod::Idle);
+                self.done();
+            }
             EndMethod::Silence | EndMethod::Idle => {
-                c.quiet_until = Some(now + gap);
+                c.quiet_until = Some(later(now, gap));
+            }
+            EndMethod::EndMarker if body_len == 0 => {
+                // An empty type-0 packet where an end marker was expected: another server now,
+                // one that answers every command (an empty answer is that packet).
+                self.take_command();
+                self.state = State::Ready;
+                self.settle(EndMethod::Idle);
+                self.done();
             }
             EndMethod::EndMarker => {
                 // Type-0 output where an end marker was expected: another server now; fall back
                 // to the quiet gap for this answer and remember that.
                 c.method = EndMethod::Silence;
-                c.quiet_until = Some(now + gap);
+                c.quiet_until = Some(later(now, gap));
                 self.settle(EndMethod::Silence);
             }
             EndMethod::Vanilla => {
@@ -1177,10 +1250,16 @@ impl Exchange {
         }
     }
 
-    /// The gap after a packet of an answer (between the messages of one answer the server
-    /// writes back to back, so round trips matter, not latency).
+    /// The gap after a packet of an answer: a server writes the messages of one answer back to
+    /// back, so eight round trips, at least [`GAP_AFTER_PACKET_FLOOR`] and at most the gap
+    /// before a first packet.
     fn quiet_gap_for_answer(&self) -> Duration {
-        self.quiet_gap()
+        if let Some(g) = self.cfg.idle_gap {
+            return g;
+        }
+        let rtt = self.rtt.unwrap_or(Duration::ZERO);
+        rtt.saturating_mul(8)
+            .clamp(GAP_AFTER_PACKET_FLOOR, self.quiet_gap())
     }
 
     /// A packet for the command that last ended by a quiet gap: its answer came too late.
@@ -1242,8 +1321,15 @@ impl Exchange {
 }
 
 /// Commands longer than this (a 1400-byte packet) get a one-time warning on a vanilla-style
-/// server, whose one-read-per-packet rule a small MTU can break (docs/protocol.md "Vanilla").
+/// server, whose one-read-per-packet rule a small MTU can break (docs/protocol.md section 2).
 pub const SMALL_MTU_COMMAND_BYTES: usize = 1386;
+
+/// `now + d`, or a far-off instant where that would overflow (a timeout of years).
+pub(crate) fn later(now: Instant, d: Duration) -> Instant {
+    now.checked_add(d)
+        .or_else(|| now.checked_add(Duration::from_secs(86_400 * 365)))
+        .unwrap_or(now)
+}
 
 /// Checks a command against the limits before anything is sent.
 pub fn check_command(command: &str, max: usize) -> Result<(), Error> {

@@ -8,6 +8,8 @@
 //! - [`exchange`]: the RCON conversation as a sans-IO state machine: login, the end-of-output
 //!   probe, what ends an answer, what is stale, timers.
 //! - [`client`]: the blocking driver that runs an [`exchange::Exchange`] over a transport.
+//! - [`consoles`]: the other remote consoles (BattlEye RCon, Rust's WebRCON, 7 Days to Die
+//!   telnet), sans-IO, with their driver and practice servers.
 //! - [`varint`], [`status`], [`query`]: the Minecraft game protocol's Server List Ping and the
 //!   UDP query, sans-IO.
 //! - [`srv`]: DNS SRV records for `--ping HOST` without a port, sans-IO.
@@ -19,9 +21,11 @@
 //! - [`practice`]: an in-process server with a strict vanilla mode and other dialects, for tests,
 //!   demos and benchmarks.
 //!
-//! Embedding: connect, log in and run commands; long output comes back whole.
+//! Embedding: connect, log in and run commands; long output comes back whole. (This example
+//! starts the practice server, so it does something only with the `practice` feature.)
 //!
 //! ```
+//! # #[cfg(feature = "practice")] {
 //! use rconsole::practice::{Config, PracticeServer};
 //! use rconsole::transport::TcpConnector;
 //! use rconsole::{Client, Options, Password};
@@ -31,13 +35,31 @@
 //! let mut client = Client::connect(connector, Password::new("practice"), Options::default())?;
 //! assert_eq!(client.command("echo hello")?, "hello");
 //! assert_eq!(client.command("chars 10000")?.encode_utf16().count(), 10_000); // 3 fragments
+//! # }
 //! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Features: `cli` (default) builds the `rcon` binary and carries its crates (clap, rustyline,
+//! toml, directories, rpassword, anyhow); `practice` (default, implied by `cli`) adds the
+//! practice server. With `rconsole = { version = "...", default-features = false }` the library
+//! needs only serde, serde_json and thiserror; the codecs work on byte buffers:
+//!
+//! ```
+//! use rconsole::packet::{Decoder, encode};
+//!
+//! let bytes = encode(7, 2, b"list"); // id 7, type 2 (command)
+//! let mut decoder = Decoder::default();
+//! decoder.feed(&bytes);
+//! let packet = decoder.next_packet()?.expect("one whole packet");
+//! assert_eq!((packet.id, packet.kind, &packet.body[..]), (7, 2, &b"list"[..]));
+//! # Ok::<(), rconsole::packet::DecodeError>(())
 //! ```
 //!
 //! Out of scope here: argument parsing, configuration files, the interactive console, reading
 //! batch files and writing to the terminal. Those belong to the `rcon` binary.
 
 pub mod client;
+pub mod consoles;
 pub mod dialect;
 pub mod error;
 pub mod exchange;
@@ -46,6 +68,7 @@ pub mod mcfunction;
 pub mod mgmt;
 pub mod net;
 pub mod packet;
+#[cfg(feature = "practice")]
 pub mod practice;
 pub mod process;
 pub mod query;
@@ -61,7 +84,7 @@ pub use error::{Error, ErrorKind, Result};
 
 use std::time::Duration;
 
-/// Formats a duration the way the command line accepts it: `1.5s`, `250ms`.
+/// Formats a duration for messages: `1.5s`, `250ms`.
 pub fn format_duration(d: Duration) -> String {
     let ms = d.as_millis();
     if ms >= 1000 && ms.is_multiple_of(1000) {
@@ -73,48 +96,12 @@ pub fn format_duration(d: Duration) -> String {
     }
 }
 
-/// Parses `5s`, `500ms`, `1.5s`, `2m` or a bare number of seconds.
-pub fn parse_duration(text: &str) -> std::result::Result<Duration, String> {
-    let t = text.trim();
-    let split = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(t.len());
-    let (num, unit) = t.split_at(split);
-    let value: f64 = num
-        .parse()
-        .map_err(|_| format!("invalid duration '{text}' (examples: 5s, 500ms, 1.5s, 2m)"))?;
-    let scale = match unit.trim() {
-        "" | "s" | "sec" | "secs" => 1.0,
-        "ms" => 0.001,
-        "m" | "min" => 60.0,
-        "h" => 3600.0,
-        _ => {
-            return Err(format!(
-                "invalid duration unit in '{text}' (use ms, s, m or h)"
-            ));
-        }
-    };
-    let secs = value * scale;
-    if !secs.is_finite() || secs > 86_400.0 * 365.0 {
-        return Err(format!("duration '{text}' is out of range"));
-    }
-    Ok(Duration::from_secs_f64(secs))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn durations() {
-        assert_eq!(parse_duration("5s"), Ok(Duration::from_secs(5)));
-        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
-        assert_eq!(parse_duration("1.5s"), Ok(Duration::from_millis(1500)));
-        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
-        assert_eq!(parse_duration("3"), Ok(Duration::from_secs(3)));
-        assert!(parse_duration("fast").is_err());
-        assert!(parse_duration("5y").is_err());
-        assert!(parse_duration("").is_err());
         assert_eq!(format_duration(Duration::from_millis(1500)), "1.5s");
         assert_eq!(format_duration(Duration::from_secs(5)), "5s");
         assert_eq!(format_duration(Duration::from_millis(20)), "20ms");

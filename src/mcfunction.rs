@@ -1,8 +1,12 @@
-//! The mcfunction line rules (PROTOCOL.md section 6), sans-IO: physical lines go in one at a
+//! The mcfunction line rules (docs/protocol.md section 6), sans-IO: physical lines go in one at a
 //! time, commands to send (or line errors) come out. No reading, no sending; batch mode and
 //! fuzzing drive it.
 
 use std::collections::HashMap;
+
+/// How the message of a macro line with unfilled `$(name)`s starts (an application can add how
+/// its users give values).
+pub const MACRO_NEEDS_VALUE: &str = "macro line needs a value for";
 
 /// Something a physical line produced.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -114,7 +118,7 @@ impl Joiner {
                     return Some(Item::Error {
                         line,
                         message: format!(
-                            "macro line needs a value for {} (give --macro NAME=VALUE)",
+                            "{MACRO_NEEDS_VALUE} {}",
                             missing
                                 .iter()
                                 .map(|m| format!("$({m})"))

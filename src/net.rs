@@ -287,7 +287,7 @@ fn random_u32() -> u32 {
 ///
 /// The challenge token expires on the server (vanilla: every 30 s) and a request with an expired
 /// token gets no reply, so a handshake or stat that is not answered within a third of `timeout`
-/// is retried once from a new handshake (PROTOCOL.md section 5).
+/// is retried once from a new handshake (docs/protocol.md section 5).
 pub fn query(
     host: &str,
     port: u16,
@@ -420,33 +420,35 @@ fn exchange<T>(
     }
 }
 
-/// The DNS server for SRV lookups: `RCON_DNS_SERVER` (`IP` or `IP:PORT`), else the first
-/// `nameserver` of `/etc/resolv.conf` (Unix). `None` where neither exists (Windows without the
-/// variable): SRV records are then not looked up.
-pub fn dns_server() -> Option<SocketAddr> {
-    let parse = |text: &str| -> Option<SocketAddr> {
-        let text = text.trim();
-        text.parse::<SocketAddr>().ok().or_else(|| {
-            text.parse::<std::net::IpAddr>()
-                .ok()
-                .map(|ip| SocketAddr::new(ip, 53))
-        })
-    };
-    if let Ok(value) = std::env::var("RCON_DNS_SERVER") {
-        return parse(&value);
-    }
+/// The system's DNS server: the first `nameserver` of `/etc/resolv.conf` (Unix), on port 53
+/// unless it names one. `None` where there is none (Windows): an application then asks its
+/// user, or does without SRV records.
+pub fn system_dns_server() -> Option<SocketAddr> {
     let conf = std::fs::read_to_string("/etc/resolv.conf").ok()?;
     conf.lines()
         .filter_map(|l| l.trim().strip_prefix("nameserver"))
-        .find_map(|rest| parse(rest.split('%').next().unwrap_or(rest)))
+        .find_map(|rest| parse_dns_server(rest.split('%').next().unwrap_or(rest)))
 }
 
-/// Looks up the `_minecraft._tcp.HOST` SRV record within `timeout`: the host and port a
-/// Minecraft client would connect to, or `None` when there is no record, no DNS server, or no
-/// answer in time (the caller then uses HOST:25565, as the game does).
-pub fn lookup_minecraft_srv(host: &str, timeout: Duration) -> Option<(String, u16)> {
+/// `IP` (port 53) or `IP:PORT`, for a DNS server.
+pub fn parse_dns_server(text: &str) -> Option<SocketAddr> {
+    let text = text.trim();
+    text.parse::<SocketAddr>().ok().or_else(|| {
+        text.parse::<std::net::IpAddr>()
+            .ok()
+            .map(|ip| SocketAddr::new(ip, 53))
+    })
+}
+
+/// Looks up the `_minecraft._tcp.HOST` SRV record at the DNS server `server` within
+/// `timeout`: the host and port a Minecraft client would connect to, or `None` when there is no
+/// record or no answer in time (the caller then uses HOST:25565, as the game does).
+pub fn lookup_minecraft_srv(
+    host: &str,
+    server: SocketAddr,
+    timeout: Duration,
+) -> Option<(String, u16)> {
     use crate::srv;
-    let server = dns_server()?;
     let id = random_u32() as u16;
     let question = srv::query(id, &srv::minecraft_name(host)).ok()?;
     let local: SocketAddr = if server.is_ipv6() {

@@ -1,6 +1,6 @@
 //! The RCON packet codec: encoding and incremental decoding over byte buffers (sans-IO).
 //!
-//! Wire format (PROTOCOL.md section 1): `i32le size | i32le id | i32le type | body | 0x00 | 0x00`,
+//! Wire format (docs/protocol.md section 1): `i32le size | i32le id | i32le type | body | 0x00 | 0x00`,
 //! where `size` counts everything after itself. Nothing here touches sockets or clocks, so the
 //! decoder can be fed any fragmentation or coalescing of the byte stream and tested exhaustively.
 
@@ -20,7 +20,7 @@ pub const OVERHEAD: usize = 10;
 /// Smallest legal value of the size field (an empty body).
 pub const MIN_SIZE: i32 = OVERHEAD as i32;
 /// The largest command body, in UTF-8 bytes, that a vanilla server can read: it reads at most
-/// 1460 bytes per packet, and 14 of them are framing (PROTOCOL.md section 2).
+/// 1460 bytes per packet, and 14 of them are framing (docs/protocol.md section 2).
 pub const MAX_COMMAND_BYTES: usize = 1446;
 /// The largest incoming size field accepted by default: 16 MiB.
 ///
@@ -190,7 +190,7 @@ impl Decoder {
     }
 
     /// Takes the incomplete packet at the front of the buffer as far as it arrived, and empties
-    /// the buffer. For servers whose size field can claim more bytes than they send (PROTOCOL.md
+    /// the buffer. For servers whose size field can claim more bytes than they send (docs/protocol.md
     /// section 4, Palworld), once the caller has decided that no more will come. `None` when
     /// not even the id and type arrived. Call it only after [`Decoder::next_packet`] returned
     /// `Ok(None)`; a strict caller never calls it.
@@ -258,7 +258,7 @@ fn strip_terminator(rest: &[u8]) -> Option<&[u8]> {
 }
 
 /// Joins output fragments and decodes them as UTF-8, replacing invalid sequences, with `\r\n`
-/// normalised to `\n` (PROTOCOL.md section 2).
+/// normalised to `\n` (docs/protocol.md section 2).
 pub fn decode_output(bytes: &[u8]) -> String {
     let text = String::from_utf8_lossy(bytes);
     if text.contains("\r\n") {

@@ -1,12 +1,12 @@
 //! The practice server: an in-process RCON server that behaves like the real ones, for tests,
 //! demos (`rcon --demo`) and benchmarks (`rcon --practice-server`).
 //!
-//! In [`Mode::Vanilla`] it reads exactly like a vanilla Minecraft server (PROTOCOL.md section 2):
+//! In [`Mode::Vanilla`] it reads exactly like a vanilla Minecraft server (docs/protocol.md section 2):
 //! one `read()` of at most 1460 bytes per packet, closing the connection on any read that is not
 //! exactly one packet, output split every 4096 UTF-16 units, `Unknown request <hex>` for other
 //! packet types. [`Config::read_delay`] sleeps before each read, so a client that sends two
 //! packets back to back is caught every time. The other modes reproduce how other servers answer
-//! the end-of-output sentinel (PROTOCOL.md section 4). Everything received is recorded so tests
+//! the end-of-output sentinel (docs/protocol.md section 4). Everything received is recorded so tests
 //! can assert on it.
 
 use std::io::{self, Read, Write};
@@ -42,9 +42,9 @@ pub enum Mode {
     Factorio,
     /// Palworld (as reported): every reply carries id 0, no reply to type-0 packets, and for
     /// output that is not ASCII or is longer than 4096 bytes the size field claims
-    /// [`PALWORLD_OVERCLAIM`] bytes more than are sent (PROTOCOL.md section 4).
+    /// [`PALWORLD_OVERCLAIM`] bytes more than are sent (docs/protocol.md section 4).
     Palworld,
-    /// A Minecraft reimplementation seen on the wire (docs/protocol.md, "Two reimplementations"):
+    /// A Minecraft reimplementation seen on the wire (docs/protocol.md section 4):
     /// output as type 2 with the request id, one packet of any size, then an empty type-2 packet
     /// with the same id that ends every answer (an empty answer is that packet alone). It closes
     /// the connection on any packet type it does not know (type 0 included), discarding replies

@@ -1,5 +1,5 @@
 //! Minecraft Query (UDP, `enable-query=true`), sans-IO: the requests a client sends and parsers
-//! for the handshake, basic stat and full stat replies (PROTOCOL.md section 5).
+//! for the handshake, basic stat and full stat replies (docs/protocol.md section 5).
 //!
 //! Every reply is one datagram, so parsers take a whole datagram; strings are NUL-terminated
 //! Latin-1.

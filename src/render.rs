@@ -1,8 +1,8 @@
 //! Turning server output into text for people: `§` formatting codes to ANSI or stripped
-//! (PROTOCOL.md section 7), and the opt-in repair of line breaks vanilla drops (MC-7569).
+//! (docs/protocol.md section 7), and the opt-in repair of line breaks vanilla drops (MC-7569).
 //! Pure functions on strings; no terminal access.
 
-/// The ANSI foreground colour for a `§0`..`§f` code (PROTOCOL.md section 7).
+/// The ANSI foreground colour for a `§0`..`§f` code (docs/protocol.md section 7).
 fn ansi_colour(code: char) -> Option<u8> {
     Some(match code.to_ascii_lowercase() {
         '0' => 30,

@@ -1,5 +1,5 @@
 //! DNS SRV records for `rcon --ping HOST` without a port: the `_minecraft._tcp.HOST` query and
-//! its answer, sans-IO (PROTOCOL.md section 5 asks for the lookup "if it can be done without a
+//! its answer, sans-IO (docs/protocol.md section 5 asks for the lookup "if it can be done without a
 //! heavy dependency": one question, one UDP datagram, a bounded parser).
 
 /// Why a DNS message could not be built or read.

@@ -1,6 +1,6 @@
 //! Minecraft Server List Ping (status), sans-IO: the frames a client sends, parsers for the
 //! server's replies (modern JSON status, pong, and the pre-1.7 legacy `FE 01` reply), and the
-//! chat-component to `§`-code conversion of the MOTD (PROTOCOL.md sections 5 and 7).
+//! chat-component to `§`-code conversion of the MOTD (docs/protocol.md sections 5 and 7).
 //!
 //! Every parser takes a byte buffer and returns `Ok(None)` when it needs more bytes; every length
 //! is checked against a limit before anything is allocated for it.
@@ -122,7 +122,7 @@ pub fn ping_request(payload: i64) -> Vec<u8> {
 }
 
 /// What a status ping opens with: handshake and status request, in one buffer (unlike RCON,
-/// both may go in one write: PROTOCOL.md section 5).
+/// both may go in one write: docs/protocol.md section 5).
 pub fn status_opening(host: &str, port: u16) -> Vec<u8> {
     let mut out = handshake(HANDSHAKE_PROTOCOL, host, port, NEXT_STATE_STATUS);
     out.extend_from_slice(&status_request());
@@ -475,7 +475,7 @@ mod tests {
 
     #[test]
     fn handshake_matches_protocol_example() {
-        // PROTOCOL.md section 5: a 1.20.4 login handshake to localhost:25565.
+        // docs/protocol.md section 5: a 1.20.4 login handshake to localhost:25565.
         let login = handshake(765, "localhost", 25565, 2);
         assert_eq!(
             login,

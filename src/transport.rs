@@ -14,7 +14,7 @@ pub trait Transport: Send {
     /// Reads at least one byte, waiting no later than `deadline`. `Ok(0)` means the peer closed
     /// the stream; a deadline that passes gives an error of kind [`io::ErrorKind::TimedOut`].
     fn read_before(&mut self, buf: &mut [u8], deadline: Instant) -> io::Result<usize>;
-    /// Writes one whole packet, in one `write` call where the stream allows it (PROTOCOL.md
+    /// Writes one whole packet, in one `write` call where the stream allows it (docs/protocol.md
     /// section 3: a vanilla server must see each packet in one read).
     fn write_packet(&mut self, bytes: &[u8], deadline: Instant) -> io::Result<()>;
     /// A short description of the peer, for messages.
@@ -64,6 +64,8 @@ pub struct TcpTransport {
     write_timeout: Option<Duration>,
     /// Whether the socket is in non-blocking mode (it is while polling; see [`SPIN`]).
     nonblocking: bool,
+    /// Reads to go before polling is tried again, after a poll that found nothing.
+    spin_cooldown: u8,
 }
 
 impl TcpTransport {
@@ -80,16 +82,19 @@ impl TcpTransport {
             read_timeout: None,
             write_timeout: None,
             nonblocking: false,
+            spin_cooldown: 0,
         })
     }
 }
 
 /// How long a read polls before it sleeps in the kernel. On a fast link (loopback, a LAN, an
 /// SSH tunnel's local end) the answer usually arrives within this, and catching it without a
-/// sleep and a wake-up saves a large part of each round trip; a stream of commands costs two
-/// round trips each (PROTOCOL.md section 3), so this matters. Bounded, so waiting for a slow
-/// server costs at most this much CPU per read.
+/// sleep and a wake-up saves a large part of each round trip. Bounded, and it yields the CPU
+/// between tries, so a server on the same machine is not starved.
 const SPIN: Duration = Duration::from_micros(40);
+/// After a poll that found nothing (a slow link, a loaded machine), this many reads sleep in the
+/// kernel at once before polling is tried again: polling only where it pays off.
+const SPIN_COOLDOWN: u8 = 32;
 
 impl TcpTransport {
     fn set_nonblocking(&mut self, on: bool) -> io::Result<()> {
@@ -114,7 +119,8 @@ impl TcpTransport {
                     if Instant::now() >= until {
                         return Ok(None);
                     }
-                    std::hint::spin_loop();
+                    // Let the server (often on this machine: a tunnel, a local server) run.
+                    std::thread::yield_now();
                 }
                 Err(e) => return Err(e),
             }
@@ -124,8 +130,13 @@ impl TcpTransport {
 
 impl Transport for TcpTransport {
     fn read_before(&mut self, buf: &mut [u8], deadline: Instant) -> io::Result<usize> {
-        if let Some(n) = self.spin_read(buf, deadline)? {
-            return Ok(n);
+        if self.spin_cooldown == 0 {
+            if let Some(n) = self.spin_read(buf, deadline)? {
+                return Ok(n);
+            }
+            self.spin_cooldown = SPIN_COOLDOWN;
+        } else {
+            self.spin_cooldown -= 1;
         }
         self.set_nonblocking(false)?;
         loop {
@@ -229,7 +240,7 @@ impl TcpConnector {
 
 impl Connector for TcpConnector {
     fn connect(&self, timeout: Duration) -> Result<Box<dyn Transport>> {
-        let deadline = Instant::now() + timeout;
+        let deadline = crate::exchange::later(Instant::now(), timeout);
         let timed_out = Error::Timeout {
             what: "connecting",
             after: timeout,

@@ -1,4 +1,4 @@
-//! VarInt and VarLong, the variable-length integers of the Minecraft game protocol (PROTOCOL.md
+//! VarInt and VarLong, the variable-length integers of the Minecraft game protocol (docs/protocol.md
 //! section 5): 7 bits per byte, low group first, `0x80` = more follows. Sans-IO.
 
 /// Longest VarInt on the wire.
@@ -95,7 +95,7 @@ mod tests {
         out
     }
 
-    /// PROTOCOL.md section 5, byte for byte.
+    /// docs/protocol.md section 5, byte for byte.
     const EXAMPLES: &[(i32, &[u8])] = &[
         (0, &[0x00]),
         (1, &[0x01]),

@@ -8,7 +8,11 @@ use clap::{Parser, ValueEnum};
 use super::output::ColorChoice;
 
 fn duration(text: &str) -> Result<Duration, String> {
-    rconsole::parse_duration(text)
+    super::values::parse_duration(text)
+}
+
+fn time_limit(text: &str) -> Result<Duration, String> {
+    super::values::parse_time_limit(text)
 }
 
 /// A path; unlike clap's own parser it accepts an empty value, so an empty `RCON_CONFIG=` or
@@ -49,6 +53,12 @@ pub enum DialectArg {
     Factorio,
     /// Palworld: replies matched whatever their id; output ends after --idle-gap of silence.
     Palworld,
+    /// BattlEye RCon over UDP (DayZ, Arma 2/3, Arma Reforger); default port 2306.
+    Battleye,
+    /// Rust's WebRCON (JSON over WebSocket); default port 28016.
+    Webrcon,
+    /// 7 Days to Die's telnet console; answers end after --idle-gap; default port 8081.
+    Telnet,
 }
 
 impl DialectArg {
@@ -59,6 +69,9 @@ impl DialectArg {
             DialectArg::Source => rconsole::Dialect::SOURCE,
             DialectArg::Factorio => rconsole::Dialect::FACTORIO,
             DialectArg::Palworld => rconsole::Dialect::PALWORLD,
+            DialectArg::Battleye => rconsole::Dialect::BATTLEYE,
+            DialectArg::Webrcon => rconsole::Dialect::WEBRCON,
+            DialectArg::Telnet => rconsole::Dialect::TELNET,
         }
     }
 }
@@ -82,7 +95,14 @@ pub struct Args {
     pub host: Option<String>,
 
     /// RCON port [default: 25575].
-    #[arg(short = 'P', long, env = "RCON_PORT", value_name = "PORT")]
+    #[arg(
+        short = 'P',
+        long,
+        env = "RCON_PORT",
+        value_name = "PORT",
+        value_parser = clap::value_parser!(u16).range(1..),
+        allow_negative_numbers = true
+    )]
     pub port: Option<u16>,
 
     /// RCON password. Warning: arguments are visible to other users of this machine (ps);
@@ -96,7 +116,8 @@ pub struct Args {
     )]
     pub password: Option<String>,
 
-    /// Read the password from FILE (trailing newline stripped; Docker secrets style).
+    /// Read the password from the first line of FILE (Docker secrets style; later lines are
+    /// ignored, as in `pass` files).
     #[arg(long, env = "RCON_PASSWORD_FILE", value_name = "FILE", value_parser = path)]
     pub password_file: Option<PathBuf>,
 
@@ -128,7 +149,7 @@ pub struct Args {
 
     /// Time limit for connecting, logging in, and the whole wait for each command's output,
     /// e.g. 5s, 500ms [default: 10s].
-    #[arg(short = 't', long, env = "RCON_TIMEOUT", value_name = "DURATION", value_parser = duration)]
+    #[arg(short = 't', long, env = "RCON_TIMEOUT", value_name = "DURATION", value_parser = time_limit)]
     pub timeout: Option<Duration>,
 
     /// A command to run (repeatable; run in order, before any trailing COMMAND).
@@ -140,8 +161,8 @@ pub struct Args {
     pub sentinel: Option<SentinelArg>,
 
     /// A fixed quiet gap that ends an answer when nothing marks its end (--sentinel idle, or a
-    /// server that answers no sentinel) [default: adaptive: eight round trips or three times the
-    /// slowest answer seen, at least 5ms (50ms until the server has answered three commands)].
+    /// server that answers no sentinel) [default: adaptive: eight round trips or four times the
+    /// slowest recent answer, at least 50ms (100ms until the server has answered three commands)].
     #[arg(long, value_name = "DURATION", value_parser = duration)]
     pub idle_gap: Option<Duration>,
 
@@ -149,8 +170,9 @@ pub struct Args {
     #[arg(long)]
     pub forget: bool,
 
-    /// The server family [default: minecraft]. --sentinel, when given, overrides its
-    /// end-of-output method.
+    /// The server family [default: minecraft]; it also picks the default port (25575, or 2306
+    /// for battleye, 28016 for webrcon, 8081 for telnet). --sentinel, when given, overrides an
+    /// RCON dialect's end-of-output method.
     #[arg(long, value_enum, env = "RCON_DIALECT", value_name = "DIALECT")]
     pub dialect: Option<DialectArg>,
 
@@ -174,7 +196,8 @@ pub struct Args {
 
     /// Run the commands on several servers at once: NAME=HOST or NAME=HOST:PORT (repeatable).
     /// Output lines are prefixed with the name in brackets; the exit status is the worst of all
-    /// servers.
+    /// servers. A target is reached directly unless --ssh or --proxy-command is given (the
+    /// default profile's tunnel does not apply).
     #[arg(long, value_name = "NAME=HOST", conflicts_with = "demo")]
     pub target: Vec<String>,
 
@@ -183,19 +206,34 @@ pub struct Args {
     #[arg(long)]
     pub group: bool,
 
-    /// Run against a built-in practice server (strict vanilla) instead of a real one: no server
-    /// or password needed. Try `rcon --demo help`.
+    /// Run against a built-in practice server (strict vanilla, or the --dialect's console)
+    /// instead of a real one: no server or password needed. Try `rcon --demo help`.
     #[arg(long)]
     pub demo: bool,
 
+    /// Also show the messages a BattlEye, WebRCON or telnet server sends on its own (chat, log
+    /// lines) while commands run: on stderr as `[server] TEXT`, or with --json as records with
+    /// "type":"message" on stdout. The console always shows them; with several servers at once
+    /// they are not shown.
+    #[arg(long)]
+    pub messages: bool,
+
     /// Run the practice server in the foreground on ADDR (default 127.0.0.1:25575; port 0 picks a
-    /// free one) and print its address; for trying other clients and for benchmarks.
+    /// free one) and print its address; for trying other clients and for benchmarks. Its password
+    /// is `practice` unless --practice-password sets one.
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:25575")]
     pub practice_server: Option<String>,
 
     /// The practice server's dialect: vanilla, source, mirror, mirror-trailer8, reject-sentinel,
-    /// close-nonpositive, factorio, palworld.
-    #[arg(long, value_name = "MODE", default_value = "vanilla")]
+    /// close-nonpositive, factorio, palworld; or another console: battleye, battleye-lossy
+    /// (drops, duplicates, reorders and corrupts datagrams on a seeded pattern),
+    /// battleye-reforger, webrcon, telnet.
+    #[arg(
+        long,
+        value_name = "MODE",
+        default_value = "vanilla",
+        requires = "practice_server"
+    )]
     pub practice_mode: String,
 
     /// The practice server's password (--practice-server; --demo makes its own).
@@ -203,13 +241,13 @@ pub struct Args {
         long,
         value_name = "PASSWORD",
         default_value = "practice",
-        hide_default_value = true
+        requires = "practice_server"
     )]
     pub practice_password: String,
 
     /// Delay before each read of the practice server (vanilla mode), to catch clients that send
     /// two packets back to back.
-    #[arg(long, value_name = "DURATION", value_parser = duration)]
+    #[arg(long, value_name = "DURATION", value_parser = duration, requires = "practice_server")]
     pub practice_read_delay: Option<Duration>,
 
     /// Show a Minecraft server's status with the Server List Ping (game port, default 25565; no
@@ -239,12 +277,13 @@ pub struct Args {
 
     /// Print every packet sent and received to stderr: a hex dump under its decoded header
     /// (size, id, type) and the time since start (--mgmt: every JSON-RPC message). The
-    /// password is never shown.
+    /// password is never shown. One server only.
     #[arg(short = 'v', long)]
     pub trace: bool,
 
     /// Run the commands in PATH, one per line, mcfunction rules (repeatable, in order; `-` is
-    /// stdin). Without any command or file and with stdin not a terminal, stdin is read.
+    /// stdin). Every file is opened before anything is sent. Without any command or file and
+    /// with stdin not a terminal, stdin is read.
     #[arg(short = 'f', long = "file", value_name = "PATH")]
     pub files: Vec<String>,
 
@@ -252,11 +291,13 @@ pub struct Args {
     #[arg(short = 'i', long)]
     pub interactive: bool,
 
-    /// Batch input: keep going after a failed line and exit non-zero at the end.
+    /// Keep going after a failed command (-c, a file or stdin line, on each server) and exit
+    /// non-zero at the end; without it the first failure stops the run and nothing later is
+    /// sent.
     #[arg(long)]
     pub keep_going: bool,
 
-    /// Batch input: wait this long between commands, e.g. 50ms.
+    /// Wait this long between commands (-c ones, files and stdin, on each server), e.g. 50ms.
     #[arg(long, value_name = "DURATION", value_parser = duration)]
     pub delay: Option<Duration>,
 
@@ -273,14 +314,21 @@ pub struct Args {
     #[arg(long, value_enum, value_name = "WHEN", default_value = "auto")]
     pub color: ColorChoice,
 
-    /// Print output bytes exactly as received (no colour handling, no decoding).
+    /// Print output bytes exactly as received (no colour handling, no decoding); one server
+    /// only.
     #[arg(long, conflicts_with_all = ["json", "fix_newlines"])]
     pub raw: bool,
 
     /// Restore line breaks vanilla drops (MC-7569) where the output's shape makes them certain:
-    /// `help` listings and parse errors.
-    #[arg(long)]
+    /// `help` listings (a break before each `/` that starts a command right after other text)
+    /// and parse errors. On by default when stdout is a terminal; piped output is left exactly
+    /// as received unless this is given.
+    #[arg(long, overrides_with = "no_fix_newlines")]
     pub fix_newlines: bool,
+
+    /// Never restore line breaks, not even on a terminal.
+    #[arg(long, overrides_with = "fix_newlines")]
+    pub no_fix_newlines: bool,
 
     /// Talk to the Minecraft Server Management Protocol (1.21.9+; JSON-RPC over WebSocket) at
     /// URL (wss://HOST:PORT, or ws:// for a server without TLS) instead of RCON; without URL, the

@@ -1,13 +1,11 @@
 //! Batch input: commands streamed line by line from files or stdin through the mcfunction rules
-//! (PROTOCOL.md section 6), each sent and printed before the next line is read, so memory stays
+//! (docs/protocol.md section 6), each sent and printed before the next line is read, so memory stays
 //! flat for any input size and a program talking through pipes gets each answer at once.
 
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, IsTerminal, Write};
+use std::io::{self, BufRead, BufReader, IsTerminal, Read, Write};
 use std::time::{Duration, Instant};
-
-use anyhow::Context;
 
 use rconsole::client::check_command;
 
@@ -68,7 +66,7 @@ impl Tally {
 pub struct Input {
     /// `<stdin>` or the path as given.
     pub name: String,
-    reader: Box<dyn BufRead>,
+    reader: BufReader<Box<dyn Read>>,
     /// Physical lines in a file, for the progress bar.
     total: Option<u64>,
 }
@@ -80,16 +78,27 @@ impl Input {
         if path == "-" {
             return Ok(Input::stdin());
         }
+        // Opening a directory succeeds on Unix and fails only at the first read, after earlier
+        // commands went out; refuse it here, as an input error.
+        if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
+            return Err(fail(
+                Exit::Usage,
+                format!("cannot read {path}: it is a directory, not a file of commands"),
+            ));
+        }
         let open =
             || File::open(path).map_err(|e| fail(Exit::Usage, format!("cannot read {path}: {e}")));
         let total = if progress {
-            Some(count_lines(open()?).with_context(|| format!("cannot read {path}"))?)
+            Some(
+                count_lines(open()?)
+                    .map_err(|e| fail(Exit::Usage, format!("cannot read {path}: {e}")))?,
+            )
         } else {
             None
         };
         Ok(Input {
             name: path.to_string(),
-            reader: Box::new(BufReader::with_capacity(64 * 1024, open()?)),
+            reader: BufReader::with_capacity(64 * 1024, Box::new(open()?)),
             total,
         })
     }
@@ -98,7 +107,7 @@ impl Input {
     pub fn stdin() -> Input {
         Input {
             name: "<stdin>".into(),
-            reader: Box::new(io::stdin().lock()),
+            reader: BufReader::with_capacity(64 * 1024, Box::new(io::stdin())),
             total: None,
         }
     }
@@ -238,8 +247,17 @@ pub fn run_input(
     let mut first_slash: Option<u64> = None;
     let mut buf = Vec::with_capacity(4096);
     let max = session.max_command_bytes();
+    // Answers wait in the printer while more input is already read (one write per 64 KiB of a
+    // fast stream), and go out before rcon could block reading more.
+    session.printer.hold(true);
     let result = (|| -> anyhow::Result<()> {
-        while let Some((item, last)) = next_item(&mut input, &mut joiner, &mut buf)? {
+        loop {
+            if input.reader.buffer().is_empty() {
+                session.printer.flush()?;
+            }
+            let Some((item, last)) = next_item(&mut input, &mut joiner, &mut buf)? else {
+                break;
+            };
             let done = joiner.line();
             let step = handle(
                 session,
@@ -262,6 +280,9 @@ pub fn run_input(
         }
         Ok(())
     })();
+    let flushed = session.printer.flush();
+    session.printer.hold(false);
+    flushed?;
     if let Some(p) = progress.as_mut() {
         p.clear();
     }
@@ -305,6 +326,11 @@ fn handle(
             (c.line, c.text)
         }
         Item::Error { line, message } => {
+            let message = if message.starts_with(rconsole::mcfunction::MACRO_NEEDS_VALUE) {
+                format!("{message} (give --macro NAME=VALUE)")
+            } else {
+                message
+            };
             return refuse(
                 session,
                 name,
@@ -347,6 +373,7 @@ fn handle(
         tally.sent += 1;
         return Ok(());
     }
+    session.printer.flush()?;
     tally.sent += 1;
     tally.failed += 1;
     let (exit, err) = match outcome.error {
@@ -374,6 +401,7 @@ fn refuse(
     if let Some(p) = progress.as_mut() {
         p.clear();
     }
+    session.printer.flush()?;
     tally.failed += 1;
     if session.printer.style() == super::output::Style::Json {
         session.printer.record(&Record {
@@ -408,21 +436,35 @@ fn failed(exit: Exit, err: anyhow::Error, opts: &Options, tally: &mut Tally) -> 
     }
 }
 
+/// Every command of one input, read whole, with its line numbers.
+#[derive(Debug)]
+pub struct Commands {
+    /// `<stdin>` or the path as given.
+    pub name: String,
+    /// Each command and the line it starts on.
+    pub lines: Vec<(String, u64)>,
+}
+
 /// Reads every command of `path` (`-` is stdin) through the mcfunction rules, for runs on
 /// several servers, which all get the same list. Any line that cannot be sent is an error naming
 /// `file:line`, before anything is sent anywhere.
-pub fn read_commands(path: &str, macros: &HashMap<String, String>) -> anyhow::Result<Vec<String>> {
+pub fn read_commands(path: &str, macros: &HashMap<String, String>) -> anyhow::Result<Commands> {
     let mut input = Input::open(path, false)?;
     let mut joiner = Joiner::new(macros.clone());
     let mut buf = Vec::with_capacity(4096);
-    let mut out = Vec::new();
+    let mut lines = Vec::new();
     while let Some((item, last)) = next_item(&mut input, &mut joiner, &mut buf)? {
         match item {
-            Item::Command(c) => out.push(c.text),
+            Item::Command(c) => lines.push((c.text, c.line)),
             Item::Error { line, message } => {
+                let hint = if message.starts_with(rconsole::mcfunction::MACRO_NEEDS_VALUE) {
+                    " (give --macro NAME=VALUE)"
+                } else {
+                    ""
+                };
                 return Err(fail(
                     Exit::Refused,
-                    format!("{}:{line}: {message}; nothing was sent", input.name),
+                    format!("{}:{line}: {message}{hint}; nothing was sent", input.name),
                 ));
             }
         }
@@ -430,7 +472,10 @@ pub fn read_commands(path: &str, macros: &HashMap<String, String>) -> anyhow::Re
             break;
         }
     }
-    Ok(out)
+    Ok(Commands {
+        name: input.name,
+        lines,
+    })
 }
 
 /// The next item of `input` through the mcfunction rules: a command, or a line that cannot be
@@ -441,8 +486,8 @@ fn next_item(
     buf: &mut Vec<u8>,
 ) -> anyhow::Result<Option<(Item, bool)>> {
     loop {
-        let line = read_line(&mut *input.reader, buf, MAX_LINE_BYTES)
-            .with_context(|| format!("cannot read {}", input.name))?;
+        let line = read_line(&mut input.reader, buf, MAX_LINE_BYTES)
+            .map_err(|e| fail(Exit::Usage, format!("cannot read {}: {e}", input.name)))?;
         let item = match line {
             None => return Ok(joiner.finish().map(|item| (item, true))),
             Some(true) => joiner.push_error(format!(

@@ -149,7 +149,7 @@ impl<'de> Deserialize<'de> for DurationValue {
                 )));
             }
         };
-        rconsole::parse_duration(&text)
+        super::values::parse_duration(&text)
             .map(DurationValue)
             .map_err(serde::de::Error::custom)
     }
@@ -289,6 +289,15 @@ fn describe_error(path: &Path, text: &str, err: &toml::de::Error) -> String {
         .map(|l| l.split('#').next().unwrap_or(l).trim());
     let in_table = table.map(|t| format!(" in {t}")).unwrap_or_default();
     let at = format!("{}:{line_no}", path.display());
+    if let Some(rest) = message.strip_prefix("unknown field `")
+        && line_text.starts_with('[')
+    {
+        // A table header at the top level (`[server.b]`): not a key of the table above it.
+        let key = rest.split_once('`').map_or(rest, |(k, _)| k);
+        return format!(
+            "{at}: unknown table {line_text} (top-level key '{key}'); profiles are [servers.NAME]"
+        );
+    }
     if let Some(rest) = message.strip_prefix("unknown field `") {
         // serde: "unknown field `hots`, expected one of `host`, `port`, ..."
         let (key, expected) = rest.split_once('`').unwrap_or((rest, ""));
@@ -363,7 +372,7 @@ mod tests {
     fn unknown_top_level_table() {
         let e = error("[server.a]\nhost = \"x\"\n");
         assert!(
-            e.starts_with("/cfg/config.toml:1: unknown key 'server'"),
+            e.starts_with("/cfg/config.toml:1: unknown table [server.a] (top-level key 'server')"),
             "{e}"
         );
     }

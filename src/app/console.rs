@@ -4,6 +4,8 @@
 use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use rustyline::completion::Completer;
@@ -337,6 +339,14 @@ pub struct Settings {
 
 /// Runs the console until `:quit` or Ctrl-D.
 pub fn run(session: &mut Session, settings: &Settings) -> anyhow::Result<Exit> {
+    // Ctrl-C while a command runs abandons that command, as in a shell: the terminal is out of
+    // raw mode then, so it arrives as a signal (at the prompt the line editor reads it as a key
+    // and clears the line).
+    let interrupted = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&interrupted);
+    if ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst)).is_ok() {
+        session.set_cancel(Arc::clone(&interrupted));
+    }
     session.connect()?;
     let server = session.server().to_string();
     eprintln!("rcon: connected to {server}; :help lists console commands, :quit or Ctrl-D leaves");
@@ -356,6 +366,10 @@ pub fn run(session: &mut Session, settings: &Settings) -> anyhow::Result<Exit> {
         editor.add_history_entry(line.as_str())?;
     }
     editor.set_helper(Some(helper));
+    // Server messages (BattlEye, WebRCON, telnet) show above the prompt as they arrive.
+    if let Ok(printer) = editor.create_external_printer() {
+        session.set_messages(super::consoles::live_sink(printer), true);
+    }
     let prompt = format!("{}> ", settings.name);
     let mut warned_history = false;
     loop {
@@ -398,7 +412,7 @@ pub fn run(session: &mut Session, settings: &Settings) -> anyhow::Result<Exit> {
                     Flow::Continue => continue,
                 }
             }
-            if !ensure_connected(session) {
+            if !ensure_connected(session, true) {
                 let rest = lines[i + 1..]
                     .iter()
                     .filter(|l| !l.trim().is_empty())
@@ -408,8 +422,21 @@ pub fn run(session: &mut Session, settings: &Settings) -> anyhow::Result<Exit> {
                 }
                 break;
             }
+            interrupted.store(false, Ordering::SeqCst);
             let outcome = session.run(line, None)?;
-            if let Some(e) = &outcome.error {
+            if let Some(rconsole::Error::Cancelled) = &outcome.error {
+                eprintln!(
+                    "rcon: interrupted: the command was abandoned and the connection closed (the next command reconnects)"
+                );
+                let rest = lines[i + 1..]
+                    .iter()
+                    .filter(|l| !l.trim().is_empty())
+                    .count();
+                if rest > 0 {
+                    eprintln!("rcon: {rest} more pasted line(s) not sent");
+                }
+                break;
+            } else if let Some(e) = &outcome.error {
                 let hint = if e.kind() == ErrorKind::Refused {
                     ""
                 } else {
@@ -476,7 +503,7 @@ fn meta_command(
                 c.close();
             }
             drop(out);
-            ensure_connected(session);
+            ensure_connected(session, false);
         }
         "forget" => {
             session.forget();
@@ -492,8 +519,15 @@ fn meta_command(
 }
 
 /// Makes sure the session has a live connection, reconnecting with back-off if the server went
-/// away. Says what it does on stderr. Returns false when the server stays unreachable.
-fn ensure_connected(session: &mut Session) -> bool {
+/// away. Says what it does on stderr; `for_command`: a typed command waits on it (not so for
+/// `:reconnect`), so a failure says it was not sent. Returns false when the server stays
+/// unreachable.
+fn ensure_connected(session: &mut Session, for_command: bool) -> bool {
+    let unsent = if for_command {
+        "; the command was not sent"
+    } else {
+        ""
+    };
     let server = session.server().to_string();
     let had_connection = match session.client() {
         Some(c) => {
@@ -538,14 +572,14 @@ fn ensure_connected(session: &mut Session) -> bool {
                     );
                 } else {
                     eprintln!(
-                        "rcon: error: {server} is still down after {} attempts over {}: {e}; the command was not sent (the next command tries again)",
+                        "rcon: error: {server} is still down after {} attempts over {}: {e}{unsent} (the next command tries again)",
                         BACKOFF.len(),
                         rconsole::format_duration(waited)
                     );
                 }
             }
             Err(e) => {
-                eprintln!("rcon: error: {e}; the command was not sent");
+                eprintln!("rcon: error: {e}{unsent}");
                 return false;
             }
         }

@@ -372,16 +372,10 @@ impl Runner for RconRunner {
         &self.name
     }
     fn run(&mut self, command: &str) -> anyhow::Result<String> {
-        let stop = super::is_stop_command(command);
-        let client = self.session.connect().map_err(anyhow::Error::new)?;
-        let result = super::run_one(client, command);
-        if stop {
-            client.close();
-        }
-        match result {
-            Ok(t) if super::is_parse_error(&t) => Err(fail(Exit::CommandFailed, t)),
+        match super::dispatch::run_text(&mut self.session, command) {
+            Ok(t) if super::is_parse_error(t.as_bytes()) => Err(fail(Exit::CommandFailed, t)),
             Ok(t) => Ok(t),
-            Err((_, e)) => Err(anyhow::Error::new(e)),
+            Err(e) => Err(anyhow::Error::new(e)),
         }
     }
     fn connect(&mut self) -> anyhow::Result<()> {

@@ -125,3 +125,17 @@ pub fn run_mgmt(args: &Args, settings: &Settings) -> anyhow::Result<Exit> {
     }
     super::mgmt::run(args, settings, url, &words)
 }
+
+/// Runs one command on the session (connecting first if needed) and returns its output as
+/// text; a failed command closes the connection, so the next one reconnects.
+pub fn run_text(session: &mut Session, command: &str) -> rconsole::Result<String> {
+    let client = session.connect()?;
+    let mut raw = Vec::new();
+    match super::session::execute(client, command, &mut raw, false) {
+        Ok(()) => Ok(rconsole::packet::decode_output_owned(raw)),
+        Err(e) => {
+            client.close();
+            Err(e)
+        }
+    }
+}

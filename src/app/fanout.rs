@@ -1,24 +1,32 @@
-//! Running the same commands on several servers at once (`--target NAME=HOST`): a bounded pool
-//! of threads, one session per server, output labelled `[NAME] ` per line (or grouped per
-//! server, or JSON), the worst exit status, and a summary of the failed servers on stderr.
+//! Running the same commands on several servers at once (`--target NAME=HOST`, `-s a,b`,
+//! groups, `--all`): a bounded pool of threads, one session per server, output labelled
+//! `[NAME] ` per line (or grouped per server, or JSON), the worst exit status, and a summary of
+//! the failed servers on stderr.
 //!
 //! Each server's output is printed as soon as each of its commands completes, so a slow or dead
-//! server holds back nobody's output but its own, and only for its own timeout.
+//! server holds back nobody's output but its own, and only for its own timeout. The policy is
+//! the one-server policy: `--delay` between commands, the first failure stops that server
+//! (saying how many commands it did not send) unless `--keep-going`, `file:line` for batch
+//! lines. Every record goes through the one-server renderer ([`Printer::format`]), so text,
+//! colour, `--fix-newlines` and the JSON schema are the same, plus `server` in JSON.
 
 use std::collections::VecDeque;
 use std::io::{self, Write};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::thread;
+use std::time::{Duration, Instant};
 
+use rconsole::Password;
 use rconsole::client::{Observer, Options};
+use rconsole::consoles::Protocol;
 use rconsole::transport::Connector;
-use rconsole::{Client, Password};
 
-use super::args::Args;
-use super::exit::Exit;
+use super::exit::{self, Exit};
+use super::output::{Printer, Record, Style};
+use super::session::{self, PARSE_ERROR};
 use super::settings::Settings;
-use super::{is_parse_error, run_one, short};
+use super::{is_parse_error, short};
 
 /// At most this many servers are contacted at the same time.
 pub const MAX_PARALLEL: usize = 16;
@@ -33,6 +41,27 @@ pub struct Server {
     pub password: Password,
     /// Engine options (timeouts, dialect); the observer should label its warnings.
     pub options: Options,
+    /// RCON, or one of the other consoles.
+    pub protocol: Protocol,
+}
+
+/// One command for every server, and where it came from (`file`, `line` for batch input).
+#[derive(Debug, Clone)]
+pub struct Planned {
+    /// The command as sent.
+    pub text: String,
+    /// File name and line, for batch input.
+    pub origin: Option<(String, u64)>,
+}
+
+impl Planned {
+    /// `file:line: ` for messages, or nothing.
+    fn at(&self) -> String {
+        match &self.origin {
+            Some((file, line)) => format!("{file}:{line}: "),
+            None => String::new(),
+        }
+    }
 }
 
 /// How the output of several servers is laid out on stdout.
@@ -46,6 +75,17 @@ pub enum Layout {
     Json,
 }
 
+/// The run policy, as for one server.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Policy {
+    /// Go on after a failed command.
+    pub keep_going: bool,
+    /// Pause between commands.
+    pub delay: Option<Duration>,
+    /// Print each command (`> COMMAND`) before its output.
+    pub echo: bool,
+}
+
 /// Engine warnings on stderr, labelled with the server's name.
 struct Labelled(String);
 
@@ -56,11 +96,13 @@ impl Observer for Labelled {
 }
 
 /// Runs `commands` on every resolved server (profiles of `-s a,b,c`, `--all`, a group, or
-/// `--target`s), laid out as the flags say.
+/// `--target`s), laid out and printed as resolved.
 pub fn run_settings(
-    args: &Args,
     servers: Vec<(String, Settings)>,
-    commands: &[String],
+    commands: &[Planned],
+    layout: Layout,
+    printer: &Printer,
+    policy: Policy,
 ) -> anyhow::Result<Exit> {
     let mut ready = Vec::new();
     for (name, settings) in servers {
@@ -68,35 +110,36 @@ pub fn run_settings(
             connector: settings.connector()?,
             password: settings.password()?,
             options: settings.options(Arc::new(Labelled(name.clone()))),
+            protocol: settings.dialect.value.dialect().protocol,
             name,
         });
     }
-    let layout = if args.json {
-        Layout::Json
-    } else if args.group {
-        Layout::Group
-    } else {
-        Layout::Prefix
-    };
-    Ok(run(ready, commands, layout, &mut io::stdout())?)
+    Ok(run(
+        ready,
+        commands,
+        layout,
+        printer,
+        policy,
+        &mut io::stdout(),
+    )?)
 }
 
 /// What a worker reports to the printing thread.
 enum Event {
-    /// One command's complete output.
+    /// One command's result: complete output, or the part that came before `error`.
     Output {
         server: usize,
         command: usize,
-        text: String,
+        raw: Vec<u8>,
+        elapsed: Duration,
+        /// Why it failed (a parse error, or the connection) and the exit status that gives.
+        error: Option<(String, Exit)>,
     },
-    /// The server's session ended with an error (after `done` commands had completed).
-    Failed {
+    /// The server stopped early: `message` says why and what was not sent.
+    Stopped {
         server: usize,
-        command: Option<usize>,
-        partial: String,
-        error: String,
+        message: String,
         exit: Exit,
-        unsent: usize,
     },
     /// The server ran every command.
     Finished { server: usize },
@@ -106,8 +149,10 @@ enum Event {
 /// results arrive. Returns the worst exit status.
 pub fn run(
     servers: Vec<Server>,
-    commands: &[String],
+    commands: &[Planned],
     layout: Layout,
+    printer: &Printer,
+    policy: Policy,
     out: &mut dyn Write,
 ) -> io::Result<Exit> {
     let names: Vec<String> = servers.iter().map(|s| s.name.clone()).collect();
@@ -127,7 +172,7 @@ pub fn run(
                 loop {
                     let next = queue.lock().expect("queue lock").pop_front();
                     let Some((index, server)) = next else { return };
-                    serve(index, server, commands, &tx);
+                    serve(index, server, commands, policy, &tx);
                 }
             });
         }
@@ -141,76 +186,68 @@ pub fn run(
                 write_error = Some(e);
             }
         };
+        let mut buf = Vec::with_capacity(8192);
         for event in rx {
             match event {
                 Event::Output {
                     server,
                     command,
-                    text,
+                    raw,
+                    elapsed,
+                    error,
                 } => {
-                    if is_parse_error(&text) {
-                        exits[server] = exits[server].max(Exit::CommandFailed);
-                    }
                     let name = &names[server];
+                    let planned = &commands[command];
+                    if let Some((_, exit)) = &error {
+                        exits[server] = exits[server].max(*exit);
+                    }
+                    buf.clear();
+                    printer.format_from(
+                        &Record {
+                            command: &planned.text,
+                            raw: &raw,
+                            ok: error.is_none(),
+                            error: error.as_ref().map(|(m, _)| m.as_str()),
+                            elapsed,
+                            origin: planned.origin.as_ref().map(|(f, l)| (f.as_str(), *l)),
+                        },
+                        Some(name),
+                        &mut buf,
+                    );
+                    let mut text = String::new();
+                    if policy.echo && layout != Layout::Json {
+                        text.push_str(&format!("> {}\n", planned.text));
+                    }
+                    text.push_str(&String::from_utf8_lossy(&buf));
                     match layout {
-                        Layout::Prefix => emit(out, &prefixed(name, &text)),
-                        Layout::Group => {
-                            blocks[server].push_str(&text);
-                            blocks[server].push('\n');
-                        }
-                        Layout::Json => emit(
-                            out,
-                            &json_output(name, &commands[command], &text, !is_parse_error(&text)),
-                        ),
+                        Layout::Prefix if !text.is_empty() => emit(out, &prefixed(name, &text)),
+                        Layout::Prefix => {}
+                        Layout::Group => blocks[server].push_str(&text),
+                        Layout::Json => emit(out, &text),
+                    }
+                    // With --keep-going a failed command is reported and the server goes on.
+                    if policy.keep_going
+                        && let Some((message, _)) = &error
+                    {
+                        eprintln!(
+                            "rcon: error: [{name}] {}command '{}': {message}",
+                            planned.at(),
+                            short(&planned.text)
+                        );
                     }
                 }
-                Event::Failed {
+                Event::Stopped {
                     server,
-                    command,
-                    partial,
-                    error,
+                    message,
                     exit,
-                    unsent,
                 } => {
                     let name = &names[server];
                     exits[server] = exits[server].max(exit);
-                    if !partial.is_empty() {
-                        match layout {
-                            Layout::Prefix => emit(out, &prefixed(name, &partial)),
-                            Layout::Group => {
-                                blocks[server].push_str(&partial);
-                                blocks[server].push('\n');
-                            }
-                            Layout::Json => {}
-                        }
-                    }
-                    let mut message = match command {
-                        Some(c) => format!("command '{}': {error}", short(&commands[c])),
-                        None => error,
-                    };
-                    if unsent > 0 {
-                        message.push_str(&format!(
-                            "; {unsent} later command{} not sent",
-                            if unsent == 1 { "" } else { "s" }
-                        ));
-                    }
-                    if layout == Layout::Json {
-                        emit(
-                            out,
-                            &json_failure(
-                                name,
-                                command.map(|c| commands[c].as_str()),
-                                &partial,
-                                &message,
-                                exit,
-                            ),
-                        );
-                    }
                     eprintln!("rcon: error: [{name}] {message}");
                     if layout == Layout::Group {
                         emit(out, &group_block(name, &blocks[server]));
                     }
-                    failures.push((server, exit));
+                    failures.push((server, exits[server]));
                 }
                 Event::Finished { server } => {
                     if exits[server] != Exit::Success {
@@ -244,37 +281,91 @@ pub fn run(
     Ok(exits.into_iter().max().unwrap_or(Exit::Success))
 }
 
-/// One server's session: connect, run every command, report each result.
-fn serve(index: usize, server: Server, commands: &[String], tx: &mpsc::Sender<Event>) {
-    let failed =
-        |command: Option<usize>, partial: String, err: rconsole::Error, unsent| Event::Failed {
-            server: index,
-            command,
-            partial,
-            exit: Exit::from_error(&err),
-            error: super::exit::chain(&err),
-            unsent,
-        };
-    let mut client = match Client::connect(server.connector, server.password, server.options) {
+fn commands_word(n: usize) -> &'static str {
+    if n == 1 { "command" } else { "commands" }
+}
+
+/// One server's session: connect, run the commands with the policy, report each result.
+fn serve(
+    index: usize,
+    server: Server,
+    commands: &[Planned],
+    policy: Policy,
+    tx: &mpsc::Sender<Event>,
+) {
+    let opened = rconsole::consoles::open(
+        server.protocol,
+        server.connector,
+        server.password,
+        server.options,
+    );
+    let mut client = match opened {
         Ok(client) => client,
         Err(err) => {
-            let _ = tx.send(failed(None, String::new(), err, commands.len()));
+            // As with one server: the first command's record carries the error; nothing was
+            // sent, so every command is counted.
+            let exit = Exit::from_error(&err);
+            let why = exit::chain(&err);
+            let _ = tx.send(Event::Output {
+                server: index,
+                command: 0,
+                raw: Vec::new(),
+                elapsed: Duration::ZERO,
+                error: Some((why.clone(), exit)),
+            });
+            let n = commands.len();
+            let _ = tx.send(Event::Stopped {
+                server: index,
+                message: format!("{why}; {n} {} not sent", commands_word(n)),
+                exit,
+            });
             return;
         }
     };
-    for (i, command) in commands.iter().enumerate() {
-        match run_one(&mut client, command) {
-            Ok(text) => {
-                let _ = tx.send(Event::Output {
-                    server: index,
-                    command: i,
-                    text,
-                });
+    for (i, planned) in commands.iter().enumerate() {
+        if i > 0
+            && let Some(d) = policy.delay
+        {
+            std::thread::sleep(d);
+        }
+        let start = Instant::now();
+        let mut raw = Vec::new();
+        let result = session::execute(client.as_mut(), &planned.text, &mut raw, false);
+        let elapsed = start.elapsed();
+        let (error, fatal) = match result {
+            Ok(()) if is_parse_error(&raw) => (
+                Some((PARSE_ERROR.to_string(), Exit::CommandFailed)),
+                !policy.keep_going,
+            ),
+            Ok(()) => (None, false),
+            // The connection is gone: this server cannot go on.
+            Err(e) => (Some((exit::chain(&e), Exit::from_error(&e))), true),
+        };
+        let _ = tx.send(Event::Output {
+            server: index,
+            command: i,
+            raw,
+            elapsed,
+            error: error.clone(),
+        });
+        if fatal && let Some((why, exit)) = error {
+            let later = commands.len() - i - 1;
+            let mut message = format!("{}command '{}': {why}", planned.at(), short(&planned.text));
+            if later > 0 {
+                message.push_str(&format!(
+                    "; {later} later {} not sent",
+                    commands_word(later)
+                ));
+                if exit == Exit::CommandFailed {
+                    message.push_str(" (--keep-going continues past failures)");
+                }
             }
-            Err((partial, err)) => {
-                let _ = tx.send(failed(Some(i), partial, err, commands.len() - i - 1));
-                return;
-            }
+            let _ = tx.send(Event::Stopped {
+                server: index,
+                message,
+                exit,
+            });
+            return;
         }
     }
     let _ = tx.send(Event::Finished { server: index });
@@ -303,34 +394,14 @@ fn group_block(name: &str, body: &str) -> String {
     format!("[{name}]\n{body}")
 }
 
-/// One command's output as a JSON line.
-pub fn json_output(name: &str, command: &str, output: &str, ok: bool) -> String {
-    let value = serde_json::json!({
-        "server": name,
-        "command": command,
-        "output": output,
-        "ok": ok,
-    });
-    format!("{value}\n")
-}
-
-/// A server's failure as a JSON line.
-pub fn json_failure(
-    name: &str,
-    command: Option<&str>,
-    partial: &str,
-    error: &str,
-    exit: Exit,
-) -> String {
-    let value = serde_json::json!({
-        "server": name,
-        "command": command,
-        "output": partial,
-        "ok": false,
-        "error": error,
-        "exit": exit as u8,
-    });
-    format!("{value}\n")
+/// The layout for the style and `--group`; `--raw` has none (bytes cannot be labelled).
+pub fn layout(style: Style, group: bool) -> Option<Layout> {
+    match style {
+        Style::Json => Some(Layout::Json),
+        Style::Raw => None,
+        Style::Text { .. } if group => Some(Layout::Group),
+        Style::Text { .. } => Some(Layout::Prefix),
+    }
 }
 
 #[cfg(test)]
@@ -343,25 +414,5 @@ mod tests {
         assert_eq!(prefixed("lobby", "a\n"), "[lobby] a\n");
         assert_eq!(prefixed("lobby", ""), "[lobby]\n");
         assert_eq!(prefixed("s", "a\n\nb"), "[s] a\n[s]\n[s] b\n");
-    }
-
-    #[test]
-    fn json_lines_name_the_server() {
-        let line = json_output("lobby", "list", "x\"y", true);
-        let v: serde_json::Value = serde_json::from_str(&line).unwrap();
-        assert_eq!(v["server"], "lobby");
-        assert_eq!(v["output"], "x\"y");
-        assert_eq!(v["ok"], true);
-        assert!(line.ends_with('\n') && line.matches('\n').count() == 1);
-        let v: serde_json::Value = serde_json::from_str(&json_failure(
-            "dead",
-            None,
-            "",
-            "cannot connect",
-            Exit::Connect,
-        ))
-        .unwrap();
-        assert_eq!(v["exit"], 4);
-        assert_eq!(v["command"], serde_json::Value::Null);
     }
 }

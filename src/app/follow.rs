@@ -361,11 +361,7 @@ pub fn run_rcon(args: &Args, servers: Vec<(String, Settings)>) -> anyhow::Result
 }
 
 fn list(session: &mut Session) -> rconsole::Result<String> {
-    let client = session.connect()?;
-    super::run_one(client, "list").map_err(|(_, e)| {
-        client.close();
-        e
-    })
+    super::dispatch::run_text(session, "list")
 }
 
 fn poll_loop(

@@ -32,6 +32,9 @@ struct Entry {
     rtt_us: u64,
     latency_us: u64,
     samples: u32,
+    /// The server answers a sentinel with a login failure, in order.
+    #[serde(default)]
+    refuses_sentinel: bool,
     /// Seconds since the Unix epoch.
     learned_at: u64,
 }
@@ -73,6 +76,7 @@ fn to_learned(e: &Entry) -> Option<Learned> {
         rtt: Duration::from_micros(e.rtt_us),
         latency: Duration::from_micros(e.latency_us),
         samples: e.samples,
+        refuses_sentinel: e.refuses_sentinel,
     })
 }
 
@@ -92,15 +96,23 @@ pub fn store(key: &str, learned: Option<Learned>) {
                 rtt_us: l.rtt.as_micros().min(u128::from(u64::MAX)) as u64,
                 latency_us: l.latency.as_micros().min(u128::from(u64::MAX)) as u64,
                 samples: l.samples,
+                refuses_sentinel: l.refuses_sentinel,
                 learned_at: SystemTime::now()
                     .duration_since(UNIX_EPOCH)
                     .map_or(0, |d| d.as_secs()),
             };
+            // Rewritten only when it matters: another method, the first few timed answers
+            // (the gap's floor depends on them), or answers that got slower by a quarter or
+            // faster by half. Not on every run.
             let same = model.servers.get(key).is_some_and(|old| {
-                Entry {
-                    learned_at: entry.learned_at,
-                    ..old.clone()
-                } == entry
+                let trusted = rconsole::exchange::TRUSTED_SAMPLES;
+                old.method == entry.method
+                    && old.refuses_sentinel == entry.refuses_sentinel
+                    && (old.samples == entry.samples
+                        || (old.samples >= trusted && entry.samples >= trusted))
+                    && entry.latency_us <= old.latency_us + old.latency_us / 4
+                    && entry.latency_us >= old.latency_us / 2
+                    && entry.rtt_us <= old.rtt_us.saturating_mul(2).max(1000)
             });
             model.servers.insert(key.to_string(), entry);
             !same

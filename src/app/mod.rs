@@ -5,6 +5,7 @@ pub mod args;
 pub mod batch;
 pub mod config;
 pub mod console;
+pub mod consoles;
 pub mod countdown;
 pub mod dispatch;
 pub mod exit;
@@ -23,6 +24,7 @@ pub mod secrets;
 pub mod session;
 pub mod settings;
 pub mod trace;
+pub mod values;
 
 use std::io::IsTerminal;
 use std::sync::Arc;
@@ -30,7 +32,6 @@ use std::sync::Arc;
 use anyhow::Context;
 use clap::{CommandFactory, FromArgMatches};
 
-use rconsole::Client;
 use rconsole::Password;
 use rconsole::client::{Observer, check_command};
 use rconsole::practice::{self, PracticeServer};
@@ -61,18 +62,48 @@ impl Observer for StderrObserver {
 /// Parses argv, also reporting where each value came from (flag or environment variable).
 pub fn parse() -> (Args, Origins) {
     let mut command = Args::command();
-    let mut matches = command
-        .try_get_matches_from_mut(std::env::args_os())
-        .unwrap_or_else(|e| usage_exit(e));
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let mut matches = command.try_get_matches_from_mut(&argv).unwrap_or_else(|e| {
+        let blamed = from_environment(&command, &e, &argv);
+        usage_exit(e, blamed)
+    });
     let origins = Origins::from_matches(&command, &matches);
     // The `_mut` form takes the values instead of cloning every match first.
-    let args = Args::from_arg_matches_mut(&mut matches).unwrap_or_else(|e| usage_exit(e));
+    let args = Args::from_arg_matches_mut(&mut matches).unwrap_or_else(|e| usage_exit(e, None));
     (args, origins)
 }
 
+/// When a bad value came from an environment variable, not argv: the clap name of the
+/// argument (`--port <PORT>`) and the variable, so the message names what the user set.
+fn from_environment(
+    command: &clap::Command,
+    e: &clap::Error,
+    argv: &[std::ffi::OsString],
+) -> Option<(String, String)> {
+    use clap::error::{ContextKind, ContextValue};
+    let Some(ContextValue::String(shown)) = e.get(ContextKind::InvalidArg) else {
+        return None;
+    };
+    let long = shown.split_whitespace().next()?.strip_prefix("--")?;
+    let arg = command
+        .get_arguments()
+        .find(|a| a.get_long() == Some(long))?;
+    let var = arg.get_env()?.to_string_lossy().into_owned();
+    std::env::var_os(&var)?;
+    let short = arg.get_short().map(|c| format!("-{c}"));
+    let on_argv = argv.iter().skip(1).any(|w| {
+        let w = w.to_string_lossy();
+        w == format!("--{long}")
+            || w.starts_with(&format!("--{long}="))
+            || short.as_ref().is_some_and(|s| w.starts_with(s.as_str()))
+    });
+    (!on_argv).then(|| (shown.clone(), var))
+}
+
 /// Ends the process for a command-line error: `--help` and `--version` print as clap does;
-/// anything else is one line on stderr and exit status 2.
-fn usage_exit(e: clap::Error) -> ! {
+/// anything else is one line on stderr and exit status 2. `blamed`: the argument's clap name
+/// and the environment variable its bad value came from.
+fn usage_exit(e: clap::Error, blamed: Option<(String, String)>) -> ! {
     use clap::error::ErrorKind;
     if matches!(
         e.kind(),
@@ -82,19 +113,35 @@ fn usage_exit(e: clap::Error) -> ! {
     ) {
         e.exit();
     }
-    eprintln!("rcon: error: {}", one_line(&e.to_string()));
+    let mut line = one_line(&e.to_string());
+    if let Some((shown, var)) = blamed {
+        line = line.replace(
+            &format!("'{shown}'"),
+            &format!("environment variable {var}"),
+        );
+    }
+    eprintln!("rcon: error: {line}");
     std::process::exit(Exit::Usage as i32);
 }
 
 /// clap's error text (message, tip, usage) as one line: the message and the tip.
 fn one_line(text: &str) -> String {
-    let mut parts: Vec<&str> = Vec::new();
+    let mut parts: Vec<String> = Vec::new();
     for line in text.lines().map(str::trim) {
         if line.starts_with("Usage:") || line.starts_with("For more information") {
             break;
         }
-        if !line.is_empty() {
-            parts.push(line.strip_prefix("error: ").unwrap_or(line));
+        if line.is_empty() {
+            continue;
+        }
+        let line = line.strip_prefix("error: ").unwrap_or(line);
+        // "were not provided:" and its list belong together: "...provided: --ping".
+        match parts.last_mut() {
+            Some(last) if last.ends_with(':') => {
+                last.push(' ');
+                last.push_str(line);
+            }
+            _ => parts.push(line.to_string()),
         }
     }
     format!("{} (rcon --help lists the options)", parts.join("; "))
@@ -105,7 +152,11 @@ pub fn run(args: Args, origins: Origins, mgmt: Option<MgmtRun>) -> anyhow::Resul
     if (args.mgmt.is_some() || args.practice_mgmt.is_some()) && mgmt.is_none() {
         return hand_to_mgmt_binary();
     }
+    consoles::tune_from_env()?;
     if let Some(addr) = &args.practice_server {
+        if let Some(result) = consoles::serve_practice(&args, addr) {
+            return result;
+        }
         return serve_practice(&args, addr);
     }
     #[cfg(feature = "mgmt")]
@@ -120,24 +171,56 @@ pub fn run(args: Args, origins: Origins, mgmt: Option<MgmtRun>) -> anyhow::Resul
         output::print_text(&text)?;
         return Ok(Exit::Success);
     }
+    // Status ping and query need no password and no RCON session, and read the config file
+    // only when -s names a profile (for its host and time limit).
+    if args.ping.is_some() || args.query.is_some() {
+        let names_profile =
+            args.server.is_some() && origins.get("server") != Some(&settings::Source::Default);
+        let defaults = if names_profile {
+            let s = Settings::resolve(&args, &origins, ConfigFile::load(&args, &origins)?)?;
+            reach::Defaults {
+                host: s.host.value,
+                timeout: s.timeout.value,
+            }
+        } else {
+            reach::Defaults::from_args(&args)?
+        };
+        if let Some(target) = &args.ping {
+            return reach::ping(&args, target.as_deref(), &defaults);
+        }
+        if let Some(target) = &args.query {
+            return reach::query(&args, target.as_deref(), &defaults);
+        }
+    }
+    if args.demo {
+        // --demo runs against its own server: a server or password given on the command line
+        // would be silently ignored (the environment's RCON_* values are, as the config is).
+        for (id, flag) in [
+            ("host", "--host"),
+            ("port", "--port"),
+            ("server", "--server"),
+            ("password", "--password"),
+            ("password_file", "--password-file"),
+        ] {
+            if matches!(origins.get(id), Some(settings::Source::Flag(_))) {
+                return Err(fail(
+                    Exit::Usage,
+                    format!("--demo runs against its own practice server; drop {flag}"),
+                ));
+            }
+        }
+    }
     let file = if args.demo {
         ConfigFile::Ignored("--demo")
     } else {
         ConfigFile::load(&args, &origins)?
     };
-    // Status ping and query need no password and no RCON session.
-    if let Some(target) = &args.ping {
-        return reach::ping(&args, target.as_deref());
-    }
-    if let Some(target) = &args.query {
-        return reach::query(&args, target.as_deref());
-    }
     let commands = commands(&args);
     if let Some(names) = settings::fanout_names(&args, &origins, &file)? {
         let mut servers = Vec::new();
         for name in names {
             let s = Settings::resolve_profile(&args, &origins, file.clone(), Some(&name))?;
-            servers.push((name, s));
+            servers.push((name.value, s));
         }
         if args.print_config {
             for (name, s) in &servers {
@@ -167,6 +250,9 @@ pub fn run(args: Args, origins: Origins, mgmt: Option<MgmtRun>) -> anyhow::Resul
             let mut s = Settings::resolve(&args, &origins, file.clone())?;
             s.host.value = target.host;
             s.port.value = target.port;
+            // A target names its own address, so the route to the default profile's server
+            // (its ssh or proxy_command) does not apply; --ssh and --proxy-command still do.
+            s.drop_profile_route();
             servers.push((name, s));
         }
         if let Some(exit) = run_special(&args, &servers, &commands)? {
@@ -190,6 +276,13 @@ pub fn run(args: Args, origins: Origins, mgmt: Option<MgmtRun>) -> anyhow::Resul
         std::io::stdin().is_terminal(),
     );
     refuse_unsendable(&commands, [&settings])?;
+    // Every input is opened (and a directory refused) before anything is sent, so a typo in
+    // the last -f sends nothing.
+    let inputs = args
+        .files
+        .iter()
+        .map(|path| batch::Input::open(path, batch::progress_wanted(path)))
+        .collect::<anyhow::Result<Vec<_>>>()?;
     let observer: Arc<dyn Observer> = if args.trace {
         Arc::new(trace::Trace::new())
     } else {
@@ -199,15 +292,26 @@ pub fn run(args: Args, origins: Origins, mgmt: Option<MgmtRun>) -> anyhow::Resul
 
     // Keeps the demo server alive for the whole session.
     let _demo_server;
+    let mut _demo_console = None;
+    let protocol = settings.dialect.value.dialect().protocol;
     let (connector, password, name): (Box<dyn Connector>, Password, String) = if args.demo {
         let password = format!("demo-{}", std::process::id());
-        let server = PracticeServer::start(practice::Config {
-            password: password.clone(),
-            ..practice::Config::default()
-        })
-        .context("cannot start the practice server")?;
-        let connector = TcpConnector::new("127.0.0.1", server.port());
-        _demo_server = server;
+        // A console dialect gets its own practice server; RCON the strict vanilla one.
+        let port = if let Some(server) = consoles::demo_server(protocol, &password)? {
+            let port = server.port();
+            _demo_console = Some(server);
+            port
+        } else {
+            let server = PracticeServer::start(practice::Config {
+                password: password.clone(),
+                ..practice::Config::default()
+            })
+            .context("cannot start the practice server")?;
+            let port = server.port();
+            _demo_server = server;
+            port
+        };
+        let connector = TcpConnector::new("127.0.0.1", port);
         (Box::new(connector), Password::new(password), "demo".into())
     } else {
         let name = match &settings.profile {
@@ -221,10 +325,13 @@ pub fn run(args: Args, origins: Origins, mgmt: Option<MgmtRun>) -> anyhow::Resul
         password: password.expose().to_string(),
     };
 
-    let printer = Printer::new(output_style(&args), args.fix_newlines);
+    let printer = Printer::new(output_style(&args), fix_newlines(&args));
     let mut session = Session::new(connector, password, opts, printer);
-
-    let worst = run_commands(&mut session, &commands, args.echo)?;
+    session.set_protocol(protocol);
+    if args.messages && !plan.console {
+        let sink = consoles::message_sink(args.json, &console_settings.name);
+        session.set_messages(sink, false);
+    }
 
     let batch_opts = batch::Options {
         keep_going: args.keep_going,
@@ -233,11 +340,19 @@ pub fn run(args: Args, origins: Origins, mgmt: Option<MgmtRun>) -> anyhow::Resul
         macros: args.macros.iter().cloned().collect(),
     };
     let mut tally = batch::Tally::default();
+    let more_inputs = plan.stdin_batch || !inputs.is_empty();
+    session.keeps_open = plan.console;
+    run_commands(
+        &mut session,
+        &commands,
+        more_inputs,
+        &batch_opts,
+        &mut tally,
+    )?;
     if plan.stdin_batch {
         batch::run_input(&mut session, batch::Input::stdin(), &batch_opts, &mut tally)?;
     }
-    for path in &args.files {
-        let input = batch::Input::open(path, batch::progress_wanted(path))?;
+    for input in inputs {
         batch::run_input(&mut session, input, &batch_opts, &mut tally)?;
     }
     if plan.console {
@@ -250,7 +365,17 @@ pub fn run(args: Args, origins: Origins, mgmt: Option<MgmtRun>) -> anyhow::Resul
     if tally.lines == 0 && commands.is_empty() && plan.stdin_batch {
         eprintln!("rcon: warning: no commands on stdin; nothing was sent");
     }
-    Ok(worst)
+    Ok(Exit::Success)
+}
+
+/// Whether to restore the line breaks vanilla drops (MC-7569): `--fix-newlines` or
+/// `--no-fix-newlines` when given (the last wins), else only when stdout is a terminal, where a
+/// person reads it; output to a pipe or file stays exactly as the server sent it.
+fn fix_newlines(args: &Args) -> bool {
+    if args.fix_newlines || args.no_fix_newlines {
+        return args.fix_newlines;
+    }
+    !args.raw && !args.json && std::io::stdout().is_terminal()
 }
 
 /// How command output is printed: `--json`, `--raw`, or text with colour as `--color` says.
@@ -272,31 +397,66 @@ fn output_style(args: &Args) -> Style {
 }
 
 /// Runs on several servers at once. The commands are the command line's plus, with `-f`, the
-/// lines of the files (read whole first, with the mcfunction rules), since every server gets
-/// the same list.
+/// lines of the files (read whole first, with the mcfunction rules), or with neither and stdin
+/// not a terminal, the lines of stdin, as for one server: every server gets the same list.
 fn run_fanout(
     args: &Args,
     servers: Vec<(String, Settings)>,
-    mut commands: Vec<String>,
+    commands: Vec<String>,
 ) -> anyhow::Result<Exit> {
     if args.interactive {
         return Err(fail(
             Exit::Usage,
-            "--interactive works with one server; several servers take commands and files",
+            "--interactive opens a console on one server given with -H or -s NAME; --target, \
+             --all and server groups run commands and files only",
         ));
     }
-    let macros = args.macros.iter().cloned().collect();
-    for path in &args.files {
-        commands.extend(batch::read_commands(path, &macros)?);
-    }
-    if commands.is_empty() {
+    // Output flags with no meaning for several servers are refused, not ignored.
+    if args.trace {
         return Err(fail(
             Exit::Usage,
-            "no command given for several servers (use COMMAND, -c or -f)",
+            "--trace shows one connection's packets; with several servers, trace one at a time",
         ));
     }
-    refuse_unsendable(&commands, servers.iter().map(|(_, s)| s))?;
-    fanout::run_settings(args, servers, &commands)
+    let style = output_style(args);
+    let Some(layout) = fanout::layout(style, args.group) else {
+        return Err(fail(
+            Exit::Usage,
+            "--raw prints bytes as received, which cannot be labelled by server; use --json \
+             (or one server) instead",
+        ));
+    };
+    let mut planned: Vec<fanout::Planned> = commands
+        .into_iter()
+        .map(|text| fanout::Planned { text, origin: None })
+        .collect();
+    let macros = args.macros.iter().cloned().collect();
+    let mut paths: Vec<&str> = args.files.iter().map(String::as_str).collect();
+    if planned.is_empty() && paths.is_empty() && !std::io::stdin().is_terminal() {
+        paths.push("-");
+    }
+    for path in paths {
+        let input = batch::read_commands(path, &macros)?;
+        planned.extend(input.lines.into_iter().map(|(text, line)| fanout::Planned {
+            text,
+            origin: Some((input.name.clone(), line)),
+        }));
+    }
+    if planned.is_empty() {
+        return Err(fail(
+            Exit::Usage,
+            "no command given for several servers (use COMMAND, -c, -f or stdin)",
+        ));
+    }
+    let texts: Vec<String> = planned.iter().map(|p| p.text.clone()).collect();
+    refuse_unsendable(&texts, servers.iter().map(|(_, s)| s))?;
+    let printer = Printer::new(style, fix_newlines(args));
+    let policy = fanout::Policy {
+        keep_going: args.keep_going,
+        delay: args.delay,
+        echo: args.echo,
+    };
+    fanout::run_settings(servers, &planned, layout, &printer, policy)
 }
 
 /// What runs, from what was given and whether stdin is a terminal.
@@ -318,41 +478,81 @@ impl Plan {
     }
 }
 
-/// Runs the command-line commands in order: a parse error is reported through the exit status
-/// and the rest still run; a failed connection stops the run.
-fn run_commands(session: &mut Session, commands: &[String], echo: bool) -> anyhow::Result<Exit> {
-    let mut worst = Exit::Success;
+/// Runs the command-line commands in order, with the batch policy: `--delay` between
+/// commands, and the first failure stops the run (nothing later is sent, `more_inputs` says
+/// whether files or stdin were still to come) unless `--keep-going`, which reports each failure
+/// and counts it in `tally`.
+fn run_commands(
+    session: &mut Session,
+    commands: &[String],
+    more_inputs: bool,
+    opts: &batch::Options,
+    tally: &mut batch::Tally,
+) -> anyhow::Result<()> {
     for (i, command) in commands.iter().enumerate() {
-        if echo {
+        tally.lines += 1;
+        if tally.sent > 0
+            && let Some(d) = opts.delay
+        {
+            std::thread::sleep(d);
+        }
+        if opts.echo {
             session.printer.echo(command)?;
         }
-        let outcome = session.run(command, None)?;
-        if outcome.parse_error {
-            worst = worst.max(Exit::CommandFailed);
+        // Nothing follows the last command on this connection: its answer may be ended by a
+        // step that also ends the connection (one round trip instead of a quiet gap).
+        let outcome = if i + 1 == commands.len() && !more_inputs && !session.keeps_open {
+            session.run_last(command)?
+        } else {
+            session.run(command, None)?
+        };
+        if outcome.sent {
+            tally.sent += 1;
         }
-        if let Some(err) = outcome.error {
-            // Say what was not sent: this command too when it never went out (no connection,
-            // refused login), and every later one.
-            let exit = Exit::from_error(&err);
-            let later = commands.len() - i - 1;
-            let message = if outcome.sent {
-                let mut m = format!("command '{}': {}", short(command), exit::chain(&err));
-                if later > 0 {
-                    m.push_str(&format!("; {later} later {} not sent", plural(later)));
-                }
-                m
-            } else {
-                let unsent = later + 1;
-                format!(
-                    "{}; {unsent} {} not sent",
-                    exit::chain(&err),
-                    plural(unsent)
-                )
-            };
-            return Err(fail(exit, message));
+        if outcome.ok() {
+            continue;
         }
+        tally.failed += 1;
+        let (exit, why) = match &outcome.error {
+            Some(err) => (Exit::from_error(err), exit::chain(err)),
+            None => (Exit::CommandFailed, session::PARSE_ERROR.to_string()),
+        };
+        tally.worst = Some(tally.worst.map_or(exit, |w| w.max(exit)));
+        let message = if outcome.sent {
+            format!("command '{}': {why}", short(command))
+        } else {
+            why
+        };
+        if opts.keep_going {
+            eprintln!("rcon: error: {message}");
+            continue;
+        }
+        // Say what was not sent: this command too when it never went out (no connection,
+        // refused login), and every later one.
+        let after = commands.len() - i - 1;
+        let later = after + usize::from(!outcome.sent);
+        let mut message = message;
+        let rest = if more_inputs {
+            " and the batch input"
+        } else {
+            ""
+        };
+        if later > 0 {
+            let which = if outcome.sent { " later" } else { "" };
+            message.push_str(&format!(
+                "; {later}{which} {}{rest} not sent",
+                plural(later)
+            ));
+        } else if more_inputs {
+            message.push_str("; the batch input was not sent");
+        }
+        // Only something after the failed command could have gone on.
+        if after > 0 || more_inputs {
+            message.push_str(" (--keep-going continues past failures)");
+        }
+        return Err(fail(exit, message));
     }
-    Ok(worst)
+    Ok(())
 }
 
 fn plural(n: usize) -> &'static str {
@@ -375,9 +575,16 @@ fn refuse_unsendable<'a>(
             let which = if commands.len() > 1 {
                 format!("command {} of {}", i + 1, commands.len())
             } else {
-                "command".to_string()
+                "the command".to_string()
             };
-            anyhow::Error::new(e).context(format!("{which} refused; nothing was sent"))
+            let why = match e {
+                rconsole::Error::CommandTooLong { len, max } => {
+                    format!("{which} is {len} bytes of UTF-8, over the limit of {max}")
+                }
+                rconsole::Error::CommandHasNul => format!("{which} contains a NUL character"),
+                other => format!("{which}: {other}"),
+            };
+            fail(Exit::Refused, format!("{why}; nothing was sent"))
         })?;
     }
     Ok(())
@@ -400,23 +607,9 @@ pub fn is_stop_command(command: &str) -> bool {
     matches!(word, "stop" | "restart")
 }
 
-/// Whether the output is vanilla's command parse error.
-pub fn is_parse_error(text: &str) -> bool {
-    text.trim_end().ends_with("<--[HERE]")
-}
-
-/// Runs one command and decodes its output; on error, the output that arrived comes with it.
-pub(crate) fn run_one(
-    client: &mut Client,
-    command: &str,
-) -> Result<String, (String, rconsole::Error)> {
-    let mut out = Vec::new();
-    let result = session::execute(client, command, &mut out);
-    let text = rconsole::packet::decode_output_owned(out);
-    match result {
-        Ok(()) => Ok(text),
-        Err(e) => Err((text, e)),
-    }
+/// Whether the output (raw bytes) is vanilla's command parse error.
+pub fn is_parse_error(raw: &[u8]) -> bool {
+    raw.trim_ascii_end().ends_with(b"<--[HERE]")
 }
 
 /// A command shortened for messages.
@@ -428,9 +621,13 @@ pub(crate) fn short(command: &str) -> String {
     s
 }
 
+/// The practice server's password when `--practice-password` is not given.
+const DEFAULT_PRACTICE_PASSWORD: &str = "practice";
+
 fn serve_practice(args: &Args, addr: &str) -> anyhow::Result<Exit> {
     let mode = practice::Mode::from_name(&args.practice_mode).ok_or_else(|| {
-        let names: Vec<&str> = practice::Mode::ALL.iter().map(|m| m.name()).collect();
+        let mut names: Vec<&str> = practice::Mode::ALL.iter().map(|m| m.name()).collect();
+        names.extend(rconsole::consoles::practice::Kind::ALL.map(|k| k.name()));
         fail(
             Exit::Usage,
             format!(
@@ -454,8 +651,15 @@ fn serve_practice(args: &Args, addr: &str) -> anyhow::Result<Exit> {
     })
     .with_context(|| format!("cannot listen on {addr}"))?;
     println!("{}", server.addr());
+    // The default password is public (it is in --help); one set with --practice-password is
+    // never shown.
+    let password = if args.practice_password == DEFAULT_PRACTICE_PASSWORD {
+        format!("password {DEFAULT_PRACTICE_PASSWORD}")
+    } else {
+        "password from --practice-password".to_string()
+    };
     eprintln!(
-        "rcon: practice server ({}) listening on {}; built-in commands: {}; stop it with the `stop` command or Ctrl-C",
+        "rcon: practice server ({}) listening on {} ({password}); built-in commands: {}; stop it with the `stop` command or Ctrl-C",
         mode.name(),
         server.addr(),
         practice::BUILTINS
@@ -545,10 +749,11 @@ mod tests {
     #[test]
     fn parse_errors() {
         assert!(is_parse_error(
-            "Unknown or incomplete command, see below for errorfoo<--[HERE]"
+            b"Unknown or incomplete command, see below for errorfoo<--[HERE]"
         ));
+        assert!(is_parse_error(b"...foo<--[HERE]\n"));
         assert!(!is_parse_error(
-            "There are 0 of a max of 20 players online: "
+            b"There are 0 of a max of 20 players online: "
         ));
     }
 }

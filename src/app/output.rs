@@ -66,8 +66,11 @@ pub struct Record<'a> {
     pub origin: Option<(&'a str, u64)>,
 }
 
+/// The one JSON schema for command results, with one server or several.
 #[derive(Serialize)]
 struct JsonRecord<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    server: Option<&'a str>,
     command: &'a str,
     response: &'a str,
     ok: bool,
@@ -85,6 +88,9 @@ pub struct Printer {
     buf: Vec<u8>,
     style: Style,
     fix_newlines: bool,
+    /// Records held back until [`Printer::flush`] (see [`Printer::hold`]).
+    pending: Vec<u8>,
+    hold: bool,
 }
 
 impl Printer {
@@ -98,7 +104,28 @@ impl Printer {
             buf: Vec::with_capacity(8192),
             style,
             fix_newlines,
+            pending: Vec::new(),
+            hold: false,
         }
+    }
+
+    /// Holds records back until [`Printer::flush`] (or 64 KiB of them): batch input calls it
+    /// while more input is already buffered, so a stream of short answers costs one write per
+    /// 64 KiB instead of one per command, and flushes before it waits for more input.
+    pub fn hold(&mut self, on: bool) {
+        self.hold = on;
+    }
+
+    /// Writes what was held back.
+    pub fn flush(&mut self) -> io::Result<()> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let pending = std::mem::take(&mut self.pending);
+        let result = self.write_now(&pending);
+        self.pending = pending;
+        self.pending.clear();
+        result
     }
 
     /// The style in use.
@@ -108,6 +135,12 @@ impl Printer {
 
     /// Formats one record into `buf` (nothing for an empty raw output).
     pub fn format(&self, r: &Record<'_>, buf: &mut Vec<u8>) {
+        self.format_from(r, None, buf);
+    }
+
+    /// Like [`Printer::format`], for one of several servers: JSON records name it in
+    /// `server`; text is labelled by the caller.
+    pub fn format_from(&self, r: &Record<'_>, server: Option<&str>, buf: &mut Vec<u8>) {
         match self.style {
             Style::Raw => {
                 buf.extend_from_slice(r.raw);
@@ -118,6 +151,12 @@ impl Printer {
             // A command that failed before any output arrived prints nothing: the error is on
             // stderr.
             Style::Text { .. } if r.raw.is_empty() && r.error.is_some() => {}
+            // The usual case, valid UTF-8 with no `\r` and no `§` code (whose UTF-8 is C2 A7),
+            // goes out as received, with no copy into a string and back.
+            Style::Text { .. } if !self.fix_newlines && is_plain(r.raw) => {
+                buf.extend_from_slice(r.raw);
+                buf.push(b'\n');
+            }
             Style::Text { color } => {
                 let text = self.text(r);
                 let text = if color {
@@ -133,6 +172,7 @@ impl Printer {
             Style::Json => {
                 let text = render::strip(&self.text(r));
                 let record = JsonRecord {
+                    server,
                     command: r.command,
                     response: &text,
                     ok: r.ok,
@@ -178,6 +218,18 @@ impl Printer {
     }
 
     fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
+        if self.hold {
+            self.pending.extend_from_slice(bytes);
+            if self.pending.len() >= 64 * 1024 {
+                return self.flush();
+            }
+            return Ok(());
+        }
+        self.flush()?;
+        self.write_now(bytes)
+    }
+
+    fn write_now(&mut self, bytes: &[u8]) -> io::Result<()> {
         if bytes.is_empty() {
             return Ok(());
         }
@@ -185,6 +237,11 @@ impl Printer {
         lock.write_all(bytes)?;
         lock.flush()
     }
+}
+
+/// Whether output bytes print as they are: valid UTF-8, no `\r` to normalise, no `§` code.
+fn is_plain(raw: &[u8]) -> bool {
+    !raw.iter().any(|&b| b == b'\r' || b == 0xA7) && std::str::from_utf8(raw).is_ok()
 }
 
 /// Prints text as is (no newline added) on stdout, and flushes: for `--print-config` and the

@@ -9,29 +9,23 @@ use serde_json::{Map, Value, json};
 use rconsole::client::Direction;
 use rconsole::net::{self, LegacyPing, PingReport, QueryReply, QueryReport};
 use rconsole::status::{self, DEFAULT_PORT};
-use rconsole::transport::split_host_port;
 
 use super::args::Args;
 use super::exit::{Exit, fail};
 use super::output;
 use super::settings::{DEFAULT_TIMEOUT, Target};
 use super::trace::Trace;
+use super::values::parse_host_port;
 
 /// The game server to ping or query: `HOST[:PORT]` given to the flag, else the host of `--host`
 /// (its port is the RCON port, so it is not used), else localhost; the port defaults to the game
 /// port 25565.
 /// The game host and port to ask, and whether the port was given (if not, `--ping` looks for an
 /// SRV record first).
-fn game_target(given: Option<&str>, args: &Args) -> anyhow::Result<(Target, bool)> {
+fn game_target(given: Option<&str>, defaults: &Defaults) -> anyhow::Result<(Target, bool)> {
     let (raw, port) = match given {
-        Some(g) => {
-            let (host, port) = split_host_port(g);
-            (host, port)
-        }
-        None => {
-            let host = args.host.clone().unwrap_or_else(|| "localhost".into());
-            (split_host_port(&host).0, None)
-        }
+        Some(g) => parse_host_port(g).map_err(|why| fail(Exit::Usage, why))?,
+        None => (defaults.host.clone(), None),
     };
     if raw.is_empty() {
         return Err(fail(
@@ -58,17 +52,56 @@ fn colour_wanted(args: &Args) -> bool {
     )
 }
 
+/// The DNS server for SRV lookups: `RCON_DNS_SERVER` (`IP` or `IP:PORT`; a value that is
+/// neither disables the lookup), else the system's.
+fn dns_server() -> Option<std::net::SocketAddr> {
+    match std::env::var("RCON_DNS_SERVER") {
+        Ok(value) => net::parse_dns_server(&value),
+        Err(_) => net::system_dns_server(),
+    }
+}
+
+/// What `--ping` and `--query` fall back on: the host (without its RCON port) and the time
+/// limit, from the flags, or from the profile `-s` names.
+#[derive(Debug, Clone)]
+pub struct Defaults {
+    /// The host to ask when the flag names none.
+    pub host: String,
+    /// The time limit.
+    pub timeout: Duration,
+}
+
+impl Defaults {
+    /// From the flags alone (no config file): `--host` or localhost, `--timeout` or 10s.
+    pub fn from_args(args: &Args) -> anyhow::Result<Defaults> {
+        let host = match &args.host {
+            Some(h) => {
+                parse_host_port(h)
+                    .map_err(|why| fail(Exit::Usage, format!("--host: {why}")))?
+                    .0
+            }
+            None => "localhost".into(),
+        };
+        Ok(Defaults {
+            host,
+            timeout: args.timeout.unwrap_or(DEFAULT_TIMEOUT),
+        })
+    }
+}
+
 /// `rcon --ping`.
-pub fn ping(args: &Args, given: Option<&str>) -> anyhow::Result<Exit> {
-    let (mut target, port_given) = game_target(given, args)?;
-    let timeout = args.timeout.unwrap_or(DEFAULT_TIMEOUT);
+pub fn ping(args: &Args, given: Option<&str>, defaults: &Defaults) -> anyhow::Result<Exit> {
+    let (mut target, port_given) = game_target(given, defaults)?;
+    let timeout = defaults.timeout;
     // Without a port, ask DNS for `_minecraft._tcp.HOST` first, as the game does (not for
     // addresses and single-label names such as localhost, which have no SRV records).
     let mut via_srv = None;
     if !port_given && target.host.contains('.') && target.host.parse::<std::net::IpAddr>().is_err()
     {
         let budget = (timeout / 4).min(Duration::from_secs(2));
-        if let Some((host, port)) = net::lookup_minecraft_srv(&target.host, budget) {
+        if let Some(dns) = dns_server()
+            && let Some((host, port)) = net::lookup_minecraft_srv(&target.host, dns, budget)
+        {
             via_srv = Some(rconsole::srv::minecraft_name(&target.host));
             target = Target { host, port };
         }
@@ -96,9 +129,9 @@ pub fn ping(args: &Args, given: Option<&str>) -> anyhow::Result<Exit> {
 }
 
 /// `rcon --query`.
-pub fn query(args: &Args, given: Option<&str>) -> anyhow::Result<Exit> {
-    let (target, _) = game_target(given, args)?;
-    let timeout = args.timeout.unwrap_or(DEFAULT_TIMEOUT);
+pub fn query(args: &Args, given: Option<&str>, defaults: &Defaults) -> anyhow::Result<Exit> {
+    let (target, _) = game_target(given, defaults)?;
+    let timeout = defaults.timeout;
     let trace = args.trace.then(Trace::new);
     let mut tap = |d: Direction, bytes: &[u8]| {
         if let Some(t) = &trace {
@@ -386,19 +419,22 @@ mod tests {
     fn targets() {
         use clap::Parser;
         let args = Args::try_parse_from(["rcon", "--ping"]).unwrap();
-        let (t, given) = game_target(None, &args).unwrap();
+        let d = Defaults::from_args(&args).unwrap();
+        let (t, given) = game_target(None, &d).unwrap();
         assert_eq!(
             (t.host.as_str(), t.port, given),
             ("localhost", 25565, false)
         );
         let args = Args::try_parse_from(["rcon", "-H", "mc.example:25575", "--ping"]).unwrap();
-        let (t, _) = game_target(None, &args).unwrap();
+        let d = Defaults::from_args(&args).unwrap();
+        let (t, _) = game_target(None, &d).unwrap();
         assert_eq!((t.host.as_str(), t.port), ("mc.example", 25565));
-        let (t, _) = game_target(Some("[::1]"), &args).unwrap();
+        let (t, _) = game_target(Some("[::1]"), &d).unwrap();
         assert_eq!((t.host.as_str(), t.port), ("::1", 25565));
-        let (t, given) = game_target(Some("mc.example:1234"), &args).unwrap();
+        let (t, given) = game_target(Some("mc.example:1234"), &d).unwrap();
         assert_eq!((t.port, given), (1234, true));
-        assert!(game_target(Some(":25565"), &args).is_err());
+        assert!(game_target(Some(":25565"), &d).is_err());
+        assert!(game_target(Some("mc.example:0"), &d).is_err());
     }
 
     #[test]

@@ -16,9 +16,9 @@ use super::exit::{Exit, fail};
 pub enum Secret {
     /// The password itself (flag, environment, or profile).
     Value(Password),
-    /// A file whose contents, minus the trailing newline, are the password.
+    /// A file whose first line (without its line ending) is the password.
     File(PathBuf),
-    /// A shell command whose output, minus the trailing newline, is the password.
+    /// A shell command whose first line of output is the password.
     Command(String),
     /// Nothing given: ask on the terminal, if there is one.
     Prompt,
@@ -45,8 +45,8 @@ pub fn obtain(secret: &Secret, what: &str, target: &str) -> anyhow::Result<Passw
     }
 }
 
-/// Reads a password file: the whole file minus trailing line breaks (Docker secrets and
-/// `echo pw > file` both end with one).
+/// Reads a password file: its first line, without the line ending (Docker secrets and
+/// `echo pw > file` end with one; `pass` files hold more fields on later lines).
 pub fn read_file(path: &Path, what: &str) -> anyhow::Result<String> {
     let text = std::fs::read_to_string(path).map_err(|e| {
         fail(
@@ -54,18 +54,21 @@ pub fn read_file(path: &Path, what: &str) -> anyhow::Result<String> {
             format!("cannot read password file {} ({what}): {e}", path.display()),
         )
     })?;
-    let password = strip_newline(text);
+    let password = first_line(text);
     if password.is_empty() {
         return Err(fail(
             Exit::Config,
-            format!("password file {} ({what}) is empty", path.display()),
+            format!(
+                "password file {} ({what}) has an empty first line",
+                path.display()
+            ),
         ));
     }
     Ok(password)
 }
 
-/// Runs a password command through the platform shell: stdout (minus trailing line breaks) is the
-/// password; stderr and stdin stay attached, so tools like `pass` can ask for a passphrase.
+/// Runs a password command through the platform shell: the first line of stdout is the password
+/// (`pass show` prints other fields after it); stderr and stdin stay attached, so tools like `pass` can ask for a passphrase.
 pub fn run_command(cmd: &str, what: &str) -> anyhow::Result<String> {
     #[cfg(unix)]
     let mut command = {
@@ -101,18 +104,23 @@ pub fn run_command(cmd: &str, what: &str) -> anyhow::Result<String> {
             format!("password command ({what}) printed something that is not UTF-8"),
         )
     })?;
-    let password = strip_newline(text);
+    let password = first_line(text);
     if password.is_empty() {
         return Err(fail(
             Exit::Config,
-            format!("password command ({what}) printed nothing"),
+            format!("password command ({what}) printed an empty first line"),
         ));
     }
     Ok(password)
 }
 
-fn strip_newline(mut text: String) -> String {
-    while text.ends_with('\n') || text.ends_with('\r') {
+/// The first line of `text`, without its `\n` or `\r\n`; spaces are kept (they may be part of
+/// the password).
+fn first_line(mut text: String) -> String {
+    if let Some(end) = text.find('\n') {
+        text.truncate(end);
+    }
+    if text.ends_with('\r') {
         text.pop();
     }
     text
@@ -149,6 +157,14 @@ fn prompt(target: &str) -> anyhow::Result<Password> {
             // as the shell reports an interrupt.
             eprintln!();
             std::process::exit(130)
+        }
+        // Ctrl-D at the prompt: the user chose to give none.
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+            eprintln!();
+            Err(fail(
+                Exit::Usage,
+                "no password entered (end of input at the prompt)",
+            ))
         }
         Err(e) => Err(fail(
             Exit::Usage,
@@ -204,10 +220,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn newline_stripped_once_or_more() {
-        assert_eq!(strip_newline("pw\n".into()), "pw");
-        assert_eq!(strip_newline("pw\r\n".into()), "pw");
-        assert_eq!(strip_newline("p w ".into()), "p w ");
+    fn first_line_only() {
+        assert_eq!(first_line("pw\n".into()), "pw");
+        assert_eq!(first_line("pw\r\n".into()), "pw");
+        assert_eq!(first_line("p w ".into()), "p w ");
+        assert_eq!(first_line("pw\nurl: x\nuser: y\n".into()), "pw");
+        assert_eq!(first_line("\npw\n".into()), "");
     }
 
     #[test]
@@ -218,7 +236,7 @@ mod tests {
         assert_eq!(read_file(&f, "test").unwrap(), "s3cret");
         std::fs::write(&f, "\n").unwrap();
         let e = read_file(&f, "test").unwrap_err();
-        assert!(format!("{e}").contains("is empty"));
+        assert!(format!("{e}").contains("empty first line"));
         let e = read_file(&dir.path().join("nope"), "test").unwrap_err();
         assert_eq!(super::super::exit::exit_for(&e), Exit::Config);
     }

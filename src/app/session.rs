@@ -5,8 +5,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rconsole::client::check_command;
+use rconsole::consoles::{MessageSink, Protocol, Remote};
 use rconsole::transport::{Connector, Transport};
-use rconsole::{Client, Options, Password};
+use rconsole::{Options, Password};
 
 use super::output::{Printer, Record};
 
@@ -43,13 +44,17 @@ pub struct Session {
     connector: Arc<dyn Connector>,
     password: Password,
     opts: Options,
-    client: Option<Client>,
+    client: Option<Box<dyn Remote>>,
     server: String,
+    protocol: Protocol,
+    messages: Option<(MessageSink, bool)>,
     /// An earlier command stopped the server.
     stopped: bool,
     /// Whether commands after one that stopped the server are refused (not in the console,
     /// where the next command reconnects to a restarted server).
     pub refuse_after_stop: bool,
+    /// Whether the connection is used after the commands (the console follows).
+    pub keeps_open: bool,
     /// Where results go.
     pub printer: Printer,
 }
@@ -68,10 +73,27 @@ impl Session {
             password,
             opts,
             client: None,
+            protocol: Protocol::Rcon,
+            messages: None,
             stopped: false,
             refuse_after_stop: true,
+            keeps_open: false,
             printer,
         }
+    }
+
+    /// Speaks `protocol` instead of RCON (BattlEye, WebRCON, telnet).
+    pub fn set_protocol(&mut self, protocol: Protocol) {
+        self.protocol = protocol;
+    }
+
+    /// Sends the server's own messages to `sink`; `live` also while no command runs (the
+    /// console). Applies to the current connection and every later one.
+    pub fn set_messages(&mut self, sink: MessageSink, live: bool) {
+        if let Some(c) = self.client.as_mut() {
+            c.set_messages(sink.clone(), live);
+        }
+        self.messages = Some((sink, live));
     }
 
     /// Where the session goes, e.g. `localhost:25575`.
@@ -81,23 +103,40 @@ impl Session {
 
     /// The client, connecting first if this is the first use. After a failed first connection
     /// the next call tries again.
-    pub fn connect(&mut self) -> rconsole::Result<&mut Client> {
+    pub fn connect(&mut self) -> rconsole::Result<&mut (dyn Remote + 'static)> {
         if self.client.is_none() {
             let connector = Box::new(SharedConnector(Arc::clone(&self.connector)));
-            let client = Client::connect(connector, self.password.clone(), self.opts.clone())?;
+            let mut client = rconsole::consoles::open(
+                self.protocol,
+                connector,
+                self.password.clone(),
+                self.opts.clone(),
+            )?;
+            if let Some((sink, live)) = &self.messages {
+                client.set_messages(sink.clone(), *live);
+            }
             self.client = Some(client);
         }
-        Ok(self.client.as_mut().expect("connected above"))
+        Ok(self.client.as_deref_mut().expect("connected above"))
     }
 
     /// The client if connected at least once.
-    pub fn client(&mut self) -> Option<&mut Client> {
-        self.client.as_mut()
+    pub fn client(&mut self) -> Option<&mut (dyn Remote + 'static)> {
+        self.client.as_deref_mut()
     }
 
     /// Longest command the server can read.
     pub fn max_command_bytes(&self) -> usize {
         self.opts.max_command_bytes
+    }
+
+    /// Makes waits abandon the command under way when `flag` turns true (Ctrl-C in the
+    /// console).
+    pub fn set_cancel(&mut self, flag: std::sync::Arc<std::sync::atomic::AtomicBool>) {
+        self.opts.cancel = Some(std::sync::Arc::clone(&flag));
+        if let Some(client) = self.client.as_mut() {
+            client.set_cancel(Some(flag));
+        }
     }
 
     /// Forgets what was learned about the server: the connection is closed and the next
@@ -113,6 +152,21 @@ impl Session {
     /// Runs one command and prints its record. Only a failed write to stdout is an `Err`;
     /// everything about the command itself is in the [`Outcome`].
     pub fn run(&mut self, command: &str, origin: Option<(&str, u64)>) -> std::io::Result<Outcome> {
+        self.run_with(command, origin, false)
+    }
+
+    /// [`Session::run`] for the last command of the session: the connection may be ended to
+    /// learn sooner that the answer is complete (see `Client::command_into_last`).
+    pub fn run_last(&mut self, command: &str) -> std::io::Result<Outcome> {
+        self.run_with(command, None, true)
+    }
+
+    fn run_with(
+        &mut self,
+        command: &str,
+        origin: Option<(&str, u64)>,
+        last: bool,
+    ) -> std::io::Result<Outcome> {
         let start = Instant::now();
         let mut raw = Vec::new();
         let stopped = super::is_stop_command(command);
@@ -127,11 +181,12 @@ impl Session {
             .and_then(|()| self.connect().map(|_| ()))
             .and_then(|()| {
                 sent = true;
-                execute(self.client.as_mut().expect("connected"), command, &mut raw)
+                let client = self.client.as_deref_mut().expect("connected");
+                execute(client, command, &mut raw, last)
             });
         let error = result.err();
         self.stopped |= stopped && sent && error.is_none();
-        let parse_error = error.is_none() && super::is_parse_error(&String::from_utf8_lossy(&raw));
+        let parse_error = error.is_none() && super::is_parse_error(&raw);
         let outcome = Outcome {
             raw,
             error,
@@ -160,9 +215,16 @@ impl Session {
 /// Runs one command on `client`, appending its raw output to `raw` (partial on error). A command
 /// that stops the server gets no end-of-output marker, and the connection is closed as soon as
 /// its first answer arrives (a connected client keeps a vanilla server from stopping cleanly).
-pub fn execute(client: &mut Client, command: &str, raw: &mut Vec<u8>) -> rconsole::Result<()> {
+pub fn execute(
+    client: &mut dyn Remote,
+    command: &str,
+    raw: &mut Vec<u8>,
+    last: bool,
+) -> rconsole::Result<()> {
     if super::is_stop_command(command) {
         client.command_then_close(command, raw)
+    } else if last {
+        client.command_into_last(command, raw)
     } else {
         client.command_into(command, raw)
     }
@@ -172,13 +234,13 @@ impl Drop for Session {
     /// Hands the answer latencies gathered over the session to the observer, which remembers
     /// them for this server.
     fn drop(&mut self) {
-        if let Some(learned) = self.client.as_ref().and_then(Client::learned) {
+        if let Some(learned) = self.client.as_ref().and_then(|c| c.learned()) {
             self.opts.observer.learned(Some(learned));
         }
     }
 }
 
-/// Lets the session keep its connector while a [`Client`] owns a handle to it.
+/// Lets the session keep its connector while a [`Remote`] owns a handle to it.
 struct SharedConnector(Arc<dyn Connector>);
 
 impl Connector for SharedConnector {

@@ -11,13 +11,14 @@ use clap::parser::ValueSource;
 use clap::{ArgMatches, Command};
 use rconsole::client::{EndDetection, Observer, Options};
 use rconsole::process::{ProcessConnector, SshDestination, expand_proxy_command};
-use rconsole::transport::{Connector, TcpConnector, split_host_port};
+use rconsole::transport::{Connector, TcpConnector};
 use rconsole::{Password, format_duration};
 
 use super::args::{Args, DialectArg, SentinelArg};
 use super::config::{self, Config, Profile};
 use super::exit::{Exit, fail};
 use super::secrets::{self, Secret};
+use super::values::parse_host_port;
 
 /// The default RCON port (`rcon.port` in server.properties).
 pub const DEFAULT_PORT: u16 = 25575;
@@ -238,13 +239,10 @@ fn select_profile<'c>(
     args: &Args,
     origins: &Origins,
     file: &'c ConfigFile,
-    forced: Option<&str>,
+    forced: Option<&Sourced<String>>,
 ) -> anyhow::Result<Option<(Sourced<String>, &'c Profile, &'c Config)>> {
     let named = match forced {
-        Some(name) => origins
-            .sourced(&args.server, "server")
-            .map(|s| Sourced::new(name.to_string(), s.source))
-            .or_else(|| Some(Sourced::new(name.to_string(), Source::Flag("--all".into())))),
+        Some(name) => Some(name.clone()),
         None => origins.sourced(&args.server, "server"),
     };
     let Some(wanted) = named else {
@@ -304,18 +302,22 @@ fn select_profile<'c>(
 
 /// The profiles to run on at once, if this is a fan-out: `--all`, `-s a,b,c`, or a selected
 /// profile that is a group (`servers = [...]`). Groups named in a list are expanded; each name
-/// appears once, in order.
+/// appears once, in order, with where it was named (the flag, or the group's `servers` key).
 pub fn fanout_names(
     args: &Args,
     origins: &Origins,
     file: &ConfigFile,
-) -> anyhow::Result<Option<Vec<String>>> {
+) -> anyhow::Result<Option<Vec<Sourced<String>>>> {
     let config = file.config();
     let is_group = |name: &str| {
         config
             .and_then(|c| c.servers.get(name))
             .is_some_and(|p| p.get_ref().servers.is_some())
     };
+    let flag = origins
+        .sourced(&args.server, "server")
+        .map(|s| s.source)
+        .unwrap_or_else(|| Source::Flag("--all".into()));
     let wanted: Vec<String> = if args.all {
         let Some(c) = config else {
             return Err(fail(
@@ -342,20 +344,36 @@ pub fn fanout_names(
             _ => return Ok(None),
         }
     };
-    let mut names: Vec<String> = Vec::new();
+    let mut names: Vec<Sourced<String>> = Vec::new();
     for name in wanted {
-        let members = config
-            .and_then(|c| c.servers.get(&name))
-            .and_then(|p| p.get_ref().servers.as_ref())
-            .map(|m| m.get_ref().clone());
-        for n in members.unwrap_or_else(|| vec![name.clone()]) {
-            if is_group(&n) {
+        let group = config.and_then(|c| {
+            let members = c.servers.get(&name)?.get_ref().servers.as_ref()?;
+            Some((members.get_ref().clone(), c.at(members.span())))
+        });
+        let members = match group {
+            Some((members, at)) => {
+                let source = Source::Profile {
+                    name: name.clone(),
+                    at,
+                };
+                members
+                    .into_iter()
+                    .map(|m| Sourced::new(m, source.clone()))
+                    .collect()
+            }
+            None => vec![Sourced::new(name.clone(), flag.clone())],
+        };
+        for n in members {
+            if is_group(&n.value) {
                 return Err(fail(
                     Exit::Config,
-                    format!("profile group '{name}' lists another group '{n}'; groups do not nest"),
+                    format!(
+                        "profile group '{name}' lists another group '{}'; groups do not nest",
+                        n.value
+                    ),
                 ));
             }
-            if !names.contains(&n) {
+            if !names.iter().any(|m| m.value == n.value) {
                 names.push(n);
             }
         }
@@ -427,11 +445,14 @@ pub fn targets(args: &Args) -> anyhow::Result<Vec<(String, Target)>> {
         if out.iter().any(|(n, _)| n == name) {
             return Err(usage("the name is used twice"));
         }
-        let (host, port) = split_host_port(address.trim());
+        let (host, port) = parse_host_port(address.trim()).map_err(|why| usage(&why))?;
         if host.is_empty() {
             return Err(usage("no host"));
         }
-        let port = port.or(args.port).unwrap_or(DEFAULT_PORT);
+        let port = port.or(args.port).unwrap_or(
+            args.dialect
+                .map_or(DEFAULT_PORT, |d| d.dialect().default_port),
+        );
         out.push((name.to_string(), Target { host, port }));
     }
     Ok(out)
@@ -450,7 +471,7 @@ impl Settings {
         args: &Args,
         origins: &Origins,
         file: ConfigFile,
-        forced: Option<&str>,
+        forced: Option<&Sourced<String>>,
     ) -> anyhow::Result<Settings> {
         let selected = select_profile(args, origins, &file, forced)?;
         let (profile_name, profile, config) = match &selected {
@@ -499,7 +520,13 @@ impl Settings {
                     .map(|s| Sourced::new(*s.get_ref(), at(s.span())))
             })
             .unwrap_or_else(|| Sourced::new(DEFAULT_PORT, Source::Default));
-        let (bare_host, host_port) = split_host_port(&host.value);
+        let (bare_host, host_port) = parse_host_port(&host.value).map_err(|why| {
+            let exit = match host.source {
+                Source::Profile { .. } => Exit::Config,
+                _ => Exit::Usage,
+            };
+            fail(exit, format!("the host ({}): {why}", host.source))
+        })?;
         if bare_host.is_empty() {
             return Err(fail(
                 Exit::Usage,
@@ -562,6 +589,11 @@ impl Settings {
                     .map(|s| Sourced::new(s.get_ref().0, at(s.span())))
             })
             .unwrap_or_else(|| Sourced::new(DialectArg::Minecraft, Source::Default));
+        // No port given anywhere: the dialect's own (BattlEye, WebRCON and telnet differ).
+        let mut port = port;
+        if port.source == Source::Default {
+            port.value = dialect.value.dialect().default_port;
+        }
         let profile_text = |key: Option<&toml::Spanned<String>>| {
             key.map(|s| Sourced::new(s.get_ref().clone(), at(s.span())))
         };
@@ -609,6 +641,22 @@ impl Settings {
         })
     }
 
+    /// Forgets a tunnel that came from the profile (for `--target`, which names its own
+    /// address): `ssh`, `ssh_options` and `proxy_command` from flags stay.
+    pub fn drop_profile_route(&mut self) {
+        let from_profile = |s: &Option<Sourced<String>>| {
+            s.as_ref()
+                .is_some_and(|s| matches!(s.source, Source::Profile { .. }))
+        };
+        if from_profile(&self.ssh) {
+            self.ssh = None;
+            self.ssh_options.clear();
+        }
+        if from_profile(&self.proxy_command) {
+            self.proxy_command = None;
+        }
+    }
+
     /// Where to connect, as `host:port` (IPv6 bracketed).
     pub fn target(&self) -> String {
         TcpConnector::new(&self.host.value, self.port.value).describe()
@@ -651,6 +699,14 @@ impl Settings {
 
     /// How to reach the server: directly over TCP, through `ssh -W`, or a proxy command.
     pub fn connector(&self) -> anyhow::Result<Box<dyn Connector>> {
+        if self.dialect.value.dialect().protocol == rconsole::consoles::Protocol::BattlEye
+            && (self.ssh.is_some() || self.proxy_command.is_some())
+        {
+            return Err(fail(
+                Exit::Usage,
+                "BattlEye RCon runs over UDP, which --ssh and proxy_command cannot carry",
+            ));
+        }
         connector(
             self.ssh.as_ref().map(|s| s.value.as_str()),
             &self.ssh_options,
@@ -679,8 +735,12 @@ impl Settings {
             self.port.source.to_string(),
         ));
         let (pw, pw_src) = match &self.password {
-            None => (
+            None if secrets::can_prompt() => (
                 "(not set: will ask on the terminal)".to_string(),
+                String::new(),
+            ),
+            None => (
+                "(not set, and no terminal to ask on: a session would fail)".to_string(),
                 String::new(),
             ),
             Some(p) => {
@@ -845,12 +905,19 @@ pub fn list_servers(file: &ConfigFile) -> (String, Option<String>) {
     let mut out = String::new();
     for (name, profile) in &config.servers {
         let p = profile.get_ref();
+        if let Some(members) = &p.servers {
+            out.push_str(&format!(
+                "{name:<width$}  group: {}\n",
+                members.get_ref().join(", ")
+            ));
+            continue;
+        }
         let raw = p
             .host
             .as_ref()
             .map(|h| h.get_ref().clone())
             .unwrap_or_else(|| "localhost".into());
-        let (host, host_port) = split_host_port(&raw);
+        let (host, host_port) = parse_host_port(&raw).unwrap_or((raw.clone(), None));
         let port = host_port
             .or(p.port.as_ref().map(|s| *s.get_ref()))
             .unwrap_or(DEFAULT_PORT);

@@ -49,7 +49,7 @@ impl Trace {
     }
 }
 
-/// What an RCON packet type means in the direction it went (PROTOCOL.md section 1).
+/// What an RCON packet type means in the direction it went (docs/protocol.md section 1).
 impl Observer for Trace {
     fn warning(&self, message: &str) {
         eprintln!("rcon: warning: {message}");
@@ -86,6 +86,10 @@ impl Observer for Trace {
 
     fn wants_packets(&self) -> bool {
         true
+    }
+
+    fn frame(&self, direction: Direction, bytes: &[u8], what: &str) {
+        self.raw(direction, bytes, what);
     }
 }
 

@@ -20,6 +20,8 @@ enum Step {
     Wait(u64),
     /// The client starts a command.
     Cmd(&'static str),
+    /// The client starts the last command of the session.
+    Last(&'static str),
 }
 
 use Step::*;
@@ -111,6 +113,7 @@ impl Harness {
                 }
             }
             Cmd(c) => self.ex.start_command(c, false, self.now).unwrap(),
+            Last(c) => self.ex.start_last_command(c, self.now).unwrap(),
         }
         self.drain();
     }
@@ -138,6 +141,7 @@ fn learned(method: EndMethod) -> Config {
             rtt: Duration::from_micros(100),
             latency: Duration::from_micros(200),
             samples: 10,
+            refuses_sentinel: false,
         }),
         ..cfg()
     }
@@ -427,7 +431,7 @@ fn state_command() {
         Case {
             name: "silence: an empty answer ends after the gap from the command",
             cfg: learned(EndMethod::Silence),
-            steps: vec![login(), Cmd("say hi"), Wait(6)],
+            steps: vec![login(), Cmd("say hi"), Wait(51)],
             output: b"",
             done: 1,
             sent: vec![2],
@@ -440,10 +444,10 @@ fn state_command() {
                 login(),
                 Cmd("list"),
                 Recv(None, 0, b"one"),
-                Wait(3),
+                Wait(1),
                 Recv(None, 0, b"two"),
-                Wait(3),
-                Wait(3),
+                Wait(1),
+                Wait(10),
             ],
             output: b"onetwo",
             done: 1,
@@ -451,12 +455,12 @@ fn state_command() {
             failed: None,
         },
         Case {
-            name: "silence, unlearned: the floor is 50ms",
+            name: "silence, unlearned: the floor is 100ms",
             cfg: Config {
                 end: EndDetection::Idle,
                 ..cfg()
             },
-            steps: vec![login(), Cmd("say hi"), Wait(30), Wait(30)],
+            steps: vec![login(), Cmd("say hi"), Wait(60), Wait(50)],
             output: b"",
             done: 1,
             sent: vec![2],
@@ -555,6 +559,50 @@ fn state_command() {
     }
 }
 
+/// The last command of a session on a server that refuses sentinels in order: the refusal
+/// right behind the command ends the answer, with no quiet gap.
+#[test]
+fn state_last_command() {
+    let mut cfg = learned(EndMethod::Silence);
+    cfg.learned.as_mut().unwrap().refuses_sentinel = true;
+    let login = || Recv(None, 2, b"");
+    // An empty answer: the refusal alone.
+    let h = Harness::run(
+        cfg.clone(),
+        &[login(), Last("say hi"), Recv(Some(-1), 2, b"")],
+    );
+    assert_eq!(&sent_types(&h)[1..], &[2, 0]);
+    assert_eq!(h.seen.done, 1);
+    assert!(h.seen.failed.is_empty(), "{:?}", h.seen.failed);
+    // Messages, then the refusal: all of them, in order.
+    let h = Harness::run(
+        cfg.clone(),
+        &[
+            login(),
+            Last("list"),
+            Recv(Some(2), 0, b"a"),
+            Recv(Some(2), 0, b"b"),
+            Recv(Some(-1), 2, b""),
+        ],
+    );
+    assert_eq!(h.seen.output, b"ab");
+    assert_eq!(h.seen.done, 1);
+    // Not known to refuse sentinels: the quiet gap as usual, no sentinel.
+    let h = Harness::run(
+        learned(EndMethod::Silence),
+        &[login(), Last("say hi"), Wait(51)],
+    );
+    assert_eq!(&sent_types(&h)[1..], &[2]);
+    assert_eq!(h.seen.done, 1);
+    // Vanilla: the last command is like any other.
+    let h = Harness::run(
+        learned(EndMethod::Vanilla),
+        &[login(), Last("list"), Recv(None, 0, b"x")],
+    );
+    assert_eq!(&sent_types(&h)[1..], &[2]);
+    assert_eq!(h.seen.done, 1);
+}
+
 /// Re-learning: evidence that contradicts the remembered method.
 #[test]
 fn state_relearn() {
@@ -592,7 +640,7 @@ fn state_relearn() {
             Recv(None, 2, b""),
             Cmd("list"),
             Recv(None, 0, b"x"),
-            Wait(6),
+            Wait(11),
         ],
     );
     assert_eq!(h.ex.method(), Some(EndMethod::Silence));
@@ -601,7 +649,7 @@ fn state_relearn() {
     // A late answer after a quiet gap is dropped, said once, and grows the gap.
     let mut h = Harness::run(
         learned(EndMethod::Silence),
-        &[Recv(None, 2, b""), Cmd("list"), Wait(6)],
+        &[Recv(None, 2, b""), Cmd("list"), Wait(51)],
     );
     let id = h.last_id;
     let before = h.ex.quiet_gap();
@@ -610,6 +658,21 @@ fn state_relearn() {
     assert!(h.seen.output.is_empty(), "late output is never mixed in");
     assert_eq!(h.seen.warnings, 1);
     assert!(h.ex.quiet_gap() > before);
+    // A server that answers an empty answer with an empty packet answers every command: from
+    // then on only silence after a packet ends an answer, and a slow answer is never cut off.
+    let h = Harness::run(
+        learned(EndMethod::Silence),
+        &[
+            Recv(None, 2, b""),
+            Cmd("say hi"),
+            Recv(None, 0, b""),
+            Cmd("list"),
+            Wait(500),
+        ],
+    );
+    assert_eq!(h.ex.method(), Some(EndMethod::Idle));
+    assert_eq!(h.seen.done, 1, "the slow second answer is still awaited");
+    assert_eq!(h.seen.notes, 0, "a refinement, not a contradiction");
 }
 
 /// The quiet gap: adaptive, with floors, or fixed.
@@ -623,7 +686,7 @@ fn quiet_gap_rules() {
     slow.learned.as_mut().unwrap().latency = Duration::from_millis(40);
     assert_eq!(
         Harness::new(slow).ex.quiet_gap(),
-        Duration::from_millis(120)
+        Duration::from_millis(160)
     );
     let fixed = Config {
         idle_gap: Some(Duration::from_millis(7)),
@@ -649,5 +712,112 @@ fn answers_survive_any_split() {
         }
         assert_eq!(h.seen.output, b"hello world", "chunk {chunk}");
         assert_eq!(h.seen.done, 1, "chunk {chunk}");
+    }
+}
+
+mod fuzz {
+    //! Whatever a server sends, whenever: the exchange never panics, output only ever comes
+    //! from packets carrying the command's id, and each command ends at most once.
+    use super::*;
+    use proptest::prelude::*;
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        Packet {
+            id_offset: i8,
+            kind: i8,
+            body: Vec<u8>,
+        },
+        Bytes(Vec<u8>),
+        Close,
+        Wait(u16),
+        Command,
+        Connect,
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            4 => (-3i8..3, -2i8..4, proptest::collection::vec(any::<u8>(), 0..5000)).prop_map(
+                |(id_offset, kind, body)| Op::Packet { id_offset, kind, body }
+            ),
+            1 => proptest::collection::vec(any::<u8>(), 0..40).prop_map(Op::Bytes),
+            1 => Just(Op::Close),
+            2 => (0u16..1200).prop_map(Op::Wait),
+            2 => Just(Op::Command),
+            1 => Just(Op::Connect),
+        ]
+    }
+
+    fn end() -> impl Strategy<Value = EndDetection> {
+        prop_oneof![
+            Just(EndDetection::Detect),
+            Just(EndDetection::Negative),
+            Just(EndDetection::Positive),
+            Just(EndDetection::Idle),
+            Just(EndDetection::Auto),
+            Just(EndDetection::SinglePacket),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(400))]
+        #[test]
+        fn never_panics_and_never_mixes_output(
+            end in end(),
+            any_id in any::<bool>(),
+            ops in proptest::collection::vec(op(), 0..60),
+        ) {
+            let cfg = Config { end, any_reply_id: any_id, partial_on_idle: any_id, ..cfg() };
+            let mut ex = Exchange::new(cfg);
+            let mut now = Instant::now();
+            let mut last_id = 0i32;
+            let mut command_id: Option<i32> = None;
+            ex.connected("pw", now);
+            for op in ops {
+                match op {
+                    Op::Packet { id_offset, kind, body } => {
+                        let id = last_id.saturating_add(i32::from(id_offset));
+                        ex.handle_input(&encode(id, i32::from(kind), &body), now);
+                    }
+                    Op::Bytes(b) => ex.handle_input(&b, now),
+                    Op::Close => ex.handle_closed(false, now),
+                    Op::Wait(ms) => {
+                        now += Duration::from_millis(u64::from(ms));
+                        ex.handle_timeout(now);
+                    }
+                    Op::Command => {
+                        if ex.is_ready() {
+                            ex.start_command("list", false, now).unwrap();
+                            command_id = None;
+                        } else {
+                            prop_assert!(ex.start_command("list", false, now).is_err());
+                        }
+                    }
+                    Op::Connect => {
+                        if ex.is_disconnected() {
+                            ex.connected("pw", now);
+                        }
+                    }
+                }
+                while let Some(bytes) = ex.poll_transmit() {
+                    let mut d = Decoder::default();
+                    d.feed(&bytes);
+                    let p = d.next_packet().unwrap().unwrap();
+                    prop_assert!(p.wire_len() == bytes.len());
+                    if p.kind == 2 {
+                        command_id = Some(p.id);
+                    }
+                    last_id = p.id;
+                }
+                while let Some(e) = ex.poll_event() {
+                    match e {
+                        Event::Output(_) => prop_assert!(command_id.is_some(), "output with no command"),
+                        Event::Done | Event::Failed(_) => command_id = None,
+                        Event::Reconnect => ex.connected("pw", now),
+                        _ => {}
+                    }
+                }
+            }
+        }
     }
 }

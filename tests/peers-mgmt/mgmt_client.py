@@ -1,5 +1,5 @@
 """A third-party JSON-RPC 2.0 over WebSocket client (the `websockets` library, its own TLS via
-Python's ssl module) for cross-checking the practice management server in tests/mgmt.rs.
+Python's ssl module) for cross-checking the practice management server in tests/it/mgmt.rs.
 
 Usage: mgmt_client.py URL CERT_PEM   (secret in MGMT_SECRET, optional MGMT_ORIGIN)
 Reads one JSON call per stdin line: {"method": "...", "params": [...]}

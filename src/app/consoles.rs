@@ -1,0 +1,122 @@
+//! The application side of the other consoles (BattlEye, WebRCON, telnet): their practice
+//! servers for `--demo` and `--practice-server`, and where server messages go (`--messages`
+//! in one-shot and batch; live above the prompt in the console).
+
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+
+use anyhow::Context;
+
+use rconsole::consoles::practice::{self, ConsoleServer, Kind};
+use rconsole::consoles::{MessageSink, Protocol};
+
+use super::args::Args;
+use super::exit::{Exit, fail};
+
+/// Takes BattlEye's retransmit and keep-alive intervals from `RCON_BATTLEYE_RETRANSMIT` and
+/// `RCON_BATTLEYE_KEEPALIVE` when set (durations; the tests shorten them). A bad value is a
+/// usage error.
+pub fn tune_from_env() -> anyhow::Result<()> {
+    let mut tuning = rconsole::consoles::Tuning::default();
+    for (name, slot) in [
+        ("RCON_BATTLEYE_RETRANSMIT", &mut tuning.retransmit),
+        ("RCON_BATTLEYE_KEEPALIVE", &mut tuning.keepalive),
+    ] {
+        let Some(text) = std::env::var_os(name) else {
+            continue;
+        };
+        let text = text.to_string_lossy();
+        if text.trim().is_empty() {
+            continue;
+        }
+        let d = super::values::parse_duration(&text)
+            .map_err(|e| fail(Exit::Usage, format!("{name}: {e}")))?;
+        if d.is_zero() {
+            return Err(fail(Exit::Usage, format!("{name}: must be more than 0")));
+        }
+        *slot = d;
+    }
+    rconsole::consoles::set_tuning(tuning);
+    Ok(())
+}
+
+/// The practice server `--demo` starts for a console dialect (`None` for RCON).
+pub fn demo_server(protocol: Protocol, password: &str) -> anyhow::Result<Option<ConsoleServer>> {
+    let kind = match protocol {
+        Protocol::Rcon => return Ok(None),
+        Protocol::BattlEye => Kind::BattlEye,
+        Protocol::WebRcon => Kind::WebRcon,
+        Protocol::Telnet => Kind::Telnet,
+    };
+    let server = ConsoleServer::start(practice::Config {
+        password: password.to_string(),
+        kind,
+        ..practice::Config::default()
+    })
+    .context("cannot start the practice server")?;
+    Ok(Some(server))
+}
+
+/// `--practice-server` with a console `--practice-mode`; `None` when the mode is an RCON one.
+pub fn serve_practice(args: &Args, addr: &str) -> Option<anyhow::Result<Exit>> {
+    let kind = Kind::from_name(&args.practice_mode)?;
+    Some((|| {
+        let bind = addr.parse().map_err(|_| {
+            fail(
+                Exit::Usage,
+                format!("--practice-server: '{addr}' is not IP:PORT"),
+            )
+        })?;
+        let server = ConsoleServer::start(practice::Config {
+            bind,
+            password: args.practice_password.clone(),
+            kind,
+            ..practice::Config::default()
+        })
+        .with_context(|| format!("cannot listen on {addr}"))?;
+        let transport = match kind {
+            Kind::WebRcon | Kind::Telnet => "TCP",
+            _ => "UDP",
+        };
+        println!("{}", server.addr());
+        eprintln!(
+            "rcon: practice server ({}) listening on {} ({transport}); built-in commands: {}; stop it with the `stop` command or Ctrl-C",
+            kind.name(),
+            server.addr(),
+            practice::BUILTINS
+        );
+        std::io::stdout().flush()?;
+        server.wait();
+        Ok(Exit::Success)
+    })())
+}
+
+/// Where `--messages` sends server messages in one-shot and batch mode: stderr as
+/// `[server] TEXT`, or with `--json` a `{"type":"message",...}` record per message on stdout.
+pub fn message_sink(json: bool, server: &str) -> MessageSink {
+    let server = server.to_string();
+    Arc::new(move |text: &str| {
+        if json {
+            let record = serde_json::json!({"type": "message", "server": server, "text": text});
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "{record}");
+            let _ = out.flush();
+        } else {
+            for line in text.lines() {
+                eprintln!("[server] {line}");
+            }
+        }
+    })
+}
+
+/// Server messages in the console: printed above the prompt through the line editor, so the
+/// line being typed is redrawn below them, marked `[server]`.
+pub fn live_sink(printer: impl rustyline::ExternalPrinter + Send + 'static) -> MessageSink {
+    let printer = Mutex::new(printer);
+    Arc::new(move |text: &str| {
+        let mut p = printer.lock().unwrap_or_else(|e| e.into_inner());
+        for line in text.lines() {
+            let _ = p.print(format!("[server] {line}\n"));
+        }
+    })
+}

@@ -1,0 +1,399 @@
+//! The 7 Days to Die telnet console, sans-IO (docs/protocol.md section 8): a password prompt,
+//! then free-form lines, with the server's log lines streaming at any time.
+//!
+//! - Login: the server asks `Please enter password:`; the client sends the password and a line
+//!   end; `Logon successful.` means in, `Password incorrect` means refused. A server without a
+//!   telnet password greets with `*** Connected with 7DTD server.` and is in at once.
+//! - Log lines (`2026-12-02T01:30:00 12.345 INF ...`: a timestamp, the uptime, a level) are
+//!   server messages wherever they fall, never part of an answer.
+//! - 7 Days to Die marks no end of an answer, so a command's answer is every other line that
+//!   arrives until [`Telnet`]'s idle gap passes after the last of them (or after the command, if
+//!   none came).
+//! - Telnet negotiation (`IAC ...`) is stripped and never answered (7 Days to Die sends none).
+
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
+
+use super::{Action, Exchange};
+use crate::error::Error;
+
+/// Longest command sent, in UTF-8 bytes.
+pub const MAX_COMMAND_BYTES: usize = 4096;
+
+/// Longest line kept; a longer one is cut into pieces of this size.
+pub const MAX_LINE: usize = 64 * 1024;
+
+const IAC: u8 = 255;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    New,
+    PasswordSent,
+    Ready,
+    Failed,
+}
+
+/// Whether `line` is one of 7 Days to Die's log lines: `YYYY-MM-DDTHH:MM:SS uptime LEVEL ...`.
+pub fn is_log_line(line: &str) -> bool {
+    let b = line.as_bytes();
+    if b.len() < 20 {
+        return false;
+    }
+    let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
+    let shape = digits(0..4)
+        && b[4] == b'-'
+        && digits(5..7)
+        && b[7] == b'-'
+        && digits(8..10)
+        && b[10] == b'T'
+        && digits(11..13)
+        && b[13] == b':'
+        && digits(14..16)
+        && b[16] == b':'
+        && digits(17..19)
+        && b[19] == b' ';
+    if !shape {
+        return false;
+    }
+    let mut words = line[20..].split(' ');
+    let uptime = words.next().unwrap_or("");
+    let level = words.next().unwrap_or("");
+    uptime.parse::<f64>().is_ok() && matches!(level, "INF" | "WRN" | "ERR" | "EXC" | "LOG")
+}
+
+/// The telnet exchange.
+pub struct Telnet {
+    password: String,
+    timeout: Duration,
+    idle_gap: Duration,
+    state: State,
+    started: Option<Instant>,
+    /// Bytes of a line not yet ended.
+    partial: Vec<u8>,
+    /// Bytes of an unfinished negotiation sequence.
+    iac: Vec<u8>,
+    /// The command waiting: its answer lines so far and the last activity.
+    pending: Option<(Vec<String>, Instant, Instant)>,
+    actions: VecDeque<Action>,
+    tracing: bool,
+}
+
+impl Telnet {
+    /// An exchange that logs in with `password`; answers end after `idle_gap` of quiet.
+    pub fn new(password: &str, timeout: Duration, idle_gap: Duration, tracing: bool) -> Self {
+        Telnet {
+            password: password.to_string(),
+            timeout,
+            idle_gap,
+            state: State::New,
+            started: None,
+            partial: Vec::new(),
+            iac: Vec::new(),
+            pending: None,
+            actions: VecDeque::new(),
+            tracing,
+        }
+    }
+
+    /// Drops negotiation sequences (`IAC cmd opt`, `IAC SB ... IAC SE`, `IAC IAC` = 255).
+    fn strip(&mut self, data: &[u8]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(data.len());
+        for &b in data {
+            if self.iac.is_empty() {
+                if b == IAC {
+                    self.iac.push(b);
+                } else {
+                    out.push(b);
+                }
+                continue;
+            }
+            self.iac.push(b);
+            let seq = &self.iac;
+            let done = match seq[1] {
+                IAC => {
+                    out.push(IAC);
+                    true
+                }
+                250 => seq.len() >= 3 && seq[seq.len() - 2] == IAC && b == 240, // SB ... IAC SE
+                251..=254 => seq.len() == 3, // WILL/WONT/DO/DONT opt
+                _ => true,
+            };
+            if done || seq.len() > 1024 {
+                self.iac.clear();
+            }
+        }
+        out
+    }
+
+    fn line(&mut self, line: String, now: Instant) {
+        match self.state {
+            State::New => {
+                if line.starts_with("***") {
+                    // No password configured: already in.
+                    self.state = State::Ready;
+                    self.actions.push_back(Action::LoggedIn);
+                } else if line.to_ascii_lowercase().contains("password") {
+                    self.prompt(now);
+                }
+            }
+            State::PasswordSent => {
+                let lower = line.to_ascii_lowercase();
+                if lower.contains("incorrect") || lower.contains("wrong") {
+                    self.state = State::Failed;
+                    self.actions.push_back(Action::Fail(Error::LoginRefused));
+                } else if lower.contains("logon successful") || lower.starts_with("***") {
+                    self.state = State::Ready;
+                    self.actions.push_back(Action::LoggedIn);
+                }
+            }
+            State::Ready => {
+                let log = is_log_line(&line);
+                match self.pending.as_mut() {
+                    Some((lines, _, last)) if !log => {
+                        lines.push(line);
+                        *last = now;
+                    }
+                    _ => {
+                        if !line.is_empty() {
+                            self.actions.push_back(Action::Message(line));
+                        }
+                    }
+                }
+            }
+            State::Failed => {}
+        }
+    }
+
+    fn prompt(&mut self, now: Instant) {
+        if self.state == State::PasswordSent {
+            return;
+        }
+        self.state = State::PasswordSent;
+        if self.tracing {
+            self.actions.push_back(Action::Trace {
+                sent: true,
+                bytes: Vec::new(),
+                what: "password line (hidden)".into(),
+            });
+        }
+        let mut bytes = self.password.as_bytes().to_vec();
+        bytes.extend_from_slice(b"\r\n");
+        self.actions.push_back(Action::Send(bytes));
+        self.started = Some(now);
+    }
+}
+
+impl Exchange for Telnet {
+    fn start(&mut self, now: Instant) {
+        self.started = Some(now);
+    }
+
+    fn command(&mut self, command: &str, now: Instant) {
+        let mut bytes = command.as_bytes().to_vec();
+        bytes.extend_from_slice(b"\r\n");
+        if self.tracing {
+            self.actions.push_back(Action::Trace {
+                sent: true,
+                bytes: bytes.clone(),
+                what: "command line".into(),
+            });
+        }
+        self.actions.push_back(Action::Send(bytes));
+        self.pending = Some((Vec::new(), now, now));
+    }
+
+    fn receive(&mut self, data: &[u8], now: Instant) {
+        if self.tracing {
+            self.actions.push_back(Action::Trace {
+                sent: false,
+                bytes: data.to_vec(),
+                what: "telnet bytes".into(),
+            });
+        }
+        let clean = self.strip(data);
+        for b in clean {
+            if b == b'\n' {
+                let mut raw = std::mem::take(&mut self.partial);
+                if raw.last() == Some(&b'\r') {
+                    raw.pop();
+                }
+                self.line(String::from_utf8_lossy(&raw).into_owned(), now);
+            } else if b != b'\0' {
+                self.partial.push(b);
+                if self.partial.len() >= MAX_LINE {
+                    let raw = std::mem::take(&mut self.partial);
+                    self.line(String::from_utf8_lossy(&raw).into_owned(), now);
+                }
+            }
+        }
+        // The prompt has no line end.
+        if matches!(self.state, State::New)
+            && String::from_utf8_lossy(&self.partial)
+                .to_ascii_lowercase()
+                .contains("password:")
+        {
+            self.partial.clear();
+            self.prompt(now);
+        }
+    }
+
+    fn tick(&mut self, now: Instant) {
+        match self.state {
+            State::Ready => {
+                if let Some((_, since, last)) = &self.pending {
+                    if now.duration_since(*last) >= self.idle_gap {
+                        let (lines, _, _) = self.pending.take().expect("checked");
+                        self.actions.push_back(Action::Answer(lines.join("\n")));
+                    } else if now.duration_since(*since) >= self.timeout {
+                        self.pending = None;
+                        self.actions.push_back(Action::Fail(Error::Timeout {
+                            what: "waiting for the telnet answer",
+                            after: self.timeout,
+                        }));
+                    }
+                }
+            }
+            State::New | State::PasswordSent => {
+                if self
+                    .started
+                    .is_some_and(|s| now.duration_since(s) >= self.timeout)
+                {
+                    self.state = State::Failed;
+                    self.actions.push_back(Action::Fail(Error::Timeout {
+                        what: "waiting for the telnet password prompt or its reply",
+                        after: self.timeout,
+                    }));
+                }
+            }
+            State::Failed => {}
+        }
+    }
+
+    fn poll(&mut self) -> Option<Action> {
+        self.actions.pop_front()
+    }
+
+    fn wake(&self) -> Option<Instant> {
+        match self.state {
+            State::Ready => self
+                .pending
+                .as_ref()
+                .map(|(_, since, last)| (*last + self.idle_gap).min(*since + self.timeout)),
+            State::Failed => None,
+            _ => self.started.map(|s| s + self.timeout),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn drain(ex: &mut Telnet) -> Vec<String> {
+        let mut out = Vec::new();
+        while let Some(a) = ex.poll() {
+            out.push(match a {
+                Action::Send(d) => format!("send {}", String::from_utf8_lossy(&d).trim_end()),
+                Action::LoggedIn => "logged in".into(),
+                Action::Answer(s) => format!("answer {s}"),
+                Action::Message(s) => format!("message {s}"),
+                Action::Warning(_) => "warning".into(),
+                Action::Fail(e) => format!("fail {e}"),
+                Action::Trace { .. } => continue,
+            });
+        }
+        out
+    }
+
+    const LOG: &str = "2026-12-02T01:30:00 12.345 INF Executing command 'version' by Telnet";
+
+    #[test]
+    fn log_lines() {
+        assert!(is_log_line(LOG));
+        assert!(is_log_line("2026-12-02T01:30:00 0.5 WRN x"));
+        assert!(!is_log_line("Game version: V 1.0"));
+        assert!(!is_log_line("2026-12-02T01:30:00 soon INF x"));
+        assert!(!is_log_line("2026-12-02 01:30:00 1.0 INF x"));
+    }
+
+    #[test]
+    fn login_cases() {
+        let now = Instant::now();
+        // (server bytes, expected actions)
+        let cases: [(&[u8], &[&str]); 5] = [
+            (
+                b"Please enter password:\r\nLogon successful.\r\n",
+                &["send pw", "logged in"],
+            ),
+            // The prompt without a line end, negotiation bytes in front.
+            (b"\xff\xfb\x01Please enter password:", &["send pw"]),
+            (
+                b"Please enter password:\r\nPassword incorrect, please enter password:\r\n",
+                &["send pw", "fail login refused: wrong password"],
+            ),
+            (b"*** Connected with 7DTD server.\r\n", &["logged in"]),
+            (b"hello\r\n", &[]),
+        ];
+        for (bytes, want) in cases {
+            let mut ex = Telnet::new(
+                "pw",
+                Duration::from_secs(5),
+                Duration::from_millis(200),
+                false,
+            );
+            ex.start(now);
+            // Fed one byte at a time: every split of the stream gives the same result.
+            for b in bytes {
+                ex.receive(std::slice::from_ref(b), now);
+            }
+            assert_eq!(drain(&mut ex), want, "{}", String::from_utf8_lossy(bytes));
+        }
+    }
+
+    #[test]
+    fn answers_end_on_the_idle_gap_and_log_lines_stay_apart() {
+        let now = Instant::now();
+        let ms = Duration::from_millis;
+        let mut ex = Telnet::new("pw", Duration::from_secs(5), ms(200), false);
+        ex.start(now);
+        ex.receive(b"Please enter password:\r\nLogon successful.\r\n", now);
+        drain(&mut ex);
+        ex.receive(format!("{LOG}\r\n").as_bytes(), now);
+        assert_eq!(drain(&mut ex), [format!("message {LOG}")]);
+        ex.command("version", now);
+        assert_eq!(drain(&mut ex), ["send version"]);
+        ex.receive(
+            format!("{LOG}\r\nGame version: V 1.0\r\n").as_bytes(),
+            now + ms(50),
+        );
+        ex.receive(b"Mapping: x\r\n", now + ms(150));
+        assert_eq!(drain(&mut ex), [format!("message {LOG}")]);
+        assert_eq!(ex.wake(), Some(now + ms(350)));
+        ex.tick(now + ms(300));
+        assert_eq!(drain(&mut ex), Vec::<String>::new());
+        ex.tick(now + ms(350));
+        assert_eq!(drain(&mut ex), ["answer Game version: V 1.0\nMapping: x"]);
+        // A command with no output ends after the gap too.
+        ex.command("say hi", now + ms(400));
+        drain(&mut ex);
+        ex.tick(now + ms(600));
+        assert_eq!(drain(&mut ex), ["answer "]);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_bytes_never_panic(chunks in proptest::collection::vec(
+            proptest::collection::vec(proptest::num::u8::ANY, 0..64), 0..20)) {
+            let now = Instant::now();
+            let mut ex = Telnet::new("pw", Duration::from_secs(5), Duration::from_millis(200), false);
+            ex.start(now);
+            ex.receive(b"Please enter password:\r\nLogon successful.\r\n", now);
+            ex.command("x", now);
+            for c in &chunks {
+                ex.receive(c, now);
+                ex.tick(now + Duration::from_millis(300));
+            }
+            while ex.poll().is_some() {}
+        }
+    }
+}

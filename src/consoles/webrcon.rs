@@ -1,0 +1,242 @@
+//! Rust's WebRCON, sans-IO: JSON messages over a WebSocket whose URL path is the password
+//! (docs/protocol.md section 8). The driver does the WebSocket upgrade (which is the login)
+//! and hands this exchange each text frame.
+//!
+//! A request is `{"Identifier": n, "Message": command, "Name": "rconsole"}`; the reply carries
+//! the same `Identifier`. Anything else (chat and log lines, with `Identifier` 0 or -1, or
+//! replies to a command that already timed out) is a server message, never part of an answer.
+
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
+
+use serde::Deserialize;
+
+use super::{Action, Exchange};
+use crate::error::Error;
+
+/// Longest command sent, in UTF-8 bytes.
+pub const MAX_COMMAND_BYTES: usize = 65_536;
+
+/// The name requests carry.
+pub const CLIENT_NAME: &str = "rconsole";
+
+/// A frame from the server, as far as the client needs it.
+#[derive(Debug, Deserialize)]
+struct Reply {
+    #[serde(rename = "Identifier", default)]
+    identifier: i64,
+    #[serde(rename = "Message", default)]
+    message: String,
+}
+
+/// The request frame for `command` with `identifier`.
+pub fn request(identifier: i64, command: &str) -> String {
+    serde_json::json!({
+        "Identifier": identifier,
+        "Message": command,
+        "Name": CLIENT_NAME,
+    })
+    .to_string()
+}
+
+/// The WebRCON exchange.
+pub struct WebRcon {
+    timeout: Duration,
+    next_id: i64,
+    pending: Option<(i64, Instant)>,
+    actions: VecDeque<Action>,
+    tracing: bool,
+    started: bool,
+}
+
+impl WebRcon {
+    /// An exchange whose commands give up after `timeout`.
+    pub fn new(timeout: Duration, tracing: bool) -> Self {
+        WebRcon {
+            timeout,
+            next_id: 1,
+            pending: None,
+            actions: VecDeque::new(),
+            tracing,
+            started: false,
+        }
+    }
+
+    fn trace(&mut self, sent: bool, bytes: &[u8], what: String) {
+        if self.tracing {
+            self.actions.push_back(Action::Trace {
+                sent,
+                bytes: bytes.to_vec(),
+                what,
+            });
+        }
+    }
+}
+
+impl Exchange for WebRcon {
+    fn start(&mut self, _now: Instant) {
+        // The upgrade with the password in the path was the login.
+        self.started = true;
+        self.actions.push_back(Action::LoggedIn);
+    }
+
+    fn command(&mut self, command: &str, now: Instant) {
+        let id = self.next_id;
+        // Identifiers stay positive: 0 and -1 are the server's own messages.
+        self.next_id = if self.next_id >= i64::from(i32::MAX) {
+            1
+        } else {
+            self.next_id + 1
+        };
+        let frame = request(id, command);
+        self.trace(true, frame.as_bytes(), format!("request Identifier={id}"));
+        self.actions.push_back(Action::Send(frame.into_bytes()));
+        self.pending = Some((id, now));
+    }
+
+    fn receive(&mut self, data: &[u8], _now: Instant) {
+        let reply: Reply = match serde_json::from_slice(data) {
+            Ok(r) => r,
+            Err(e) => {
+                self.trace(false, data, "not WebRCON JSON; ignored".into());
+                self.actions.push_back(Action::Warning(format!(
+                    "ignored a WebRCON frame that is not its JSON: {e}"
+                )));
+                return;
+            }
+        };
+        match self.pending {
+            Some((id, _)) if id == reply.identifier => {
+                self.trace(false, data, format!("reply Identifier={id}"));
+                self.pending = None;
+                self.actions.push_back(Action::Answer(reply.message));
+            }
+            _ => {
+                self.trace(
+                    false,
+                    data,
+                    format!("server message Identifier={}", reply.identifier),
+                );
+                self.actions.push_back(Action::Message(reply.message));
+            }
+        }
+    }
+
+    fn tick(&mut self, now: Instant) {
+        if let Some((_, since)) = self.pending
+            && now.duration_since(since) >= self.timeout
+        {
+            self.pending = None;
+            self.actions.push_back(Action::Fail(Error::Timeout {
+                what: "waiting for the WebRCON reply",
+                after: self.timeout,
+            }));
+        }
+    }
+
+    fn poll(&mut self) -> Option<Action> {
+        self.actions.pop_front()
+    }
+
+    fn wake(&self) -> Option<Instant> {
+        self.pending.map(|(_, since)| since + self.timeout)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn drain(ex: &mut WebRcon) -> Vec<String> {
+        let mut out = Vec::new();
+        while let Some(a) = ex.poll() {
+            out.push(match a {
+                Action::Send(d) => format!("send {}", String::from_utf8_lossy(&d)),
+                Action::LoggedIn => "logged in".into(),
+                Action::Answer(s) => format!("answer {s}"),
+                Action::Message(s) => format!("message {s}"),
+                Action::Warning(_) => "warning".into(),
+                Action::Fail(e) => format!("fail {e}"),
+                Action::Trace { .. } => continue,
+            });
+        }
+        out
+    }
+
+    #[test]
+    fn replies_are_matched_by_identifier() {
+        let now = Instant::now();
+        // (frames from the server after the first command, expected actions)
+        let cases: [(&[&str], &[&str]); 4] = [
+            (
+                &[r#"{"Identifier":1,"Message":"ok","Type":"Generic"}"#],
+                &["answer ok"],
+            ),
+            (
+                &[
+                    r#"{"Identifier":0,"Message":"log line","Type":"Generic"}"#,
+                    r#"{"Identifier":-1,"Message":"chat","Type":"Chat"}"#,
+                    r#"{"Identifier":7,"Message":"late","Type":"Generic"}"#,
+                    r#"{"Identifier":1,"Message":"out"}"#,
+                ],
+                &[
+                    "message log line",
+                    "message chat",
+                    "message late",
+                    "answer out",
+                ],
+            ),
+            (
+                &["not json", r#"{"Identifier":1}"#],
+                &["warning", "answer "],
+            ),
+            (&[], &[]),
+        ];
+        for (frames, want) in cases {
+            let mut ex = WebRcon::new(Duration::from_secs(5), false);
+            ex.start(now);
+            assert_eq!(drain(&mut ex), ["logged in"]);
+            ex.command("status", now);
+            assert_eq!(
+                drain(&mut ex),
+                [r#"send {"Identifier":1,"Message":"status","Name":"rconsole"}"#]
+            );
+            for f in frames {
+                ex.receive(f.as_bytes(), now);
+            }
+            assert_eq!(drain(&mut ex), want, "{frames:?}");
+        }
+    }
+
+    #[test]
+    fn identifiers_increase_and_a_silent_server_times_out() {
+        let now = Instant::now();
+        let mut ex = WebRcon::new(Duration::from_secs(5), false);
+        ex.start(now);
+        ex.command("a", now);
+        ex.receive(br#"{"Identifier":1,"Message":"x"}"#, now);
+        ex.command("b", now);
+        let got = drain(&mut ex);
+        assert!(got.last().unwrap().contains(r#""Identifier":2"#), "{got:?}");
+        assert_eq!(ex.wake(), Some(now + Duration::from_secs(5)));
+        ex.tick(now + Duration::from_secs(5));
+        assert_eq!(
+            drain(&mut ex),
+            ["fail timed out after 5s while waiting for the WebRCON reply"]
+        );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_frames_never_panic(frames in proptest::collection::vec(".{0,80}", 0..20)) {
+            let now = Instant::now();
+            let mut ex = WebRcon::new(Duration::from_secs(5), false);
+            ex.start(now);
+            ex.command("x", now);
+            for f in &frames {
+                ex.receive(f.as_bytes(), now);
+            }
+            while ex.poll().is_some() {}
+        }
+    }
+}

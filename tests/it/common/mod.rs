@@ -1,0 +1,222 @@
+//! Shared helpers for the integration tests: the real `rcon` binary with a hermetic
+//! environment, and practice servers on free loopback ports.
+#![allow(dead_code)]
+
+pub mod mgmt;
+#[cfg(unix)]
+pub mod sshd;
+#[cfg(unix)]
+pub mod term;
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+use rconsole::practice::{Config, Mode, PracticeServer};
+
+/// The password every test server uses.
+pub const PASSWORD: &str = "hunter2-secret";
+
+/// The `rcon` binary with no RCON_*/MCRCON_* variables, no colour, and HOME and the XDG
+/// directories pointed into `home` so nothing leaks in from (or out to) the real user.
+pub fn rcon_in(home: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_rcon"));
+    for (key, _) in std::env::vars() {
+        if key.starts_with("RCON_") || key.starts_with("MCRCON_") || key.starts_with("XDG_") {
+            cmd.env_remove(key);
+        }
+    }
+    cmd.env("NO_COLOR", "1")
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env("APPDATA", home.join("appdata"))
+        .env("LOCALAPPDATA", home.join("localappdata"))
+        .stdin(Stdio::null());
+    cmd
+}
+
+/// Whether a missing peer or system tool fails the test instead of skipping it: set
+/// `RCONSOLE_STRICT=1` (as `.ci/run` does). Not `CI`, which every hosted CI sets on every OS,
+/// including those where a peer cannot be installed.
+pub fn strict() -> bool {
+    std::env::var_os("RCONSOLE_STRICT").is_some_and(|v| v == "1")
+}
+
+/// Skips the rest of a test for a missing peer or tool, visibly: the line goes straight to
+/// the terminal (libtest captures `eprintln!`, so a skip would show only on failure), next to
+/// the test's `... ok`. In strict mode (`RCONSOLE_STRICT=1`) it fails the test instead.
+pub fn skip(what: &str) {
+    assert!(
+        !strict(),
+        "RCONSOLE_STRICT=1 but {what}: .ci/run installs every peer and tool"
+    );
+    use std::io::Write;
+    let _ = writeln!(
+        std::io::stderr(),
+        "\nSKIPPED: {what} (the test passes without checking; RCONSOLE_STRICT=1 fails instead)"
+    );
+}
+
+/// A temporary home directory for one test.
+pub fn home() -> tempfile::TempDir {
+    tempfile::tempdir().expect("temp dir")
+}
+
+/// `rcon` pointed at `server` with the test password, in a fresh temporary home.
+pub fn rcon_for(server: &PracticeServer, home: &Path) -> Command {
+    rcon_at(server.port(), home)
+}
+
+/// `rcon` pointed at 127.0.0.1:`port` with the test password (for servers the test scripts
+/// itself), in a fresh temporary home.
+pub fn rcon_at(port: u16, home: &Path) -> Command {
+    let mut cmd = rcon_in(home);
+    cmd.args(["-H", "127.0.0.1", "-P", &port.to_string()])
+        .env("RCON_PASSWORD", PASSWORD);
+    cmd
+}
+
+/// Starts a practice server in `mode` with `read_delay` before each read.
+pub fn server(mode: Mode, read_delay: Duration) -> PracticeServer {
+    PracticeServer::start(Config {
+        password: PASSWORD.into(),
+        mode,
+        read_delay,
+        ..Config::default()
+    })
+    .expect("start practice server")
+}
+
+/// A strict vanilla server that delays each read by 2 ms, so a client that sends two packets
+/// back to back is caught.
+pub fn strict_vanilla() -> PracticeServer {
+    server(Mode::Vanilla, Duration::from_millis(2))
+}
+
+/// Runs a command to completion, with a guard against hangs.
+pub fn run(cmd: &mut Command) -> Output {
+    let child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn rcon");
+    wait_with_timeout(child, Duration::from_secs(60))
+}
+
+/// Waits for a child, killing it (and failing the test) if it runs past `limit`.
+pub fn wait_with_timeout(child: std::process::Child, limit: Duration) -> Output {
+    let id = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(limit) {
+        Ok(out) => out.expect("wait for rcon"),
+        Err(_) => {
+            kill(id);
+            panic!("rcon (pid {id}) did not finish within {limit:?}");
+        }
+    }
+}
+
+fn kill(pid: u32) {
+    #[cfg(unix)]
+    let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+    #[cfg(windows)]
+    let _ = Command::new("taskkill")
+        .args(["/F", "/PID", &pid.to_string()])
+        .status();
+}
+
+/// Stdout as text.
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8(out.stdout.clone()).expect("stdout is UTF-8")
+}
+
+/// Stderr as text.
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// A third-party server from tests/peers/ (installed by tests/peers/install.sh), stopped on
+/// drop.
+pub struct Peer {
+    child: std::process::Child,
+    /// The port it listens on (127.0.0.1).
+    pub port: u16,
+}
+
+impl Drop for Peer {
+    fn drop(&mut self) {
+        drop(self.child.stdin.take());
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts a tests/peers/ launcher (`*.py` in the peers' venv, `*.js` with node), or returns
+/// `None` after a visible skip note when the peers are not installed (a failure in strict mode,
+/// see [`strict`]).
+pub fn peer(launcher: &str, password: &str) -> Option<Peer> {
+    use std::io::BufRead;
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers");
+    let (program, installed) = if launcher.ends_with(".py") {
+        let py = dir.join(".venv/bin/python");
+        let ok = py.exists();
+        (py, ok)
+    } else {
+        let ok = dir.join("node_modules/.rconsole-stamp").exists();
+        (std::path::PathBuf::from("node"), ok)
+    };
+    if !installed {
+        skip(&format!(
+            "peer {launcher} not installed (run tests/peers/install.sh)"
+        ));
+        return None;
+    }
+    let mut child = Command::new(program)
+        .arg(dir.join(launcher))
+        .args(["--password", password, "--port", "0"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start peer");
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().expect("peer stdout"))
+        .read_line(&mut line)
+        .expect("read the peer's PORT line");
+    let port = line
+        .trim()
+        .strip_prefix("PORT ")
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("{launcher} printed {line:?} instead of PORT <n>"));
+    Some(Peer { child, port })
+}
+
+/// `rcon` pointed at a peer with `password`, in a fresh temporary home.
+pub fn rcon_peer(peer: &Peer, password: &str, home: &Path) -> Command {
+    let mut cmd = rcon_in(home);
+    cmd.args(["-H", "127.0.0.1", "-P", &peer.port.to_string()])
+        .env("RCON_PASSWORD", password);
+    cmd
+}
+
+/// N Unicode scalar values of "é€😀a" repeated: what the peers' `long N` answers.
+pub fn peer_long(n: usize) -> String {
+    "é€😀a".chars().cycle().take(n).collect()
+}
+
+/// N letters a-z repeated: what the peers' `along N` answers.
+pub fn peer_ascii(n: usize) -> String {
+    ('a'..='z').cycle().take(n).collect()
+}
+
+/// `/proc/PID/status` of a child once it runs `rcon` (Linux). Until exec the child is a copy of
+/// the test process, with its memory and descriptors, so earlier samples would measure the test,
+/// not rcon; `None` then, and once the process is gone.
+pub fn rcon_status(pid: u32) -> Option<String> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    (status.lines().next()? == "Name:\trcon").then_some(status)
+}

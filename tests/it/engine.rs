@@ -1,0 +1,383 @@
+//! Engine v2 against every practice mode, including the two reimplementations seen on the wire
+//! (end-marker: type-2 output and its own end marker; silent-empty: one packet per message and
+//! nothing for an empty answer): complete, byte-identical, in order; learned once per server;
+//! re-learned when another implementation takes the port.
+
+use std::time::Duration;
+
+use crate::common::*;
+use rconsole::practice::{Config, Event, Mode, PracticeServer, ascii_text, sample_text};
+
+fn start(mode: Mode) -> PracticeServer {
+    server(mode, Duration::ZERO)
+}
+
+/// The dialect flags a mode needs (the minecraft default probes).
+fn dialect_args(mode: Mode) -> Vec<&'static str> {
+    match mode {
+        Mode::Factorio => vec!["--dialect", "factorio"],
+        Mode::Palworld => vec!["--dialect", "palworld"],
+        Mode::Source | Mode::MirrorTrailer8 => vec!["--dialect", "source"],
+        _ => vec![],
+    }
+}
+
+const MODES: [Mode; 9] = [
+    Mode::Vanilla,
+    Mode::Source,
+    Mode::Mirror,
+    Mode::MirrorTrailer8,
+    Mode::RejectSentinel,
+    Mode::ClosesOnNonPositiveId,
+    Mode::Factorio,
+    Mode::EndMarker,
+    Mode::SilentEmpty,
+];
+
+fn sentinels_seen(server: &PracticeServer) -> usize {
+    server
+        .events()
+        .into_iter()
+        .filter(|e| matches!(e, Event::Packet { kind: 0, .. }))
+        .count()
+}
+
+#[test]
+fn every_mode_gives_complete_answers_in_order() {
+    for mode in MODES {
+        let server = start(mode);
+        let home = home();
+        let mut cmd = rcon_for(&server, home.path());
+        cmd.args(dialect_args(mode)).args(["-t", "5s", "--json"]);
+        cmd.args([
+            "-c",
+            "list",
+            "-c",
+            "help",
+            "-c",
+            "say hi",
+            "-c",
+            "chars 100000",
+        ]);
+        for i in 0..200 {
+            cmd.args(["-c", &format!("echo line {i}")]);
+        }
+        let out = run(&mut cmd);
+        assert!(out.status.success(), "{}: {}", mode.name(), stderr(&out));
+        let records: Vec<serde_json::Value> = stdout(&out)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(records.len(), 204, "{}", mode.name());
+        let response = |i: usize| records[i]["response"].as_str().unwrap().to_string();
+        assert_eq!(
+            response(0),
+            "There are 0 of a max of 20 players online: ",
+            "{}",
+            mode.name()
+        );
+        assert!(response(1).starts_with("/advancement"), "{}", mode.name());
+        assert!(
+            response(1).ends_with("/whitelist (add|list|off|on|reload|remove)"),
+            "{}",
+            mode.name()
+        );
+        assert_eq!(response(2), "", "{}: empty answer", mode.name());
+        assert_eq!(response(3), sample_text(100_000), "{}", mode.name());
+        for i in 0..200 {
+            assert_eq!(response(4 + i), format!("line {i}"), "{}", mode.name());
+        }
+        // The end-marker server closes on the probe's two sentinels, and only there.
+        let allowed = if mode == Mode::EndMarker { 2 } else { 0 };
+        let violations = server.violations();
+        assert_eq!(violations.len(), allowed, "{}: {violations:?}", mode.name());
+        assert!(
+            violations.iter().all(|v| v == "unknown packet type 0"),
+            "{}: {violations:?}",
+            mode.name()
+        );
+    }
+}
+
+#[test]
+fn end_marker_server_is_learned_once_and_needs_no_sentinel() {
+    let server = start(Mode::EndMarker);
+    let home = home();
+    let first = run(rcon_for(&server, home.path()).args(["-c", "say hi", "-c", "list"]));
+    assert!(first.status.success(), "{}", stderr(&first));
+    assert_eq!(
+        stdout(&first),
+        "\nThere are 0 of a max of 20 players online: \n"
+    );
+    assert_eq!(
+        stderr(&first).matches("warning").count(),
+        1,
+        "one note on first learning: {}",
+        stderr(&first)
+    );
+    assert!(
+        stderr(&first).contains("rcon --forget"),
+        "{}",
+        stderr(&first)
+    );
+    let before = server.connections();
+    for _ in 0..2 {
+        let again =
+            run(rcon_for(&server, home.path()).args(["--trace", "-c", "say hi", "-c", "help"]));
+        assert!(again.status.success(), "{}", stderr(&again));
+        let err = stderr(&again);
+        assert!(
+            !err.contains("rcon: warning"),
+            "no warning after the first run: {err}"
+        );
+        assert!(
+            !err.contains("(end-of-output sentinel)"),
+            "no probe once learned: {err}"
+        );
+        assert!(err.contains("(end of output)"), "{err}");
+        assert!(!err.contains("hunter2"), "password hidden in traces");
+    }
+    assert_eq!(server.connections(), before + 2, "one connection per run");
+}
+
+#[test]
+fn silent_empty_server_answers_empty_commands_without_waiting_for_the_timeout() {
+    let server = start(Mode::SilentEmpty);
+    let home = home();
+    // -t 10s: a wait for the timeout would exit 6; the quiet gap ends the empty answer.
+    let out = run(rcon_for(&server, home.path()).args([
+        "-t", "10s", "-c", "say hi", "-c", "list", "-c", "lines 3", "-c", "say bye",
+    ]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        // One packet per message, joined as received: no newline is invented.
+        "\nThere are 0 of a max of 20 players online: \nline 1 of 3line 2 of 3line 3 of 3\n\n"
+    );
+    assert_eq!(
+        stderr(&out).matches("warning").count(),
+        1,
+        "{}",
+        stderr(&out)
+    );
+    // Learned: the next run makes no probe and no reconnect.
+    let before = server.connections();
+    let zero_before = sentinels_seen(&server);
+    let again = run(rcon_for(&server, home.path()).args(["-c", "say hi", "-c", "list"]));
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert_eq!(
+        stdout(&again),
+        "\nThere are 0 of a max of 20 players online: \n"
+    );
+    assert_eq!(stderr(&again), "", "no warning once learned");
+    assert_eq!(server.connections(), before + 1);
+    // No probe (two sentinels on two connections); one sentinel behind the last command.
+    assert_eq!(
+        sentinels_seen(&server),
+        zero_before + 1,
+        "no probe once learned"
+    );
+    // The last command of a run needs no quiet gap: the server's refusal of a sentinel sent
+    // right behind it ends the answer (in order), and the run was ending the connection anyway.
+    let last = run(rcon_for(&server, home.path()).args(["--trace", "-c", "list", "-c", "say hi"]));
+    assert!(last.status.success(), "{}", stderr(&last));
+    assert_eq!(
+        stdout(&last),
+        "There are 0 of a max of 20 players online: \n\n"
+    );
+    let trace = stderr(&last);
+    assert!(trace.contains("(sentinel rejected)"), "{trace}");
+    assert_eq!(
+        trace.matches("(end-of-output sentinel)").count(),
+        1,
+        "{trace}"
+    );
+    // --print-config shows what was learned.
+    let cfg = run(rcon_for(&server, home.path()).arg("--print-config"));
+    assert!(
+        stdout(&cfg).contains("answers end by silence"),
+        "{}",
+        stdout(&cfg)
+    );
+    // --forget probes again.
+    let forgot = run(rcon_for(&server, home.path()).args(["--forget", "list"]));
+    assert!(forgot.status.success(), "{}", stderr(&forgot));
+    assert!(
+        sentinels_seen(&server) > zero_before,
+        "probed again after --forget"
+    );
+}
+
+#[test]
+fn vanilla_short_answers_take_one_round_trip_once_probed() {
+    let server = server(Mode::Vanilla, Duration::from_millis(2));
+    let home = home();
+    let mut cmd = rcon_for(&server, home.path());
+    for i in 0..50 {
+        cmd.args(["-c", &format!("echo {i}")]);
+    }
+    cmd.args(["-c", "ascii 4096", "-c", "ascii 4095", "-c", "chars 5000"]);
+    let out = run(&mut cmd);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let expected: String = (0..50).map(|i| format!("{i}\n")).collect::<String>()
+        + &format!(
+            "{}\n{}\n{}\n",
+            ascii_text(4096),
+            ascii_text(4095),
+            sample_text(5000)
+        );
+    assert_eq!(stdout(&out), expected);
+    assert_eq!(server.violations(), Vec::<String>::new());
+    // The probe, then a sentinel only after the two full fragments (4096 bytes, and the first
+    // 4096 units of the 5000-character answer).
+    assert_eq!(sentinels_seen(&server), 3);
+}
+
+/// Restarts a practice server of another mode on the same port.
+fn swap(old: PracticeServer, mode: Mode) -> PracticeServer {
+    let addr = old.addr();
+    drop(old);
+    let mut last = None;
+    for _ in 0..50 {
+        match PracticeServer::start(Config {
+            bind: addr,
+            password: PASSWORD.into(),
+            mode,
+            ..Config::default()
+        }) {
+            Ok(s) => return s,
+            Err(e) => last = Some(e),
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    panic!("cannot rebind {addr}: {last:?}");
+}
+
+#[test]
+fn a_server_swapped_for_another_implementation_is_relearned_with_nothing_lost() {
+    for (from, to) in [
+        (Mode::Vanilla, Mode::SilentEmpty),
+        (Mode::Vanilla, Mode::EndMarker),
+        (Mode::EndMarker, Mode::SilentEmpty),
+        (Mode::SilentEmpty, Mode::Vanilla),
+        (Mode::EndMarker, Mode::Vanilla),
+    ] {
+        let server = start(from);
+        let home = home();
+        let learn = run(rcon_for(&server, home.path()).arg("list"));
+        assert!(learn.status.success(), "{from:?}: {}", stderr(&learn));
+        let server = swap(server, to);
+        let out = run(rcon_for(&server, home.path()).args([
+            "-t",
+            "5s",
+            "-c",
+            "say hi",
+            "-c",
+            "list",
+            "-c",
+            "echo after",
+            "-c",
+            "chars 9000",
+        ]));
+        assert!(out.status.success(), "{from:?} -> {to:?}: {}", stderr(&out));
+        assert_eq!(
+            stdout(&out),
+            format!(
+                "\nThere are 0 of a max of 20 players online: \nafter\n{}\n",
+                sample_text(9000)
+            ),
+            "{from:?} -> {to:?}: {}",
+            stderr(&out)
+        );
+        assert!(
+            server
+                .violations()
+                .iter()
+                .all(|v| v == "unknown packet type 0"),
+            "{from:?} -> {to:?}: {:?}",
+            server.violations()
+        );
+        // And the run after that is quiet again.
+        let third = run(rcon_for(&server, home.path()).args(["-c", "say hi", "-c", "list"]));
+        assert!(
+            third.status.success(),
+            "{from:?} -> {to:?}: {}",
+            stderr(&third)
+        );
+        assert_eq!(stderr(&third), "", "{from:?} -> {to:?}");
+    }
+}
+
+#[test]
+fn learned_file_tolerates_corruption_and_read_only_directories() {
+    let server = start(Mode::SilentEmpty);
+    let home = home();
+    let data = home.path().join("data");
+    std::fs::create_dir_all(data.join("rconsole")).unwrap();
+    let file = data.join("rconsole").join("learned-servers.toml");
+    std::fs::write(&file, "this is [not toml\n\0\0").unwrap();
+    let out = run(rcon_for(&server, home.path()).arg("list"));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(std::fs::read_to_string(&file).unwrap().contains("silence"));
+    // No secret in the file.
+    assert!(!std::fs::read_to_string(&file).unwrap().contains(PASSWORD));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = data.join("rconsole");
+        std::fs::remove_file(&file).unwrap();
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o500)).unwrap();
+        let out = run(rcon_for(&server, home.path()).arg("list"));
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+}
+
+#[test]
+fn commands_after_stop_are_not_sent_because_the_server_stopped() {
+    let server = strict_vanilla();
+    let home = home();
+    let out = run(rcon_for(&server, home.path()).args(["-c", "stop", "-c", "list"]));
+    let err = stderr(&out);
+    assert!(!err.contains("wrong password"), "{err}");
+    assert!(err.contains("stopped the server"), "{err}");
+    assert_eq!(stdout(&out), "Stopping the server\n");
+    assert_eq!(server.commands(), vec!["stop".to_string()]);
+}
+
+#[test]
+fn learned_file_survives_many_rcons_writing_at_once() {
+    let servers: Vec<PracticeServer> = (0..8).map(|_| start(Mode::SilentEmpty)).collect();
+    let home = home();
+    let children: Vec<_> = servers
+        .iter()
+        .map(|s| {
+            rcon_for(s, home.path())
+                .arg("list")
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    // Whole and readable: one writer's version won each time, none was torn.
+    let file = home.path().join("data/rconsole/learned-servers.toml");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let parsed: toml::Table = toml::from_str(&text).expect("a whole TOML file");
+    let servers_table = parsed["servers"].as_table().unwrap();
+    assert!(!servers_table.is_empty());
+    for entry in servers_table.values() {
+        assert_eq!(entry["method"].as_str(), Some("silence"));
+    }
+    // No temporary files left behind.
+    let leftovers: Vec<_> = std::fs::read_dir(file.parent().unwrap())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with('.'))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}

@@ -1,0 +1,39 @@
+//! The integration suite as one test binary, so that it compiles and links once: the real `rcon`
+//! binary against real servers, files and terminals. `cargo test --test it NAME::` runs one
+//! area; `cargo test --release --test it -- --ignored load::` runs the million-command load test.
+
+mod common;
+
+mod batch;
+mod battleye;
+mod config;
+#[cfg(unix)]
+mod console;
+mod consoles_common;
+#[cfg(unix)]
+mod consoles_console;
+mod consoles_fanout;
+mod consoles_peers;
+mod countdown;
+mod defects;
+mod dialects;
+mod engine;
+mod fanout;
+mod faults;
+mod follow;
+mod interop;
+mod load;
+mod mgmt;
+mod oneshot;
+#[cfg(unix)]
+mod prompt;
+mod query;
+mod sentinel_auto;
+#[cfg(unix)]
+mod ssh;
+mod status;
+mod telnet;
+#[cfg(unix)]
+mod terminal;
+mod trace;
+mod webrcon;

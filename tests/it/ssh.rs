@@ -1,0 +1,254 @@
+//! `--ssh` and `--proxy-command` end to end: a real OpenSSH `sshd` started on loopback with a
+//! generated host key and user key, tunnelling to a practice server. Needs `sshd`, `ssh` and
+//! `ssh-keygen` (Debian: openssh-server, openssh-client); without them the sshd tests skip
+//! loudly, or fail when RCONSOLE_STRICT=1 is set.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use crate::common::sshd::{Sshd, free_port};
+use crate::common::term::Term;
+use crate::common::*;
+use rconsole::practice::{Mode, sample_text};
+
+#[test]
+fn commands_run_through_a_real_sshd() {
+    let Some(sshd) = Sshd::start_if_installed() else {
+        return;
+    };
+    let server = strict_vanilla();
+    let home = home();
+    let out = run(sshd
+        .rcon(home.path(), "user_key", "known_hosts", server.port())
+        .args(["-c", "list", "-c", "chars 10000", "-c", "echo done"]));
+    assert!(
+        out.status.success(),
+        "{}\nsshd log:\n{}",
+        stderr(&out),
+        sshd.log()
+    );
+    assert_eq!(
+        stdout(&out),
+        format!(
+            "There are 0 of a max of 20 players online: \n{}\ndone\n",
+            sample_text(10000)
+        )
+    );
+    assert_eq!(server.violations(), Vec::<String>::new());
+    assert_eq!(server.connections(), 1);
+    assert_eq!(server.commands(), ["list", "chars 10000", "echo done"]);
+    assert!(
+        !stderr(&out).contains(PASSWORD) && !stdout(&out).contains(PASSWORD),
+        "password leaked"
+    );
+}
+
+#[test]
+fn wrong_key_exits_9_naming_the_ssh_failure() {
+    let Some(sshd) = Sshd::start_if_installed() else {
+        return;
+    };
+    let server = strict_vanilla();
+    let home = home();
+    let started = Instant::now();
+    let out = run(sshd
+        .rcon(home.path(), "wrong_key", "known_hosts", server.port())
+        .arg("list"));
+    assert_eq!(out.status.code(), Some(9), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.starts_with("rcon: error: "), "{err}");
+    assert!(
+        err.contains("ssh ") && err.contains("Permission denied"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    assert_eq!(server.connections(), 0, "nothing reached the RCON server");
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "failed fast, never prompted"
+    );
+}
+
+#[test]
+fn unknown_host_key_exits_9() {
+    let Some(sshd) = Sshd::start_if_installed() else {
+        return;
+    };
+    let server = strict_vanilla();
+    let home = home();
+    let out = run(sshd
+        .rcon(home.path(), "user_key", "empty_known_hosts", server.port())
+        .arg("list"));
+    assert_eq!(out.status.code(), Some(9), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("Host key verification failed"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(server.connections(), 0);
+}
+
+#[test]
+fn closed_rcon_port_behind_the_tunnel_exits_9_with_the_reason() {
+    let Some(sshd) = Sshd::start_if_installed() else {
+        return;
+    };
+    let home = home();
+    let closed = free_port();
+    let out = run(sshd
+        .rcon(home.path(), "user_key", "known_hosts", closed)
+        .arg("list"));
+    assert_eq!(out.status.code(), Some(9), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("open failed") || err.contains("refused"),
+        "{err}"
+    );
+}
+
+#[test]
+fn proxy_command_runs_ssh_with_placeholders() {
+    let Some(sshd) = Sshd::start_if_installed() else {
+        return;
+    };
+    let server = strict_vanilla();
+    let home = home();
+    let mut proxy = String::from("ssh -o BatchMode=yes");
+    for option in sshd.options("user_key", "known_hosts") {
+        proxy.push_str(&format!(" -o '{option}'"));
+    }
+    proxy.push_str(&format!(
+        " -p {} -W %h:%p {}@127.0.0.1",
+        sshd.port, sshd.user
+    ));
+    let out = run(rcon_in(home.path())
+        .env("RCON_PASSWORD", PASSWORD)
+        .args(["--proxy-command", &proxy])
+        .args(["-H", "127.0.0.1", "-P", &server.port().to_string()])
+        .args(["-c", "seed", "-c", "chars 5000"]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        format!("Seed: [-4172144997902289642]\n{}\n", sample_text(5000))
+    );
+}
+
+#[test]
+fn failing_proxy_command_exits_9_with_its_message() {
+    let home = home();
+    let out = run(rcon_in(home.path())
+        .env("RCON_PASSWORD", PASSWORD)
+        .args([
+            "--proxy-command",
+            "echo \"tunnel to %h port %p refused\" >&2; exit 3",
+        ])
+        .args(["-H", "mc.invalid", "-P", "25575", "list"]));
+    assert_eq!(out.status.code(), Some(9), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        "rcon: error: proxy command failed (exit status 3): tunnel to mc.invalid port 25575 refused; 1 command not sent\n"
+    );
+}
+
+#[test]
+fn bad_ssh_destination_and_placeholder_are_usage_errors() {
+    let home = home();
+    for args in [
+        &["--ssh", "user@", "list"][..],
+        &["--ssh", "-oProxyCommand=x", "list"],
+        &["--proxy-command", "nc %x", "list"],
+    ] {
+        let out = run(rcon_in(home.path())
+            .env("RCON_PASSWORD", PASSWORD)
+            .args(args));
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+    }
+}
+
+#[test]
+fn practice_server_in_palworld_mode_works_through_a_proxy_command_with_the_dialect() {
+    // The tunnel is transparent to the dialect: `cat`-like plumbing via a shell proxy that
+    // execs a second rcon practice client would be overkill; bash's /dev/tcp is enough.
+    if Command::new("bash").arg("-c").arg("true").status().is_err() {
+        crate::common::skip("bash not installed");
+        return;
+    }
+    let server = server(Mode::Palworld, Duration::ZERO);
+    let home = home();
+    let proxy = "exec bash -c 'exec 3<>/dev/tcp/%h/%p; cat <&3 & cat >&3; wait'";
+    let out = run(rcon_in(home.path())
+        .env("RCON_PASSWORD", PASSWORD)
+        .args(["--proxy-command", proxy, "--dialect", "palworld"])
+        .args(["-H", "127.0.0.1", "-P", &server.port().to_string()])
+        .args(["-c", "echo hi", "-c", "list"]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "hi\nThere are 0 of a max of 20 players online: \n"
+    );
+}
+
+#[test]
+fn several_targets_share_one_ssh_host() {
+    let Some(sshd) = Sshd::start_if_installed() else {
+        return;
+    };
+    let live = strict_vanilla();
+    let home = home();
+    let mut cmd = rcon_in(home.path());
+    cmd.env("RCON_PASSWORD", PASSWORD)
+        .args(["--ssh", &sshd.destination()])
+        .args(["--target", &format!("live=127.0.0.1:{}", live.port())])
+        .args(["--target", &format!("gone=127.0.0.1:{}", free_port())]);
+    for option in sshd.options("user_key", "known_hosts") {
+        cmd.args(["--ssh-option", &option]);
+    }
+    let out = run(cmd.arg("seed"));
+    assert_eq!(out.status.code(), Some(9), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "[live] Seed: [-4172144997902289642]\n");
+    assert!(
+        stderr(&out).contains("1 of 2 servers failed: gone (exit 9)"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// The interactive console through the tunnel: a real PTY, commands typed and answered, long
+/// output in full, `:quit` exits 0.
+#[test]
+fn console_runs_through_a_real_sshd() {
+    let Some(sshd) = Sshd::start_if_installed() else {
+        return;
+    };
+    let server = server(Mode::Vanilla, Duration::from_millis(2));
+    let home = home();
+    let port = server.port().to_string();
+    let destination = sshd.destination();
+    let mut args = vec![
+        "--ssh",
+        destination.as_str(),
+        "-H",
+        "127.0.0.1",
+        "-P",
+        &port,
+    ];
+    let options = sshd.options("user_key", "known_hosts");
+    for option in &options {
+        args.extend(["--ssh-option", option.as_str()]);
+    }
+    let mut term = Term::start_with(home.path(), &args);
+    let prompt = format!("127.0.0.1:{port}> ");
+    term.wait_for(&prompt);
+    term.enter(&prompt, "echo through the tunnel");
+    term.wait_for("through the tunnel");
+    term.enter(&prompt, "chars 6000");
+    term.wait_for_raw(&sample_text(6000));
+    term.line(&prompt, ":quit");
+    assert_eq!(term.exit_code(), 0, "{}", term.screen());
+    assert_eq!(
+        server.commands(),
+        ["echo through the tunnel", "chars 6000"],
+        "{}",
+        sshd.log()
+    );
+}
