@@ -47,12 +47,14 @@ pub fn run_special(
     refuse_unsendable(&all, servers.iter().map(|(_, s)| s))?;
     let mut runners: Vec<Box<dyn countdown::Runner>> = Vec::new();
     for (name, s) in servers {
-        let session = Session::new(
+        let mut session = Session::new(
             s.connector()?,
             s.password()?,
             s.options(Arc::new(StderrObserver)),
             Printer::new(Style::Raw, false),
         );
+        // BattlEye, WebRCON and telnet servers get their own protocol, as one-shot runs do.
+        session.set_protocol(s.dialect.value.dialect().protocol);
         runners.push(Box::new(countdown::RconRunner {
             name: name.clone(),
             session,

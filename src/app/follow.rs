@@ -315,6 +315,17 @@ pub fn run_rcon(args: &Args, servers: Vec<(String, Settings)>) -> anyhow::Result
     let mut followers = Vec::new();
     for (name, settings) in servers {
         let opts = settings.options(Arc::new(super::StderrObserver));
+        let protocol = settings.dialect.value.dialect().protocol;
+        if protocol != rconsole::consoles::Protocol::Rcon {
+            // Their servers push messages; following those is not built yet, and polling an
+            // RCON `list` there would be wrong.
+            return Err(super::exit::fail(
+                super::exit::Exit::Usage,
+                format!(
+                    "{name}: --follow works with RCON servers and --mgmt; for this dialect's pushed messages use --messages (or the console)"
+                ),
+            ));
+        }
         let mut session = Session::new(
             settings.connector()?,
             settings.password()?,

@@ -272,3 +272,35 @@ mod interrupt {
         );
     }
 }
+
+#[test]
+fn a_countdown_on_a_telnet_console_speaks_its_protocol() {
+    use crate::consoles_common::{console_server, rcon_dialect};
+    use rconsole::consoles::practice::Kind;
+    let server = console_server(Kind::Telnet);
+    let home = common::home();
+    let out = run(rcon_dialect(&server, "telnet", home.path())
+        .env("RCON_CLOCK_SPEED", "30")
+        .args([
+            "--countdown",
+            "3s",
+            "--at",
+            "2s,1s",
+            "--announce",
+            "echo {seconds}",
+        ])
+        .args(["--then", "echo done"]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "2\n1\ndone\n");
+    assert_eq!(
+        server
+            .stats()
+            .executed
+            .load(std::sync::atomic::Ordering::SeqCst),
+        3
+    );
+    // --follow there would poll an RCON `list`: refused instead.
+    let out = run(rcon_dialect(&server, "telnet", home.path()).arg("--follow"));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--messages"), "{}", stderr(&out));
+}
