@@ -159,10 +159,6 @@ pub fn run(args: Args, origins: Origins, mgmt: Option<MgmtRun>) -> anyhow::Resul
         }
         return serve_practice(&args, addr);
     }
-    #[cfg(feature = "mgmt")]
-    if let Some(addr) = &args.practice_mgmt {
-        return mgmt::serve_practice(&args, addr);
-    }
     if args.list_servers {
         let (text, note) = settings::list_servers(&ConfigFile::load(&args, &origins)?);
         if let Some(note) = note {

@@ -11,7 +11,13 @@ use app::exit::{Exit, exit_for};
 
 fn main() -> ExitCode {
     let (args, origins) = app::parse();
-    match app::run(args, origins, Some(app::run_mgmt)) {
+    // Here, not in app::run: a reference from there would link the practice server's TLS
+    // code into rcon too.
+    let result = match &args.practice_mgmt {
+        Some(addr) => app::mgmt::serve_practice(&args, addr),
+        None => app::run(args, origins, Some(app::run_mgmt)),
+    };
+    match result {
         Ok(exit) => exit.code(),
         Err(err) => {
             if app::output::is_broken_pipe(&err) {
