@@ -23,7 +23,7 @@ _rcon() {
 
     case "${cmd}" in
         rcon)
-            opts="-H -P -p -s -t -c -v -f -i -h -V --host --port --password --password-file --server --all --config --no-config --list-servers --print-config --timeout --command --sentinel --idle-gap --forget --dialect --ssh --ssh-option --proxy-command --target --group --targets --where --parallel --retry --demo --messages --practice-server --practice-mode --practice-password --practice-read-delay --ping --legacy --query --full --json --trace --file --interactive --keep-going --delay --echo --macro --color --raw --fix-newlines --no-fix-newlines --help --version"
+            opts="-H -P -p -s -t -c -v -f -i -h -V --host --port --password --password-file --server --all --config --no-config --list-servers --print-config --timeout --command --sentinel --idle-gap --forget --dialect --ssh --ssh-option --proxy-command --target --group --targets --where --parallel --retry --demo --messages --practice-server --practice-mode --practice-password --practice-read-delay --ping --legacy --query --full --json --trace --file --interactive --keep-going --delay --echo --macro --color --raw --fix-newlines --no-fix-newlines --mgmt --practice-mgmt --practice-cert --practice-key --mgmt-cert --mgmt-fingerprint --mgmt-origin --mgmt-secret-file --follow --poll --exec --countdown --announce --at --then --cancel-announce --every --if --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -171,6 +171,74 @@ _rcon() {
                     ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --mgmt)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --practice-mgmt)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --practice-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --practice-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mgmt-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mgmt-fingerprint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mgmt-origin)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mgmt-secret-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --poll)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --exec)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --countdown)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --announce)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --at)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --then)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cancel-announce)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --every)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --if)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)

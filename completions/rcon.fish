@@ -39,6 +39,23 @@ complete -c rcon -l macro -d 'Fill `$(NAME)` in mcfunction macro lines (`$...`) 
 complete -c rcon -l color -d 'When to render § colour codes as ANSI colours: auto (stdout is a terminal and NO_COLOR is unset), always, never' -r -f -a "auto\t'Only when stdout is a terminal and NO_COLOR is not set'
 always\t'Always'
 never\t'Never: codes are stripped'"
+complete -c rcon -l mgmt -d 'Talk to the Minecraft Server Management Protocol (1.21.9+; JSON-RPC over WebSocket) at URL (wss://HOST:PORT, or ws:// for a server without TLS) instead of RCON; without URL, the profile\'s mgmt_url. COMMAND words name a method and its arguments: `players`, `allowlist add Steve`, `server save`; `methods` lists what the server offers. The secret comes from RCON_MGMT_SECRET, --mgmt-secret-file, the profile\'s mgmt_secret_file or mgmt_secret_command, else the password sources (never from argv). Runs the rcon-mgmt program installed next to rcon, which holds the TLS and WebSocket code' -r
+complete -c rcon -l practice-mgmt -d 'Run the practice management server (the documented methods and notifications on in-memory state) in the foreground on ADDR (default 127.0.0.1:25585; port 0 picks a free one) and print its URL; the secret is --practice-password. ws:// unless --practice-cert and --practice-key give a PEM certificate and key for wss://' -r
+complete -c rcon -l practice-cert -d 'With --practice-mgmt: the PEM certificate (chain) to serve wss:// with' -r -F
+complete -c rcon -l practice-key -d 'With --practice-mgmt: the PEM private key of --practice-cert' -r -F
+complete -c rcon -l mgmt-cert -d 'With --mgmt: trust this PEM certificate (the server\'s self-signed one, or its CA) instead of the system\'s trust store. The host name is still checked' -r -F
+complete -c rcon -l mgmt-fingerprint -d 'With --mgmt: accept only the server certificate with this SHA-256 fingerprint (64 hex digits, colons allowed), e.g. from `keytool -list` or `openssl x509 -fingerprint -sha256`' -r
+complete -c rcon -l mgmt-origin -d 'With --mgmt: send this Origin header; the server refuses (401) an Origin missing from its management-server-allowed-origins' -r
+complete -c rcon -l mgmt-secret-file -d 'With --mgmt: read the secret from FILE (trailing newline stripped)' -r -F
+complete -c rcon -l poll -d 'With --follow over RCON: how often `list` is asked [default: 5s]' -r
+complete -c rcon -l exec -d 'With --follow: run CMD for each event (`sh -c`, `cmd /C` on Windows) with the event in RCON_EVENT, RCON_EVENT_PLAYER, RCON_EVENT_SERVER, RCON_EVENT_JSON and as one JSON line on stdin; events wait for it in order' -r
+complete -c rcon -l countdown -d 'Count down DURATION (e.g. 10m), saying --announce at the announcement times, then run --then (and any COMMAND/-c). Ctrl-C cancels: nothing more is sent but --cancel-announce' -r
+complete -c rcon -l announce -d 'With --countdown: the command that announces the time left; {left} becomes e.g. `5 minutes`, {seconds} the seconds' -r
+complete -c rcon -l at -d 'With --countdown: the announcement times, e.g. 5m,1m,10s [default: those of 1h, 30m, 15m, 10m, 5m, 2m, 1m, 30s, 10s, 5s, 4s, 3s, 2s, 1s within the countdown, and its start]' -r
+complete -c rcon -l then -d 'With --countdown: the command to run when it ends (repeatable, in order)' -r
+complete -c rcon -l cancel-announce -d 'With --countdown: the command that announces a cancellation (Ctrl-C)' -r
+complete -c rcon -l every -d 'Run the commands (or the countdown) again every DURATION until interrupted' -r
+complete -c rcon -l if -d 'Run only if the condition holds, e.g. \'players < 5\' (from `list`, or the management protocol\'s players); with --every, checked before each run. Operators: < <= > >= == !=' -r
 complete -c rcon -l all -d 'Run the commands on every server profile in the config file at once'
 complete -c rcon -l no-config -d 'Ignore the config file (the default one and any --config or RCON_CONFIG)'
 complete -c rcon -l list-servers -d 'List the server profiles in the config file (names and addresses, no secrets) and exit'
@@ -50,12 +67,13 @@ complete -c rcon -l messages -d 'Also show the messages a BattlEye, WebRCON or t
 complete -c rcon -l legacy -d 'With --ping: send only the legacy (pre-1.7) FE 01 ping'
 complete -c rcon -l full -d 'With --query: the full stat (version, software, plugins, player names)'
 complete -c rcon -l json -d 'Print JSON instead of text: one object per command and line (command, response, ok, error, elapsed_ms; file and line for batch input; server with several servers); --ping: the server\'s status JSON with address and latency; --query: the stat'
-complete -c rcon -s v -l trace -d 'Print every packet sent and received to stderr: a hex dump under its decoded header (size, id, type) and the time since start. The password is never shown. One server only'
+complete -c rcon -s v -l trace -d 'Print every packet sent and received to stderr: a hex dump under its decoded header (size, id, type) and the time since start (--mgmt: every JSON-RPC message). The password is never shown. One server only'
 complete -c rcon -s i -l interactive -d 'Open the interactive console after the commands and files have run'
 complete -c rcon -l keep-going -d 'Keep going after a failed command (-c, a file or stdin line, on each server) and exit non-zero at the end; without it the first failure stops the run and nothing later is sent'
 complete -c rcon -l echo -d 'Print each command (`> COMMAND`) before its output, for logs'
 complete -c rcon -l raw -d 'Print output bytes exactly as received (no colour handling, no decoding); one server only'
 complete -c rcon -l fix-newlines -d 'Restore line breaks vanilla drops (MC-7569) where the output\'s shape makes them certain: `help` listings (a break before each `/` that starts a command right after other text) and parse errors. On by default when stdout is a terminal; piped output is left exactly as received unless this is given'
 complete -c rcon -l no-fix-newlines -d 'Never restore line breaks, not even on a terminal'
+complete -c rcon -l follow -d 'Print server events as they happen until interrupted, one line each (`--json`: NDJSON). With --mgmt: the server\'s notifications. With RCON: `list` polled every --poll, diffed into joined/left events. A lost connection is retried (said on stderr) and the follow goes on'
 complete -c rcon -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c rcon -s V -l version -d 'Print version'

@@ -16,6 +16,8 @@
 //! - [`srv`]: DNS SRV records for `--ping HOST` without a port, sans-IO.
 //! - [`net`]: drives the status ping, the query and the SRV lookup over the network.
 //! - [`mcfunction`]: the `.mcfunction` line rules for batch input, sans-IO.
+//! - `mgmt` (cargo feature `mgmt`, on by default): the Minecraft Server Management Protocol
+//!   (JSON-RPC over WebSocket, TLS) client and a practice management server.
 //! - [`render`]: `§` formatting codes to ANSI or plain text.
 //! - [`practice`]: an in-process server with a strict vanilla mode and other dialects, for tests,
 //!   demos and benchmarks.
@@ -65,6 +67,8 @@ pub mod error;
 pub mod exchange;
 pub mod fleet;
 pub mod mcfunction;
+#[cfg(feature = "mgmt")]
+pub mod mgmt;
 pub mod net;
 pub mod packet;
 #[cfg(feature = "practice")]

@@ -27,7 +27,7 @@ use app::exit::{Exit, exit_for};
 
 fn main() -> ExitCode {
     let (args, origins) = app::parse();
-    match app::run(args, origins) {
+    match app::run(args, origins, None) {
         Ok(exit) => exit.code(),
         Err(err) => {
             if app::output::is_broken_pipe(&err) {

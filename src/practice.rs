@@ -160,6 +160,8 @@ struct Shared {
     streams: Mutex<std::collections::HashMap<u64, TcpStream>>,
     stopping: AtomicBool,
     next_conn: AtomicU64,
+    /// Who `list` says is online ([`PracticeServer::set_players`]).
+    players: Mutex<Vec<String>>,
 }
 
 impl Shared {
@@ -239,6 +241,12 @@ impl PracticeServer {
                 _ => None,
             })
             .collect()
+    }
+
+    /// Sets who is online, as `list` reports it (for tests of `--follow` and `--if`).
+    pub fn set_players(&self, names: &[&str]) {
+        *self.shared.players.lock().expect("players lock") =
+            names.iter().map(|n| n.to_string()).collect();
     }
 
     /// How many connections were accepted.
@@ -511,7 +519,8 @@ impl Session {
                         queued.extend(encode(-1, TYPE_LOGIN_REPLY, b""));
                     }
                     TYPE_COMMAND => {
-                        let (text, then) = respond(&String::from_utf8_lossy(&packet.body));
+                        let (text, then) =
+                            respond(&String::from_utf8_lossy(&packet.body), &self.shared);
                         if !text.is_empty() {
                             queued.extend(encode(packet.id, TYPE_COMMAND, text.as_bytes()));
                         }
@@ -596,7 +605,7 @@ impl Session {
 
     /// Runs a built-in command and sends its answer split as the mode splits.
     fn run(&mut self, id: i32, command: &str) -> io::Result<After> {
-        let (text, after) = respond(command);
+        let (text, after) = respond(command, &self.shared);
         let reply_id = if self.config.mode == Mode::Palworld {
             0
         } else {
@@ -676,7 +685,7 @@ pub fn ascii_text(n: usize) -> String {
 pub const BUILTINS: &str = "echo TEXT | chars N | ascii N | lines N | sleep MS | drop N | help | list | say TEXT | seed | stop";
 
 /// The answer to a command, and what happens after.
-fn respond(command: &str) -> (String, After) {
+fn respond(command: &str, shared: &Shared) -> (String, After) {
     let (word, rest) = command.split_once(' ').unwrap_or((command, ""));
     let number = || rest.trim().parse::<usize>().ok();
     match word {
@@ -698,10 +707,17 @@ fn respond(command: &str) -> (String, After) {
             (format!("Slept {ms} ms"), After::Nothing)
         }
         "help" if rest.is_empty() => (HELP.concat(), After::Nothing),
-        "list" => (
-            "There are 0 of a max of 20 players online: ".into(),
-            After::Nothing,
-        ),
+        "list" => {
+            let players = shared.players.lock().expect("players lock");
+            (
+                format!(
+                    "There are {} of a max of 20 players online: {}",
+                    players.len(),
+                    players.join(", ")
+                ),
+                After::Nothing,
+            )
+        }
         "say" if !rest.is_empty() => (String::new(), After::Nothing),
         "seed" => ("Seed: [-4172144997902289642]".into(), After::Nothing),
         "stop" => ("Stopping the server".into(), After::StopServer),

@@ -307,8 +307,8 @@ pub struct Args {
     pub json: bool,
 
     /// Print every packet sent and received to stderr: a hex dump under its decoded header
-    /// (size, id, type) and the time since start. The password is never shown. One server
-    /// only.
+    /// (size, id, type) and the time since start (--mgmt: every JSON-RPC message). The
+    /// password is never shown. One server only.
     #[arg(short = 'v', long)]
     pub trace: bool,
 
@@ -360,6 +360,99 @@ pub struct Args {
     /// Never restore line breaks, not even on a terminal.
     #[arg(long, overrides_with = "fix_newlines")]
     pub no_fix_newlines: bool,
+
+    /// Talk to the Minecraft Server Management Protocol (1.21.9+; JSON-RPC over WebSocket) at
+    /// URL (wss://HOST:PORT, or ws:// for a server without TLS) instead of RCON; without URL, the
+    /// profile's mgmt_url. COMMAND words name a method and its arguments: `players`,
+    /// `allowlist add Steve`, `server save`; `methods` lists what the server offers. The secret
+    /// comes from RCON_MGMT_SECRET, --mgmt-secret-file, the profile's mgmt_secret_file or
+    /// mgmt_secret_command, else the password sources (never from argv). Runs the rcon-mgmt
+    /// program installed next to rcon, which holds the TLS and WebSocket code.
+    #[arg(long, value_name = "URL", num_args = 0..=1, default_missing_value = "")]
+    pub mgmt: Option<String>,
+
+    /// Run the practice management server (the documented methods and notifications on
+    /// in-memory state) in the foreground on ADDR (default 127.0.0.1:25585; port 0 picks a free
+    /// one) and print its URL; the secret is --practice-password. ws:// unless
+    /// --practice-cert and --practice-key give a PEM certificate and key for wss://.
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:25585", conflicts_with = "practice_server")]
+    pub practice_mgmt: Option<String>,
+
+    /// With --practice-mgmt: the PEM certificate (chain) to serve wss:// with.
+    #[arg(long, value_name = "FILE", value_parser = path, requires_all = ["practice_mgmt", "practice_key"])]
+    pub practice_cert: Option<PathBuf>,
+
+    /// With --practice-mgmt: the PEM private key of --practice-cert.
+    #[arg(long, value_name = "FILE", value_parser = path, requires_all = ["practice_mgmt", "practice_cert"])]
+    pub practice_key: Option<PathBuf>,
+
+    /// With --mgmt: trust this PEM certificate (the server's self-signed one, or its CA) instead
+    /// of the system's trust store. The host name is still checked.
+    #[arg(long, env = "RCON_MGMT_CERT", value_name = "FILE", value_parser = path, conflicts_with = "mgmt_fingerprint")]
+    pub mgmt_cert: Option<PathBuf>,
+
+    /// With --mgmt: accept only the server certificate with this SHA-256 fingerprint (64 hex
+    /// digits, colons allowed), e.g. from `keytool -list` or `openssl x509 -fingerprint -sha256`.
+    #[arg(long, env = "RCON_MGMT_FINGERPRINT", value_name = "SHA256")]
+    pub mgmt_fingerprint: Option<String>,
+
+    /// With --mgmt: send this Origin header; the server refuses (401) an Origin missing from its
+    /// management-server-allowed-origins.
+    #[arg(long, env = "RCON_MGMT_ORIGIN", value_name = "ORIGIN")]
+    pub mgmt_origin: Option<String>,
+
+    /// With --mgmt: read the secret from FILE (trailing newline stripped).
+    #[arg(long, env = "RCON_MGMT_SECRET_FILE", value_name = "FILE", value_parser = path)]
+    pub mgmt_secret_file: Option<PathBuf>,
+
+    /// Print server events as they happen until interrupted, one line each (`--json`: NDJSON).
+    /// With --mgmt: the server's notifications. With RCON: `list` polled every --poll, diffed
+    /// into joined/left events. A lost connection is retried (said on stderr) and the follow
+    /// goes on.
+    #[arg(long, conflicts_with_all = ["countdown", "every", "interactive"])]
+    pub follow: bool,
+
+    /// With --follow over RCON: how often `list` is asked [default: 5s].
+    #[arg(long, value_name = "DURATION", value_parser = duration, requires = "follow")]
+    pub poll: Option<Duration>,
+
+    /// With --follow: run CMD for each event (`sh -c`, `cmd /C` on Windows) with the event in
+    /// RCON_EVENT, RCON_EVENT_PLAYER, RCON_EVENT_SERVER, RCON_EVENT_JSON and as one JSON line on
+    /// stdin; events wait for it in order.
+    #[arg(long, value_name = "CMD", requires = "follow")]
+    pub exec: Option<String>,
+
+    /// Count down DURATION (e.g. 10m), saying --announce at the announcement times, then run
+    /// --then (and any COMMAND/-c). Ctrl-C cancels: nothing more is sent but --cancel-announce.
+    #[arg(long, value_name = "DURATION", value_parser = duration)]
+    pub countdown: Option<Duration>,
+
+    /// With --countdown: the command that announces the time left; {left} becomes e.g.
+    /// `5 minutes`, {seconds} the seconds.
+    #[arg(long, value_name = "TEMPLATE", requires = "countdown")]
+    pub announce: Option<String>,
+
+    /// With --countdown: the announcement times, e.g. 5m,1m,10s [default: those of 1h, 30m,
+    /// 15m, 10m, 5m, 2m, 1m, 30s, 10s, 5s, 4s, 3s, 2s, 1s within the countdown, and its start].
+    #[arg(long, value_name = "LIST", requires = "countdown", value_delimiter = ',', value_parser = duration)]
+    pub at: Vec<Duration>,
+
+    /// With --countdown: the command to run when it ends (repeatable, in order).
+    #[arg(long = "then", value_name = "CMD", requires = "countdown")]
+    pub then: Vec<String>,
+
+    /// With --countdown: the command that announces a cancellation (Ctrl-C).
+    #[arg(long, value_name = "CMD", requires = "countdown")]
+    pub cancel_announce: Option<String>,
+
+    /// Run the commands (or the countdown) again every DURATION until interrupted.
+    #[arg(long, value_name = "DURATION", value_parser = duration)]
+    pub every: Option<Duration>,
+
+    /// Run only if the condition holds, e.g. 'players < 5' (from `list`, or the management
+    /// protocol's players); with --every, checked before each run. Operators: < <= > >= == !=.
+    #[arg(long = "if", value_name = "CONDITION")]
+    pub condition: Option<String>,
 
     /// The command to run: the words are joined with single spaces into one command. Words
     /// starting with '-' after the first word belong to the command.

@@ -65,6 +65,8 @@ struct FileModel {
 /// `--print-config` and errors can point at it.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
+// The mgmt_* keys are read only with the `mgmt` feature (and still accepted without it).
+#[cfg_attr(not(feature = "mgmt"), allow(dead_code))]
 pub struct Profile {
     /// Host name or address; `HOST:PORT` is accepted.
     pub host: Option<Spanned<String>>,
@@ -93,6 +95,18 @@ pub struct Profile {
     pub proxy_command: Option<Spanned<String>>,
     /// Makes this profile a group: the names of other profiles, all run at once.
     pub servers: Option<Spanned<Vec<String>>>,
+    /// The management protocol's URL for `--mgmt` (`wss://HOST:PORT`).
+    pub mgmt_url: Option<Spanned<String>>,
+    /// A PEM certificate to trust for `--mgmt` (relative to the config file's directory).
+    pub mgmt_cert: Option<Spanned<String>>,
+    /// The SHA-256 fingerprint of the management server's certificate, to pin it.
+    pub mgmt_fingerprint: Option<Spanned<String>>,
+    /// The `Origin` header to send to the management server.
+    pub mgmt_origin: Option<Spanned<String>>,
+    /// A file holding the management secret (else the password sources apply).
+    pub mgmt_secret_file: Option<Spanned<String>>,
+    /// A shell command printing the management secret.
+    pub mgmt_secret_command: Option<Spanned<String>>,
 }
 
 impl Profile {

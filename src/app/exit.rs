@@ -28,6 +28,8 @@ pub enum Exit {
     Refused = 8,
     /// The tunnel (SSH or proxy command) failed.
     Transport = 9,
+    /// Ctrl-C cancelled a countdown or a repeated run (`--countdown`, `--every`).
+    Interrupted = 130,
 }
 
 impl Exit {
@@ -50,6 +52,7 @@ impl Exit {
             Exit::Connection => "connection",
             Exit::Refused => "refused",
             Exit::Transport => "tunnel",
+            Exit::Interrupted => "interrupted",
         })
     }
 
@@ -82,7 +85,7 @@ Exit status:
   7    connection lost or protocol error; the output is incomplete
   8    command refused locally and not sent (too long, NUL byte, unfilled macro)
   9    tunnel failed (SSH or proxy command)
-  130  interrupted by Ctrl-C (reported by the shell)";
+  130  interrupted by Ctrl-C (a cancelled --countdown or --every says so itself)";
 
 /// An error that carries the exit status it should end the process with.
 #[derive(Debug)]

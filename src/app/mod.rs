@@ -6,12 +6,19 @@ pub mod batch;
 pub mod config;
 pub mod console;
 pub mod consoles;
+pub mod countdown;
+pub mod dispatch;
 pub mod exit;
 pub mod fanout;
+pub mod follow;
 #[cfg(test)]
 mod generate;
 pub mod inventory;
 pub mod learned;
+// Used only by the rcon-mgmt binary, which shares this module tree (see `MgmtRun`).
+#[cfg(feature = "mgmt")]
+#[allow(dead_code)]
+pub mod mgmt;
 pub mod output;
 pub mod reach;
 pub mod secrets;
@@ -31,6 +38,13 @@ use rconsole::client::{Observer, check_command};
 use rconsole::practice::{self, PracticeServer};
 use rconsole::transport::{Connector, TcpConnector};
 use settings::{ConfigFile, Origins, Settings};
+
+pub use dispatch::MgmtRun;
+// For rcon-mgmt's main; rcon itself never names it.
+#[cfg(feature = "mgmt")]
+#[allow(unused_imports)]
+pub use dispatch::run_mgmt;
+use dispatch::{hand_to_mgmt_binary, run_special};
 
 use args::Args;
 use exit::{Exit, fail};
@@ -135,7 +149,10 @@ fn one_line(text: &str) -> String {
 }
 
 /// Runs the program; the returned status is the process's exit code.
-pub fn run(args: Args, origins: Origins) -> anyhow::Result<Exit> {
+pub fn run(args: Args, origins: Origins, mgmt: Option<MgmtRun>) -> anyhow::Result<Exit> {
+    if (args.mgmt.is_some() || args.practice_mgmt.is_some()) && mgmt.is_none() {
+        return hand_to_mgmt_binary();
+    }
     consoles::tune_from_env()?;
     if let Some(addr) = &args.practice_server {
         if let Some(result) = consoles::serve_practice(&args, addr) {
@@ -225,12 +242,21 @@ pub fn run(args: Args, origins: Origins) -> anyhow::Result<Exit> {
             }
             return Ok(Exit::Success);
         }
+        if args.mgmt.is_some() {
+            return Err(fail(Exit::Usage, "--mgmt works with one server"));
+        }
+        if let Some(exit) = run_special(&args, &servers, &commands)? {
+            return Ok(exit);
+        }
         return run_fanout(&args, servers, commands);
     }
     let settings = Settings::resolve(&args, &origins, file.clone())?;
     if args.print_config {
         output::print_text(&settings.describe())?;
         return Ok(Exit::Success);
+    }
+    if let (Some(_), Some(run_mgmt)) = (&args.mgmt, mgmt) {
+        return run_mgmt(&args, &settings);
     }
     if !args.target.is_empty() {
         let mut servers = Vec::new();
@@ -243,7 +269,19 @@ pub fn run(args: Args, origins: Origins) -> anyhow::Result<Exit> {
             s.drop_profile_route();
             servers.push((name, s));
         }
+        if let Some(exit) = run_special(&args, &servers, &commands)? {
+            return Ok(exit);
+        }
         return run_fanout(&args, servers, commands);
+    }
+    if !args.demo {
+        let name = match &settings.profile {
+            Some(p) if p.source != settings::Source::Default => p.value.clone(),
+            _ => settings.target(),
+        };
+        if let Some(exit) = run_special(&args, &[(name, settings.clone())], &commands)? {
+            return Ok(exit);
+        }
     }
     let plan = Plan::new(
         !commands.is_empty(),

@@ -196,7 +196,7 @@ impl ConfigFile {
 }
 
 /// Everything the program runs with, each value with its source.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Settings {
     /// The config file.
     pub config: ConfigFile,

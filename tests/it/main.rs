@@ -14,15 +14,18 @@ mod consoles_common;
 mod consoles_console;
 mod consoles_fanout;
 mod consoles_peers;
+mod countdown;
 mod defects;
 mod dialects;
 mod engine;
 mod fanout;
 mod faults;
 mod fleet;
+mod follow;
 mod interop;
 mod inventory;
 mod load;
+mod mgmt;
 mod oneshot;
 mod platform;
 #[cfg(unix)]

@@ -1,0 +1,453 @@
+//! Timed operations: `--countdown` with announcements, `--then`, `--every`, `--if`. One
+//! schedule drives every server of a group, so a countdown on several servers runs in step.
+//! Ctrl-C during a countdown or a wait cancels cleanly: nothing more is sent except
+//! `--cancel-announce`, and the exit status is 130. Ctrl-C while a run's commands are being
+//! sent lets that run finish first (a run is never cut in half).
+//!
+//! The clock is real time; the `RCON_CLOCK_SPEED` environment variable (a test hook) makes it
+//! run N times faster, so tests can count down ten minutes in one second.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use super::args::Args;
+use super::exit::{Exit, fail};
+
+/// Standard announcement times (time left), used within the countdown when `--at` is not
+/// given; the countdown's start is announced too.
+pub const MARKS: [u64; 14] = [3600, 1800, 900, 600, 300, 120, 60, 30, 10, 5, 4, 3, 2, 1];
+
+/// What a countdown talks to: an RCON session or a management client.
+pub trait Runner {
+    /// The server's name for output.
+    fn name(&self) -> &str;
+    /// Runs one command; its output as text.
+    fn run(&mut self, command: &str) -> anyhow::Result<String>;
+    /// How many players are online (for `--if`).
+    fn players(&mut self) -> anyhow::Result<usize>;
+    /// Connects now, so an unreachable server fails the run before anything is announced.
+    fn connect(&mut self) -> anyhow::Result<()> {
+        Ok(())
+    }
+}
+
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Catches Ctrl-C from now on (a second Ctrl-C still cancels the same way).
+fn catch_interrupt() {
+    let _ = ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst));
+}
+
+fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::SeqCst)
+}
+
+/// Time as the schedule sees it: real time, sped up by `RCON_CLOCK_SPEED`.
+pub struct Clock {
+    start: Instant,
+    speed: f64,
+}
+
+impl Clock {
+    /// A clock starting now.
+    pub fn new() -> Clock {
+        let speed = std::env::var("RCON_CLOCK_SPEED")
+            .ok()
+            .and_then(|s| s.parse::<f64>().ok())
+            .filter(|s| s.is_finite() && *s > 0.0)
+            .unwrap_or(1.0);
+        Clock {
+            start: Instant::now(),
+            speed,
+        }
+    }
+
+    /// Schedule time since the start.
+    pub fn elapsed(&self) -> Duration {
+        self.start.elapsed().mul_f64(self.speed)
+    }
+
+    /// Sleeps until schedule time `at`; `false` if Ctrl-C came first.
+    pub fn sleep_until(&self, at: Duration) -> bool {
+        loop {
+            if interrupted() {
+                return false;
+            }
+            let now = self.elapsed();
+            if now >= at {
+                return true;
+            }
+            let left = (at - now).div_f64(self.speed);
+            std::thread::sleep(left.min(Duration::from_millis(20)));
+        }
+    }
+}
+
+/// `players < 5` and the like.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Condition {
+    op: &'static str,
+    n: usize,
+}
+
+impl Condition {
+    /// Parses `players OP N`, OP one of `< <= > >= == !=` (`=` counts as `==`).
+    pub fn parse(text: &str) -> anyhow::Result<Condition> {
+        let bad = || {
+            fail(
+                Exit::Usage,
+                format!("--if '{text}': expected 'players OP N' with OP one of < <= > >= == !="),
+            )
+        };
+        let t = text.trim();
+        let rest = t.strip_prefix("players").ok_or_else(bad)?.trim_start();
+        let (op, num) = ["<=", ">=", "==", "!=", "<", ">", "="]
+            .iter()
+            .find_map(|op| rest.strip_prefix(op).map(|n| (*op, n)))
+            .ok_or_else(bad)?;
+        let op = if op == "=" { "==" } else { op };
+        let n = num.trim().parse().map_err(|_| bad())?;
+        Ok(Condition { op, n })
+    }
+
+    /// Whether it holds for `players` online.
+    pub fn holds(&self, players: usize) -> bool {
+        match self.op {
+            "<" => players < self.n,
+            "<=" => players <= self.n,
+            ">" => players > self.n,
+            ">=" => players >= self.n,
+            "==" => players == self.n,
+            _ => players != self.n,
+        }
+    }
+}
+
+impl std::fmt::Display for Condition {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "players {} {}", self.op, self.n)
+    }
+}
+
+/// The announcement times (time left, longest first) for a countdown of `total`: the given
+/// ones within it, else its start and the standard marks below it.
+pub fn schedule(total: Duration, given: &[Duration]) -> Vec<Duration> {
+    let mut times: Vec<Duration> = if given.is_empty() {
+        std::iter::once(total)
+            .chain(MARKS.iter().map(|s| Duration::from_secs(*s)))
+            .filter(|t| *t <= total && !t.is_zero())
+            .collect()
+    } else {
+        given
+            .iter()
+            .copied()
+            .filter(|t| *t <= total && !t.is_zero())
+            .collect()
+    };
+    times.sort_by(|a, b| b.cmp(a));
+    times.dedup();
+    times
+}
+
+/// Time left in words: `10 minutes`, `1 minute 30 seconds`, `1 hour`, `45 seconds`.
+pub fn format_left(d: Duration) -> String {
+    let secs = d.as_secs_f64().round() as u64;
+    let unit = |n: u64, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    let (h, m, s) = (secs / 3600, secs % 3600 / 60, secs % 60);
+    let mut parts = Vec::new();
+    if h > 0 {
+        parts.push(unit(h, "hour"));
+    }
+    if m > 0 {
+        parts.push(unit(m, "minute"));
+    }
+    if s > 0 || parts.is_empty() {
+        parts.push(unit(s, "second"));
+    }
+    parts.join(" ")
+}
+
+/// The announcement for `left`: `{left}` and `{seconds}` filled in.
+pub fn fill(template: &str, left: Duration) -> String {
+    template
+        .replace("{left}", &format_left(left))
+        .replace("{seconds}", &left.as_secs_f64().round().to_string())
+}
+
+/// Prints one command's result, prefixed with the server with several servers.
+fn report(
+    runner: &dyn Runner,
+    label: bool,
+    json_out: bool,
+    command: &str,
+    result: &anyhow::Result<String>,
+) {
+    let (text, ok) = match result {
+        Ok(t) => (t.clone(), true),
+        Err(e) => (format!("{e:#}"), false),
+    };
+    if json_out {
+        let mut o = json!({"server": runner.name(), "command": command, "ok": ok});
+        o[if ok { "output" } else { "error" }] = json!(text);
+        println!("{o}");
+    } else if !ok {
+        eprintln!("rcon: error: {}: '{command}': {text}", runner.name());
+    } else if !text.is_empty() {
+        let body = if label {
+            super::fanout::prefixed(runner.name(), &text)
+        } else {
+            format!("{}\n", text.trim_end_matches('\n'))
+        };
+        print!("{body}");
+    }
+}
+
+/// Runs `command` on every server in step; the worst status.
+fn on_all(runners: &mut [Box<dyn Runner>], json_out: bool, command: &str) -> Exit {
+    let label = runners.len() > 1;
+    let mut worst = Exit::Success;
+    for r in runners.iter_mut() {
+        let result = r.run(command);
+        report(r.as_ref(), label, json_out, command, &result);
+        if let Err(e) = &result {
+            worst = worst.max(super::exit::exit_for(e));
+        }
+    }
+    worst
+}
+
+/// Runs the timed plan: `--if`, `--countdown` with its announcements, `--then` and the commands,
+/// again every `--every`.
+pub fn run(
+    args: &Args,
+    mut runners: Vec<Box<dyn Runner>>,
+    commands: &[String],
+) -> anyhow::Result<Exit> {
+    let condition = args
+        .condition
+        .as_deref()
+        .map(Condition::parse)
+        .transpose()?;
+    if args.countdown.is_none() && args.announce.is_some() {
+        return Err(fail(Exit::Usage, "--announce needs --countdown"));
+    }
+    let mut finals: Vec<String> = args.then.clone();
+    finals.extend(commands.iter().cloned());
+    if finals.is_empty() && args.countdown.is_none() {
+        return Err(fail(
+            Exit::Usage,
+            "nothing to run: give COMMAND, -c or --then",
+        ));
+    }
+    if args.every.is_some_and(|e| e.is_zero()) {
+        return Err(fail(Exit::Usage, "--every must be more than 0"));
+    }
+    for r in runners.iter_mut() {
+        let name = r.name().to_string();
+        r.connect()
+            .map_err(|e| e.context(format!("{name}: nothing was sent")))?;
+    }
+    catch_interrupt();
+    let clock = Clock::new();
+    let mut worst = Exit::Success;
+    let mut round_start = Duration::ZERO;
+    loop {
+        let selected: Vec<usize> = match &condition {
+            None => (0..runners.len()).collect(),
+            Some(c) => {
+                let mut ok = Vec::new();
+                for (i, r) in runners.iter_mut().enumerate() {
+                    match r.players() {
+                        Ok(n) if c.holds(n) => ok.push(i),
+                        Ok(n) => eprintln!(
+                            "rcon: {}: not run: {n} players online, and the condition is '{c}'",
+                            r.name()
+                        ),
+                        Err(e) => {
+                            eprintln!("rcon: error: {}: cannot count players: {e:#}", r.name());
+                            worst = worst.max(super::exit::exit_for(&e));
+                        }
+                    }
+                }
+                ok
+            }
+        };
+        if !selected.is_empty() {
+            // Keep the order; run the round on the servers where the condition held.
+            let mut round: Vec<Box<dyn Runner>> = Vec::new();
+            let mut rest: Vec<(usize, Box<dyn Runner>)> = Vec::new();
+            for (i, r) in runners.drain(..).enumerate() {
+                if selected.contains(&i) {
+                    round.push(r);
+                } else {
+                    rest.push((i, r));
+                }
+            }
+            let result = one_round(args, &clock, round_start, &mut round, &finals);
+            // Put them back in order.
+            let mut all: Vec<(usize, Box<dyn Runner>)> =
+                selected.iter().copied().zip(round).chain(rest).collect();
+            all.sort_by_key(|(i, _)| *i);
+            runners = all.into_iter().map(|(_, r)| r).collect();
+            match result {
+                Some(exit) => worst = worst.max(exit),
+                None => return Ok(Exit::Interrupted),
+            }
+        }
+        let Some(every) = args.every else {
+            return Ok(worst);
+        };
+        round_start += every;
+        if !clock.sleep_until(round_start) {
+            eprintln!("rcon: stopped (Ctrl-C) before the next run");
+            return Ok(Exit::Interrupted);
+        }
+    }
+}
+
+/// One countdown (if any) and the final commands; `None` when cancelled.
+fn one_round(
+    args: &Args,
+    clock: &Clock,
+    start: Duration,
+    runners: &mut [Box<dyn Runner>],
+    finals: &[String],
+) -> Option<Exit> {
+    let mut worst = Exit::Success;
+    if let Some(total) = args.countdown {
+        for left in schedule(total, &args.at) {
+            if !clock.sleep_until(start + total - left) {
+                return cancel(args, clock, start + total, runners);
+            }
+            if let Some(t) = &args.announce {
+                worst = worst.max(on_all(runners, args.json, &fill(t, left)));
+            }
+        }
+        if !clock.sleep_until(start + total) {
+            return cancel(args, clock, start + total, runners);
+        }
+    }
+    // Once the final commands start they all run: a run is never cut in half (`save-all`
+    // without its `stop`); Ctrl-C is heard at the waits.
+    for c in finals {
+        worst = worst.max(on_all(runners, args.json, c));
+    }
+    Some(worst)
+}
+
+fn cancel(
+    args: &Args,
+    clock: &Clock,
+    end: Duration,
+    runners: &mut [Box<dyn Runner>],
+) -> Option<Exit> {
+    let left = end.saturating_sub(clock.elapsed());
+    eprintln!(
+        "rcon: countdown cancelled (Ctrl-C) with {} left; nothing more was sent{}",
+        format_left(left),
+        if args.cancel_announce.is_some() {
+            " but the cancellation"
+        } else {
+            ""
+        }
+    );
+    if let Some(t) = &args.cancel_announce {
+        on_all(runners, args.json, &fill(t, left));
+    }
+    None
+}
+
+/// An RCON server as a [`Runner`].
+pub struct RconRunner {
+    /// Its name.
+    pub name: String,
+    /// Its session.
+    pub session: super::session::Session,
+}
+
+impl Runner for RconRunner {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn run(&mut self, command: &str) -> anyhow::Result<String> {
+        match super::dispatch::run_text(&mut self.session, command) {
+            Ok(t) if super::is_parse_error(t.as_bytes()) => Err(fail(Exit::CommandFailed, t)),
+            Ok(t) => Ok(t),
+            Err(e) => Err(anyhow::Error::new(e)),
+        }
+    }
+    fn connect(&mut self) -> anyhow::Result<()> {
+        self.session
+            .connect()
+            .map(|_| ())
+            .map_err(anyhow::Error::new)
+    }
+    fn players(&mut self) -> anyhow::Result<usize> {
+        let text = self.run("list")?;
+        super::follow::parse_list(&text)
+            .map(|p| p.len())
+            .ok_or_else(|| {
+                fail(
+                    Exit::CommandFailed,
+                    format!("the `list` answer has no player count: {text}"),
+                )
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn secs(v: &[u64]) -> Vec<Duration> {
+        v.iter().map(|s| Duration::from_secs(*s)).collect()
+    }
+
+    #[test]
+    fn schedules() {
+        assert_eq!(
+            schedule(Duration::from_secs(600), &[]),
+            secs(&[600, 300, 120, 60, 30, 10, 5, 4, 3, 2, 1])
+        );
+        assert_eq!(
+            schedule(Duration::from_secs(90), &[]),
+            secs(&[90, 60, 30, 10, 5, 4, 3, 2, 1])
+        );
+        assert_eq!(
+            schedule(Duration::from_secs(600), &secs(&[60, 300, 900, 60])),
+            secs(&[300, 60])
+        );
+    }
+
+    #[test]
+    fn words_for_time_left() {
+        assert_eq!(format_left(Duration::from_secs(600)), "10 minutes");
+        assert_eq!(format_left(Duration::from_secs(60)), "1 minute");
+        assert_eq!(format_left(Duration::from_secs(90)), "1 minute 30 seconds");
+        assert_eq!(format_left(Duration::from_secs(3600)), "1 hour");
+        assert_eq!(format_left(Duration::from_secs(1)), "1 second");
+        assert_eq!(format_left(Duration::ZERO), "0 seconds");
+        assert_eq!(
+            fill(
+                "say Restart in {left} ({seconds}s)",
+                Duration::from_secs(30)
+            ),
+            "say Restart in 30 seconds (30s)"
+        );
+    }
+
+    #[test]
+    fn conditions() {
+        let c = Condition::parse("players < 5").unwrap();
+        assert!(c.holds(4) && !c.holds(5));
+        assert_eq!(c.to_string(), "players < 5");
+        assert!(Condition::parse("players>=2").unwrap().holds(2));
+        assert!(Condition::parse("players = 0").unwrap().holds(0));
+        assert!(Condition::parse("players != 0").unwrap().holds(1));
+        for bad in ["", "players", "players < x", "tps < 5", "players ~ 3"] {
+            assert!(Condition::parse(bad).is_err(), "{bad}");
+        }
+    }
+}

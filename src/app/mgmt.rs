@@ -1,0 +1,681 @@
+//! `rcon --mgmt`: the Minecraft Server Management Protocol from the command line. Resolves the
+//! URL, secret, certificate trust and Origin (flags, environment, profile), connects, reads
+//! `rpc.discover`, maps COMMAND words onto a method, and prints results as text or `--json`;
+//! with no COMMAND, a console with tab completion of method names (or method lines from stdin).
+
+use std::io::{BufRead, IsTerminal};
+use std::path::PathBuf;
+
+use rconsole::Password;
+use rconsole::mgmt::{self, ConnectOptions, Endpoint, MgmtClient, Schema, Trust};
+use rconsole::transport::Connector;
+use serde_json::{Value, json};
+
+use super::args::Args;
+use super::exit::{Exit, fail};
+use super::secrets::{self, Secret};
+use super::settings::{self, Settings};
+
+/// Where and how to connect, resolved but not connected.
+pub struct Target {
+    /// The server's URL.
+    pub endpoint: Endpoint,
+    /// TCP, or the profile's tunnel.
+    pub connector: Box<dyn Connector>,
+    /// Secret, trust, Origin, timeout.
+    pub opts: ConnectOptions,
+    /// A name for messages and prefixes: the profile, else the URL.
+    pub name: String,
+}
+
+/// The exit status for a management error.
+pub fn exit_of(e: &mgmt::Error) -> Exit {
+    use mgmt::Error as E;
+    match e {
+        E::Url { .. } | E::UnknownMethod { .. } | E::BadArgument { .. } => Exit::Usage,
+        E::Trust(_) => Exit::Config,
+        E::Connect(c) => Exit::from_error(c),
+        E::Tls { .. } => Exit::Connect,
+        E::Unauthorized => Exit::Login,
+        E::Timeout { .. } => Exit::Timeout,
+        E::Rpc { .. } => Exit::CommandFailed,
+        _ => Exit::Connection,
+    }
+}
+
+/// A management error as an application error with its exit status, and the flag that helps.
+pub fn error(e: mgmt::Error) -> anyhow::Error {
+    let hint = match &e {
+        mgmt::Error::Tls { source, .. } if source.kind() == std::io::ErrorKind::InvalidData => {
+            "; to trust a self-signed certificate, give --mgmt-cert FILE or --mgmt-fingerprint SHA256"
+        }
+        mgmt::Error::Unauthorized => {
+            "; check the secret, and --mgmt-origin if the server lists allowed origins"
+        }
+        _ => "",
+    };
+    fail(exit_of(&e), format!("{e}{hint}"))
+}
+
+/// The profile this run uses, if any.
+fn profile(settings: &Settings) -> Option<(&super::config::Profile, Option<PathBuf>)> {
+    let name = settings.profile.as_ref()?;
+    let config = settings.config.config()?;
+    let p = config.servers.get(&name.value)?;
+    Some((p.get_ref(), config.path.parent().map(|p| p.to_path_buf())))
+}
+
+/// Resolves URL, secret, trust and Origin: flags and environment first, then the profile.
+pub fn resolve(args: &Args, settings: &Settings, url: Option<&str>) -> anyhow::Result<Target> {
+    let prof = profile(settings);
+    let p = prof.as_ref().map(|(p, _)| *p);
+    let base = prof.as_ref().and_then(|(_, b)| b.clone());
+    let key = |f: fn(&super::config::Profile) -> &Option<toml::Spanned<String>>| {
+        p.and_then(|p| f(p).as_ref()).map(|s| s.get_ref().clone())
+    };
+    let url = match url {
+        Some(u) => u.to_string(),
+        _ => key(|p| &p.mgmt_url).ok_or_else(|| {
+            fail(
+                Exit::Usage,
+                "--mgmt needs a URL: --mgmt wss://HOST:PORT, or a profile's mgmt_url",
+            )
+        })?,
+    };
+    let endpoint = Endpoint::parse(&url).map_err(error)?;
+    let trust = if let Some(path) = &args.mgmt_cert {
+        read_cert(path)?
+    } else if let Some(fp) = &args.mgmt_fingerprint {
+        Trust::from_fingerprint(fp).map_err(error)?
+    } else if let Some(path) = key(|p| &p.mgmt_cert) {
+        read_cert(&secrets::resolve_path(&path, base.as_deref()))?
+    } else if let Some(fp) = key(|p| &p.mgmt_fingerprint) {
+        Trust::from_fingerprint(&fp).map_err(error)?
+    } else {
+        Trust::PublicRoots
+    };
+    let origin = args.mgmt_origin.clone().or_else(|| key(|p| &p.mgmt_origin));
+    let secret = if let Some(s) = std::env::var("RCON_MGMT_SECRET")
+        .ok()
+        .filter(|s| !s.is_empty())
+    {
+        Password::new(s)
+    } else if let Some(f) = args
+        .mgmt_secret_file
+        .as_ref()
+        .filter(|f| !f.as_os_str().is_empty())
+    {
+        secrets::obtain(&Secret::File(f.clone()), "--mgmt-secret-file", &url)?
+    } else if let Some(f) = key(|p| &p.mgmt_secret_file) {
+        let path = secrets::resolve_path(&f, base.as_deref());
+        secrets::obtain(&Secret::File(path), "profile mgmt_secret_file", &url)?
+    } else if let Some(c) = key(|p| &p.mgmt_secret_command) {
+        secrets::obtain(&Secret::Command(c), "profile mgmt_secret_command", &url)?
+    } else if settings.password.is_none() && !secrets::can_prompt() {
+        return Err(fail(
+            Exit::Usage,
+            "no management secret given and no terminal to ask for one: use RCON_MGMT_SECRET, \
+--mgmt-secret-file FILE, a profile's mgmt_secret_file or mgmt_secret_command, or a password \
+source (--password-file, RCON_PASSWORD, a profile's password keys)",
+        ));
+    } else {
+        settings.password()?
+    };
+    // Over loopback or an SSH tunnel the secret crosses no network in clear text.
+    let loopback = endpoint.host == "localhost"
+        || endpoint
+            .host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback());
+    if !(endpoint.tls || loopback || settings.ssh.is_some()) {
+        eprintln!(
+            "rcon: warning: {url} is not TLS: the secret crosses the network in clear text (use wss://, or a tunnel)"
+        );
+    }
+    let connector = settings::connector(
+        settings.ssh.as_ref().map(|s| s.value.as_str()),
+        &settings.ssh_options,
+        settings.proxy_command.as_ref().map(|s| s.value.as_str()),
+        &endpoint.host,
+        endpoint.port,
+    )?;
+    let name = match &settings.profile {
+        Some(p) if p.source != settings::Source::Default => p.value.clone(),
+        _ => endpoint.url(),
+    };
+    Ok(Target {
+        endpoint,
+        connector,
+        opts: ConnectOptions {
+            secret,
+            origin,
+            trust,
+            timeout: settings.timeout.value,
+            trace: args.trace.then_some(trace_message as fn(&str, &str)),
+        },
+        name,
+    })
+}
+
+/// `--trace` with `--mgmt`: every JSON-RPC message on stderr (the secret travels only in the
+/// upgrade request's header, which is shown masked).
+fn trace_message(direction: &str, text: &str) {
+    eprintln!("rcon: trace {direction} {text}");
+}
+
+fn read_cert(path: &std::path::Path) -> anyhow::Result<Trust> {
+    let pem = std::fs::read(path).map_err(|e| {
+        fail(
+            Exit::Config,
+            format!("cannot read certificate {}: {e}", path.display()),
+        )
+    })?;
+    Trust::from_pem(&pem, &path.display().to_string()).map_err(error)
+}
+
+impl Target {
+    /// Connects and reads the schema.
+    pub fn connect(&self) -> anyhow::Result<(MgmtClient, Schema)> {
+        let transport = self
+            .connector
+            .connect(self.opts.timeout)
+            .map_err(|e| error(mgmt::Error::Connect(e)))?;
+        let mut client =
+            MgmtClient::connect(transport, &self.endpoint, &self.opts).map_err(error)?;
+        let doc = client.call("rpc.discover", &[]).map_err(error)?;
+        let schema = Schema::from_discover(&doc).map_err(error)?;
+        Ok((client, schema))
+    }
+}
+
+/// A result as text: a list one item per line (players by name), an object as `key: value`
+/// lines, scalars as they are; an empty list is `(none)`.
+pub fn render(v: &Value) -> String {
+    match v {
+        Value::Array(items) if items.is_empty() => "(none)".into(),
+        Value::Array(items) => items.iter().map(inline).collect::<Vec<_>>().join("\n"),
+        Value::Object(o)
+            if !is_player(v) && !o.contains_key("player") && !o.contains_key("key") =>
+        {
+            o.iter()
+                .map(|(k, v)| format!("{k}: {}", inline(v)))
+                .collect::<Vec<_>>()
+                .join("\n")
+        }
+        other => inline(other),
+    }
+}
+
+fn is_player(v: &Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| o.contains_key("name") && o.keys().all(|k| k == "name" || k == "id"))
+}
+
+/// One value on one line: a player is its name; an object with a player is the name and the
+/// other fields in parentheses.
+fn inline(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        _ if is_player(v) => v["name"].as_str().unwrap_or("").to_string(),
+        Value::Object(o) => {
+            let head = o
+                .get("player")
+                .filter(|p| is_player(p))
+                .map(inline)
+                .or_else(|| {
+                    o.get("key").and_then(Value::as_str).map(|k| {
+                        format!("{k} = {}", inline(o.get("value").unwrap_or(&Value::Null)))
+                    })
+                });
+            let rest: Vec<String> = o
+                .iter()
+                .filter(|(k, _)| {
+                    head.is_none() || !matches!(k.as_str(), "player" | "key" | "value")
+                })
+                .map(|(k, v)| format!("{k}: {}", inline(v)))
+                .collect();
+            match (head, rest.is_empty()) {
+                (Some(h), true) => h,
+                (Some(h), false) => format!("{h} ({})", rest.join(", ")),
+                (None, _) => rest.join(", "),
+            }
+        }
+        Value::Array(items) => items.iter().map(inline).collect::<Vec<_>>().join(", "),
+        other => other.to_string(),
+    }
+}
+
+/// The words of one command: trailing COMMAND words as the shell split them; a `-c` string or
+/// a console line split at whitespace, except inside a JSON value (`{...}`, `[...]`).
+pub fn split_words(line: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut cur = String::new();
+    let mut depth = 0i32;
+    let mut in_str = false;
+    let mut escaped = false;
+    for c in line.chars() {
+        if depth > 0 {
+            cur.push(c);
+            if in_str {
+                match (escaped, c) {
+                    (true, _) => escaped = false,
+                    (false, '\\') => escaped = true,
+                    (false, '"') => in_str = false,
+                    _ => {}
+                }
+            } else {
+                match c {
+                    '"' => in_str = true,
+                    '{' | '[' => depth += 1,
+                    '}' | ']' => depth -= 1,
+                    _ => {}
+                }
+            }
+            continue;
+        }
+        if c.is_whitespace() {
+            if !cur.is_empty() {
+                words.push(std::mem::take(&mut cur));
+            }
+            continue;
+        }
+        if cur.is_empty() && (c == '{' || c == '[') {
+            depth = 1;
+        }
+        cur.push(c);
+    }
+    if !cur.is_empty() {
+        words.push(cur);
+    }
+    words
+}
+
+/// Runs one command's words: `methods` lists the methods; anything else is a call. Prints the
+/// result; an error comes back for the caller to report.
+pub fn run_words(
+    client: &mut MgmtClient,
+    schema: &Schema,
+    words: &[String],
+    json_out: bool,
+    label: Option<&str>,
+) -> anyhow::Result<()> {
+    if words.len() == 1 && words[0] == "methods" {
+        let mut text = String::new();
+        for m in schema.methods.iter().filter(|m| !m.is_notification()) {
+            let params: Vec<String> = m.params.iter().map(|p| format!("<{}>", p.name)).collect();
+            let mut line = m.words();
+            if !params.is_empty() {
+                line = format!("{line} {}", params.join(" "));
+            }
+            if json_out {
+                text.push_str(
+                    &json!({"method": m.name, "words": m.words(), "params": m.params.iter().map(|p| &p.name).collect::<Vec<_>>(), "description": m.description}).to_string(),
+                );
+            } else {
+                text.push_str(&format!("{line:<48} {}", m.description));
+            }
+            text.push('\n');
+        }
+        super::output::print_text(&prefix(label, &text))?;
+        return Ok(());
+    }
+    let (method, params) = schema.resolve(words).map_err(error)?;
+    match client.call(&method, &params) {
+        Ok(result) => {
+            let text = if json_out {
+                let mut o =
+                    json!({"method": method, "params": params, "result": result, "ok": true});
+                if let Some(l) = label {
+                    o["server"] = json!(l);
+                }
+                o.to_string()
+            } else {
+                prefix(label, &render(&result))
+            };
+            let text = if text.ends_with('\n') {
+                text
+            } else {
+                text + "\n"
+            };
+            super::output::print_text(&text)?;
+            Ok(())
+        }
+        Err(e) => {
+            if json_out {
+                let mut o = json!({"method": method, "params": params, "ok": false, "error": e.to_string()});
+                if let Some(l) = label {
+                    o["server"] = json!(l);
+                }
+                super::output::print_text(&format!("{o}\n"))?;
+            }
+            Err(error(e))
+        }
+    }
+}
+
+fn prefix(label: Option<&str>, text: &str) -> String {
+    match label {
+        Some(l) => super::fanout::prefixed(l, text),
+        None => text.to_string(),
+    }
+}
+
+/// `rcon --mgmt ...` for one server.
+pub fn run(
+    args: &Args,
+    settings: &Settings,
+    url: Option<&str>,
+    commands: &[Vec<String>],
+) -> anyhow::Result<Exit> {
+    let target = resolve(args, settings, url)?;
+    if args.follow {
+        if !commands.is_empty() {
+            return Err(fail(
+                Exit::Usage,
+                "--follow runs no commands (it prints events); run them separately",
+            ));
+        }
+        return super::follow::run_mgmt(args, &target);
+    }
+    let (mut client, schema) = target.connect()?;
+    if args.countdown.is_some() || args.every.is_some() || args.condition.is_some() {
+        let runner = MgmtRunner {
+            name: target.name.clone(),
+            client,
+            schema,
+        };
+        let lines: Vec<String> = commands.iter().map(|w| w.join(" ")).collect();
+        return super::countdown::run(args, vec![Box::new(runner)], &lines);
+    }
+    if !commands.is_empty() {
+        let mut worst = Exit::Success;
+        for words in commands {
+            if let Err(e) = run_words(&mut client, &schema, words, args.json, None) {
+                let exit = super::exit::exit_for(&e);
+                if exit != Exit::CommandFailed {
+                    client.close();
+                    return Err(e);
+                }
+                eprintln!("rcon: error: {e:#}");
+                worst = worst.max(exit);
+            }
+        }
+        client.close();
+        return Ok(worst);
+    }
+    let tty = std::io::stdin().is_terminal();
+    let result = if tty || args.interactive {
+        console(&mut client, &schema, &target, args.json)
+    } else {
+        lines(&mut client, &schema, args.json)
+    };
+    client.close();
+    result
+}
+
+/// A management server as a countdown's [`super::countdown::Runner`]: commands are method
+/// words (`server system_message Restart in {left}`, `server stop`).
+struct MgmtRunner {
+    name: String,
+    client: MgmtClient,
+    schema: Schema,
+}
+
+impl super::countdown::Runner for MgmtRunner {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn run(&mut self, command: &str) -> anyhow::Result<String> {
+        let (method, params) = self.schema.resolve(&split_words(command)).map_err(error)?;
+        let result = self.client.call(&method, &params).map_err(error)?;
+        Ok(render(&result))
+    }
+    fn players(&mut self) -> anyhow::Result<usize> {
+        let online = self.client.call("minecraft:players", &[]).map_err(error)?;
+        Ok(online.as_array().map(Vec::len).unwrap_or(0))
+    }
+}
+
+/// Method lines from stdin, one per line; blank lines and `#` comments skipped.
+fn lines(client: &mut MgmtClient, schema: &Schema, json_out: bool) -> anyhow::Result<Exit> {
+    let mut worst = Exit::Success;
+    let mut any = false;
+    for (n, line) in std::io::stdin().lock().lines().enumerate() {
+        let line = line?;
+        let t = line.trim();
+        if t.is_empty() || t.starts_with('#') {
+            continue;
+        }
+        any = true;
+        if let Err(e) = run_words(client, schema, &split_words(t), json_out, None) {
+            eprintln!("rcon: error: stdin:{}: {e:#}", n + 1);
+            let exit = super::exit::exit_for(&e);
+            if !matches!(exit, Exit::CommandFailed | Exit::Usage) {
+                return Err(e);
+            }
+            worst = worst.max(Exit::CommandFailed);
+        }
+    }
+    if !any {
+        eprintln!("rcon: warning: no methods on stdin; nothing was called");
+    }
+    Ok(worst)
+}
+
+mod completion {
+    use rustyline::completion::{Completer, Pair};
+    use rustyline::highlight::Highlighter;
+    use rustyline::hint::Hinter;
+    use rustyline::validate::Validator;
+    use rustyline::{Context, Helper};
+
+    /// Completes method names (as words) from `rpc.discover`.
+    pub struct Methods(pub Vec<String>);
+
+    /// Candidates for the word before `pos`: the start of the word and the completions.
+    pub fn candidates(methods: &[String], line: &str, pos: usize) -> (usize, Vec<String>) {
+        let before = &line[..pos];
+        let start = before.rfind(' ').map(|i| i + 1).unwrap_or(0);
+        let typed_words: Vec<&str> = before[..start].split_whitespace().collect();
+        let partial = &before[start..];
+        let mut out: Vec<String> = methods
+            .iter()
+            .filter_map(|m| {
+                let words: Vec<&str> = m.split(' ').collect();
+                if words.len() <= typed_words.len() || words[..typed_words.len()] != typed_words[..]
+                {
+                    return None;
+                }
+                let next = words[typed_words.len()];
+                next.starts_with(partial).then(|| {
+                    let more = words.len() > typed_words.len() + 1;
+                    format!("{next}{}", if more { "" } else { " " })
+                })
+            })
+            .collect();
+        out.sort();
+        out.dedup();
+        // A word that is a method and the start of longer ones: offer it once, with a space.
+        (start, out)
+    }
+
+    impl Completer for Methods {
+        type Candidate = Pair;
+        fn complete(
+            &self,
+            line: &str,
+            pos: usize,
+            _ctx: &Context<'_>,
+        ) -> rustyline::Result<(usize, Vec<Pair>)> {
+            let (start, c) = candidates(&self.0, line, pos);
+            Ok((
+                start,
+                c.into_iter()
+                    .map(|s| Pair {
+                        display: s.trim_end().to_string(),
+                        replacement: s,
+                    })
+                    .collect(),
+            ))
+        }
+    }
+    impl Hinter for Methods {
+        type Hint = String;
+    }
+    impl Highlighter for Methods {}
+    impl Validator for Methods {}
+    impl Helper for Methods {}
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn completes_method_words() {
+            let m: Vec<String> = [
+                "allowlist",
+                "allowlist add",
+                "allowlist clear",
+                "players",
+                "server save",
+                "server status",
+            ]
+            .map(String::from)
+            .to_vec();
+            assert_eq!(
+                candidates(&m, "al", 2),
+                (0, vec!["allowlist".into(), "allowlist ".into()])
+            );
+            assert_eq!(candidates(&m, "allowlist a", 11), (10, vec!["add ".into()]));
+            assert_eq!(
+                candidates(&m, "server s", 8),
+                (7, vec!["save ".into(), "status ".into()])
+            );
+            assert_eq!(candidates(&m, "pl", 2), (0, vec!["players ".into()]));
+            assert_eq!(candidates(&m, "zz", 2), (0, Vec::<String>::new()));
+        }
+    }
+}
+
+/// The management console: one method per line, Tab completes method names.
+fn console(
+    client: &mut MgmtClient,
+    schema: &Schema,
+    target: &Target,
+    json_out: bool,
+) -> anyhow::Result<Exit> {
+    use rustyline::error::ReadlineError;
+    use rustyline::history::DefaultHistory;
+    use rustyline::{CompletionType, Config, Editor};
+    eprintln!(
+        "rcon: connected to {} (management protocol); `methods` lists methods, Tab completes, Ctrl-D leaves",
+        target.endpoint.url()
+    );
+    let config = Config::builder()
+        .auto_add_history(true)
+        .completion_type(CompletionType::List)
+        .build();
+    let mut editor: Editor<completion::Methods, DefaultHistory> = Editor::with_config(config)?;
+    let mut words = schema.callable_words();
+    words.push("methods".into());
+    editor.set_helper(Some(completion::Methods(words)));
+    let prompt = format!("{} mgmt> ", target.name);
+    loop {
+        let line = match editor.readline(&prompt) {
+            Ok(l) => l,
+            Err(ReadlineError::Interrupted) => continue,
+            Err(ReadlineError::Eof) => return Ok(Exit::Success),
+            Err(e) => return Err(e.into()),
+        };
+        let t = line.trim();
+        if t.is_empty() {
+            continue;
+        }
+        if matches!(t, ":quit" | ":q" | "exit" | "quit") {
+            return Ok(Exit::Success);
+        }
+        if let Err(e) = run_words(client, schema, &split_words(t), json_out, None) {
+            eprintln!("rcon: error: {e:#}");
+            if !matches!(super::exit::exit_for(&e), Exit::CommandFailed | Exit::Usage) {
+                return Err(e);
+            }
+        }
+    }
+}
+
+/// `--practice-mgmt ADDR`: the practice management server in the foreground until `server stop`
+/// or Ctrl-C.
+pub fn serve_practice(args: &Args, addr: &str) -> anyhow::Result<Exit> {
+    use rconsole::mgmt::practice::{Config, MgmtPracticeServer};
+    let bind = addr.parse().map_err(|_| {
+        fail(
+            Exit::Usage,
+            format!("--practice-mgmt: '{addr}' is not IP:PORT"),
+        )
+    })?;
+    let read = |p: &std::path::Path| {
+        std::fs::read(p)
+            .map_err(|e| fail(Exit::Config, format!("cannot read {}: {e}", p.display())))
+    };
+    let tls = match (&args.practice_cert, &args.practice_key) {
+        (Some(c), Some(k)) => Some((read(c)?, read(k)?)),
+        _ => None,
+    };
+    let scheme = if tls.is_some() { "wss" } else { "ws" };
+    let server = MgmtPracticeServer::start(Config {
+        bind,
+        secret: args.practice_password.clone(),
+        tls,
+        allowed_origins: None,
+    })
+    .map_err(|e| fail(Exit::Usage, format!("cannot serve on {addr}: {e}")))?;
+    println!("{scheme}://{}", server.addr());
+    eprintln!(
+        "rcon: practice management server listening on {scheme}://{}; the secret is --practice-password; stop it with `server stop` or Ctrl-C",
+        server.addr()
+    );
+    use std::io::Write;
+    std::io::stdout().flush()?;
+    server.wait();
+    Ok(Exit::Success)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_results() {
+        let p = |n: &str| json!({"id": "x", "name": n});
+        assert_eq!(render(&json!([p("Steve"), p("Alex")])), "Steve\nAlex");
+        assert_eq!(render(&json!([])), "(none)");
+        assert_eq!(render(&json!(true)), "true");
+        assert_eq!(render(&json!("hard")), "hard");
+        assert_eq!(
+            render(&json!([{"player": p("G"), "reason": "grief"}])),
+            "G (reason: grief)"
+        );
+        assert_eq!(
+            render(&json!([{"key": "keepInventory", "value": false}])),
+            "keepInventory = false"
+        );
+        assert_eq!(
+            render(&json!({"started": true, "players": [p("A")]})),
+            "players: A\nstarted: true"
+        );
+    }
+
+    #[test]
+    fn splits_words_but_not_json() {
+        assert_eq!(
+            split_words("allowlist add  Steve"),
+            ["allowlist", "add", "Steve"]
+        );
+        assert_eq!(
+            split_words(r#"allowlist set [{"name": "A B"}] x"#),
+            ["allowlist", "set", r#"[{"name": "A B"}]"#, "x"]
+        );
+        assert_eq!(split_words(r#"x {"a": "}"}"#), ["x", r#"{"a": "}"}"#]);
+    }
+}

@@ -1,0 +1,460 @@
+//! The blocking management-protocol client: a WebSocket (RFC 6455, tungstenite) over TLS
+//! (rustls) or plain, over any [`Transport`], so SSH tunnels and proxy commands carry it as
+//! they carry RCON. It sends the bearer secret in `Authorization` and, when asked, an `Origin`
+//! header (PROTOCOL.md section 8: the server rejects an Origin not in its allowed list).
+
+use std::collections::VecDeque;
+use std::io::{self, Read, Write};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use tungstenite::client::IntoClientRequest;
+use tungstenite::http::HeaderValue;
+use tungstenite::{HandshakeError, Message, WebSocket};
+
+use super::jsonrpc::{self, Incoming, Notification};
+use super::{Error, Result, Trust};
+use crate::Password;
+use crate::transport::Transport;
+
+/// Where a management server listens, from a `ws://` or `wss://` URL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Endpoint {
+    /// `wss://` (TLS) rather than `ws://`.
+    pub tls: bool,
+    /// Host name or address (IPv6 without brackets).
+    pub host: String,
+    /// Port.
+    pub port: u16,
+    /// Path, `/` by default.
+    pub path: String,
+}
+
+impl Endpoint {
+    /// Parses `wss://HOST:PORT[/PATH]` or `ws://...`; `[::1]` for IPv6. The port is required
+    /// (the server's `management-server-port` has no fixed default worth guessing).
+    pub fn parse(url: &str) -> Result<Endpoint> {
+        let bad = |why| Error::Url {
+            url: url.to_string(),
+            why,
+        };
+        let (tls, rest) = if let Some(r) = url.strip_prefix("wss://") {
+            (true, r)
+        } else if let Some(r) = url.strip_prefix("ws://") {
+            (false, r)
+        } else {
+            return Err(bad("it must start with wss:// or ws://"));
+        };
+        let (authority, path) = match rest.find('/') {
+            Some(i) => (&rest[..i], &rest[i..]),
+            None => (rest, "/"),
+        };
+        if authority.contains('@') {
+            return Err(bad("put the secret in a secret source, not in the URL"));
+        }
+        let (host, port) = if let Some(v6) = authority.strip_prefix('[') {
+            let (h, p) = v6.split_once(']').ok_or_else(|| bad("unclosed ["))?;
+            (h, p.strip_prefix(':'))
+        } else {
+            match authority.rsplit_once(':') {
+                Some((h, p)) => (h, Some(p)),
+                None => (authority, None),
+            }
+        };
+        let port = port
+            .ok_or_else(|| bad("it needs a port (wss://HOST:PORT)"))?
+            .parse::<u16>()
+            .ok()
+            .filter(|p| *p != 0)
+            .ok_or_else(|| bad("the port is not a number from 1 to 65535"))?;
+        if host.is_empty() {
+            return Err(bad("it has no host"));
+        }
+        Ok(Endpoint {
+            tls,
+            host: host.to_string(),
+            port,
+            path: path.to_string(),
+        })
+    }
+
+    /// The URL again, e.g. `wss://127.0.0.1:25585/`.
+    pub fn url(&self) -> String {
+        let host = if self.host.contains(':') {
+            format!("[{}]", self.host)
+        } else {
+            self.host.clone()
+        };
+        let scheme = if self.tls { "wss" } else { "ws" };
+        format!("{scheme}://{host}:{}{}", self.port, self.path)
+    }
+}
+
+/// How to connect.
+#[derive(Debug, Clone)]
+pub struct ConnectOptions {
+    /// The bearer secret.
+    pub secret: Password,
+    /// An `Origin` header to send, if any.
+    pub origin: Option<String>,
+    /// How the certificate is checked (`wss://` only).
+    pub trust: Trust,
+    /// Limit for connecting and for each call.
+    pub timeout: Duration,
+    /// Called with `>` and each message sent, `<` and each one received, `=` and a note on the
+    /// upgrade (whose secret is shown as `****`): for `--trace`.
+    pub trace: Option<fn(&str, &str)>,
+}
+
+/// A [`Transport`] as a `Read + Write` stream with a wait limit per read.
+struct Pipe {
+    inner: Box<dyn Transport>,
+    wait: Duration,
+}
+
+impl Read for Pipe {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self.inner.read_before(buf, Instant::now() + self.wait) {
+            // tungstenite and rustls resume after WouldBlock, which is what a passed wait is.
+            Err(e) if e.kind() == io::ErrorKind::TimedOut => {
+                Err(io::Error::new(io::ErrorKind::WouldBlock, e))
+            }
+            other => other,
+        }
+    }
+}
+
+impl Write for Pipe {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.inner
+            .write_packet(buf, Instant::now() + self.wait.max(Duration::from_secs(1)))?;
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Plain or TLS.
+enum Stream {
+    Plain(Pipe),
+    Tls(Box<rustls::StreamOwned<rustls::ClientConnection, Pipe>>),
+}
+
+impl Stream {
+    fn pipe(&mut self) -> &mut Pipe {
+        match self {
+            Stream::Plain(p) => p,
+            Stream::Tls(s) => &mut s.sock,
+        }
+    }
+}
+
+impl Read for Stream {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Stream::Plain(p) => p.read(buf),
+            Stream::Tls(s) => s.read(buf),
+        }
+    }
+}
+
+impl Write for Stream {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Stream::Plain(p) => p.write(buf),
+            Stream::Tls(s) => s.write(buf),
+        }
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Stream::Plain(p) => p.flush(),
+            Stream::Tls(s) => s.flush(),
+        }
+    }
+}
+
+/// A connected management client.
+pub struct MgmtClient {
+    trace: Option<fn(&str, &str)>,
+    ws: WebSocket<Stream>,
+    next_id: u64,
+    queued: VecDeque<Notification>,
+    timeout: Duration,
+    peer: String,
+}
+
+fn is_wait(e: &tungstenite::Error) -> bool {
+    matches!(e, tungstenite::Error::Io(io) if io.kind() == io::ErrorKind::WouldBlock)
+}
+
+/// `Some(Error::Closed)` when `e` is the peer closing; `None` otherwise.
+fn ws_error_kind(e: &tungstenite::Error) -> Option<Error> {
+    match e {
+        tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed => {
+            Some(Error::Closed)
+        }
+        tungstenite::Error::Io(io) if io.kind() == io::ErrorKind::UnexpectedEof => {
+            Some(Error::Closed)
+        }
+        _ => None,
+    }
+}
+
+fn ws_error(e: tungstenite::Error) -> Error {
+    match e {
+        tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed => Error::Closed,
+        tungstenite::Error::Io(io) if io.kind() == io::ErrorKind::UnexpectedEof => Error::Closed,
+        tungstenite::Error::Io(io) => Error::Io(io),
+        tungstenite::Error::Protocol(p) => Error::Protocol(p.to_string()),
+        other => Error::Protocol(other.to_string()),
+    }
+}
+
+impl MgmtClient {
+    /// Runs the TLS and WebSocket handshakes over `transport`.
+    pub fn connect(
+        transport: Box<dyn Transport>,
+        endpoint: &Endpoint,
+        opts: &ConnectOptions,
+    ) -> Result<MgmtClient> {
+        let peer = endpoint.url();
+        let pipe = Pipe {
+            inner: transport,
+            wait: opts.timeout,
+        };
+        let timed_out = Error::Timeout {
+            what: "connecting to the management server",
+            after: opts.timeout,
+        };
+        let stream = if endpoint.tls {
+            let config = Arc::new(opts.trust.client_config()?);
+            let name = rustls::pki_types::ServerName::try_from(endpoint.host.clone())
+                .map_err(|_| Error::Trust(format!("'{}' is not a host name", endpoint.host)))?;
+            let conn = rustls::ClientConnection::new(config, name).map_err(|e| Error::Tls {
+                peer: peer.clone(),
+                source: io::Error::other(e),
+            })?;
+            let mut tls = rustls::StreamOwned::new(conn, pipe);
+            while tls.conn.is_handshaking() {
+                if let Err(e) = tls.conn.complete_io(&mut tls.sock) {
+                    return Err(match e.kind() {
+                        io::ErrorKind::WouldBlock => timed_out,
+                        io::ErrorKind::InvalidData => Error::Tls {
+                            peer: peer.clone(),
+                            source: e,
+                        },
+                        io::ErrorKind::UnexpectedEof | io::ErrorKind::ConnectionReset => {
+                            Error::Tls {
+                                peer: peer.clone(),
+                                source: io::Error::other(
+                                    "the server closed the connection during the handshake (is it a ws:// server?)",
+                                ),
+                            }
+                        }
+                        _ => Error::Io(e),
+                    });
+                }
+            }
+            Stream::Tls(Box::new(tls))
+        } else {
+            Stream::Plain(pipe)
+        };
+        let mut request = endpoint
+            .url()
+            .into_client_request()
+            .map_err(|e| Error::Handshake(e.to_string()))?;
+        let headers = request.headers_mut();
+        let bearer = HeaderValue::from_str(&format!("Bearer {}", opts.secret.expose()))
+            .map_err(|_| Error::Handshake("the secret is not valid in an HTTP header".into()))?;
+        headers.insert("Authorization", bearer);
+        if let Some(origin) = &opts.origin {
+            let v = HeaderValue::from_str(origin)
+                .map_err(|_| Error::Handshake(format!("'{origin}' is not a valid Origin")))?;
+            headers.insert("Origin", v);
+        }
+        let ws = match tungstenite::client::client(request, stream) {
+            Ok((ws, _response)) => ws,
+            Err(HandshakeError::Interrupted(_)) => return Err(timed_out),
+            Err(HandshakeError::Failure(tungstenite::Error::Http(resp))) => {
+                if resp.status().as_u16() == 401 {
+                    return Err(Error::Unauthorized);
+                }
+                return Err(Error::Handshake(format!(
+                    "the server answered HTTP {}",
+                    resp.status()
+                )));
+            }
+            Err(HandshakeError::Failure(e)) => {
+                let closed = matches!(
+                    e,
+                    tungstenite::Error::Protocol(
+                        tungstenite::error::ProtocolError::HandshakeIncomplete
+                    )
+                ) || matches!(ws_error_kind(&e), Some(Error::Closed));
+                if closed {
+                    return Err(Error::Handshake(format!(
+                        "the server closed the connection before answering the upgrade (is {} a management port{}?)",
+                        endpoint.port,
+                        if endpoint.tls {
+                            ""
+                        } else {
+                            ", and without TLS"
+                        }
+                    )));
+                }
+                return Err(ws_error(e));
+            }
+        };
+        if let Some(t) = opts.trace {
+            let origin = opts
+                .origin
+                .as_deref()
+                .map(|o| format!(", Origin: {o}"))
+                .unwrap_or_default();
+            t(
+                "=",
+                &format!("WebSocket open to {peer} (Authorization: Bearer ****{origin})"),
+            );
+        }
+        Ok(MgmtClient {
+            trace: opts.trace,
+            ws,
+            next_id: 1,
+            queued: VecDeque::new(),
+            timeout: opts.timeout,
+            peer,
+        })
+    }
+
+    /// The server's URL, for messages.
+    pub fn peer(&self) -> &str {
+        &self.peer
+    }
+
+    /// Calls `method` with positional `params` and waits for its result. Notifications that
+    /// arrive meanwhile are kept for [`MgmtClient::next_notification`].
+    pub fn call(&mut self, method: &str, params: &[Value]) -> Result<Value> {
+        let id = self.next_id;
+        self.next_id += 1;
+        let deadline = Instant::now() + self.timeout;
+        self.ws.get_mut().pipe().wait = self.timeout;
+        let text = jsonrpc::request(id, method, params);
+        if let Some(t) = self.trace {
+            t(">", &text);
+        }
+        self.ws.send(Message::text(text)).map_err(ws_error)?;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(Error::Timeout {
+                    what: "waiting for the answer",
+                    after: self.timeout,
+                });
+            }
+            self.ws.get_mut().pipe().wait = left;
+            match self.read_one()? {
+                Some(Incoming::Response {
+                    id: Some(got),
+                    outcome,
+                }) if got == id => {
+                    return outcome.map_err(|(code, message)| Error::Rpc {
+                        method: method.to_string(),
+                        code,
+                        message,
+                    });
+                }
+                Some(Incoming::Response {
+                    id: None,
+                    outcome: Err((code, message)),
+                }) => {
+                    return Err(Error::Rpc {
+                        method: method.to_string(),
+                        code,
+                        message,
+                    });
+                }
+                Some(Incoming::Notification(n)) => self.queued.push_back(n),
+                _ => {}
+            }
+        }
+    }
+
+    /// The next notification, waiting at most `wait`; `None` when none came.
+    pub fn next_notification(&mut self, wait: Duration) -> Result<Option<Notification>> {
+        if let Some(n) = self.queued.pop_front() {
+            return Ok(Some(n));
+        }
+        let deadline = Instant::now() + wait;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Ok(None);
+            }
+            self.ws.get_mut().pipe().wait = left;
+            if let Some(Incoming::Notification(n)) = self.read_one()? {
+                return Ok(Some(n));
+            }
+        }
+    }
+
+    /// Reads one frame; `None` for a wait that passed or a non-text frame.
+    fn read_one(&mut self) -> Result<Option<Incoming>> {
+        match self.ws.read() {
+            Ok(Message::Text(t)) => {
+                if let Some(trace) = self.trace {
+                    trace("<", t.as_str());
+                }
+                jsonrpc::parse(t.as_str()).map(Some)
+            }
+            Ok(Message::Close(_)) => Err(Error::Closed),
+            Ok(_) => Ok(None),
+            Err(e) if is_wait(&e) => Ok(None),
+            Err(e) => Err(ws_error(e)),
+        }
+    }
+
+    /// Closes the connection politely.
+    pub fn close(mut self) {
+        self.ws.get_mut().pipe().wait = Duration::from_millis(200);
+        let _ = self.ws.close(None);
+        let _ = self.ws.flush();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls() {
+        let e = Endpoint::parse("wss://mc.example:25585").unwrap();
+        assert_eq!(
+            e,
+            Endpoint {
+                tls: true,
+                host: "mc.example".into(),
+                port: 25585,
+                path: "/".into()
+            }
+        );
+        let e = Endpoint::parse("ws://[::1]:8080/rpc").unwrap();
+        assert_eq!(
+            (e.tls, e.host.as_str(), e.port, e.path.as_str()),
+            (false, "::1", 8080, "/rpc")
+        );
+        assert_eq!(e.url(), "ws://[::1]:8080/rpc");
+        for bad in [
+            "http://x:1",
+            "wss://x",
+            "wss://:1",
+            "wss://x:0",
+            "wss://x:99999",
+            "wss://u:secret@x:1",
+            "wss://[::1:1",
+        ] {
+            assert!(Endpoint::parse(bad).is_err(), "{bad}");
+        }
+    }
+}

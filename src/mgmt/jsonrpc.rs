@@ -1,0 +1,189 @@
+//! JSON-RPC 2.0 messages as the management protocol uses them, sans-IO: requests with numeric
+//! ids, responses matched by id, notifications (no id) pushed by the server.
+
+use serde_json::{Value, json};
+
+use super::{Error, Result};
+
+/// Longest message accepted (a full `rpc.discover` document is well under this).
+pub const MAX_MESSAGE_BYTES: usize = 16 << 20;
+
+/// A request to send: `{"jsonrpc":"2.0","id":ID,"method":...,"params":...}`. Empty params are
+/// left out (the protocol's methods without parameters take none).
+pub fn request(id: u64, method: &str, params: &[Value]) -> String {
+    let mut m = json!({"jsonrpc": "2.0", "id": id, "method": method});
+    if !params.is_empty() {
+        m["params"] = Value::Array(params.to_vec());
+    }
+    m.to_string()
+}
+
+/// A notification the server pushed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Notification {
+    /// The method, e.g. `minecraft:notification/players/joined`.
+    pub method: String,
+    /// Its params (`null` when absent).
+    pub params: Value,
+}
+
+/// One message from the server.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Incoming {
+    /// The answer to request `id`: a result, or an error code and message.
+    Response {
+        /// The request's id (`None` for an error about an unreadable request).
+        id: Option<u64>,
+        /// The result, or the error's code and message.
+        outcome: std::result::Result<Value, (i64, String)>,
+    },
+    /// A notification.
+    Notification(Notification),
+}
+
+/// Parses one text frame.
+pub fn parse(text: &str) -> Result<Incoming> {
+    if text.len() > MAX_MESSAGE_BYTES {
+        return Err(Error::Protocol(format!(
+            "message of {} bytes is over the {MAX_MESSAGE_BYTES}-byte limit",
+            text.len()
+        )));
+    }
+    let v: Value = serde_json::from_str(text)
+        .map_err(|e| Error::Protocol(format!("message is not JSON: {e}")))?;
+    let obj = v
+        .as_object()
+        .ok_or_else(|| Error::Protocol("message is not a JSON object".into()))?;
+    if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return Err(Error::Protocol("message lacks \"jsonrpc\": \"2.0\"".into()));
+    }
+    match obj.get("id") {
+        None => {
+            let method = obj
+                .get("method")
+                .and_then(Value::as_str)
+                .ok_or_else(|| Error::Protocol("notification without a method".into()))?;
+            Ok(Incoming::Notification(Notification {
+                method: method.to_string(),
+                params: obj.get("params").cloned().unwrap_or(Value::Null),
+            }))
+        }
+        Some(id) => {
+            let id = match id {
+                Value::Null => None,
+                other => Some(
+                    other
+                        .as_u64()
+                        .ok_or_else(|| Error::Protocol(format!("unexpected id {other}")))?,
+                ),
+            };
+            let outcome = if let Some(err) = obj.get("error") {
+                let code = err.get("code").and_then(Value::as_i64).unwrap_or(0);
+                let mut message = err
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string();
+                if let Some(data) = err.get("data").filter(|d| !d.is_null()) {
+                    let data = data
+                        .as_str()
+                        .map(str::to_string)
+                        .unwrap_or(data.to_string());
+                    message = format!("{message} ({data})");
+                }
+                Err((code, message))
+            } else if let Some(result) = obj.get("result") {
+                Ok(result.clone())
+            } else {
+                return Err(Error::Protocol("response without result or error".into()));
+            };
+            Ok(Incoming::Response { id, outcome })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests() {
+        assert_eq!(
+            request(1, "rpc.discover", &[]),
+            r#"{"id":1,"jsonrpc":"2.0","method":"rpc.discover"}"#
+        );
+        let r: Value =
+            serde_json::from_str(&request(7, "m", &[json!([{"name": "Steve"}])])).unwrap();
+        assert_eq!(r["params"], json!([[{"name": "Steve"}]]));
+    }
+
+    #[test]
+    fn incoming() {
+        let cases: &[(&str, Incoming)] = &[
+            (
+                r#"{"jsonrpc":"2.0","id":3,"result":[1]}"#,
+                Incoming::Response {
+                    id: Some(3),
+                    outcome: Ok(json!([1])),
+                },
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":4,"error":{"code":-32601,"message":"Method not found"}}"#,
+                Incoming::Response {
+                    id: Some(4),
+                    outcome: Err((-32601, "Method not found".into())),
+                },
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error","data":"x"}}"#,
+                Incoming::Response {
+                    id: None,
+                    outcome: Err((-32700, "Parse error (x)".into())),
+                },
+            ),
+            (
+                r#"{"jsonrpc":"2.0","method":"minecraft:notification/server/saving"}"#,
+                Incoming::Notification(Notification {
+                    method: "minecraft:notification/server/saving".into(),
+                    params: Value::Null,
+                }),
+            ),
+        ];
+        for (text, want) in cases {
+            assert_eq!(&parse(text).unwrap(), want, "{text}");
+        }
+        for bad in [
+            "",
+            "[]",
+            "{}",
+            r#"{"jsonrpc":"1.0","id":1,"result":1}"#,
+            r#"{"jsonrpc":"2.0","id":1}"#,
+            r#"{"jsonrpc":"2.0","id":"x","result":1}"#,
+            r#"{"jsonrpc":"2.0"}"#,
+        ] {
+            assert!(parse(bad).is_err(), "{bad} accepted");
+        }
+    }
+
+    proptest::proptest! {
+        // Whatever a server sends, parsing answers Ok or Err, never panics.
+        #[test]
+        fn any_text_parses_or_fails_cleanly(text in ".{0,200}") {
+            let _ = parse(&text);
+        }
+
+        #[test]
+        fn any_json_value_parses_or_fails_cleanly(
+            id in proptest::option::of(proptest::num::i64::ANY),
+            method in proptest::option::of("[a-z:/]{0,20}"),
+            result in proptest::option::of(".{0,20}"),
+        ) {
+            let mut m = serde_json::Map::new();
+            m.insert("jsonrpc".into(), json!("2.0"));
+            if let Some(id) = id { m.insert("id".into(), json!(id)); }
+            if let Some(method) = method { m.insert("method".into(), json!(method)); }
+            if let Some(result) = result { m.insert("result".into(), json!(result)); }
+            let _ = parse(&Value::Object(m).to_string());
+        }
+    }
+}

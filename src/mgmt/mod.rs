@@ -1,0 +1,110 @@
+//! The Minecraft Server Management Protocol (1.21.9+, PROTOCOL.md section 8): JSON-RPC 2.0 over
+//! WebSocket, TLS by default, a bearer secret, typed `minecraft:` methods described by
+//! `rpc.discover`, and notifications pushed by the server.
+//!
+//! - [`jsonrpc`]: the JSON-RPC 2.0 messages, sans-IO.
+//! - [`schema`]: the `rpc.discover` (OpenRPC) document, and words such as `allowlist add Steve`
+//!   mapped onto a method and its parameters, sans-IO.
+//! - [`tls`]: how the server's certificate is trusted (the system's roots, a certificate file,
+//!   or a pinned SHA-256 fingerprint; never "anything").
+//! - [`client`]: the blocking client over any [`crate::transport::Transport`] (TCP, SSH tunnel,
+//!   proxy command).
+//! - [`practice`]: an in-process management server with the documented methods and
+//!   notifications, for tests and demos.
+//!
+//! Out of scope: the RCON protocol (the rest of the crate), and any "run a command" method
+//! (the protocol has none: it complements RCON).
+
+pub mod client;
+pub mod jsonrpc;
+pub mod practice;
+pub mod schema;
+pub mod tls;
+
+pub use client::{ConnectOptions, Endpoint, MgmtClient};
+pub use jsonrpc::Notification;
+pub use schema::Schema;
+pub use tls::Trust;
+
+/// What can go wrong talking to a management server.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The URL given for the server is not `ws://HOST:PORT` or `wss://HOST:PORT`.
+    #[error("invalid management URL '{url}': {why}")]
+    Url {
+        /// The URL as given.
+        url: String,
+        /// What is wrong with it.
+        why: &'static str,
+    },
+    /// Opening the connection (TCP or tunnel) failed.
+    #[error(transparent)]
+    Connect(crate::Error),
+    /// The TLS handshake failed, typically because the certificate is not trusted.
+    #[error("TLS with {peer} failed: {source}")]
+    Tls {
+        /// The server.
+        peer: String,
+        /// What rustls said.
+        source: std::io::Error,
+    },
+    /// A certificate or fingerprint given to trust could not be used.
+    #[error("{0}")]
+    Trust(String),
+    /// The server answered the WebSocket upgrade with 401: wrong secret, or an `Origin` not in
+    /// its `management-server-allowed-origins` (PROTOCOL.md section 8).
+    #[error(
+        "the management server refused the connection (HTTP 401): wrong secret, or the Origin is not in its management-server-allowed-origins"
+    )]
+    Unauthorized,
+    /// The WebSocket upgrade failed for another reason.
+    #[error("WebSocket handshake failed: {0}")]
+    Handshake(String),
+    /// Nothing arrived within the time limit.
+    #[error("timed out after {} while {what}", crate::format_duration(*after))]
+    Timeout {
+        /// What was being waited for.
+        what: &'static str,
+        /// The limit.
+        after: std::time::Duration,
+    },
+    /// The server closed the connection.
+    #[error("the management server closed the connection")]
+    Closed,
+    /// Reading or writing the connection failed.
+    #[error("connection to the management server failed: {0}")]
+    Io(std::io::Error),
+    /// The server sent something that is not JSON-RPC 2.0.
+    #[error("protocol error: {0}")]
+    Protocol(String),
+    /// The server answered a call with a JSON-RPC error.
+    #[error("{method}: the server answered error {code}: {message}")]
+    Rpc {
+        /// The method called.
+        method: String,
+        /// The JSON-RPC error code.
+        code: i64,
+        /// The error message.
+        message: String,
+    },
+    /// The words do not name a method the server lists in `rpc.discover`.
+    #[error("no management method matches '{words}'{hint}")]
+    UnknownMethod {
+        /// The words as given.
+        words: String,
+        /// A suggestion, with its leading separator, or empty.
+        hint: String,
+    },
+    /// An argument does not fit the method's parameter.
+    #[error("{method}: {why}")]
+    BadArgument {
+        /// The method.
+        method: String,
+        /// What is wrong.
+        why: String,
+    },
+}
+
+/// Results of this module.
+pub type Result<T> = std::result::Result<T, Error>;

@@ -1,0 +1,100 @@
+//! Helpers for the management-protocol tests: a self-signed certificate generated per test
+//! (never a committed key), the practice management server over TLS, and `rcon --mgmt`
+//! pointed at it with verification on and the certificate trusted by file.
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use rconsole::mgmt::practice::{Config, MgmtPracticeServer};
+
+/// A 40-character secret like the real server's.
+pub const SECRET: &str = "Zq3Tn8Wk2Lp5Rx7Vb9Hc4Jd6Mf1Gs0Ya2Ue4Io8";
+
+/// A generated certificate and key for 127.0.0.1 and localhost.
+pub struct Tls {
+    /// Holds the files.
+    pub dir: tempfile::TempDir,
+    /// The certificate, PEM.
+    pub cert: PathBuf,
+    /// The certificate's SHA-256 fingerprint, `AB:CD:...`.
+    pub fingerprint: String,
+    cert_pem: String,
+    key_pem: String,
+}
+
+/// Generates a fresh self-signed certificate.
+pub fn tls() -> Tls {
+    let ck = rcgen::generate_simple_self_signed(vec!["127.0.0.1".into(), "localhost".into()])
+        .expect("generate a certificate");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cert = dir.path().join("server.pem");
+    let cert_pem = ck.cert.pem();
+    std::fs::write(&cert, &cert_pem).unwrap();
+    Tls {
+        fingerprint: rconsole::mgmt::tls::fingerprint(ck.cert.der()),
+        cert,
+        cert_pem,
+        key_pem: ck.signing_key.serialize_pem(),
+        dir,
+    }
+}
+
+/// Starts the practice management server on `bind` (port 0: a free one) with TLS.
+pub fn start(
+    bind: SocketAddr,
+    tls: &Tls,
+    allowed_origins: Option<Vec<String>>,
+) -> MgmtPracticeServer {
+    MgmtPracticeServer::start(Config {
+        bind,
+        secret: SECRET.into(),
+        tls: Some((
+            tls.cert_pem.clone().into_bytes(),
+            tls.key_pem.clone().into_bytes(),
+        )),
+        allowed_origins,
+    })
+    .expect("start the practice management server")
+}
+
+/// Starts one on a free loopback port.
+pub fn server(tls: &Tls) -> MgmtPracticeServer {
+    start("127.0.0.1:0".parse().unwrap(), tls, None)
+}
+
+/// Its URL.
+pub fn url(server: &MgmtPracticeServer) -> String {
+    format!("wss://127.0.0.1:{}", server.port())
+}
+
+/// `rcon --mgmt URL --mgmt-cert CERT` with the secret in RCON_MGMT_SECRET.
+pub fn rcon(server: &MgmtPracticeServer, tls: &Tls, home: &Path) -> Command {
+    let mut cmd = crate::common::rcon_in(home);
+    cmd.args(["--mgmt", &url(server), "--mgmt-cert"])
+        .arg(&tls.cert)
+        .env("RCON_MGMT_SECRET", SECRET);
+    cmd
+}
+
+/// The venv python of tests/peers-mgmt, or `None` (with a loud note) when it is not
+/// installed; under CI that is a failure.
+pub fn peer_python() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers-mgmt");
+    let py = dir.join(".venv/bin/python");
+    if py.exists() {
+        return Some(py);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "CI is set but the management peer is not installed: run tests/peers-mgmt/install.sh"
+    );
+    eprintln!("SKIPPED: management peer not installed (run tests/peers-mgmt/install.sh)");
+    None
+}
+
+/// The peer client script.
+pub fn peer_script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers-mgmt/mgmt_client.py")
+}

@@ -1,0 +1,306 @@
+//! Timed operations against practice servers: the announcement sequence and final command of
+//! `--countdown` (on a sped-up clock, RCON_CLOCK_SPEED), Ctrl-C cancelling it, `--every`,
+//! `--if`, a group counting down in step, and a countdown over the management protocol.
+
+use crate::common;
+use crate::common::mgmt;
+
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use common::{run, stderr, stdout};
+
+fn says(commands: &[&str]) -> Vec<String> {
+    commands.iter().map(|c| c.to_string()).collect()
+}
+
+#[test]
+fn a_countdown_announces_at_the_standard_times_then_runs_the_final_command() {
+    let server = common::strict_vanilla();
+    let home = common::home();
+    let out = run(common::rcon_for(&server, home.path())
+        .env("RCON_CLOCK_SPEED", "600")
+        .args([
+            "--countdown",
+            "10m",
+            "--announce",
+            "say Restart in {left}",
+            "--then",
+            "stop",
+        ]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        server.commands(),
+        says(&[
+            "say Restart in 10 minutes",
+            "say Restart in 5 minutes",
+            "say Restart in 2 minutes",
+            "say Restart in 1 minute",
+            "say Restart in 30 seconds",
+            "say Restart in 10 seconds",
+            "say Restart in 5 seconds",
+            "say Restart in 4 seconds",
+            "say Restart in 3 seconds",
+            "say Restart in 2 seconds",
+            "say Restart in 1 second",
+            "stop",
+        ])
+    );
+    assert_eq!(stdout(&out), "Stopping the server\n");
+}
+
+#[test]
+fn given_announcement_times_then_the_commands_in_order_as_json() {
+    let server = common::strict_vanilla();
+    let home = common::home();
+    let out = run(common::rcon_for(&server, home.path())
+        .env("RCON_CLOCK_SPEED", "30")
+        .args([
+            "--countdown",
+            "3s",
+            "--at",
+            "2s,1s,5s",
+            "--announce",
+            "say {seconds}",
+            "--then",
+            "say go",
+            "--json",
+            "-c",
+            "seed",
+        ]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        server.commands(),
+        says(&["say 2", "say 1", "say go", "seed"])
+    );
+    let lines: Vec<Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 4);
+    assert_eq!(lines[3]["command"], "seed");
+    assert_eq!(lines[3]["output"], "Seed: [-4172144997902289642]");
+    assert_eq!(lines[3]["ok"], true);
+}
+
+#[test]
+fn if_gates_the_run_on_the_player_count() {
+    let server = common::strict_vanilla();
+    server.set_players(&["a", "b", "c"]);
+    let home = common::home();
+    let out = run(common::rcon_for(&server, home.path()).args(["--if", "players < 2", "stop"]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("not run: 3 players online, and the condition is 'players < 2'"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(server.commands(), says(&["list"]));
+    let out = run(common::rcon_for(&server, home.path()).args(["--if", "players>=3", "say hi"]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(server.commands(), says(&["list", "list", "say hi"]));
+    let out = run(common::rcon_for(&server, home.path()).args(["--if", "tps < 5", "say hi"]));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(server.commands().len(), 3, "nothing sent for a bad --if");
+}
+
+#[test]
+fn an_unreachable_server_fails_before_anything_is_announced() {
+    let home = common::home();
+    let out = run(common::rcon_at(1, home.path()).args([
+        "--countdown",
+        "10s",
+        "--announce",
+        "say {left}",
+        "--then",
+        "stop",
+    ]));
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("nothing was sent"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+#[test]
+fn a_group_counts_down_in_step() {
+    let a = common::strict_vanilla();
+    let b = common::strict_vanilla();
+    let home = common::home();
+    let out = run(common::rcon_in(home.path())
+        .env("RCON_PASSWORD", common::PASSWORD)
+        .env("RCON_CLOCK_SPEED", "120")
+        .args(["--target", &format!("a=127.0.0.1:{}", a.port())])
+        .args(["--target", &format!("b=127.0.0.1:{}", b.port())])
+        .args([
+            "--countdown",
+            "2m",
+            "--at",
+            "1m,30s",
+            "--announce",
+            "say {left}",
+        ])
+        .args(["--then", "say done", "-c", "seed"]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let want = says(&["say 1 minute", "say 30 seconds", "say done", "seed"]);
+    assert_eq!(a.commands(), want);
+    assert_eq!(b.commands(), want);
+    assert_eq!(
+        stdout(&out),
+        "[a] Seed: [-4172144997902289642]\n[b] Seed: [-4172144997902289642]\n"
+    );
+}
+
+#[test]
+fn a_countdown_over_the_management_protocol() {
+    let tls = mgmt::tls();
+    let server = mgmt::server(&tls);
+    let home = common::home();
+    let out = run(mgmt::rcon(&server, &tls, home.path())
+        .env("RCON_CLOCK_SPEED", "120")
+        .args(["--countdown", "2m", "--at", "1m,10s"])
+        .args(["--announce", "server system_message Restart in {left}"])
+        .args(["--then", "server stop"]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        server.system_messages(),
+        ["Restart in 1 minute", "Restart in 10 seconds"]
+    );
+    assert!(server.stopped());
+}
+
+#[cfg(unix)]
+mod interrupt {
+    use super::*;
+    use std::process::Stdio;
+
+    fn sigint(pid: u32) {
+        let s = std::process::Command::new("kill")
+            .args(["-INT", &pid.to_string()])
+            .status()
+            .unwrap();
+        assert!(s.success());
+    }
+
+    fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !done() {
+            assert!(Instant::now() < deadline, "{what} never happened");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    #[test]
+    fn ctrl_c_cancels_a_countdown_and_announces_it() {
+        let server = common::strict_vanilla();
+        let home = common::home();
+        let child = common::rcon_for(&server, home.path())
+            .args(["--countdown", "10m", "--announce", "say Restart in {left}"])
+            .args([
+                "--cancel-announce",
+                "say Restart cancelled",
+                "--then",
+                "stop",
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        wait_until("the first announcement", || !server.commands().is_empty());
+        sigint(child.id());
+        let out = common::wait_with_timeout(child, Duration::from_secs(30));
+        assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+        assert_eq!(
+            server.commands(),
+            says(&["say Restart in 10 minutes", "say Restart cancelled"])
+        );
+        let err = stderr(&out);
+        assert!(
+            err.contains("countdown cancelled (Ctrl-C) with 10 minutes left"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn ctrl_c_without_a_cancel_announcement_sends_nothing_more() {
+        let server = common::strict_vanilla();
+        let home = common::home();
+        let child = common::rcon_for(&server, home.path())
+            .args([
+                "--countdown",
+                "1h",
+                "--announce",
+                "say {left}",
+                "--then",
+                "stop",
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        wait_until("the first announcement", || !server.commands().is_empty());
+        sigint(child.id());
+        let out = common::wait_with_timeout(child, Duration::from_secs(30));
+        assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+        assert_eq!(server.commands(), says(&["say 1 hour"]));
+    }
+
+    #[test]
+    fn every_repeats_until_ctrl_c() {
+        let server = common::strict_vanilla();
+        let home = common::home();
+        let child = common::rcon_for(&server, home.path())
+            .env("RCON_CLOCK_SPEED", "36000")
+            .args(["--every", "1h", "-c", "say tick", "-c", "seed"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        wait_until("three runs", || server.commands().len() >= 6);
+        sigint(child.id());
+        let out = common::wait_with_timeout(child, Duration::from_secs(30));
+        assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+        let commands = server.commands();
+        // Whole runs, in order: each `say tick` is followed by its `seed`.
+        for pair in commands.chunks(2) {
+            assert_eq!(pair, ["say tick", "seed"], "{commands:?}");
+        }
+        assert!(
+            stdout(&out)
+                .lines()
+                .all(|l| l == "Seed: [-4172144997902289642]")
+        );
+    }
+}
+
+#[test]
+fn a_countdown_on_a_telnet_console_speaks_its_protocol() {
+    use crate::consoles_common::{console_server, rcon_dialect};
+    use rconsole::consoles::practice::Kind;
+    let server = console_server(Kind::Telnet);
+    let home = common::home();
+    let out = run(rcon_dialect(&server, "telnet", home.path())
+        .env("RCON_CLOCK_SPEED", "30")
+        .args([
+            "--countdown",
+            "3s",
+            "--at",
+            "2s,1s",
+            "--announce",
+            "echo {seconds}",
+        ])
+        .args(["--then", "echo done"]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "2\n1\ndone\n");
+    assert_eq!(
+        server
+            .stats()
+            .executed
+            .load(std::sync::atomic::Ordering::SeqCst),
+        3
+    );
+    // --follow there would poll an RCON `list`: refused instead.
+    let out = run(rcon_dialect(&server, "telnet", home.path()).arg("--follow"));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--messages"), "{}", stderr(&out));
+}

@@ -1,0 +1,555 @@
+//! `rcon --mgmt` against the practice management server over TLS with a certificate generated
+//! for the test (verification on, the certificate trusted by file or by fingerprint), and the
+//! practice server cross-checked by a third-party client (Python `websockets`,
+//! tests/peers-mgmt).
+
+use crate::common;
+use crate::common::mgmt;
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use serde_json::{Value, json};
+
+use common::{run, stderr, stdout};
+
+fn ok(cmd: &mut Command) -> String {
+    let out = run(cmd);
+    assert!(
+        out.status.success(),
+        "status {:?}, stderr: {}",
+        out.status,
+        stderr(&out)
+    );
+    assert!(!stderr(&out).contains(mgmt::SECRET));
+    stdout(&out)
+}
+
+#[test]
+fn methods_over_tls_with_the_certificate_trusted_by_file() {
+    let tls = mgmt::tls();
+    let server = mgmt::server(&tls);
+    let home = common::home();
+    let rcon = || mgmt::rcon(&server, &tls, home.path());
+
+    assert_eq!(ok(rcon().arg("players")), "(none)\n");
+    server.join("Notch");
+    assert_eq!(ok(rcon().arg("players")), "Notch\n");
+    assert_eq!(
+        ok(rcon().args(["allowlist", "add", "Steve", "Alex"])),
+        "Steve\nAlex\n"
+    );
+    assert_eq!(ok(rcon().args(["allowlist", "remove", "Steve"])), "Alex\n");
+    assert_eq!(ok(rcon().arg("allowlist")), "Alex\n");
+    assert_eq!(ok(rcon().args(["server", "save"])), "true\n");
+    assert_eq!(
+        ok(rcon().args(["bans", "add", "Griefer"])),
+        "Griefer (reason: Banned by an operator., source: Server)\n"
+    );
+    assert_eq!(
+        ok(rcon().args(["ip-bans", "add", "10.0.0.9"])),
+        "ip: 10.0.0.9, reason: Banned by an operator., source: Server\n"
+    );
+    assert_eq!(
+        ok(rcon().args(["serversettings", "difficulty", "set", "hard"])),
+        "hard\n"
+    );
+    assert_eq!(ok(rcon().args(["serversettings", "difficulty"])), "hard\n");
+    assert_eq!(
+        ok(rcon().args(["gamerules", "update", "keepInventory", "true"])),
+        "keepInventory = true\n"
+    );
+    assert_eq!(
+        ok(rcon().args(["server", "system_message", "Hello", "there"])),
+        "true\n"
+    );
+    assert_eq!(server.system_messages(), ["Hello there"]);
+    let status = ok(rcon().args(["server", "status"]));
+    assert!(status.contains("started: true"), "{status}");
+    assert!(status.contains("players: Notch"), "{status}");
+
+    // Several -c lines and the trailing words run in one connection, in order.
+    assert_eq!(
+        ok(rcon().args([
+            "-c",
+            "operators add Alex",
+            "-c",
+            "operators clear",
+            "operators"
+        ])),
+        "Alex (bypassesPlayerLimit: false, permissionLevel: 4)\n(none)\n(none)\n"
+    );
+
+    // --json: the method, its params and the result, one object per call.
+    let line = ok(rcon().args(["--json", "allowlist", "add", "Zed"]));
+    let v: Value = serde_json::from_str(line.trim()).unwrap();
+    assert_eq!(v["method"], "minecraft:allowlist/add");
+    assert_eq!(v["params"], json!([[{"name": "Zed"}]]));
+    assert_eq!(v["ok"], true);
+    let names: Vec<&str> = v["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["Alex", "Zed"]);
+
+    // `methods` lists what rpc.discover offers, notifications left out.
+    let methods = ok(rcon().arg("methods"));
+    assert!(methods.contains("allowlist add <add>"), "{methods}");
+    assert!(methods.contains("server save"), "{methods}");
+    assert!(!methods.contains("notification"), "{methods}");
+}
+
+#[test]
+fn method_lines_from_stdin() {
+    let tls = mgmt::tls();
+    let server = mgmt::server(&tls);
+    let home = common::home();
+    let mut child = mgmt::rcon(&server, &tls, home.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"# a comment\nallowlist add Steve\n\nbogus thing\nallowlist\n")
+        .unwrap();
+    let out = common::wait_with_timeout(child, std::time::Duration::from_secs(60));
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "Steve\nSteve\n");
+    assert!(
+        stderr(&out).contains("stdin:4: no management method matches 'bogus thing'"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn an_untrusted_certificate_is_refused() {
+    let tls = mgmt::tls();
+    let server = mgmt::server(&tls);
+    let home = common::home();
+    // No --mgmt-cert: the system's trust store (here a file of another certificate, so the
+    // test does not depend on the machine's) does not know a self-signed certificate.
+    let other = mgmt::tls();
+    let out = run(common::rcon_in(home.path())
+        .args(["--mgmt", &mgmt::url(&server), "players"])
+        .env("SSL_CERT_FILE", &other.cert)
+        .env("RCON_MGMT_SECRET", mgmt::SECRET));
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.starts_with("rcon: error: TLS with wss://127.0.0.1:"),
+        "{err}"
+    );
+    assert!(err.contains("--mgmt-cert"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(!err.contains(mgmt::SECRET));
+    // Another certificate than the server's is refused too.
+    let out = run(common::rcon_in(home.path())
+        .args(["--mgmt", &mgmt::url(&server), "--mgmt-cert"])
+        .arg(&other.cert)
+        .arg("players")
+        .env("RCON_MGMT_SECRET", mgmt::SECRET));
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    // The host name is checked: the certificate names 127.0.0.1 and localhost, not ::1 or
+    // another name for the same address.
+    let out = run(common::rcon_in(home.path())
+        .args([
+            "--mgmt",
+            &format!("wss://127.0.0.2:{}", server.port()),
+            "--mgmt-cert",
+        ])
+        .arg(&tls.cert)
+        .arg("players")
+        .env("RCON_MGMT_SECRET", mgmt::SECRET));
+    assert_ne!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+#[test]
+fn the_system_trust_store_is_the_default() {
+    let tls = mgmt::tls();
+    let server = mgmt::server(&tls);
+    let home = common::home();
+    // A store that holds the server's certificate trusts it without --mgmt-cert.
+    let out = run(common::rcon_in(home.path())
+        .args(["--mgmt", &mgmt::url(&server), "players"])
+        .env("SSL_CERT_FILE", &tls.cert)
+        .env("RCON_MGMT_SECRET", mgmt::SECRET));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "(none)\n");
+}
+
+#[test]
+fn a_pinned_fingerprint_is_trusted_and_only_that_one() {
+    let tls = mgmt::tls();
+    let server = mgmt::server(&tls);
+    let home = common::home();
+    let pinned = |fp: &str| {
+        run(common::rcon_in(home.path())
+            .args([
+                "--mgmt",
+                &mgmt::url(&server),
+                "--mgmt-fingerprint",
+                fp,
+                "players",
+            ])
+            .env("RCON_MGMT_SECRET", mgmt::SECRET))
+    };
+    let out = pinned(&tls.fingerprint);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "(none)\n");
+    let out = pinned(&mgmt::tls().fingerprint);
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("not the pinned one"),
+        "{}",
+        stderr(&out)
+    );
+    let out = pinned("12:34");
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+}
+
+#[test]
+fn wrong_secret_and_origin_are_login_failures() {
+    let tls = mgmt::tls();
+    let origin = "https://panel.example";
+    let server = mgmt::start(
+        "127.0.0.1:0".parse().unwrap(),
+        &tls,
+        Some(vec![origin.to_string()]),
+    );
+    let home = common::home();
+    let out = run(mgmt::rcon(&server, &tls, home.path())
+        .env("RCON_MGMT_SECRET", "not-the-secret")
+        .arg("players"));
+    assert_eq!(out.status.code(), Some(5), "{}", stderr(&out));
+    assert!(stderr(&out).contains("HTTP 401"), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("not-the-secret"));
+    let out = run(mgmt::rcon(&server, &tls, home.path()).args([
+        "--mgmt-origin",
+        "https://evil.example",
+        "players",
+    ]));
+    assert_eq!(out.status.code(), Some(5), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--mgmt-origin"), "{}", stderr(&out));
+    assert_eq!(
+        ok(mgmt::rcon(&server, &tls, home.path()).args(["--mgmt-origin", origin, "players"])),
+        "(none)\n"
+    );
+}
+
+#[test]
+fn bad_words_are_usage_errors_and_server_errors_fail_the_command() {
+    let tls = mgmt::tls();
+    let server = mgmt::server(&tls);
+    let home = common::home();
+    let out = run(mgmt::rcon(&server, &tls, home.path()).args(["allowlist", "frobnicate"]));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("did you mean: allowlist, allowlist add"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(mgmt::rcon(&server, &tls, home.path()).args([
+        "gamerules",
+        "update",
+        "noSuchRule",
+        "1",
+    ]));
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("unknown game rule noSuchRule"),
+        "{}",
+        stderr(&out)
+    );
+    for (args, code, want) in [
+        (
+            &["--mgmt", "http://127.0.0.1:1", "players"][..],
+            2,
+            "must start with wss://",
+        ),
+        (&["--mgmt", "players"], 2, "--mgmt needs a URL"),
+        (
+            &["--mgmt", "wss://127.0.0.1:1", "players"],
+            4,
+            "cannot connect",
+        ),
+    ] {
+        let out = run(common::rcon_in(home.path())
+            .args(args)
+            .env("RCON_MGMT_SECRET", mgmt::SECRET));
+        assert_eq!(out.status.code(), Some(code), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(want), "{args:?}: {}", stderr(&out));
+    }
+}
+
+#[test]
+fn a_profile_holds_url_certificate_and_secret_file() {
+    let tls = mgmt::tls();
+    let server = mgmt::server(&tls);
+    let home = common::home();
+    let dir = home.path().join("config/rconsole");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("mgmt-secret"), format!("{}\n", mgmt::SECRET)).unwrap();
+    std::fs::copy(&tls.cert, dir.join("survival.pem")).unwrap();
+    std::fs::write(
+        dir.join("config.toml"),
+        format!(
+            "[servers.survival]\nhost = \"127.0.0.1\"\nmgmt_url = \"{}\"\nmgmt_cert = \"survival.pem\"\nmgmt_secret_file = \"mgmt-secret\"\n",
+            mgmt::url(&server)
+        ),
+    )
+    .unwrap();
+    server.join("Steve");
+    let out = run(common::rcon_in(home.path()).args(["--mgmt", "-s", "survival", "players"]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "Steve\n");
+}
+
+/// Runs the calls through the third-party client; one result (or error) per call.
+fn peer_calls(server_url: &str, cert: &std::path::Path, calls: &[Value]) -> Vec<Value> {
+    let py = mgmt::peer_python().expect("checked by the caller");
+    let mut child = Command::new(py)
+        .arg(mgmt::peer_script())
+        .arg(server_url)
+        .arg(cert)
+        .env("MGMT_SECRET", mgmt::SECRET)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start the peer");
+    let mut input = String::new();
+    for c in calls {
+        input.push_str(&c.to_string());
+        input.push('\n');
+    }
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = common::wait_with_timeout(child, std::time::Duration::from_secs(60));
+    assert!(out.status.success(), "peer: {}", stderr(&out));
+    stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|v| v.get("notification").is_none())
+        .collect()
+}
+
+#[test]
+fn the_third_party_client_agrees_on_every_method_called() {
+    let Some(_) = mgmt::peer_python() else { return };
+    let tls = mgmt::tls();
+    let server = mgmt::server(&tls);
+    let home = common::home();
+    server.join("Notch");
+    let words: &[&[&str]] = &[
+        &["players"],
+        &["allowlist", "add", "Steve", "Alex"],
+        &["allowlist", "remove", "Steve"],
+        &["allowlist"],
+        &["bans", "add", "Griefer"],
+        &["ip-bans", "add", "10.0.0.9"],
+        &["operators", "add", "Alex"],
+        &["serversettings", "difficulty", "set", "hard"],
+        &["serversettings", "motd", "set", "Hello", "there"],
+        &["serversettings", "autosave", "set", "false"],
+        &["gamerules", "update", "randomTickSpeed", "7"],
+        &["gamerules"],
+        &["server", "save"],
+        &["server", "status"],
+        &["server", "system_message", "Hi"],
+    ];
+    for w in words {
+        // rcon makes the call; the peer repeats exactly that call (every one is idempotent
+        // on this state) and must get the same result.
+        let line = ok(mgmt::rcon(&server, &tls, home.path())
+            .arg("--json")
+            .args(*w));
+        let ours: Value = serde_json::from_str(line.trim()).unwrap();
+        assert_eq!(ours["ok"], true, "{w:?}: {ours}");
+        let theirs = peer_calls(
+            &mgmt::url(&server),
+            &tls.cert,
+            &[json!({"method": ours["method"], "params": ours["params"]})],
+        );
+        assert_eq!(theirs, [json!({"result": ours["result"]})], "{w:?}");
+    }
+    // The schema both see is the same, and names every method rcon lists.
+    let theirs = peer_calls(
+        &mgmt::url(&server),
+        &tls.cert,
+        &[json!({"method": "rpc.discover"})],
+    );
+    let ours = ok(mgmt::rcon(&server, &tls, home.path()).args(["--json", "rpc.discover"]));
+    let ours: Value = serde_json::from_str(ours.trim()).unwrap();
+    assert_eq!(theirs[0]["result"], ours["result"]);
+    // Errors agree too: an unknown method and bad params.
+    let theirs = peer_calls(
+        &mgmt::url(&server),
+        &tls.cert,
+        &[
+            json!({"method": "minecraft:nope"}),
+            json!({"method": "minecraft:allowlist/add", "params": ["x"]}),
+        ],
+    );
+    assert_eq!(theirs[0]["error"]["code"], -32601);
+    assert_eq!(theirs[1]["error"]["code"], -32602);
+    let out = run(mgmt::rcon(&server, &tls, home.path()).args([
+        "--json",
+        "allowlist",
+        "add",
+        r#"["x"]"#,
+    ]));
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("error -32602"), "{}", stderr(&out));
+}
+
+#[cfg(unix)]
+#[test]
+fn console_tab_completes_method_names() {
+    use common::term::Term;
+    let tls = mgmt::tls();
+    let server = mgmt::server(&tls);
+    let home = common::home();
+    let secret = home.path().join("secret");
+    std::fs::write(&secret, mgmt::SECRET).unwrap();
+    let url = mgmt::url(&server);
+    let cert = tls.cert.display().to_string();
+    let secret = secret.display().to_string();
+    let mut term = Term::start_with(
+        home.path(),
+        &[
+            "--mgmt",
+            &url,
+            "--mgmt-cert",
+            &cert,
+            "--mgmt-secret-file",
+            &secret,
+        ],
+    );
+    let p = format!("{url}/ mgmt> ");
+    term.wait_for(&p);
+    term.wait_for("(management protocol)");
+    term.send("allow\t");
+    term.wait_for_line(&p, "allowlist");
+    term.send(" a\t");
+    term.wait_for_line(&p, "allowlist add");
+    term.send("Steve\r");
+    term.wait_for("\nSteve\n");
+    term.send("server s\t\t");
+    term.wait_for("save");
+    term.wait_for("status");
+    term.send("\x15");
+    term.wait_for_line(&p, "");
+    term.send("\x04");
+    assert_eq!(term.exit_code(), 0);
+    assert!(!term.raw().contains(mgmt::SECRET));
+}
+
+#[cfg(unix)]
+#[test]
+fn a_proxy_command_carries_the_management_protocol() {
+    // TLS runs end to end through the tunnel: the proxy sees only ciphertext.
+    let tls = mgmt::tls();
+    let server = mgmt::server(&tls);
+    let home = common::home();
+    server.join("Steve");
+    let proxy = "exec bash -c 'exec 3<>/dev/tcp/%h/%p; cat <&3 & cat >&3; wait'";
+    let out = run(mgmt::rcon(&server, &tls, home.path()).args([
+        "--proxy-command",
+        proxy,
+        "-c",
+        "players",
+        "allowlist add Alex",
+    ]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "Steve\nAlex\n");
+}
+
+#[test]
+fn no_secret_and_no_terminal_is_a_usage_error_naming_the_sources() {
+    let tls = mgmt::tls();
+    let server = mgmt::server(&tls);
+    let home = common::home();
+    let out = run(mgmt::rcon(&server, &tls, home.path())
+        .env_remove("RCON_MGMT_SECRET")
+        .arg("players"));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("RCON_MGMT_SECRET"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(server.clients(), 0, "nothing connected without a secret");
+}
+
+#[test]
+fn trace_shows_every_message_but_never_the_secret() {
+    let tls = mgmt::tls();
+    let server = mgmt::server(&tls);
+    let home = common::home();
+    let out = run(mgmt::rcon(&server, &tls, home.path()).args(["-v", "allowlist", "add", "Steve"]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("rcon: trace = WebSocket open to wss://127.0.0.1:"),
+        "{err}"
+    );
+    assert!(err.contains("(Authorization: Bearer ****)"), "{err}");
+    assert!(
+        err.contains(r#"rcon: trace > {"id":2,"jsonrpc":"2.0","method":"minecraft:allowlist/add","params":[[{"name":"Steve"}]]}"#),
+        "{err}"
+    );
+    assert!(
+        err.contains(r#"rcon: trace < {"id":2,"jsonrpc":"2.0","result":[{"#),
+        "{err}"
+    );
+    assert!(!err.contains(mgmt::SECRET), "{err}");
+    assert_eq!(stdout(&out), "Steve\n");
+}
+
+#[test]
+fn the_practice_management_server_runs_from_the_command_line() {
+    use std::io::BufRead;
+    let home = common::home();
+    let mut server = common::rcon_in(home.path())
+        .args([
+            "--practice-mgmt",
+            "127.0.0.1:0",
+            "--practice-password",
+            "s3cret",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut url = String::new();
+    std::io::BufReader::new(server.stdout.take().unwrap())
+        .read_line(&mut url)
+        .unwrap();
+    let url = url.trim().to_string();
+    assert!(url.starts_with("ws://127.0.0.1:"), "{url}");
+    let rcon = || {
+        let mut c = common::rcon_in(home.path());
+        c.args(["--mgmt", &url]).env("RCON_MGMT_SECRET", "s3cret");
+        c
+    };
+    let out = run(rcon().args(["allowlist", "add", "Steve"]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "Steve\n");
+    // Loopback: no clear-text warning.
+    assert_eq!(stderr(&out), "");
+    let out = run(rcon().args(["server", "stop"]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = common::wait_with_timeout(server, std::time::Duration::from_secs(30));
+    assert!(out.status.success());
+}
