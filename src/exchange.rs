@@ -393,6 +393,8 @@ pub struct Exchange {
     quiet_ended: Option<(RequestId, Instant)>,
     /// The server answers sentinels with a login failure (see [`Learned::refuses_sentinel`]).
     refuses_sentinel: bool,
+    /// The probe went unanswered in time (a busy server may still answer it late).
+    probe_unanswered: bool,
     /// When a probe went unanswered: the next command's deadline counts from then, so a server
     /// that stalls after login costs one timeout in all, not the probe's wait on top.
     probe_silent_since: Option<Instant>,
@@ -448,6 +450,7 @@ impl Exchange {
             quiet_ended: None,
             probe_silent_since: None,
             refuses_sentinel,
+            probe_unanswered: false,
             pending_note: None,
             remembered,
             warned_mtu: false,
@@ -514,12 +517,12 @@ impl Exchange {
             .clamp(floor, GAP_CEILING)
     }
 
-    /// How long the probe waits for its answer: twenty login round trips, at least 250 ms, at
+    /// How long the probe waits for its answer: twenty login round trips, at least 500 ms, at
     /// most [`Config::probe_timeout`] and the timeout.
     pub fn probe_wait(&self) -> Duration {
         let rtt = self.rtt.unwrap_or(Duration::ZERO);
         rtt.saturating_mul(20)
-            .max(Duration::from_millis(250))
+            .max(Duration::from_millis(500))
             .min(self.cfg.probe_timeout)
             .min(self.cfg.timeout)
     }
@@ -780,6 +783,7 @@ impl Exchange {
                 // The server ignores sentinels (Factorio-like); the connection is fine.
                 let _ = positive;
                 self.probe_silent_since = Some(now - self.probe_wait());
+                self.probe_unanswered = true;
                 self.rejected.push("does not answer");
                 self.settle(EndMethod::Idle);
                 self.state = State::Ready;
@@ -1129,6 +1133,22 @@ impl Exchange {
                     "server answered the command with a login failure (session no longer authenticated)"
                         .into(),
                 ));
+                return;
+            }
+            // The probe's sentinel answered late (a busy server): it does take sentinels after
+            // all, and later commands can use them.
+            if p.id == RequestId::SENTINEL.0
+                && self.probe_unanswered
+                && self.method == Some(EndMethod::Idle)
+            {
+                self.probe_unanswered = false;
+                let method = if p.kind == OUTPUT && p.body == VANILLA_SENTINEL_REPLY {
+                    EndMethod::Vanilla
+                } else {
+                    EndMethod::Sentinel
+                };
+                self.trace(&p, Role::SentinelReply);
+                self.settle(method);
                 return;
             }
             self.late_answer(&p, now);

@@ -691,6 +691,27 @@ fn state_relearn() {
     assert_eq!(h.seen.output.len(), 4100);
 }
 
+/// A probe answered after its wait (a busy server): the late `Unknown request 0` during the
+/// first command moves the next commands to vanilla's rule.
+#[test]
+fn state_probe_answered_late() {
+    let h = Harness::run(
+        cfg(),
+        &[
+            Recv(None, 2, b""),
+            Wait(800),
+            Cmd("list"),
+            Recv(Some(-2), 0, b"Unknown request 0"),
+            Recv(Some(2), 0, b"There are 0"),
+            Wait(20),
+        ],
+    );
+    assert_eq!(h.seen.output, b"There are 0");
+    assert_eq!(h.seen.done, 1);
+    assert_eq!(h.ex.method(), Some(EndMethod::Vanilla));
+    assert_eq!(h.seen.learned, vec![EndMethod::Idle, EndMethod::Vanilla]);
+}
+
 /// The quiet gap: adaptive, with floors, or fixed.
 #[test]
 fn quiet_gap_rules() {
