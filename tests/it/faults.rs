@@ -372,6 +372,19 @@ fn stall_on_the_command() {
 }
 
 #[test]
+fn stall_after_login_reading_the_probe_then_nothing() {
+    // The probe's wait counts against the first command: the whole run ends within the
+    // timeout + 1 s (the `case` bound), not after the probe's wait plus a whole timeout.
+    let (_, server) = case(
+        "stall after login",
+        vec![Read, reply(2, b""), Read, Stall],
+        6,
+        "timed out after 1s while waiting for the command's output",
+    );
+    assert_eq!(server.connections(), 1, "no reconnect for a silent probe");
+}
+
+#[test]
 fn one_byte_per_second_at_login() {
     case(
         "trickle login",
