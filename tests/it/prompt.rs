@@ -1,16 +1,17 @@
 //! The hidden password prompt, driven through a real pseudo-terminal (python3's stdlib `pty`,
 //! which makes the terminal the child's controlling one, as a login shell would).
 
-use std::process::Command;
+use std::path::Path;
+use std::process::{Command, Output};
 
 use crate::common::{PASSWORD, home, rcon_bin, rcon_in, run, stderr, stdout};
 
 /// Runs `rcon ARGS` on a pty: waits for "Password", waits until the terminal's echo is off,
-/// types the password, then collects everything the terminal showed until rcon exits.
-/// Prints the terminal text on stdout and exits with rcon's status.
+/// types KEYS (the password and Enter, or Ctrl-D), then collects everything the terminal showed
+/// until rcon exits. Prints the terminal text on stdout and exits with rcon's status.
 const DRIVER: &str = r#"
 import os, pty, select, sys, termios, time
-rcon, password, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+rcon, keys, args = sys.argv[1], sys.argv[2], sys.argv[3:]
 pid, fd = pty.fork()
 if pid == 0:
     os.execv(rcon, [rcon] + args)
@@ -43,34 +44,28 @@ while termios.tcgetattr(fd)[3] & termios.ECHO:
         os.kill(pid, 9)
         sys.exit(91)
     time.sleep(0.01)
-os.write(fd, (password + "\r").encode())
+os.write(fd, keys.encode())
 pump(lambda s: False, 30)
 _, status = os.waitpid(pid, 0)
 sys.stdout.buffer.write(seen)
 sys.exit(os.waitstatus_to_exitcode(status))
 "#;
 
-fn python() -> Option<&'static str> {
+/// Runs `rcon ARGS` on a real pty with the hermetic environment of `rcon_in(home)` and types
+/// `keys` at its password prompt once echo is off: the terminal's text is the output's stdout,
+/// rcon's status its status. `None`, after a visible skip, where python3's `pty` is missing.
+pub fn at_the_prompt(home: &Path, keys: &str, args: &[&str]) -> Option<Output> {
     let ok = Command::new("python3")
         .arg("-c")
         .arg("import pty, termios")
         .output()
         .is_ok_and(|o| o.status.success());
     if !ok {
-        crate::common::skip("python3 (with pty) not available for the prompt test");
+        crate::common::skip("python3 (with pty) not available for the prompt tests");
         return None;
     }
-    Some("python3")
-}
-
-#[test]
-fn prompts_on_the_terminal_without_echo() {
-    let Some(python) = python() else { return };
-    let server = crate::common::strict_vanilla();
-    let home = home();
-    // The hermetic environment of rcon_in, applied to the driver (which passes it on).
-    let template = rcon_in(home.path());
-    let mut cmd = Command::new(python);
+    let template = rcon_in(home);
+    let mut cmd = Command::new("python3");
     for (key, value) in template.get_envs() {
         match value {
             Some(v) => cmd.env(key, v),
@@ -80,9 +75,24 @@ fn prompts_on_the_terminal_without_echo() {
     cmd.arg("-c")
         .arg(DRIVER)
         .arg(rcon_bin())
-        .arg(PASSWORD)
-        .args(["-H", "127.0.0.1", "-P", &server.port().to_string(), "list"]);
-    let out = run(&mut cmd);
+        .arg(keys)
+        .args(args);
+    Some(run(&mut cmd))
+}
+
+#[test]
+fn prompts_on_the_terminal_without_echo() {
+    let server = crate::common::strict_vanilla();
+    let home = home();
+    let port = server.port().to_string();
+    let keys = format!("{PASSWORD}\r");
+    let Some(out) = at_the_prompt(
+        home.path(),
+        &keys,
+        &["-H", "127.0.0.1", "-P", &port, "list"],
+    ) else {
+        return;
+    };
     let screen = stdout(&out);
     assert_eq!(out.status.code(), Some(0), "{screen}\n{}", stderr(&out));
     assert!(
