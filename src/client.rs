@@ -179,6 +179,17 @@ impl std::fmt::Debug for Client {
     }
 }
 
+/// What comes after a command on its connection.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ending {
+    /// More commands may follow.
+    Normal,
+    /// It stops the server: the connection is closed as soon as its answer begins.
+    StopsServer,
+    /// Nothing follows: the connection is closed after it.
+    Last,
+}
+
 /// What [`Client::drive`] waits for.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Goal {
@@ -300,40 +311,39 @@ impl Client {
     /// Runs one command, appending its raw output bytes to `out`. On error, `out` holds whatever
     /// arrived before it. Reconnects first if the connection was closed.
     pub fn command_into(&mut self, command: &str, out: &mut Vec<u8>) -> Result<()> {
-        self.run(command, false, out)
+        self.run(command, Ending::Normal, out)
     }
 
     /// Runs the last command of the session, appending its raw output to `out`: the exchange
     /// may end the answer by a step that also ends the connection (see
     /// [`Exchange::start_last_command`]), which is closed afterwards in any case.
     pub fn command_into_last(&mut self, command: &str, out: &mut Vec<u8>) -> Result<()> {
-        self.exchange.check_command(command)?;
-        if self.conn.is_none() || !self.exchange.is_ready() {
-            self.reconnect()?;
-        }
-        self.exchange.start_last_command(command, Instant::now())?;
-        let result = self.drive(Goal::Done, Some(out));
-        self.close();
-        result
+        self.run(command, Ending::Last, out)
     }
 
     /// Sends a command after which the server is expected to shut down (`stop`): waits only for
     /// the first packet of its answer (or the close), then closes the connection at once, since
     /// a connected RCON client keeps a vanilla server from shutting down cleanly.
     pub fn command_then_close(&mut self, command: &str, out: &mut Vec<u8>) -> Result<()> {
-        let result = self.run(command, true, out);
-        self.close();
-        result
+        self.run(command, Ending::StopsServer, out)
     }
 
-    fn run(&mut self, command: &str, then_close: bool, out: &mut Vec<u8>) -> Result<()> {
+    fn run(&mut self, command: &str, ending: Ending, out: &mut Vec<u8>) -> Result<()> {
         self.exchange.check_command(command)?;
         if self.conn.is_none() || !self.exchange.is_ready() {
             self.reconnect()?;
         }
-        self.exchange
-            .start_command(command, then_close, Instant::now())?;
-        self.drive(Goal::Done, Some(out))
+        let now = Instant::now();
+        match ending {
+            Ending::Normal => self.exchange.start_command(command, false, now)?,
+            Ending::StopsServer => self.exchange.start_command(command, true, now)?,
+            Ending::Last => self.exchange.start_last_command(command, now)?,
+        }
+        let result = self.drive(Goal::Done, Some(out));
+        if ending != Ending::Normal {
+            self.close();
+        }
+        result
     }
 
     /// Hands the exchange's queued events on; `Some` when `goal` was reached or failed.

@@ -703,8 +703,8 @@ impl Exchange {
     }
 
     /// The peer closed the connection (`reset`: with an error rather than an orderly close).
-    pub fn handle_closed(&mut self, reset: bool, now: Instant) {
-        let _ = (reset, now);
+    /// Both end the conversation alike today; the arguments keep the driver's calls complete.
+    pub fn handle_closed(&mut self, _reset: bool, _now: Instant) {
         let mid_packet = self.decoder.buffered() > 0;
         match std::mem::replace(&mut self.state, State::Disconnected) {
             State::Disconnected | State::Ready => {}
@@ -774,14 +774,11 @@ impl Exchange {
                 };
                 self.fail(err);
             }
-            State::Probing {
-                deadline, positive, ..
-            } => {
+            State::Probing { deadline, .. } => {
                 if now < *deadline {
                     return;
                 }
                 // The server ignores sentinels (Factorio-like); the connection is fine.
-                let _ = positive;
                 self.probe_silent_since = Some(now - self.probe_wait());
                 self.probe_unanswered = true;
                 self.rejected.push("does not answer");
@@ -1104,9 +1101,8 @@ impl Exchange {
         let id = c.id;
         // 1. The reply to our sentinel ends the answer.
         if c.sentinel == Some(RequestId(p.id)) {
-            let c = self.take_command();
+            self.take_command();
             self.trace(&p, Role::SentinelReply);
-            let _ = c;
             self.state = State::Ready;
             self.done();
             return;
@@ -1185,17 +1181,15 @@ impl Exchange {
                 c.quiet_until = None;
                 self.settle(EndMethod::EndMarker);
             }
-            let State::Command(c) = &mut self.state else {
-                return;
-            };
             if p.body.is_empty() {
-                let _ = c;
                 self.trace(&p, Role::EndMarker);
                 self.take_command();
                 self.state = State::Ready;
                 self.done();
             } else {
-                c.quiet_until = None;
+                if let State::Command(c) = &mut self.state {
+                    c.quiet_until = None;
+                }
                 self.trace(&p, Role::Output);
                 self.events.push_back(Event::Output(p.body));
             }
