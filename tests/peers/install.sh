@@ -9,28 +9,11 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$here"
 
-hash_of() { sha256sum "$@" | sha256sum | cut -d' ' -f1; }
+# shellcheck source=../peers/venv.sh
+source "$here/../peers/venv.sh"
 
 if [[ "${PEERS_SKIP_PY:-}" != 1 ]]; then
-  want="$(hash_of requirements.txt)"
-  if [[ ! -x .venv/bin/python || "$(cat .venv/.rconsole-stamp 2>/dev/null)" != "$want" ]]; then
-    if [[ ! -x .venv/bin/python ]]; then
-      rm -rf .venv
-      if ! python3 -m venv .venv; then
-        rm -rf .venv
-        echo "peers: python3 -m venv failed; installing python3-venv with apt" >&2
-        export DEBIAN_FRONTEND=noninteractive
-        apt-get update -qq
-        apt-get install -y -qq python3-venv
-        python3 -m venv .venv
-      fi
-    fi
-    .venv/bin/python -m pip install --disable-pip-version-check --no-input -q -r requirements.txt
-    echo "$want" > .venv/.rconsole-stamp
-    echo "peers: python peers installed in $here/.venv"
-  else
-    echo "peers: python peers up to date"
-  fi
+  venv_install peers
 fi
 
 if [[ "${PEERS_SKIP_NPM:-}" != 1 ]]; then
