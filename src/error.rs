@@ -3,7 +3,7 @@
 use std::io;
 use std::time::Duration;
 
-use crate::packet::DecodeError;
+use crate::rcon::packet::DecodeError;
 
 /// Everything the connection engine can fail with.
 #[derive(Debug, thiserror::Error)]
@@ -102,10 +102,10 @@ pub enum Error {
     Transport(String),
     /// A status ping reply (Server List Ping) that cannot be understood.
     #[error(transparent)]
-    Status(#[from] crate::status::StatusError),
+    Status(#[from] crate::minecraft::status::StatusError),
     /// A query reply (UDP) that cannot be understood.
     #[error(transparent)]
-    Query(#[from] crate::query::QueryError),
+    Query(#[from] crate::minecraft::query::QueryError),
 }
 
 /// Broad classes of [`Error`], for mapping to exit codes.

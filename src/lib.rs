@@ -1,26 +1,26 @@
 //! rconsole: a correct RCON client library, plus a practice server that behaves like the real
 //! ones.
 //!
-//! - [`packet`]: the wire format, sans-IO (encoding, incremental decoding, limits).
-//! - [`transport`]: byte streams the engine runs over; the only module that opens sockets.
-//! - [`process`]: a byte stream over a child process's pipes (`ssh -W`, a proxy command).
-//! - [`dialect`]: what differs between Minecraft, Source, Factorio and Palworld servers.
-//! - [`exchange`]: the RCON conversation as a sans-IO state machine: login, the end-of-output
-//!   probe, what ends an answer, what is stale, timers.
-//! - [`client`]: the blocking driver that runs an [`exchange::Exchange`] over a transport.
+//! The modules, by concern:
+//!
+//! - [`rcon`]: the RCON protocol and its engine: the packet codec, the dialects (Minecraft,
+//!   Source, Factorio, Palworld), the sans-IO [`rcon::exchange`] state machine (login, the
+//!   end-of-output probe, what ends an answer, timers) and the blocking [`rcon::client`] driver.
+//! - [`fleet`]: the event loop that runs many exchanges at once over non-blocking sockets.
+//! - [`transport`]: byte streams the engines run over (TCP, the only module that opens
+//!   sockets) and [`transport::tunnel`], a byte stream over a child process's pipes (`ssh -W`,
+//!   a proxy command).
 //! - [`consoles`]: the other remote consoles (BattlEye RCon, Rust's WebRCON, 7 Days to Die
 //!   telnet), sans-IO, with their driver and practice servers.
-//! - [`fleet`]: the event loop that runs many exchanges at once over non-blocking sockets.
-//! - [`varint`], [`status`], [`query`]: the Minecraft game protocol's Server List Ping and the
-//!   UDP query, sans-IO.
-//! - [`srv`]: DNS SRV records for `--ping HOST` without a port, sans-IO.
-//! - [`net`]: drives the status ping, the query and the SRV lookup over the network.
-//! - [`mcfunction`]: the `.mcfunction` line rules for batch input, sans-IO.
+//! - [`minecraft`]: the Server List Ping, the UDP query and SRV records, sans-IO, and their
+//!   network driver.
+//! - [`text`]: the `.mcfunction` line rules for batch input and `§` formatting codes to ANSI or
+//!   plain text.
 //! - `mgmt` (cargo feature `mgmt`, on by default): the Minecraft Server Management Protocol
 //!   (JSON-RPC over WebSocket, TLS) client and a practice management server.
-//! - [`render`]: `§` formatting codes to ANSI or plain text.
-//! - [`practice`]: an in-process server with a strict vanilla mode and other dialects, for tests,
-//!   demos and benchmarks.
+//! - [`practice`]: an in-process RCON server with a strict vanilla mode and other dialects, for
+//!   tests, demos and benchmarks.
+//! - [`error`]: the library's one error type.
 //!
 //! Embedding: connect, log in and run commands; long output comes back whole. (This example
 //! starts the practice server, so it does something only with the `practice` feature.)
@@ -47,43 +47,34 @@
 //! descriptor limit); the codecs work on byte buffers:
 //!
 //! ```
-//! use rconsole::packet::{Decoder, encode};
+//! use rconsole::rcon::packet::{Decoder, encode};
 //!
 //! let bytes = encode(7, 2, b"list"); // id 7, type 2 (command)
 //! let mut decoder = Decoder::default();
 //! decoder.feed(&bytes);
 //! let packet = decoder.next_packet()?.expect("one whole packet");
 //! assert_eq!((packet.id, packet.kind, &packet.body[..]), (7, 2, &b"list"[..]));
-//! # Ok::<(), rconsole::packet::DecodeError>(())
+//! # Ok::<(), rconsole::rcon::packet::DecodeError>(())
 //! ```
 //!
 //! Out of scope here: argument parsing, configuration files, the interactive console, reading
 //! batch files and writing to the terminal. Those belong to the `rcon` binary.
 
-pub mod client;
 pub mod consoles;
-pub mod dialect;
 pub mod error;
-pub mod exchange;
 pub mod fleet;
-pub mod mcfunction;
 #[cfg(feature = "mgmt")]
 pub mod mgmt;
-pub mod net;
-pub mod packet;
+pub mod minecraft;
 #[cfg(feature = "practice")]
 pub mod practice;
-pub mod process;
-pub mod query;
-pub mod render;
-pub mod srv;
-pub mod status;
+pub mod rcon;
+pub mod text;
 pub mod transport;
-pub mod varint;
 
-pub use client::{Client, EndDetection, Options, Password};
-pub use dialect::Dialect;
 pub use error::{Error, ErrorKind, Result};
+pub use rcon::client::{Client, EndDetection, Options, Password};
+pub use rcon::dialect::Dialect;
 
 use std::time::Duration;
 

@@ -1,4 +1,4 @@
-//! Fuzz target: the `.mcfunction` line rules (`rconsole::mcfunction::Joiner`) must never panic
+//! Fuzz target: the `.mcfunction` line rules (`rconsole::text::mcfunction::Joiner`) must never panic
 //! on any text, must report line numbers that never go backwards, and must never produce a
 //! command that still has a line break in it.
 #![no_main]
@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use libfuzzer_sys::fuzz_target;
-use rconsole::mcfunction::{Item, Joiner};
+use rconsole::text::mcfunction::{Item, Joiner};
 
 fuzz_target!(|data: &str| {
     let mut macros = HashMap::new();

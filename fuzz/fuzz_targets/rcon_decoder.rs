@@ -1,10 +1,10 @@
-//! Fuzz target: the RCON packet decoder (`rconsole::packet::Decoder`) fed arbitrary bytes in
+//! Fuzz target: the RCON packet decoder (`rconsole::rcon::packet::Decoder`) fed arbitrary bytes in
 //! arbitrary chunks must never panic, never return a body above its limit, and must decode the
 //! same packets however the stream is cut.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rconsole::packet::{DecodeError, Decoder, Packet};
+use rconsole::rcon::packet::{DecodeError, Decoder, Packet};
 
 /// A small limit, so size fields near it are reached often.
 const MAX: usize = 4096;

@@ -1,10 +1,10 @@
-//! Fuzz target: the `§` code renderer (`rconsole::render`) must never panic, stripping must
+//! Fuzz target: the `§` code renderer (`rconsole::text::render`) must never panic, stripping must
 //! remove every valid code and keep all other text, and the ANSI form must contain the
 //! stripped text's characters in order.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rconsole::render;
+use rconsole::text::render;
 
 fuzz_target!(|text: &str| {
     let plain = render::strip(text);

@@ -5,7 +5,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rconsole::{query, srv, status, varint};
+use rconsole::minecraft::{query, srv, status, varint};
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(Some((value, used))) = varint::decode_varint(data) {

@@ -22,7 +22,7 @@ fn path(text: &str) -> Result<PathBuf, String> {
 }
 
 fn macro_arg(text: &str) -> Result<(String, String), String> {
-    rconsole::mcfunction::parse_macro(text)
+    rconsole::text::mcfunction::parse_macro(text)
 }
 
 /// How the end of a command's output is found (see the README's "Why this client").

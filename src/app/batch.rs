@@ -7,12 +7,12 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, IsTerminal, Read, Write};
 use std::time::{Duration, Instant};
 
-use rconsole::client::check_command;
+use rconsole::rcon::client::check_command;
 
 use super::exit::{Exit, fail};
 use super::output::Record;
 use super::session::{Outcome, PARSE_ERROR, Session};
-use rconsole::mcfunction::{Item, Joiner};
+use rconsole::text::mcfunction::{Item, Joiner};
 
 /// The longest physical line kept in memory; longer ones are reported and skipped (no command
 /// can be that long anyway).
@@ -326,7 +326,7 @@ fn handle(
             (c.line, c.text)
         }
         Item::Error { line, message } => {
-            let message = if message.starts_with(rconsole::mcfunction::MACRO_NEEDS_VALUE) {
+            let message = if message.starts_with(rconsole::text::mcfunction::MACRO_NEEDS_VALUE) {
                 format!("{message} (give --macro NAME=VALUE)")
             } else {
                 message
@@ -458,7 +458,7 @@ pub fn read_commands(path: &str, macros: &HashMap<String, String>) -> anyhow::Re
         match item {
             Item::Command(c) => lines.push((c.text, c.line)),
             Item::Error { line, message } => {
-                let hint = if message.starts_with(rconsole::mcfunction::MACRO_NEEDS_VALUE) {
+                let hint = if message.starts_with(rconsole::text::mcfunction::MACRO_NEEDS_VALUE) {
                     " (give --macro NAME=VALUE)"
                 } else {
                     ""

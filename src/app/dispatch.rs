@@ -134,7 +134,7 @@ pub fn run_text(session: &mut Session, command: &str) -> rconsole::Result<String
     let client = session.connect()?;
     let mut raw = Vec::new();
     match super::session::execute(client, command, &mut raw, false) {
-        Ok(()) => Ok(rconsole::packet::decode_output_owned(raw)),
+        Ok(()) => Ok(rconsole::rcon::packet::decode_output_owned(raw)),
         Err(e) => {
             client.close();
             Err(e)

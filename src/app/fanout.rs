@@ -26,9 +26,9 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use rconsole::Password;
-use rconsole::client::{Observer, Options};
 use rconsole::consoles::Protocol;
 use rconsole::fleet::{self, Next, Report};
+use rconsole::rcon::client::{Observer, Options};
 use rconsole::transport::Connector;
 
 use super::exit::{self, Exit};

@@ -76,7 +76,7 @@ pub fn from_notification(n: &rconsole::mgmt::Notification, server: &str) -> Even
 /// The players in a `list` answer: vanilla's `There are 2 of a max of 20 players online: A, B`
 /// (older and modded servers put the names on the next line); `None` if it is not one.
 pub fn parse_list(text: &str) -> Option<BTreeSet<String>> {
-    let plain = rconsole::render::strip(text);
+    let plain = rconsole::text::render::strip(text);
     let (_, names) = plain.split_once("online:")?;
     Some(
         names

@@ -347,7 +347,8 @@ fn row(at: &str, mut f: Fields, env: &dyn Fn(&str) -> Option<String>) -> Result<
     };
     let ssh = match f.remove("ssh") {
         Some(dest) => {
-            rconsole::process::SshDestination::parse(&dest).map_err(|e| format!("ssh: {e}"))?;
+            rconsole::transport::tunnel::SshDestination::parse(&dest)
+                .map_err(|e| format!("ssh: {e}"))?;
             Some(dest)
         }
         None => None,

@@ -13,8 +13,8 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use rconsole::client::{Observer, Options};
-use rconsole::exchange::{EndDetection, EndMethod, Learned, Traced};
+use rconsole::rcon::client::{Observer, Options};
+use rconsole::rcon::exchange::{EndDetection, EndMethod, Learned, Traced};
 use serde::{Deserialize, Serialize};
 
 /// The file name inside the data directory.
@@ -161,7 +161,7 @@ pub fn store(key: &str, learned: Option<Learned>) {
             // (the gap's floor depends on them), or answers that got slower by a quarter or
             // faster by half. Not on every run.
             let same = model.servers.get(key).is_some_and(|old| {
-                let trusted = rconsole::exchange::TRUSTED_SAMPLES;
+                let trusted = rconsole::rcon::exchange::TRUSTED_SAMPLES;
                 old.method == entry.method
                     && old.refuses_sentinel == entry.refuses_sentinel
                     && (old.samples == entry.samples

@@ -34,8 +34,8 @@ use anyhow::Context;
 use clap::{CommandFactory, FromArgMatches};
 
 use rconsole::Password;
-use rconsole::client::{Observer, check_command};
 use rconsole::practice::{self, PracticeServer};
+use rconsole::rcon::client::{Observer, check_command};
 use rconsole::transport::{Connector, TcpConnector};
 use settings::{ConfigFile, Origins, Settings};
 
@@ -591,7 +591,7 @@ fn refuse_unsendable<'a>(
         .into_iter()
         .map(|s| s.dialect.value.dialect().max_command_bytes)
         .min()
-        .unwrap_or(rconsole::packet::MAX_COMMAND_BYTES);
+        .unwrap_or(rconsole::rcon::packet::MAX_COMMAND_BYTES);
     for (i, c) in commands.iter().enumerate() {
         check_command(c, max).map_err(|e| {
             let which = if commands.len() > 1 {

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use rconsole::render;
+use rconsole::text::render;
 
 /// `--color`: when to turn `§` codes into ANSI colours.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -195,7 +195,7 @@ impl Printer {
     }
 
     fn text(&self, r: &Record<'_>) -> String {
-        let text = rconsole::packet::decode_output(r.raw);
+        let text = rconsole::rcon::packet::decode_output(r.raw);
         if self.fix_newlines {
             render::fix_newlines(&text)
         } else {

@@ -6,9 +6,9 @@ use std::time::Duration;
 use anyhow::Context;
 use serde_json::{Map, Value, json};
 
-use rconsole::client::Direction;
-use rconsole::net::{self, LegacyPing, PingReport, QueryReply, QueryReport};
-use rconsole::status::{self, DEFAULT_PORT};
+use rconsole::minecraft::driver::{self, LegacyPing, PingReport, QueryReply, QueryReport};
+use rconsole::minecraft::status::{self, DEFAULT_PORT};
+use rconsole::rcon::client::Direction;
 
 use super::args::Args;
 use super::exit::{Exit, fail};
@@ -56,8 +56,8 @@ fn colour_wanted(args: &Args) -> bool {
 /// neither disables the lookup), else the system's.
 fn dns_server() -> Option<std::net::SocketAddr> {
     match std::env::var("RCON_DNS_SERVER") {
-        Ok(value) => net::parse_dns_server(&value),
-        Err(_) => net::system_dns_server(),
+        Ok(value) => driver::parse_dns_server(&value),
+        Err(_) => driver::system_dns_server(),
     }
 }
 
@@ -100,9 +100,9 @@ pub fn ping(args: &Args, given: Option<&str>, defaults: &Defaults) -> anyhow::Re
     {
         let budget = (timeout / 4).min(Duration::from_secs(2));
         if let Some(dns) = dns_server()
-            && let Some((host, port)) = net::lookup_minecraft_srv(&target.host, dns, budget)
+            && let Some((host, port)) = driver::lookup_minecraft_srv(&target.host, dns, budget)
         {
-            via_srv = Some(rconsole::srv::minecraft_name(&target.host));
+            via_srv = Some(rconsole::minecraft::srv::minecraft_name(&target.host));
             target = Target { host, port };
         }
     }
@@ -117,7 +117,7 @@ pub fn ping(args: &Args, given: Option<&str>, defaults: &Defaults) -> anyhow::Re
             t.raw(d, bytes, &describe_status(d, bytes));
         }
     };
-    let report = net::ping(&target.host, target.port, timeout, legacy, &mut tap)
+    let report = driver::ping(&target.host, target.port, timeout, legacy, &mut tap)
         .with_context(|| format!("status ping of {}", target.describe()))?;
     let text = if args.json {
         ping_json(&target, via_srv.as_deref(), &report).to_string()
@@ -138,7 +138,7 @@ pub fn query(args: &Args, given: Option<&str>, defaults: &Defaults) -> anyhow::R
             t.raw(d, bytes, &describe_query(d, bytes));
         }
     };
-    let report = net::query(&target.host, target.port, args.full, timeout, &mut tap)
+    let report = driver::query(&target.host, target.port, args.full, timeout, &mut tap)
         .with_context(|| format!("query of {}", target.describe()))?;
     let text = if args.json {
         query_json(&report).to_string()
@@ -343,9 +343,9 @@ fn clean(text: &str) -> String {
 pub fn render(text: &str, colour: bool) -> String {
     let text = clean(text);
     if colour {
-        rconsole::render::to_ansi(&text)
+        rconsole::text::render::to_ansi(&text)
     } else {
-        rconsole::render::strip(&text)
+        rconsole::text::render::strip(&text)
     }
 }
 

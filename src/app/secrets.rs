@@ -71,7 +71,7 @@ pub fn read_file(path: &Path, what: &str) -> anyhow::Result<String> {
 /// (`pass show` prints other fields after it); stderr and stdin stay attached, so tools like `pass` can ask for a passphrase.
 pub fn run_command(cmd: &str, what: &str) -> anyhow::Result<String> {
     // `cmd.exe` on Windows gets the line unquoted, so `type "C:\my dir\pw.txt"` works.
-    let out = rconsole::process::shell_command(cmd)
+    let out = rconsole::transport::tunnel::shell_command(cmd)
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .output()

@@ -4,8 +4,8 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use rconsole::client::check_command;
 use rconsole::consoles::{MessageSink, Protocol, Remote};
+use rconsole::rcon::client::check_command;
 use rconsole::transport::{Connector, Transport};
 use rconsole::{Options, Password};
 

@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use clap::parser::ValueSource;
 use clap::{ArgMatches, Command};
-use rconsole::client::{EndDetection, Observer, Options};
-use rconsole::process::{ProcessConnector, SshDestination, expand_proxy_command};
+use rconsole::rcon::client::{EndDetection, Observer, Options};
+use rconsole::transport::tunnel::{ProcessConnector, SshDestination, expand_proxy_command};
 use rconsole::transport::{Connector, TcpConnector};
 use rconsole::{Password, format_duration};
 

@@ -5,9 +5,9 @@
 use std::fmt::Write as _;
 use std::time::Instant;
 
-use rconsole::client::{Direction, Observer};
-use rconsole::exchange::Traced;
-use rconsole::packet::encode;
+use rconsole::rcon::client::{Direction, Observer};
+use rconsole::rcon::exchange::Traced;
+use rconsole::rcon::packet::encode;
 
 /// Prints packet traces and warnings on stderr.
 pub struct Trace {

@@ -15,8 +15,8 @@ use super::battleye::{self, BattlEye};
 use super::telnet::Telnet;
 use super::webrcon::WebRcon;
 use super::{Action, Exchange, MessageSink, Protocol, Remote};
-use crate::client::{Direction, Observer, Options, Password};
 use crate::error::{Error, Result};
+use crate::rcon::client::{Direction, Observer, Options, Password};
 use crate::transport::{Connector, Transport};
 
 /// How the driver reaches the server.
@@ -343,7 +343,7 @@ impl Engine {
                     self.dead = true;
                     return Err(Error::Cancelled);
                 }
-                wake = wake.min(now + crate::client::CANCEL_POLL);
+                wake = wake.min(now + crate::rcon::client::CANCEL_POLL);
             }
             match self.link.recv(wake) {
                 Ok(Some(data)) => {
@@ -630,7 +630,7 @@ impl Drop for Console {
 
 impl Remote for Console {
     fn command_into(&mut self, command: &str, out: &mut Vec<u8>) -> Result<()> {
-        crate::client::check_command(command, self.opts.max_command_bytes)?;
+        crate::rcon::client::check_command(command, self.opts.max_command_bytes)?;
         self.with_engine(|e| {
             e.ex.command(command, Instant::now());
             let answer = e.drive(Goal::Answer)?.unwrap_or_default();

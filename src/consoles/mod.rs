@@ -7,7 +7,7 @@
 //! or sleep; [`driver`] moves their bytes over UDP, a WebSocket or a [`Transport`] and gives the
 //! application one [`Remote`] for every dialect, which the RCON [`Client`] implements too.
 //!
-//! What this module does not own: the RCON engine ([`crate::client`]), argument parsing and
+//! What this module does not own: the RCON engine ([`crate::rcon::client`]), argument parsing and
 //! terminal output (the `rcon` binary).
 //!
 //! ```
@@ -46,7 +46,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crate::error::{Error, Result};
-use crate::exchange::Learned;
+use crate::rcon::exchange::Learned;
 use crate::{Client, Options, Password};
 
 pub use driver::{Console, Tuning, set_tuning};

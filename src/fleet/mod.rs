@@ -26,9 +26,9 @@ use std::time::{Duration, Instant};
 use mio::net::TcpStream;
 use mio::{Events, Interest, Poll, Token};
 
-use crate::client::Password;
 use crate::error::Error;
-use crate::exchange::{self, Event, Exchange, Learned, Traced};
+use crate::rcon::client::Password;
+use crate::rcon::exchange::{self, Event, Exchange, Learned, Traced};
 
 mod limits;
 pub use limits::raise_fd_limit;

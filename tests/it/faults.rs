@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::common::*;
-use rconsole::packet::encode;
+use rconsole::rcon::packet::encode;
 
 /// One step of what the fault server does on each connection.
 enum Step {

@@ -213,13 +213,13 @@ fn trickling_output_is_bounded_by_the_timeout() {
             return;
         }
         let id = i32::from_le_bytes(buf[4..8].try_into().unwrap());
-        let _ = s.write_all(&rconsole::packet::encode(id, 2, b""));
+        let _ = s.write_all(&rconsole::rcon::packet::encode(id, 2, b""));
         // The probe gets its vanilla answer; the command gets a never-ending packet.
         let _ = s.read(&mut buf);
-        let _ = s.write_all(&rconsole::packet::encode(-2, 0, b"Unknown request 0"));
+        let _ = s.write_all(&rconsole::rcon::packet::encode(-2, 0, b"Unknown request 0"));
         let _ = s.read(&mut buf);
         let id = i32::from_le_bytes(buf[4..8].try_into().unwrap_or([0; 4]));
-        let mut packet = rconsole::packet::encode(id, 0, &[b'x'; 5000]);
+        let mut packet = rconsole::rcon::packet::encode(id, 0, &[b'x'; 5000]);
         packet.truncate(5000);
         for b in packet {
             if s.write_all(&[b]).is_err() {

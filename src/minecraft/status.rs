@@ -7,7 +7,7 @@
 
 use serde_json::{Value, json};
 
-use crate::varint::{VarIntError, decode_varint, encode_varint};
+use crate::minecraft::varint::{VarIntError, decode_varint, encode_varint};
 
 /// The default game port (`server-port` in server.properties).
 pub const DEFAULT_PORT: u16 = 25565;

@@ -1,16 +1,16 @@
 //! Runs the status ping (TCP, through [`crate::transport::TcpConnector`]), the query and the SRV
 //! lookup (UDP: the crate's only UDP sockets) over the network, driving the sans-IO codecs in
-//! [`crate::status`], [`crate::query`] and [`crate::srv`]. Every wait has a deadline.
+//! [`crate::minecraft::status`], [`crate::minecraft::query`] and [`crate::minecraft::srv`]. Every wait has a deadline.
 
 use std::hash::{BuildHasher, Hasher};
 use std::io;
 use std::net::{SocketAddr, ToSocketAddrs, UdpSocket};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use crate::client::Direction;
 use crate::error::{Error, Result};
-use crate::query::{self, BasicStat, FullStat, QueryError};
-use crate::status::{self, Status, StatusError};
+use crate::minecraft::query::{self, BasicStat, FullStat, QueryError};
+use crate::minecraft::status::{self, Status, StatusError};
+use crate::rcon::client::Direction;
 use crate::transport::{Connector, TcpConnector, Transport};
 
 /// Sees every datagram or write sent and every chunk received, for `--trace`.
@@ -535,7 +535,7 @@ pub fn lookup_minecraft_srv(
     server: SocketAddr,
     timeout: Duration,
 ) -> Option<(String, u16)> {
-    use crate::srv;
+    use crate::minecraft::srv;
     let id = random_u32() as u16;
     let question = srv::query(id, &srv::minecraft_name(host)).ok()?;
     let local: SocketAddr = if server.is_ipv6() {

@@ -5,7 +5,7 @@
 //! [`Exchange::handle_timeout`]); packets to write ([`Exchange::poll_transmit`]), things that
 //! happened ([`Exchange::poll_event`]) and the next instant to wake up at
 //! ([`Exchange::poll_timeout`]) come out. It never blocks, sleeps or owns a socket, so a blocking
-//! driver ([`crate::client::Client`]) and an event loop over many connections drive the same code.
+//! driver ([`crate::rcon::client::Client`]) and an event loop over many connections drive the same code.
 //!
 //! How an answer ends depends on the server (docs/protocol.md section 3):
 //! - [`EndMethod::Vanilla`]: the server answered the probe with `Unknown request 0`, so it splits
@@ -31,7 +31,7 @@ use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 use crate::error::Error;
-use crate::packet::{DecodeError, Decoder, Packet, encode_into};
+use crate::rcon::packet::{DecodeError, Decoder, Packet, encode_into};
 
 /// A request id, as the client chose it and the server echoes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -279,8 +279,8 @@ impl Default for Config {
             end: EndDetection::Detect,
             idle_gap: None,
             probe_timeout: Duration::from_millis(750),
-            max_command_bytes: crate::packet::MAX_COMMAND_BYTES,
-            max_incoming: crate::packet::DEFAULT_MAX_INCOMING,
+            max_command_bytes: crate::rcon::packet::MAX_COMMAND_BYTES,
+            max_incoming: crate::rcon::packet::DEFAULT_MAX_INCOMING,
             any_reply_id: false,
             partial_on_idle: false,
             learned: None,
@@ -610,7 +610,7 @@ impl Exchange {
         // docs/protocol.md section 2: over a small MTU a packet near the 1460-byte read can
         // arrive in two pieces, and the server then closes the connection.
         if !self.warned_mtu
-            && self.cfg.max_command_bytes == crate::packet::MAX_COMMAND_BYTES
+            && self.cfg.max_command_bytes == crate::rcon::packet::MAX_COMMAND_BYTES
             && command.len() > SMALL_MTU_COMMAND_BYTES
         {
             self.warned_mtu = true;

@@ -16,7 +16,9 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::Duration;
 
-use crate::packet::{Decoder, TYPE_COMMAND, TYPE_LOGIN, TYPE_LOGIN_REPLY, TYPE_OUTPUT, encode};
+use crate::rcon::packet::{
+    Decoder, TYPE_COMMAND, TYPE_LOGIN, TYPE_LOGIN_REPLY, TYPE_OUTPUT, encode,
+};
 
 /// How the practice server behaves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -624,7 +626,7 @@ impl Session {
             {
                 let mut bytes = encode(reply_id, TYPE_OUTPUT, fragment);
                 let claimed =
-                    (fragment.len() + crate::packet::OVERHEAD + PALWORLD_OVERCLAIM) as i32;
+                    (fragment.len() + crate::rcon::packet::OVERHEAD + PALWORLD_OVERCLAIM) as i32;
                 bytes[..4].copy_from_slice(&claimed.to_le_bytes());
                 self.stream.write_all(&bytes)?;
                 continue;

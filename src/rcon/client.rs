@@ -9,11 +9,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result, TransportFailure};
-use crate::exchange::{self, Event, Exchange, Learned, Traced};
-use crate::packet::{DEFAULT_MAX_INCOMING, MAX_COMMAND_BYTES};
+use crate::rcon::exchange::{self, Event, Exchange, Learned, Traced};
+use crate::rcon::packet::{DEFAULT_MAX_INCOMING, MAX_COMMAND_BYTES};
 use crate::transport::{Connector, Transport};
 
-pub use crate::exchange::{EndDetection, SMALL_MTU_COMMAND_BYTES, check_command};
+pub use crate::rcon::exchange::{EndDetection, SMALL_MTU_COMMAND_BYTES, check_command};
 
 /// Which way a traced packet or chunk of bytes went.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -305,7 +305,7 @@ impl Client {
     pub fn command(&mut self, command: &str) -> Result<String> {
         let mut out = Vec::new();
         self.command_into(command, &mut out)?;
-        Ok(crate::packet::decode_output_owned(out))
+        Ok(crate::rcon::packet::decode_output_owned(out))
     }
 
     /// Runs one command, appending its raw output bytes to `out`. On error, `out` holds whatever
@@ -403,7 +403,7 @@ impl Client {
         let mut out = out;
         loop {
             if let Some(conn) = self.conn.as_mut() {
-                let deadline = crate::exchange::later(Instant::now(), self.timeout);
+                let deadline = crate::rcon::exchange::later(Instant::now(), self.timeout);
                 while let Some(bytes) = self.exchange.poll_transmit() {
                     let written = conn.write_packet(&bytes, deadline);
                     self.exchange.recycle(bytes);

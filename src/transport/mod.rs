@@ -3,6 +3,8 @@
 //! The engine only needs "read some bytes before a deadline" and "write one packet", so TCP, an
 //! SSH tunnel's pipes or anything else can carry RCON.
 
+pub mod tunnel;
+
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpStream, ToSocketAddrs};
 use std::time::{Duration, Instant};
@@ -240,7 +242,7 @@ impl TcpConnector {
 
 impl Connector for TcpConnector {
     fn connect(&self, timeout: Duration) -> Result<Box<dyn Transport>> {
-        let deadline = crate::exchange::later(Instant::now(), timeout);
+        let deadline = crate::rcon::exchange::later(Instant::now(), timeout);
         let timed_out = Error::Timeout {
             what: "connecting",
             after: timeout,

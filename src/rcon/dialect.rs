@@ -4,8 +4,8 @@
 //! [`Protocol`]. The engine itself has no per-game code paths; a dialect only picks its
 //! settings.
 
-use crate::client::{EndDetection, Options};
 use crate::consoles::Protocol;
+use crate::rcon::client::{EndDetection, Options};
 
 /// One server family's RCON behaviour, as the engine needs to know it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,7 +41,7 @@ impl Dialect {
         name: "minecraft",
         summary: "vanilla, Paper, Spigot, Forge: probed end-of-output marker, 1446-byte commands",
         end: EndDetection::Detect,
-        max_command_bytes: crate::packet::MAX_COMMAND_BYTES,
+        max_command_bytes: crate::rcon::packet::MAX_COMMAND_BYTES,
         any_reply_id: false,
         partial_on_idle: false,
         pipelining: false,

@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use super::*;
-use crate::packet::{Decoder, encode};
+use crate::rcon::packet::{Decoder, encode};
 
 /// What happens in a case, in order.
 #[derive(Debug)]
