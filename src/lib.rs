@@ -27,13 +27,13 @@
 //!
 //! ```
 //! # #[cfg(feature = "practice")] {
-//! use rconsole::practice::{Config, PracticeServer};
+//! use rconsole::practice::{PracticeConfig, PracticeServer};
 //! use rconsole::transport::TcpConnector;
-//! use rconsole::{Client, Options, Password};
+//! use rconsole::{Client, ClientOptions, Password};
 //!
-//! let server = PracticeServer::start(Config::default())?; // strict vanilla, password "practice"
+//! let server = PracticeServer::start(PracticeConfig::default())?; // strict vanilla, password "practice"
 //! let connector = Box::new(TcpConnector::new("127.0.0.1", server.port()));
-//! let mut client = Client::connect(connector, Password::new("practice"), Options::default())?;
+//! let mut client = Client::connect(connector, Password::new("practice"), ClientOptions::default())?;
 //! assert_eq!(client.command("echo hello")?, "hello");
 //! assert_eq!(client.command("chars 10000")?.encode_utf16().count(), 10_000); // 3 fragments
 //! # }
@@ -73,7 +73,7 @@ pub mod text;
 pub mod transport;
 
 pub use error::{Error, ErrorKind, Result};
-pub use rcon::client::{Client, EndDetection, Options, Password};
+pub use rcon::client::{Client, ClientOptions, EndDetection, Password};
 pub use rcon::dialect::Dialect;
 
 use std::time::Duration;

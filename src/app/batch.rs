@@ -11,7 +11,7 @@ use rconsole::rcon::client::check_command;
 
 use super::exit::{Exit, fail};
 use super::output::Record;
-use super::session::{Outcome, PARSE_ERROR, Session};
+use super::session::{CommandOutcome, PARSE_ERROR, Session};
 use rconsole::text::mcfunction::{Item, Joiner};
 
 /// The longest physical line kept in memory; longer ones are reported and skipped (no command
@@ -20,7 +20,7 @@ pub const MAX_LINE_BYTES: usize = 1 << 20;
 
 /// How batch input runs.
 #[derive(Debug, Clone, Default)]
-pub struct Options {
+pub struct BatchPolicy {
     /// Continue after a failed line.
     pub keep_going: bool,
     /// Pause between commands.
@@ -230,7 +230,7 @@ pub fn progress_wanted(path: &str) -> bool {
 pub fn run_input(
     session: &mut Session,
     mut input: Input,
-    opts: &Options,
+    opts: &BatchPolicy,
     tally: &mut Tally,
 ) -> anyhow::Result<()> {
     let mut joiner = Joiner::new(opts.macros.clone());
@@ -309,7 +309,7 @@ fn handle(
     session: &mut Session,
     name: &str,
     item: Item,
-    opts: &Options,
+    opts: &BatchPolicy,
     tally: &mut Tally,
     max: usize,
     progress: &mut Option<Progress>,
@@ -368,7 +368,7 @@ fn handle(
     if opts.echo {
         session.printer.echo(&text)?;
     }
-    let outcome: Outcome = session.run(&text, Some((name, line)))?;
+    let outcome: CommandOutcome = session.run(&text, Some((name, line)))?;
     if outcome.ok() {
         tally.sent += 1;
         return Ok(());
@@ -394,7 +394,7 @@ fn refuse(
     text: &str,
     message: &str,
     exit: Exit,
-    opts: &Options,
+    opts: &BatchPolicy,
     tally: &mut Tally,
     progress: &mut Option<Progress>,
 ) -> anyhow::Result<()> {
@@ -422,7 +422,12 @@ fn refuse(
     )
 }
 
-fn failed(exit: Exit, err: anyhow::Error, opts: &Options, tally: &mut Tally) -> anyhow::Result<()> {
+fn failed(
+    exit: Exit,
+    err: anyhow::Error,
+    opts: &BatchPolicy,
+    tally: &mut Tally,
+) -> anyhow::Result<()> {
     tally.worst = Some(tally.worst.map_or(exit, |w| w.max(exit)));
     if opts.keep_going {
         eprintln!("rcon: error: {err:#}");

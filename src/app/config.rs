@@ -55,7 +55,7 @@ pub fn data_dir() -> Option<PathBuf> {
 /// The whole file.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct FileModel {
+struct ConfigToml {
     /// Named server profiles.
     #[serde(default)]
     servers: BTreeMap<String, Spanned<Profile>>,
@@ -187,7 +187,7 @@ impl<'de, T: ValueEnum> Deserialize<'de> for Choice<T> {
 
 /// A loaded configuration file.
 #[derive(Debug, Clone)]
-pub struct Config {
+pub struct ParsedConfig {
     /// Where it was read from.
     pub path: PathBuf,
     /// Start offset of each line, to turn spans into line numbers.
@@ -196,10 +196,10 @@ pub struct Config {
     pub servers: BTreeMap<String, Spanned<Profile>>,
 }
 
-impl Config {
+impl ParsedConfig {
     /// Reads and checks the file. Every problem is a configuration error (exit status 3) naming
     /// the file and, for content errors, the line and key.
-    pub fn load(path: &Path) -> anyhow::Result<Config> {
+    pub fn load(path: &Path) -> anyhow::Result<ParsedConfig> {
         let text = std::fs::read_to_string(path).map_err(|e| {
             fail(
                 Exit::Config,
@@ -210,10 +210,10 @@ impl Config {
     }
 
     /// Parses `text` as if read from `path`.
-    pub fn parse(path: &Path, text: &str) -> anyhow::Result<Config> {
-        let model: FileModel =
+    pub fn parse(path: &Path, text: &str) -> anyhow::Result<ParsedConfig> {
+        let model: ConfigToml =
             toml::from_str(text).map_err(|e| fail(Exit::Config, describe_error(path, text, &e)))?;
-        let config = Config {
+        let config = ParsedConfig {
             path: path.to_path_buf(),
             line_starts: line_starts(text),
             servers: model.servers,
@@ -329,8 +329,8 @@ fn describe_error(path: &Path, text: &str, err: &toml::de::Error) -> String {
 mod tests {
     use super::*;
 
-    fn parse(text: &str) -> anyhow::Result<Config> {
-        Config::parse(Path::new("/cfg/config.toml"), text)
+    fn parse(text: &str) -> anyhow::Result<ParsedConfig> {
+        ParsedConfig::parse(Path::new("/cfg/config.toml"), text)
     }
 
     fn error(text: &str) -> String {

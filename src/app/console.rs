@@ -330,7 +330,7 @@ fn create_private(path: &Path) -> std::io::Result<std::fs::File> {
 }
 
 /// What the console knows besides the session.
-pub struct Settings {
+pub struct ConsoleContext {
     /// Shown in the prompt: a profile name or `host:port`.
     pub name: String,
     /// The password in effect, so history never stores it.
@@ -338,7 +338,7 @@ pub struct Settings {
 }
 
 /// Runs the console until `:quit` or Ctrl-D.
-pub fn run(session: &mut Session, settings: &Settings) -> anyhow::Result<Exit> {
+pub fn run(session: &mut Session, settings: &ConsoleContext) -> anyhow::Result<Exit> {
     // Ctrl-C while a command runs abandons that command, as in a shell: the terminal is out of
     // raw mode then, so it arrives as a signal (at the prompt the line editor reads it as a key
     // and clears the line).

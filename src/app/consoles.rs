@@ -48,10 +48,10 @@ pub fn demo_server(protocol: Protocol, password: &str) -> anyhow::Result<Option<
         Protocol::WebRcon => Kind::WebRcon,
         Protocol::Telnet => Kind::Telnet,
     };
-    let server = ConsoleServer::start(practice::Config {
+    let server = ConsoleServer::start(practice::ConsoleServerConfig {
         password: password.to_string(),
         kind,
-        ..practice::Config::default()
+        ..practice::ConsoleServerConfig::default()
     })
     .context("cannot start the practice server")?;
     Ok(Some(server))
@@ -67,11 +67,11 @@ pub fn serve_practice(args: &Args, addr: &str) -> Option<anyhow::Result<Exit>> {
                 format!("--practice-server: '{addr}' is not IP:PORT"),
             )
         })?;
-        let server = ConsoleServer::start(practice::Config {
+        let server = ConsoleServer::start(practice::ConsoleServerConfig {
             bind,
             password: args.practice_password.clone(),
             kind,
-            ..practice::Config::default()
+            ..practice::ConsoleServerConfig::default()
         })
         .with_context(|| format!("cannot listen on {addr}"))?;
         let transport = match kind {

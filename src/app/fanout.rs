@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 use rconsole::Password;
 use rconsole::consoles::Protocol;
 use rconsole::fleet::{self, Next, Report};
-use rconsole::rcon::client::{Observer, Options};
+use rconsole::rcon::client::{ClientOptions, Observer};
 use rconsole::transport::Connector;
 
 use super::exit::{self, Exit};
@@ -73,7 +73,7 @@ pub struct Server {
     /// Its RCON password.
     pub password: Password,
     /// Engine options (timeouts, dialect); the observer should label its warnings.
-    pub options: Options,
+    pub options: ClientOptions,
     /// RCON, or one of the other consoles (BattlEye, WebRCON, telnet).
     pub protocol: Protocol,
 }
@@ -322,7 +322,7 @@ pub fn run(
         match s.route {
             Route::Direct { ref host, port } => direct.push((
                 index,
-                fleet::Target {
+                fleet::FleetTarget {
                     host: host.clone(),
                     port,
                     password: s.password.clone(),
@@ -384,7 +384,7 @@ pub fn run(
                             policy,
                             tx: loop_tx,
                         };
-                        let opts = fleet::Options {
+                        let opts = fleet::FleetOptions {
                             parallel: direct_parallel,
                             retries: policy.retries,
                             backoff: RETRY_BACKOFF,

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use rconsole::rcon::client::{Observer, Options};
+use rconsole::rcon::client::{ClientOptions, Observer};
 use rconsole::rcon::exchange::{EndDetection, EndMethod, Learned, Traced};
 use serde::{Deserialize, Serialize};
 
@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 pub const FILE_NAME: &str = "learned-servers.toml";
 
 #[derive(Debug, Default, Serialize, Deserialize)]
-struct FileModel {
+struct LearnedToml {
     #[serde(default)]
     servers: BTreeMap<String, Entry>,
 }
@@ -48,14 +48,14 @@ fn path() -> Option<PathBuf> {
     super::config::data_dir().map(|d| d.join(FILE_NAME))
 }
 
-fn read() -> FileModel {
+fn read() -> LearnedToml {
     path()
         .and_then(|p| std::fs::read_to_string(p).ok())
         .and_then(|text| toml::from_str(&text).ok())
         .unwrap_or_default()
 }
 
-fn write(model: &FileModel) {
+fn write(model: &LearnedToml) {
     let Some(path) = path() else { return };
     let Some(dir) = path.parent() else { return };
     if std::fs::create_dir_all(dir).is_err() {
@@ -95,7 +95,7 @@ fn entry(l: Learned) -> Entry {
 
 /// A fleet's view of the file while [`defer`] is on: read once, changes written once at the end.
 struct Deferred {
-    model: FileModel,
+    model: LearnedToml,
     /// What this run learned or forgot, by key, to apply over the file as it is at the end.
     changes: BTreeMap<String, Option<Entry>>,
 }
@@ -223,7 +223,7 @@ fn human_age(secs: u64) -> String {
 
 /// Makes `opts` use and update what is remembered for `key`: loads it (unless `forget`, which
 /// drops it, or a method is forced) and wraps the observer so that new knowledge is stored.
-pub fn attach(opts: &mut Options, key: String, forget: bool) {
+pub fn attach(opts: &mut ClientOptions, key: String, forget: bool) {
     if opts.end != EndDetection::Detect {
         return;
     }

@@ -607,7 +607,7 @@ fn console(
 /// `--practice-mgmt ADDR`: the practice management server in the foreground until `server stop`
 /// or Ctrl-C.
 pub fn serve_practice(args: &Args, addr: &str) -> anyhow::Result<Exit> {
-    use rconsole::mgmt::practice::{Config, MgmtPracticeServer};
+    use rconsole::mgmt::practice::{MgmtPracticeConfig, MgmtPracticeServer};
     let bind = addr.parse().map_err(|_| {
         fail(
             Exit::Usage,
@@ -623,7 +623,7 @@ pub fn serve_practice(args: &Args, addr: &str) -> anyhow::Result<Exit> {
         _ => None,
     };
     let scheme = if tls.is_some() { "wss" } else { "ws" };
-    let server = MgmtPracticeServer::start(Config {
+    let server = MgmtPracticeServer::start(MgmtPracticeConfig {
         bind,
         secret: args.practice_password.clone(),
         tls,

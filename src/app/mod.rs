@@ -316,9 +316,9 @@ pub fn run(args: Args, origins: Origins, mgmt: Option<MgmtRun>) -> anyhow::Resul
             _demo_console = Some(server);
             port
         } else {
-            let server = PracticeServer::start(practice::Config {
+            let server = PracticeServer::start(practice::PracticeConfig {
                 password: password.clone(),
-                ..practice::Config::default()
+                ..practice::PracticeConfig::default()
             })
             .context("cannot start the practice server")?;
             let port = server.port();
@@ -334,7 +334,7 @@ pub fn run(args: Args, origins: Origins, mgmt: Option<MgmtRun>) -> anyhow::Resul
         };
         (settings.connector()?, settings.password()?, name)
     };
-    let console_settings = console::Settings {
+    let console_settings = console::ConsoleContext {
         name,
         password: password.expose().to_string(),
     };
@@ -347,7 +347,7 @@ pub fn run(args: Args, origins: Origins, mgmt: Option<MgmtRun>) -> anyhow::Resul
         session.set_messages(sink, false);
     }
 
-    let batch_opts = batch::Options {
+    let batch_opts = batch::BatchPolicy {
         keep_going: args.keep_going,
         delay: args.delay,
         echo: args.echo,
@@ -508,7 +508,7 @@ fn run_commands(
     session: &mut Session,
     commands: &[String],
     more_inputs: bool,
-    opts: &batch::Options,
+    opts: &batch::BatchPolicy,
     tally: &mut batch::Tally,
 ) -> anyhow::Result<()> {
     for (i, command) in commands.iter().enumerate() {
@@ -665,7 +665,7 @@ fn serve_practice(args: &Args, addr: &str) -> anyhow::Result<Exit> {
             format!("--practice-server: '{addr}' is not IP:PORT"),
         )
     })?;
-    let server = PracticeServer::start(practice::Config {
+    let server = PracticeServer::start(practice::PracticeConfig {
         bind,
         password: args.practice_password.clone(),
         mode,

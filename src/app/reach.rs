@@ -13,7 +13,7 @@ use rconsole::rcon::client::Direction;
 use super::args::Args;
 use super::exit::{Exit, fail};
 use super::output;
-use super::settings::{DEFAULT_TIMEOUT, Target};
+use super::settings::{DEFAULT_TIMEOUT, HostPort};
 use super::trace::Trace;
 use super::values::parse_host_port;
 
@@ -22,7 +22,7 @@ use super::values::parse_host_port;
 /// port 25565.
 /// The game host and port to ask, and whether the port was given (if not, `--ping` looks for an
 /// SRV record first).
-fn game_target(given: Option<&str>, defaults: &Defaults) -> anyhow::Result<(Target, bool)> {
+fn game_target(given: Option<&str>, defaults: &Defaults) -> anyhow::Result<(HostPort, bool)> {
     let (raw, port) = match given {
         Some(g) => parse_host_port(g).map_err(|why| fail(Exit::Usage, why))?,
         None => (defaults.host.clone(), None),
@@ -34,7 +34,7 @@ fn game_target(given: Option<&str>, defaults: &Defaults) -> anyhow::Result<(Targ
         ));
     }
     Ok((
-        Target {
+        HostPort {
             host: raw,
             port: port.unwrap_or(DEFAULT_PORT),
         },
@@ -103,7 +103,7 @@ pub fn ping(args: &Args, given: Option<&str>, defaults: &Defaults) -> anyhow::Re
             && let Some((host, port)) = driver::lookup_minecraft_srv(&target.host, dns, budget)
         {
             via_srv = Some(rconsole::minecraft::srv::minecraft_name(&target.host));
-            target = Target { host, port };
+            target = HostPort { host, port };
         }
     }
     let legacy = if args.legacy {
@@ -155,7 +155,7 @@ fn ms(d: Duration) -> f64 {
 
 /// The server's JSON as sent, with where it came from (and the SRV name that led there) and
 /// the latency.
-pub fn ping_json(target: &Target, srv: Option<&str>, report: &PingReport) -> Value {
+pub fn ping_json(target: &HostPort, srv: Option<&str>, report: &PingReport) -> Value {
     json!({
         "address": target.describe(),
         "srv": srv,
@@ -183,7 +183,12 @@ fn count(n: Option<i64>) -> String {
 }
 
 /// The status for people.
-pub fn ping_text(target: &Target, srv: Option<&str>, report: &PingReport, colour: bool) -> String {
+pub fn ping_text(
+    target: &HostPort,
+    srv: Option<&str>,
+    report: &PingReport,
+    colour: bool,
+) -> String {
     let s = &report.status;
     let mut out = String::new();
     field(&mut out, "server", &target.describe());

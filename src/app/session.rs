@@ -7,13 +7,13 @@ use std::time::{Duration, Instant};
 use rconsole::consoles::{MessageSink, Protocol, Remote};
 use rconsole::rcon::client::check_command;
 use rconsole::transport::{Connector, Transport};
-use rconsole::{Options, Password};
+use rconsole::{ClientOptions, Password};
 
 use super::output::{Printer, Record};
 
 /// What became of one command.
 #[derive(Debug)]
-pub struct Outcome {
+pub struct CommandOutcome {
     /// Output bytes as received (partial when `error` is set).
     pub raw: Vec<u8>,
     /// Why the command failed locally or on the connection.
@@ -29,7 +29,7 @@ pub struct Outcome {
     pub elapsed: Duration,
 }
 
-impl Outcome {
+impl CommandOutcome {
     /// Whether the command succeeded.
     pub fn ok(&self) -> bool {
         self.error.is_none() && !self.parse_error
@@ -43,7 +43,7 @@ pub const PARSE_ERROR: &str = "the server could not parse the command (<--[HERE]
 pub struct Session {
     connector: Arc<dyn Connector>,
     password: Password,
-    opts: Options,
+    opts: ClientOptions,
     client: Option<Box<dyn Remote>>,
     server: String,
     protocol: Protocol,
@@ -64,7 +64,7 @@ impl Session {
     pub fn new(
         connector: Box<dyn Connector>,
         password: Password,
-        opts: Options,
+        opts: ClientOptions,
         printer: Printer,
     ) -> Self {
         Self {
@@ -150,14 +150,18 @@ impl Session {
     }
 
     /// Runs one command and prints its record. Only a failed write to stdout is an `Err`;
-    /// everything about the command itself is in the [`Outcome`].
-    pub fn run(&mut self, command: &str, origin: Option<(&str, u64)>) -> std::io::Result<Outcome> {
+    /// everything about the command itself is in the [`CommandOutcome`].
+    pub fn run(
+        &mut self,
+        command: &str,
+        origin: Option<(&str, u64)>,
+    ) -> std::io::Result<CommandOutcome> {
         self.run_with(command, origin, false)
     }
 
     /// [`Session::run`] for the last command of the session: the connection may be ended to
     /// learn sooner that the answer is complete (see `Client::command_into_last`).
-    pub fn run_last(&mut self, command: &str) -> std::io::Result<Outcome> {
+    pub fn run_last(&mut self, command: &str) -> std::io::Result<CommandOutcome> {
         self.run_with(command, None, true)
     }
 
@@ -166,7 +170,7 @@ impl Session {
         command: &str,
         origin: Option<(&str, u64)>,
         last: bool,
-    ) -> std::io::Result<Outcome> {
+    ) -> std::io::Result<CommandOutcome> {
         let start = Instant::now();
         let mut raw = Vec::new();
         let stopped = super::is_stop_command(command);
@@ -187,7 +191,7 @@ impl Session {
         let error = result.err();
         self.stopped |= stopped && sent && error.is_none();
         let parse_error = error.is_none() && super::is_parse_error(&raw);
-        let outcome = Outcome {
+        let outcome = CommandOutcome {
             raw,
             error,
             sent,

@@ -9,13 +9,13 @@ use std::time::Duration;
 
 use clap::parser::ValueSource;
 use clap::{ArgMatches, Command};
-use rconsole::rcon::client::{EndDetection, Observer, Options};
+use rconsole::rcon::client::{ClientOptions, EndDetection, Observer};
 use rconsole::transport::tunnel::{ProcessConnector, SshDestination, expand_proxy_command};
 use rconsole::transport::{Connector, TcpConnector};
 use rconsole::{Password, format_duration};
 
 use super::args::{Args, DialectArg, SentinelArg};
-use super::config::{self, Config, Profile};
+use super::config::{self, ParsedConfig, Profile};
 use super::exit::{Exit, fail};
 use super::secrets::{self, Secret};
 use super::values::parse_host_port;
@@ -146,7 +146,7 @@ pub enum ConfigFile {
     /// No default path on this platform (no home directory).
     NoPath,
     /// Read, from the default path (`None`) or as named by a flag or variable.
-    Loaded(Config, Option<Source>),
+    Loaded(ParsedConfig, Option<Source>),
 }
 
 impl ConfigFile {
@@ -158,12 +158,12 @@ impl ConfigFile {
             return Ok(ConfigFile::Ignored("--no-config"));
         }
         let state = match origins.sourced(&args.config, "config") {
-            Some(path) => ConfigFile::Loaded(Config::load(&path.value)?, Some(path.source)),
+            Some(path) => ConfigFile::Loaded(ParsedConfig::load(&path.value)?, Some(path.source)),
             None => match config::default_path() {
                 None => ConfigFile::NoPath,
                 Some(path) => match std::fs::metadata(&path) {
                     Err(e) if e.kind() == std::io::ErrorKind::NotFound => ConfigFile::Missing(path),
-                    _ => ConfigFile::Loaded(Config::load(&path)?, None),
+                    _ => ConfigFile::Loaded(ParsedConfig::load(&path)?, None),
                 },
             },
         };
@@ -176,7 +176,7 @@ impl ConfigFile {
     }
 
     /// The loaded file, if any.
-    pub fn config(&self) -> Option<&Config> {
+    pub fn config(&self) -> Option<&ParsedConfig> {
         match self {
             ConfigFile::Loaded(c, _) => Some(c),
             _ => None,
@@ -240,7 +240,7 @@ fn select_profile<'c>(
     origins: &Origins,
     file: &'c ConfigFile,
     forced: Option<&Sourced<String>>,
-) -> anyhow::Result<Option<(Sourced<String>, &'c Profile, &'c Config)>> {
+) -> anyhow::Result<Option<(Sourced<String>, &'c Profile, &'c ParsedConfig)>> {
     let named = match forced {
         Some(name) => Some(name.clone()),
         None => origins.sourced(&args.server, "server"),
@@ -412,14 +412,14 @@ pub fn connector(
 
 /// Where one `--target` (or `--ping`, `--query`) points.
 #[derive(Debug, Clone)]
-pub struct Target {
+pub struct HostPort {
     /// Host name or address, without brackets.
     pub host: String,
     /// TCP port.
     pub port: u16,
 }
 
-impl Target {
+impl HostPort {
     /// `host:port`, bracketing IPv6.
     pub fn describe(&self) -> String {
         TcpConnector::new(&self.host, self.port).describe()
@@ -428,8 +428,8 @@ impl Target {
 
 /// The servers of `--target NAME=HOST:PORT`, in order; a target without a port gets --port
 /// or the default.
-pub fn targets(args: &Args) -> anyhow::Result<Vec<(String, Target)>> {
-    let mut out: Vec<(String, Target)> = Vec::new();
+pub fn targets(args: &Args) -> anyhow::Result<Vec<(String, HostPort)>> {
+    let mut out: Vec<(String, HostPort)> = Vec::new();
     for raw in &args.target {
         let usage = |why: &str| {
             fail(
@@ -453,7 +453,7 @@ pub fn targets(args: &Args) -> anyhow::Result<Vec<(String, Target)>> {
             args.dialect
                 .map_or(DEFAULT_PORT, |d| d.dialect().default_port),
         );
-        out.push((name.to_string(), Target { host, port }));
+        out.push((name.to_string(), HostPort { host, port }));
     }
     Ok(out)
 }
@@ -605,7 +605,7 @@ impl Settings {
                     .and_then(|p| p.idle_gap.as_ref())
                     .map(|s| Sourced::new(s.get_ref().0, at(s.span())))
             })
-            // Zero stands for the adaptive gap (see Options::idle_gap).
+            // Zero stands for the adaptive gap (see ClientOptions::idle_gap).
             .unwrap_or_else(|| Sourced::new(Duration::ZERO, Source::Default));
 
         let dialect = origins
@@ -698,13 +698,13 @@ impl Settings {
     }
 
     /// Engine options: the dialect's, then `sentinel` over its end method when it was given.
-    pub fn options(&self, observer: Arc<dyn Observer>) -> Options {
-        let mut opts = Options {
+    pub fn options(&self, observer: Arc<dyn Observer>) -> ClientOptions {
+        let mut opts = ClientOptions {
             timeout: self.timeout.value,
             // The adaptive gap unless one was given.
             idle_gap: (self.idle_gap.source != Source::Default).then_some(self.idle_gap.value),
             observer,
-            ..Options::default()
+            ..ClientOptions::default()
         };
         let dialect = self.dialect.value.dialect();
         dialect.apply(&mut opts);
@@ -855,7 +855,7 @@ fn resolve_password(
     origins: &Origins,
     profile: Option<&Profile>,
     at: &dyn Fn(std::ops::Range<usize>) -> Source,
-    config: Option<&Config>,
+    config: Option<&ParsedConfig>,
 ) -> anyhow::Result<Option<Sourced<Secret>>> {
     if origins.is_flag("password") && origins.is_flag("password_file") {
         return Err(fail(

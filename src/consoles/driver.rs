@@ -16,7 +16,7 @@ use super::telnet::Telnet;
 use super::webrcon::WebRcon;
 use super::{Action, Exchange, MessageSink, Protocol, Remote};
 use crate::error::{Error, Result};
-use crate::rcon::client::{Direction, Observer, Options, Password};
+use crate::rcon::client::{ClientOptions, Direction, Observer, Password};
 use crate::transport::{Connector, Transport};
 
 /// How the driver reaches the server.
@@ -248,7 +248,7 @@ pub fn set_tuning(tuning: Tuning) {
 }
 
 /// The BattlEye clocks: the timeout and idle gap of `opts`, the intervals of [`set_tuning`].
-fn battleye_timings(opts: &Options) -> battleye::Timings {
+fn battleye_timings(opts: &ClientOptions) -> battleye::Timings {
     let t = TUNING.get().copied().unwrap_or_default();
     battleye::Timings {
         timeout: opts.timeout,
@@ -259,7 +259,7 @@ fn battleye_timings(opts: &Options) -> battleye::Timings {
 }
 
 /// The silence that ends an answer where the protocol marks no end: `--idle-gap`, else 250 ms.
-fn idle_gap(opts: &Options) -> Duration {
+fn idle_gap(opts: &ClientOptions) -> Duration {
     opts.idle_gap
         .unwrap_or(battleye::Timings::default().idle_gap)
 }
@@ -379,7 +379,7 @@ pub struct Console {
     protocol: Protocol,
     connector: Arc<dyn Connector>,
     password: Password,
-    opts: Options,
+    opts: ClientOptions,
     engine: Arc<Mutex<Option<Engine>>>,
     busy: Arc<AtomicBool>,
     sink: Option<MessageSink>,
@@ -401,7 +401,7 @@ impl Console {
         protocol: Protocol,
         connector: Box<dyn Connector>,
         password: Password,
-        opts: Options,
+        opts: ClientOptions,
     ) -> Result<Console> {
         let mut console = Console {
             protocol,

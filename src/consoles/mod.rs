@@ -15,13 +15,13 @@
 //! use rconsole::consoles::practice::{self, ConsoleServer, Kind};
 //! use rconsole::consoles::{self, Protocol};
 //! use rconsole::transport::TcpConnector;
-//! use rconsole::{Dialect, Options, Password};
+//! use rconsole::{Dialect, ClientOptions, Password};
 //!
-//! let server = ConsoleServer::start(practice::Config {
+//! let server = ConsoleServer::start(practice::ConsoleServerConfig {
 //!     kind: Kind::BattlEyeLossy, // drops, duplicates, reorders and corrupts datagrams
-//!     ..practice::Config::default() // password "practice"
+//!     ..practice::ConsoleServerConfig::default() // password "practice"
 //! })?;
-//! let mut opts = Options::default();
+//! let mut opts = ClientOptions::default();
 //! Dialect::BATTLEYE.apply(&mut opts);
 //! let connector = Box::new(TcpConnector::new("127.0.0.1", server.port())); // names the address
 //! let mut remote =
@@ -47,7 +47,7 @@ use std::time::Instant;
 
 use crate::error::{Error, Result};
 use crate::rcon::exchange::Learned;
-use crate::{Client, Options, Password};
+use crate::{Client, ClientOptions, Password};
 
 pub use driver::{Console, Tuning, set_tuning};
 
@@ -189,7 +189,7 @@ pub fn open(
     protocol: Protocol,
     connector: Box<dyn crate::transport::Connector>,
     password: Password,
-    opts: Options,
+    opts: ClientOptions,
 ) -> Result<Box<dyn Remote>> {
     match protocol {
         Protocol::Rcon => Ok(Box::new(Client::connect(connector, password, opts)?)),

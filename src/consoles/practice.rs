@@ -76,7 +76,7 @@ pub const BUILTINS: &str =
 
 /// How a practice console server is set up.
 #[derive(Debug, Clone)]
-pub struct Config {
+pub struct ConsoleServerConfig {
     /// Where to listen (loopback; port 0 picks one).
     pub bind: SocketAddr,
     /// The password.
@@ -89,9 +89,9 @@ pub struct Config {
     pub expiry: Duration,
 }
 
-impl Default for Config {
+impl Default for ConsoleServerConfig {
     fn default() -> Self {
-        Config {
+        ConsoleServerConfig {
             bind: SocketAddr::from(([127, 0, 0, 1], 0)),
             password: "practice".into(),
             kind: Kind::BattlEye,
@@ -132,7 +132,7 @@ pub struct ConsoleServer {
 
 impl ConsoleServer {
     /// Starts the server on its own thread.
-    pub fn start(config: Config) -> io::Result<ConsoleServer> {
+    pub fn start(config: ConsoleServerConfig) -> io::Result<ConsoleServer> {
         let stop = Arc::new(AtomicBool::new(false));
         let stats = Arc::new(Stats::default());
         let (addr, thread) = match config.kind {
@@ -296,7 +296,7 @@ struct BeClient {
 
 struct BeServer<'a> {
     socket: UdpSocket,
-    config: Config,
+    config: ConsoleServerConfig,
     stats: &'a Stats,
     pattern: Pattern,
     /// Datagrams held back to be sent after the next one (reordering).
@@ -519,7 +519,12 @@ impl BeServer<'_> {
     }
 }
 
-fn battleye_server(socket: UdpSocket, config: Config, stop: &AtomicBool, stats: &Stats) {
+fn battleye_server(
+    socket: UdpSocket,
+    config: ConsoleServerConfig,
+    stop: &AtomicBool,
+    stats: &Stats,
+) {
     let seed = config.seed.max(1);
     let mut server = BeServer {
         socket,
@@ -551,7 +556,12 @@ fn battleye_server(socket: UdpSocket, config: Config, stop: &AtomicBool, stats: 
     }
 }
 
-fn tcp_server(listener: TcpListener, config: Config, stop: &Arc<AtomicBool>, stats: &Arc<Stats>) {
+fn tcp_server(
+    listener: TcpListener,
+    config: ConsoleServerConfig,
+    stop: &Arc<AtomicBool>,
+    stats: &Arc<Stats>,
+) {
     let counter = Arc::new(AtomicU64::new(0));
     let workers: Mutex<Vec<JoinHandle<()>>> = Mutex::new(Vec::new());
     while !stop.load(Ordering::SeqCst) {
@@ -587,7 +597,7 @@ fn tcp_server(listener: TcpListener, config: Config, stop: &Arc<AtomicBool>, sta
 /// One WebRCON connection; `Ok(true)` when a client ran `stop`.
 fn webrcon_session(
     stream: TcpStream,
-    config: &Config,
+    config: &ConsoleServerConfig,
     stats: &Stats,
     counter: &AtomicU64,
 ) -> io::Result<bool> {
@@ -697,7 +707,7 @@ fn log_line(text: &str) -> String {
 fn telnet_session(
     stream: TcpStream,
     peer: SocketAddr,
-    config: &Config,
+    config: &ConsoleServerConfig,
     stats: &Stats,
     counter: &AtomicU64,
 ) -> io::Result<bool> {

@@ -4,9 +4,9 @@
 //!
 //! Every target's connect, login, probe and commands progress at once; nothing here blocks on
 //! one target (a name is resolved before the loop starts, on a few helper threads). At most
-//! [`Options::parallel`] connections are open at a time; the next target starts as soon as one
+//! [`FleetOptions::parallel`] connections are open at a time; the next target starts as soon as one
 //! finishes, so a dead server holds one slot for its own timeout and delays nobody else. A
-//! connect that fails (refused, unreachable, timed out) is tried again [`Options::retries`]
+//! connect that fails (refused, unreachable, timed out) is tried again [`FleetOptions::retries`]
 //! times, after a back-off that doubles, without holding a slot meanwhile.
 //!
 //! What to run is the caller's business: a [`Handler`] is asked for each target's next step
@@ -35,7 +35,7 @@ pub use limits::raise_fd_limit;
 
 /// One server to drive.
 #[derive(Debug)]
-pub struct Target {
+pub struct FleetTarget {
     /// Host name or address (IPv6 without brackets).
     pub host: String,
     /// TCP port.
@@ -43,12 +43,12 @@ pub struct Target {
     /// The RCON password.
     pub password: Password,
     /// The exchange's settings (its timeout also bounds connecting).
-    pub config: exchange::Config,
+    pub config: exchange::Tuning,
 }
 
 /// Settings of a fleet run.
 #[derive(Debug, Clone, Copy)]
-pub struct Options {
+pub struct FleetOptions {
     /// At most this many connections are open (or being opened) at once.
     pub parallel: usize,
     /// How many times a failed connect is tried again.
@@ -57,7 +57,7 @@ pub struct Options {
     pub backoff: Duration,
 }
 
-impl Default for Options {
+impl Default for FleetOptions {
     fn default() -> Self {
         Self {
             parallel: DEFAULT_PARALLEL,
@@ -123,7 +123,7 @@ pub enum Report {
     Note(String),
     /// The end-of-output method was settled (`Some`) or should be forgotten (`None`).
     Learned(Option<Learned>),
-    /// A packet went over the wire (only with [`exchange::Config::trace`]).
+    /// A packet went over the wire (only with [`exchange::Tuning::trace`]).
     Traced(Traced),
 }
 
@@ -152,7 +152,7 @@ enum Phase {
     Over,
 }
 
-struct Session {
+struct Slot {
     phase: Phase,
     exchange: Exchange,
     password: Password,
@@ -172,10 +172,14 @@ struct Session {
 
 /// Runs every target to the end, calling `handler` as things happen. Returns when every target
 /// is finished or failed; an `Err` only when the event loop itself cannot run.
-pub fn run(targets: Vec<Target>, opts: Options, handler: &mut dyn Handler) -> io::Result<()> {
+pub fn run(
+    targets: Vec<FleetTarget>,
+    opts: FleetOptions,
+    handler: &mut dyn Handler,
+) -> io::Result<()> {
     let resolved = resolve_all(&targets);
     let mut poll = Poll::new()?;
-    let mut sessions: Vec<Session> = Vec::with_capacity(targets.len());
+    let mut sessions: Vec<Slot> = Vec::with_capacity(targets.len());
     let mut early: Vec<(usize, Error)> = Vec::new();
     for (i, (t, addrs)) in targets.into_iter().zip(resolved).enumerate() {
         let addrs = match addrs {
@@ -185,7 +189,7 @@ pub fn run(targets: Vec<Target>, opts: Options, handler: &mut dyn Handler) -> io
                 Vec::new()
             }
         };
-        sessions.push(Session {
+        sessions.push(Slot {
             phase: Phase::Pending,
             exchange: Exchange::new(t.config),
             password: t.password,
@@ -245,14 +249,14 @@ pub fn run(targets: Vec<Target>, opts: Options, handler: &mut dyn Handler) -> io
 }
 
 struct Loop {
-    sessions: Vec<Session>,
+    sessions: Vec<Slot>,
     timers: BinaryHeap<Reverse<(Instant, usize)>>,
     pending: VecDeque<usize>,
     /// Targets holding (or opening) a connection, or waiting to send a delayed command.
     active: usize,
     /// Targets waiting to retry connecting.
     backing_off: usize,
-    opts: Options,
+    opts: FleetOptions,
     buf: Vec<u8>,
 }
 
@@ -687,7 +691,7 @@ impl Loop {
 
 /// Resolves every target's host: literal addresses directly, names once each on up to eight
 /// helper threads (the resolver blocks), so the loop itself never waits on DNS.
-fn resolve_all(targets: &[Target]) -> Vec<Result<Vec<SocketAddr>, Error>> {
+fn resolve_all(targets: &[FleetTarget]) -> Vec<Result<Vec<SocketAddr>, Error>> {
     let mut names: Vec<&str> = Vec::new();
     for t in targets {
         if t.host.parse::<std::net::IpAddr>().is_err() && !names.contains(&t.host.as_str()) {

@@ -7,27 +7,27 @@ use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
 use super::*;
-use crate::practice::{Config, Mode, PracticeServer};
+use crate::practice::{Mode, PracticeConfig, PracticeServer};
 
 const PASSWORD: &str = "fleet-test";
 
 fn practice(mode: Mode) -> PracticeServer {
-    PracticeServer::start(Config {
+    PracticeServer::start(PracticeConfig {
         password: PASSWORD.into(),
         mode,
-        ..Config::default()
+        ..PracticeConfig::default()
     })
     .unwrap()
 }
 
-fn target(port: u16) -> Target {
-    Target {
+fn target(port: u16) -> FleetTarget {
+    FleetTarget {
         host: "127.0.0.1".into(),
         port,
         password: Password::new(PASSWORD),
-        config: exchange::Config {
+        config: exchange::Tuning {
             timeout: Duration::from_secs(10),
-            ..exchange::Config::default()
+            ..exchange::Tuning::default()
         },
     }
 }
@@ -122,7 +122,7 @@ fn every_target_runs_its_commands_in_order_and_a_dead_one_fails_alone() {
     ]);
     run(
         vec![target(a.port()), target(b.port()), target(dead)],
-        Options::default(),
+        FleetOptions::default(),
         &mut h,
     )
     .unwrap();
@@ -156,7 +156,7 @@ fn retries_back_off_without_holding_a_slot() {
         vec![("echo x", false, None)],
         vec![("echo y", false, None)],
     ]);
-    let opts = Options {
+    let opts = FleetOptions {
         parallel: 1,
         retries: 2,
         backoff: Duration::from_millis(20),
@@ -189,7 +189,7 @@ fn a_refused_command_is_reported_and_the_session_goes_on() {
         ("bad\0nul", false, None),
         ("echo c", false, None),
     ]]);
-    run(vec![target(s.port())], Options::default(), &mut h).unwrap();
+    run(vec![target(s.port())], FleetOptions::default(), &mut h).unwrap();
     assert_eq!(h.log[0].len(), 5, "{:?}", h.log[0]);
     assert_eq!(h.log[0][1], "done a");
     assert!(
@@ -209,7 +209,7 @@ fn a_delay_holds_the_next_command_back_and_a_closing_command_reconnects() {
         ("echo one", true, None),
         ("echo two", false, Some(delay)),
     ]]);
-    run(vec![target(s.port())], Options::default(), &mut h).unwrap();
+    run(vec![target(s.port())], FleetOptions::default(), &mut h).unwrap();
     assert_eq!(
         h.log[0],
         ["connecting 1", "done one", "done two", "finished"]

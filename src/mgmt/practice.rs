@@ -22,7 +22,7 @@ use tungstenite::{Message, WebSocket};
 
 /// How the practice server runs.
 #[derive(Debug, Clone)]
-pub struct Config {
+pub struct MgmtPracticeConfig {
     /// Where to listen (port 0 picks a free one).
     pub bind: SocketAddr,
     /// The bearer secret clients must send.
@@ -35,9 +35,9 @@ pub struct Config {
     pub allowed_origins: Option<Vec<String>>,
 }
 
-impl Default for Config {
+impl Default for MgmtPracticeConfig {
     fn default() -> Self {
-        Config {
+        MgmtPracticeConfig {
             bind: SocketAddr::from(([127, 0, 0, 1], 0)),
             secret: "practice".into(),
             tls: None,
@@ -65,7 +65,7 @@ fn player(name: &str) -> Value {
 
 /// The server's world: lists, settings, who is online.
 #[derive(Debug)]
-struct State {
+struct World {
     allowlist: Vec<Value>,
     bans: Vec<Value>,
     ip_bans: Vec<Value>,
@@ -79,9 +79,9 @@ struct State {
     messages: Vec<String>,
 }
 
-impl Default for State {
+impl Default for World {
     fn default() -> Self {
-        State {
+        World {
             allowlist: Vec::new(),
             bans: Vec::new(),
             ip_bans: Vec::new(),
@@ -101,15 +101,15 @@ impl Default for State {
     }
 }
 
-struct Shared {
-    state: Mutex<State>,
+struct Hub {
+    state: Mutex<World>,
     clients: Mutex<Vec<Sender<String>>>,
     stop: AtomicBool,
-    config: Config,
+    config: MgmtPracticeConfig,
     tls: Option<Arc<rustls::ServerConfig>>,
 }
 
-impl Shared {
+impl Hub {
     fn broadcast(&self, method: &str, params: Option<Value>) {
         let mut m = json!({"jsonrpc": "2.0", "method": format!("minecraft:notification/{method}")});
         if let Some(p) = params {
@@ -126,13 +126,13 @@ impl Shared {
 /// A running practice management server; stops when dropped.
 pub struct MgmtPracticeServer {
     addr: SocketAddr,
-    shared: Arc<Shared>,
+    shared: Arc<Hub>,
     thread: Option<JoinHandle<()>>,
 }
 
 impl MgmtPracticeServer {
     /// Starts listening.
-    pub fn start(config: Config) -> io::Result<MgmtPracticeServer> {
+    pub fn start(config: MgmtPracticeConfig) -> io::Result<MgmtPracticeServer> {
         let tls = match &config.tls {
             Some((cert, key)) => Some(Arc::new(server_config(cert, key)?)),
             None => None,
@@ -140,8 +140,8 @@ impl MgmtPracticeServer {
         let listener = TcpListener::bind(config.bind)?;
         listener.set_nonblocking(true)?;
         let addr = listener.local_addr()?;
-        let shared = Arc::new(Shared {
-            state: Mutex::new(State::default()),
+        let shared = Arc::new(Hub {
+            state: Mutex::new(World::default()),
             clients: Mutex::new(Vec::new()),
             stop: AtomicBool::new(false),
             config,
@@ -255,7 +255,7 @@ fn server_config(cert: &[u8], key: &[u8]) -> io::Result<rustls::ServerConfig> {
         .map_err(|e| bad(e.to_string()))
 }
 
-fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
+fn accept_loop(listener: TcpListener, shared: Arc<Hub>) {
     let mut conns = Vec::new();
     while !shared.stop.load(Ordering::SeqCst) {
         match listener.accept() {
@@ -308,7 +308,7 @@ impl Write for ServerStream {
 
 // tungstenite's handshake callback fixes the large error type.
 #[allow(clippy::result_large_err)]
-fn serve(stream: TcpStream, shared: Arc<Shared>) -> io::Result<()> {
+fn serve(stream: TcpStream, shared: Arc<Hub>) -> io::Result<()> {
     stream.set_nonblocking(false)?;
     stream.set_nodelay(true)?;
     stream.set_read_timeout(Some(Duration::from_secs(10)))?;
@@ -357,7 +357,7 @@ fn serve(stream: TcpStream, shared: Arc<Shared>) -> io::Result<()> {
 
 fn session(
     ws: &mut WebSocket<ServerStream>,
-    shared: &Shared,
+    shared: &Hub,
     rx: &Receiver<String>,
 ) -> io::Result<()> {
     loop {
@@ -393,7 +393,7 @@ fn error(id: &Value, code: i64, message: &str) -> String {
 }
 
 /// Answers one request (`None` for a notification from the client).
-fn answer(shared: &Shared, text: &str) -> Option<String> {
+fn answer(shared: &Hub, text: &str) -> Option<String> {
     let Ok(req) = serde_json::from_str::<Value>(text) else {
         return Some(error(&Value::Null, -32700, "Parse error"));
     };
@@ -463,7 +463,7 @@ fn full_player(v: &Value) -> Result<Value, String> {
         .ok_or_else(|| format!("{v} names no player"))
 }
 
-fn call(shared: &Shared, method: &str, params: &[Value]) -> Result<Value, String> {
+fn call(shared: &Hub, method: &str, params: &[Value]) -> Result<Value, String> {
     let m = method.strip_prefix("minecraft:").unwrap_or(method);
     let mut notes: Vec<(&str, Option<Value>)> = Vec::new();
     let result = {

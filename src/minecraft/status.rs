@@ -340,7 +340,7 @@ fn colour_code(name: &str) -> Option<char> {
 
 /// The style a chat component's text is drawn in.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-struct Style {
+struct Format {
     /// `§` codes for the colour: one code, or `x` + 6 hex digits for `#RRGGBB`.
     colour: Option<String>,
     obfuscated: bool,
@@ -350,9 +350,9 @@ struct Style {
     italic: bool,
 }
 
-impl Style {
+impl Format {
     /// This style with a component's own fields applied (children inherit from parents).
-    fn with(&self, c: &serde_json::Map<String, Value>) -> Style {
+    fn with(&self, c: &serde_json::Map<String, Value>) -> Format {
         let mut s = self.clone();
         if let Some(colour) = c.get("color").and_then(Value::as_str) {
             s.colour = if let Some(code) = colour_code(colour) {
@@ -407,8 +407,8 @@ impl Style {
 /// style changes.
 pub fn motd_to_legacy(description: &Value) -> String {
     let mut out = String::new();
-    let mut current = Style::default();
-    walk(description, &Style::default(), &mut current, &mut out, 0);
+    let mut current = Format::default();
+    walk(description, &Format::default(), &mut current, &mut out, 0);
     out
 }
 
@@ -416,7 +416,7 @@ pub fn motd_to_legacy(description: &Value) -> String {
 /// already limits parsing depth to 128).
 const MAX_DEPTH: usize = 64;
 
-fn walk(v: &Value, parent: &Style, current: &mut Style, out: &mut String, depth: usize) {
+fn walk(v: &Value, parent: &Format, current: &mut Format, out: &mut String, depth: usize) {
     if depth > MAX_DEPTH {
         return;
     }
@@ -458,7 +458,7 @@ fn walk(v: &Value, parent: &Style, current: &mut Style, out: &mut String, depth:
     }
 }
 
-fn emit(text: &str, style: &Style, current: &mut Style, out: &mut String) {
+fn emit(text: &str, style: &Format, current: &mut Format, out: &mut String) {
     if text.is_empty() {
         return;
     }

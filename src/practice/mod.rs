@@ -4,7 +4,7 @@
 //! In [`Mode::Vanilla`] it reads exactly like a vanilla Minecraft server (docs/protocol.md section 2):
 //! one `read()` of at most 1460 bytes per packet, closing the connection on any read that is not
 //! exactly one packet, output split every 4096 UTF-16 units, `Unknown request <hex>` for other
-//! packet types. [`Config::read_delay`] sleeps before each read, so a client that sends two
+//! packet types. [`PracticeConfig::read_delay`] sleeps before each read, so a client that sends two
 //! packets back to back is caught every time. The other modes reproduce how other servers answer
 //! the end-of-output sentinel (docs/protocol.md section 4). Everything received is recorded so tests
 //! can assert on it.
@@ -104,7 +104,7 @@ pub const PALWORLD_OVERCLAIM: usize = 64;
 
 /// Settings of a practice server.
 #[derive(Debug, Clone)]
-pub struct Config {
+pub struct PracticeConfig {
     /// Address to listen on; port 0 picks a free port.
     pub bind: SocketAddr,
     /// The RCON password.
@@ -116,7 +116,7 @@ pub struct Config {
     pub read_delay: Duration,
 }
 
-impl Default for Config {
+impl Default for PracticeConfig {
     fn default() -> Self {
         Self {
             bind: SocketAddr::from(([127, 0, 0, 1], 0)),
@@ -130,7 +130,7 @@ impl Default for Config {
 /// Something the server saw, in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum Event {
+pub enum Observed {
     /// A client connected (connection number).
     Connected(u64),
     /// A packet arrived. The body of a login packet is not recorded.
@@ -156,8 +156,8 @@ pub enum Event {
 }
 
 #[derive(Default)]
-struct Shared {
-    events: Mutex<Vec<Event>>,
+struct ServerState {
+    events: Mutex<Vec<Observed>>,
     /// A handle on each open connection, so `stop` can close them; removed when it ends.
     streams: Mutex<std::collections::HashMap<u64, TcpStream>>,
     stopping: AtomicBool,
@@ -166,8 +166,8 @@ struct Shared {
     players: Mutex<Vec<String>>,
 }
 
-impl Shared {
-    fn record(&self, e: Event) {
+impl ServerState {
+    fn record(&self, e: Observed) {
         self.events.lock().expect("events lock").push(e);
     }
 }
@@ -175,7 +175,7 @@ impl Shared {
 /// A running practice server. Dropping it shuts it down.
 pub struct PracticeServer {
     addr: SocketAddr,
-    shared: Arc<Shared>,
+    shared: Arc<ServerState>,
     accept: Option<thread::JoinHandle<()>>,
 }
 
@@ -189,10 +189,10 @@ impl std::fmt::Debug for PracticeServer {
 
 impl PracticeServer {
     /// Starts listening and serving in background threads.
-    pub fn start(config: Config) -> io::Result<Self> {
+    pub fn start(config: PracticeConfig) -> io::Result<Self> {
         let listener = TcpListener::bind(config.bind)?;
         let addr = listener.local_addr()?;
-        let shared = Arc::new(Shared::default());
+        let shared = Arc::new(ServerState::default());
         let accept_shared = Arc::clone(&shared);
         let accept = thread::Builder::new()
             .name("practice-accept".into())
@@ -215,7 +215,7 @@ impl PracticeServer {
     }
 
     /// Everything seen so far.
-    pub fn events(&self) -> Vec<Event> {
+    pub fn events(&self) -> Vec<Observed> {
         self.shared.events.lock().expect("events lock").clone()
     }
 
@@ -224,7 +224,7 @@ impl PracticeServer {
         self.events()
             .into_iter()
             .filter_map(|e| match e {
-                Event::Packet {
+                Observed::Packet {
                     kind: TYPE_COMMAND,
                     body,
                     ..
@@ -239,7 +239,7 @@ impl PracticeServer {
         self.events()
             .into_iter()
             .filter_map(|e| match e {
-                Event::Violation { reason, .. } => Some(reason),
+                Observed::Violation { reason, .. } => Some(reason),
                 _ => None,
             })
             .collect()
@@ -255,7 +255,7 @@ impl PracticeServer {
     pub fn connections(&self) -> usize {
         self.events()
             .iter()
-            .filter(|e| matches!(e, Event::Connected(_)))
+            .filter(|e| matches!(e, Observed::Connected(_)))
             .count()
     }
 
@@ -282,7 +282,7 @@ impl Drop for PracticeServer {
     }
 }
 
-fn stop(shared: &Shared, addr: SocketAddr) {
+fn stop(shared: &ServerState, addr: SocketAddr) {
     if shared.stopping.swap(true, Ordering::SeqCst) {
         return;
     }
@@ -293,7 +293,7 @@ fn stop(shared: &Shared, addr: SocketAddr) {
     let _ = TcpStream::connect_timeout(&addr, Duration::from_millis(200));
 }
 
-fn accept_loop(listener: TcpListener, config: Config, shared: Arc<Shared>) {
+fn accept_loop(listener: TcpListener, config: PracticeConfig, shared: Arc<ServerState>) {
     let addr = listener.local_addr().ok();
     for stream in listener.incoming() {
         if shared.stopping.load(Ordering::SeqCst) {
@@ -301,7 +301,7 @@ fn accept_loop(listener: TcpListener, config: Config, shared: Arc<Shared>) {
         }
         let Ok(stream) = stream else { continue };
         let conn = shared.next_conn.fetch_add(1, Ordering::SeqCst) + 1;
-        shared.record(Event::Connected(conn));
+        shared.record(Observed::Connected(conn));
         if let Ok(clone) = stream.try_clone() {
             shared
                 .streams
@@ -315,7 +315,7 @@ fn accept_loop(listener: TcpListener, config: Config, shared: Arc<Shared>) {
             .name(format!("practice-conn-{conn}"))
             .spawn(move || {
                 let _ = stream.set_nodelay(true);
-                let mut session = Session {
+                let mut session = Connection {
                     stream,
                     conn,
                     authed: false,
@@ -335,8 +335,10 @@ fn accept_loop(listener: TcpListener, config: Config, shared: Arc<Shared>) {
                 let _ = session.stream.shutdown(Shutdown::Both);
                 shared.streams.lock().expect("streams lock").remove(&conn);
                 let event = match outcome {
-                    Outcome::Violation(reason) => Event::Violation { conn, reason },
-                    Outcome::ClientClosed | Outcome::ServerClosed => Event::Disconnected(conn),
+                    ConnectionEnd::Violation(reason) => Observed::Violation { conn, reason },
+                    ConnectionEnd::ClientClosed | ConnectionEnd::ServerClosed => {
+                        Observed::Disconnected(conn)
+                    }
                 };
                 if !shared.stopping.load(Ordering::SeqCst) {
                     shared.record(event);
@@ -345,18 +347,18 @@ fn accept_loop(listener: TcpListener, config: Config, shared: Arc<Shared>) {
     }
 }
 
-enum Outcome {
+enum ConnectionEnd {
     Violation(String),
     ClientClosed,
     ServerClosed,
 }
 
-struct Session {
+struct Connection {
     stream: TcpStream,
     conn: u64,
     authed: bool,
-    config: Config,
-    shared: Arc<Shared>,
+    config: PracticeConfig,
+    shared: Arc<ServerState>,
     addr: Option<SocketAddr>,
 }
 
@@ -369,7 +371,7 @@ enum After {
     StopServer,
 }
 
-impl Session {
+impl Connection {
     fn send(&mut self, id: i32, kind: i32, body: &[u8]) -> io::Result<()> {
         // One write per packet, as vanilla does.
         self.stream.write_all(&encode(id, kind, body))
@@ -381,7 +383,7 @@ impl Session {
         } else {
             String::from_utf8_lossy(body).into_owned()
         };
-        self.shared.record(Event::Packet {
+        self.shared.record(Observed::Packet {
             conn: self.conn,
             id,
             kind,
@@ -389,22 +391,22 @@ impl Session {
         });
     }
 
-    fn serve_vanilla(&mut self) -> Outcome {
+    fn serve_vanilla(&mut self) -> ConnectionEnd {
         let mut buf = [0u8; 1460];
         loop {
             if !self.config.read_delay.is_zero() {
                 thread::sleep(self.config.read_delay);
             }
             let n = match self.stream.read(&mut buf) {
-                Ok(0) | Err(_) => return Outcome::ClientClosed,
+                Ok(0) | Err(_) => return ConnectionEnd::ClientClosed,
                 Ok(n) => n,
             };
             if n < 10 {
-                return Outcome::Violation(format!("read of {n} bytes, fewer than 10"));
+                return ConnectionEnd::Violation(format!("read of {n} bytes, fewer than 10"));
             }
             let size = i32::from_le_bytes(buf[0..4].try_into().expect("4 bytes"));
             if i64::from(size) != n as i64 - 4 {
-                return Outcome::Violation(format!(
+                return ConnectionEnd::Violation(format!(
                     "size field {size} but one read gave {n} bytes (packets coalesced or split)"
                 ));
             }
@@ -439,26 +441,26 @@ impl Session {
     }
 
     /// What an answer means for the connection: `None` to go on serving.
-    fn after(&self, result: io::Result<After>) -> Option<Outcome> {
+    fn after(&self, result: io::Result<After>) -> Option<ConnectionEnd> {
         match result {
             Ok(After::Nothing) => None,
-            Ok(After::CloseAfterFirst) => Some(Outcome::ServerClosed),
+            Ok(After::CloseAfterFirst) => Some(ConnectionEnd::ServerClosed),
             Ok(After::StopServer) => {
                 if let Some(addr) = self.addr {
                     stop(&self.shared, addr);
                 }
-                Some(Outcome::ServerClosed)
+                Some(ConnectionEnd::ServerClosed)
             }
-            Err(_) => Some(Outcome::ClientClosed),
+            Err(_) => Some(ConnectionEnd::ClientClosed),
         }
     }
 
-    fn serve_stream(&mut self) -> Outcome {
+    fn serve_stream(&mut self) -> ConnectionEnd {
         let mut decoder = Decoder::default();
         let mut buf = [0u8; 8192];
         loop {
             let n = match self.stream.read(&mut buf) {
-                Ok(0) | Err(_) => return Outcome::ClientClosed,
+                Ok(0) | Err(_) => return ConnectionEnd::ClientClosed,
                 Ok(n) => n,
             };
             decoder.feed(&buf[..n]);
@@ -466,7 +468,7 @@ impl Session {
                 let packet = match decoder.next_packet() {
                     Ok(Some(p)) => p,
                     Ok(None) => break,
-                    Err(e) => return Outcome::Violation(e.to_string()),
+                    Err(e) => return ConnectionEnd::Violation(e.to_string()),
                 };
                 self.record_packet(packet.id, packet.kind, &packet.body);
                 let result = self.answer_stream(packet.id, packet.kind, &packet.body);
@@ -480,18 +482,21 @@ impl Session {
     /// [`Mode::EndMarker`]: every packet of one read is handled and the replies go out together
     /// after it, unless a packet of an unknown type (or too large) closes the connection first,
     /// and then the queued replies are discarded.
-    fn serve_end_marker(&mut self) -> Outcome {
+    fn serve_end_marker(&mut self) -> ConnectionEnd {
         let mut decoder = Decoder::default();
         let mut buf = [0u8; 8192];
         loop {
             let n = match self.stream.read(&mut buf) {
-                Ok(0) | Err(_) => return Outcome::ClientClosed,
+                Ok(0) | Err(_) => return ConnectionEnd::ClientClosed,
                 Ok(n) => n,
             };
             if let Some(size) = buf[..n].get(..4).filter(|_| decoder.buffered() == 0) {
                 let size = i32::from_le_bytes(size.try_into().expect("4 bytes"));
                 if size < 0 || size as usize + 4 > END_MARKER_MAX_PACKET {
-                    return Outcome::Violation(format!("packet of {} bytes", i64::from(size) + 4));
+                    return ConnectionEnd::Violation(format!(
+                        "packet of {} bytes",
+                        i64::from(size) + 4
+                    ));
                 }
             }
             decoder.feed(&buf[..n]);
@@ -501,18 +506,21 @@ impl Session {
                 let packet = match decoder.next_packet() {
                     Ok(Some(p)) => p,
                     Ok(None) => break,
-                    Err(e) => return Outcome::Violation(e.to_string()),
+                    Err(e) => return ConnectionEnd::Violation(e.to_string()),
                 };
                 self.record_packet(packet.id, packet.kind, &packet.body);
                 if packet.wire_len() > END_MARKER_MAX_PACKET {
-                    return Outcome::Violation(format!("packet of {} bytes", packet.wire_len()));
+                    return ConnectionEnd::Violation(format!(
+                        "packet of {} bytes",
+                        packet.wire_len()
+                    ));
                 }
                 match packet.kind {
                     TYPE_LOGIN => {
                         let ok = !packet.body.is_empty()
                             && packet.body == self.config.password.as_bytes();
                         if !ok {
-                            return Outcome::ServerClosed;
+                            return ConnectionEnd::ServerClosed;
                         }
                         self.authed = true;
                         queued.extend(encode(packet.id, TYPE_LOGIN_REPLY, b""));
@@ -530,7 +538,7 @@ impl Session {
                         after = then;
                     }
                     other => {
-                        return Outcome::Violation(format!("unknown packet type {other}"));
+                        return ConnectionEnd::Violation(format!("unknown packet type {other}"));
                     }
                 }
             }
@@ -687,7 +695,7 @@ pub fn ascii_text(n: usize) -> String {
 pub const BUILTINS: &str = "echo TEXT | chars N | ascii N | lines N | sleep MS | drop N | help | list | say TEXT | seed | stop";
 
 /// The answer to a command, and what happens after.
-fn respond(command: &str, shared: &Shared) -> (String, After) {
+fn respond(command: &str, shared: &ServerState) -> (String, After) {
     let (word, rest) = command.split_once(' ').unwrap_or((command, ""));
     let number = || rest.trim().parse::<usize>().ok();
     match word {
@@ -890,7 +898,7 @@ mod tests {
 
     #[test]
     fn a_half_closed_session_is_closed_by_the_server() {
-        let server = PracticeServer::start(Config::default()).unwrap();
+        let server = PracticeServer::start(PracticeConfig::default()).unwrap();
         let mut s = TcpStream::connect(server.addr()).unwrap();
         s.write_all(&encode(1, TYPE_LOGIN, b"practice")).unwrap();
         s.shutdown(Shutdown::Write).unwrap();

@@ -54,7 +54,7 @@ impl Observer for Silent {}
 
 /// Settings of a [`Client`].
 #[derive(Clone)]
-pub struct Options {
+pub struct ClientOptions {
     /// Bounds connecting, logging in, and the whole wait for one command's output.
     pub timeout: Duration,
     /// How the end of output is found.
@@ -81,12 +81,12 @@ pub struct Options {
     pub cancel: Option<Arc<AtomicBool>>,
 }
 
-/// How often a wait looks at [`Options::cancel`].
+/// How often a wait looks at [`ClientOptions::cancel`].
 pub const CANCEL_POLL: Duration = Duration::from_millis(50);
 
-impl std::fmt::Debug for Options {
+impl std::fmt::Debug for ClientOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Options")
+        f.debug_struct("ClientOptions")
             .field("timeout", &self.timeout)
             .field("end", &self.end)
             .field("idle_gap", &self.idle_gap)
@@ -98,11 +98,11 @@ impl std::fmt::Debug for Options {
     }
 }
 
-impl Options {
+impl ClientOptions {
     /// The settings of the [`Exchange`] these options describe (the blocking client and the
     /// fleet's event loop build theirs the same way).
-    pub fn exchange_config(&self) -> exchange::Config {
-        exchange::Config {
+    pub fn exchange_config(&self) -> exchange::Tuning {
+        exchange::Tuning {
             timeout: self.timeout,
             end: self.end,
             idle_gap: self.idle_gap,
@@ -117,9 +117,9 @@ impl Options {
     }
 }
 
-impl Default for Options {
+impl Default for ClientOptions {
     fn default() -> Self {
-        let cfg = exchange::Config::default();
+        let cfg = exchange::Tuning::default();
         Self {
             timeout: cfg.timeout,
             end: EndDetection::Detect,
@@ -202,7 +202,7 @@ impl Client {
     pub fn connect(
         connector: Box<dyn Connector>,
         password: Password,
-        opts: Options,
+        opts: ClientOptions,
     ) -> Result<Self> {
         let cfg = opts.exchange_config();
         let mut client = Self {
@@ -240,7 +240,7 @@ impl Client {
         self.exchange.learned()
     }
 
-    /// Sets (or clears) the flag that abandons a wait (see [`Options::cancel`]).
+    /// Sets (or clears) the flag that abandons a wait (see [`ClientOptions::cancel`]).
     pub fn set_cancel(&mut self, cancel: Option<Arc<AtomicBool>>) {
         self.cancel = cancel;
     }

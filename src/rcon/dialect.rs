@@ -1,11 +1,11 @@
 //! Server dialects: what differs between Minecraft, Source, Factorio and Palworld RCON, as data
-//! the engine's [`Options`] are built from (docs/protocol.md sections 2-4), and the other
+//! the engine's [`ClientOptions`] are built from (docs/protocol.md sections 2-4), and the other
 //! consoles (BattlEye, WebRCON, telnet; docs/protocol.md section 8), which name their
 //! [`Protocol`]. The engine itself has no per-game code paths; a dialect only picks its
 //! settings.
 
 use crate::consoles::Protocol;
-use crate::rcon::client::{EndDetection, Options};
+use crate::rcon::client::{ClientOptions, EndDetection};
 
 /// One server family's RCON behaviour, as the engine needs to know it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -155,7 +155,7 @@ impl Dialect {
     }
 
     /// Sets the dialect's fields of `opts`, keeping the rest (timeouts, observer).
-    pub fn apply(&self, opts: &mut Options) {
+    pub fn apply(&self, opts: &mut ClientOptions) {
         opts.end = self.end;
         opts.max_command_bytes = self.max_command_bytes;
         opts.any_reply_id = self.any_reply_id;
@@ -195,9 +195,9 @@ mod tests {
 
     #[test]
     fn apply_sets_only_dialect_fields() {
-        let mut opts = Options {
+        let mut opts = ClientOptions {
             timeout: std::time::Duration::from_secs(3),
-            ..Options::default()
+            ..ClientOptions::default()
         };
         Dialect::PALWORLD.apply(&mut opts);
         assert_eq!(opts.end, EndDetection::Idle);

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use crate::common::*;
 use crate::consoles_common::*;
-use rconsole::consoles::practice::{Config, ConsoleServer, Kind};
+use rconsole::consoles::practice::{ConsoleServer, ConsoleServerConfig, Kind};
 
 #[test]
 fn battleye_basics() {
@@ -138,11 +138,11 @@ fn default_port_is_2306() {
 
 /// Logs out a client silent for `expiry`, as real servers do after 45 s.
 fn expiring_server(expiry: Duration) -> ConsoleServer {
-    ConsoleServer::start(Config {
+    ConsoleServer::start(ConsoleServerConfig {
         password: PASSWORD.into(),
         kind: Kind::BattlEye,
         expiry,
-        ..Config::default()
+        ..ConsoleServerConfig::default()
     })
     .unwrap()
 }

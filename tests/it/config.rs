@@ -5,15 +5,15 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::common::{PASSWORD, home, rcon_in, run, stderr, stdout};
-use rconsole::practice::{Config, Mode, PracticeServer};
+use rconsole::practice::{Mode, PracticeConfig, PracticeServer};
 
 /// A vanilla practice server with its own password.
 fn server_with(password: &str) -> PracticeServer {
-    PracticeServer::start(Config {
+    PracticeServer::start(PracticeConfig {
         password: password.into(),
         mode: Mode::Vanilla,
         read_delay: Duration::from_millis(1),
-        ..Config::default()
+        ..PracticeConfig::default()
     })
     .expect("start practice server")
 }

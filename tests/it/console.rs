@@ -5,13 +5,13 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use rconsole::practice::{Config, Mode, PracticeServer};
+use rconsole::practice::{Mode, PracticeConfig, PracticeServer};
 
 use crate::common::PASSWORD;
 use crate::common::term::Term;
 
 fn start_server(bind: SocketAddr) -> PracticeServer {
-    PracticeServer::start(Config {
+    PracticeServer::start(PracticeConfig {
         bind,
         password: PASSWORD.into(),
         mode: Mode::Vanilla,

@@ -5,16 +5,16 @@
 use std::path::Path;
 use std::process::Command;
 
-use rconsole::consoles::practice::{Config, ConsoleServer, Kind};
+use rconsole::consoles::practice::{ConsoleServer, ConsoleServerConfig, Kind};
 
 use crate::common::*;
 
 /// A practice console server of `kind` with the test password.
 pub fn console_server(kind: Kind) -> ConsoleServer {
-    ConsoleServer::start(Config {
+    ConsoleServer::start(ConsoleServerConfig {
         password: PASSWORD.into(),
         kind,
-        ..Config::default()
+        ..ConsoleServerConfig::default()
     })
     .expect("start practice console server")
 }

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use crate::common::*;
-use rconsole::practice::{Event, Mode, sample_text};
+use rconsole::practice::{Mode, Observed, sample_text};
 
 /// Short, empty, ASCII-long and multibyte-long answers, in one session.
 const SIZES: [usize; 6] = [0, 1, 4095, 4097, 10_000, 100_000];
@@ -26,7 +26,7 @@ fn type0_packets(server: &rconsole::practice::PracticeServer) -> usize {
     server
         .events()
         .iter()
-        .filter(|e| matches!(e, Event::Packet { kind: 0, .. }))
+        .filter(|e| matches!(e, Observed::Packet { kind: 0, .. }))
         .count()
 }
 

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use crate::common::*;
-use rconsole::practice::{Config, Event, Mode, PracticeServer, ascii_text, sample_text};
+use rconsole::practice::{Mode, Observed, PracticeConfig, PracticeServer, ascii_text, sample_text};
 
 fn start(mode: Mode) -> PracticeServer {
     server(mode, Duration::ZERO)
@@ -38,7 +38,7 @@ fn sentinels_seen(server: &PracticeServer) -> usize {
     server
         .events()
         .into_iter()
-        .filter(|e| matches!(e, Event::Packet { kind: 0, .. }))
+        .filter(|e| matches!(e, Observed::Packet { kind: 0, .. }))
         .count()
 }
 
@@ -239,11 +239,11 @@ fn swap(old: PracticeServer, mode: Mode) -> PracticeServer {
     drop(old);
     let mut last = None;
     for _ in 0..50 {
-        match PracticeServer::start(Config {
+        match PracticeServer::start(PracticeConfig {
             bind: addr,
             password: PASSWORD.into(),
             mode,
-            ..Config::default()
+            ..PracticeConfig::default()
         }) {
             Ok(s) => return s,
             Err(e) => last = Some(e),

@@ -234,10 +234,10 @@ fn retry_waits_longer_each_time_and_reaches_a_server_that_comes_up() {
     let first = lines.next().expect("a retry warning").unwrap();
     assert!(first.contains("[late] cannot connect"), "{first}");
     assert!(first.ends_with("retrying in 200ms"), "{first}");
-    let late = PracticeServer::start(rconsole::practice::Config {
+    let late = PracticeServer::start(rconsole::practice::PracticeConfig {
         bind: format!("127.0.0.1:{port}").parse().unwrap(),
         password: PASSWORD.into(),
-        ..rconsole::practice::Config::default()
+        ..rconsole::practice::PracticeConfig::default()
     })
     .expect("bind the port that was free");
     let rest: Vec<String> = lines.map(|l| l.unwrap()).collect();

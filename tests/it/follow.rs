@@ -9,7 +9,7 @@ use std::process::{Child, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
-use rconsole::practice::{Config, Mode, PracticeServer};
+use rconsole::practice::{Mode, PracticeConfig, PracticeServer};
 use serde_json::Value;
 
 /// Long enough for a loaded machine; the waits end as soon as the line is there.
@@ -99,7 +99,7 @@ impl Drop for Follower {
 }
 
 fn rcon_server(bind: std::net::SocketAddr) -> PracticeServer {
-    PracticeServer::start(Config {
+    PracticeServer::start(PracticeConfig {
         bind,
         password: common::PASSWORD.into(),
         mode: Mode::Vanilla,

@@ -115,14 +115,14 @@ fn csv_rows_run_and_where_filters_by_tag_and_name() {
 
 #[test]
 fn ndjson_on_stdin_and_a_json_array_with_their_own_passwords() {
-    let a = PracticeServer::start(rconsole::practice::Config {
+    let a = PracticeServer::start(rconsole::practice::PracticeConfig {
         password: "pw-of-a".into(),
-        ..rconsole::practice::Config::default()
+        ..rconsole::practice::PracticeConfig::default()
     })
     .unwrap();
-    let b = PracticeServer::start(rconsole::practice::Config {
+    let b = PracticeServer::start(rconsole::practice::PracticeConfig {
         password: "pw-of-b".into(),
-        ..rconsole::practice::Config::default()
+        ..rconsole::practice::PracticeConfig::default()
     })
     .unwrap();
     let home = home();

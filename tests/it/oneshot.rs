@@ -6,7 +6,7 @@ use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
 use crate::common::*;
-use rconsole::practice::{Event, Mode, sample_text};
+use rconsole::practice::{Mode, Observed, sample_text};
 
 #[test]
 fn demo_prints_long_reassembled_help() {
@@ -53,7 +53,7 @@ fn two_hundred_commands_in_order_without_disconnects() {
     let sentinels = server
         .events()
         .into_iter()
-        .filter(|e| matches!(e, Event::Packet { id: -2, kind: 0, body, .. } if body.is_empty()))
+        .filter(|e| matches!(e, Observed::Packet { id: -2, kind: 0, body, .. } if body.is_empty()))
         .count();
     assert_eq!(sentinels, 1);
     assert!(!stdout(&out).contains("Unknown request"));
@@ -312,7 +312,7 @@ fn host_with_port_and_ipv6_forms() {
 
     if let Ok(l) = TcpListener::bind("[::1]:0") {
         drop(l);
-        let v6 = rconsole::practice::PracticeServer::start(rconsole::practice::Config {
+        let v6 = rconsole::practice::PracticeServer::start(rconsole::practice::PracticeConfig {
             bind: "[::1]:0".parse().unwrap(),
             password: PASSWORD.into(),
             ..Default::default()
@@ -339,9 +339,9 @@ fn stop_closes_the_connection_at_once() {
     let last = server
         .events()
         .into_iter()
-        .rfind(|e| matches!(e, Event::Packet { .. }));
+        .rfind(|e| matches!(e, Observed::Packet { .. }));
     assert!(
-        matches!(last, Some(Event::Packet { kind: 2, ref body, .. }) if body == "stop"),
+        matches!(last, Some(Observed::Packet { kind: 2, ref body, .. }) if body == "stop"),
         "{last:?}"
     );
 }

@@ -5,14 +5,14 @@
 use std::time::Duration;
 
 use crate::common::*;
-use rconsole::practice::{Event, Mode, ascii_text, sample_text};
+use rconsole::practice::{Mode, Observed, ascii_text, sample_text};
 
 /// Sentinel packets (id -2, type 0, empty) the server received.
 fn sentinels(server: &rconsole::practice::PracticeServer) -> usize {
     server
         .events()
         .into_iter()
-        .filter(|e| matches!(e, Event::Packet { id: -2, kind: 0, body, .. } if body.is_empty()))
+        .filter(|e| matches!(e, Observed::Packet { id: -2, kind: 0, body, .. } if body.is_empty()))
         .count()
 }
 

@@ -7,7 +7,7 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use rconsole::mgmt::practice::{Config, MgmtPracticeServer};
+use rconsole::mgmt::practice::{MgmtPracticeConfig, MgmtPracticeServer};
 
 /// A 40-character secret like the real server's.
 pub const SECRET: &str = "Zq3Tn8Wk2Lp5Rx7Vb9Hc4Jd6Mf1Gs0Ya2Ue4Io8";
@@ -47,7 +47,7 @@ pub fn start(
     tls: &Tls,
     allowed_origins: Option<Vec<String>>,
 ) -> MgmtPracticeServer {
-    MgmtPracticeServer::start(Config {
+    MgmtPracticeServer::start(MgmtPracticeConfig {
         bind,
         secret: SECRET.into(),
         tls: Some((

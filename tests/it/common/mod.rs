@@ -11,7 +11,7 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
-use rconsole::practice::{Config, Mode, PracticeServer};
+use rconsole::practice::{Mode, PracticeConfig, PracticeServer};
 
 /// The password every test server uses.
 pub const PASSWORD: &str = "hunter2-secret";
@@ -91,11 +91,11 @@ pub fn rcon_at(port: u16, home: &Path) -> Command {
 
 /// Starts a practice server in `mode` with `read_delay` before each read.
 pub fn server(mode: Mode, read_delay: Duration) -> PracticeServer {
-    PracticeServer::start(Config {
+    PracticeServer::start(PracticeConfig {
         password: PASSWORD.into(),
         mode,
         read_delay,
-        ..Config::default()
+        ..PracticeConfig::default()
     })
     .expect("start practice server")
 }
