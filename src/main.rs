@@ -26,8 +26,7 @@ use std::process::ExitCode;
 use app::exit::{Exit, exit_for};
 
 fn main() -> ExitCode {
-    let (args, origins) = app::parse();
-    match app::run(args, origins, None) {
+    match app::run(None) {
         Ok(exit) => exit.code(),
         Err(err) => {
             if app::output::is_broken_pipe(&err) {

@@ -10,8 +10,8 @@ use anyhow::Context;
 use rconsole::consoles::practice::{self, ConsoleServer, Kind};
 use rconsole::consoles::{MessageSink, Protocol};
 
-use super::args::Args;
 use super::exit::{Exit, fail};
+use super::plan::PracticePlan;
 
 /// Takes BattlEye's retransmit and keep-alive intervals from `RCON_BATTLEYE_RETRANSMIT` and
 /// `RCON_BATTLEYE_KEEPALIVE` when set (durations; the tests shorten them). A bad value is a
@@ -58,8 +58,9 @@ pub fn demo_server(protocol: Protocol, password: &str) -> anyhow::Result<Option<
 }
 
 /// `--practice-server` with a console `--practice-mode`; `None` when the mode is an RCON one.
-pub fn serve_practice(args: &Args, addr: &str) -> Option<anyhow::Result<Exit>> {
-    let kind = Kind::from_name(&args.practice_mode)?;
+pub fn serve_practice(plan: &PracticePlan) -> Option<anyhow::Result<Exit>> {
+    let kind = Kind::from_name(&plan.mode)?;
+    let addr = plan.addr.as_str();
     Some((|| {
         let bind = addr.parse().map_err(|_| {
             fail(
@@ -69,7 +70,7 @@ pub fn serve_practice(args: &Args, addr: &str) -> Option<anyhow::Result<Exit>> {
         })?;
         let server = ConsoleServer::start(practice::ConsoleServerConfig {
             bind,
-            password: args.practice_password.clone(),
+            password: plan.password.clone(),
             kind,
             ..practice::ConsoleServerConfig::default()
         })

@@ -12,7 +12,6 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use super::args::Args;
 use super::exit::{Exit, fail};
 
 /// Standard announcement times (time left), used within the countdown when `--at` is not
@@ -218,30 +217,51 @@ fn on_all(runners: &mut [Box<dyn Runner>], json_out: bool, command: &str) -> Exi
     worst
 }
 
+/// The timed operations, resolved.
+#[derive(Debug, Clone, Default)]
+pub struct Timing {
+    /// `--countdown`: how long before the final commands.
+    pub countdown: Option<Duration>,
+    /// `--announce TEMPLATE` (`{left}` is the time left).
+    pub announce: Option<String>,
+    /// `--at`: announcement times instead of the default schedule.
+    pub at: Vec<Duration>,
+    /// `--then`: the final commands (before the command line's).
+    pub then: Vec<String>,
+    /// `--cancel-announce TEMPLATE`: said when Ctrl-C cancels the countdown.
+    pub cancel_announce: Option<String>,
+    /// `--every`: repeat the whole plan.
+    pub every: Option<Duration>,
+    /// `--if CONDITION`.
+    pub condition: Option<String>,
+    /// `--json`.
+    pub json: bool,
+}
+
 /// Runs the timed plan: `--if`, `--countdown` with its announcements, `--then` and the commands,
 /// again every `--every`.
 pub fn run(
-    args: &Args,
+    timing: &Timing,
     mut runners: Vec<Box<dyn Runner>>,
     commands: &[String],
 ) -> anyhow::Result<Exit> {
-    let condition = args
+    let condition = timing
         .condition
         .as_deref()
         .map(Condition::parse)
         .transpose()?;
-    if args.countdown.is_none() && args.announce.is_some() {
+    if timing.countdown.is_none() && timing.announce.is_some() {
         return Err(fail(Exit::Usage, "--announce needs --countdown"));
     }
-    let mut finals: Vec<String> = args.then.clone();
+    let mut finals: Vec<String> = timing.then.clone();
     finals.extend(commands.iter().cloned());
-    if finals.is_empty() && args.countdown.is_none() {
+    if finals.is_empty() && timing.countdown.is_none() {
         return Err(fail(
             Exit::Usage,
             "nothing to run: give COMMAND, -c or --then",
         ));
     }
-    if args.every.is_some_and(|e| e.is_zero()) {
+    if timing.every.is_some_and(|e| e.is_zero()) {
         return Err(fail(Exit::Usage, "--every must be more than 0"));
     }
     for r in runners.iter_mut() {
@@ -285,7 +305,7 @@ pub fn run(
                     rest.push((i, r));
                 }
             }
-            let result = one_round(args, &clock, round_start, &mut round, &finals);
+            let result = one_round(timing, &clock, round_start, &mut round, &finals);
             // Put them back in order.
             let mut all: Vec<(usize, Box<dyn Runner>)> =
                 selected.iter().copied().zip(round).chain(rest).collect();
@@ -296,7 +316,7 @@ pub fn run(
                 None => return Ok(Exit::Interrupted),
             }
         }
-        let Some(every) = args.every else {
+        let Some(every) = timing.every else {
             return Ok(worst);
         };
         round_start += every;
@@ -309,36 +329,36 @@ pub fn run(
 
 /// One countdown (if any) and the final commands; `None` when cancelled.
 fn one_round(
-    args: &Args,
+    timing: &Timing,
     clock: &Clock,
     start: Duration,
     runners: &mut [Box<dyn Runner>],
     finals: &[String],
 ) -> Option<Exit> {
     let mut worst = Exit::Success;
-    if let Some(total) = args.countdown {
-        for left in schedule(total, &args.at) {
+    if let Some(total) = timing.countdown {
+        for left in schedule(total, &timing.at) {
             if !clock.sleep_until(start + total - left) {
-                return cancel(args, clock, start + total, runners);
+                return cancel(timing, clock, start + total, runners);
             }
-            if let Some(t) = &args.announce {
-                worst = worst.max(on_all(runners, args.json, &fill(t, left)));
+            if let Some(t) = &timing.announce {
+                worst = worst.max(on_all(runners, timing.json, &fill(t, left)));
             }
         }
         if !clock.sleep_until(start + total) {
-            return cancel(args, clock, start + total, runners);
+            return cancel(timing, clock, start + total, runners);
         }
     }
     // Once the final commands start they all run: a run is never cut in half (`save-all`
     // without its `stop`); Ctrl-C is heard at the waits.
     for c in finals {
-        worst = worst.max(on_all(runners, args.json, c));
+        worst = worst.max(on_all(runners, timing.json, c));
     }
     Some(worst)
 }
 
 fn cancel(
-    args: &Args,
+    timing: &Timing,
     clock: &Clock,
     end: Duration,
     runners: &mut [Box<dyn Runner>],
@@ -347,14 +367,14 @@ fn cancel(
     eprintln!(
         "rcon: countdown cancelled (Ctrl-C) with {} left; nothing more was sent{}",
         format_left(left),
-        if args.cancel_announce.is_some() {
+        if timing.cancel_announce.is_some() {
             " but the cancellation"
         } else {
             ""
         }
     );
-    if let Some(t) = &args.cancel_announce {
-        on_all(runners, args.json, &fill(t, left));
+    if let Some(t) = &timing.cancel_announce {
+        on_all(runners, timing.json, &fill(t, left));
     }
     None
 }

@@ -1,52 +1,54 @@
-//! The modes of issue 14 on top of the one-shot/batch/console run: `--follow`, the timed
-//! operations (`--countdown`, `--every`, `--if`) on one or several RCON servers, and `--mgmt`,
-//! which `rcon` hands to the `rcon-mgmt` program.
+//! The timed operations (`--countdown`, `--every`, `--if`) on one or several RCON servers, and
+//! `--mgmt`, which `rcon` hands to the `rcon-mgmt` program.
 
 use std::sync::Arc;
 
 use anyhow::Context;
 
-use super::args::Args;
 use super::exit::{Exit, fail};
 use super::output::{Printer, Style};
+use super::plan::{MgmtPlan, PracticePlan, TimedPlan};
 use super::session::Session;
 use super::settings::Settings;
-use super::{StderrObserver, countdown, follow, refuse_unsendable};
+use super::{StderrObserver, countdown, refuse_unsendable};
 
-/// What runs `--mgmt` in this binary: `rcon-mgmt` passes [`run_mgmt`]; `rcon` passes `None`
-/// and hands `--mgmt` to `rcon-mgmt`, so the TLS and WebSocket code is not even in the binary
-/// a plain RCON run loads (measured: it added ~20% to a one-shot's peak RSS).
-pub type MgmtRun = fn(&Args, &Settings) -> anyhow::Result<Exit>;
+/// What runs the management protocol in this binary: `rcon-mgmt` passes [`MGMT_HOOKS`];
+/// `rcon` passes `None` and hands `--mgmt` to `rcon-mgmt`, so the TLS and WebSocket code is not
+/// even in the binary a plain RCON run loads (measured: it added ~20% to a one-shot's peak RSS).
+#[derive(Clone, Copy)]
+pub struct MgmtHooks {
+    /// `--mgmt` on one server.
+    pub run: fn(&MgmtPlan, &Settings) -> anyhow::Result<Exit>,
+    /// `--practice-mgmt`.
+    pub serve: fn(&PracticePlan) -> anyhow::Result<Exit>,
+}
 
-/// `--follow`, or the timed operations (`--countdown`, `--every`, `--if`), on one or several
-/// RCON servers; `None` when neither was asked for.
-pub fn run_special(
-    args: &Args,
-    servers: &[(String, Settings)],
-    commands: &[String],
-) -> anyhow::Result<Option<Exit>> {
-    if args.follow {
-        if !commands.is_empty() || !args.files.is_empty() {
-            return Err(fail(
-                Exit::Usage,
-                "--follow runs no commands (it prints events); run them separately",
-            ));
-        }
-        return follow::run_rcon(args, servers.to_vec()).map(Some);
-    }
-    if args.countdown.is_none() && args.every.is_none() && args.condition.is_none() {
-        return Ok(None);
-    }
-    let mut all: Vec<String> = args.then.clone();
+/// `rcon-mgmt`'s hooks.
+#[cfg(feature = "mgmt")]
+#[allow(dead_code)] // referenced only by rcon-mgmt's main
+pub const MGMT_HOOKS: MgmtHooks = MgmtHooks {
+    run: super::mgmt::run,
+    serve: super::mgmt::serve_practice,
+};
+
+/// The timed operations (`--countdown`, `--every`, `--if`) on one or several RCON servers.
+pub fn run_timed(plan: TimedPlan) -> anyhow::Result<Exit> {
+    let TimedPlan {
+        servers,
+        commands,
+        timing,
+    } = plan;
+    let mut all: Vec<String> = timing.then.clone();
     all.extend(commands.iter().cloned());
     all.extend(
-        args.announce
+        timing
+            .announce
             .iter()
             .map(|t| countdown::fill(t, std::time::Duration::ZERO)),
     );
     refuse_unsendable(&all, servers.iter().map(|(_, s)| s))?;
     let mut runners: Vec<Box<dyn countdown::Runner>> = Vec::new();
-    for (name, s) in servers {
+    for (name, s) in &servers {
         let mut session = Session::new(
             s.connector()?,
             s.password()?,
@@ -60,7 +62,7 @@ pub fn run_special(
             session,
         }));
     }
-    countdown::run(args, runners, commands).map(Some)
+    countdown::run(&timing, runners, &commands)
 }
 
 /// `rcon --mgmt ...` runs `rcon-mgmt ...` (the same arguments) from rcon's own directory.
@@ -99,33 +101,6 @@ pub fn hand_to_mgmt_binary() -> anyhow::Result<Exit> {
             .with_context(|| format!("cannot run {}", sibling.display()))?;
         std::process::exit(status.code().unwrap_or(1));
     }
-}
-
-/// `--mgmt`: the management protocol instead of RCON (in the `rcon-mgmt` binary).
-#[cfg(feature = "mgmt")]
-#[allow(dead_code)] // referenced only by rcon-mgmt's main
-pub fn run_mgmt(args: &Args, settings: &Settings) -> anyhow::Result<Exit> {
-    let mut words: Vec<Vec<String>> = args
-        .commands
-        .iter()
-        .map(|c| super::mgmt::split_words(c))
-        .collect();
-    // `--mgmt players`: clap took the first command word for the URL; a URL has a scheme.
-    let (url, first) = match args.mgmt.as_deref() {
-        Some("") | None => (None, None),
-        Some(u) if u.contains("://") => (Some(u), None),
-        Some(word) => (None, Some(word.to_string())),
-    };
-    // A quoted 'allowlist add Alex' is three words too (JSON values stay whole).
-    let trailing: Vec<String> = first
-        .into_iter()
-        .chain(args.command.iter().cloned())
-        .flat_map(|w| super::mgmt::split_words(&w))
-        .collect();
-    if !trailing.is_empty() {
-        words.push(trailing);
-    }
-    super::mgmt::run(args, settings, url, &words)
 }
 
 /// Runs one command on the session (connecting first if needed) and returns its output as

@@ -31,8 +31,9 @@ use rconsole::fleet::{self, Next, Report};
 use rconsole::rcon::client::{ClientOptions, Observer};
 use rconsole::transport::Connector;
 
-use super::exit::{self, Exit};
+use super::exit::{self, Exit, fail};
 use super::output::{Printer, Record, Style};
+use super::plan::FanoutPlan;
 use super::secrets::Secret;
 use super::session::{self, PARSE_ERROR};
 use super::settings::Settings;
@@ -254,6 +255,35 @@ fn passwords(list: &[(String, Settings)]) -> anyhow::Result<Vec<Password>> {
             None => s.password(),
         })
         .collect()
+}
+
+/// Runs the plan: the command line's commands plus, with `-f`, the lines of the files (read
+/// whole first, with the mcfunction rules), or with neither and stdin not a terminal, the lines
+/// of stdin, as for one server: every server gets the same list.
+pub fn run_plan(plan: FanoutPlan) -> anyhow::Result<Exit> {
+    let mut planned: Vec<Planned> = plan
+        .commands
+        .into_iter()
+        .map(|text| Planned { text, origin: None })
+        .collect();
+    let macros = plan.macros.into_iter().collect();
+    for path in &plan.files {
+        let input = super::batch::read_commands(path, &macros)?;
+        planned.extend(input.lines.into_iter().map(|(text, line)| Planned {
+            text,
+            origin: Some((input.name.clone(), line)),
+        }));
+    }
+    if planned.is_empty() {
+        return Err(fail(
+            Exit::Usage,
+            "no command given for several servers (use COMMAND, -c, -f or stdin)",
+        ));
+    }
+    let texts: Vec<String> = planned.iter().map(|p| p.text.clone()).collect();
+    super::refuse_unsendable(&texts, plan.servers.iter().map(|(_, s)| s))?;
+    let printer = plan.printing.printer();
+    run_settings(plan.servers, &planned, plan.layout, &printer, plan.policy)
 }
 
 /// Runs `commands` on every resolved server (profiles of `-s a,b,c`, `--all`, a group,

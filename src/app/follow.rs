@@ -12,7 +12,6 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::{Value, json};
 
-use super::args::Args;
 use super::exit::Exit;
 use super::output::{Printer, Style};
 use super::session::Session;
@@ -133,6 +132,17 @@ fn utc(secs: u64) -> String {
     )
 }
 
+/// `--follow`, resolved.
+#[derive(Debug, Clone, Default)]
+pub struct FollowOptions {
+    /// NDJSON instead of text lines.
+    pub json: bool,
+    /// `--exec CMD`: run per event.
+    pub exec: Option<String>,
+    /// `--poll`: how often RCON servers are asked (default [`DEFAULT_POLL`]).
+    pub poll: Option<Duration>,
+}
+
 /// Prints events (text or NDJSON) and runs `--exec` for each, in order, from any thread.
 pub struct Emitter {
     json: bool,
@@ -144,10 +154,10 @@ pub struct Emitter {
 
 impl Emitter {
     /// From the command line; `label` with several servers.
-    pub fn new(args: &Args, label: bool) -> Emitter {
+    pub fn new(options: &FollowOptions, label: bool) -> Emitter {
         Emitter {
-            json: args.json,
-            exec: args.exec.clone(),
+            json: options.json,
+            exec: options.exec.clone(),
             label,
             lock: Mutex::new(()),
         }
@@ -236,8 +246,8 @@ fn run_exec(cmd: &str, e: &Event, time: &str, json_line: &str) {
 
 /// Follows the management notifications of one server.
 #[cfg(feature = "mgmt")]
-pub fn run_mgmt(args: &Args, target: &super::mgmt::Target) -> anyhow::Result<Exit> {
-    let emitter = Emitter::new(args, false);
+pub fn run_mgmt(options: &FollowOptions, target: &super::mgmt::Target) -> anyhow::Result<Exit> {
+    let emitter = Emitter::new(options, false);
     let retry = Duration::from_secs(1);
     let mut connected_once = false;
     let mut said_waiting = false;
@@ -302,15 +312,15 @@ pub fn run_mgmt(args: &Args, target: &super::mgmt::Target) -> anyhow::Result<Exi
 }
 
 /// Follows one or several RCON servers by polling `list`.
-pub fn run_rcon(args: &Args, servers: Vec<(String, Settings)>) -> anyhow::Result<Exit> {
-    let poll = args.poll.unwrap_or(DEFAULT_POLL);
+pub fn run_rcon(options: &FollowOptions, servers: Vec<(String, Settings)>) -> anyhow::Result<Exit> {
+    let poll = options.poll.unwrap_or(DEFAULT_POLL);
     if poll.is_zero() {
         return Err(super::exit::fail(
             super::exit::Exit::Usage,
             "--poll must be more than 0",
         ));
     }
-    let emitter = Arc::new(Emitter::new(args, servers.len() > 1));
+    let emitter = Arc::new(Emitter::new(options, servers.len() > 1));
     // Connect to each first, so a wrong address or password fails at once.
     let mut followers = Vec::new();
     for (name, settings) in servers {

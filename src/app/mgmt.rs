@@ -11,8 +11,8 @@ use rconsole::mgmt::{self, ConnectOptions, Endpoint, MgmtClient, Schema, Trust};
 use rconsole::transport::Connector;
 use serde_json::{Value, json};
 
-use super::args::Args;
 use super::exit::{Exit, fail};
+use super::plan::{MgmtPlan, PracticePlan};
 use super::secrets::{self, Secret};
 use super::settings::{self, Settings};
 
@@ -66,7 +66,8 @@ fn profile(settings: &Settings) -> Option<(&super::config::Profile, Option<PathB
 }
 
 /// Resolves URL, secret, trust and Origin: flags and environment first, then the profile.
-pub fn resolve(args: &Args, settings: &Settings, url: Option<&str>) -> anyhow::Result<Target> {
+pub fn resolve(plan: &MgmtPlan, settings: &Settings) -> anyhow::Result<Target> {
+    let url = plan.url.as_deref();
     let prof = profile(settings);
     let p = prof.as_ref().map(|(p, _)| *p);
     let base = prof.as_ref().and_then(|(_, b)| b.clone());
@@ -83,9 +84,9 @@ pub fn resolve(args: &Args, settings: &Settings, url: Option<&str>) -> anyhow::R
         })?,
     };
     let endpoint = Endpoint::parse(&url).map_err(error)?;
-    let trust = if let Some(path) = &args.mgmt_cert {
+    let trust = if let Some(path) = &plan.cert {
         read_cert(path)?
-    } else if let Some(fp) = &args.mgmt_fingerprint {
+    } else if let Some(fp) = &plan.fingerprint {
         Trust::from_fingerprint(fp).map_err(error)?
     } else if let Some(path) = key(|p| &p.mgmt_cert) {
         read_cert(&secrets::resolve_path(&path, base.as_deref()))?
@@ -94,14 +95,14 @@ pub fn resolve(args: &Args, settings: &Settings, url: Option<&str>) -> anyhow::R
     } else {
         Trust::PublicRoots
     };
-    let origin = args.mgmt_origin.clone().or_else(|| key(|p| &p.mgmt_origin));
+    let origin = plan.origin.clone().or_else(|| key(|p| &p.mgmt_origin));
     let secret = if let Some(s) = std::env::var("RCON_MGMT_SECRET")
         .ok()
         .filter(|s| !s.is_empty())
     {
         Password::new(s)
-    } else if let Some(f) = args
-        .mgmt_secret_file
+    } else if let Some(f) = plan
+        .secret_file
         .as_ref()
         .filter(|f| !f.as_os_str().is_empty())
     {
@@ -151,7 +152,7 @@ source (--password-file, RCON_PASSWORD, a profile's password keys)",
             origin,
             trust,
             timeout: settings.timeout.value,
-            trace: args.trace.then_some(trace_message as fn(&str, &str)),
+            trace: plan.trace.then_some(trace_message as fn(&str, &str)),
         },
         name,
     })
@@ -362,36 +363,37 @@ fn prefix(label: Option<&str>, text: &str) -> String {
 }
 
 /// `rcon --mgmt ...` for one server.
-pub fn run(
-    args: &Args,
-    settings: &Settings,
-    url: Option<&str>,
-    commands: &[Vec<String>],
-) -> anyhow::Result<Exit> {
-    let target = resolve(args, settings, url)?;
-    if args.follow {
+pub fn run(plan: &MgmtPlan, settings: &Settings) -> anyhow::Result<Exit> {
+    let mut commands: Vec<Vec<String>> = plan.lines.iter().map(|c| split_words(c)).collect();
+    // A quoted 'allowlist add Alex' is three words too (JSON values stay whole).
+    let trailing: Vec<String> = plan.words.iter().flat_map(|w| split_words(w)).collect();
+    if !trailing.is_empty() {
+        commands.push(trailing);
+    }
+    let target = resolve(plan, settings)?;
+    if let Some(follow) = &plan.follow {
         if !commands.is_empty() {
             return Err(fail(
                 Exit::Usage,
                 "--follow runs no commands (it prints events); run them separately",
             ));
         }
-        return super::follow::run_mgmt(args, &target);
+        return super::follow::run_mgmt(follow, &target);
     }
     let (mut client, schema) = target.connect()?;
-    if args.countdown.is_some() || args.every.is_some() || args.condition.is_some() {
+    if let Some(timing) = &plan.timing {
         let runner = MgmtRunner {
             name: target.name.clone(),
             client,
             schema,
         };
         let lines: Vec<String> = commands.iter().map(|w| w.join(" ")).collect();
-        return super::countdown::run(args, vec![Box::new(runner)], &lines);
+        return super::countdown::run(timing, vec![Box::new(runner)], &lines);
     }
     if !commands.is_empty() {
         let mut worst = Exit::Success;
-        for words in commands {
-            if let Err(e) = run_words(&mut client, &schema, words, args.json, None) {
+        for words in &commands {
+            if let Err(e) = run_words(&mut client, &schema, words, plan.json, None) {
                 let exit = super::exit::exit_for(&e);
                 if exit != Exit::CommandFailed {
                     client.close();
@@ -405,10 +407,10 @@ pub fn run(
         return Ok(worst);
     }
     let tty = std::io::stdin().is_terminal();
-    let result = if tty || args.interactive {
-        console(&mut client, &schema, &target, args.json)
+    let result = if tty || plan.interactive {
+        console(&mut client, &schema, &target, plan.json)
     } else {
-        lines(&mut client, &schema, args.json)
+        lines(&mut client, &schema, plan.json)
     };
     client.close();
     result
@@ -606,7 +608,8 @@ fn console(
 
 /// `--practice-mgmt ADDR`: the practice management server in the foreground until `server stop`
 /// or Ctrl-C.
-pub fn serve_practice(args: &Args, addr: &str) -> anyhow::Result<Exit> {
+pub fn serve_practice(plan: &PracticePlan) -> anyhow::Result<Exit> {
+    let addr = plan.addr.as_str();
     use rconsole::mgmt::practice::{MgmtPracticeConfig, MgmtPracticeServer};
     let bind = addr.parse().map_err(|_| {
         fail(
@@ -618,14 +621,14 @@ pub fn serve_practice(args: &Args, addr: &str) -> anyhow::Result<Exit> {
         std::fs::read(p)
             .map_err(|e| fail(Exit::Config, format!("cannot read {}: {e}", p.display())))
     };
-    let tls = match (&args.practice_cert, &args.practice_key) {
-        (Some(c), Some(k)) => Some((read(c)?, read(k)?)),
-        _ => None,
+    let tls = match &plan.tls {
+        Some((c, k)) => Some((read(c)?, read(k)?)),
+        None => None,
     };
     let scheme = if tls.is_some() { "wss" } else { "ws" };
     let server = MgmtPracticeServer::start(MgmtPracticeConfig {
         bind,
-        secret: args.practice_password.clone(),
+        secret: plan.password.clone(),
         tls,
         allowed_origins: None,
     })

@@ -1,6 +1,5 @@
 //! `--ping` and `--query`: a server's status without a password, printed for people or as JSON.
 
-use std::io::IsTerminal;
 use std::time::Duration;
 
 use anyhow::Context;
@@ -10,7 +9,6 @@ use rconsole::minecraft::driver::{self, LegacyPing, PingReport, QueryReply, Quer
 use rconsole::minecraft::status::{self, DEFAULT_PORT};
 use rconsole::rcon::client::Direction;
 
-use super::args::Args;
 use super::exit::{Exit, fail};
 use super::output;
 use super::settings::{DEFAULT_TIMEOUT, HostPort};
@@ -42,16 +40,6 @@ fn game_target(given: Option<&str>, defaults: &Defaults) -> anyhow::Result<(Host
     ))
 }
 
-/// Colour as `--color` says (auto: stdout is a terminal and NO_COLOR is unset).
-fn colour_wanted(args: &Args) -> bool {
-    let no_color = std::env::var("NO_COLOR").ok();
-    output::color_enabled(
-        args.color,
-        std::io::stdout().is_terminal(),
-        no_color.as_deref(),
-    )
-}
-
 /// The DNS server for SRV lookups: `RCON_DNS_SERVER` (`IP` or `IP:PORT`; a value that is
 /// neither disables the lookup), else the system's.
 fn dns_server() -> Option<std::net::SocketAddr> {
@@ -73,8 +61,8 @@ pub struct Defaults {
 
 impl Defaults {
     /// From the flags alone (no config file): `--host` or localhost, `--timeout` or 10s.
-    pub fn from_args(args: &Args) -> anyhow::Result<Defaults> {
-        let host = match &args.host {
+    pub fn from_flags(host: Option<&str>, timeout: Option<Duration>) -> anyhow::Result<Defaults> {
+        let host = match host {
             Some(h) => {
                 parse_host_port(h)
                     .map_err(|why| fail(Exit::Usage, format!("--host: {why}")))?
@@ -84,13 +72,46 @@ impl Defaults {
         };
         Ok(Defaults {
             host,
-            timeout: args.timeout.unwrap_or(DEFAULT_TIMEOUT),
+            timeout: timeout.unwrap_or(DEFAULT_TIMEOUT),
         })
     }
 }
 
+/// `--ping` or `--query`, resolved.
+#[derive(Debug, Clone)]
+pub struct Probe {
+    /// Which, and its own options.
+    pub kind: ProbeKind,
+    /// The host and time limit when the flag names no host.
+    pub defaults: Defaults,
+    /// `--json`.
+    pub json: bool,
+    /// Colour in the text output.
+    pub colour: bool,
+    /// `--trace`: the bytes on stderr.
+    pub trace: bool,
+}
+
+/// A status ping or a query, with the `HOST[:PORT]` given to the flag.
+#[derive(Debug, Clone)]
+pub enum ProbeKind {
+    /// `--ping [HOST[:PORT]]`, `--legacy`.
+    Ping { given: Option<String>, legacy: bool },
+    /// `--query [HOST[:PORT]]`, `--full`.
+    Query { given: Option<String>, full: bool },
+}
+
+/// Runs the ping or the query.
+pub fn run(probe: &Probe) -> anyhow::Result<Exit> {
+    match &probe.kind {
+        ProbeKind::Ping { given, legacy } => ping(probe, given.as_deref(), *legacy),
+        ProbeKind::Query { given, full } => query(probe, given.as_deref(), *full),
+    }
+}
+
 /// `rcon --ping`.
-pub fn ping(args: &Args, given: Option<&str>, defaults: &Defaults) -> anyhow::Result<Exit> {
+fn ping(probe: &Probe, given: Option<&str>, legacy: bool) -> anyhow::Result<Exit> {
+    let defaults = &probe.defaults;
     let (mut target, port_given) = game_target(given, defaults)?;
     let timeout = defaults.timeout;
     // Without a port, ask DNS for `_minecraft._tcp.HOST` first, as the game does (not for
@@ -106,12 +127,12 @@ pub fn ping(args: &Args, given: Option<&str>, defaults: &Defaults) -> anyhow::Re
             target = HostPort { host, port };
         }
     }
-    let legacy = if args.legacy {
+    let legacy = if legacy {
         LegacyPing::Only
     } else {
         LegacyPing::Fallback
     };
-    let trace = args.trace.then(Trace::new);
+    let trace = probe.trace.then(Trace::new);
     let mut tap = |d: Direction, bytes: &[u8]| {
         if let Some(t) = &trace {
             t.raw(d, bytes, &describe_status(d, bytes));
@@ -119,31 +140,32 @@ pub fn ping(args: &Args, given: Option<&str>, defaults: &Defaults) -> anyhow::Re
     };
     let report = driver::ping(&target.host, target.port, timeout, legacy, &mut tap)
         .with_context(|| format!("status ping of {}", target.describe()))?;
-    let text = if args.json {
+    let text = if probe.json {
         ping_json(&target, via_srv.as_deref(), &report).to_string()
     } else {
-        ping_text(&target, via_srv.as_deref(), &report, colour_wanted(args))
+        ping_text(&target, via_srv.as_deref(), &report, probe.colour)
     };
     output::print_text(&format!("{text}\n"))?;
     Ok(Exit::Success)
 }
 
 /// `rcon --query`.
-pub fn query(args: &Args, given: Option<&str>, defaults: &Defaults) -> anyhow::Result<Exit> {
+fn query(probe: &Probe, given: Option<&str>, full: bool) -> anyhow::Result<Exit> {
+    let defaults = &probe.defaults;
     let (target, _) = game_target(given, defaults)?;
     let timeout = defaults.timeout;
-    let trace = args.trace.then(Trace::new);
+    let trace = probe.trace.then(Trace::new);
     let mut tap = |d: Direction, bytes: &[u8]| {
         if let Some(t) = &trace {
             t.raw(d, bytes, &describe_query(d, bytes));
         }
     };
-    let report = driver::query(&target.host, target.port, args.full, timeout, &mut tap)
+    let report = driver::query(&target.host, target.port, full, timeout, &mut tap)
         .with_context(|| format!("query of {}", target.describe()))?;
-    let text = if args.json {
+    let text = if probe.json {
         query_json(&report).to_string()
     } else {
-        query_text(&report, colour_wanted(args))
+        query_text(&report, probe.colour)
     };
     output::print_text(&format!("{text}\n"))?;
     Ok(Exit::Success)
@@ -422,16 +444,13 @@ mod tests {
 
     #[test]
     fn targets() {
-        use clap::Parser;
-        let args = Args::try_parse_from(["rcon", "--ping"]).unwrap();
-        let d = Defaults::from_args(&args).unwrap();
+        let d = Defaults::from_flags(None, None).unwrap();
         let (t, given) = game_target(None, &d).unwrap();
         assert_eq!(
             (t.host.as_str(), t.port, given),
             ("localhost", 25565, false)
         );
-        let args = Args::try_parse_from(["rcon", "-H", "mc.example:25575", "--ping"]).unwrap();
-        let d = Defaults::from_args(&args).unwrap();
+        let d = Defaults::from_flags(Some("mc.example:25575"), None).unwrap();
         let (t, _) = game_target(None, &d).unwrap();
         assert_eq!((t.host.as_str(), t.port), ("mc.example", 25565));
         let (t, _) = game_target(Some("[::1]"), &d).unwrap();

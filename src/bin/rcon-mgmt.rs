@@ -10,14 +10,9 @@ use std::process::ExitCode;
 use app::exit::{Exit, exit_for};
 
 fn main() -> ExitCode {
-    let (args, origins) = app::parse();
-    // Here, not in app::run: a reference from there would link the practice server's TLS
-    // code into rcon too.
-    let result = match &args.practice_mgmt {
-        Some(addr) => app::mgmt::serve_practice(&args, addr),
-        None => app::run(args, origins, Some(app::run_mgmt)),
-    };
-    match result {
+    // The hooks are named here, not in app::run: a reference from there would link the
+    // management client and its practice server's TLS code into rcon too.
+    match app::run(Some(app::MGMT_HOOKS)) {
         Ok(exit) => exit.code(),
         Err(err) => {
             if app::output::is_broken_pipe(&err) {

@@ -1,0 +1,661 @@
+//! Resolution: argv, the environment and the config file become one [`Mode`] holding everything
+//! that mode needs, fully resolved (as ripgrep turns its low-level arguments into high-level
+//! ones). This module and `settings` are the only ones that read the clap [`Args`]; after
+//! [`resolve`], nothing does. The config file is read only by the modes that use it.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{CommandFactory, FromArgMatches};
+
+use super::args::Args;
+use super::batch::BatchPolicy;
+use super::countdown::Timing;
+use super::exit::{Exit, fail};
+use super::fanout::{self, Layout};
+use super::follow::FollowOptions;
+use super::output::{self, Printer, Style};
+use super::reach::{self, Probe, ProbeKind};
+use super::settings::{self, ConfigFile, Origins, Settings, Source};
+use super::{consoles, inventory};
+
+/// What this run does, with everything it needs.
+pub enum Mode {
+    /// `--mgmt` or `--practice-mgmt` in `rcon`: run `rcon-mgmt` with the same arguments.
+    HandToMgmt,
+    /// `--practice-server ADDR`: an RCON or console practice server in the foreground.
+    Practice(PracticePlan),
+    /// `--practice-mgmt ADDR` (in `rcon-mgmt`): the practice management server.
+    PracticeMgmt(PracticePlan),
+    /// `--list-servers`.
+    ListServers(ConfigFile),
+    /// `--ping` or `--query`.
+    Probe(Probe),
+    /// `--print-config`: each server's settings (a name with several).
+    PrintConfig(Vec<(Option<String>, Settings)>),
+    /// `--mgmt` (in `rcon-mgmt`).
+    Mgmt(MgmtPlan, Box<Settings>),
+    /// `--follow` on one or several RCON-family servers.
+    Follow(FollowOptions, Vec<(String, Settings)>),
+    /// `--countdown`, `--every`, `--if` on one or several servers.
+    Timed(TimedPlan),
+    /// Commands on several servers at once.
+    Fanout(FanoutPlan),
+    /// One server: commands, batch input, the console.
+    Session(Box<SessionPlan>),
+}
+
+/// How command output is printed.
+#[derive(Debug, Clone, Copy)]
+pub struct Printing {
+    /// `--json`, `--raw`, or text with or without colour.
+    pub style: Style,
+    /// Restore vanilla's dropped line breaks.
+    pub fix_newlines: bool,
+}
+
+impl Printing {
+    /// A printer for stdout.
+    pub fn printer(&self) -> Printer {
+        Printer::new(self.style, self.fix_newlines)
+    }
+}
+
+/// A practice server to run in the foreground.
+#[derive(Debug, Clone)]
+pub struct PracticePlan {
+    /// `IP:PORT` to listen on, as given.
+    pub addr: String,
+    /// `--practice-mode`.
+    pub mode: String,
+    /// `--practice-password`.
+    pub password: String,
+    /// `--practice-read-delay`.
+    pub read_delay: Option<Duration>,
+    /// `--practice-cert` and `--practice-key` (management server with TLS).
+    pub tls: Option<(PathBuf, PathBuf)>,
+}
+
+/// `--mgmt`: where to and what to run; the profile's settings travel beside it.
+#[derive(Debug, Clone, Default)]
+pub struct MgmtPlan {
+    /// The URL given to `--mgmt`, if it was one (else the profile's `mgmt_url`).
+    pub url: Option<String>,
+    /// `-c` calls, one string each.
+    pub lines: Vec<String>,
+    /// The call given as trailing words (with the first word, when clap took it for the URL).
+    pub words: Vec<String>,
+    /// `--mgmt-cert`.
+    pub cert: Option<PathBuf>,
+    /// `--mgmt-fingerprint`.
+    pub fingerprint: Option<String>,
+    /// `--mgmt-origin`.
+    pub origin: Option<String>,
+    /// `--mgmt-secret-file`.
+    pub secret_file: Option<PathBuf>,
+    /// `--trace`: every JSON-RPC message on stderr.
+    pub trace: bool,
+    /// `--json`.
+    pub json: bool,
+    /// `--interactive`.
+    pub interactive: bool,
+    /// `--follow`: notifications instead of calls.
+    pub follow: Option<FollowOptions>,
+    /// `--countdown`, `--every`, `--if`.
+    pub timing: Option<Timing>,
+}
+
+/// The timed operations on one or several servers.
+pub struct TimedPlan {
+    /// Each server by name.
+    pub servers: Vec<(String, Settings)>,
+    /// The command line's commands (run after `--then`'s).
+    pub commands: Vec<String>,
+    /// When and what.
+    pub timing: Timing,
+}
+
+/// Commands on several servers.
+pub struct FanoutPlan {
+    /// Each server by name.
+    pub servers: Vec<(String, Settings)>,
+    /// The command line's commands.
+    pub commands: Vec<String>,
+    /// Batch files (`-` is stdin), read whole with the mcfunction rules.
+    pub files: Vec<String>,
+    /// `--macro` values.
+    pub macros: Vec<(String, String)>,
+    /// How output is labelled by server.
+    pub layout: Layout,
+    /// How output is printed.
+    pub printing: Printing,
+    /// Failures, pacing, parallelism.
+    pub policy: fanout::Policy,
+}
+
+/// One server's session.
+pub struct SessionPlan {
+    /// The server (for `--demo`, the settings other than the address and password).
+    pub settings: Settings,
+    /// `--demo`: against an in-process practice server.
+    pub demo: bool,
+    /// The command line's commands, in order.
+    pub commands: Vec<String>,
+    /// Batch files, in order.
+    pub files: Vec<String>,
+    /// Whether stdin is read as batch input and whether the console opens.
+    pub inputs: SessionInputs,
+    /// `--trace`.
+    pub trace: bool,
+    /// `--messages`.
+    pub messages: bool,
+    /// `--json` (for `--messages`).
+    pub json: bool,
+    /// Failures, pacing, echo, macros.
+    pub batch: BatchPolicy,
+    /// How output is printed.
+    pub printing: Printing,
+}
+
+/// What a session reads, from what was given and whether stdin is a terminal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SessionInputs {
+    /// Read commands from stdin.
+    pub stdin_batch: bool,
+    /// Open the console at the end.
+    pub console: bool,
+}
+
+impl SessionInputs {
+    /// Nothing given: the console on a terminal, stdin as batch input otherwise; `-i` always
+    /// opens the console.
+    pub fn new(commands: bool, files: bool, interactive: bool, stdin_tty: bool) -> SessionInputs {
+        let nothing = !commands && !files;
+        SessionInputs {
+            stdin_batch: nothing && !stdin_tty && !interactive,
+            console: interactive || (nothing && stdin_tty),
+        }
+    }
+}
+
+/// Parses argv, also reporting where each value came from (flag or environment variable).
+pub fn parse() -> (Args, Origins) {
+    let mut command = Args::command();
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let mut matches = command.try_get_matches_from_mut(&argv).unwrap_or_else(|e| {
+        let blamed = from_environment(&command, &e, &argv);
+        usage_exit(e, blamed)
+    });
+    let origins = Origins::from_matches(&command, &matches);
+    // The `_mut` form takes the values instead of cloning every match first.
+    let args = Args::from_arg_matches_mut(&mut matches).unwrap_or_else(|e| usage_exit(e, None));
+    (args, origins)
+}
+
+/// When a bad value came from an environment variable, not argv: the clap name of the
+/// argument (`--port <PORT>`) and the variable, so the message names what the user set.
+fn from_environment(
+    command: &clap::Command,
+    e: &clap::Error,
+    argv: &[std::ffi::OsString],
+) -> Option<(String, String)> {
+    use clap::error::{ContextKind, ContextValue};
+    let Some(ContextValue::String(shown)) = e.get(ContextKind::InvalidArg) else {
+        return None;
+    };
+    let long = shown.split_whitespace().next()?.strip_prefix("--")?;
+    let arg = command
+        .get_arguments()
+        .find(|a| a.get_long() == Some(long))?;
+    let var = arg.get_env()?.to_string_lossy().into_owned();
+    std::env::var_os(&var)?;
+    let short = arg.get_short().map(|c| format!("-{c}"));
+    let on_argv = argv.iter().skip(1).any(|w| {
+        let w = w.to_string_lossy();
+        w == format!("--{long}")
+            || w.starts_with(&format!("--{long}="))
+            || short.as_ref().is_some_and(|s| w.starts_with(s.as_str()))
+    });
+    (!on_argv).then(|| (shown.clone(), var))
+}
+
+/// Ends the process for a command-line error: `--help` and `--version` print as clap does;
+/// anything else is one line on stderr and exit status 2. `blamed`: the argument's clap name
+/// and the environment variable its bad value came from.
+fn usage_exit(e: clap::Error, blamed: Option<(String, String)>) -> ! {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        e.exit();
+    }
+    let mut line = one_line(&e.to_string());
+    if let Some((shown, var)) = blamed {
+        line = line.replace(
+            &format!("'{shown}'"),
+            &format!("environment variable {var}"),
+        );
+    }
+    eprintln!("rcon: error: {line}");
+    std::process::exit(Exit::Usage as i32);
+}
+
+/// clap's error text (message, tip, usage) as one line: the message and the tip.
+fn one_line(text: &str) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for line in text.lines().map(str::trim) {
+        if line.starts_with("Usage:") || line.starts_with("For more information") {
+            break;
+        }
+        if line.is_empty() {
+            continue;
+        }
+        let line = line.strip_prefix("error: ").unwrap_or(line);
+        // "were not provided:" and its list belong together: "...provided: --ping".
+        match parts.last_mut() {
+            Some(last) if last.ends_with(':') => {
+                last.push(' ');
+                last.push_str(line);
+            }
+            _ => parts.push(line.to_string()),
+        }
+    }
+    format!("{} (rcon --help lists the options)", parts.join("; "))
+}
+
+/// Resolves the run. `mgmt_here`: this binary runs `--mgmt` itself (`rcon-mgmt`).
+pub fn resolve(args: Args, origins: Origins, mgmt_here: bool) -> anyhow::Result<Mode> {
+    if (args.mgmt.is_some() || args.practice_mgmt.is_some()) && !mgmt_here {
+        return Ok(Mode::HandToMgmt);
+    }
+    consoles::tune_from_env()?;
+    if let Some(addr) = &args.practice_mgmt {
+        return Ok(Mode::PracticeMgmt(practice_plan(&args, addr)));
+    }
+    if let Some(addr) = &args.practice_server {
+        return Ok(Mode::Practice(practice_plan(&args, addr)));
+    }
+    if args.list_servers {
+        return Ok(Mode::ListServers(ConfigFile::load(&args, &origins)?));
+    }
+    if let Some(probe) = probe(&args, &origins)? {
+        return Ok(Mode::Probe(probe));
+    }
+    if args.demo {
+        refuse_with_demo(&origins)?;
+    }
+    let file = if args.demo {
+        ConfigFile::Ignored("--demo")
+    } else {
+        ConfigFile::load(&args, &origins)?
+    };
+    let commands = commands(&args);
+    // An inventory: every row on the settings of the selected profile (-s NAME or `default`),
+    // with the row's own address, password source, dialect and ssh.
+    if let Some(path) = &args.targets {
+        let mut servers = Vec::new();
+        for row in inventory::load(path, &args.where_)? {
+            let mut s = Settings::resolve(&args, &origins, file.clone())?;
+            let name = settings::apply_row(&mut s, &args, row);
+            servers.push((name, s));
+        }
+        return several(args, servers, commands);
+    }
+    if let Some(names) = settings::fanout_names(&args, &origins, &file)? {
+        let mut servers = Vec::new();
+        for name in names {
+            let s = Settings::resolve_profile(&args, &origins, file.clone(), Some(&name))?;
+            servers.push((name.value, s));
+        }
+        if args.mgmt.is_some() && !args.print_config {
+            return Err(fail(Exit::Usage, "--mgmt works with one server"));
+        }
+        return several(args, servers, commands);
+    }
+    let settings = Settings::resolve(&args, &origins, file.clone())?;
+    if args.print_config {
+        return Ok(Mode::PrintConfig(vec![(None, settings)]));
+    }
+    if args.mgmt.is_some() {
+        return Ok(Mode::Mgmt(mgmt_plan(&args), Box::new(settings)));
+    }
+    if !args.target.is_empty() {
+        let mut servers = Vec::new();
+        for (name, target) in settings::targets(&args)? {
+            let mut s = Settings::resolve(&args, &origins, file.clone())?;
+            s.host.value = target.host;
+            s.port.value = target.port;
+            // A target names its own address, so the route to the default profile's server
+            // (its ssh or proxy_command) does not apply; --ssh and --proxy-command still do.
+            s.drop_profile_route();
+            servers.push((name, s));
+        }
+        return several(args, servers, commands);
+    }
+    if !args.demo {
+        let name = match &settings.profile {
+            Some(p) if p.source != Source::Default => p.value.clone(),
+            _ => settings.target(),
+        };
+        let one = vec![(name, settings.clone())];
+        if let Some(mode) = follow_or_timed(&args, one, &commands)? {
+            return Ok(mode);
+        }
+    }
+    let inputs = SessionInputs::new(
+        !commands.is_empty(),
+        !args.files.is_empty(),
+        args.interactive,
+        std::io::stdin().is_terminal(),
+    );
+    Ok(Mode::Session(Box::new(SessionPlan {
+        settings,
+        demo: args.demo,
+        commands,
+        inputs,
+        trace: args.trace,
+        messages: args.messages,
+        json: args.json,
+        batch: batch_policy(&args),
+        printing: printing(&args),
+        files: args.files,
+    })))
+}
+
+/// Several servers: their settings, `--follow` or the timed operations, or commands on all.
+fn several(
+    args: Args,
+    servers: Vec<(String, Settings)>,
+    commands: Vec<String>,
+) -> anyhow::Result<Mode> {
+    if args.print_config {
+        let named = servers.into_iter().map(|(n, s)| (Some(n), s)).collect();
+        return Ok(Mode::PrintConfig(named));
+    }
+    if let Some(mode) = follow_or_timed(&args, servers.clone(), &commands)? {
+        return Ok(mode);
+    }
+    if args.interactive {
+        return Err(fail(
+            Exit::Usage,
+            "--interactive opens a console on one server given with -H or -s NAME; --target, \
+             --all and server groups run commands and files only",
+        ));
+    }
+    // Output flags with no meaning for several servers are refused, not ignored.
+    if args.trace {
+        return Err(fail(
+            Exit::Usage,
+            "--trace shows one connection's packets; with several servers, trace one at a time",
+        ));
+    }
+    let printing = printing(&args);
+    let Some(layout) = fanout::layout(printing.style, args.group) else {
+        return Err(fail(
+            Exit::Usage,
+            "--raw prints bytes as received, which cannot be labelled by server; use --json \
+             (or one server) instead",
+        ));
+    };
+    let mut files = args.files.clone();
+    // Piped stdin is batch input, as for one server (unless the inventory came from it).
+    let stdin_taken = args.targets.as_deref() == Some("-");
+    if commands.is_empty() && files.is_empty() && !stdin_taken && !std::io::stdin().is_terminal() {
+        files.push("-".into());
+    }
+    let policy = fanout::Policy {
+        keep_going: args.keep_going,
+        delay: args.delay,
+        echo: args.echo,
+        parallel: args
+            .parallel
+            .map_or(rconsole::fleet::DEFAULT_PARALLEL, |n| n as usize),
+        parallel_given: args.parallel.is_some(),
+        retries: args.retry,
+        progress: fanout::stderr_is_terminal(),
+        messages: args.messages.then_some(args.json),
+    };
+    Ok(Mode::Fanout(FanoutPlan {
+        servers,
+        commands,
+        files,
+        macros: args.macros,
+        layout,
+        printing,
+        policy,
+    }))
+}
+
+/// `--follow`, or the timed operations, on these servers; `None` when neither was asked for.
+fn follow_or_timed(
+    args: &Args,
+    servers: Vec<(String, Settings)>,
+    commands: &[String],
+) -> anyhow::Result<Option<Mode>> {
+    if args.follow {
+        if !commands.is_empty() || !args.files.is_empty() {
+            return Err(fail(
+                Exit::Usage,
+                "--follow runs no commands (it prints events); run them separately",
+            ));
+        }
+        return Ok(Some(Mode::Follow(follow_options(args), servers)));
+    }
+    Ok(timing(args).map(|timing| {
+        Mode::Timed(TimedPlan {
+            servers,
+            commands: commands.to_vec(),
+            timing,
+        })
+    }))
+}
+
+fn follow_options(args: &Args) -> FollowOptions {
+    FollowOptions {
+        json: args.json,
+        exec: args.exec.clone(),
+        poll: args.poll,
+    }
+}
+
+fn timing(args: &Args) -> Option<Timing> {
+    if args.countdown.is_none() && args.every.is_none() && args.condition.is_none() {
+        return None;
+    }
+    Some(Timing {
+        countdown: args.countdown,
+        announce: args.announce.clone(),
+        at: args.at.clone(),
+        then: args.then.clone(),
+        cancel_announce: args.cancel_announce.clone(),
+        every: args.every,
+        condition: args.condition.clone(),
+        json: args.json,
+    })
+}
+
+fn practice_plan(args: &Args, addr: &str) -> PracticePlan {
+    PracticePlan {
+        addr: addr.to_string(),
+        mode: args.practice_mode.clone(),
+        password: args.practice_password.clone(),
+        read_delay: args.practice_read_delay,
+        tls: args.practice_cert.clone().zip(args.practice_key.clone()),
+    }
+}
+
+fn mgmt_plan(args: &Args) -> MgmtPlan {
+    // `--mgmt players`: clap took the first command word for the URL; a URL has a scheme.
+    let (url, first) = match args.mgmt.as_deref() {
+        Some("") | None => (None, None),
+        Some(u) if u.contains("://") => (Some(u.to_string()), None),
+        Some(word) => (None, Some(word.to_string())),
+    };
+    MgmtPlan {
+        url,
+        lines: args.commands.clone(),
+        words: first
+            .into_iter()
+            .chain(args.command.iter().cloned())
+            .collect(),
+        cert: args.mgmt_cert.clone(),
+        fingerprint: args.mgmt_fingerprint.clone(),
+        origin: args.mgmt_origin.clone(),
+        secret_file: args.mgmt_secret_file.clone(),
+        trace: args.trace,
+        json: args.json,
+        interactive: args.interactive,
+        follow: args.follow.then(|| follow_options(args)),
+        timing: timing(args),
+    }
+}
+
+/// `--ping` / `--query`: they need no password and no RCON session, and read the config file
+/// only when `-s` names a profile (for its host and time limit).
+fn probe(args: &Args, origins: &Origins) -> anyhow::Result<Option<Probe>> {
+    let kind = match (&args.ping, &args.query) {
+        (Some(given), _) => ProbeKind::Ping {
+            given: given.clone(),
+            legacy: args.legacy,
+        },
+        (None, Some(given)) => ProbeKind::Query {
+            given: given.clone(),
+            full: args.full,
+        },
+        (None, None) => return Ok(None),
+    };
+    let names_profile =
+        args.server.is_some() && origins.get("server") != Some(&settings::Source::Default);
+    let defaults = if names_profile {
+        let s = Settings::resolve(args, origins, ConfigFile::load(args, origins)?)?;
+        reach::Defaults {
+            host: s.host.value,
+            timeout: s.timeout.value,
+        }
+    } else {
+        reach::Defaults::from_flags(args.host.as_deref(), args.timeout)?
+    };
+    Ok(Some(Probe {
+        kind,
+        defaults,
+        json: args.json,
+        colour: colour(args),
+        trace: args.trace,
+    }))
+}
+
+/// `--demo` runs against its own server: a server or password given on the command line would
+/// be silently ignored (the environment's RCON_* values are, as the config is).
+fn refuse_with_demo(origins: &Origins) -> anyhow::Result<()> {
+    for (id, flag) in [
+        ("host", "--host"),
+        ("port", "--port"),
+        ("server", "--server"),
+        ("password", "--password"),
+        ("password_file", "--password-file"),
+    ] {
+        if matches!(origins.get(id), Some(Source::Flag(_))) {
+            return Err(fail(
+                Exit::Usage,
+                format!("--demo runs against its own practice server; drop {flag}"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The commands to run: `-c` ones first, then the trailing words joined into one.
+fn commands(args: &Args) -> Vec<String> {
+    let mut all = args.commands.clone();
+    if !args.command.is_empty() {
+        all.push(args.command.join(" "));
+    }
+    all
+}
+
+fn batch_policy(args: &Args) -> BatchPolicy {
+    BatchPolicy {
+        keep_going: args.keep_going,
+        delay: args.delay,
+        echo: args.echo,
+        macros: args.macros.iter().cloned().collect(),
+    }
+}
+
+/// Colour as `--color` says (auto: stdout is a terminal and NO_COLOR is unset).
+fn colour(args: &Args) -> bool {
+    let no_color = std::env::var("NO_COLOR").ok();
+    output::color_enabled(
+        args.color,
+        std::io::stdout().is_terminal(),
+        no_color.as_deref(),
+    )
+}
+
+/// How command output is printed: `--json`, `--raw`, or text with colour as `--color` says;
+/// vanilla's dropped line breaks restored as [`fix_newlines`] decides.
+fn printing(args: &Args) -> Printing {
+    let style = if args.json {
+        Style::Json
+    } else if args.raw {
+        Style::Raw
+    } else {
+        Style::Text {
+            color: colour(args),
+        }
+    };
+    Printing {
+        style,
+        fix_newlines: fix_newlines(args),
+    }
+}
+
+/// Whether to restore the line breaks vanilla drops (MC-7569): `--fix-newlines` or
+/// `--no-fix-newlines` when given (the last wins), else only when stdout is a terminal, where a
+/// person reads it; output to a pipe or file stays exactly as the server sent it.
+fn fix_newlines(args: &Args) -> bool {
+    if args.fix_newlines || args.no_fix_newlines {
+        return args.fix_newlines;
+    }
+    !args.raw && !args.json && std::io::stdout().is_terminal()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn usage_errors_are_one_line() {
+        let err = Args::command()
+            .try_get_matches_from(["rcon", "--bogus"])
+            .unwrap_err();
+        let line = one_line(&err.to_string());
+        assert!(!line.contains('\n'), "{line}");
+        assert!(
+            line.starts_with("unexpected argument '--bogus' found"),
+            "{line}"
+        );
+        assert!(line.contains("tip:"), "{line}");
+    }
+
+    #[test]
+    fn session_inputs() {
+        let p = SessionInputs::new;
+        let s = |stdin_batch, console| SessionInputs {
+            stdin_batch,
+            console,
+        };
+        // Nothing given: console on a terminal, stdin batch otherwise.
+        assert_eq!(p(false, false, false, true), s(false, true));
+        assert_eq!(p(false, false, false, false), s(true, false));
+        // Commands or files given: neither, unless -i.
+        assert_eq!(p(true, false, false, true), s(false, false));
+        assert_eq!(p(false, true, false, false), s(false, false));
+        assert_eq!(p(true, true, true, false), s(false, true));
+        assert_eq!(p(false, false, true, false), s(false, true));
+    }
+}

@@ -1,0 +1,190 @@
+//! One server's session: the command line's commands, then batch input (files, or stdin when it
+//! is not a terminal), then the console, all on one connection with one failure policy.
+
+use std::sync::Arc;
+
+use anyhow::Context;
+
+use rconsole::Password;
+use rconsole::practice::{self, PracticeServer};
+use rconsole::rcon::client::Observer;
+use rconsole::transport::{Connector, TcpConnector};
+
+use super::exit::{self, Exit, fail};
+use super::plan::SessionPlan;
+use super::session::{self, Session};
+use super::settings;
+use super::{StderrObserver, batch, console, consoles, refuse_unsendable, short, trace};
+
+/// Runs the session the plan describes.
+pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
+    let settings = &plan.settings;
+    let inputs_plan = plan.inputs;
+    refuse_unsendable(&plan.commands, [settings])?;
+    // Every input is opened (and a directory refused) before anything is sent, so a typo in
+    // the last -f sends nothing.
+    let inputs = plan
+        .files
+        .iter()
+        .map(|path| batch::Input::open(path, batch::progress_wanted(path)))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let observer: Arc<dyn Observer> = if plan.trace {
+        Arc::new(trace::Trace::new())
+    } else {
+        Arc::new(StderrObserver)
+    };
+    let opts = settings.options(observer);
+
+    // Keeps the demo server alive for the whole session.
+    let _demo_server;
+    let mut _demo_console = None;
+    let protocol = settings.dialect.value.dialect().protocol;
+    let (connector, password, name): (Box<dyn Connector>, Password, String) = if plan.demo {
+        let password = format!("demo-{}", std::process::id());
+        // A console dialect gets its own practice server; RCON the strict vanilla one.
+        let port = if let Some(server) = consoles::demo_server(protocol, &password)? {
+            let port = server.port();
+            _demo_console = Some(server);
+            port
+        } else {
+            let server = PracticeServer::start(practice::PracticeConfig {
+                password: password.clone(),
+                ..practice::PracticeConfig::default()
+            })
+            .context("cannot start the practice server")?;
+            let port = server.port();
+            _demo_server = server;
+            port
+        };
+        let connector = TcpConnector::new("127.0.0.1", port);
+        (Box::new(connector), Password::new(password), "demo".into())
+    } else {
+        let name = match &settings.profile {
+            Some(p) if p.source != settings::Source::Default => p.value.clone(),
+            _ => settings.target(),
+        };
+        (settings.connector()?, settings.password()?, name)
+    };
+    let console_settings = console::ConsoleContext {
+        name,
+        password: password.expose().to_string(),
+    };
+
+    let printer = plan.printing.printer();
+    let mut session = Session::new(connector, password, opts, printer);
+    session.set_protocol(protocol);
+    if plan.messages && !inputs_plan.console {
+        let sink = consoles::message_sink(plan.json, &console_settings.name, false);
+        session.set_messages(sink, false);
+    }
+
+    let batch_opts = plan.batch;
+    let mut tally = batch::Tally::default();
+    let more_inputs = inputs_plan.stdin_batch || !inputs.is_empty();
+    session.keeps_open = inputs_plan.console;
+    run_commands(
+        &mut session,
+        &plan.commands,
+        more_inputs,
+        &batch_opts,
+        &mut tally,
+    )?;
+    if inputs_plan.stdin_batch {
+        batch::run_input(&mut session, batch::Input::stdin(), &batch_opts, &mut tally)?;
+    }
+    for input in inputs {
+        batch::run_input(&mut session, input, &batch_opts, &mut tally)?;
+    }
+    if inputs_plan.console {
+        session.refuse_after_stop = false;
+        return console::run(&mut session, &console_settings);
+    }
+    if tally.worst.is_some() {
+        return tally.finish();
+    }
+    if tally.lines == 0 && plan.commands.is_empty() && inputs_plan.stdin_batch {
+        eprintln!("rcon: warning: no commands on stdin; nothing was sent");
+    }
+    Ok(Exit::Success)
+}
+
+/// Runs the command-line commands in order, with the batch policy: `--delay` between
+/// commands, and the first failure stops the run (nothing later is sent, `more_inputs` says
+/// whether files or stdin were still to come) unless `--keep-going`, which reports each failure
+/// and counts it in `tally`.
+fn run_commands(
+    session: &mut Session,
+    commands: &[String],
+    more_inputs: bool,
+    opts: &batch::BatchPolicy,
+    tally: &mut batch::Tally,
+) -> anyhow::Result<()> {
+    for (i, command) in commands.iter().enumerate() {
+        tally.lines += 1;
+        if tally.sent > 0
+            && let Some(d) = opts.delay
+        {
+            std::thread::sleep(d);
+        }
+        if opts.echo {
+            session.printer.echo(command)?;
+        }
+        // Nothing follows the last command on this connection: its answer may be ended by a
+        // step that also ends the connection (one round trip instead of a quiet gap).
+        let outcome = if i + 1 == commands.len() && !more_inputs && !session.keeps_open {
+            session.run_last(command)?
+        } else {
+            session.run(command, None)?
+        };
+        if outcome.sent {
+            tally.sent += 1;
+        }
+        if outcome.ok() {
+            continue;
+        }
+        tally.failed += 1;
+        let (exit, why) = match &outcome.error {
+            Some(err) => (Exit::from_error(err), exit::chain(err)),
+            None => (Exit::CommandFailed, session::PARSE_ERROR.to_string()),
+        };
+        tally.worst = Some(tally.worst.map_or(exit, |w| w.max(exit)));
+        let message = if outcome.sent {
+            format!("command '{}': {why}", short(command))
+        } else {
+            why
+        };
+        if opts.keep_going {
+            eprintln!("rcon: error: {message}");
+            continue;
+        }
+        // Say what was not sent: this command too when it never went out (no connection,
+        // refused login), and every later one.
+        let after = commands.len() - i - 1;
+        let later = after + usize::from(!outcome.sent);
+        let mut message = message;
+        let rest = if more_inputs {
+            " and the batch input"
+        } else {
+            ""
+        };
+        if later > 0 {
+            let which = if outcome.sent { " later" } else { "" };
+            message.push_str(&format!(
+                "; {later}{which} {}{rest} not sent",
+                plural(later)
+            ));
+        } else if more_inputs {
+            message.push_str("; the batch input was not sent");
+        }
+        // Only something after the failed command could have gone on.
+        if after > 0 || more_inputs {
+            message.push_str(" (--keep-going continues past failures)");
+        }
+        return Err(fail(exit, message));
+    }
+    Ok(())
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "command" } else { "commands" }
+}
