@@ -1,0 +1,342 @@
+//! Second stage of the command line: merges flags, environment, the config profile and built-in
+//! defaults (flags > environment > profile > defaults) into the [`Settings`] the program runs
+//! with, remembering where each value came from for `--print-config`.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::parser::ValueSource;
+use clap::{ArgMatches, Command};
+use rconsole::rcon::client::{ClientOptions, EndDetection, Observer};
+use rconsole::transport::tunnel::{ProcessConnector, SshDestination, expand_proxy_command};
+use rconsole::transport::{Connector, TcpConnector};
+use rconsole::{Password, format_duration};
+
+use super::args::{Args, DialectArg, SentinelArg};
+
+mod describe;
+mod file;
+mod password;
+mod servers;
+mod source;
+
+use super::config::{self, ParsedConfig, Profile};
+use super::exit::{Exit, fail};
+use super::secrets::{self, Secret};
+use super::values::parse_host_port;
+pub use file::{ConfigFile, list_servers};
+pub use servers::{HostPort, apply_row, fanout_names, targets};
+use source::Layers;
+pub use source::{Origins, Source, Sourced};
+
+/// The default RCON port (`rcon.port` in server.properties).
+pub const DEFAULT_PORT: u16 = 25575;
+/// The default time limit.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+/// The profile used when no `-s NAME` is given.
+pub const DEFAULT_PROFILE: &str = "default";
+
+/// Everything the program runs with, each value with its source.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// The config file.
+    pub config: ConfigFile,
+    /// The selected profile and why (`None`: no profile applies).
+    pub profile: Option<Sourced<String>>,
+    /// Host name or address, without brackets or port.
+    pub host: Sourced<String>,
+    /// TCP port.
+    pub port: Sourced<u16>,
+    /// Where the password comes from (`None`: nowhere yet; ask on the terminal).
+    pub password: Option<Sourced<Secret>>,
+    /// The time limit.
+    pub timeout: Sourced<Duration>,
+    /// End-of-output detection.
+    pub sentinel: Sourced<SentinelArg>,
+    /// The silence that ends an output without a sentinel.
+    pub idle_gap: Sourced<Duration>,
+    /// The server family.
+    pub dialect: Sourced<DialectArg>,
+    /// SSH destination for `ssh -W`, if the server is reached through SSH.
+    pub ssh: Option<Sourced<String>>,
+    /// Options passed to ssh as `-o OPTION`.
+    pub ssh_options: Vec<String>,
+    /// A proxy command template (`%h`, `%p`), if the server is reached through one.
+    pub proxy_command: Option<Sourced<String>>,
+    /// Forget what was learned about the server first (`--forget`).
+    pub forget: bool,
+}
+
+/// Reads one environment variable, treating empty as unset.
+fn env(name: &str) -> Option<Sourced<String>> {
+    std::env::var(name)
+        .ok()
+        .filter(|v| !v.is_empty())
+        .map(|v| Sourced::new(v, Source::Env(name.into())))
+}
+
+/// How to reach `host`:`port`: directly over TCP, through `ssh -W`, or through a proxy command.
+pub fn connector(
+    ssh: Option<&str>,
+    ssh_options: &[String],
+    proxy_command: Option<&str>,
+    host: &str,
+    port: u16,
+) -> anyhow::Result<Box<dyn Connector>> {
+    if let Some(dest) = ssh {
+        let dest =
+            SshDestination::parse(dest).map_err(|e| fail(Exit::Usage, format!("--ssh: {e}")))?;
+        return Ok(Box::new(ProcessConnector::ssh(
+            dest,
+            ssh_options.to_vec(),
+            host,
+            port,
+        )));
+    }
+    if let Some(template) = proxy_command {
+        let command = expand_proxy_command(template, host, port)
+            .map_err(|e| fail(Exit::Usage, format!("--proxy-command: {e}")))?;
+        return Ok(Box::new(ProcessConnector::shell(command, host, port)));
+    }
+    Ok(Box::new(TcpConnector::new(host, port)))
+}
+
+impl Settings {
+    /// Resolves every setting. Reads no password file and runs no password command (see
+    /// [`Settings::password`]), so it is safe for `--print-config`.
+    pub fn resolve(args: &Args, origins: &Origins, file: ConfigFile) -> anyhow::Result<Settings> {
+        Self::resolve_profile(args, origins, file, None)
+    }
+
+    /// Like [`Settings::resolve`], for the profile `forced` instead of `-s` (one server of a
+    /// fan-out).
+    pub fn resolve_profile(
+        args: &Args,
+        origins: &Origins,
+        file: ConfigFile,
+        forced: Option<&Sourced<String>>,
+    ) -> anyhow::Result<Settings> {
+        let selected = file::select_profile(args, origins, &file, forced)?;
+        let (profile_name, profile, config) = match &selected {
+            Some((name, p, c)) => (Some(name.clone()), Some(*p), Some(*c)),
+            None => (None, None, None),
+        };
+        // A profile key's source: the profile and `path:line`.
+        let at = |span: std::ops::Range<usize>| -> Source {
+            Source::Profile {
+                name: profile_name
+                    .as_ref()
+                    .map(|n| n.value.clone())
+                    .unwrap_or_default(),
+                at: config.map(|c| c.at(span)).unwrap_or_default(),
+            }
+        };
+
+        let layers = Layers {
+            origins,
+            profile,
+            at: &at,
+        };
+        // Host, then port; a port inside the host counts at the host's level.
+        let host = layers
+            .flag(&args.host, "host")
+            .or_env(env("MCRCON_HOST"))
+            .or_key(|p| p.host.as_ref(), String::clone)
+            .or_default("localhost".into());
+        let mcrcon_port = match env("MCRCON_PORT") {
+            Some(s) => Some(Sourced::new(
+                s.value.parse::<u16>().map_err(|_| {
+                    fail(
+                        Exit::Usage,
+                        format!("MCRCON_PORT: '{}' is not a port number", s.value),
+                    )
+                })?,
+                s.source,
+            )),
+            None => None,
+        };
+        let port = layers
+            .flag(&args.port, "port")
+            .or_env(mcrcon_port)
+            .or_key(|p| p.port.as_ref(), |p| *p)
+            .or_default(DEFAULT_PORT);
+        let (bare_host, host_port) = parse_host_port(&host.value).map_err(|why| {
+            let exit = match host.source {
+                Source::Profile { .. } => Exit::Config,
+                _ => Exit::Usage,
+            };
+            fail(exit, format!("the host ({}): {why}", host.source))
+        })?;
+        if bare_host.is_empty() {
+            return Err(fail(
+                Exit::Usage,
+                format!("the host ({}) is empty", host.source),
+            ));
+        }
+        let port = match host_port {
+            Some(hp) if host.source.rank() < port.source.rank() => {
+                Sourced::new(hp, host.source.clone())
+            }
+            Some(hp) if host.source.rank() == port.source.rank() => {
+                if matches!(host.source, Source::Flag(_)) && hp != port.value {
+                    return Err(fail(
+                        Exit::Usage,
+                        format!(
+                            "--host {} names port {hp} but --port says {}; give one",
+                            host.value, port.value
+                        ),
+                    ));
+                }
+                Sourced::new(hp, host.source.clone())
+            }
+            _ => port,
+        };
+        let host = Sourced::new(bare_host, host.source);
+
+        let password = password::resolve_password(args, origins, profile, &at, config)?;
+
+        let timeout = layers
+            .flag(&args.timeout, "timeout")
+            .or_key(|p| p.timeout.as_ref(), |t| t.0)
+            .or_default(DEFAULT_TIMEOUT);
+        let sentinel = layers
+            .flag(&args.sentinel, "sentinel")
+            .or_key(|p| p.sentinel.as_ref(), |s| s.0)
+            .or_default(SentinelArg::Detect);
+        // Zero stands for the adaptive gap (see ClientOptions::idle_gap).
+        let idle_gap = layers
+            .flag(&args.idle_gap, "idle_gap")
+            .or_key(|p| p.idle_gap.as_ref(), |g| g.0)
+            .or_default(Duration::ZERO);
+        let dialect = layers
+            .flag(&args.dialect, "dialect")
+            .or_key(|p| p.dialect.as_ref(), |d| d.0)
+            .or_default(DialectArg::Minecraft);
+        // No port given anywhere: the dialect's own (BattlEye, WebRCON and telnet differ).
+        let mut port = port;
+        if port.source == Source::Default {
+            port.value = dialect.value.dialect().default_port;
+        }
+        let ssh = layers
+            .flag(&args.ssh, "ssh")
+            .or_key(|p| p.ssh.as_ref(), String::clone)
+            .found();
+        let proxy_command = layers
+            .flag(&args.proxy_command, "proxy_command")
+            .or_key(|p| p.proxy_command.as_ref(), String::clone)
+            .found();
+        if ssh.is_some() && proxy_command.is_some() {
+            return Err(fail(
+                Exit::Config,
+                "both ssh and proxy_command are set; give one",
+            ));
+        }
+        if !args.ssh_option.is_empty() && ssh.is_none() {
+            return Err(fail(
+                Exit::Usage,
+                "--ssh-option needs --ssh (or a profile's ssh key)",
+            ));
+        }
+        let ssh_options = if args.ssh_option.is_empty() {
+            profile
+                .and_then(|p| p.ssh_options.as_ref())
+                .map(|s| s.get_ref().clone())
+                .unwrap_or_default()
+        } else {
+            args.ssh_option.clone()
+        };
+
+        Ok(Settings {
+            dialect,
+            ssh,
+            ssh_options,
+            proxy_command,
+            profile: profile_name,
+            host,
+            port,
+            password,
+            timeout,
+            sentinel,
+            idle_gap,
+            config: file,
+            forget: args.forget,
+        })
+    }
+
+    /// Forgets a tunnel that came from the profile (for `--target`, which names its own
+    /// address): `ssh`, `ssh_options` and `proxy_command` from flags stay.
+    pub fn drop_profile_route(&mut self) {
+        let from_profile = |s: &Option<Sourced<String>>| {
+            s.as_ref()
+                .is_some_and(|s| matches!(s.source, Source::Profile { .. }))
+        };
+        if from_profile(&self.ssh) {
+            self.ssh = None;
+            self.ssh_options.clear();
+        }
+        if from_profile(&self.proxy_command) {
+            self.proxy_command = None;
+        }
+    }
+
+    /// Where to connect, as `host:port` (IPv6 bracketed).
+    pub fn target(&self) -> String {
+        TcpConnector::new(&self.host.value, self.port.value).describe()
+    }
+
+    /// The password: reads the file, runs the command, or asks on the terminal now.
+    pub fn password(&self) -> anyhow::Result<Password> {
+        match &self.password {
+            Some(p) => secrets::obtain(&p.value, &p.source.to_string(), &self.target()),
+            None => secrets::obtain(&Secret::Prompt, "prompt", &self.target()),
+        }
+    }
+
+    /// Engine options: the dialect's, then `sentinel` over its end method when it was given.
+    pub fn options(&self, observer: Arc<dyn Observer>) -> ClientOptions {
+        let mut opts = ClientOptions {
+            timeout: self.timeout.value,
+            // The adaptive gap unless one was given.
+            idle_gap: (self.idle_gap.source != Source::Default).then_some(self.idle_gap.value),
+            observer,
+            ..ClientOptions::default()
+        };
+        let dialect = self.dialect.value.dialect();
+        dialect.apply(&mut opts);
+        if self.sentinel.source != Source::Default {
+            opts.end = match self.sentinel.value {
+                SentinelArg::Detect => EndDetection::Detect,
+                SentinelArg::Negative => EndDetection::Negative,
+                SentinelArg::Positive => EndDetection::Positive,
+                SentinelArg::Idle => EndDetection::Idle,
+                SentinelArg::Auto => EndDetection::Auto,
+            };
+        }
+        if let Ok(connector) = self.connector() {
+            let key = super::learned::key(&connector.describe(), dialect);
+            super::learned::attach(&mut opts, key, self.forget);
+        }
+        opts
+    }
+
+    /// How to reach the server: directly over TCP, through `ssh -W`, or a proxy command.
+    pub fn connector(&self) -> anyhow::Result<Box<dyn Connector>> {
+        if self.dialect.value.dialect().protocol == rconsole::consoles::Protocol::BattlEye
+            && (self.ssh.is_some() || self.proxy_command.is_some())
+        {
+            return Err(fail(
+                Exit::Usage,
+                "BattlEye RCon runs over UDP, which --ssh and proxy_command cannot carry",
+            ));
+        }
+        connector(
+            self.ssh.as_ref().map(|s| s.value.as_str()),
+            &self.ssh_options,
+            self.proxy_command.as_ref().map(|s| s.value.as_str()),
+            &self.host.value,
+            self.port.value,
+        )
+    }
+}
