@@ -11,8 +11,8 @@
 use clap::CommandFactory;
 use clap_complete::{Generator, Shell};
 
-use super::args::Args;
-use super::exit::TABLE;
+use crate::app::exit::TABLE;
+use crate::app::resolve::args::Args;
 
 /// The shells completions are generated for.
 const SHELLS: [Shell; 5] = [

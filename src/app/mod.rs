@@ -1,47 +1,28 @@
-//! The `rcon` application: everything between argv and the library. `run` picks the mode
-//! (practice server, demo, one-shot commands, batch input, console) and drives the session.
+//! The `rcon` application: everything between argv and the library, in three stages by folder:
+//! [`resolve`] turns argv, the environment and the config file into one [`plan::Mode`]; [`run`](mod@run)
+//! runs each mode from its plan; [`print`](mod@print) is what reaches the terminal. [`run()`](fn@run) is a single
+//! match on the mode.
 
-pub mod args;
-pub mod batch;
-pub mod config;
-pub mod console;
-pub mod consoles;
-pub mod countdown;
-pub mod dispatch;
 pub mod exit;
-pub mod fanout;
-pub mod follow;
 #[cfg(test)]
 mod generate;
-pub mod inventory;
-pub mod learned;
-// Used only by the rcon-mgmt binary, which shares this module tree (see `MgmtRun`).
-#[cfg(feature = "mgmt")]
-#[allow(dead_code)]
-pub mod mgmt;
-pub mod output;
-pub mod plan;
-pub mod practice;
-pub mod reach;
-pub mod secrets;
-pub mod session;
-pub mod settings;
-pub mod single;
-pub mod trace;
-pub mod values;
+pub mod print;
+pub mod resolve;
+pub mod run;
 
 use rconsole::rcon::client::{Observer, check_command};
-use settings::{ConfigFile, Settings};
 
-pub use dispatch::MgmtHooks;
+use exit::{Exit, fail};
+use print::output;
+use resolve::plan::{self, Mode};
+use resolve::settings::{self, ConfigFile, Settings};
+pub use run::timed::MgmtHooks;
 // For rcon-mgmt's main; rcon itself never names it.
 #[cfg(feature = "mgmt")]
 #[allow(unused_imports)]
-pub use dispatch::MGMT_HOOKS;
-use dispatch::{hand_to_mgmt_binary, run_timed};
-use plan::Mode;
-
-use exit::{Exit, fail};
+pub use run::timed::MGMT_HOOKS;
+use run::timed::{hand_to_mgmt_binary, run_timed};
+use run::{fanout, follow, ping_query, practice, single};
 
 /// Prints engine warnings on stderr.
 struct StderrObserver;
@@ -64,7 +45,7 @@ pub fn run(mgmt: Option<MgmtHooks>) -> anyhow::Result<Exit> {
             None => hand_to_mgmt_binary(),
         },
         Mode::ListServers(file) => list_servers(&file),
-        Mode::Probe(probe) => reach::run(&probe),
+        Mode::Probe(probe) => ping_query::run(&probe),
         Mode::PrintConfig(servers) => print_config(&servers),
         Mode::Mgmt(plan, settings) => match mgmt {
             Some(hooks) => (hooks.run)(&plan, &settings),

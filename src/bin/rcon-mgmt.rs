@@ -15,7 +15,7 @@ fn main() -> ExitCode {
     match app::run(Some(app::MGMT_HOOKS)) {
         Ok(exit) => exit.code(),
         Err(err) => {
-            if app::output::is_broken_pipe(&err) {
+            if app::print::output::is_broken_pipe(&err) {
                 return Exit::Success.code();
             }
             eprintln!("rcon: error: {err:#}");

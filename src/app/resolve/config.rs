@@ -13,8 +13,8 @@ use clap::ValueEnum;
 use serde::{Deserialize, Deserializer};
 use toml::Spanned;
 
-use super::args::{DialectArg, SentinelArg};
-use super::exit::{Exit, fail};
+use crate::app::exit::{Exit, fail};
+use crate::app::resolve::args::{DialectArg, SentinelArg};
 
 /// The file name inside the configuration directory.
 pub const FILE_NAME: &str = "config.toml";
@@ -158,7 +158,7 @@ impl<'de> Deserialize<'de> for DurationValue {
                 )));
             }
         };
-        super::values::parse_duration(&text)
+        crate::app::resolve::values::parse_duration(&text)
             .map(DurationValue)
             .map_err(serde::de::Error::custom)
     }
@@ -335,7 +335,7 @@ mod tests {
 
     fn error(text: &str) -> String {
         let err = parse(text).unwrap_err();
-        assert_eq!(super::super::exit::exit_for(&err), Exit::Config);
+        assert_eq!(crate::app::exit::exit_for(&err), Exit::Config);
         format!("{err:#}")
     }
 

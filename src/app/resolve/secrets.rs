@@ -8,7 +8,7 @@ use std::process::Stdio;
 
 use rconsole::Password;
 
-use super::exit::{Exit, fail};
+use crate::app::exit::{Exit, fail};
 
 /// Where the password will come from, decided without reading or running anything yet (so
 /// `--print-config` can describe it).
@@ -238,7 +238,7 @@ mod tests {
         let e = read_file(&f, "test").unwrap_err();
         assert!(format!("{e}").contains("empty first line"));
         let e = read_file(&dir.path().join("nope"), "test").unwrap_err();
-        assert_eq!(super::super::exit::exit_for(&e), Exit::Config);
+        assert_eq!(crate::app::exit::exit_for(&e), Exit::Config);
     }
 
     #[cfg(unix)]

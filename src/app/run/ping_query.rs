@@ -9,11 +9,11 @@ use rconsole::minecraft::driver::{self, LegacyPing, PingReport, QueryReply, Quer
 use rconsole::minecraft::status::{self, DEFAULT_PORT};
 use rconsole::rcon::client::Direction;
 
-use super::exit::{Exit, fail};
-use super::output;
-use super::settings::{DEFAULT_TIMEOUT, HostPort};
-use super::trace::Trace;
-use super::values::parse_host_port;
+use crate::app::exit::{Exit, fail};
+use crate::app::print::output;
+use crate::app::print::trace::Trace;
+use crate::app::resolve::settings::{DEFAULT_TIMEOUT, HostPort};
+use crate::app::resolve::values::parse_host_port;
 
 /// The game server to ping or query: `HOST[:PORT]` given to the flag, else the host of `--host`
 /// (its port is the RCON port, so it is not used), else localhost; the port defaults to the game

@@ -9,9 +9,9 @@ use std::time::{Duration, Instant};
 
 use rconsole::rcon::client::check_command;
 
-use super::exit::{Exit, fail};
-use super::output::Record;
-use super::session::{CommandOutcome, PARSE_ERROR, Session};
+use crate::app::exit::{Exit, fail};
+use crate::app::print::output::Record;
+use crate::app::run::session::{CommandOutcome, PARSE_ERROR, Session};
 use rconsole::text::mcfunction::{Item, Joiner};
 
 /// The longest physical line kept in memory; longer ones are reported and skipped (no command
@@ -380,7 +380,10 @@ fn handle(
         Some(e) => (Exit::from_error(&e), anyhow::Error::new(e)),
         None => (Exit::CommandFailed, fail(Exit::CommandFailed, PARSE_ERROR)),
     };
-    let err = err.context(format!("{name}:{line}: command '{}'", super::short(&text)));
+    let err = err.context(format!(
+        "{name}:{line}: command '{}'",
+        crate::app::short(&text)
+    ));
     failed(exit, err, opts, tally)
 }
 
@@ -403,7 +406,7 @@ fn refuse(
     }
     session.printer.flush()?;
     tally.failed += 1;
-    if session.printer.style() == super::output::Style::Json {
+    if session.printer.style() == crate::app::print::output::Style::Json {
         session.printer.record(&Record {
             command: text,
             raw: b"",

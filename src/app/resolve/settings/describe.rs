@@ -62,10 +62,10 @@ impl Settings {
         ));
         if let Ok(connector) = self.connector() {
             let key =
-                super::super::learned::key(&connector.describe(), self.dialect.value.dialect());
+                crate::app::run::learned::key(&connector.describe(), self.dialect.value.dialect());
             rows.push((
                 "learned",
-                super::super::learned::describe(&key),
+                crate::app::run::learned::describe(&key),
                 String::new(),
             ));
         }

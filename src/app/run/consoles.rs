@@ -10,8 +10,8 @@ use anyhow::Context;
 use rconsole::consoles::practice::{self, ConsoleServer, Kind};
 use rconsole::consoles::{MessageSink, Protocol};
 
-use super::exit::{Exit, fail};
-use super::plan::PracticePlan;
+use crate::app::exit::{Exit, fail};
+use crate::app::resolve::plan::PracticePlan;
 
 /// Takes BattlEye's retransmit and keep-alive intervals from `RCON_BATTLEYE_RETRANSMIT` and
 /// `RCON_BATTLEYE_KEEPALIVE` when set (durations; the tests shorten them). A bad value is a
@@ -29,7 +29,7 @@ pub fn tune_from_env() -> anyhow::Result<()> {
         if text.trim().is_empty() {
             continue;
         }
-        let d = super::values::parse_duration(&text)
+        let d = crate::app::resolve::values::parse_duration(&text)
             .map_err(|e| fail(Exit::Usage, format!("{name}: {e}")))?;
         if d.is_zero() {
             return Err(fail(Exit::Usage, format!("{name}: must be more than 0")));

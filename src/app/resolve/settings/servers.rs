@@ -137,7 +137,11 @@ pub fn targets(args: &Args) -> anyhow::Result<Vec<(String, HostPort)>> {
 /// Points resolved settings at one `--targets` row: its address (the default profile's tunnel
 /// does not apply, as for `--target`), and its dialect, password source and ssh where the row
 /// gives them. Returns the row's name.
-pub fn apply_row(s: &mut Settings, args: &Args, row: super::super::inventory::Row) -> String {
+pub fn apply_row(
+    s: &mut Settings,
+    args: &Args,
+    row: crate::app::resolve::inventory::Row,
+) -> String {
     let at = row.at;
     let source = |what: &str| Source::Flag(format!("--targets ({at}, {what})"));
     s.host = Sourced::new(row.host, source("host"));

@@ -18,8 +18,8 @@ use rustyline::{CompletionType, Config, Context, Editor, Helper};
 
 use rconsole::ErrorKind;
 
-use super::exit::Exit;
-use super::session::Session;
+use crate::app::exit::Exit;
+use crate::app::run::session::Session;
 
 /// The environment variable that overrides the history file's path (for tests and for people
 /// who keep dotfiles elsewhere).
@@ -150,7 +150,7 @@ pub fn history_path() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os(HISTORY_ENV).filter(|p| !p.is_empty()) {
         return Some(PathBuf::from(p));
     }
-    super::config::data_dir().map(|d| d.join("history.txt"))
+    crate::app::resolve::config::data_dir().map(|d| d.join("history.txt"))
 }
 
 /// Whether a line may be written to history: not blank, not containing the password, and no
@@ -368,7 +368,7 @@ pub fn run(session: &mut Session, settings: &ConsoleContext) -> anyhow::Result<E
     editor.set_helper(Some(helper));
     // Server messages (BattlEye, WebRCON, telnet) show above the prompt as they arrive.
     if let Ok(printer) = editor.create_external_printer() {
-        session.set_messages(super::consoles::live_sink(printer), true);
+        session.set_messages(crate::app::run::consoles::live_sink(printer), true);
     }
     let prompt = format!("{}> ", settings.name);
     let mut warned_history = false;

@@ -11,10 +11,10 @@
 use std::collections::BTreeMap;
 use std::io::Read;
 
-use super::args::DialectArg;
-use super::exit::{Exit, fail};
-use super::secrets::Secret;
-use super::values::parse_host_port;
+use crate::app::exit::{Exit, fail};
+use crate::app::resolve::args::DialectArg;
+use crate::app::resolve::secrets::Secret;
+use crate::app::resolve::values::parse_host_port;
 
 /// The columns a row may have.
 pub const COLUMNS: [&str; 9] = [
@@ -336,7 +336,7 @@ fn row(at: &str, mut f: Fields, env: &dyn Fn(&str) -> Option<String>) -> Result<
                 _ => return Err(format!("password_env: the variable {var} is not set")),
             }
         }
-        Some("password_file") => Some(Secret::File(super::secrets::resolve_path(
+        Some("password_file") => Some(Secret::File(crate::app::resolve::secrets::resolve_path(
             &f.remove("password_file").expect("present"),
             None,
         ))),

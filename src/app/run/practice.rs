@@ -4,9 +4,9 @@ use anyhow::Context;
 
 use rconsole::practice::{self, PracticeServer};
 
-use super::consoles;
-use super::exit::{Exit, fail};
-use super::plan::PracticePlan;
+use crate::app::exit::{Exit, fail};
+use crate::app::resolve::plan::PracticePlan;
+use crate::app::run::consoles;
 
 /// The practice server's password when `--practice-password` is not given.
 const DEFAULT_PRACTICE_PASSWORD: &str = "practice";

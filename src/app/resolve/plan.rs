@@ -9,16 +9,17 @@ use std::time::Duration;
 
 use clap::{CommandFactory, FromArgMatches};
 
-use super::args::Args;
-use super::batch::BatchPolicy;
-use super::countdown::Timing;
-use super::exit::{Exit, fail};
-use super::fanout::{self, Layout};
-use super::follow::FollowOptions;
-use super::output::{self, Printer, Style};
-use super::reach::{self, Probe, ProbeKind};
-use super::settings::{self, ConfigFile, Origins, Settings, Source};
-use super::{consoles, inventory};
+use crate::app::exit::{Exit, fail};
+use crate::app::print::output::{self, Printer, Style};
+use crate::app::resolve::args::Args;
+use crate::app::resolve::inventory;
+use crate::app::resolve::settings::{self, ConfigFile, Origins, Settings, Source};
+use crate::app::run::batch::BatchPolicy;
+use crate::app::run::consoles;
+use crate::app::run::countdown::Timing;
+use crate::app::run::fanout::{self, Layout};
+use crate::app::run::follow::FollowOptions;
+use crate::app::run::ping_query::{self, Probe, ProbeKind};
 
 /// What this run does, with everything it needs.
 pub enum Mode {
@@ -532,12 +533,12 @@ fn probe(args: &Args, origins: &Origins) -> anyhow::Result<Option<Probe>> {
         args.server.is_some() && origins.get("server") != Some(&settings::Source::Default);
     let defaults = if names_profile {
         let s = Settings::resolve(args, origins, ConfigFile::load(args, origins)?)?;
-        reach::Defaults {
+        ping_query::Defaults {
             host: s.host.value,
             timeout: s.timeout.value,
         }
     } else {
-        reach::Defaults::from_flags(args.host.as_deref(), args.timeout)?
+        ping_query::Defaults::from_flags(args.host.as_deref(), args.timeout)?
     };
     Ok(Some(Probe {
         kind,

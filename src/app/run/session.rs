@@ -9,7 +9,7 @@ use rconsole::rcon::client::check_command;
 use rconsole::transport::{Connector, Transport};
 use rconsole::{ClientOptions, Password};
 
-use super::output::{Printer, Record};
+use crate::app::print::output::{Printer, Record};
 
 /// What became of one command.
 #[derive(Debug)]
@@ -173,7 +173,7 @@ impl Session {
     ) -> std::io::Result<CommandOutcome> {
         let start = Instant::now();
         let mut raw = Vec::new();
-        let stopped = super::is_stop_command(command);
+        let stopped = crate::app::is_stop_command(command);
         let mut sent = false;
         let already_stopped = self.stopped && self.refuse_after_stop;
         let result = check_command(command, self.max_command_bytes())
@@ -190,7 +190,7 @@ impl Session {
             });
         let error = result.err();
         self.stopped |= stopped && sent && error.is_none();
-        let parse_error = error.is_none() && super::is_parse_error(&raw);
+        let parse_error = error.is_none() && crate::app::is_parse_error(&raw);
         let outcome = CommandOutcome {
             raw,
             error,
@@ -202,11 +202,11 @@ impl Session {
         let message = outcome
             .error
             .as_ref()
-            .map(|e| super::exit::chain(e))
+            .map(|e| crate::app::exit::chain(e))
             .or_else(|| outcome.parse_error.then(|| PARSE_ERROR.to_string()));
         let reason = match &outcome.error {
-            Some(e) => super::exit::Exit::from_error(e).reason(),
-            None if outcome.parse_error => super::exit::Exit::CommandFailed.reason(),
+            Some(e) => crate::app::exit::Exit::from_error(e).reason(),
+            None if outcome.parse_error => crate::app::exit::Exit::CommandFailed.reason(),
             None => None,
         };
         self.printer.record(&Record {
@@ -231,7 +231,7 @@ pub fn execute(
     raw: &mut Vec<u8>,
     last: bool,
 ) -> rconsole::Result<()> {
-    if super::is_stop_command(command) {
+    if crate::app::is_stop_command(command) {
         client.command_then_close(command, raw)
     } else if last {
         client.command_into_last(command, raw)

@@ -12,10 +12,10 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::{Value, json};
 
-use super::exit::Exit;
-use super::output::{Printer, Style};
-use super::session::Session;
-use super::settings::Settings;
+use crate::app::exit::Exit;
+use crate::app::print::output::{Printer, Style};
+use crate::app::resolve::settings::Settings;
+use crate::app::run::session::Session;
 
 /// After this long without a notification, the management follow checks the connection with
 /// a `server/status` call.
@@ -246,7 +246,10 @@ fn run_exec(cmd: &str, e: &Event, time: &str, json_line: &str) {
 
 /// Follows the management notifications of one server.
 #[cfg(feature = "mgmt")]
-pub fn run_mgmt(options: &FollowOptions, target: &super::mgmt::Target) -> anyhow::Result<Exit> {
+pub fn run_mgmt(
+    options: &FollowOptions,
+    target: &crate::app::run::mgmt::Target,
+) -> anyhow::Result<Exit> {
     let emitter = Emitter::new(options, false);
     let retry = Duration::from_secs(1);
     let mut connected_once = false;
@@ -315,8 +318,8 @@ pub fn run_mgmt(options: &FollowOptions, target: &super::mgmt::Target) -> anyhow
 pub fn run_rcon(options: &FollowOptions, servers: Vec<(String, Settings)>) -> anyhow::Result<Exit> {
     let poll = options.poll.unwrap_or(DEFAULT_POLL);
     if poll.is_zero() {
-        return Err(super::exit::fail(
-            super::exit::Exit::Usage,
+        return Err(crate::app::exit::fail(
+            crate::app::exit::Exit::Usage,
             "--poll must be more than 0",
         ));
     }
@@ -324,13 +327,13 @@ pub fn run_rcon(options: &FollowOptions, servers: Vec<(String, Settings)>) -> an
     // Connect to each first, so a wrong address or password fails at once.
     let mut followers = Vec::new();
     for (name, settings) in servers {
-        let opts = settings.options(Arc::new(super::StderrObserver));
+        let opts = settings.options(Arc::new(crate::app::StderrObserver));
         let protocol = settings.dialect.value.dialect().protocol;
         if protocol != rconsole::consoles::Protocol::Rcon {
             // Their servers push messages; following those is not built yet, and polling an
             // RCON `list` there would be wrong.
-            return Err(super::exit::fail(
-                super::exit::Exit::Usage,
+            return Err(crate::app::exit::fail(
+                crate::app::exit::Exit::Usage,
                 format!(
                     "{name}: --follow works with RCON servers and --mgmt; for this dialect's pushed messages use --messages (or the console)"
                 ),
@@ -343,9 +346,9 @@ pub fn run_rcon(options: &FollowOptions, servers: Vec<(String, Settings)>) -> an
             Printer::new(Style::Raw, false),
         );
         let text = list(&mut session).map_err(|e| {
-            super::exit::fail(
-                super::exit::Exit::from_error(&e),
-                format!("{name}: {}", super::exit::chain(&e)),
+            crate::app::exit::fail(
+                crate::app::exit::Exit::from_error(&e),
+                format!("{name}: {}", crate::app::exit::chain(&e)),
             )
         })?;
         let known = parse_list(&text);
@@ -382,7 +385,7 @@ pub fn run_rcon(options: &FollowOptions, servers: Vec<(String, Settings)>) -> an
 }
 
 fn list(session: &mut Session) -> rconsole::Result<String> {
-    super::dispatch::run_text(session, "list")
+    crate::app::run::timed::run_text(session, "list")
 }
 
 fn poll_loop(
@@ -414,7 +417,7 @@ fn poll_loop(
                 if !down {
                     eprintln!(
                         "rcon: {name}: connection lost ({}); reconnecting every {}",
-                        super::exit::chain(&e),
+                        crate::app::exit::chain(&e),
                         rconsole::format_duration(poll)
                     );
                     down = true;

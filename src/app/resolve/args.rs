@@ -5,14 +5,14 @@ use std::time::Duration;
 
 use clap::{Parser, ValueEnum};
 
-use super::output::ColorChoice;
+use crate::app::print::output::ColorChoice;
 
 fn duration(text: &str) -> Result<Duration, String> {
-    super::values::parse_duration(text)
+    crate::app::resolve::values::parse_duration(text)
 }
 
 fn time_limit(text: &str) -> Result<Duration, String> {
-    super::values::parse_time_limit(text)
+    crate::app::resolve::values::parse_time_limit(text)
 }
 
 /// A path; unlike clap's own parser it accepts an empty value, so an empty `RCON_CONFIG=` or

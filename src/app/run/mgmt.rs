@@ -11,10 +11,10 @@ use rconsole::mgmt::{self, ConnectOptions, Endpoint, MgmtClient, Schema, Trust};
 use rconsole::transport::Connector;
 use serde_json::{Value, json};
 
-use super::exit::{Exit, fail};
-use super::plan::{MgmtPlan, PracticePlan};
-use super::secrets::{self, Secret};
-use super::settings::{self, Settings};
+use crate::app::exit::{Exit, fail};
+use crate::app::resolve::plan::{MgmtPlan, PracticePlan};
+use crate::app::resolve::secrets::{self, Secret};
+use crate::app::resolve::settings::{self, Settings};
 
 /// Where and how to connect, resolved but not connected.
 pub struct Target {
@@ -58,7 +58,9 @@ pub fn error(e: mgmt::Error) -> anyhow::Error {
 }
 
 /// The profile this run uses, if any.
-fn profile(settings: &Settings) -> Option<(&super::config::Profile, Option<PathBuf>)> {
+fn profile(
+    settings: &Settings,
+) -> Option<(&crate::app::resolve::config::Profile, Option<PathBuf>)> {
     let name = settings.profile.as_ref()?;
     let config = settings.config.config()?;
     let p = config.servers.get(&name.value)?;
@@ -71,7 +73,7 @@ pub fn resolve(plan: &MgmtPlan, settings: &Settings) -> anyhow::Result<Target> {
     let prof = profile(settings);
     let p = prof.as_ref().map(|(p, _)| *p);
     let base = prof.as_ref().and_then(|(_, b)| b.clone());
-    let key = |f: fn(&super::config::Profile) -> &Option<toml::Spanned<String>>| {
+    let key = |f: fn(&crate::app::resolve::config::Profile) -> &Option<toml::Spanned<String>>| {
         p.and_then(|p| f(p).as_ref()).map(|s| s.get_ref().clone())
     };
     let url = match url {
@@ -318,7 +320,7 @@ pub fn run_words(
             }
             text.push('\n');
         }
-        super::output::print_text(&prefix(label, &text))?;
+        crate::app::print::output::print_text(&prefix(label, &text))?;
         return Ok(());
     }
     let (method, params) = schema.resolve(words).map_err(error)?;
@@ -339,7 +341,7 @@ pub fn run_words(
             } else {
                 text + "\n"
             };
-            super::output::print_text(&text)?;
+            crate::app::print::output::print_text(&text)?;
             Ok(())
         }
         Err(e) => {
@@ -348,7 +350,7 @@ pub fn run_words(
                 if let Some(l) = label {
                     o["server"] = json!(l);
                 }
-                super::output::print_text(&format!("{o}\n"))?;
+                crate::app::print::output::print_text(&format!("{o}\n"))?;
             }
             Err(error(e))
         }
@@ -357,7 +359,7 @@ pub fn run_words(
 
 fn prefix(label: Option<&str>, text: &str) -> String {
     match label {
-        Some(l) => super::fanout::prefixed(l, text),
+        Some(l) => crate::app::run::fanout::prefixed(l, text),
         None => text.to_string(),
     }
 }
@@ -378,7 +380,7 @@ pub fn run(plan: &MgmtPlan, settings: &Settings) -> anyhow::Result<Exit> {
                 "--follow runs no commands (it prints events); run them separately",
             ));
         }
-        return super::follow::run_mgmt(follow, &target);
+        return crate::app::run::follow::run_mgmt(follow, &target);
     }
     let (mut client, schema) = target.connect()?;
     if let Some(timing) = &plan.timing {
@@ -388,13 +390,13 @@ pub fn run(plan: &MgmtPlan, settings: &Settings) -> anyhow::Result<Exit> {
             schema,
         };
         let lines: Vec<String> = commands.iter().map(|w| w.join(" ")).collect();
-        return super::countdown::run(timing, vec![Box::new(runner)], &lines);
+        return crate::app::run::countdown::run(timing, vec![Box::new(runner)], &lines);
     }
     if !commands.is_empty() {
         let mut worst = Exit::Success;
         for words in &commands {
             if let Err(e) = run_words(&mut client, &schema, words, plan.json, None) {
-                let exit = super::exit::exit_for(&e);
+                let exit = crate::app::exit::exit_for(&e);
                 if exit != Exit::CommandFailed {
                     client.close();
                     return Err(e);
@@ -416,7 +418,7 @@ pub fn run(plan: &MgmtPlan, settings: &Settings) -> anyhow::Result<Exit> {
     result
 }
 
-/// A management server as a countdown's [`super::countdown::Runner`]: commands are method
+/// A management server as a countdown's [`crate::app::run::countdown::Runner`]: commands are method
 /// words (`server system_message Restart in {left}`, `server stop`).
 struct MgmtRunner {
     name: String,
@@ -424,7 +426,7 @@ struct MgmtRunner {
     schema: Schema,
 }
 
-impl super::countdown::Runner for MgmtRunner {
+impl crate::app::run::countdown::Runner for MgmtRunner {
     fn name(&self) -> &str {
         &self.name
     }
@@ -452,7 +454,7 @@ fn lines(client: &mut MgmtClient, schema: &Schema, json_out: bool) -> anyhow::Re
         any = true;
         if let Err(e) = run_words(client, schema, &split_words(t), json_out, None) {
             eprintln!("rcon: error: stdin:{}: {e:#}", n + 1);
-            let exit = super::exit::exit_for(&e);
+            let exit = crate::app::exit::exit_for(&e);
             if !matches!(exit, Exit::CommandFailed | Exit::Usage) {
                 return Err(e);
             }
@@ -599,7 +601,10 @@ fn console(
         }
         if let Err(e) = run_words(client, schema, &split_words(t), json_out, None) {
             eprintln!("rcon: error: {e:#}");
-            if !matches!(super::exit::exit_for(&e), Exit::CommandFailed | Exit::Usage) {
+            if !matches!(
+                crate::app::exit::exit_for(&e),
+                Exit::CommandFailed | Exit::Usage
+            ) {
                 return Err(e);
             }
         }

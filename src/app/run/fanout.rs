@@ -31,13 +31,15 @@ use rconsole::fleet::{self, Next, Report};
 use rconsole::rcon::client::{ClientOptions, Observer};
 use rconsole::transport::Connector;
 
-use super::exit::{self, Exit, fail};
-use super::output::{Printer, Record, Style};
-use super::plan::FanoutPlan;
-use super::secrets::Secret;
-use super::session::{self, PARSE_ERROR};
-use super::settings::Settings;
-use super::{is_parse_error, is_stop_command, short};
+use crate::app::exit::{self, Exit, fail};
+use crate::app::is_parse_error;
+use crate::app::is_stop_command;
+use crate::app::print::output::{Printer, Record, Style};
+use crate::app::resolve::plan::FanoutPlan;
+use crate::app::resolve::secrets::Secret;
+use crate::app::resolve::settings::Settings;
+use crate::app::run::session::{self, PARSE_ERROR};
+use crate::app::short;
 
 /// At most this many tunnelled targets (each an `ssh` or proxy process and a thread) run at
 /// once.
@@ -268,7 +270,7 @@ pub fn run_plan(plan: FanoutPlan) -> anyhow::Result<Exit> {
         .collect();
     let macros = plan.macros.into_iter().collect();
     for path in &plan.files {
-        let input = super::batch::read_commands(path, &macros)?;
+        let input = crate::app::run::batch::read_commands(path, &macros)?;
         planned.extend(input.lines.into_iter().map(|(text, line)| Planned {
             text,
             origin: Some((input.name.clone(), line)),
@@ -281,7 +283,7 @@ pub fn run_plan(plan: FanoutPlan) -> anyhow::Result<Exit> {
         ));
     }
     let texts: Vec<String> = planned.iter().map(|p| p.text.clone()).collect();
-    super::refuse_unsendable(&texts, plan.servers.iter().map(|(_, s)| s))?;
+    crate::app::refuse_unsendable(&texts, plan.servers.iter().map(|(_, s)| s))?;
     let printer = plan.printing.printer();
     run_settings(plan.servers, &planned, plan.layout, &printer, plan.policy)
 }
@@ -296,7 +298,7 @@ pub fn run_settings(
     policy: Policy,
 ) -> anyhow::Result<Exit> {
     // What is learned about ten thousand servers is written once at the end, not once each.
-    super::learned::defer(true);
+    crate::app::run::learned::defer(true);
     let servers = servers(list)?;
     let result = run(
         servers,
@@ -306,7 +308,7 @@ pub fn run_settings(
         policy,
         &mut io::stdout(),
     );
-    super::learned::defer(false);
+    crate::app::run::learned::defer(false);
     Ok(result?)
 }
 
@@ -993,7 +995,7 @@ fn serve(
         ) {
             Ok(mut client) => {
                 if let Some(json) = policy.messages {
-                    let sink = super::consoles::message_sink(json, &server.name, true);
+                    let sink = crate::app::run::consoles::message_sink(json, &server.name, true);
                     client.set_messages(sink, false);
                 }
                 break client;

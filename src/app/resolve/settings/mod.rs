@@ -14,7 +14,7 @@ use rconsole::transport::tunnel::{ProcessConnector, SshDestination, expand_proxy
 use rconsole::transport::{Connector, TcpConnector};
 use rconsole::{Password, format_duration};
 
-use super::args::{Args, DialectArg, SentinelArg};
+use crate::app::resolve::args::{Args, DialectArg, SentinelArg};
 
 mod describe;
 mod file;
@@ -22,10 +22,10 @@ mod password;
 mod servers;
 mod source;
 
-use super::config::{self, ParsedConfig, Profile};
-use super::exit::{Exit, fail};
-use super::secrets::{self, Secret};
-use super::values::parse_host_port;
+use crate::app::exit::{Exit, fail};
+use crate::app::resolve::config::{self, ParsedConfig, Profile};
+use crate::app::resolve::secrets::{self, Secret};
+use crate::app::resolve::values::parse_host_port;
 pub use file::{ConfigFile, list_servers};
 pub use servers::{HostPort, apply_row, fanout_names, targets};
 use source::Layers;
@@ -315,8 +315,8 @@ impl Settings {
             };
         }
         if let Ok(connector) = self.connector() {
-            let key = super::learned::key(&connector.describe(), dialect);
-            super::learned::attach(&mut opts, key, self.forget);
+            let key = crate::app::run::learned::key(&connector.describe(), dialect);
+            crate::app::run::learned::attach(&mut opts, key, self.forget);
         }
         opts
     }

@@ -45,7 +45,7 @@ pub fn key(server: &str, dialect: rconsole::Dialect) -> String {
 }
 
 fn path() -> Option<PathBuf> {
-    super::config::data_dir().map(|d| d.join(FILE_NAME))
+    crate::app::resolve::config::data_dir().map(|d| d.join(FILE_NAME))
 }
 
 fn read() -> LearnedToml {

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use super::exit::{Exit, fail};
+use crate::app::exit::{Exit, fail};
 
 /// Standard announcement times (time left), used within the countdown when `--at` is not
 /// given; the countdown's start is announced too.
@@ -195,7 +195,7 @@ fn report(
         eprintln!("rcon: error: {}: '{command}': {text}", runner.name());
     } else if !text.is_empty() {
         let body = if label {
-            super::fanout::prefixed(runner.name(), &text)
+            crate::app::run::fanout::prefixed(runner.name(), &text)
         } else {
             format!("{}\n", text.trim_end_matches('\n'))
         };
@@ -211,7 +211,7 @@ fn on_all(runners: &mut [Box<dyn Runner>], json_out: bool, command: &str) -> Exi
         let result = r.run(command);
         report(r.as_ref(), label, json_out, command, &result);
         if let Err(e) = &result {
-            worst = worst.max(super::exit::exit_for(e));
+            worst = worst.max(crate::app::exit::exit_for(e));
         }
     }
     worst
@@ -287,7 +287,7 @@ pub fn run(
                         ),
                         Err(e) => {
                             eprintln!("rcon: error: {}: cannot count players: {e:#}", r.name());
-                            worst = worst.max(super::exit::exit_for(&e));
+                            worst = worst.max(crate::app::exit::exit_for(&e));
                         }
                     }
                 }
@@ -384,7 +384,7 @@ pub struct RconRunner {
     /// Its name.
     pub name: String,
     /// Its session.
-    pub session: super::session::Session,
+    pub session: crate::app::run::session::Session,
 }
 
 impl Runner for RconRunner {
@@ -392,8 +392,8 @@ impl Runner for RconRunner {
         &self.name
     }
     fn run(&mut self, command: &str) -> anyhow::Result<String> {
-        match super::dispatch::run_text(&mut self.session, command) {
-            Ok(t) if super::is_parse_error(t.as_bytes()) => Err(fail(Exit::CommandFailed, t)),
+        match crate::app::run::timed::run_text(&mut self.session, command) {
+            Ok(t) if crate::app::is_parse_error(t.as_bytes()) => Err(fail(Exit::CommandFailed, t)),
             Ok(t) => Ok(t),
             Err(e) => Err(anyhow::Error::new(e)),
         }
@@ -406,7 +406,7 @@ impl Runner for RconRunner {
     }
     fn players(&mut self) -> anyhow::Result<usize> {
         let text = self.run("list")?;
-        super::follow::parse_list(&text)
+        crate::app::run::follow::parse_list(&text)
             .map(|p| p.len())
             .ok_or_else(|| {
                 fail(

@@ -10,11 +10,17 @@ use rconsole::practice::{self, PracticeServer};
 use rconsole::rcon::client::Observer;
 use rconsole::transport::{Connector, TcpConnector};
 
-use super::exit::{self, Exit, fail};
-use super::plan::SessionPlan;
-use super::session::{self, Session};
-use super::settings;
-use super::{StderrObserver, batch, console, consoles, refuse_unsendable, short, trace};
+use crate::app::StderrObserver;
+use crate::app::exit::{self, Exit, fail};
+use crate::app::print::trace;
+use crate::app::refuse_unsendable;
+use crate::app::resolve::plan::SessionPlan;
+use crate::app::resolve::settings;
+use crate::app::run::batch;
+use crate::app::run::console;
+use crate::app::run::consoles;
+use crate::app::run::session::{self, Session};
+use crate::app::short;
 
 /// Runs the session the plan describes.
 pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {

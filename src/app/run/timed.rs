@@ -5,12 +5,14 @@ use std::sync::Arc;
 
 use anyhow::Context;
 
-use super::exit::{Exit, fail};
-use super::output::{Printer, Style};
-use super::plan::{MgmtPlan, PracticePlan, TimedPlan};
-use super::session::Session;
-use super::settings::Settings;
-use super::{StderrObserver, countdown, refuse_unsendable};
+use crate::app::StderrObserver;
+use crate::app::exit::{Exit, fail};
+use crate::app::print::output::{Printer, Style};
+use crate::app::refuse_unsendable;
+use crate::app::resolve::plan::{MgmtPlan, PracticePlan, TimedPlan};
+use crate::app::resolve::settings::Settings;
+use crate::app::run::countdown;
+use crate::app::run::session::Session;
 
 /// What runs the management protocol in this binary: `rcon-mgmt` passes [`MGMT_HOOKS`];
 /// `rcon` passes `None` and hands `--mgmt` to `rcon-mgmt`, so the TLS and WebSocket code is not
@@ -27,8 +29,8 @@ pub struct MgmtHooks {
 #[cfg(feature = "mgmt")]
 #[allow(dead_code)] // referenced only by rcon-mgmt's main
 pub const MGMT_HOOKS: MgmtHooks = MgmtHooks {
-    run: super::mgmt::run,
-    serve: super::mgmt::serve_practice,
+    run: crate::app::run::mgmt::run,
+    serve: crate::app::run::mgmt::serve_practice,
 };
 
 /// The timed operations (`--countdown`, `--every`, `--if`) on one or several RCON servers.
@@ -108,7 +110,7 @@ pub fn hand_to_mgmt_binary() -> anyhow::Result<Exit> {
 pub fn run_text(session: &mut Session, command: &str) -> rconsole::Result<String> {
     let client = session.connect()?;
     let mut raw = Vec::new();
-    match super::session::execute(client, command, &mut raw, false) {
+    match crate::app::run::session::execute(client, command, &mut raw, false) {
         Ok(()) => Ok(rconsole::rcon::packet::decode_output_owned(raw)),
         Err(e) => {
             client.close();

@@ -60,7 +60,7 @@ pub struct Record<'a> {
     pub ok: bool,
     /// Why it failed, if it did.
     pub error: Option<&'a str>,
-    /// The failure's one-word reason ([`super::exit::Exit::reason`]), if it failed.
+    /// The failure's one-word reason ([`crate::app::exit::Exit::reason`]), if it failed.
     pub reason: Option<&'a str>,
     /// Time from sending to the end of the output.
     pub elapsed: Duration,

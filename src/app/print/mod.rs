@@ -1,0 +1,5 @@
+//! What reaches the terminal: command output in every style ([`output`]) and packet traces
+//! ([`trace`]).
+
+pub mod output;
+pub mod trace;

@@ -1,0 +1,13 @@
+//! From argv, the environment and the config file to one resolved plan: the clap arguments
+//! ([`args`]), the settings with their provenance ([`settings`], the config file in [`config`],
+//! `--targets` inventories in [`inventory`], secrets' sources in [`secrets`], value syntax in
+//! [`values`]), and the [`plan::Mode`] that `app::run` matches on ([`plan`]). Nothing outside
+//! this folder reads the clap arguments.
+
+pub mod args;
+pub mod config;
+pub mod inventory;
+pub mod plan;
+pub mod secrets;
+pub mod settings;
+pub mod values;

@@ -1,0 +1,23 @@
+//! Each mode, run from its resolved plan: one server's session ([`single`] over [`session`],
+//! with [`batch`] input and the [`console`]), several at once ([`fanout`]), `--follow`
+//! ([`follow`]), the timed operations ([`timed`], [`countdown`]), `--mgmt` ([`mgmt`], in
+//! `rcon-mgmt`), the other consoles' application side ([`consoles`]), `--ping` and `--query`
+//! ([`ping_query`]), the practice servers ([`practice`]), and what is remembered per server
+//! ([`learned`]).
+
+pub mod batch;
+pub mod console;
+pub mod consoles;
+pub mod countdown;
+pub mod fanout;
+pub mod follow;
+pub mod learned;
+// Used only by the rcon-mgmt binary, which shares this module tree (see `MgmtHooks`).
+#[cfg(feature = "mgmt")]
+#[allow(dead_code)]
+pub mod mgmt;
+pub mod ping_query;
+pub mod practice;
+pub mod session;
+pub mod single;
+pub mod timed;
