@@ -11,6 +11,7 @@ pub mod dispatch;
 pub mod exit;
 pub mod fanout;
 pub mod follow;
+pub mod follow_consoles;
 #[cfg(test)]
 mod generate;
 pub mod inventory;
