@@ -22,6 +22,7 @@ mod fanout;
 mod faults;
 mod fleet;
 mod follow;
+mod follow_consoles;
 mod interop;
 mod inventory;
 mod load;
