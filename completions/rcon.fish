@@ -48,7 +48,7 @@ complete -c rcon -l mgmt-fingerprint -d 'With --mgmt: accept only the server cer
 complete -c rcon -l mgmt-origin -d 'With --mgmt: send this Origin header; the server refuses (401) an Origin missing from its management-server-allowed-origins' -r
 complete -c rcon -l mgmt-secret-file -d 'With --mgmt: read the secret from FILE (trailing newline stripped)' -r -F
 complete -c rcon -l poll -d 'With --follow over RCON: how often `list` is asked [default: 5s]' -r
-complete -c rcon -l exec -d 'With --follow: run CMD for each event (`sh -c`, `cmd /C` on Windows) with the event in RCON_EVENT, RCON_EVENT_PLAYER, RCON_EVENT_SERVER, RCON_EVENT_JSON and as one JSON line on stdin; events wait for it in order' -r
+complete -c rcon -l exec -d 'With --follow: run CMD for each event (`sh -c`, `cmd /C` on Windows) with the event in RCON_EVENT, RCON_EVENT_PLAYER, RCON_EVENT_SERVER, RCON_EVENT_TEXT, RCON_EVENT_JSON and as one JSON line on stdin; events wait for it in order' -r
 complete -c rcon -l countdown -d 'Count down DURATION (e.g. 10m), saying --announce at the announcement times, then run --then (and any COMMAND/-c). Ctrl-C cancels: nothing more is sent but --cancel-announce' -r
 complete -c rcon -l announce -d 'With --countdown: the command that announces the time left; {left} becomes e.g. `5 minutes`, {seconds} the seconds' -r
 complete -c rcon -l at -d 'With --countdown: the announcement times, e.g. 5m,1m,10s [default: those of 1h, 30m, 15m, 10m, 5m, 2m, 1m, 30s, 10s, 5s, 4s, 3s, 2s, 1s within the countdown, and its start]' -r
@@ -74,6 +74,6 @@ complete -c rcon -l echo -d 'Print each command (`> COMMAND`) before its output,
 complete -c rcon -l raw -d 'Print output bytes exactly as received (no colour handling, no decoding); one server only'
 complete -c rcon -l fix-newlines -d 'Restore line breaks vanilla drops (MC-7569) where the output\'s shape makes them certain: `help` listings (a break before each `/` that starts a command right after other text) and parse errors. On by default when stdout is a terminal; piped output is left exactly as received unless this is given'
 complete -c rcon -l no-fix-newlines -d 'Never restore line breaks, not even on a terminal'
-complete -c rcon -l follow -d 'Print server events as they happen until interrupted, one line each (`--json`: NDJSON). With --mgmt: the server\'s notifications. With RCON: `list` polled every --poll, diffed into joined/left events. A lost connection is retried (said on stderr) and the follow goes on'
+complete -c rcon -l follow -d 'Print server events as they happen until interrupted, one line each (`--json`: NDJSON). With --mgmt: the server\'s notifications. With RCON: `list` polled every --poll, diffed into joined/left events. With BattlEye/WebRCON/telnet: the messages the server pushes (joins and leaves as joined/left, the rest as message events). A lost connection is retried (said on stderr) and the follow goes on'
 complete -c rcon -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c rcon -s V -l version -d 'Print version'
