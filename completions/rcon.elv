@@ -74,7 +74,7 @@ set edit:completion:arg-completer[rcon] = {|@words|
             cand --all 'Run the commands on every server profile in the config file at once'
             cand --no-config 'Ignore the config file (the default one and any --config or RCON_CONFIG)'
             cand --list-servers 'List the server profiles in the config file (names and addresses, no secrets) and exit'
-            cand --print-config 'Print the resolved settings and where each value came from (password masked) and exit'
+            cand --print-config 'Print the resolved settings and where each value came from (password masked) and exit; with management settings, those too (URL, TLS, trust, Origin, where the secret comes from)'
             cand --forget 'Forget what was learned about the server (how its answers end) and probe it again'
             cand --group 'With several servers: print each server''s output as one block under a line with its name in brackets, when that server is done, instead of prefixing every line'
             cand --demo 'Run against a built-in practice server (strict vanilla, or the --dialect''s console) instead of a real one: no server or password needed. Try `rcon --demo help`'

@@ -152,7 +152,8 @@ pub struct Args {
     #[arg(long)]
     pub list_servers: bool,
 
-    /// Print the resolved settings and where each value came from (password masked) and exit.
+    /// Print the resolved settings and where each value came from (password masked) and exit;
+    /// with management settings, those too (URL, TLS, trust, Origin, where the secret comes from).
     #[arg(long)]
     pub print_config: bool,
 

@@ -20,6 +20,7 @@ pub mod learned;
 #[cfg(feature = "mgmt")]
 #[allow(dead_code)]
 pub mod mgmt;
+pub mod mgmt_describe;
 pub mod output;
 pub mod reach;
 pub mod secrets;
@@ -225,7 +226,10 @@ pub fn run(args: Args, origins: Origins, mgmt: Option<MgmtRun>) -> anyhow::Resul
         }
         if args.print_config {
             for (name, s) in &servers {
-                output::print_text(&format!("[{name}]\n{}", s.describe()))?;
+                output::print_text(&format!(
+                    "[{name}]\n{}",
+                    s.describe_with(mgmt_describe::rows(&args, s))
+                ))?;
             }
             return Ok(Exit::Success);
         }
@@ -239,7 +243,10 @@ pub fn run(args: Args, origins: Origins, mgmt: Option<MgmtRun>) -> anyhow::Resul
         }
         if args.print_config {
             for (name, s) in &servers {
-                output::print_text(&format!("[{name}]\n{}", s.describe()))?;
+                output::print_text(&format!(
+                    "[{name}]\n{}",
+                    s.describe_with(mgmt_describe::rows(&args, s))
+                ))?;
             }
             return Ok(Exit::Success);
         }
@@ -253,7 +260,7 @@ pub fn run(args: Args, origins: Origins, mgmt: Option<MgmtRun>) -> anyhow::Resul
     }
     let settings = Settings::resolve(&args, &origins, file.clone())?;
     if args.print_config {
-        output::print_text(&settings.describe())?;
+        output::print_text(&settings.describe_with(mgmt_describe::rows(&args, &settings)))?;
         return Ok(Exit::Success);
     }
     if let (Some(_), Some(run_mgmt)) = (&args.mgmt, mgmt) {

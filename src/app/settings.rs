@@ -743,8 +743,10 @@ impl Settings {
         )
     }
 
-    /// The `--print-config` text: one line per setting with its source; the password masked.
-    pub fn describe(&self) -> String {
+    /// The `--print-config` text: one line per setting with its source; the password masked;
+    /// `extra` rows (key, value, source) at the end in the same columns (the management
+    /// settings).
+    pub fn describe_with(&self, extra: Vec<(&str, String, String)>) -> String {
         let mut rows: Vec<(&str, String, String)> = Vec::new();
         rows.push(("config", self.config.describe(), String::new()));
         match &self.profile {
@@ -815,6 +817,8 @@ impl Settings {
         if let Some(proxy) = &self.proxy_command {
             rows.push(("proxy", proxy.value.clone(), proxy.source.to_string()));
         }
+        rows.extend(extra);
+        let keys = rows.iter().map(|r| r.0.len()).max().unwrap_or(0).max(9);
         let width = rows
             .iter()
             .filter(|r| !r.2.is_empty())
@@ -824,9 +828,9 @@ impl Settings {
         let mut out = String::new();
         for (key, value, source) in rows {
             if source.is_empty() {
-                out.push_str(&format!("{key:<9} {value}\n"));
+                out.push_str(&format!("{key:<keys$} {value}\n"));
             } else {
-                out.push_str(&format!("{key:<9} {value:<width$}  {source}\n"));
+                out.push_str(&format!("{key:<keys$} {value:<width$}  {source}\n"));
             }
         }
         out

@@ -27,6 +27,7 @@ mod interop;
 mod inventory;
 mod load;
 mod mgmt;
+mod mgmt_config;
 mod oneshot;
 mod platform;
 #[cfg(unix)]
