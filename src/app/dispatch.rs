@@ -105,6 +105,14 @@ pub fn hand_to_mgmt_binary() -> anyhow::Result<Exit> {
 #[cfg(feature = "mgmt")]
 #[allow(dead_code)] // referenced only by rcon-mgmt's main
 pub fn run_mgmt(args: &Args, settings: &Settings) -> anyhow::Result<Exit> {
+    let (url, words) = mgmt_words(args);
+    super::mgmt::run(args, settings, url, &words)
+}
+
+/// `--mgmt`'s URL (if one was given) and the method calls, as words.
+#[cfg(feature = "mgmt")]
+#[allow(dead_code)] // referenced only by rcon-mgmt's main
+pub fn mgmt_words(args: &Args) -> (Option<&str>, Vec<Vec<String>>) {
     let mut words: Vec<Vec<String>> = args
         .commands
         .iter()
@@ -125,8 +133,14 @@ pub fn run_mgmt(args: &Args, settings: &Settings) -> anyhow::Result<Exit> {
     if !trailing.is_empty() {
         words.push(trailing);
     }
-    super::mgmt::run(args, settings, url, &words)
+    (url, words)
 }
+
+/// `--mgmt` over several servers, set by `rcon-mgmt`'s main (so `rcon` links none of it).
+pub type MgmtFanout = fn(&Args, Vec<(String, Settings)>) -> anyhow::Result<Exit>;
+
+/// Where `rcon-mgmt` puts its [`MgmtFanout`]; unset in `rcon`, which hands `--mgmt` over first.
+pub static MGMT_FANOUT: std::sync::OnceLock<MgmtFanout> = std::sync::OnceLock::new();
 
 /// Runs one command on the session (connecting first if needed) and returns its output as
 /// text; a failed command closes the connection, so the next one reconnects.

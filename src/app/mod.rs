@@ -21,6 +21,9 @@ pub mod learned;
 #[allow(dead_code)]
 pub mod mgmt;
 pub mod mgmt_describe;
+#[cfg(feature = "mgmt")]
+#[allow(dead_code)]
+pub mod mgmt_fanout;
 pub mod output;
 pub mod reach;
 pub mod secrets;
@@ -251,7 +254,10 @@ pub fn run(args: Args, origins: Origins, mgmt: Option<MgmtRun>) -> anyhow::Resul
             return Ok(Exit::Success);
         }
         if args.mgmt.is_some() {
-            return Err(fail(Exit::Usage, "--mgmt works with one server"));
+            return match dispatch::MGMT_FANOUT.get() {
+                Some(fanout) => fanout(&args, servers),
+                None => Err(fail(Exit::Usage, "--mgmt works with one server")),
+            };
         }
         if let Some(exit) = run_special(&args, &servers, &commands)? {
             return Ok(exit);

@@ -11,6 +11,7 @@ use app::exit::{Exit, exit_for};
 
 fn main() -> ExitCode {
     let (args, origins) = app::parse();
+    let _ = app::dispatch::MGMT_FANOUT.set(app::mgmt_fanout::run);
     // Here, not in app::run: a reference from there would link the practice server's TLS
     // code into rcon too.
     let result = match &args.practice_mgmt {

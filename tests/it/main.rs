@@ -28,6 +28,7 @@ mod inventory;
 mod load;
 mod mgmt;
 mod mgmt_config;
+mod mgmt_fanout;
 mod oneshot;
 mod platform;
 #[cfg(unix)]
