@@ -249,10 +249,11 @@ fn run_exec(cmd: &str, e: &Event, time: &str, json_line: &str) {
     }
 }
 
-/// Follows the management notifications of one server.
+/// Follows the management notifications of one server; `label` prefixes its lines with
+/// `[name]` (one of several followed at once).
 #[cfg(feature = "mgmt")]
-pub fn run_mgmt(args: &Args, target: &super::mgmt::Target) -> anyhow::Result<Exit> {
-    let emitter = Emitter::new(args, false);
+pub fn run_mgmt(args: &Args, target: &super::mgmt::Target, label: bool) -> anyhow::Result<Exit> {
+    let emitter = Emitter::new(args, label);
     let retry = Duration::from_secs(1);
     let mut connected_once = false;
     let mut said_waiting = false;

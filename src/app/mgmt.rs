@@ -376,7 +376,7 @@ pub fn run(
                 "--follow runs no commands (it prints events); run them separately",
             ));
         }
-        return super::follow::run_mgmt(args, &target);
+        return super::follow::run_mgmt(args, &target, false);
     }
     let (mut client, schema) = target.connect()?;
     if args.countdown.is_some() || args.every.is_some() || args.condition.is_some() {

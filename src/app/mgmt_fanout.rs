@@ -1,4 +1,5 @@
-//! `--mgmt` over several servers (`-s a,b`, a group, `--all`): the same method calls on each
+//! `--mgmt` over several servers (`-s a,b`, a group, `--all`), and `--follow` of their
+//! notifications (labelled `[NAME]`): the same method calls on each
 //! server at once, one thread per server, each answer labelled as RCON fan-out labels it (every
 //! line `[NAME] ...` through [`super::fanout::prefixed`]; with `--json` a `server` field), a
 //! failure as `rcon: error: [NAME] ...` on stderr, and the worst exit status of all. A server's
@@ -25,12 +26,18 @@ pub fn run(args: &Args, servers: Vec<(String, Settings)>) -> anyhow::Result<Exit
         fail(
             Exit::Usage,
             format!(
-                "{what} with --mgmt works on one server; on several, --mgmt calls methods (rcon --mgmt -s a,b players), and --follow, --countdown, --every and --if work over RCON"
+                "{what} with --mgmt works on one server; on several, --mgmt calls methods (rcon --mgmt -s a,b players) and follows notifications (--follow), and --countdown, --every and --if work over RCON"
             ),
         )
     };
     if args.follow {
-        return Err(refuse("--follow"));
+        if !calls.is_empty() {
+            return Err(fail(
+                Exit::Usage,
+                "--follow runs no commands (it prints events); run them separately",
+            ));
+        }
+        return follow(args, servers);
     }
     if args.countdown.is_some() || args.every.is_some() || args.condition.is_some() {
         return Err(refuse("a timed operation"));
@@ -63,6 +70,40 @@ pub fn run(args: &Args, servers: Vec<(String, Settings)>) -> anyhow::Result<Exit
         worst = worst.max(exit);
     }
     Ok(worst)
+}
+
+/// `--follow --mgmt` on several servers: each server's notifications on a thread of its own,
+/// lines labelled `[NAME]`. Every server is connected to first, so one that cannot be reached
+/// fails the run at once; later losses are retried per server, as with one.
+fn follow(args: &Args, servers: Vec<(String, Settings)>) -> anyhow::Result<Exit> {
+    let mut targets = Vec::new();
+    for (name, settings) in servers {
+        let mut target = mgmt::resolve(args, &settings, None)?;
+        target.name = name;
+        drop(target.connect().map_err(|e| {
+            let exit = exit_for(&e);
+            fail(exit, format!("{}: {e:#}", target.name))
+        })?);
+        targets.push(target);
+    }
+    std::thread::scope(|scope| {
+        for target in &targets {
+            scope.spawn(move || {
+                // The follow ends only when stdout fails (a closed pipe): end the whole run.
+                let result = super::follow::run_mgmt(args, target, true);
+                let code = match result {
+                    Ok(exit) => exit,
+                    Err(e) if super::output::is_broken_pipe(&e) => Exit::Success,
+                    Err(e) => {
+                        eprintln!("rcon: error: [{}] {e:#}", target.name);
+                        exit_for(&e)
+                    }
+                };
+                std::process::exit(code as i32);
+            });
+        }
+    });
+    Ok(Exit::Success)
 }
 
 /// One server's calls; its exit status.

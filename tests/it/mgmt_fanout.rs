@@ -94,7 +94,7 @@ fn a_dead_server_fails_alone_with_the_worst_exit_status() {
 }
 
 #[test]
-fn what_needs_one_server_is_refused_on_several() {
+fn what_needs_one_server_is_refused_on_several_and_a_dead_follow_fails_at_once() {
     let home = common::home();
     let tls = mgmt::tls();
     write_config(
@@ -107,8 +107,20 @@ fn what_needs_one_server_is_refused_on_several() {
     );
     for (args, says) in [
         (
+            &[
+                "--mgmt",
+                "-s",
+                "a,b",
+                "--countdown",
+                "1s",
+                "--then",
+                "server stop",
+            ][..],
+            "a timed operation with --mgmt works on one server",
+        ),
+        (
             &["--mgmt", "-s", "a,b", "--follow"][..],
-            "--follow with --mgmt works on one server",
+            "a: cannot connect",
         ),
         (
             &["--mgmt", "wss://127.0.0.1:3", "-s", "a,b", "players"][..],
@@ -121,9 +133,15 @@ fn what_needs_one_server_is_refused_on_several() {
                 .env("RCON_MGMT_SECRET", mgmt::SECRET)
                 .args(args),
         );
+        // A follow connects to every server first: a dead one fails at once (exit 4).
+        let want = if says.contains("cannot connect") {
+            4
+        } else {
+            2
+        };
         assert_eq!(
             out.status.code(),
-            Some(2),
+            Some(want),
             "{args:?}: {}",
             common::stderr(&out)
         );
@@ -133,4 +151,43 @@ fn what_needs_one_server_is_refused_on_several() {
             common::stderr(&out)
         );
     }
+}
+
+#[test]
+fn notifications_of_several_servers_are_followed_with_their_names() {
+    let tls = mgmt::tls();
+    let (a, b) = (mgmt::server(&tls), mgmt::server(&tls));
+    let home = common::home();
+    write_config(
+        home.path(),
+        &format!(
+            "{}{}",
+            profile("a", &mgmt::url(&a), &tls.cert),
+            profile("b", &mgmt::url(&b), &tls.cert)
+        ),
+    );
+    let mut f = crate::follow::Follower::spawn(
+        common::rcon_in(home.path())
+            .env("RCON_MGMT_SECRET", mgmt::SECRET)
+            .args(["--mgmt", "-s", "a,b", "--follow"]),
+    );
+    // Each server's thread says it follows, in either order.
+    let mut said = [f.wait_err("following "), f.wait_err("following ")];
+    said.sort();
+    assert!(
+        said[0].contains("following a ") && said[1].contains("following b "),
+        "{said:?}"
+    );
+    b.join("Alex");
+    let line = f.line();
+    let rest = line
+        .strip_prefix("[b] ")
+        .unwrap_or_else(|| panic!("{line:?}"));
+    assert_eq!(crate::follow::after_time(rest), "joined Alex");
+    a.join("Steve");
+    let line = f.line();
+    let rest = line
+        .strip_prefix("[a] ")
+        .unwrap_or_else(|| panic!("{line:?}"));
+    assert_eq!(crate::follow::after_time(rest), "joined Steve");
 }
