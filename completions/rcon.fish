@@ -48,7 +48,7 @@ complete -c rcon -l mgmt-fingerprint -d 'With --mgmt: accept only the server cer
 complete -c rcon -l mgmt-origin -d 'With --mgmt: send this Origin header; the server refuses (401) an Origin missing from its management-server-allowed-origins' -r
 complete -c rcon -l mgmt-secret-file -d 'With --mgmt: read the secret from FILE (trailing newline stripped)' -r -F
 complete -c rcon -l poll -d 'With --follow over RCON: how often `list` is asked [default: 5s]' -r
-complete -c rcon -l exec -d 'With --follow: run CMD for each event (`sh -c`, `cmd /C` on Windows) with the event in RCON_EVENT, RCON_EVENT_PLAYER, RCON_EVENT_SERVER, RCON_EVENT_JSON and as one JSON line on stdin; events wait for it in order' -r
+complete -c rcon -l exec -d 'With --follow: run CMD for each event (`sh -c`, `cmd /C` on Windows) with the event in RCON_EVENT, RCON_EVENT_PLAYER, RCON_EVENT_SERVER, RCON_EVENT_TEXT, RCON_EVENT_JSON and as one JSON line on stdin; events wait for it in order' -r
 complete -c rcon -l countdown -d 'Count down DURATION (e.g. 10m), saying --announce at the announcement times, then run --then (and any COMMAND/-c). Ctrl-C cancels: nothing more is sent but --cancel-announce' -r
 complete -c rcon -l announce -d 'With --countdown: the command that announces the time left; {left} becomes e.g. `5 minutes`, {seconds} the seconds' -r
 complete -c rcon -l at -d 'With --countdown: the announcement times, e.g. 5m,1m,10s [default: those of 1h, 30m, 15m, 10m, 5m, 2m, 1m, 30s, 10s, 5s, 4s, 3s, 2s, 1s within the countdown, and its start]' -r
@@ -59,7 +59,7 @@ complete -c rcon -l if -d 'Run only if the condition holds, e.g. \'players < 5\'
 complete -c rcon -l all -d 'Run the commands on every server profile in the config file at once'
 complete -c rcon -l no-config -d 'Ignore the config file (the default one and any --config or RCON_CONFIG)'
 complete -c rcon -l list-servers -d 'List the server profiles in the config file (names and addresses, no secrets) and exit'
-complete -c rcon -l print-config -d 'Print the resolved settings and where each value came from (password masked) and exit'
+complete -c rcon -l print-config -d 'Print the resolved settings and where each value came from (password masked) and exit; with management settings, those too (URL, TLS, trust, Origin, where the secret comes from)'
 complete -c rcon -l forget -d 'Forget what was learned about the server (how its answers end) and probe it again'
 complete -c rcon -l group -d 'With several servers: print each server\'s output as one block under a line with its name in brackets, when that server is done, instead of prefixing every line'
 complete -c rcon -l demo -d 'Run against a built-in practice server (strict vanilla, or the --dialect\'s console) instead of a real one: no server or password needed. Try `rcon --demo help`'
@@ -74,6 +74,6 @@ complete -c rcon -l echo -d 'Print each command (`> COMMAND`) before its output,
 complete -c rcon -l raw -d 'Print output bytes exactly as received (no colour handling, no decoding); one server only'
 complete -c rcon -l fix-newlines -d 'Restore line breaks vanilla drops (MC-7569) where the output\'s shape makes them certain: `help` listings (a break before each `/` that starts a command right after other text) and parse errors. On by default when stdout is a terminal; piped output is left exactly as received unless this is given'
 complete -c rcon -l no-fix-newlines -d 'Never restore line breaks, not even on a terminal'
-complete -c rcon -l follow -d 'Print server events as they happen until interrupted, one line each (`--json`: NDJSON). With --mgmt: the server\'s notifications. With RCON: `list` polled every --poll, diffed into joined/left events. A lost connection is retried (said on stderr) and the follow goes on'
+complete -c rcon -l follow -d 'Print server events as they happen until interrupted, one line each (`--json`: NDJSON). With --mgmt: the server\'s notifications. With RCON: `list` polled every --poll, diffed into joined/left events. With BattlEye/WebRCON/telnet: the messages the server pushes (joins and leaves as joined/left, the rest as message events). A lost connection is retried (said on stderr) and the follow goes on'
 complete -c rcon -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c rcon -s V -l version -d 'Print version'

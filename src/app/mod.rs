@@ -47,6 +47,10 @@ pub fn run(mgmt: Option<MgmtHooks>) -> anyhow::Result<Exit> {
         Mode::ListServers(file) => list_servers(&file),
         Mode::Probe(probe) => ping_query::run(&probe),
         Mode::PrintConfig(servers) => print_config(&servers),
+        Mode::MgmtFanout(plan, servers) => match mgmt {
+            Some(hooks) => (hooks.fanout)(&plan, servers),
+            None => hand_to_mgmt_binary(),
+        },
         Mode::Mgmt(plan, settings) => match mgmt {
             Some(hooks) => (hooks.run)(&plan, &settings),
             None => hand_to_mgmt_binary(),
@@ -69,11 +73,11 @@ fn list_servers(file: &ConfigFile) -> anyhow::Result<Exit> {
 }
 
 /// `--print-config`: each server's resolved settings and where each came from.
-fn print_config(servers: &[(Option<String>, Settings)]) -> anyhow::Result<Exit> {
-    for (name, s) in servers {
+fn print_config(servers: &[(Option<String>, String)]) -> anyhow::Result<Exit> {
+    for (name, text) in servers {
         match name {
-            Some(name) => output::print_text(&format!("[{name}]\n{}", s.describe()))?,
-            None => output::print_text(&s.describe())?,
+            Some(name) => output::print_text(&format!("[{name}]\n{text}"))?,
+            None => output::print_text(text)?,
         }
     }
     Ok(Exit::Success)

@@ -200,6 +200,9 @@ pub struct BattlEye {
     pending: Option<Pending>,
     /// A keep-alive waiting for its answer: (seq, datagram, last sent).
     keepalive: Option<(u8, Vec<u8>, Instant)>,
+    /// When the pending keep-alive first went out: unanswered for the timeout, the server is
+    /// gone (or logged this client out) and the session fails, so a reconnect can follow.
+    keepalive_first: Option<Instant>,
     last_sent: Option<Instant>,
     /// Sequence numbers of the server messages seen lately (the server resends one whose ack
     /// it missed); enough to tell a resend from the next lap of the wrap.
@@ -227,6 +230,7 @@ impl BattlEye {
             next_seq: 0,
             pending: None,
             keepalive: None,
+            keepalive_first: None,
             last_sent: None,
             seen: VecDeque::with_capacity(SEEN),
             actions: VecDeque::new(),
@@ -509,6 +513,17 @@ impl Exchange for BattlEye {
                     return;
                 }
                 if let Some((seq, datagram, last)) = self.keepalive.clone() {
+                    if self
+                        .keepalive_first
+                        .is_some_and(|f| now.duration_since(f) >= t.timeout)
+                    {
+                        self.keepalive = None;
+                        self.fail(Error::Timeout {
+                            what: "waiting for the keep-alive's answer (server gone, or it logged this client out)",
+                            after: t.timeout,
+                        });
+                        return;
+                    }
                     if now.duration_since(last) >= t.retransmit {
                         self.keepalive = Some((seq, datagram.clone(), now));
                         self.send(datagram, format!("keep-alive seq={seq} again"), now, false);
@@ -522,6 +537,7 @@ impl Exchange for BattlEye {
                     let seq = self.take_seq();
                     let datagram = encode(&[COMMAND, seq]);
                     self.keepalive = Some((seq, datagram.clone(), now));
+                    self.keepalive_first = Some(now);
                     self.send(datagram, format!("keep-alive seq={seq}"), now, false);
                 }
             }
@@ -550,7 +566,8 @@ impl Exchange for BattlEye {
                     return Some(w);
                 }
                 if let Some((_, _, last)) = &self.keepalive {
-                    return Some(*last + t.retransmit);
+                    let w = *last + t.retransmit;
+                    return Some(self.keepalive_first.map_or(w, |f| w.min(f + t.timeout)));
                 }
                 Some(self.last_sent? + t.keepalive)
             }
@@ -782,6 +799,25 @@ mod tests {
         // Idle server messages are delivered at once.
         ex.receive(&encode(b"\x02\x00hi"), now + s(32));
         assert_eq!(drain(&mut ex), ["send 02 00", "message hi"]);
+    }
+
+    #[test]
+    fn an_unanswered_keepalive_fails_the_session_after_the_timeout() {
+        let now = Instant::now();
+        let s = Duration::from_secs;
+        let mut ex = logged_in(now);
+        ex.tick(now + s(30));
+        assert_eq!(drain(&mut ex), ["send 01 00"]);
+        for i in 1..10 {
+            ex.tick(now + s(30 + i));
+            assert_eq!(drain(&mut ex), ["send 01 00"], "retransmit {i}");
+        }
+        assert_eq!(ex.wake(), Some(now + s(40)));
+        ex.tick(now + s(40));
+        let got = drain(&mut ex);
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert!(got[0].starts_with("fail"), "{got:?}");
+        assert_eq!(ex.wake(), None);
     }
 
     #[test]

@@ -10,7 +10,9 @@
 //! Commands (all modes): `echo TEXT`, `chars N`, `count` (how many times `count` ran: a command
 //! run twice shows), `say TEXT` (a server message before the answer), `later TEXT` (a server
 //! message 1.5 s after the answer), `hang` (never answered; BattlEye and WebRCON), `players`,
-//! `version`, `help`, `stop` (ends the server).
+//! `version`, `help`, `stop` (ends the server). Test hooks that stand in for players:
+//! `join NAME`, `leave NAME` and `chat NAME TEXT` push to every logged-in client the lines
+//! the real game pushes for a player joining, leaving or chatting (see [`push_lines`]).
 
 use std::collections::{HashMap, VecDeque};
 use std::io::{self, BufRead, BufReader, Write};
@@ -71,8 +73,80 @@ impl Kind {
 const LATER: Duration = Duration::from_millis(1500);
 
 /// The commands the practice consoles know, for `help`.
-pub const BUILTINS: &str =
-    "echo TEXT | chars N | count | say TEXT | later TEXT | hang | players | version | help | stop";
+pub const BUILTINS: &str = "echo TEXT | chars N | count | say TEXT | later TEXT | hang | players | version | help | stop | join NAME | leave NAME | chat NAME TEXT";
+
+/// What a stand-in player does (the `join`, `leave` and `chat` commands).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Push {
+    /// A player joins.
+    Join(String),
+    /// A player leaves.
+    Leave(String),
+    /// A player says something in global chat.
+    Chat(String, String),
+}
+
+/// The messages `kind` pushes for `push`, as the real game words them: `(text, WebRCON Type)`.
+/// BattlEye (DayZ/Arma): `Player #0 NAME (IP:PORT) connected` and the BE GUID line,
+/// `Player #0 NAME disconnected`, `(Global) NAME: TEXT`. 7 Days to Die: `Player connected,
+/// entityid=.., name=NAME, ...` and `GMSG: Player 'NAME' joined the game`, `Player
+/// disconnected: ... PlayerName='NAME' ...` and `GMSG: ... left the game`, `Chat (from ...):
+/// 'NAME': TEXT` (each a log line). Rust: `IP:PORT/STEAMID/NAME joined [os/STEAMID]`,
+/// `IP:PORT/STEAMID/NAME disconnecting: disconnect` (Type Generic) and a Type Chat frame whose
+/// Message is the chat as JSON.
+pub fn push_lines(kind: Kind, push: &Push) -> Vec<(String, &'static str)> {
+    const STEAM: &str = "76561198000000001";
+    match (kind, push) {
+        (Kind::WebRcon, Push::Join(n)) => vec![(
+            format!("127.0.0.1:53554/{STEAM}/{n} joined [windows/{STEAM}]"),
+            "Generic",
+        )],
+        (Kind::WebRcon, Push::Leave(n)) => vec![(
+            format!("127.0.0.1:53554/{STEAM}/{n} disconnecting: disconnect"),
+            "Generic",
+        )],
+        (Kind::WebRcon, Push::Chat(n, t)) => vec![(
+            serde_json::json!({"Channel": 0, "Message": t, "UserId": STEAM, "Username": n,
+                "Color": "#5af", "Time": 1_796_175_000})
+            .to_string(),
+            "Chat",
+        )],
+        (Kind::Telnet, Push::Join(n)) => vec![
+            (
+                format!(
+                    "Player connected, entityid=171, name={n}, pltfmid=Steam_{STEAM}, crossid=EOS_0002aaaa, steamOwner=Steam_{STEAM}, ip=127.0.0.1"
+                ),
+                "",
+            ),
+            (format!("GMSG: Player '{n}' joined the game"), ""),
+        ],
+        (Kind::Telnet, Push::Leave(n)) => vec![
+            (
+                format!(
+                    "Player disconnected: EntityID=171, PltfmId='Steam_{STEAM}', CrossId='EOS_0002aaaa', OwnerID='Steam_{STEAM}', PlayerName='{n}', ClientNumber='1'"
+                ),
+                "",
+            ),
+            (format!("GMSG: Player '{n}' left the game"), ""),
+        ],
+        (Kind::Telnet, Push::Chat(n, t)) => vec![(
+            format!("Chat (from 'Steam_{STEAM}', entity id '171', to 'Global'): '{n}': {t}"),
+            "",
+        )],
+        (_, Push::Join(n)) => vec![
+            (format!("Player #0 {n} (127.0.0.1:2304) connected"), ""),
+            (
+                format!("Player #0 {n} - BE GUID: 0123456789abcdef0123456789abcdef"),
+                "",
+            ),
+        ],
+        (_, Push::Leave(n)) => vec![(format!("Player #0 {n} disconnected"), "")],
+        (_, Push::Chat(n, t)) => vec![(format!("(Global) {n}: {t}"), "")],
+    }
+}
+
+/// What the TCP practice servers pushed to every client so far: (text, WebRCON Type).
+type PushLog = Mutex<Vec<(String, &'static str)>>;
 
 /// How a practice console server is set up.
 #[derive(Debug, Clone)]
@@ -205,6 +279,8 @@ struct Reply {
     stop: bool,
     /// Send no answer at all (`hang`).
     silent: bool,
+    /// Messages for every logged-in client (`join`, `leave`, `chat`).
+    push: Option<Push>,
 }
 
 fn respond(command: &str, counter: &AtomicU64) -> Reply {
@@ -215,6 +291,7 @@ fn respond(command: &str, counter: &AtomicU64) -> Reply {
         later: None,
         stop: false,
         silent: false,
+        push: None,
     };
     match word {
         "echo" => r.text = rest.to_string(),
@@ -236,6 +313,18 @@ fn respond(command: &str, counter: &AtomicU64) -> Reply {
         }
         "version" => r.text = "rconsole practice console 1.0".into(),
         "hang" => r.silent = true,
+        "join" | "leave" | "chat" if !rest.trim().is_empty() => {
+            let rest = rest.trim();
+            r.text = "ok".into();
+            r.push = Some(match word {
+                "join" => Push::Join(rest.into()),
+                "leave" => Push::Leave(rest.into()),
+                _ => {
+                    let (n, t) = rest.split_once(' ').unwrap_or((rest, ""));
+                    Push::Chat(n.into(), t.into())
+                }
+            });
+        }
         "help" => r.text = format!("Commands: {BUILTINS}"),
         "stop" => {
             r.text = "Stopping the server".into();
@@ -446,6 +535,14 @@ impl BeServer<'_> {
                 for m in reply.iter().flat_map(|r| r.before.iter()) {
                     self.message(from, m);
                 }
+                if let Some(push) = reply.as_ref().and_then(|r| r.push.as_ref()) {
+                    let everyone: Vec<SocketAddr> = self.clients.keys().copied().collect();
+                    for (text, _) in push_lines(self.config.kind, push) {
+                        for &to in &everyone {
+                            self.message(to, &text);
+                        }
+                    }
+                }
                 if reply.as_ref().is_some_and(|r| r.silent) {
                     return false;
                 }
@@ -563,22 +660,30 @@ fn tcp_server(
     stats: &Arc<Stats>,
 ) {
     let counter = Arc::new(AtomicU64::new(0));
+    let pushed: Arc<PushLog> = Arc::new(Mutex::new(Vec::new()));
     let workers: Mutex<Vec<JoinHandle<()>>> = Mutex::new(Vec::new());
     while !stop.load(Ordering::SeqCst) {
         match listener.accept() {
             Ok((stream, peer)) => {
-                let (config, stop, stats, counter) = (
+                let (config, stop, stats, counter, pushed) = (
                     config.clone(),
                     Arc::clone(stop),
                     Arc::clone(stats),
                     Arc::clone(&counter),
+                    Arc::clone(&pushed),
                 );
                 let t = thread::spawn(move || {
                     let _ = stream.set_nonblocking(false);
                     let _ = stream.set_nodelay(true);
+                    let shared = Shared {
+                        stats: &stats,
+                        counter: &counter,
+                        pushed: &pushed,
+                        stop: &stop,
+                    };
                     let ended = match config.kind {
-                        Kind::WebRcon => webrcon_session(stream, &config, &stats, &counter),
-                        _ => telnet_session(stream, peer, &config, &stats, &counter),
+                        Kind::WebRcon => webrcon_session(stream, &config, &shared),
+                        _ => telnet_session(stream, peer, &config, &shared),
                     };
                     if let Ok(true) = ended {
                         stop.store(true, Ordering::SeqCst);
@@ -594,13 +699,40 @@ fn tcp_server(
     }
 }
 
+/// What the sessions of a TCP practice server share.
+struct Shared<'a> {
+    stats: &'a Stats,
+    counter: &'a AtomicU64,
+    /// Pushed to every client: each session sends what was added since it logged in.
+    pushed: &'a PushLog,
+    /// The server stopped (dropped): sessions close their connections, as a real server's do.
+    stop: &'a AtomicBool,
+}
+
+impl Shared<'_> {
+    /// The pushes since `seen`, moving `seen` on.
+    fn pushes_since(&self, seen: &mut usize) -> Vec<(String, &'static str)> {
+        let log = self.pushed.lock().unwrap_or_else(|p| p.into_inner());
+        let new = log[(*seen).min(log.len())..].to_vec();
+        *seen = log.len();
+        new
+    }
+
+    fn push(&self, kind: Kind, push: &Push) {
+        self.pushed
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .extend(push_lines(kind, push));
+    }
+}
+
 /// One WebRCON connection; `Ok(true)` when a client ran `stop`.
 fn webrcon_session(
     stream: TcpStream,
     config: &ConsoleServerConfig,
-    stats: &Stats,
-    counter: &AtomicU64,
+    shared: &Shared,
 ) -> io::Result<bool> {
+    let (stats, counter) = (shared.stats, shared.counter);
     use tungstenite::handshake::server::{ErrorResponse, Request, Response};
     let want = format!("/{}", super::driver::encode_path(&config.password));
     // tungstenite's callback type is fixed: its error is an HTTP response.
@@ -633,13 +765,26 @@ fn webrcon_session(
         )
     };
     let mut later: Vec<(Instant, String)> = Vec::new();
+    let mut seen = shared.pushes_since(&mut 0).len();
     loop {
+        if shared.stop.load(Ordering::SeqCst) {
+            let _ = ws.close(None);
+            let _ = ws.flush();
+            return Ok(false);
+        }
         let now = Instant::now();
         let (due, keep): (Vec<_>, Vec<_>) = later.drain(..).partition(|(t, _)| *t <= now);
         later = keep;
         for (_, m) in due {
             stats.messages.fetch_add(1, Ordering::SeqCst);
             if ws.send(frame(-1, &m, "Chat")).is_err() {
+                return Ok(false);
+            }
+        }
+        for (m, kind) in shared.pushes_since(&mut seen) {
+            stats.messages.fetch_add(1, Ordering::SeqCst);
+            let id = if kind == "Chat" { -1 } else { 0 };
+            if ws.send(frame(id, &m, kind)).is_err() {
                 return Ok(false);
             }
         }
@@ -687,6 +832,9 @@ fn webrcon_session(
                 return Ok(false);
             }
         }
+        if let Some(p) = &reply.push {
+            shared.push(config.kind, p);
+        }
         if let Some(l) = reply.later {
             later.push((Instant::now() + LATER, l));
         }
@@ -708,9 +856,9 @@ fn telnet_session(
     stream: TcpStream,
     peer: SocketAddr,
     config: &ConsoleServerConfig,
-    stats: &Stats,
-    counter: &AtomicU64,
+    shared: &Shared,
 ) -> io::Result<bool> {
+    let (stats, counter) = (shared.stats, shared.counter);
     let mut out = stream.try_clone()?;
     stream.set_read_timeout(Some(Duration::from_millis(50)))?;
     let mut reader = BufReader::new(stream);
@@ -744,6 +892,9 @@ fn telnet_session(
             }
         };
     loop {
+        if shared.stop.load(Ordering::SeqCst) {
+            return Ok(false);
+        }
         let Some(pw) = read_line(&mut reader, &mut line)? else {
             continue;
         };
@@ -763,7 +914,15 @@ fn telnet_session(
     )?;
     out.write_all(log_line(&format!("Telnet connection from: {peer}")).as_bytes())?;
     let mut later: Vec<(Instant, String)> = Vec::new();
+    let mut seen = shared.pushes_since(&mut 0).len();
     loop {
+        if shared.stop.load(Ordering::SeqCst) {
+            return Ok(false);
+        }
+        for (m, _) in shared.pushes_since(&mut seen) {
+            stats.messages.fetch_add(1, Ordering::SeqCst);
+            out.write_all(log_line(&m).as_bytes())?;
+        }
         let now = Instant::now();
         let (due, keep): (Vec<_>, Vec<_>) = later.drain(..).partition(|(t, _)| *t <= now);
         later = keep;
@@ -805,6 +964,9 @@ fn telnet_session(
             text.push_str("\r\n");
         }
         out.write_all(text.as_bytes())?;
+        if let Some(p) = &reply.push {
+            shared.push(config.kind, p);
+        }
         if let Some(l) = reply.later {
             later.push((Instant::now() + LATER, l));
         }

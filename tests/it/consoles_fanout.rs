@@ -7,7 +7,7 @@ use crate::consoles_common::*;
 use rconsole::consoles::practice::Kind;
 use rconsole::practice::Mode;
 
-fn write_config(home: &std::path::Path, text: &str) {
+pub(crate) fn write_config(home: &std::path::Path, text: &str) {
     let dir = home.join("config/rconsole");
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("config.toml");

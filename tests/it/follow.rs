@@ -16,7 +16,7 @@ use serde_json::Value;
 const WAIT: Duration = Duration::from_secs(30);
 
 /// A running `rcon --follow` with its output lines arriving on channels.
-struct Follower {
+pub(crate) struct Follower {
     child: Child,
     out: Receiver<String>,
     err: Receiver<String>,
@@ -24,7 +24,7 @@ struct Follower {
 }
 
 impl Follower {
-    fn spawn(cmd: &mut std::process::Command) -> Follower {
+    pub(crate) fn spawn(cmd: &mut std::process::Command) -> Follower {
         let mut child = cmd
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -53,7 +53,7 @@ impl Follower {
     }
 
     /// The next stdout line.
-    fn line(&mut self) -> String {
+    pub(crate) fn line(&mut self) -> String {
         self.out.recv_timeout(WAIT).unwrap_or_else(|_| {
             let _ = self.child.kill();
             panic!(
@@ -63,7 +63,7 @@ impl Follower {
         })
     }
 
-    fn drain_err(&mut self) -> Vec<String> {
+    pub(crate) fn drain_err(&mut self) -> Vec<String> {
         while let Ok(l) = self.err.try_recv() {
             self.seen_err.push(l);
         }
@@ -71,7 +71,7 @@ impl Follower {
     }
 
     /// Waits for a stderr line containing `needle`.
-    fn wait_err(&mut self, needle: &str) -> String {
+    pub(crate) fn wait_err(&mut self, needle: &str) -> String {
         let deadline = Instant::now() + WAIT;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -109,7 +109,7 @@ fn rcon_server(bind: std::net::SocketAddr) -> PracticeServer {
 }
 
 /// `2026-12-02T01:30:00Z EVENT...`: the time is RFC 3339 UTC, the rest is returned.
-fn after_time(line: &str) -> &str {
+pub(crate) fn after_time(line: &str) -> &str {
     let (time, rest) = line.split_once(' ').unwrap_or_else(|| panic!("{line:?}"));
     assert_eq!(time.len(), 20, "{line:?}");
     assert!(

@@ -22,10 +22,13 @@ mod fanout;
 mod faults;
 mod fleet;
 mod follow;
+mod follow_consoles;
 mod interop;
 mod inventory;
 mod load;
 mod mgmt;
+mod mgmt_config;
+mod mgmt_fanout;
 mod oneshot;
 mod platform;
 #[cfg(unix)]

@@ -152,7 +152,8 @@ pub struct Args {
     #[arg(long)]
     pub list_servers: bool,
 
-    /// Print the resolved settings and where each value came from (password masked) and exit.
+    /// Print the resolved settings and where each value came from (password masked) and exit;
+    /// with management settings, those too (URL, TLS, trust, Origin, where the secret comes from).
     #[arg(long)]
     pub print_config: bool,
 
@@ -407,8 +408,9 @@ pub struct Args {
 
     /// Print server events as they happen until interrupted, one line each (`--json`: NDJSON).
     /// With --mgmt: the server's notifications. With RCON: `list` polled every --poll, diffed
-    /// into joined/left events. A lost connection is retried (said on stderr) and the follow
-    /// goes on.
+    /// into joined/left events. With BattlEye/WebRCON/telnet: the messages the server pushes
+    /// (joins and leaves as joined/left, the rest as message events). A lost connection is
+    /// retried (said on stderr) and the follow goes on.
     #[arg(long, conflicts_with_all = ["countdown", "every", "interactive"])]
     pub follow: bool,
 
@@ -417,8 +419,8 @@ pub struct Args {
     pub poll: Option<Duration>,
 
     /// With --follow: run CMD for each event (`sh -c`, `cmd /C` on Windows) with the event in
-    /// RCON_EVENT, RCON_EVENT_PLAYER, RCON_EVENT_SERVER, RCON_EVENT_JSON and as one JSON line on
-    /// stdin; events wait for it in order.
+    /// RCON_EVENT, RCON_EVENT_PLAYER, RCON_EVENT_SERVER, RCON_EVENT_TEXT, RCON_EVENT_JSON and as
+    /// one JSON line on stdin; events wait for it in order.
     #[arg(long, value_name = "CMD", requires = "follow")]
     pub exec: Option<String>,
 

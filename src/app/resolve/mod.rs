@@ -1,12 +1,14 @@
 //! From argv, the environment and the config file to one resolved plan: the clap arguments
 //! ([`args`]), the settings with their provenance ([`settings`], the config file in [`config`],
-//! `--targets` inventories in [`inventory`], secrets' sources in [`secrets`], value syntax in
+//! `--targets` inventories in [`inventory`], the management rows of `--print-config` in
+//! [`mgmt_describe`], secrets' sources in [`secrets`], value syntax in
 //! [`values`]), and the [`plan::Mode`] that `app::run` matches on ([`plan`]). Nothing outside
 //! this folder reads the clap arguments.
 
 pub mod args;
 pub mod config;
 pub mod inventory;
+pub mod mgmt_describe;
 pub mod plan;
 pub mod secrets;
 pub mod settings;

@@ -33,10 +33,12 @@ pub enum Mode {
     ListServers(ConfigFile),
     /// `--ping` or `--query`.
     Probe(Probe),
-    /// `--print-config`: each server's settings (a name with several).
-    PrintConfig(Vec<(Option<String>, Settings)>),
+    /// `--print-config`: each server's settings as text (a name with several).
+    PrintConfig(Vec<(Option<String>, String)>),
     /// `--mgmt` (in `rcon-mgmt`).
     Mgmt(MgmtPlan, Box<Settings>),
+    /// `--mgmt` on several servers (in `rcon-mgmt`).
+    MgmtFanout(MgmtPlan, Vec<(String, Settings)>),
     /// `--follow` on one or several RCON-family servers.
     Follow(FollowOptions, Vec<(String, Settings)>),
     /// `--countdown`, `--every`, `--if` on one or several servers.
@@ -313,13 +315,13 @@ pub fn resolve(args: Args, origins: Origins, mgmt_here: bool) -> anyhow::Result<
             servers.push((name.value, s));
         }
         if args.mgmt.is_some() && !args.print_config {
-            return Err(fail(Exit::Usage, "--mgmt works with one server"));
+            return Ok(Mode::MgmtFanout(mgmt_plan(&args), servers));
         }
         return several(args, servers, commands);
     }
     let settings = Settings::resolve(&args, &origins, file.clone())?;
     if args.print_config {
-        return Ok(Mode::PrintConfig(vec![(None, settings)]));
+        return Ok(Mode::PrintConfig(vec![(None, describe(&args, &settings))]));
     }
     if args.mgmt.is_some() {
         return Ok(Mode::Mgmt(mgmt_plan(&args), Box::new(settings)));
@@ -374,7 +376,10 @@ fn several(
     commands: Vec<String>,
 ) -> anyhow::Result<Mode> {
     if args.print_config {
-        let named = servers.into_iter().map(|(n, s)| (Some(n), s)).collect();
+        let named = servers
+            .iter()
+            .map(|(n, s)| (Some(n.clone()), describe(&args, s)))
+            .collect();
         return Ok(Mode::PrintConfig(named));
     }
     if let Some(mode) = follow_or_timed(&args, servers.clone(), &commands)? {
@@ -429,6 +434,12 @@ fn several(
         printing,
         policy,
     }))
+}
+
+/// The `--print-config` text of one server: its settings, and the management ones when
+/// anything about `--mgmt` is set.
+fn describe(args: &Args, settings: &Settings) -> String {
+    settings.describe_with(super::mgmt_describe::rows(args, settings))
 }
 
 /// `--follow`, or the timed operations, on these servers; `None` when neither was asked for.

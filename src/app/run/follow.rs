@@ -37,6 +37,10 @@ pub struct Event {
     pub server: String,
     /// The notification's params (management protocol), else null.
     pub params: Value,
+    /// What a pushed console message says (`message` events), for people.
+    pub text: Option<String>,
+    /// The console message exactly as the server pushed it (BattlEye, WebRCON, telnet).
+    pub raw: Option<String>,
 }
 
 /// The event for a management notification.
@@ -69,6 +73,8 @@ pub fn from_notification(n: &rconsole::mgmt::Notification, server: &str) -> Even
         player,
         server: server.to_string(),
         params: n.params.clone(),
+        text: None,
+        raw: None,
     }
 }
 
@@ -94,6 +100,8 @@ pub fn diff(before: &BTreeSet<String>, now: &BTreeSet<String>, server: &str) -> 
         player: Some(p.clone()),
         server: server.into(),
         params: Value::Null,
+        text: None,
+        raw: None,
     };
     before
         .difference(now)
@@ -172,6 +180,12 @@ impl Emitter {
         if !e.params.is_null() {
             o["params"] = e.params.clone();
         }
+        if let Some(t) = &e.text {
+            o["text"] = json!(t);
+        }
+        if let Some(r) = &e.raw {
+            o["raw"] = json!(r);
+        }
         o.to_string()
     }
 
@@ -184,7 +198,7 @@ impl Emitter {
             json_line.clone()
         } else {
             let mut l = format!("{time} {}", e.kind);
-            if let Some(p) = &e.player {
+            if let Some(p) = e.player.as_ref().or(e.text.as_ref()) {
                 l.push(' ');
                 l.push_str(p);
             }
@@ -223,6 +237,7 @@ fn run_exec(cmd: &str, e: &Event, time: &str, json_line: &str) {
     c.env("RCON_EVENT", &e.kind)
         .env("RCON_EVENT_PLAYER", e.player.as_deref().unwrap_or(""))
         .env("RCON_EVENT_SERVER", &e.server)
+        .env("RCON_EVENT_TEXT", e.text.as_deref().unwrap_or(""))
         .env("RCON_EVENT_TIME", time)
         .env("RCON_EVENT_JSON", json_line)
         // The program gets the event, never the secrets rcon was given.
@@ -244,13 +259,15 @@ fn run_exec(cmd: &str, e: &Event, time: &str, json_line: &str) {
     }
 }
 
-/// Follows the management notifications of one server.
+/// Follows the management notifications of one server; `label` prefixes its lines with
+/// `[name]` (one of several followed at once).
 #[cfg(feature = "mgmt")]
 pub fn run_mgmt(
     options: &FollowOptions,
     target: &crate::app::run::mgmt::Target,
+    label: bool,
 ) -> anyhow::Result<Exit> {
-    let emitter = Emitter::new(options, false);
+    let emitter = Emitter::new(options, label);
     let retry = Duration::from_secs(1);
     let mut connected_once = false;
     let mut said_waiting = false;
@@ -323,6 +340,12 @@ pub fn run_rcon(options: &FollowOptions, servers: Vec<(String, Settings)>) -> an
             "--poll must be more than 0",
         ));
     }
+    if servers
+        .iter()
+        .all(|(_, s)| s.dialect.value.dialect().protocol != rconsole::consoles::Protocol::Rcon)
+    {
+        return crate::app::run::follow_consoles::run(options, servers);
+    }
     let emitter = Arc::new(Emitter::new(options, servers.len() > 1));
     // Connect to each first, so a wrong address or password fails at once.
     let mut followers = Vec::new();
@@ -330,12 +353,11 @@ pub fn run_rcon(options: &FollowOptions, servers: Vec<(String, Settings)>) -> an
         let opts = settings.options(Arc::new(crate::app::StderrObserver));
         let protocol = settings.dialect.value.dialect().protocol;
         if protocol != rconsole::consoles::Protocol::Rcon {
-            // Their servers push messages; following those is not built yet, and polling an
-            // RCON `list` there would be wrong.
+            // A group mixing RCON servers (polled) with consoles (pushed messages).
             return Err(crate::app::exit::fail(
                 crate::app::exit::Exit::Usage,
                 format!(
-                    "{name}: --follow works with RCON servers and --mgmt; for this dialect's pushed messages use --messages (or the console)"
+                    "{name}: --follow takes either RCON servers (polled) or BattlEye/WebRCON/telnet ones (their pushed messages), not both at once; run one --follow for each kind"
                 ),
             ));
         }

@@ -364,14 +364,20 @@ fn prefix(label: Option<&str>, text: &str) -> String {
     }
 }
 
-/// `rcon --mgmt ...` for one server.
-pub fn run(plan: &MgmtPlan, settings: &Settings) -> anyhow::Result<Exit> {
-    let mut commands: Vec<Vec<String>> = plan.lines.iter().map(|c| split_words(c)).collect();
-    // A quoted 'allowlist add Alex' is three words too (JSON values stay whole).
+/// The method calls, as words: each `-c` one, then the trailing words (a quoted
+/// 'allowlist add Alex' is three words too; JSON values stay whole).
+pub fn calls(plan: &MgmtPlan) -> Vec<Vec<String>> {
+    let mut calls: Vec<Vec<String>> = plan.lines.iter().map(|c| split_words(c)).collect();
     let trailing: Vec<String> = plan.words.iter().flat_map(|w| split_words(w)).collect();
     if !trailing.is_empty() {
-        commands.push(trailing);
+        calls.push(trailing);
     }
+    calls
+}
+
+/// `rcon --mgmt ...` for one server.
+pub fn run(plan: &MgmtPlan, settings: &Settings) -> anyhow::Result<Exit> {
+    let commands = calls(plan);
     let target = resolve(plan, settings)?;
     if let Some(follow) = &plan.follow {
         if !commands.is_empty() {
@@ -380,7 +386,7 @@ pub fn run(plan: &MgmtPlan, settings: &Settings) -> anyhow::Result<Exit> {
                 "--follow runs no commands (it prints events); run them separately",
             ));
         }
-        return crate::app::run::follow::run_mgmt(follow, &target);
+        return crate::app::run::follow::run_mgmt(follow, &target, false);
     }
     let (mut client, schema) = target.connect()?;
     if let Some(timing) = &plan.timing {

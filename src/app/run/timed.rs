@@ -14,6 +14,9 @@ use crate::app::resolve::settings::Settings;
 use crate::app::run::countdown;
 use crate::app::run::session::Session;
 
+/// Servers by name, as a fan-out runs them.
+pub type Servers = Vec<(String, Settings)>;
+
 /// What runs the management protocol in this binary: `rcon-mgmt` passes [`MGMT_HOOKS`];
 /// `rcon` passes `None` and hands `--mgmt` to `rcon-mgmt`, so the TLS and WebSocket code is not
 /// even in the binary a plain RCON run loads (measured: it added ~20% to a one-shot's peak RSS).
@@ -21,6 +24,8 @@ use crate::app::run::session::Session;
 pub struct MgmtHooks {
     /// `--mgmt` on one server.
     pub run: fn(&MgmtPlan, &Settings) -> anyhow::Result<Exit>,
+    /// `--mgmt` on several servers.
+    pub fanout: fn(&MgmtPlan, Servers) -> anyhow::Result<Exit>,
     /// `--practice-mgmt`.
     pub serve: fn(&PracticePlan) -> anyhow::Result<Exit>,
 }
@@ -30,6 +35,7 @@ pub struct MgmtHooks {
 #[allow(dead_code)] // referenced only by rcon-mgmt's main
 pub const MGMT_HOOKS: MgmtHooks = MgmtHooks {
     run: crate::app::run::mgmt::run,
+    fanout: crate::app::run::mgmt_fanout::run,
     serve: crate::app::run::mgmt::serve_practice,
 };
 

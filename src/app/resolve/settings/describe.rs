@@ -3,8 +3,10 @@
 use super::*;
 
 impl Settings {
-    /// The `--print-config` text: one line per setting with its source; the password masked.
-    pub fn describe(&self) -> String {
+    /// The `--print-config` text: one line per setting with its source; the password masked;
+    /// `extra` rows (key, value, source) at the end in the same columns (the management
+    /// settings).
+    pub fn describe_with(&self, extra: Vec<(&str, String, String)>) -> String {
         let mut rows: Vec<(&str, String, String)> = Vec::new();
         rows.push(("config", self.config.describe(), String::new()));
         match &self.profile {
@@ -80,6 +82,8 @@ impl Settings {
         if let Some(proxy) = &self.proxy_command {
             rows.push(("proxy", proxy.value.clone(), proxy.source.to_string()));
         }
+        rows.extend(extra);
+        let keys = rows.iter().map(|r| r.0.len()).max().unwrap_or(0).max(9);
         let width = rows
             .iter()
             .filter(|r| !r.2.is_empty())
@@ -89,9 +93,9 @@ impl Settings {
         let mut out = String::new();
         for (key, value, source) in rows {
             if source.is_empty() {
-                out.push_str(&format!("{key:<9} {value}\n"));
+                out.push_str(&format!("{key:<keys$} {value}\n"));
             } else {
-                out.push_str(&format!("{key:<9} {value:<width$}  {source}\n"));
+                out.push_str(&format!("{key:<keys$} {value:<width$}  {source}\n"));
             }
         }
         out

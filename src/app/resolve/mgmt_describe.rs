@@ -1,0 +1,158 @@
+//! The management settings in `--print-config`: URL, TLS, how the certificate is trusted,
+//! Origin and where the secret comes from (never the secret), each with its source, in the
+//! order `--mgmt` resolves them (src/app/run/mgmt.rs). Pure text: no TLS code, so `rcon` shows
+//! them without handing over to `rcon-mgmt`.
+
+use toml::Spanned;
+
+use super::args::Args;
+use super::config::Profile;
+use super::settings::{Settings, Source};
+
+/// The rows, or none when nothing about the management protocol is set (no `--mgmt`, no
+/// `--mgmt-*` flag, no `mgmt_*` key in the profile).
+pub fn rows(args: &Args, settings: &Settings) -> Vec<(&'static str, String, String)> {
+    let prof = profile(settings);
+    let key = |f: fn(&Profile) -> &Option<Spanned<String>>| -> Option<(String, Source)> {
+        let (name, p, config) = prof?;
+        let s = f(p).as_ref()?;
+        Some((
+            s.get_ref().clone(),
+            Source::Profile {
+                name: name.to_string(),
+                at: config.at(s.span()),
+            },
+        ))
+    };
+    let keys = [
+        key(|p| &p.mgmt_url),
+        key(|p| &p.mgmt_cert),
+        key(|p| &p.mgmt_fingerprint),
+        key(|p| &p.mgmt_origin),
+        key(|p| &p.mgmt_secret_file),
+        key(|p| &p.mgmt_secret_command),
+    ];
+    let flags = args.mgmt.is_some()
+        || args.mgmt_cert.is_some()
+        || args.mgmt_fingerprint.is_some()
+        || args.mgmt_origin.is_some()
+        || args.mgmt_secret_file.is_some();
+    if !flags && keys.iter().all(Option::is_none) {
+        return Vec::new();
+    }
+    let [url, cert, fingerprint, origin, secret_file, secret_command] = keys;
+    let mut rows = Vec::new();
+    let mut push = |k: &'static str, v: String, s: Option<Source>| {
+        rows.push((k, v, s.map(|s| s.to_string()).unwrap_or_default()));
+    };
+
+    let url = match args.mgmt.as_deref().filter(|u| !u.is_empty()) {
+        Some(u) => Some((u.to_string(), Source::Flag("--mgmt".into()))),
+        None => url,
+    };
+    let tls = url.as_ref().map(|(u, _)| !u.starts_with("ws://"));
+    match &url {
+        Some((u, s)) => push("mgmt_url", u.clone(), Some(s.clone())),
+        None => push(
+            "mgmt_url",
+            "(not set: --mgmt URL or a profile's mgmt_url)".into(),
+            None,
+        ),
+    }
+    push(
+        "mgmt_tls",
+        match tls {
+            Some(true) => "on (wss://)".into(),
+            Some(false) => "off (ws://)".into(),
+            None => "(no URL)".into(),
+        },
+        url.as_ref().map(|(_, s)| s.clone()),
+    );
+
+    let base = prof.and_then(|(_, _, c)| c.path.parent().map(|p| p.to_path_buf()));
+    let trust = if let Some(path) = &args.mgmt_cert {
+        Some((
+            format!("certificate file {}", path.display()),
+            flag_or_env("--mgmt-cert", "RCON_MGMT_CERT"),
+        ))
+    } else if let Some(fp) = &args.mgmt_fingerprint {
+        Some((
+            format!("pinned SHA-256 {fp}"),
+            flag_or_env("--mgmt-fingerprint", "RCON_MGMT_FINGERPRINT"),
+        ))
+    } else if let Some((path, s)) = cert {
+        let path = super::secrets::resolve_path(&path, base.as_deref());
+        Some((format!("certificate file {}", path.display()), s))
+    } else {
+        fingerprint.map(|(fp, s)| (format!("pinned SHA-256 {fp}"), s))
+    };
+    match (tls, trust) {
+        (Some(false), _) => push("mgmt_trust", "(no TLS)".into(), None),
+        (_, Some((v, s))) => push("mgmt_trust", v, Some(s)),
+        (_, None) => push(
+            "mgmt_trust",
+            "the system's trust store".into(),
+            Some(Source::Default),
+        ),
+    }
+
+    let origin = match &args.mgmt_origin {
+        Some(o) => Some((o.clone(), flag_or_env("--mgmt-origin", "RCON_MGMT_ORIGIN"))),
+        None => origin,
+    };
+    match origin {
+        Some((o, s)) => push("mgmt_origin", o, Some(s)),
+        None => push("mgmt_origin", "(none sent)".into(), Some(Source::Default)),
+    }
+
+    let env_secret = std::env::var("RCON_MGMT_SECRET").is_ok_and(|s| !s.is_empty());
+    let file_flag = args
+        .mgmt_secret_file
+        .as_ref()
+        .filter(|f| !f.as_os_str().is_empty());
+    let (what, source) = if env_secret {
+        (
+            "********".to_string(),
+            Some(Source::Env("RCON_MGMT_SECRET".into())),
+        )
+    } else if let Some(f) = file_flag {
+        (
+            format!("******** (from file {})", f.display()),
+            Some(flag_or_env("--mgmt-secret-file", "RCON_MGMT_SECRET_FILE")),
+        )
+    } else if let Some((f, s)) = secret_file {
+        let path = super::secrets::resolve_path(&f, base.as_deref());
+        (format!("******** (from file {})", path.display()), Some(s))
+    } else if let Some((_, s)) = secret_command {
+        ("******** (from mgmt_secret_command)".to_string(), Some(s))
+    } else {
+        ("(the password's sources: see password)".to_string(), None)
+    };
+    push("mgmt_secret", what, source);
+    rows
+}
+
+/// The profile this run uses: its name, table and file.
+fn profile(settings: &Settings) -> Option<(&str, &Profile, &super::config::ParsedConfig)> {
+    let name = settings.profile.as_ref()?;
+    let config = settings.config.config()?;
+    let p = config.servers.get(&name.value)?;
+    Some((name.value.as_str(), p.get_ref(), config))
+}
+
+/// A flag that clap also takes from an environment variable: which one it was.
+fn flag_or_env(flag: &str, env: &str) -> Source {
+    if std::env::var_os(env).is_some_and(|v| !v.is_empty()) && !flag_given(flag) {
+        Source::Env(env.into())
+    } else {
+        Source::Flag(flag.into())
+    }
+}
+
+/// Whether `flag` is on the command line (`--flag VALUE` or `--flag=VALUE`).
+fn flag_given(flag: &str) -> bool {
+    std::env::args_os().any(|a| {
+        let a = a.to_string_lossy();
+        a == flag || a.starts_with(&format!("{flag}="))
+    })
+}
