@@ -36,7 +36,7 @@
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-use super::{Action, Exchange};
+use super::{Action, ConsoleExchange};
 use crate::error::Error;
 
 /// Packet type of the login.
@@ -166,7 +166,7 @@ impl Default for Timings {
 const NO_ANSWER: &str = "waiting for the BattlEye login reply (no answer at all: is BattlEye RCon enabled, with RConPassword and RConPort in BEServer_x64.cfg, and is this its UDP port?)";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum State {
+enum BattlEyeState {
     New,
     LoggingIn,
     Ready,
@@ -193,7 +193,7 @@ struct Pending {
 pub struct BattlEye {
     password: String,
     timings: Timings,
-    state: State,
+    state: BattlEyeState,
     login_first: Option<Instant>,
     login_last: Option<Instant>,
     next_seq: u8,
@@ -224,7 +224,7 @@ impl BattlEye {
         BattlEye {
             password: password.to_string(),
             timings,
-            state: State::New,
+            state: BattlEyeState::New,
             login_first: None,
             login_last: None,
             next_seq: 0,
@@ -277,7 +277,7 @@ impl BattlEye {
     }
 
     fn fail(&mut self, e: Error) {
-        self.state = State::Failed;
+        self.state = BattlEyeState::Failed;
         self.pending = None;
         self.actions.push_back(Action::Fail(e));
     }
@@ -375,15 +375,15 @@ impl BattlEye {
     }
 }
 
-impl Exchange for BattlEye {
+impl ConsoleExchange for BattlEye {
     fn start(&mut self, now: Instant) {
-        self.state = State::LoggingIn;
+        self.state = BattlEyeState::LoggingIn;
         self.login_first = Some(now);
         self.send_login(now, false);
     }
 
     fn command(&mut self, command: &str, now: Instant) {
-        if self.state != State::Ready {
+        if self.state != BattlEyeState::Ready {
             self.actions.push_back(Action::Fail(Error::Closed {
                 when: "before the command (not logged in)",
             }));
@@ -426,11 +426,11 @@ impl Exchange for BattlEye {
                     datagram,
                     format!("login reply: {}", if ok == 1 { "ok" } else { "refused" }),
                 );
-                if self.state != State::LoggingIn {
+                if self.state != BattlEyeState::LoggingIn {
                     return; // a duplicate of the reply
                 }
                 if ok == 1 {
-                    self.state = State::Ready;
+                    self.state = BattlEyeState::Ready;
                     self.actions.push_back(Action::LoggedIn);
                 } else {
                     self.fail(Error::LoginRefused);
@@ -444,13 +444,13 @@ impl Exchange for BattlEye {
                     format!("answer seq={seq}")
                 };
                 self.trace_received(datagram, what);
-                if self.state == State::Ready {
+                if self.state == BattlEyeState::Ready {
                     self.on_answer(seq, body, now);
                 }
             }
             (Some(MESSAGE), Some(seq)) => {
                 self.trace_received(datagram, format!("server message seq={seq}"));
-                if self.state == State::Ready {
+                if self.state == BattlEyeState::Ready {
                     self.on_message(seq, &payload[2..], now);
                 }
             }
@@ -461,7 +461,7 @@ impl Exchange for BattlEye {
     fn tick(&mut self, now: Instant) {
         let t = self.timings;
         match self.state {
-            State::LoggingIn => {
+            BattlEyeState::LoggingIn => {
                 let first = self.login_first.unwrap_or(now);
                 if now.duration_since(first) >= t.timeout {
                     self.fail(Error::Timeout {
@@ -475,7 +475,7 @@ impl Exchange for BattlEye {
                     self.send_login(now, true);
                 }
             }
-            State::Ready => {
+            BattlEyeState::Ready => {
                 if let Some(p) = self.pending.as_mut() {
                     if let (Some(last), Some(again)) = (p.last_held, p.retransmitted)
                         && !self.answered
@@ -541,7 +541,7 @@ impl Exchange for BattlEye {
                     self.send(datagram, format!("keep-alive seq={seq}"), now, false);
                 }
             }
-            State::New | State::Failed => {}
+            BattlEyeState::New | BattlEyeState::Failed => {}
         }
     }
 
@@ -552,11 +552,11 @@ impl Exchange for BattlEye {
     fn wake(&self) -> Option<Instant> {
         let t = self.timings;
         match self.state {
-            State::LoggingIn => {
+            BattlEyeState::LoggingIn => {
                 let first = self.login_first? + t.timeout;
                 Some(first.min(self.login_last? + t.retransmit))
             }
-            State::Ready => {
+            BattlEyeState::Ready => {
                 if let Some(p) = &self.pending {
                     let mut w = (p.first_sent + t.timeout).min(p.last_sent + t.retransmit);
                     if let (Some(l), Some(r), false) = (p.last_held, p.retransmitted, self.answered)
@@ -571,7 +571,7 @@ impl Exchange for BattlEye {
                 }
                 Some(self.last_sent? + t.keepalive)
             }
-            State::New | State::Failed => None,
+            BattlEyeState::New | BattlEyeState::Failed => None,
         }
     }
 }

@@ -1,4 +1,4 @@
-//! The thin blocking driver under every [`Exchange`]: moves its bytes over a UDP socket, a
+//! The thin blocking driver under every [`ConsoleExchange`]: moves its bytes over a UDP socket, a
 //! WebSocket (tungstenite) or a [`Transport`], sleeps only in socket reads until the exchange's
 //! wake time, and offers the result as a [`Remote`]. With live messages on (the console), a
 //! background thread keeps reading while no command runs, so server messages show as they
@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use super::battleye::{self, BattlEye};
 use super::telnet::Telnet;
 use super::webrcon::WebRcon;
-use super::{Action, Exchange, MessageSink, Protocol, Remote};
+use super::{Action, ConsoleExchange, MessageSink, Protocol, Remote};
 use crate::error::{Error, Result};
 use crate::rcon::client::{ClientOptions, Direction, Observer, Password};
 use crate::transport::{Connector, Transport};
@@ -266,7 +266,7 @@ fn idle_gap(opts: &ClientOptions) -> Duration {
 
 /// What a drive waits for.
 #[derive(Clone, Copy)]
-enum Goal {
+enum DriveGoal {
     Login,
     Answer,
     Until(Instant),
@@ -274,7 +274,7 @@ enum Goal {
 
 /// One connection: the exchange and its link.
 struct Engine {
-    ex: Box<dyn Exchange>,
+    ex: Box<dyn ConsoleExchange>,
     link: Box<dyn Link>,
     observer: Arc<dyn Observer>,
     sink: Option<MessageSink>,
@@ -285,8 +285,8 @@ struct Engine {
 }
 
 impl Engine {
-    /// Runs the exchange until `goal`; returns the answer for [`Goal::Answer`].
-    fn drive(&mut self, goal: Goal) -> Result<Option<String>> {
+    /// Runs the exchange until `goal`; returns the answer for [`DriveGoal::Answer`].
+    fn drive(&mut self, goal: DriveGoal) -> Result<Option<String>> {
         loop {
             // Actions queued after the answer (held server messages, traces) still go out.
             let mut answer = None;
@@ -327,12 +327,12 @@ impl Engine {
             if answer.is_some() {
                 return Ok(answer);
             }
-            if logged_in && matches!(goal, Goal::Login) {
+            if logged_in && matches!(goal, DriveGoal::Login) {
                 return Ok(None);
             }
             let now = Instant::now();
             let mut wake = self.ex.wake().unwrap_or(now + self.timeout);
-            if let Goal::Until(t) = goal {
+            if let DriveGoal::Until(t) = goal {
                 if now >= t {
                     return Ok(None);
                 }
@@ -357,9 +357,9 @@ impl Engine {
                     return Err(if e.kind() == io::ErrorKind::UnexpectedEof {
                         Error::Closed {
                             when: match goal {
-                                Goal::Login => "during login",
-                                Goal::Answer => "mid-response; output is incomplete",
-                                Goal::Until(_) => "while idle",
+                                DriveGoal::Login => "during login",
+                                DriveGoal::Answer => "mid-response; output is incomplete",
+                                DriveGoal::Until(_) => "while idle",
                             },
                         }
                     } else {
@@ -425,7 +425,7 @@ impl Console {
     fn open(&self) -> Result<Engine> {
         let tracing = self.opts.observer.wants_packets();
         let timeout = self.opts.timeout;
-        let (ex, link): (Box<dyn Exchange>, Box<dyn Link>) = match self.protocol {
+        let (ex, link): (Box<dyn ConsoleExchange>, Box<dyn Link>) = match self.protocol {
             Protocol::BattlEye => {
                 let target = self.connector.describe();
                 let addr = target
@@ -605,7 +605,8 @@ impl Console {
                 let mut guard = engine.lock().unwrap_or_else(|p| p.into_inner());
                 match guard.as_mut() {
                     Some(e) if !e.dead => {
-                        let _ = e.drive(Goal::Until(Instant::now() + Duration::from_millis(50)));
+                        let _ =
+                            e.drive(DriveGoal::Until(Instant::now() + Duration::from_millis(50)));
                     }
                     _ => {
                         drop(guard);
@@ -633,7 +634,7 @@ impl Remote for Console {
         crate::rcon::client::check_command(command, self.opts.max_command_bytes)?;
         self.with_engine(|e| {
             e.ex.command(command, Instant::now());
-            let answer = e.drive(Goal::Answer)?.unwrap_or_default();
+            let answer = e.drive(DriveGoal::Answer)?.unwrap_or_default();
             out.extend_from_slice(answer.as_bytes());
             Ok(())
         })
@@ -669,7 +670,7 @@ impl Remote for Console {
         self.close();
         let mut engine = self.open()?;
         engine.ex.start(Instant::now());
-        engine.drive(Goal::Login)?;
+        engine.drive(DriveGoal::Login)?;
         *self.engine.lock().unwrap_or_else(|p| p.into_inner()) = Some(engine);
         Ok(())
     }

@@ -1,7 +1,7 @@
 //! The remote consoles that are not Source-style RCON (docs/protocol.md section 8): BattlEye
 //! RCon over UDP, Rust's WebRCON over WebSocket and the 7 Days to Die telnet console.
 //!
-//! Each protocol is a sans-IO exchange ([`Exchange`]): bytes (a datagram, a WebSocket text
+//! Each protocol is a sans-IO exchange ([`ConsoleExchange`]): bytes (a datagram, a WebSocket text
 //! frame, a chunk of a TCP stream) and clock ticks go in, [`Action`]s come out (what to send,
 //! an answer, a server message, a trace line, when to wake). The exchanges never touch a socket
 //! or sleep; [`driver`] moves their bytes over UDP, a WebSocket or a [`Transport`] and gives the
@@ -64,7 +64,7 @@ pub enum Protocol {
     Telnet,
 }
 
-/// What an [`Exchange`] asks its driver to do, in order.
+/// What an [`ConsoleExchange`] asks its driver to do, in order.
 #[derive(Debug)]
 pub enum Action {
     /// Send these bytes: one datagram (BattlEye), one text frame (WebRCON), stream bytes
@@ -93,7 +93,7 @@ pub enum Action {
 }
 
 /// A protocol's decisions, as data in and actions out.
-pub trait Exchange: Send {
+pub trait ConsoleExchange: Send {
     /// Begins the login (queues the first packets).
     fn start(&mut self, now: Instant);
     /// Gives a command to run; only one is pending at a time.
@@ -104,7 +104,7 @@ pub trait Exchange: Send {
     fn tick(&mut self, now: Instant);
     /// The next action, if any.
     fn poll(&mut self) -> Option<Action>;
-    /// When the exchange next needs a [`Exchange::tick`], if ever.
+    /// When the exchange next needs a [`ConsoleExchange::tick`], if ever.
     fn wake(&self) -> Option<Instant>;
 }
 

@@ -268,7 +268,7 @@ impl Drop for ConsoleServer {
 }
 
 /// What a command does.
-struct Reply {
+struct ScriptedReply {
     /// The answer.
     text: String,
     /// Server messages sent before the answer.
@@ -283,9 +283,9 @@ struct Reply {
     push: Option<Push>,
 }
 
-fn respond(command: &str, counter: &AtomicU64) -> Reply {
+fn respond(command: &str, counter: &AtomicU64) -> ScriptedReply {
     let (word, rest) = command.split_once(' ').unwrap_or((command, ""));
-    let mut r = Reply {
+    let mut r = ScriptedReply {
         text: String::new(),
         before: Vec::new(),
         later: None,
@@ -675,7 +675,7 @@ fn tcp_server(
                 let t = thread::spawn(move || {
                     let _ = stream.set_nonblocking(false);
                     let _ = stream.set_nodelay(true);
-                    let shared = Shared {
+                    let shared = SessionHub {
                         stats: &stats,
                         counter: &counter,
                         pushed: &pushed,
@@ -700,7 +700,7 @@ fn tcp_server(
 }
 
 /// What the sessions of a TCP practice server share.
-struct Shared<'a> {
+struct SessionHub<'a> {
     stats: &'a Stats,
     counter: &'a AtomicU64,
     /// Pushed to every client: each session sends what was added since it logged in.
@@ -709,7 +709,7 @@ struct Shared<'a> {
     stop: &'a AtomicBool,
 }
 
-impl Shared<'_> {
+impl SessionHub<'_> {
     /// The pushes since `seen`, moving `seen` on.
     fn pushes_since(&self, seen: &mut usize) -> Vec<(String, &'static str)> {
         let log = self.pushed.lock().unwrap_or_else(|p| p.into_inner());
@@ -730,7 +730,7 @@ impl Shared<'_> {
 fn webrcon_session(
     stream: TcpStream,
     config: &ConsoleServerConfig,
-    shared: &Shared,
+    shared: &SessionHub,
 ) -> io::Result<bool> {
     let (stats, counter) = (shared.stats, shared.counter);
     use tungstenite::handshake::server::{ErrorResponse, Request, Response};
@@ -856,7 +856,7 @@ fn telnet_session(
     stream: TcpStream,
     peer: SocketAddr,
     config: &ConsoleServerConfig,
-    shared: &Shared,
+    shared: &SessionHub,
 ) -> io::Result<bool> {
     let (stats, counter) = (shared.stats, shared.counter);
     let mut out = stream.try_clone()?;

@@ -14,7 +14,7 @@
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-use super::{Action, Exchange};
+use super::{Action, ConsoleExchange};
 use crate::error::Error;
 
 /// Longest command sent, in UTF-8 bytes.
@@ -26,7 +26,7 @@ pub const MAX_LINE: usize = 64 * 1024;
 const IAC: u8 = 255;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum State {
+enum TelnetState {
     New,
     PasswordSent,
     Ready,
@@ -66,7 +66,7 @@ pub struct Telnet {
     password: String,
     timeout: Duration,
     idle_gap: Duration,
-    state: State,
+    state: TelnetState,
     started: Option<Instant>,
     /// Bytes of a line not yet ended.
     partial: Vec<u8>,
@@ -85,7 +85,7 @@ impl Telnet {
             password: password.to_string(),
             timeout,
             idle_gap,
-            state: State::New,
+            state: TelnetState::New,
             started: None,
             partial: Vec::new(),
             iac: Vec::new(),
@@ -127,26 +127,26 @@ impl Telnet {
 
     fn line(&mut self, line: String, now: Instant) {
         match self.state {
-            State::New => {
+            TelnetState::New => {
                 if line.starts_with("***") {
                     // No password configured: already in.
-                    self.state = State::Ready;
+                    self.state = TelnetState::Ready;
                     self.actions.push_back(Action::LoggedIn);
                 } else if line.to_ascii_lowercase().contains("password") {
                     self.prompt(now);
                 }
             }
-            State::PasswordSent => {
+            TelnetState::PasswordSent => {
                 let lower = line.to_ascii_lowercase();
                 if lower.contains("incorrect") || lower.contains("wrong") {
-                    self.state = State::Failed;
+                    self.state = TelnetState::Failed;
                     self.actions.push_back(Action::Fail(Error::LoginRefused));
                 } else if lower.contains("logon successful") || lower.starts_with("***") {
-                    self.state = State::Ready;
+                    self.state = TelnetState::Ready;
                     self.actions.push_back(Action::LoggedIn);
                 }
             }
-            State::Ready => {
+            TelnetState::Ready => {
                 let log = is_log_line(&line);
                 match self.pending.as_mut() {
                     Some((lines, _, last)) if !log => {
@@ -160,15 +160,15 @@ impl Telnet {
                     }
                 }
             }
-            State::Failed => {}
+            TelnetState::Failed => {}
         }
     }
 
     fn prompt(&mut self, now: Instant) {
-        if self.state == State::PasswordSent {
+        if self.state == TelnetState::PasswordSent {
             return;
         }
-        self.state = State::PasswordSent;
+        self.state = TelnetState::PasswordSent;
         if self.tracing {
             self.actions.push_back(Action::Trace {
                 sent: true,
@@ -183,7 +183,7 @@ impl Telnet {
     }
 }
 
-impl Exchange for Telnet {
+impl ConsoleExchange for Telnet {
     fn start(&mut self, now: Instant) {
         self.started = Some(now);
     }
@@ -227,7 +227,7 @@ impl Exchange for Telnet {
             }
         }
         // The prompt has no line end.
-        if matches!(self.state, State::New)
+        if matches!(self.state, TelnetState::New)
             && String::from_utf8_lossy(&self.partial)
                 .to_ascii_lowercase()
                 .contains("password:")
@@ -239,7 +239,7 @@ impl Exchange for Telnet {
 
     fn tick(&mut self, now: Instant) {
         match self.state {
-            State::Ready => {
+            TelnetState::Ready => {
                 if let Some((_, since, last)) = &self.pending {
                     if now.duration_since(*last) >= self.idle_gap {
                         let (lines, _, _) = self.pending.take().expect("checked");
@@ -253,19 +253,19 @@ impl Exchange for Telnet {
                     }
                 }
             }
-            State::New | State::PasswordSent => {
+            TelnetState::New | TelnetState::PasswordSent => {
                 if self
                     .started
                     .is_some_and(|s| now.duration_since(s) >= self.timeout)
                 {
-                    self.state = State::Failed;
+                    self.state = TelnetState::Failed;
                     self.actions.push_back(Action::Fail(Error::Timeout {
                         what: "waiting for the telnet password prompt or its reply",
                         after: self.timeout,
                     }));
                 }
             }
-            State::Failed => {}
+            TelnetState::Failed => {}
         }
     }
 
@@ -275,11 +275,11 @@ impl Exchange for Telnet {
 
     fn wake(&self) -> Option<Instant> {
         match self.state {
-            State::Ready => self
+            TelnetState::Ready => self
                 .pending
                 .as_ref()
                 .map(|(_, since, last)| (*last + self.idle_gap).min(*since + self.timeout)),
-            State::Failed => None,
+            TelnetState::Failed => None,
             _ => self.started.map(|s| s + self.timeout),
         }
     }

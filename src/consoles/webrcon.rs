@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 
-use super::{Action, Exchange};
+use super::{Action, ConsoleExchange};
 use crate::error::Error;
 
 /// Longest command sent, in UTF-8 bytes.
@@ -22,7 +22,7 @@ pub const CLIENT_NAME: &str = "rconsole";
 
 /// A frame from the server, as far as the client needs it.
 #[derive(Debug, Deserialize)]
-struct Reply {
+struct WebRconFrame {
     #[serde(rename = "Identifier", default)]
     identifier: i64,
     #[serde(rename = "Message", default)]
@@ -73,7 +73,7 @@ impl WebRcon {
     }
 }
 
-impl Exchange for WebRcon {
+impl ConsoleExchange for WebRcon {
     fn start(&mut self, _now: Instant) {
         // The upgrade with the password in the path was the login.
         self.started = true;
@@ -95,7 +95,7 @@ impl Exchange for WebRcon {
     }
 
     fn receive(&mut self, data: &[u8], _now: Instant) {
-        let reply: Reply = match serde_json::from_slice(data) {
+        let reply: WebRconFrame = match serde_json::from_slice(data) {
             Ok(r) => r,
             Err(e) => {
                 self.trace(false, data, "not WebRCON JSON; ignored".into());

@@ -43,7 +43,7 @@ pub struct FleetTarget {
     /// The RCON password.
     pub password: Password,
     /// The exchange's settings (its timeout also bounds connecting).
-    pub config: exchange::Tuning,
+    pub config: exchange::ExchangeConfig,
 }
 
 /// Settings of a fleet run.
@@ -123,7 +123,7 @@ pub enum Report {
     Note(String),
     /// The end-of-output method was settled (`Some`) or should be forgotten (`None`).
     Learned(Option<Learned>),
-    /// A packet went over the wire (only with [`exchange::Tuning::trace`]).
+    /// A packet went over the wire (only with [`exchange::ExchangeConfig::trace`]).
     Traced(Traced),
 }
 

@@ -7,11 +7,11 @@ use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
 use super::*;
-use crate::practice::{Mode, PracticeConfig, PracticeServer};
+use crate::practice::{PracticeConfig, PracticeMode, PracticeServer};
 
 const PASSWORD: &str = "fleet-test";
 
-fn practice(mode: Mode) -> PracticeServer {
+fn practice(mode: PracticeMode) -> PracticeServer {
     PracticeServer::start(PracticeConfig {
         password: PASSWORD.into(),
         mode,
@@ -25,9 +25,9 @@ fn target(port: u16) -> FleetTarget {
         host: "127.0.0.1".into(),
         port,
         password: Password::new(PASSWORD),
-        config: exchange::Tuning {
+        config: exchange::ExchangeConfig {
             timeout: Duration::from_secs(10),
-            ..exchange::Tuning::default()
+            ..exchange::ExchangeConfig::default()
         },
     }
 }
@@ -107,8 +107,8 @@ impl Handler for Script {
 
 #[test]
 fn every_target_runs_its_commands_in_order_and_a_dead_one_fails_alone() {
-    let a = practice(Mode::Vanilla);
-    let b = practice(Mode::Source);
+    let a = practice(PracticeMode::Vanilla);
+    let b = practice(PracticeMode::Source);
     let dead = closed_port();
     let script = |n: usize| (0..n).map(|_| ("echo x", false, None)).collect::<Vec<_>>();
     let mut h = Script::new(vec![
@@ -151,7 +151,7 @@ fn every_target_runs_its_commands_in_order_and_a_dead_one_fails_alone() {
 #[test]
 fn retries_back_off_without_holding_a_slot() {
     let dead = closed_port();
-    let live = practice(Mode::Vanilla);
+    let live = practice(PracticeMode::Vanilla);
     let mut h = Script::new(vec![
         vec![("echo x", false, None)],
         vec![("echo y", false, None)],
@@ -183,7 +183,7 @@ fn retries_back_off_without_holding_a_slot() {
 
 #[test]
 fn a_refused_command_is_reported_and_the_session_goes_on() {
-    let s = practice(Mode::Vanilla);
+    let s = practice(PracticeMode::Vanilla);
     let mut h = Script::new(vec![vec![
         ("echo a", false, None),
         ("bad\0nul", false, None),
@@ -203,7 +203,7 @@ fn a_refused_command_is_reported_and_the_session_goes_on() {
 
 #[test]
 fn a_delay_holds_the_next_command_back_and_a_closing_command_reconnects() {
-    let s = practice(Mode::Vanilla);
+    let s = practice(PracticeMode::Vanilla);
     let delay = Duration::from_millis(100);
     let mut h = Script::new(vec![vec![
         ("echo one", true, None),

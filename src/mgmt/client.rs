@@ -14,7 +14,7 @@ use tungstenite::http::HeaderValue;
 use tungstenite::{HandshakeError, Message, WebSocket};
 
 use super::jsonrpc::{self, Incoming, Notification};
-use super::{Error, Result, Trust};
+use super::{MgmtError, MgmtResult, Trust};
 use crate::Password;
 use crate::transport::Transport;
 
@@ -34,8 +34,8 @@ pub struct Endpoint {
 impl Endpoint {
     /// Parses `wss://HOST:PORT[/PATH]` or `ws://...`; `[::1]` for IPv6. The port is required
     /// (the server's `management-server-port` has no fixed default worth guessing).
-    pub fn parse(url: &str) -> Result<Endpoint> {
-        let bad = |why| Error::Url {
+    pub fn parse(url: &str) -> MgmtResult<Endpoint> {
+        let bad = |why| MgmtError::Url {
             url: url.to_string(),
             why,
         };
@@ -189,26 +189,30 @@ fn is_wait(e: &tungstenite::Error) -> bool {
     matches!(e, tungstenite::Error::Io(io) if io.kind() == io::ErrorKind::WouldBlock)
 }
 
-/// `Some(Error::Closed)` when `e` is the peer closing; `None` otherwise.
-fn ws_error_kind(e: &tungstenite::Error) -> Option<Error> {
+/// `Some(MgmtError::Closed)` when `e` is the peer closing; `None` otherwise.
+fn ws_error_kind(e: &tungstenite::Error) -> Option<MgmtError> {
     match e {
         tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed => {
-            Some(Error::Closed)
+            Some(MgmtError::Closed)
         }
         tungstenite::Error::Io(io) if io.kind() == io::ErrorKind::UnexpectedEof => {
-            Some(Error::Closed)
+            Some(MgmtError::Closed)
         }
         _ => None,
     }
 }
 
-fn ws_error(e: tungstenite::Error) -> Error {
+fn ws_error(e: tungstenite::Error) -> MgmtError {
     match e {
-        tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed => Error::Closed,
-        tungstenite::Error::Io(io) if io.kind() == io::ErrorKind::UnexpectedEof => Error::Closed,
-        tungstenite::Error::Io(io) => Error::Io(io),
-        tungstenite::Error::Protocol(p) => Error::Protocol(p.to_string()),
-        other => Error::Protocol(other.to_string()),
+        tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed => {
+            MgmtError::Closed
+        }
+        tungstenite::Error::Io(io) if io.kind() == io::ErrorKind::UnexpectedEof => {
+            MgmtError::Closed
+        }
+        tungstenite::Error::Io(io) => MgmtError::Io(io),
+        tungstenite::Error::Protocol(p) => MgmtError::Protocol(p.to_string()),
+        other => MgmtError::Protocol(other.to_string()),
     }
 }
 
@@ -218,21 +222,21 @@ impl MgmtClient {
         transport: Box<dyn Transport>,
         endpoint: &Endpoint,
         opts: &ConnectOptions,
-    ) -> Result<MgmtClient> {
+    ) -> MgmtResult<MgmtClient> {
         let peer = endpoint.url();
         let pipe = Pipe {
             inner: transport,
             wait: opts.timeout,
         };
-        let timed_out = Error::Timeout {
+        let timed_out = MgmtError::Timeout {
             what: "connecting to the management server",
             after: opts.timeout,
         };
         let stream = if endpoint.tls {
             let config = Arc::new(opts.trust.client_config()?);
             let name = rustls::pki_types::ServerName::try_from(endpoint.host.clone())
-                .map_err(|_| Error::Trust(format!("'{}' is not a host name", endpoint.host)))?;
-            let conn = rustls::ClientConnection::new(config, name).map_err(|e| Error::Tls {
+                .map_err(|_| MgmtError::Trust(format!("'{}' is not a host name", endpoint.host)))?;
+            let conn = rustls::ClientConnection::new(config, name).map_err(|e| MgmtError::Tls {
                 peer: peer.clone(),
                 source: io::Error::other(e),
             })?;
@@ -241,19 +245,19 @@ impl MgmtClient {
                 if let Err(e) = tls.conn.complete_io(&mut tls.sock) {
                     return Err(match e.kind() {
                         io::ErrorKind::WouldBlock => timed_out,
-                        io::ErrorKind::InvalidData => Error::Tls {
+                        io::ErrorKind::InvalidData => MgmtError::Tls {
                             peer: peer.clone(),
                             source: e,
                         },
                         io::ErrorKind::UnexpectedEof | io::ErrorKind::ConnectionReset => {
-                            Error::Tls {
+                            MgmtError::Tls {
                                 peer: peer.clone(),
                                 source: io::Error::other(
                                     "the server closed the connection during the handshake (is it a ws:// server?)",
                                 ),
                             }
                         }
-                        _ => Error::Io(e),
+                        _ => MgmtError::Io(e),
                     });
                 }
             }
@@ -264,14 +268,16 @@ impl MgmtClient {
         let mut request = endpoint
             .url()
             .into_client_request()
-            .map_err(|e| Error::Handshake(e.to_string()))?;
+            .map_err(|e| MgmtError::Handshake(e.to_string()))?;
         let headers = request.headers_mut();
-        let bearer = HeaderValue::from_str(&format!("Bearer {}", opts.secret.expose()))
-            .map_err(|_| Error::Handshake("the secret is not valid in an HTTP header".into()))?;
+        let bearer =
+            HeaderValue::from_str(&format!("Bearer {}", opts.secret.expose())).map_err(|_| {
+                MgmtError::Handshake("the secret is not valid in an HTTP header".into())
+            })?;
         headers.insert("Authorization", bearer);
         if let Some(origin) = &opts.origin {
             let v = HeaderValue::from_str(origin)
-                .map_err(|_| Error::Handshake(format!("'{origin}' is not a valid Origin")))?;
+                .map_err(|_| MgmtError::Handshake(format!("'{origin}' is not a valid Origin")))?;
             headers.insert("Origin", v);
         }
         let ws = match tungstenite::client::client(request, stream) {
@@ -279,9 +285,9 @@ impl MgmtClient {
             Err(HandshakeError::Interrupted(_)) => return Err(timed_out),
             Err(HandshakeError::Failure(tungstenite::Error::Http(resp))) => {
                 if resp.status().as_u16() == 401 {
-                    return Err(Error::Unauthorized);
+                    return Err(MgmtError::Unauthorized);
                 }
-                return Err(Error::Handshake(format!(
+                return Err(MgmtError::Handshake(format!(
                     "the server answered HTTP {}",
                     resp.status()
                 )));
@@ -292,9 +298,9 @@ impl MgmtClient {
                     tungstenite::Error::Protocol(
                         tungstenite::error::ProtocolError::HandshakeIncomplete
                     )
-                ) || matches!(ws_error_kind(&e), Some(Error::Closed));
+                ) || matches!(ws_error_kind(&e), Some(MgmtError::Closed));
                 if closed {
-                    return Err(Error::Handshake(format!(
+                    return Err(MgmtError::Handshake(format!(
                         "the server closed the connection before answering the upgrade (is {} a management port{}?)",
                         endpoint.port,
                         if endpoint.tls {
@@ -335,7 +341,7 @@ impl MgmtClient {
 
     /// Calls `method` with positional `params` and waits for its result. Notifications that
     /// arrive meanwhile are kept for [`MgmtClient::next_notification`].
-    pub fn call(&mut self, method: &str, params: &[Value]) -> Result<Value> {
+    pub fn call(&mut self, method: &str, params: &[Value]) -> MgmtResult<Value> {
         let id = self.next_id;
         self.next_id += 1;
         let deadline = Instant::now() + self.timeout;
@@ -348,7 +354,7 @@ impl MgmtClient {
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
-                return Err(Error::Timeout {
+                return Err(MgmtError::Timeout {
                     what: "waiting for the answer",
                     after: self.timeout,
                 });
@@ -359,7 +365,7 @@ impl MgmtClient {
                     id: Some(got),
                     outcome,
                 }) if got == id => {
-                    return outcome.map_err(|(code, message)| Error::Rpc {
+                    return outcome.map_err(|(code, message)| MgmtError::Rpc {
                         method: method.to_string(),
                         code,
                         message,
@@ -369,7 +375,7 @@ impl MgmtClient {
                     id: None,
                     outcome: Err((code, message)),
                 }) => {
-                    return Err(Error::Rpc {
+                    return Err(MgmtError::Rpc {
                         method: method.to_string(),
                         code,
                         message,
@@ -382,7 +388,7 @@ impl MgmtClient {
     }
 
     /// The next notification, waiting at most `wait`; `None` when none came.
-    pub fn next_notification(&mut self, wait: Duration) -> Result<Option<Notification>> {
+    pub fn next_notification(&mut self, wait: Duration) -> MgmtResult<Option<Notification>> {
         if let Some(n) = self.queued.pop_front() {
             return Ok(Some(n));
         }
@@ -400,7 +406,7 @@ impl MgmtClient {
     }
 
     /// Reads one frame; `None` for a wait that passed or a non-text frame.
-    fn read_one(&mut self) -> Result<Option<Incoming>> {
+    fn read_one(&mut self) -> MgmtResult<Option<Incoming>> {
         match self.ws.read() {
             Ok(Message::Text(t)) => {
                 if let Some(trace) = self.trace {
@@ -408,7 +414,7 @@ impl MgmtClient {
                 }
                 jsonrpc::parse(t.as_str()).map(Some)
             }
-            Ok(Message::Close(_)) => Err(Error::Closed),
+            Ok(Message::Close(_)) => Err(MgmtError::Closed),
             Ok(_) => Ok(None),
             Err(e) if is_wait(&e) => Ok(None),
             Err(e) => Err(ws_error(e)),

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use super::{Error, Result};
+use super::{MgmtError, MgmtResult};
 
 /// Longest message accepted (a full `rpc.discover` document is well under this).
 pub const MAX_MESSAGE_BYTES: usize = 16 << 20;
@@ -42,27 +42,29 @@ pub enum Incoming {
 }
 
 /// Parses one text frame.
-pub fn parse(text: &str) -> Result<Incoming> {
+pub fn parse(text: &str) -> MgmtResult<Incoming> {
     if text.len() > MAX_MESSAGE_BYTES {
-        return Err(Error::Protocol(format!(
+        return Err(MgmtError::Protocol(format!(
             "message of {} bytes is over the {MAX_MESSAGE_BYTES}-byte limit",
             text.len()
         )));
     }
     let v: Value = serde_json::from_str(text)
-        .map_err(|e| Error::Protocol(format!("message is not JSON: {e}")))?;
+        .map_err(|e| MgmtError::Protocol(format!("message is not JSON: {e}")))?;
     let obj = v
         .as_object()
-        .ok_or_else(|| Error::Protocol("message is not a JSON object".into()))?;
+        .ok_or_else(|| MgmtError::Protocol("message is not a JSON object".into()))?;
     if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-        return Err(Error::Protocol("message lacks \"jsonrpc\": \"2.0\"".into()));
+        return Err(MgmtError::Protocol(
+            "message lacks \"jsonrpc\": \"2.0\"".into(),
+        ));
     }
     match obj.get("id") {
         None => {
             let method = obj
                 .get("method")
                 .and_then(Value::as_str)
-                .ok_or_else(|| Error::Protocol("notification without a method".into()))?;
+                .ok_or_else(|| MgmtError::Protocol("notification without a method".into()))?;
             Ok(Incoming::Notification(Notification {
                 method: method.to_string(),
                 params: obj.get("params").cloned().unwrap_or(Value::Null),
@@ -74,7 +76,7 @@ pub fn parse(text: &str) -> Result<Incoming> {
                 other => Some(
                     other
                         .as_u64()
-                        .ok_or_else(|| Error::Protocol(format!("unexpected id {other}")))?,
+                        .ok_or_else(|| MgmtError::Protocol(format!("unexpected id {other}")))?,
                 ),
             };
             let outcome = if let Some(err) = obj.get("error") {
@@ -95,7 +97,9 @@ pub fn parse(text: &str) -> Result<Incoming> {
             } else if let Some(result) = obj.get("result") {
                 Ok(result.clone())
             } else {
-                return Err(Error::Protocol("response without result or error".into()));
+                return Err(MgmtError::Protocol(
+                    "response without result or error".into(),
+                ));
             };
             Ok(Incoming::Response { id, outcome })
         }

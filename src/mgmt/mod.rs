@@ -29,7 +29,7 @@ pub use tls::Trust;
 /// What can go wrong talking to a management server.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum Error {
+pub enum MgmtError {
     /// The URL given for the server is not `ws://HOST:PORT` or `wss://HOST:PORT`.
     #[error("invalid management URL '{url}': {why}")]
     Url {
@@ -107,4 +107,4 @@ pub enum Error {
 }
 
 /// Results of this module.
-pub type Result<T> = std::result::Result<T, Error>;
+pub type MgmtResult<T> = std::result::Result<T, MgmtError>;

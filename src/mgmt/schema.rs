@@ -15,7 +15,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Error, Result};
+use super::{MgmtError, MgmtResult};
 
 /// The prefix of every vanilla method.
 pub const PREFIX: &str = "minecraft:";
@@ -68,11 +68,11 @@ pub struct Schema {
 
 impl Schema {
     /// Reads an `rpc.discover` result.
-    pub fn from_discover(doc: &Value) -> Result<Schema> {
+    pub fn from_discover(doc: &Value) -> MgmtResult<Schema> {
         let list = doc
             .get("methods")
             .and_then(Value::as_array)
-            .ok_or_else(|| Error::Protocol("rpc.discover answer has no methods list".into()))?;
+            .ok_or_else(|| MgmtError::Protocol("rpc.discover answer has no methods list".into()))?;
         let mut methods = Vec::new();
         for m in list {
             let Some(name) = m.get("name").and_then(Value::as_str) else {
@@ -136,10 +136,10 @@ impl Schema {
     }
 
     /// Maps words onto a method and its positional params (see the module comment).
-    pub fn resolve(&self, words: &[String]) -> Result<(String, Vec<Value>)> {
+    pub fn resolve(&self, words: &[String]) -> MgmtResult<(String, Vec<Value>)> {
         let joined = words.join(" ");
         let Some(first) = words.first() else {
-            return Err(Error::UnknownMethod {
+            return Err(MgmtError::UnknownMethod {
                 words: joined,
                 hint: String::new(),
             });
@@ -167,7 +167,7 @@ impl Schema {
         Err(self.unknown(&joined))
     }
 
-    fn unknown(&self, words: &str) -> Error {
+    fn unknown(&self, words: &str) -> MgmtError {
         let first = words.split_whitespace().next().unwrap_or("");
         let near: Vec<String> = self
             .callable_words()
@@ -179,7 +179,7 @@ impl Schema {
         } else {
             format!(" (did you mean: {}?)", near.join(", "))
         };
-        Error::UnknownMethod {
+        MgmtError::UnknownMethod {
             words: words.to_string(),
             hint,
         }
@@ -202,8 +202,8 @@ impl Schema {
         s
     }
 
-    fn params(&self, method: &Method, words: &[String]) -> Result<Vec<Value>> {
-        let bad = |why: String| Error::BadArgument {
+    fn params(&self, method: &Method, words: &[String]) -> MgmtResult<Vec<Value>> {
+        let bad = |why: String| MgmtError::BadArgument {
             method: method.name.clone(),
             why,
         };

@@ -13,7 +13,7 @@ use rustls::crypto::CryptoProvider;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 
-use super::{Error, Result};
+use super::{MgmtError, MgmtResult};
 
 /// How the server's certificate is checked.
 #[derive(Debug, Clone)]
@@ -31,12 +31,12 @@ pub enum Trust {
 
 impl Trust {
     /// Reads PEM certificates from `pem` (the contents of a `.pem`/`.crt` file).
-    pub fn from_pem(pem: &[u8], what: &str) -> Result<Trust> {
+    pub fn from_pem(pem: &[u8], what: &str) -> MgmtResult<Trust> {
         let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(pem)
             .collect::<std::result::Result<_, _>>()
-            .map_err(|e| Error::Trust(format!("{what}: not a PEM certificate file: {e}")))?;
+            .map_err(|e| MgmtError::Trust(format!("{what}: not a PEM certificate file: {e}")))?;
         if certs.is_empty() {
-            return Err(Error::Trust(format!(
+            return Err(MgmtError::Trust(format!(
                 "{what}: no certificate in it (expected -----BEGIN CERTIFICATE-----)"
             )));
         }
@@ -45,7 +45,7 @@ impl Trust {
 
     /// Parses a fingerprint: 64 hex digits, colons allowed (`AB:CD:...`), `sha256:` prefix
     /// allowed.
-    pub fn from_fingerprint(text: &str) -> Result<Trust> {
+    pub fn from_fingerprint(text: &str) -> MgmtResult<Trust> {
         let t = text.trim();
         let t = t
             .strip_prefix("sha256:")
@@ -53,7 +53,7 @@ impl Trust {
             .unwrap_or(t);
         let hex: String = t.chars().filter(|c| *c != ':').collect();
         let bad = || {
-            Error::Trust(format!(
+            MgmtError::Trust(format!(
                 "fingerprint '{text}' is not a SHA-256 fingerprint (64 hex digits, colons allowed)"
             ))
         };
@@ -68,11 +68,11 @@ impl Trust {
     }
 
     /// The rustls client configuration for this trust.
-    pub fn client_config(&self) -> Result<rustls::ClientConfig> {
+    pub fn client_config(&self) -> MgmtResult<rustls::ClientConfig> {
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
             .with_safe_default_protocol_versions()
-            .map_err(|e| Error::Trust(e.to_string()))?;
+            .map_err(|e| MgmtError::Trust(e.to_string()))?;
         let config = match self {
             Trust::PublicRoots => {
                 let found = rustls_native_certs::load_native_certs();
@@ -85,7 +85,7 @@ impl Trust {
                         .first()
                         .map(|e| format!(" ({e})"))
                         .unwrap_or_default();
-                    return Err(Error::Trust(format!(
+                    return Err(MgmtError::Trust(format!(
                         "the system's trust store has no usable certificate{why}; give --mgmt-cert FILE or --mgmt-fingerprint SHA256"
                     )));
                 }
@@ -94,9 +94,9 @@ impl Trust {
             Trust::Certificates(certs) => {
                 let mut roots = rustls::RootCertStore::empty();
                 for c in certs {
-                    roots
-                        .add(c.clone())
-                        .map_err(|e| Error::Trust(format!("cannot trust the certificate: {e}")))?;
+                    roots.add(c.clone()).map_err(|e| {
+                        MgmtError::Trust(format!("cannot trust the certificate: {e}"))
+                    })?;
                 }
                 builder.with_root_certificates(roots).with_no_client_auth()
             }

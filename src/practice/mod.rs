@@ -1,7 +1,7 @@
 //! The practice server: an in-process RCON server that behaves like the real ones, for tests,
 //! demos (`rcon --demo`) and benchmarks (`rcon --practice-server`).
 //!
-//! In [`Mode::Vanilla`] it reads exactly like a vanilla Minecraft server (docs/protocol.md section 2):
+//! In [`PracticeMode::Vanilla`] it reads exactly like a vanilla Minecraft server (docs/protocol.md section 2):
 //! one `read()` of at most 1460 bytes per packet, closing the connection on any read that is not
 //! exactly one packet, output split every 4096 UTF-16 units, `Unknown request <hex>` for other
 //! packet types. [`PracticeConfig::read_delay`] sleeps before each read, so a client that sends two
@@ -23,7 +23,7 @@ use crate::rcon::packet::{
 /// How the practice server behaves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
-pub enum Mode {
+pub enum PracticeMode {
     /// Strict vanilla Minecraft (and Paper/Spigot): one packet per read, 4096-unit fragments.
     #[default]
     Vanilla,
@@ -33,7 +33,7 @@ pub enum Mode {
     /// A reimplementation that mirrors an empty type-0 packet (same id, empty body) and sends
     /// each answer as one packet.
     Mirror,
-    /// Like [`Mode::Source`] but the trailer body is 8 bytes, `00 00 00 01 00 00 00 00`.
+    /// Like [`PracticeMode::Source`] but the trailer body is 8 bytes, `00 00 00 01 00 00 00 00`.
     MirrorTrailer8,
     /// Answers any non-command packet with a login-failure-shaped packet (id -1, type 2), then
     /// closes the connection.
@@ -59,43 +59,43 @@ pub enum Mode {
     SilentEmpty,
 }
 
-/// The largest packet, size field included, that [`Mode::EndMarker`] reads.
+/// The largest packet, size field included, that [`PracticeMode::EndMarker`] reads.
 pub const END_MARKER_MAX_PACKET: usize = 1500;
 
-impl Mode {
+impl PracticeMode {
     /// Every mode, for listings and tests.
-    pub const ALL: [Mode; 10] = [
-        Mode::Vanilla,
-        Mode::Source,
-        Mode::Mirror,
-        Mode::MirrorTrailer8,
-        Mode::RejectSentinel,
-        Mode::ClosesOnNonPositiveId,
-        Mode::Factorio,
-        Mode::Palworld,
-        Mode::EndMarker,
-        Mode::SilentEmpty,
+    pub const ALL: [PracticeMode; 10] = [
+        PracticeMode::Vanilla,
+        PracticeMode::Source,
+        PracticeMode::Mirror,
+        PracticeMode::MirrorTrailer8,
+        PracticeMode::RejectSentinel,
+        PracticeMode::ClosesOnNonPositiveId,
+        PracticeMode::Factorio,
+        PracticeMode::Palworld,
+        PracticeMode::EndMarker,
+        PracticeMode::SilentEmpty,
     ];
 
     /// The mode's name on the command line.
     pub fn name(self) -> &'static str {
         match self {
-            Mode::Vanilla => "vanilla",
-            Mode::Source => "source",
-            Mode::Mirror => "mirror",
-            Mode::MirrorTrailer8 => "mirror-trailer8",
-            Mode::RejectSentinel => "reject-sentinel",
-            Mode::ClosesOnNonPositiveId => "close-nonpositive",
-            Mode::Factorio => "factorio",
-            Mode::Palworld => "palworld",
-            Mode::EndMarker => "end-marker",
-            Mode::SilentEmpty => "silent-empty",
+            PracticeMode::Vanilla => "vanilla",
+            PracticeMode::Source => "source",
+            PracticeMode::Mirror => "mirror",
+            PracticeMode::MirrorTrailer8 => "mirror-trailer8",
+            PracticeMode::RejectSentinel => "reject-sentinel",
+            PracticeMode::ClosesOnNonPositiveId => "close-nonpositive",
+            PracticeMode::Factorio => "factorio",
+            PracticeMode::Palworld => "palworld",
+            PracticeMode::EndMarker => "end-marker",
+            PracticeMode::SilentEmpty => "silent-empty",
         }
     }
 
     /// The mode with this name.
-    pub fn from_name(name: &str) -> Option<Mode> {
-        Mode::ALL.into_iter().find(|m| m.name() == name)
+    pub fn from_name(name: &str) -> Option<PracticeMode> {
+        PracticeMode::ALL.into_iter().find(|m| m.name() == name)
     }
 }
 
@@ -110,7 +110,7 @@ pub struct PracticeConfig {
     /// The RCON password.
     pub password: String,
     /// The dialect to emulate.
-    pub mode: Mode,
+    pub mode: PracticeMode,
     /// Sleep this long before each read (vanilla mode), so that two packets sent back to back
     /// arrive in one read and get the connection closed, as on a real server under load.
     pub read_delay: Duration,
@@ -121,7 +121,7 @@ impl Default for PracticeConfig {
         Self {
             bind: SocketAddr::from(([127, 0, 0, 1], 0)),
             password: "practice".into(),
-            mode: Mode::Vanilla,
+            mode: PracticeMode::Vanilla,
             read_delay: Duration::ZERO,
         }
     }
@@ -324,8 +324,8 @@ fn accept_loop(listener: TcpListener, config: PracticeConfig, shared: Arc<Server
                     addr,
                 };
                 let outcome = match session.config.mode {
-                    Mode::Vanilla => session.serve_vanilla(),
-                    Mode::EndMarker => session.serve_end_marker(),
+                    PracticeMode::Vanilla => session.serve_vanilla(),
+                    PracticeMode::EndMarker => session.serve_end_marker(),
                     _ => session.serve_stream(),
                 };
                 // Close the socket as a real server does when a session ends (the handle kept
@@ -479,7 +479,7 @@ impl Connection {
         }
     }
 
-    /// [`Mode::EndMarker`]: every packet of one read is handled and the replies go out together
+    /// [`PracticeMode::EndMarker`]: every packet of one read is handled and the replies go out together
     /// after it, unless a packet of an unknown type (or too large) closes the connection first,
     /// and then the queued replies are discarded.
     fn serve_end_marker(&mut self) -> ConnectionEnd {
@@ -554,22 +554,28 @@ impl Connection {
 
     fn answer_stream(&mut self, id: i32, kind: i32, body: &[u8]) -> io::Result<After> {
         let mode = self.config.mode;
-        if mode == Mode::SilentEmpty && self.authed && kind != TYPE_COMMAND {
+        if mode == PracticeMode::SilentEmpty && self.authed && kind != TYPE_COMMAND {
             // Taken as a login attempt, which fails; then the connection is closed.
             self.send(-1, TYPE_LOGIN_REPLY, b"")?;
             let _ = self.stream.shutdown(Shutdown::Both);
             return Ok(After::CloseAfterFirst);
         }
-        if mode == Mode::ClosesOnNonPositiveId && id <= 0 {
+        if mode == PracticeMode::ClosesOnNonPositiveId && id <= 0 {
             let _ = self.stream.shutdown(Shutdown::Both);
             return Ok(After::CloseAfterFirst);
         }
-        let reply_id = |id: i32| if mode == Mode::Palworld { 0 } else { id };
+        let reply_id = |id: i32| {
+            if mode == PracticeMode::Palworld {
+                0
+            } else {
+                id
+            }
+        };
         match kind {
             TYPE_LOGIN => {
                 let ok = !body.is_empty() && body == self.config.password.as_bytes();
                 self.authed = ok;
-                if mode == Mode::Source {
+                if mode == PracticeMode::Source {
                     self.send(id, TYPE_OUTPUT, b"")?;
                 }
                 let reply = if ok { reply_id(id) } else { -1 };
@@ -585,30 +591,30 @@ impl Connection {
                 self.run(id, &command)
             }
             _ => match mode {
-                Mode::Source => {
+                PracticeMode::Source => {
                     self.send(id, TYPE_OUTPUT, b"")?;
                     self.send(id, TYPE_OUTPUT, &[0, 1, 0, 0])?;
                     Ok(After::Nothing)
                 }
-                Mode::MirrorTrailer8 => {
+                PracticeMode::MirrorTrailer8 => {
                     self.send(id, TYPE_OUTPUT, b"")?;
                     self.send(id, TYPE_OUTPUT, &[0, 0, 0, 1, 0, 0, 0, 0])?;
                     Ok(After::Nothing)
                 }
-                Mode::Mirror | Mode::ClosesOnNonPositiveId => {
+                PracticeMode::Mirror | PracticeMode::ClosesOnNonPositiveId => {
                     self.send(id, TYPE_OUTPUT, b"")?;
                     Ok(After::Nothing)
                 }
-                Mode::RejectSentinel => {
+                PracticeMode::RejectSentinel => {
                     self.send(-1, TYPE_LOGIN_REPLY, b"")?;
                     let _ = self.stream.shutdown(Shutdown::Both);
                     Ok(After::CloseAfterFirst)
                 }
-                Mode::Factorio
-                | Mode::Palworld
-                | Mode::Vanilla
-                | Mode::EndMarker
-                | Mode::SilentEmpty => Ok(After::Nothing),
+                PracticeMode::Factorio
+                | PracticeMode::Palworld
+                | PracticeMode::Vanilla
+                | PracticeMode::EndMarker
+                | PracticeMode::SilentEmpty => Ok(After::Nothing),
             },
         }
     }
@@ -616,21 +622,24 @@ impl Connection {
     /// Runs a built-in command and sends its answer split as the mode splits.
     fn run(&mut self, id: i32, command: &str) -> io::Result<After> {
         let (text, after) = respond(command, &self.shared);
-        let reply_id = if self.config.mode == Mode::Palworld {
+        let reply_id = if self.config.mode == PracticeMode::Palworld {
             0
         } else {
             id
         };
         let fragments: Vec<Vec<u8>> = match self.config.mode {
-            Mode::Vanilla => split_utf16(&text, 4096),
+            PracticeMode::Vanilla => split_utf16(&text, 4096),
             // One packet per message, nothing for no message.
-            Mode::SilentEmpty if text.is_empty() => Vec::new(),
-            Mode::SilentEmpty => text.split('\n').map(|m| m.as_bytes().to_vec()).collect(),
-            Mode::Source | Mode::MirrorTrailer8 => split_bytes(text.as_bytes(), 4096),
+            PracticeMode::SilentEmpty if text.is_empty() => Vec::new(),
+            PracticeMode::SilentEmpty => text.split('\n').map(|m| m.as_bytes().to_vec()).collect(),
+            PracticeMode::Source | PracticeMode::MirrorTrailer8 => {
+                split_bytes(text.as_bytes(), 4096)
+            }
             _ => vec![text.into_bytes()],
         };
         for (i, fragment) in fragments.iter().enumerate() {
-            if self.config.mode == Mode::Palworld && (fragment.len() > 4096 || !fragment.is_ascii())
+            if self.config.mode == PracticeMode::Palworld
+                && (fragment.len() > 4096 || !fragment.is_ascii())
             {
                 let mut bytes = encode(reply_id, TYPE_OUTPUT, fragment);
                 let claimed =
@@ -917,8 +926,8 @@ mod tests {
 
     #[test]
     fn mode_names_round_trip() {
-        for m in Mode::ALL {
-            assert_eq!(Mode::from_name(m.name()), Some(m));
+        for m in PracticeMode::ALL {
+            assert_eq!(PracticeMode::from_name(m.name()), Some(m));
         }
     }
 }

@@ -101,8 +101,8 @@ impl std::fmt::Debug for ClientOptions {
 impl ClientOptions {
     /// The settings of the [`Exchange`] these options describe (the blocking client and the
     /// fleet's event loop build theirs the same way).
-    pub fn exchange_config(&self) -> exchange::Tuning {
-        exchange::Tuning {
+    pub fn exchange_config(&self) -> exchange::ExchangeConfig {
+        exchange::ExchangeConfig {
             timeout: self.timeout,
             end: self.end,
             idle_gap: self.idle_gap,
@@ -119,7 +119,7 @@ impl ClientOptions {
 
 impl Default for ClientOptions {
     fn default() -> Self {
-        let cfg = exchange::Tuning::default();
+        let cfg = exchange::ExchangeConfig::default();
         Self {
             timeout: cfg.timeout,
             end: EndDetection::Detect,

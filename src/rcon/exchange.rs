@@ -23,7 +23,7 @@
 //! - [`EndMethod::SinglePacket`]: one packet is the whole answer (Factorio).
 //!
 //! The probe runs once per server: what it learns comes out as [`Event::Learned`] for the caller
-//! to remember, and goes back in as [`Tuning::learned`] next time. A remembered method that the
+//! to remember, and goes back in as [`ExchangeConfig::learned`] next time. A remembered method that the
 //! server's answers contradict (another implementation now runs on that port) is re-learned on the
 //! spot without losing output.
 
@@ -248,7 +248,7 @@ pub const END_MARKER_SILENCE: Duration = Duration::from_secs(1);
 
 /// Settings of an [`Exchange`].
 #[derive(Debug, Clone)]
-pub struct Tuning {
+pub struct ExchangeConfig {
     /// Bounds the login and the whole wait for one command's answer.
     pub timeout: Duration,
     /// How the end of output is chosen.
@@ -272,7 +272,7 @@ pub struct Tuning {
     pub trace: bool,
 }
 
-impl Default for Tuning {
+impl Default for ExchangeConfig {
     fn default() -> Self {
         Self {
             timeout: Duration::from_secs(10),
@@ -312,7 +312,7 @@ pub enum Event {
     Learned(Learned),
     /// The learned method turned out unusable: forget it (the next session probes again).
     Forget,
-    /// A packet went over the wire (only with [`Tuning::trace`]).
+    /// A packet went over the wire (only with [`ExchangeConfig::trace`]).
     Traced(Traced),
 }
 
@@ -376,7 +376,7 @@ struct InFlight {
 /// One RCON conversation over a sequence of connections to the same server.
 #[derive(Debug)]
 pub struct Exchange {
-    cfg: Tuning,
+    cfg: ExchangeConfig,
     decoder: Decoder,
     state: State,
     /// The method in force once probed, learned or forced; `None` until the probe settles it.
@@ -401,7 +401,7 @@ pub struct Exchange {
     /// What the probe found, said once the first answer has settled the method for good (a
     /// server that refuses sentinels may turn out to have its own end marker).
     pending_note: Option<String>,
-    /// Whether the method in force came from [`Tuning::learned`].
+    /// Whether the method in force came from [`ExchangeConfig::learned`].
     remembered: bool,
     warned_mtu: bool,
     warned_late: bool,
@@ -416,7 +416,7 @@ pub struct Exchange {
 
 impl Exchange {
     /// A conversation that starts when the first connection is made.
-    pub fn new(cfg: Tuning) -> Self {
+    pub fn new(cfg: ExchangeConfig) -> Self {
         let (method, probe) = match cfg.end {
             EndDetection::Detect => match cfg.learned {
                 Some(l) => (Some(l.method), None),
@@ -464,7 +464,7 @@ impl Exchange {
     }
 
     /// The settings.
-    pub fn config(&self) -> &Tuning {
+    pub fn config(&self) -> &ExchangeConfig {
         &self.cfg
     }
 
@@ -498,7 +498,7 @@ impl Exchange {
         })
     }
 
-    /// The quiet gap in force: [`Tuning::idle_gap`] if set, else eight round trips or four
+    /// The quiet gap in force: [`ExchangeConfig::idle_gap`] if set, else eight round trips or four
     /// times the longest recent answer latency, whichever is longer, within [`GAP_FLOOR`] (or
     /// [`GAP_FLOOR_UNLEARNED`] before [`TRUSTED_SAMPLES`] answers were timed) and
     /// [`GAP_CEILING`].
@@ -518,7 +518,7 @@ impl Exchange {
     }
 
     /// How long the probe waits for its answer: twenty login round trips, at least 500 ms, at
-    /// most [`Tuning::probe_timeout`] and the timeout.
+    /// most [`ExchangeConfig::probe_timeout`] and the timeout.
     pub fn probe_wait(&self) -> Duration {
         let rtt = self.rtt.unwrap_or(Duration::ZERO);
         rtt.saturating_mul(20)
@@ -1317,7 +1317,7 @@ impl Exchange {
         }
     }
 
-    /// With [`Tuning::partial_on_idle`]: delivers the body of a packet that is still incomplete
+    /// With [`ExchangeConfig::partial_on_idle`]: delivers the body of a packet that is still incomplete
     /// (its size field claimed more than arrived) with a warning. Whether anything was delivered.
     fn take_partial(&mut self, c: &InFlight) -> bool {
         if !self.cfg.partial_on_idle || self.decoder.buffered() == 0 {

@@ -11,6 +11,18 @@ use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
 
+/// A shared connector is a connector: a session can keep its connector while a client (which
+/// owns a boxed one, for reconnects) holds a handle to the same one.
+impl<C: Connector + ?Sized> Connector for std::sync::Arc<C> {
+    fn connect(&self, timeout: Duration) -> Result<Box<dyn Transport>> {
+        (**self).connect(timeout)
+    }
+
+    fn describe(&self) -> String {
+        (**self).describe()
+    }
+}
+
 /// A connected byte stream.
 pub trait Transport: Send {
     /// Reads at least one byte, waiting no later than `deadline`. `Ok(0)` means the peer closed

@@ -6,7 +6,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::common::*;
-use rconsole::practice::Mode;
+use rconsole::practice::PracticeMode;
 
 /// A generated mcfunction text with every kind of line, and the commands it must produce.
 fn mcfunction(lines: usize) -> (String, Vec<String>) {
@@ -118,7 +118,7 @@ fn stdin_mcfunction_reaches_strict_vanilla_exactly() {
 #[test]
 fn twenty_thousand_lines_stream_in_flat_memory() {
     // Vanilla's read rules without the per-read delay, so 20,000 lines run in seconds.
-    let server = server(Mode::Vanilla, Duration::ZERO);
+    let server = server(PracticeMode::Vanilla, Duration::ZERO);
     let home = home();
     let (small, small_expected) = mcfunction(2_000);
     let (big, big_expected) = mcfunction(20_000);

@@ -5,13 +5,13 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::common::{PASSWORD, home, rcon_in, run, stderr, stdout};
-use rconsole::practice::{Mode, PracticeConfig, PracticeServer};
+use rconsole::practice::{PracticeConfig, PracticeMode, PracticeServer};
 
 /// A vanilla practice server with its own password.
 fn server_with(password: &str) -> PracticeServer {
     PracticeServer::start(PracticeConfig {
         password: password.into(),
-        mode: Mode::Vanilla,
+        mode: PracticeMode::Vanilla,
         read_delay: Duration::from_millis(1),
         ..PracticeConfig::default()
     })

@@ -5,7 +5,7 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use rconsole::practice::{Mode, PracticeConfig, PracticeServer};
+use rconsole::practice::{PracticeConfig, PracticeMode, PracticeServer};
 
 use crate::common::PASSWORD;
 use crate::common::term::Term;
@@ -14,7 +14,7 @@ fn start_server(bind: SocketAddr) -> PracticeServer {
     PracticeServer::start(PracticeConfig {
         bind,
         password: PASSWORD.into(),
-        mode: Mode::Vanilla,
+        mode: PracticeMode::Vanilla,
         read_delay: Duration::from_millis(2),
     })
     .expect("start practice server")

@@ -5,7 +5,7 @@
 use crate::common::*;
 use crate::consoles_common::*;
 use rconsole::consoles::practice::Kind;
-use rconsole::practice::Mode;
+use rconsole::practice::PracticeMode;
 
 pub(crate) fn write_config(home: &std::path::Path, text: &str) {
     let dir = home.join("config/rconsole");
@@ -24,7 +24,7 @@ fn one_command_list_on_three_dialects_and_rcon() {
     let be = console_server(Kind::BattlEye);
     let web = console_server(Kind::WebRcon);
     let tel = console_server(Kind::Telnet);
-    let mc = server(Mode::Vanilla, std::time::Duration::ZERO);
+    let mc = server(PracticeMode::Vanilla, std::time::Duration::ZERO);
     let home = home();
     let profile = |name: &str, port: u16, dialect: &str| {
         format!(

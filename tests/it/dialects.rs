@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use crate::common::*;
-use rconsole::practice::{Mode, Observed, sample_text};
+use rconsole::practice::{Observed, PracticeMode, sample_text};
 
 /// Short, empty, ASCII-long and multibyte-long answers, in one session.
 const SIZES: [usize; 6] = [0, 1, 4095, 4097, 10_000, 100_000];
@@ -32,7 +32,7 @@ fn type0_packets(server: &rconsole::practice::PracticeServer) -> usize {
 
 #[test]
 fn source_dialect_trusts_the_mirror_and_drops_the_trailer() {
-    let server = server(Mode::Source, Duration::ZERO);
+    let server = server(PracticeMode::Source, Duration::ZERO);
     let home = home();
     let mut cmd = rcon_for(&server, home.path());
     cmd.args(["--dialect", "source"]);
@@ -48,7 +48,7 @@ fn source_dialect_trusts_the_mirror_and_drops_the_trailer() {
 
 #[test]
 fn source_dialect_allows_longer_commands_than_minecraft() {
-    let server = server(Mode::Source, Duration::ZERO);
+    let server = server(PracticeMode::Source, Duration::ZERO);
     let home = home();
     let text = "x".repeat(3000);
     let out = run(rcon_for(&server, home.path()).args(["--dialect", "source", "echo", &text]));
@@ -63,7 +63,7 @@ fn source_dialect_allows_longer_commands_than_minecraft() {
 
 #[test]
 fn factorio_dialect_takes_one_packet_per_answer_and_sends_no_marker() {
-    let server = server(Mode::Factorio, Duration::ZERO);
+    let server = server(PracticeMode::Factorio, Duration::ZERO);
     let home = home();
     let mut cmd = rcon_for(&server, home.path());
     cmd.args(["--dialect", "factorio"]);
@@ -78,7 +78,7 @@ fn factorio_dialect_takes_one_packet_per_answer_and_sends_no_marker() {
 
 #[test]
 fn palworld_dialect_matches_id_zero_and_shows_overclaimed_packets() {
-    let server = server(Mode::Palworld, Duration::ZERO);
+    let server = server(PracticeMode::Palworld, Duration::ZERO);
     let home = home();
     let mut cmd = rcon_for(&server, home.path());
     cmd.args(["--dialect", "palworld"]);
@@ -102,7 +102,7 @@ fn palworld_dialect_matches_id_zero_and_shows_overclaimed_packets() {
 
 #[test]
 fn palworld_without_the_dialect_times_out_with_a_hint() {
-    let server = server(Mode::Palworld, Duration::ZERO);
+    let server = server(PracticeMode::Palworld, Duration::ZERO);
     let home = home();
     let out = run(rcon_for(&server, home.path()).args(["-t", "1s", "list"]));
     assert_eq!(out.status.code(), Some(6), "{}", stderr(&out));
@@ -116,7 +116,7 @@ fn palworld_without_the_dialect_times_out_with_a_hint() {
 #[test]
 fn sentinel_flag_overrides_the_dialect() {
     // Source mirrors the sentinel, so forcing the idle method still works but sends none.
-    let server = server(Mode::Source, Duration::ZERO);
+    let server = server(PracticeMode::Source, Duration::ZERO);
     let home = home();
     let out = run(rcon_for(&server, home.path()).args([
         "--dialect",
@@ -134,7 +134,7 @@ fn sentinel_flag_overrides_the_dialect() {
 
 #[test]
 fn dialect_comes_from_the_environment_and_bad_names_are_usage_errors() {
-    let server = server(Mode::Factorio, Duration::ZERO);
+    let server = server(PracticeMode::Factorio, Duration::ZERO);
     let home = home();
     let out = run(rcon_for(&server, home.path())
         .env("RCON_DIALECT", "factorio")

@@ -6,32 +6,34 @@
 use std::time::Duration;
 
 use crate::common::*;
-use rconsole::practice::{Mode, Observed, PracticeConfig, PracticeServer, ascii_text, sample_text};
+use rconsole::practice::{
+    Observed, PracticeConfig, PracticeMode, PracticeServer, ascii_text, sample_text,
+};
 
-fn start(mode: Mode) -> PracticeServer {
+fn start(mode: PracticeMode) -> PracticeServer {
     server(mode, Duration::ZERO)
 }
 
 /// The dialect flags a mode needs (the minecraft default probes).
-fn dialect_args(mode: Mode) -> Vec<&'static str> {
+fn dialect_args(mode: PracticeMode) -> Vec<&'static str> {
     match mode {
-        Mode::Factorio => vec!["--dialect", "factorio"],
-        Mode::Palworld => vec!["--dialect", "palworld"],
-        Mode::Source | Mode::MirrorTrailer8 => vec!["--dialect", "source"],
+        PracticeMode::Factorio => vec!["--dialect", "factorio"],
+        PracticeMode::Palworld => vec!["--dialect", "palworld"],
+        PracticeMode::Source | PracticeMode::MirrorTrailer8 => vec!["--dialect", "source"],
         _ => vec![],
     }
 }
 
-const MODES: [Mode; 9] = [
-    Mode::Vanilla,
-    Mode::Source,
-    Mode::Mirror,
-    Mode::MirrorTrailer8,
-    Mode::RejectSentinel,
-    Mode::ClosesOnNonPositiveId,
-    Mode::Factorio,
-    Mode::EndMarker,
-    Mode::SilentEmpty,
+const MODES: [PracticeMode; 9] = [
+    PracticeMode::Vanilla,
+    PracticeMode::Source,
+    PracticeMode::Mirror,
+    PracticeMode::MirrorTrailer8,
+    PracticeMode::RejectSentinel,
+    PracticeMode::ClosesOnNonPositiveId,
+    PracticeMode::Factorio,
+    PracticeMode::EndMarker,
+    PracticeMode::SilentEmpty,
 ];
 
 fn sentinels_seen(server: &PracticeServer) -> usize {
@@ -88,7 +90,11 @@ fn every_mode_gives_complete_answers_in_order() {
             assert_eq!(response(4 + i), format!("line {i}"), "{}", mode.name());
         }
         // The end-marker server closes on the probe's two sentinels, and only there.
-        let allowed = if mode == Mode::EndMarker { 2 } else { 0 };
+        let allowed = if mode == PracticeMode::EndMarker {
+            2
+        } else {
+            0
+        };
         let violations = server.violations();
         assert_eq!(violations.len(), allowed, "{}: {violations:?}", mode.name());
         assert!(
@@ -101,7 +107,7 @@ fn every_mode_gives_complete_answers_in_order() {
 
 #[test]
 fn end_marker_server_is_learned_once_and_needs_no_sentinel() {
-    let server = start(Mode::EndMarker);
+    let server = start(PracticeMode::EndMarker);
     let home = home();
     let first = run(rcon_for(&server, home.path()).args(["-c", "say hi", "-c", "list"]));
     assert!(first.status.success(), "{}", stderr(&first));
@@ -142,7 +148,7 @@ fn end_marker_server_is_learned_once_and_needs_no_sentinel() {
 
 #[test]
 fn silent_empty_server_answers_empty_commands_without_waiting_for_the_timeout() {
-    let server = start(Mode::SilentEmpty);
+    let server = start(PracticeMode::SilentEmpty);
     let home = home();
     // -t 10s: a wait for the timeout would exit 6; the quiet gap ends the empty answer.
     let out = run(rcon_for(&server, home.path()).args([
@@ -210,7 +216,7 @@ fn silent_empty_server_answers_empty_commands_without_waiting_for_the_timeout() 
 
 #[test]
 fn vanilla_short_answers_take_one_round_trip_once_probed() {
-    let server = server(Mode::Vanilla, Duration::from_millis(2));
+    let server = server(PracticeMode::Vanilla, Duration::from_millis(2));
     let home = home();
     let mut cmd = rcon_for(&server, home.path());
     for i in 0..50 {
@@ -234,7 +240,7 @@ fn vanilla_short_answers_take_one_round_trip_once_probed() {
 }
 
 /// Restarts a practice server of another mode on the same port.
-fn swap(old: PracticeServer, mode: Mode) -> PracticeServer {
+fn swap(old: PracticeServer, mode: PracticeMode) -> PracticeServer {
     let addr = old.addr();
     drop(old);
     let mut last = None;
@@ -256,11 +262,11 @@ fn swap(old: PracticeServer, mode: Mode) -> PracticeServer {
 #[test]
 fn a_server_swapped_for_another_implementation_is_relearned_with_nothing_lost() {
     for (from, to) in [
-        (Mode::Vanilla, Mode::SilentEmpty),
-        (Mode::Vanilla, Mode::EndMarker),
-        (Mode::EndMarker, Mode::SilentEmpty),
-        (Mode::SilentEmpty, Mode::Vanilla),
-        (Mode::EndMarker, Mode::Vanilla),
+        (PracticeMode::Vanilla, PracticeMode::SilentEmpty),
+        (PracticeMode::Vanilla, PracticeMode::EndMarker),
+        (PracticeMode::EndMarker, PracticeMode::SilentEmpty),
+        (PracticeMode::SilentEmpty, PracticeMode::Vanilla),
+        (PracticeMode::EndMarker, PracticeMode::Vanilla),
     ] {
         let server = start(from);
         let home = home();
@@ -310,7 +316,7 @@ fn a_server_swapped_for_another_implementation_is_relearned_with_nothing_lost() 
 
 #[test]
 fn learned_file_tolerates_corruption_and_read_only_directories() {
-    let server = start(Mode::SilentEmpty);
+    let server = start(PracticeMode::SilentEmpty);
     let home = home();
     let data = home.path().join("data");
     std::fs::create_dir_all(data.join("rconsole")).unwrap();
@@ -347,7 +353,7 @@ fn commands_after_stop_are_not_sent_because_the_server_stopped() {
 
 #[test]
 fn learned_file_survives_many_rcons_writing_at_once() {
-    let servers: Vec<PracticeServer> = (0..8).map(|_| start(Mode::SilentEmpty)).collect();
+    let servers: Vec<PracticeServer> = (0..8).map(|_| start(PracticeMode::SilentEmpty)).collect();
     let home = home();
     let children: Vec<_> = servers
         .iter()

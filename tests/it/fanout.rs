@@ -8,7 +8,7 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use crate::common::*;
-use rconsole::practice::{Mode, PracticeServer, sample_text};
+use rconsole::practice::{PracticeMode, PracticeServer, sample_text};
 
 /// A port nothing listens on.
 fn closed_port() -> u16 {
@@ -60,7 +60,7 @@ fn labelled(stdout: &str, name: &str) -> Vec<String> {
 #[test]
 fn three_servers_one_down_two_complete_and_a_summary() {
     let lobby = strict_vanilla();
-    let survival = server(Mode::Source, Duration::ZERO);
+    let survival = server(PracticeMode::Source, Duration::ZERO);
     let dead = closed_port();
     let home = home();
     let out = run(fanout(
@@ -295,8 +295,8 @@ fn write_config(home: &std::path::Path, text: &str) -> std::path::PathBuf {
 
 #[test]
 fn profiles_fan_out_by_list_group_and_all() {
-    let a = server(Mode::Vanilla, Duration::ZERO);
-    let b = server(Mode::Source, Duration::ZERO);
+    let a = server(PracticeMode::Vanilla, Duration::ZERO);
+    let b = server(PracticeMode::Source, Duration::ZERO);
     let home = home();
     let config = write_config(
         home.path(),
@@ -363,7 +363,7 @@ fn threads_and_fds(pid: u32) -> Option<(usize, usize)> {
 fn a_hundred_servers_stay_within_thread_and_descriptor_bounds() {
     const SERVERS: usize = 100;
     let servers: Vec<PracticeServer> = (0..SERVERS)
-        .map(|_| server(Mode::Vanilla, Duration::from_millis(1)))
+        .map(|_| server(PracticeMode::Vanilla, Duration::from_millis(1)))
         .collect();
     let home = home();
     let mut cmd = rcon_in(home.path());

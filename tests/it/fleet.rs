@@ -10,7 +10,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use crate::common::*;
-use rconsole::practice::{Mode, PracticeServer};
+use rconsole::practice::{PracticeMode, PracticeServer};
 
 /// Writes a CSV inventory of `rows` (name, port) on 127.0.0.1 and returns its path.
 fn inventory(home: &Path, rows: &[(String, u16)]) -> String {
@@ -52,7 +52,7 @@ fn a_thousand_servers_each_run_a_200_line_batch_in_order() {
     const SERVERS: usize = 1000;
     const LINES: usize = 200;
     let servers: Vec<PracticeServer> = (0..SERVERS)
-        .map(|_| server(Mode::Vanilla, Duration::ZERO))
+        .map(|_| server(PracticeMode::Vanilla, Duration::ZERO))
         .collect();
     let home = home();
     let batch = home.path().join("batch.mcfunction");
@@ -306,7 +306,10 @@ fn direct_and_tunnelled_targets_in_one_run() {
     let log = home.path().join("ssh.log");
     let bin = fake_ssh(home.path(), &log);
     let direct = [strict_vanilla(), strict_vanilla()];
-    let tunnelled = [strict_vanilla(), server(Mode::Source, Duration::ZERO)];
+    let tunnelled = [
+        strict_vanilla(),
+        server(PracticeMode::Source, Duration::ZERO),
+    ];
     let mut text = String::from("name,host,port,ssh,dialect\n");
     for (i, s) in direct.iter().enumerate() {
         text.push_str(&format!("direct{i},127.0.0.1,{},,\n", s.port()));
@@ -447,7 +450,7 @@ fn a_terminal_gets_a_progress_line_that_is_cleared_and_a_summary() {
 #[test]
 fn a_low_descriptor_limit_lowers_parallel_and_says_so() {
     let servers: Vec<PracticeServer> = (0..100)
-        .map(|_| server(Mode::Vanilla, Duration::ZERO))
+        .map(|_| server(PracticeMode::Vanilla, Duration::ZERO))
         .collect();
     let home = home();
     let rows: Vec<(String, u16)> = servers

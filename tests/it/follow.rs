@@ -9,7 +9,7 @@ use std::process::{Child, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
-use rconsole::practice::{Mode, PracticeConfig, PracticeServer};
+use rconsole::practice::{PracticeConfig, PracticeMode, PracticeServer};
 use serde_json::Value;
 
 /// Long enough for a loaded machine; the waits end as soon as the line is there.
@@ -102,7 +102,7 @@ fn rcon_server(bind: std::net::SocketAddr) -> PracticeServer {
     PracticeServer::start(PracticeConfig {
         bind,
         password: common::PASSWORD.into(),
-        mode: Mode::Vanilla,
+        mode: PracticeMode::Vanilla,
         read_delay: Duration::from_millis(2),
     })
     .expect("start practice server")

@@ -220,7 +220,7 @@ fn poll_is_refused_for_consoles_and_a_mixed_group_is_refused() {
         "{}",
         common::stderr(&out)
     );
-    let rcon = common::server(rconsole::practice::Mode::Vanilla, Duration::ZERO);
+    let rcon = common::server(rconsole::practice::PracticeMode::Vanilla, Duration::ZERO);
     write_config(
         home.path(),
         &format!(

@@ -4,14 +4,14 @@
 use std::time::Duration;
 
 use crate::common::*;
-use rconsole::practice::{Mode, sample_text};
+use rconsole::practice::{PracticeMode, sample_text};
 
 #[test]
 fn fifty_megabyte_response_is_reassembled() {
     // 25,000,000 UTF-16 units of the sample text are 50,000,000 bytes of UTF-8, in 6,104
     // fragments.
     const UNITS: usize = 25_000_000;
-    let server = server(Mode::Vanilla, Duration::ZERO);
+    let server = server(PracticeMode::Vanilla, Duration::ZERO);
     let home = home();
     let out = run(rcon_for(&server, home.path()).args([
         "-t",
@@ -57,7 +57,7 @@ fn million_command_stream_has_flat_memory() {
     use std::io::{BufRead, BufReader, Write};
     use std::process::Stdio;
     const N: usize = 1_000_000;
-    let server = server(Mode::Vanilla, Duration::ZERO);
+    let server = server(PracticeMode::Vanilla, Duration::ZERO);
     let home = home();
     let mut child = rcon_for(&server, home.path())
         .stdin(Stdio::piped())

@@ -6,7 +6,7 @@ use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
 use crate::common::*;
-use rconsole::practice::{Mode, Observed, sample_text};
+use rconsole::practice::{Observed, PracticeMode, sample_text};
 
 #[test]
 fn demo_prints_long_reassembled_help() {
@@ -81,7 +81,7 @@ fn fragment_boundaries_come_back_byte_identical() {
 
 #[test]
 fn source_login_and_trailer_never_leak() {
-    let server = server(Mode::Source, Duration::ZERO);
+    let server = server(PracticeMode::Source, Duration::ZERO);
     let home = home();
     let out = run(rcon_for(&server, home.path()).args([
         "-c",
@@ -103,12 +103,12 @@ fn source_login_and_trailer_never_leak() {
 #[test]
 fn every_sentinel_answer_style_ends_output_cleanly() {
     for mode in [
-        Mode::Vanilla,
-        Mode::Source,
-        Mode::Mirror,
-        Mode::MirrorTrailer8,
-        Mode::RejectSentinel,
-        Mode::ClosesOnNonPositiveId,
+        PracticeMode::Vanilla,
+        PracticeMode::Source,
+        PracticeMode::Mirror,
+        PracticeMode::MirrorTrailer8,
+        PracticeMode::RejectSentinel,
+        PracticeMode::ClosesOnNonPositiveId,
     ] {
         let server = server(mode, Duration::ZERO);
         let home = home();
@@ -140,7 +140,7 @@ fn every_sentinel_answer_style_ends_output_cleanly() {
         );
         let warnings = stderr(&out).matches("warning").count();
         match mode {
-            Mode::RejectSentinel | Mode::ClosesOnNonPositiveId => {
+            PracticeMode::RejectSentinel | PracticeMode::ClosesOnNonPositiveId => {
                 assert_eq!(warnings, 1, "{name}: warned once: {}", stderr(&out))
             }
             _ => assert_eq!(warnings, 0, "{name}: {}", stderr(&out)),

@@ -6,14 +6,14 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use crate::common::*;
-use rconsole::practice::Mode;
+use rconsole::practice::PracticeMode;
 
 /// `rcon ... | head -c 10`: the reader goes away after 10 bytes, and rcon ends quietly with
 /// success (on Windows the write fails with os error 232 or 233, not `BrokenPipe`; that exited 7
 /// with "Pipe not connected" before).
 #[test]
 fn closed_stdout_is_success_without_a_message() {
-    let server = server(Mode::Vanilla, Duration::ZERO);
+    let server = server(PracticeMode::Vanilla, Duration::ZERO);
     let home = home();
     let mut child = rcon_for(&server, home.path())
         // A generous timeout: under Wine on a loaded machine the default one can run out.

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use crate::common::*;
-use rconsole::practice::{Mode, Observed, ascii_text, sample_text};
+use rconsole::practice::{Observed, PracticeMode, ascii_text, sample_text};
 
 /// Sentinel packets (id -2, type 0, empty) the server received.
 fn sentinels(server: &rconsole::practice::PracticeServer) -> usize {
@@ -91,7 +91,7 @@ fn long_streams_of_short_outputs_send_no_sentinel() {
 fn forge_like_byte_splitting_is_also_safe() {
     // Source mode splits every 4096 bytes like Forge 1.16.3+: a short first fragment is still
     // the last one.
-    let server = server(Mode::Source, std::time::Duration::ZERO);
+    let server = server(PracticeMode::Source, std::time::Duration::ZERO);
     let home = home();
     let sizes = [1usize, 1365, 1366, 2048, 4096, 9000];
     let mut cmd = rcon_for(&server, home.path());
@@ -119,7 +119,7 @@ fn default_uses_the_sentinel_only_where_the_server_is_not_known_to_be_vanilla() 
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(sentinels(&server), 1);
     // A mirroring server (not vanilla): the probe plus one per command.
-    let server = crate::common::server(Mode::Mirror, Duration::ZERO);
+    let server = crate::common::server(PracticeMode::Mirror, Duration::ZERO);
     let out = run(rcon_for(&server, home.path()).args(["-c", "echo a", "-c", "echo b"]));
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(stdout(&out), "a\nb\n");

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use crate::common::sshd::{Sshd, free_port};
 use crate::common::term::Term;
 use crate::common::*;
-use rconsole::practice::{Mode, sample_text};
+use rconsole::practice::{PracticeMode, sample_text};
 
 #[test]
 fn commands_run_through_a_real_sshd() {
@@ -173,7 +173,7 @@ fn practice_server_in_palworld_mode_works_through_a_proxy_command_with_the_diale
         crate::common::skip("bash not installed");
         return;
     }
-    let server = server(Mode::Palworld, Duration::ZERO);
+    let server = server(PracticeMode::Palworld, Duration::ZERO);
     let home = home();
     let proxy = "exec bash -c 'exec 3<>/dev/tcp/%h/%p; cat <&3 & cat >&3; wait'";
     let out = run(rcon_in(home.path())
@@ -220,7 +220,7 @@ fn console_runs_through_a_real_sshd() {
     let Some(sshd) = Sshd::start_if_installed() else {
         return;
     };
-    let server = server(Mode::Vanilla, Duration::from_millis(2));
+    let server = server(PracticeMode::Vanilla, Duration::from_millis(2));
     let home = home();
     let port = server.port().to_string();
     let destination = sshd.destination();

@@ -313,7 +313,7 @@ pub fn run_settings(
 }
 
 /// What a session reports to the printing thread.
-enum Event {
+enum SessionUpdate {
     /// It started connecting.
     Started { server: usize },
     /// One command's result: complete output, or the part that came before `error`.
@@ -383,8 +383,8 @@ pub fn run(
     }
     let direct_parallel = policy.parallel.saturating_sub(tunnel_threads).max(1);
     let queue = Mutex::new(tunnels);
-    let (tx, rx) = mpsc::channel::<Event>();
-    let mut printing = Printing::new(names, commands, layout, policy, printer);
+    let (tx, rx) = mpsc::channel::<SessionUpdate>();
+    let mut printing = PrintingThread::new(names, commands, layout, policy, printer);
 
     let result = thread::scope(|scope| -> io::Result<()> {
         for _ in 0..tunnel_threads {
@@ -445,7 +445,7 @@ pub fn run(
 
 /// What the printing thread keeps: the layout, per-server state, the progress line and the
 /// figures for the summary.
-struct Printing<'a> {
+struct PrintingThread<'a> {
     names: Vec<String>,
     commands: &'a [Planned],
     total: usize,
@@ -465,7 +465,7 @@ struct Printing<'a> {
     begun: Instant,
 }
 
-impl<'a> Printing<'a> {
+impl<'a> PrintingThread<'a> {
     fn new(
         names: Vec<String>,
         commands: &'a [Planned],
@@ -500,7 +500,7 @@ impl<'a> Printing<'a> {
     }
 
     /// Handles events until every sender is gone, redrawing the progress line now and then.
-    fn consume(&mut self, rx: &mpsc::Receiver<Event>, out: &mut dyn Write) {
+    fn consume(&mut self, rx: &mpsc::Receiver<SessionUpdate>, out: &mut dyn Write) {
         let tick = Duration::from_millis(100);
         loop {
             match rx.recv_timeout(tick) {
@@ -561,16 +561,16 @@ impl<'a> Printing<'a> {
         self.took[server] = Some(self.started[server].map_or(Duration::ZERO, |s| s.elapsed()));
     }
 
-    fn handle(&mut self, event: Event, out: &mut dyn Write) {
+    fn handle(&mut self, event: SessionUpdate, out: &mut dyn Write) {
         match event {
-            Event::Started { server } => {
+            SessionUpdate::Started { server } => {
                 if self.started[server].is_none() {
                     self.started[server] = Some(Instant::now());
                     self.in_flight += 1;
                 }
             }
-            Event::Notice(line) => self.eprint(&line),
-            Event::Output {
+            SessionUpdate::Notice(line) => self.eprint(&line),
+            SessionUpdate::Output {
                 server,
                 command,
                 raw,
@@ -601,7 +601,7 @@ impl<'a> Printing<'a> {
                     ));
                 }
             }
-            Event::Stopped {
+            SessionUpdate::Stopped {
                 server,
                 message,
                 exit,
@@ -616,7 +616,7 @@ impl<'a> Printing<'a> {
                 self.failures.push((server, self.exits[server]));
                 self.end(server);
             }
-            Event::Finished { server } => {
+            SessionUpdate::Finished { server } => {
                 if self.exits[server] != Exit::Success {
                     self.failures.push((server, self.exits[server]));
                 }
@@ -788,7 +788,7 @@ struct FleetHandler<'c> {
     states: Vec<TargetState>,
     commands: &'c [Planned],
     policy: Policy,
-    tx: mpsc::Sender<Event>,
+    tx: mpsc::Sender<SessionUpdate>,
 }
 
 impl FleetHandler<'_> {
@@ -800,7 +800,7 @@ impl FleetHandler<'_> {
         elapsed: Duration,
         error: Option<(String, Exit)>,
     ) {
-        let _ = self.tx.send(Event::Output {
+        let _ = self.tx.send(SessionUpdate::Output {
             server: self.states[t].index,
             command,
             raw,
@@ -823,7 +823,7 @@ impl FleetHandler<'_> {
         self.send_output(t, command, raw, elapsed, Some((why.clone(), exit)));
         if fatal {
             self.states[t].stop = true;
-            let _ = self.tx.send(Event::Stopped {
+            let _ = self.tx.send(SessionUpdate::Stopped {
                 server: self.states[t].index,
                 message: stopped_message(self.commands, command, &why, exit),
                 exit,
@@ -857,7 +857,7 @@ impl fleet::Handler for FleetHandler<'_> {
     fn report(&mut self, t: usize, report: Report) {
         match report {
             Report::Connecting { attempt: 1 } => {
-                let _ = self.tx.send(Event::Started {
+                let _ = self.tx.send(SessionUpdate::Started {
                     server: self.states[t].index,
                 });
             }
@@ -914,7 +914,7 @@ impl fleet::Handler for FleetHandler<'_> {
                             Duration::ZERO,
                             Some((why.clone(), exit)),
                         );
-                        let _ = self.tx.send(Event::Stopped {
+                        let _ = self.tx.send(SessionUpdate::Stopped {
                             server: self.states[t].index,
                             message: format!("{why}; {n} {} not sent", commands_word(n)),
                             exit,
@@ -923,7 +923,7 @@ impl fleet::Handler for FleetHandler<'_> {
                 }
             }
             Report::Retrying { error, delay } => {
-                let _ = self.tx.send(Event::Notice(format!(
+                let _ = self.tx.send(SessionUpdate::Notice(format!(
                     "rcon: warning: [{}] {}; retrying in {}",
                     self.states[t].name,
                     exit::chain(&error),
@@ -936,7 +936,7 @@ impl fleet::Handler for FleetHandler<'_> {
                 }
                 // A server stopped by a failure was reported as such.
                 if !self.states[t].stop {
-                    let _ = self.tx.send(Event::Finished {
+                    let _ = self.tx.send(SessionUpdate::Finished {
                         server: self.states[t].index,
                     });
                 }
@@ -977,9 +977,9 @@ fn serve(
     server: Server,
     commands: &[Planned],
     policy: Policy,
-    tx: &mpsc::Sender<Event>,
+    tx: &mpsc::Sender<SessionUpdate>,
 ) {
-    let _ = tx.send(Event::Started { server: index });
+    let _ = tx.send(SessionUpdate::Started { server: index });
     let Route::Tunnel(connector) = server.route else {
         return;
     };
@@ -989,7 +989,7 @@ fn serve(
         attempt += 1;
         match rconsole::consoles::open(
             server.protocol,
-            Box::new(Shared(Arc::clone(&connector))),
+            Box::new(Arc::clone(&connector)),
             server.password.clone(),
             server.options.clone(),
         ) {
@@ -1002,7 +1002,7 @@ fn serve(
             }
             Err(err) if retryable(&err) && attempt <= policy.retries => {
                 let delay = RETRY_BACKOFF * 2u32.saturating_pow(attempt - 1);
-                let _ = tx.send(Event::Notice(format!(
+                let _ = tx.send(SessionUpdate::Notice(format!(
                     "rcon: warning: [{}] {}; retrying in {}",
                     server.name,
                     exit::chain(&err),
@@ -1013,7 +1013,7 @@ fn serve(
             Err(err) => {
                 let exit = Exit::from_error(&err);
                 let why = exit::chain(&err);
-                let _ = tx.send(Event::Output {
+                let _ = tx.send(SessionUpdate::Output {
                     server: index,
                     command: 0,
                     raw: Vec::new(),
@@ -1021,7 +1021,7 @@ fn serve(
                     error: Some((why.clone(), exit)),
                 });
                 let n = commands.len();
-                let _ = tx.send(Event::Stopped {
+                let _ = tx.send(SessionUpdate::Stopped {
                     server: index,
                     message: format!("{why}; {n} {} not sent", commands_word(n)),
                     exit,
@@ -1049,7 +1049,7 @@ fn serve(
             // The connection is gone: this server cannot go on.
             Err(e) => (Some((exit::chain(&e), Exit::from_error(&e))), true),
         };
-        let _ = tx.send(Event::Output {
+        let _ = tx.send(SessionUpdate::Output {
             server: index,
             command: i,
             raw,
@@ -1057,7 +1057,7 @@ fn serve(
             error: error.clone(),
         });
         if fatal && let Some((why, exit)) = error {
-            let _ = tx.send(Event::Stopped {
+            let _ = tx.send(SessionUpdate::Stopped {
                 server: index,
                 message: stopped_message(commands, i, &why, exit),
                 exit,
@@ -1068,23 +1068,7 @@ fn serve(
     if let Some(learned) = client.learned() {
         server.options.observer.learned(Some(learned));
     }
-    let _ = tx.send(Event::Finished { server: index });
-}
-
-/// Lets a [`Client`](rconsole::Client) own a handle to a connector the retry loop keeps.
-struct Shared(Arc<dyn Connector>);
-
-impl Connector for Shared {
-    fn connect(
-        &self,
-        timeout: Duration,
-    ) -> rconsole::Result<Box<dyn rconsole::transport::Transport>> {
-        self.0.connect(timeout)
-    }
-
-    fn describe(&self) -> String {
-        self.0.describe()
-    }
+    let _ = tx.send(SessionUpdate::Finished { server: index });
 }
 
 /// `text` with every line prefixed by `[name] `, ending in a newline; an empty output is one

@@ -27,7 +27,7 @@ pub const DEFAULT_POLL: Duration = Duration::from_secs(5);
 
 /// One event.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Event {
+pub struct FollowEvent {
     /// `joined`, `left`, `started`, `stopping`, `saving`, `saved`, or the notification's own
     /// path (`allowlist/added`) for others.
     pub kind: String,
@@ -45,7 +45,7 @@ pub struct Event {
 
 /// The event for a management notification.
 #[cfg(feature = "mgmt")]
-pub fn from_notification(n: &rconsole::mgmt::Notification, server: &str) -> Event {
+pub fn from_notification(n: &rconsole::mgmt::Notification, server: &str) -> FollowEvent {
     let path = n
         .method
         .strip_prefix("minecraft:notification/")
@@ -68,7 +68,7 @@ pub fn from_notification(n: &rconsole::mgmt::Notification, server: &str) -> Even
         .or_else(|| first.pointer("/player/name"))
         .and_then(Value::as_str)
         .map(str::to_string);
-    Event {
+    FollowEvent {
         kind: kind.to_string(),
         player,
         server: server.to_string(),
@@ -94,8 +94,8 @@ pub fn parse_list(text: &str) -> Option<BTreeSet<String>> {
 }
 
 /// The events between two `list` answers: `left` first, then `joined`, each by name.
-pub fn diff(before: &BTreeSet<String>, now: &BTreeSet<String>, server: &str) -> Vec<Event> {
-    let ev = |kind: &str, p: &String| Event {
+pub fn diff(before: &BTreeSet<String>, now: &BTreeSet<String>, server: &str) -> Vec<FollowEvent> {
+    let ev = |kind: &str, p: &String| FollowEvent {
         kind: kind.into(),
         player: Some(p.clone()),
         server: server.into(),
@@ -172,7 +172,7 @@ impl Emitter {
     }
 
     /// The event's JSON line.
-    pub fn json_line(e: &Event, time: &str) -> String {
+    pub fn json_line(e: &FollowEvent, time: &str) -> String {
         let mut o = json!({"time": time, "server": e.server, "event": e.kind});
         if let Some(p) = &e.player {
             o["player"] = json!(p);
@@ -190,7 +190,7 @@ impl Emitter {
     }
 
     /// Prints one event and runs `--exec` for it.
-    pub fn emit(&self, e: &Event) -> std::io::Result<()> {
+    pub fn emit(&self, e: &FollowEvent) -> std::io::Result<()> {
         let _guard = self.lock.lock().unwrap_or_else(|p| p.into_inner());
         let time = utc_now();
         let json_line = Self::json_line(e, &time);
@@ -220,7 +220,7 @@ impl Emitter {
 }
 
 /// Runs the `--exec` program for one event and waits for it; a failure is a warning.
-fn run_exec(cmd: &str, e: &Event, time: &str, json_line: &str) {
+fn run_exec(cmd: &str, e: &FollowEvent, time: &str, json_line: &str) {
     use std::process::{Command, Stdio};
     #[cfg(unix)]
     let mut c = {
@@ -264,7 +264,7 @@ fn run_exec(cmd: &str, e: &Event, time: &str, json_line: &str) {
 #[cfg(feature = "mgmt")]
 pub fn run_mgmt(
     options: &FollowOptions,
-    target: &crate::app::run::mgmt::Target,
+    target: &crate::app::run::mgmt::MgmtTarget,
     label: bool,
 ) -> anyhow::Result<Exit> {
     let emitter = Emitter::new(options, label);
@@ -311,7 +311,7 @@ pub fn run_mgmt(
                     if quiet >= MGMT_CHECK {
                         quiet = Duration::ZERO;
                         match client.call("minecraft:server/status", &[]) {
-                            Ok(_) | Err(rconsole::mgmt::Error::Rpc { .. }) => {}
+                            Ok(_) | Err(rconsole::mgmt::MgmtError::Rpc { .. }) => {}
                             Err(e) => {
                                 eprintln!(
                                     "rcon: {}: connection lost ({e}); reconnecting",

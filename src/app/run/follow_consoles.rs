@@ -25,7 +25,7 @@ use rconsole::consoles::{MessageSink, Protocol, Remote};
 use crate::app::StderrObserver;
 use crate::app::exit::{Exit, chain, fail};
 use crate::app::resolve::settings::Settings;
-use crate::app::run::follow::{Emitter, Event, FollowOptions};
+use crate::app::run::follow::{Emitter, FollowEvent, FollowOptions};
 
 /// How often a follow looks whether its connection is still there, and retries a lost one.
 const CHECK: Duration = Duration::from_millis(200);
@@ -33,7 +33,7 @@ const RETRY: Duration = Duration::from_secs(1);
 
 /// The event for one pushed line of `protocol`, or `None` for lines that are no event (empty,
 /// or about the console session itself).
-pub fn event_for(protocol: Protocol, line: &str, server: &str) -> Option<Event> {
+pub fn event_for(protocol: Protocol, line: &str, server: &str) -> Option<FollowEvent> {
     let raw = line.trim_end_matches(['\r', '\n']);
     if raw.trim().is_empty() {
         return None;
@@ -44,7 +44,7 @@ pub fn event_for(protocol: Protocol, line: &str, server: &str) -> Option<Event> 
         Protocol::WebRcon => webrcon(raw),
         Protocol::Rcon => return None,
     };
-    Some(Event {
+    Some(FollowEvent {
         kind: kind.to_string(),
         player,
         server: server.to_string(),
@@ -153,14 +153,14 @@ fn webrcon(line: &str) -> Mapped {
 }
 
 /// One server to follow: how to log in again.
-struct Target {
+struct ConsoleTarget {
     name: String,
     settings: Settings,
     protocol: Protocol,
     password: rconsole::Password,
 }
 
-impl Target {
+impl ConsoleTarget {
     /// Logs in and starts the live reader; the session's own login lines are not events.
     fn open(&self, sink: &MessageSink) -> rconsole::Result<Box<dyn Remote>> {
         let connector = self
@@ -190,7 +190,7 @@ pub fn run(options: &FollowOptions, servers: Vec<(String, Settings)>) -> anyhow:
     for (name, settings) in servers {
         let protocol = settings.dialect.value.dialect().protocol;
         let password = settings.password()?;
-        let target = Target {
+        let target = ConsoleTarget {
             name: name.clone(),
             settings,
             protocol,
@@ -242,7 +242,7 @@ fn split(protocol: Protocol, text: &str) -> Vec<&str> {
 
 /// Keeps one server's session alive: a lost connection is said once, retried every second,
 /// and the reconnect said.
-fn watch(target: Target, sink: MessageSink, remote: Box<dyn Remote>) {
+fn watch(target: ConsoleTarget, sink: MessageSink, remote: Box<dyn Remote>) {
     let mut remote = remote;
     loop {
         std::thread::sleep(CHECK);

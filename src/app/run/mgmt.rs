@@ -17,7 +17,7 @@ use crate::app::resolve::secrets::{self, Secret};
 use crate::app::resolve::settings::{self, Settings};
 
 /// Where and how to connect, resolved but not connected.
-pub struct Target {
+pub struct MgmtTarget {
     /// The server's URL.
     pub endpoint: Endpoint,
     /// TCP, or the profile's tunnel.
@@ -29,8 +29,8 @@ pub struct Target {
 }
 
 /// The exit status for a management error.
-pub fn exit_of(e: &mgmt::Error) -> Exit {
-    use mgmt::Error as E;
+pub fn exit_of(e: &mgmt::MgmtError) -> Exit {
+    use mgmt::MgmtError as E;
     match e {
         E::Url { .. } | E::UnknownMethod { .. } | E::BadArgument { .. } => Exit::Usage,
         E::Trust(_) => Exit::Config,
@@ -44,12 +44,12 @@ pub fn exit_of(e: &mgmt::Error) -> Exit {
 }
 
 /// A management error as an application error with its exit status, and the flag that helps.
-pub fn error(e: mgmt::Error) -> anyhow::Error {
+pub fn error(e: mgmt::MgmtError) -> anyhow::Error {
     let hint = match &e {
-        mgmt::Error::Tls { source, .. } if source.kind() == std::io::ErrorKind::InvalidData => {
+        mgmt::MgmtError::Tls { source, .. } if source.kind() == std::io::ErrorKind::InvalidData => {
             "; to trust a self-signed certificate, give --mgmt-cert FILE or --mgmt-fingerprint SHA256"
         }
-        mgmt::Error::Unauthorized => {
+        mgmt::MgmtError::Unauthorized => {
             "; check the secret, and --mgmt-origin if the server lists allowed origins"
         }
         _ => "",
@@ -68,7 +68,7 @@ fn profile(
 }
 
 /// Resolves URL, secret, trust and Origin: flags and environment first, then the profile.
-pub fn resolve(plan: &MgmtPlan, settings: &Settings) -> anyhow::Result<Target> {
+pub fn resolve(plan: &MgmtPlan, settings: &Settings) -> anyhow::Result<MgmtTarget> {
     let url = plan.url.as_deref();
     let prof = profile(settings);
     let p = prof.as_ref().map(|(p, _)| *p);
@@ -146,7 +146,7 @@ source (--password-file, RCON_PASSWORD, a profile's password keys)",
         Some(p) if p.source != settings::Source::Default => p.value.clone(),
         _ => endpoint.url(),
     };
-    Ok(Target {
+    Ok(MgmtTarget {
         endpoint,
         connector,
         opts: ConnectOptions {
@@ -176,13 +176,13 @@ fn read_cert(path: &std::path::Path) -> anyhow::Result<Trust> {
     Trust::from_pem(&pem, &path.display().to_string()).map_err(error)
 }
 
-impl Target {
+impl MgmtTarget {
     /// Connects and reads the schema.
     pub fn connect(&self) -> anyhow::Result<(MgmtClient, Schema)> {
         let transport = self
             .connector
             .connect(self.opts.timeout)
-            .map_err(|e| error(mgmt::Error::Connect(e)))?;
+            .map_err(|e| error(mgmt::MgmtError::Connect(e)))?;
         let mut client =
             MgmtClient::connect(transport, &self.endpoint, &self.opts).map_err(error)?;
         let doc = client.call("rpc.discover", &[]).map_err(error)?;
@@ -572,7 +572,7 @@ mod completion {
 fn console(
     client: &mut MgmtClient,
     schema: &Schema,
-    target: &Target,
+    target: &MgmtTarget,
     json_out: bool,
 ) -> anyhow::Result<Exit> {
     use rustyline::error::ReadlineError;

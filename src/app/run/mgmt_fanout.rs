@@ -12,7 +12,7 @@ use crate::app::exit::{Exit, exit_for, fail};
 use crate::app::resolve::plan::MgmtPlan;
 use crate::app::resolve::settings::Settings;
 use crate::app::run::follow::FollowOptions;
-use crate::app::run::mgmt::{self, Target};
+use crate::app::run::mgmt::{self, MgmtTarget};
 
 /// Runs the method calls on every server.
 pub fn run(plan: &MgmtPlan, servers: Vec<(String, Settings)>) -> anyhow::Result<Exit> {
@@ -49,7 +49,7 @@ pub fn run(plan: &MgmtPlan, servers: Vec<(String, Settings)>) -> anyhow::Result<
             "--mgmt on several servers needs the methods to call (words or -c); the console and stdin work with one server",
         ));
     }
-    let mut targets: Vec<(String, anyhow::Result<Target>)> = Vec::new();
+    let mut targets: Vec<(String, anyhow::Result<MgmtTarget>)> = Vec::new();
     for (name, settings) in servers {
         let target = mgmt::resolve(plan, &settings).map(|mut t| {
             t.name = name.clone();
@@ -112,7 +112,7 @@ fn follow(
 }
 
 /// One server's calls; its exit status.
-fn one(name: &str, target: anyhow::Result<Target>, calls: &[Vec<String>], json: bool) -> Exit {
+fn one(name: &str, target: anyhow::Result<MgmtTarget>, calls: &[Vec<String>], json: bool) -> Exit {
     let stop = |e: &anyhow::Error| {
         eprintln!("rcon: error: [{name}] {e:#}");
         exit_for(e)

@@ -18,8 +18,11 @@ pub fn serve(plan: &PracticePlan) -> anyhow::Result<Exit> {
         return result;
     }
     let addr = plan.addr.as_str();
-    let mode = practice::Mode::from_name(&plan.mode).ok_or_else(|| {
-        let mut names: Vec<&str> = practice::Mode::ALL.iter().map(|m| m.name()).collect();
+    let mode = practice::PracticeMode::from_name(&plan.mode).ok_or_else(|| {
+        let mut names: Vec<&str> = practice::PracticeMode::ALL
+            .iter()
+            .map(|m| m.name())
+            .collect();
         names.extend(rconsole::consoles::practice::Kind::ALL.map(|k| k.name()));
         fail(
             Exit::Usage,

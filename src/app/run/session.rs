@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use rconsole::consoles::{MessageSink, Protocol, Remote};
 use rconsole::rcon::client::check_command;
-use rconsole::transport::{Connector, Transport};
+use rconsole::transport::Connector;
 use rconsole::{ClientOptions, Password};
 
 use crate::app::print::output::{Printer, Record};
@@ -105,7 +105,7 @@ impl Session {
     /// the next call tries again.
     pub fn connect(&mut self) -> rconsole::Result<&mut (dyn Remote + 'static)> {
         if self.client.is_none() {
-            let connector = Box::new(SharedConnector(Arc::clone(&self.connector)));
+            let connector = Box::new(Arc::clone(&self.connector));
             let mut client = rconsole::consoles::open(
                 self.protocol,
                 connector,
@@ -247,18 +247,5 @@ impl Drop for Session {
         if let Some(learned) = self.client.as_ref().and_then(|c| c.learned()) {
             self.opts.observer.learned(Some(learned));
         }
-    }
-}
-
-/// Lets the session keep its connector while a [`Remote`] owns a handle to it.
-struct SharedConnector(Arc<dyn Connector>);
-
-impl Connector for SharedConnector {
-    fn connect(&self, timeout: Duration) -> rconsole::Result<Box<dyn Transport>> {
-        self.0.connect(timeout)
-    }
-
-    fn describe(&self) -> String {
-        self.0.describe()
     }
 }

@@ -11,7 +11,7 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
-use rconsole::practice::{Mode, PracticeConfig, PracticeServer};
+use rconsole::practice::{PracticeConfig, PracticeMode, PracticeServer};
 
 /// The password every test server uses.
 pub const PASSWORD: &str = "hunter2-secret";
@@ -90,7 +90,7 @@ pub fn rcon_at(port: u16, home: &Path) -> Command {
 }
 
 /// Starts a practice server in `mode` with `read_delay` before each read.
-pub fn server(mode: Mode, read_delay: Duration) -> PracticeServer {
+pub fn server(mode: PracticeMode, read_delay: Duration) -> PracticeServer {
     PracticeServer::start(PracticeConfig {
         password: PASSWORD.into(),
         mode,
@@ -103,7 +103,7 @@ pub fn server(mode: Mode, read_delay: Duration) -> PracticeServer {
 /// A strict vanilla server that delays each read by 2 ms, so a client that sends two packets
 /// back to back is caught.
 pub fn strict_vanilla() -> PracticeServer {
-    server(Mode::Vanilla, Duration::from_millis(2))
+    server(PracticeMode::Vanilla, Duration::from_millis(2))
 }
 
 /// Runs a command to completion, with a guard against hangs. The guard is generous (a hang is
