@@ -151,6 +151,95 @@ fn a_group_counts_down_in_step() {
     );
 }
 
+/// A vanilla-like server (one packet per answer, `Unknown request 0` for the sentinel probe)
+/// that answers `say done` only after 3 s; `answered` turns true when it has.
+fn slow_to_answer(answered: std::sync::Arc<std::sync::atomic::AtomicBool>) -> u16 {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            let answered = answered.clone();
+            std::thread::spawn(move || {
+                let reply = |stream: &mut std::net::TcpStream, id: i32, kind: i32, body: &str| {
+                    let mut out = Vec::new();
+                    out.extend_from_slice(&(body.len() as i32 + 10).to_le_bytes());
+                    out.extend_from_slice(&id.to_le_bytes());
+                    out.extend_from_slice(&kind.to_le_bytes());
+                    out.extend_from_slice(body.as_bytes());
+                    out.extend_from_slice(&[0, 0]);
+                    stream.write_all(&out)
+                };
+                loop {
+                    let mut head = [0u8; 4];
+                    if stream.read_exact(&mut head).is_err() {
+                        return;
+                    }
+                    let mut rest = vec![0u8; i32::from_le_bytes(head) as usize];
+                    if stream.read_exact(&mut rest).is_err() {
+                        return;
+                    }
+                    let id = i32::from_le_bytes(rest[0..4].try_into().unwrap());
+                    let kind = i32::from_le_bytes(rest[4..8].try_into().unwrap());
+                    let body = String::from_utf8_lossy(&rest[8..rest.len() - 2]).into_owned();
+                    let sent = match kind {
+                        3 => reply(&mut stream, id, 2, ""),
+                        2 if body == "say done" => {
+                            std::thread::sleep(Duration::from_secs(3));
+                            answered.store(true, std::sync::atomic::Ordering::SeqCst);
+                            reply(&mut stream, id, 0, "")
+                        }
+                        2 => reply(&mut stream, id, 0, "ok"),
+                        other => reply(&mut stream, id, 0, &format!("Unknown request {other:x}")),
+                    };
+                    if sent.is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    port
+}
+
+/// In step means at once, not one after another: server `slow` takes 3 s to answer the final
+/// command, and `fast` must get it before `slow` has answered (one server after another, `fast`
+/// would get it only after `slow` had answered).
+#[test]
+fn a_slow_server_in_a_group_delays_no_other() {
+    let answered = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let slow = slow_to_answer(answered.clone());
+    let fast = common::strict_vanilla();
+    let home = common::home();
+    let mut child = common::rcon_in(home.path())
+        .env("RCON_PASSWORD", common::PASSWORD)
+        .args(["-t", "60s"])
+        .args(["--target", &format!("slow=127.0.0.1:{slow}")])
+        .args(["--target", &format!("fast=127.0.0.1:{}", fast.port())])
+        .args(["--countdown", "1s", "--then", "say done"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    let fast_has_it = || fast.commands().iter().any(|c| c == "say done");
+    while !fast_has_it() && start.elapsed() < Duration::from_secs(90) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let slow_had_answered = answered.load(std::sync::atomic::Ordering::SeqCst);
+    let status = child.wait().unwrap();
+    let mut err = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
+    assert!(status.success(), "{err}");
+    assert!(fast_has_it(), "fast never got the command: {err}");
+    assert!(
+        !slow_had_answered,
+        "fast got the command only after slow had answered: the group ran one server after another"
+    );
+    assert!(answered.load(std::sync::atomic::Ordering::SeqCst), "{err}");
+}
+
 #[test]
 fn a_countdown_over_the_management_protocol() {
     let tls = mgmt::tls();

@@ -19,7 +19,7 @@ use crate::app::exit::{Exit, fail};
 pub const MARKS: [u64; 14] = [3600, 1800, 900, 600, 300, 120, 60, 30, 10, 5, 4, 3, 2, 1];
 
 /// What a countdown talks to: an RCON session or a management client.
-pub trait Runner {
+pub trait Runner: Send {
     /// The server's name for output.
     fn name(&self) -> &str;
     /// Runs one command; its output as text.
@@ -203,14 +203,31 @@ fn report(
     }
 }
 
-/// Runs `command` on every server in step; the worst status.
+/// Runs `command` on every server in step (one thread each, so a slow or dead server delays
+/// no other), then reports in the servers' order; the worst status.
 fn on_all(runners: &mut [Box<dyn Runner>], json_out: bool, command: &str) -> Exit {
     let label = runners.len() > 1;
+    let results: Vec<anyhow::Result<String>> = if let [only] = runners {
+        vec![only.run(command)]
+    } else {
+        std::thread::scope(|scope| {
+            let running: Vec<_> = runners
+                .iter_mut()
+                .map(|r| scope.spawn(move || r.run(command)))
+                .collect();
+            running
+                .into_iter()
+                .map(|t| {
+                    t.join()
+                        .unwrap_or_else(|_| Err(anyhow::anyhow!("the command's thread failed")))
+                })
+                .collect()
+        })
+    };
     let mut worst = Exit::Success;
-    for r in runners.iter_mut() {
-        let result = r.run(command);
-        report(r.as_ref(), label, json_out, command, &result);
-        if let Err(e) = &result {
+    for (r, result) in runners.iter().zip(&results) {
+        report(r.as_ref(), label, json_out, command, result);
+        if let Err(e) = result {
             worst = worst.max(crate::app::exit::exit_for(e));
         }
     }
