@@ -5,8 +5,6 @@
 use crate::common;
 use crate::common::mgmt;
 
-use std::time::{Duration, Instant};
-
 use serde_json::Value;
 
 use common::{run, stderr, stdout};
@@ -173,6 +171,7 @@ fn a_countdown_over_the_management_protocol() {
 mod interrupt {
     use super::*;
     use std::process::Stdio;
+    use std::time::{Duration, Instant};
 
     fn sigint(pid: u32) {
         let s = std::process::Command::new("kill")
