@@ -84,8 +84,10 @@ windows() {
   x86_64-w64-mingw32-gcc -O2 -Wall -Werror -shared -o "$base/bcryptprimitives.dll" \
     .ci/wine/bcryptprimitives.c -ladvapi32
   if [ ! -f "$WINEPREFIX/system.reg" ]; then
-    timed wineboot -i >/dev/null 2>&1 || true
+    local start=$SECONDS
+    wineboot -i >/dev/null 2>&1 || true
     wineserver -w
+    echo "   (fresh prefix: $(( SECONDS - start )) s)"
   fi
   cp "$base/bcryptprimitives.dll" "$WINEPREFIX/drive_c/windows/system32/"
   wine cmd /c ver </dev/null
@@ -176,6 +178,13 @@ musl() {
     fi
   done
   "$tdir/$target/release/rcon" --version
+  # The release archive as release.yml packs it: both programs next to each other.
+  local archive
+  archive=$(bash packaging/archive.sh 0.0.0-check "$target" "$tdir/$target/release/rcon" "$base/archive-check")
+  tar -tzf "$archive" | grep -qx "rconsole-0.0.0-check-$target/rcon-mgmt" || {
+    echo "cross.sh: $archive lacks rcon-mgmt" >&2
+    exit 1
+  }
 
   step "musl: the integration suite against the static binaries"
   # Built in the normal target dir with the normal profile: the same test binary .ci/run's last
