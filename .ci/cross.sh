@@ -181,7 +181,10 @@ musl() {
   # The release archive as release.yml packs it: both programs next to each other.
   local archive
   archive=$(bash packaging/archive.sh 0.0.0-check "$target" "$tdir/$target/release/rcon" "$base/archive-check")
-  tar -tzf "$archive" | grep -qx "rconsole-0.0.0-check-$target/rcon-mgmt" || {
+  # (The listing first: grep -q ending early would fail the pipe under pipefail.)
+  local listing
+  listing=$(tar -tzf "$archive")
+  grep -qx "rconsole-0.0.0-check-$target/rcon-mgmt" <<<"$listing" || {
     echo "cross.sh: $archive lacks rcon-mgmt" >&2
     exit 1
   }
