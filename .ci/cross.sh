@@ -29,10 +29,11 @@ strict=${RCONSOLE_STRICT:-}
 
 # Debian's toolchain first on PATH and named explicitly, or build-std looks for the sources in
 # the rustup toolchain. The version is Debian's (1.96), not rust-toolchain's.
-deb_cargo() {
-  env PATH="/usr/bin:$PATH" RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc \
-    CLIPPY_DRIVER=/usr/bin/clippy-driver RUSTC_BOOTSTRAP=1 /usr/bin/cargo "$@"
+deb_env() {
+  env PATH="/usr/bin:$PATH" CARGO=/usr/bin/cargo RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc \
+    CLIPPY_DRIVER=/usr/bin/clippy-driver RUSTC_BOOTSTRAP=1 "$@"
 }
+deb_cargo() { deb_env /usr/bin/cargo "$@"; }
 build_std=(-Zbuild-std=std,panic_abort)
 
 step() { echo "== $*"; }
@@ -123,13 +124,15 @@ zig_tools() {
 
 macos() {
   local tdir="$base/macos"
-  step "macos: clippy -D warnings (aarch64-apple-darwin)"
-  timed deb_cargo clippy --all-targets --locked "${build_std[@]}" \
+  zig_tools
+  export MACOSX_DEPLOYMENT_TARGET=11.0
+  step "macos: clippy -D warnings (aarch64-apple-darwin, through cargo-zigbuild)"
+  # Through zig too: ring (feature `mgmt`) compiles C for the target in its build script, and
+  # the host's gcc knows no Mach-O.
+  timed deb_env cargo-zigbuild clippy --all-targets --locked "${build_std[@]}" \
     --target aarch64-apple-darwin --target-dir "$tdir" -- -D warnings
 
   step "macos: link rcon for x86_64 and aarch64 (cargo-zigbuild, dev profile)"
-  zig_tools
-  export MACOSX_DEPLOYMENT_TARGET=11.0
   # This proves the binaries link; the shipped ones come from the release workflow (built on
   # macOS, release profile). The dev profile compiles std and the crates unoptimised, which on
   # 2 cores is minutes less than release, and (unlike release) strips nothing: rustc strips
