@@ -133,6 +133,10 @@ macos() {
     --target aarch64-apple-darwin --target-dir "$tdir" -- -D warnings
 
   step "macos: link rcon for x86_64 and aarch64 (cargo-zigbuild, dev profile)"
+  # Fails today: since ctrlc (dispatch2/objc2) and rustls-native-certs (security-framework)
+  # came in, rcon links Foundation, Security, CoreFoundation and libobjc, which zig does not
+  # ship (it has libSystem's stubs only) and which need the macOS SDK. Left failing rather than
+  # dropped: docs/platforms.md says what would fix it.
   # This proves the binaries link; the shipped ones come from the release workflow (built on
   # macOS, release profile). The dev profile compiles std and the crates unoptimised, which on
   # 2 cores is minutes less than release, and (unlike release) strips nothing: rustc strips
@@ -205,9 +209,10 @@ case "$what" in
   macos) part macos ;;
   musl) part musl ;;
   all)
+    # macOS last: its link step fails today (see docs/platforms.md) and must not hide the others.
     part windows
-    part macos
     part musl
+    part macos
     ;;
   *)
     echo "usage: $0 [windows|macos|musl|all]" >&2
