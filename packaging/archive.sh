@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Packs one release archive: the binary, man page, completions, README and licences.
+# Packs one release archive: the binaries, man page, completions, README and licences.
 #   packaging/archive.sh VERSION TARGET BINARY OUTDIR
+# BINARY is `rcon` (`rcon.exe`); its sibling `rcon-mgmt` (`rcon-mgmt.exe`), which `rcon --mgmt`
+# runs from rcon's own directory, must sit next to it and goes into the archive next to it.
 # -> OUTDIR/rconsole-VERSION-TARGET.tar.gz (.zip for Windows targets), one top-level directory.
 # Used by .github/workflows/release.yml and checked by .ci/cross.sh on the static musl build.
 set -euo pipefail
@@ -10,7 +12,10 @@ name="rconsole-$version-$target"
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/$name/completions" "$out"
-cp "$binary" "$stage/$name/"
+mgmt="$(dirname "$binary")/rcon-mgmt"
+case "$target" in *windows*) mgmt=$mgmt.exe ;; esac
+[ -f "$mgmt" ] || { echo "archive.sh: $mgmt is missing (rcon --mgmt runs it)" >&2; exit 1; }
+cp "$binary" "$mgmt" "$stage/$name/"
 cp "$root/man/rcon.1" "$root/README.md" "$root/LICENSE-MIT" "$root/LICENSE-APACHE" "$stage/$name/"
 cp "$root"/completions/* "$stage/$name/completions/"
 out=$(cd "$out" && pwd)

@@ -22,8 +22,9 @@ pub fn raise_fd_limit(want: u64) -> u64 {
         }
         let target = want.min(lim.rlim_max as u64);
         // macOS refuses soft limits above OPEN_MAX even when the hard limit is unlimited.
+        // OPEN_MAX is 10240 in macOS's <sys/syslimits.h>; the libc crate does not export it.
         #[cfg(target_os = "macos")]
-        let target = target.min(libc::OPEN_MAX as u64);
+        let target = target.min(10240);
         let raised = libc::rlimit {
             rlim_cur: target as libc::rlim_t,
             rlim_max: lim.rlim_max,

@@ -460,12 +460,14 @@ fn a_low_descriptor_limit_lowers_parallel_and_says_so() {
         .collect();
     let inv = inventory(home.path(), &rows);
     let mut cmd = rcon_in(home.path());
-    cmd.env("RCON_PASSWORD", PASSWORD).args([
-        "-c",
-        "ulimit -n 96 && exec \"$0\" --targets \"$1\" --parallel 500 -c 'echo hi'",
-        env!("CARGO_BIN_EXE_rcon"),
-        &inv,
-    ]);
+    // The binary under test (RCONSOLE_TEST_BIN: the static musl one in .ci/cross.sh) as $0.
+    cmd.env("RCON_PASSWORD", PASSWORD)
+        .args([
+            "-c",
+            "ulimit -n 96 && exec \"$0\" --targets \"$1\" --parallel 500 -c 'echo hi'",
+        ])
+        .arg(rcon_bin())
+        .arg(&inv);
     let mut sh = std::process::Command::new("sh");
     for (k, v) in cmd.get_envs() {
         match v {

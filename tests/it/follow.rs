@@ -124,8 +124,12 @@ fn rcon_poll_through_a_pipe_survives_a_restart() {
     let mut server = rcon_server("127.0.0.1:0".parse().unwrap());
     let addr = server.addr();
     let home = common::home();
-    let events = home.path().join("events.txt");
-    let stdin_copy = home.path().join("stdin.txt");
+    // --exec's command is sh (the Windows build runs cmd): its files are checked on Unix only.
+    #[cfg(unix)]
+    let (events, stdin_copy) = (
+        home.path().join("events.txt"),
+        home.path().join("stdin.txt"),
+    );
     let mut cmd = common::rcon_for(&server, home.path());
     cmd.args(["--follow", "--poll", "100ms", "--json"]);
     #[cfg(unix)]

@@ -126,10 +126,11 @@ fn ndjson_on_stdin_and_a_json_array_with_their_own_passwords() {
     })
     .unwrap();
     let home = home();
-    let pw_file = write(home.path(), "b.pw", "pw-of-b\n");
+    // As a JSON string: a Windows path's backslashes must be escaped.
+    let pw_file = serde_json::to_string(&write(home.path(), "b.pw", "pw-of-b\n")).unwrap();
     let ndjson = format!(
         "{{\"name\":\"a\",\"host\":\"127.0.0.1\",\"port\":{},\"password_env\":\"A_PW\"}}\n\n\
-         {{\"name\":\"b\",\"host\":\"127.0.0.1:{}\",\"password_file\":\"{pw_file}\",\"tags\":[\"x\"]}}\n",
+         {{\"name\":\"b\",\"host\":\"127.0.0.1:{}\",\"password_file\":{pw_file},\"tags\":[\"x\"]}}\n",
         a.port(),
         b.port()
     );
@@ -146,7 +147,7 @@ fn ndjson_on_stdin_and_a_json_array_with_their_own_passwords() {
     // The same rows as one JSON array in a file; a password command this time.
     let array = format!(
         "[{{\"name\":\"a\",\"host\":\"127.0.0.1\",\"port\":\"{}\",\"password_command\":\"echo pw-of-a\"}},\
-          {{\"name\":\"b\",\"host\":\"127.0.0.1\",\"port\":{},\"password_file\":\"{pw_file}\"}}]",
+          {{\"name\":\"b\",\"host\":\"127.0.0.1\",\"port\":{},\"password_file\":{pw_file}}}]",
         a.port(),
         b.port()
     );

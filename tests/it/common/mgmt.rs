@@ -79,18 +79,16 @@ pub fn rcon(server: &MgmtPracticeServer, tls: &Tls, home: &Path) -> Command {
 }
 
 /// The venv python of tests/peers-mgmt, or `None` (with a loud note) when it is not
-/// installed; under CI that is a failure.
+/// installed; under `RCONSOLE_STRICT=1` that is a failure.
 pub fn peer_python() -> Option<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers-mgmt");
-    let py = dir.join(".venv/bin/python");
+    // The venv layout of the OS running the tests (a Linux venv is "not installed" for the
+    // Windows build under Wine); a missing peer fails only under RCONSOLE_STRICT=1.
+    let py = super::venv_python(&dir);
     if py.exists() {
         return Some(py);
     }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "CI is set but the management peer is not installed: run tests/peers-mgmt/install.sh"
-    );
-    eprintln!("SKIPPED: management peer not installed (run tests/peers-mgmt/install.sh)");
+    super::skip("the management peer is not installed (run tests/peers-mgmt/install.sh)");
     None
 }
 
