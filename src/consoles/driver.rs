@@ -282,6 +282,8 @@ struct Engine {
     /// Abandons a command when it turns true (Ctrl-C).
     cancel: Option<Arc<AtomicBool>>,
     dead: bool,
+    /// The command under way stops the server: a close ends its answer.
+    stopping: bool,
 }
 
 impl Engine {
@@ -354,6 +356,13 @@ impl Engine {
                 Ok(None) => self.ex.tick(Instant::now()),
                 Err(e) => {
                     self.dead = true;
+                    if e.kind() == io::ErrorKind::UnexpectedEof
+                        && self.stopping
+                        && matches!(goal, DriveGoal::Answer)
+                        && let Some(answer) = self.ex.closed()
+                    {
+                        return Ok(Some(answer));
+                    }
                     return Err(if e.kind() == io::ErrorKind::UnexpectedEof {
                         Error::Closed {
                             when: match goal {
@@ -496,6 +505,7 @@ impl Console {
             timeout,
             cancel: self.opts.cancel.clone(),
             dead: false,
+            stopping: false,
         })
     }
 
@@ -569,6 +579,18 @@ impl Console {
         }
     }
 
+    /// Runs one command; `stopping`: it stops the server, so a close ends its answer.
+    fn run(&mut self, command: &str, out: &mut Vec<u8>, stopping: bool) -> Result<()> {
+        crate::rcon::client::check_command(command, self.opts.max_command_bytes)?;
+        self.with_engine(|e| {
+            e.stopping = stopping;
+            e.ex.command(command, Instant::now());
+            let answer = e.drive(DriveGoal::Answer)?.unwrap_or_default();
+            out.extend_from_slice(answer.as_bytes());
+            Ok(())
+        })
+    }
+
     /// Runs `f` on the live engine, with the background reader held off.
     fn with_engine<T>(&mut self, f: impl FnOnce(&mut Engine) -> Result<T>) -> Result<T> {
         self.busy.store(true, Ordering::SeqCst);
@@ -631,17 +653,11 @@ impl Drop for Console {
 
 impl Remote for Console {
     fn command_into(&mut self, command: &str, out: &mut Vec<u8>) -> Result<()> {
-        crate::rcon::client::check_command(command, self.opts.max_command_bytes)?;
-        self.with_engine(|e| {
-            e.ex.command(command, Instant::now());
-            let answer = e.drive(DriveGoal::Answer)?.unwrap_or_default();
-            out.extend_from_slice(answer.as_bytes());
-            Ok(())
-        })
+        self.run(command, out, false)
     }
 
     fn command_then_close(&mut self, command: &str, out: &mut Vec<u8>) -> Result<()> {
-        let result = self.command_into(command, out);
+        let result = self.run(command, out, true);
         self.close();
         result
     }

@@ -106,6 +106,12 @@ pub trait ConsoleExchange: Send {
     fn poll(&mut self) -> Option<Action>;
     /// When the exchange next needs a [`ConsoleExchange::tick`], if ever.
     fn wake(&self) -> Option<Instant>;
+    /// The server closed the connection while a command that stops it was under way: the
+    /// answer so far, when the protocol has one (its answers end by a quiet gap, which a
+    /// stopping server does not wait for).
+    fn closed(&mut self) -> Option<String> {
+        None
+    }
 }
 
 /// Where server messages go (the console's live printer, stderr with `--messages`, JSON).

@@ -237,6 +237,19 @@ impl ConsoleExchange for Telnet {
         }
     }
 
+    fn closed(&mut self) -> Option<String> {
+        let (mut lines, _, _) = self.pending.take()?;
+        if !self.partial.is_empty() {
+            let raw = std::mem::take(&mut self.partial);
+            lines.push(
+                String::from_utf8_lossy(&raw)
+                    .trim_end_matches('\r')
+                    .to_string(),
+            );
+        }
+        Some(lines.join("\n"))
+    }
+
     fn tick(&mut self, now: Instant) {
         match self.state {
             TelnetState::Ready => {

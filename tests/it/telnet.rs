@@ -23,3 +23,19 @@ fn default_port_is_8081() {
         stdout(&out)
     );
 }
+
+/// 7 Days to Die closes its telnet sessions as it stops; answers there end by a quiet gap, so
+/// the close is what ends the answer of a stop command: its text, exit 0 (it was exit 7,
+/// "server closed the connection mid-response", once the practice server closed its sessions).
+#[test]
+fn stop_ends_with_the_server_closing_the_session() {
+    let server = console_server(Kind::Telnet);
+    let home = home();
+    let out = run(rcon_dialect(&server, "telnet", home.path()).arg("stop"));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("Stopping the server"),
+        "{}",
+        stdout(&out)
+    );
+}
