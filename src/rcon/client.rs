@@ -166,7 +166,21 @@ pub struct Client {
     cancel: Option<Arc<AtomicBool>>,
     exchange: Exchange,
     conn: Option<Box<dyn Transport>>,
+    /// Grows from [`READ_BUF_START`] to [`READ_BUF_MAX`] when a read fills it, so a one-shot
+    /// with a short answer does not clear (and fault in) 64 KiB it never uses.
     read_buf: Vec<u8>,
+}
+
+/// The read buffer's first size: a whole vanilla fragment (4096 bytes and the header) fits.
+const READ_BUF_START: usize = 8 * 1024;
+/// The read buffer's largest size: long answers come in with few system calls.
+const READ_BUF_MAX: usize = 64 * 1024;
+
+/// Doubles `buf` (up to [`READ_BUF_MAX`]) after a read of `n` bytes filled it.
+fn grow_if_filled(buf: &mut Vec<u8>, n: usize) {
+    if n == buf.len() && buf.len() < READ_BUF_MAX {
+        buf.resize((buf.len() * 2).min(READ_BUF_MAX), 0);
+    }
 }
 
 impl std::fmt::Debug for Client {
@@ -213,7 +227,7 @@ impl Client {
             cancel: opts.cancel,
             exchange: Exchange::new(cfg),
             conn: None,
-            read_buf: vec![0; 64 * 1024],
+            read_buf: vec![0; READ_BUF_START],
         };
         client.reconnect()?;
         Ok(client)
@@ -441,9 +455,11 @@ impl Client {
             };
             match conn.read_before(&mut self.read_buf, wait_until) {
                 Ok(0) => self.exchange.handle_closed(false, Instant::now()),
-                Ok(n) => self
-                    .exchange
-                    .handle_input(&self.read_buf[..n], Instant::now()),
+                Ok(n) => {
+                    self.exchange
+                        .handle_input(&self.read_buf[..n], Instant::now());
+                    grow_if_filled(&mut self.read_buf, n);
+                }
                 Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {
                     // A socket timeout may end a little before the instant asked for.
                     let now = Instant::now();
@@ -496,5 +512,24 @@ fn write_error(source: std::io::Error, timeout: Duration) -> Error {
             when: "while sending",
             source,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_read_buffer_doubles_when_a_read_fills_it_up_to_its_limit() {
+        let mut buf = vec![0; READ_BUF_START];
+        grow_if_filled(&mut buf, READ_BUF_START - 1);
+        assert_eq!(buf.len(), READ_BUF_START);
+        grow_if_filled(&mut buf, READ_BUF_START);
+        assert_eq!(buf.len(), 2 * READ_BUF_START);
+        for _ in 0..10 {
+            let n = buf.len();
+            grow_if_filled(&mut buf, n);
+        }
+        assert_eq!(buf.len(), READ_BUF_MAX);
     }
 }
