@@ -5,6 +5,11 @@
 #[path = "../app/mod.rs"]
 mod app;
 
+/// On the static musl build, dlmalloc instead of musl's allocator (see Cargo.toml).
+#[cfg(all(target_os = "linux", target_env = "musl"))]
+#[global_allocator]
+static ALLOCATOR: dlmalloc::GlobalDlmalloc = dlmalloc::GlobalDlmalloc;
+
 use std::process::ExitCode;
 
 use app::exit::{Exit, exit_for};
