@@ -122,3 +122,45 @@ fn nothing_about_management_when_nothing_is_set() {
         common::stdout(&out)
     );
 }
+
+/// A trust or Origin given by its environment variable is shown as coming from the variable,
+/// and the same given as a flag (either spelling) as the flag.
+#[test]
+fn flag_and_environment_sources_are_told_apart() {
+    let home = common::home();
+    let print = |cmd: &mut std::process::Command| {
+        let out = common::run(cmd.args(["--mgmt", "wss://127.0.0.1:1", "--print-config"]));
+        assert!(out.status.success(), "{}", common::stderr(&out));
+        common::stdout(&out)
+    };
+    let text = print(
+        common::rcon_in(home.path())
+            .env("RCON_MGMT_CERT", "/certs/a.pem")
+            .env("RCON_MGMT_ORIGIN", "https://a.example"),
+    );
+    assert_eq!(
+        row(&text, "mgmt_trust"),
+        "certificate file /certs/a.pem env RCON_MGMT_CERT"
+    );
+    assert_eq!(
+        row(&text, "mgmt_origin"),
+        "https://a.example env RCON_MGMT_ORIGIN"
+    );
+    let text = print(
+        common::rcon_in(home.path())
+            .env("RCON_MGMT_ORIGIN", "https://a.example")
+            .args([
+                "--mgmt-cert=/certs/b.pem",
+                "--mgmt-origin",
+                "https://b.example",
+            ]),
+    );
+    assert_eq!(
+        row(&text, "mgmt_trust"),
+        "certificate file /certs/b.pem flag --mgmt-cert"
+    );
+    assert_eq!(
+        row(&text, "mgmt_origin"),
+        "https://b.example flag --mgmt-origin"
+    );
+}

@@ -7,11 +7,15 @@ use toml::Spanned;
 
 use super::args::Args;
 use super::config::Profile;
-use super::settings::{Settings, Source};
+use super::settings::{Origins, Settings, Source};
 
 /// The rows, or none when nothing about the management protocol is set (no `--mgmt`, no
 /// `--mgmt-*` flag, no `mgmt_*` key in the profile).
-pub fn rows(args: &Args, settings: &Settings) -> Vec<(&'static str, String, String)> {
+pub fn rows(
+    args: &Args,
+    origins: &Origins,
+    settings: &Settings,
+) -> Vec<(&'static str, String, String)> {
     let prof = profile(settings);
     let key = |f: fn(&Profile) -> &Option<Spanned<String>>| -> Option<(String, Source)> {
         let (name, p, config) = prof?;
@@ -73,12 +77,12 @@ pub fn rows(args: &Args, settings: &Settings) -> Vec<(&'static str, String, Stri
     let trust = if let Some(path) = &args.mgmt_cert {
         Some((
             format!("certificate file {}", path.display()),
-            flag_or_env("--mgmt-cert", "RCON_MGMT_CERT"),
+            origins.source_of("mgmt_cert"),
         ))
     } else if let Some(fp) = &args.mgmt_fingerprint {
         Some((
             format!("pinned SHA-256 {fp}"),
-            flag_or_env("--mgmt-fingerprint", "RCON_MGMT_FINGERPRINT"),
+            origins.source_of("mgmt_fingerprint"),
         ))
     } else if let Some((path, s)) = cert {
         let path = super::secrets::resolve_path(&path, base.as_deref());
@@ -97,7 +101,7 @@ pub fn rows(args: &Args, settings: &Settings) -> Vec<(&'static str, String, Stri
     }
 
     let origin = match &args.mgmt_origin {
-        Some(o) => Some((o.clone(), flag_or_env("--mgmt-origin", "RCON_MGMT_ORIGIN"))),
+        Some(o) => Some((o.clone(), origins.source_of("mgmt_origin"))),
         None => origin,
     };
     match origin {
@@ -118,7 +122,7 @@ pub fn rows(args: &Args, settings: &Settings) -> Vec<(&'static str, String, Stri
     } else if let Some(f) = file_flag {
         (
             format!("******** (from file {})", f.display()),
-            Some(flag_or_env("--mgmt-secret-file", "RCON_MGMT_SECRET_FILE")),
+            Some(origins.source_of("mgmt_secret_file")),
         )
     } else if let Some((f, s)) = secret_file {
         let path = super::secrets::resolve_path(&f, base.as_deref());
@@ -138,21 +142,4 @@ fn profile(settings: &Settings) -> Option<(&str, &Profile, &super::config::Parse
     let config = settings.config.config()?;
     let p = config.servers.get(&name.value)?;
     Some((name.value.as_str(), p.get_ref(), config))
-}
-
-/// A flag that clap also takes from an environment variable: which one it was.
-fn flag_or_env(flag: &str, env: &str) -> Source {
-    if std::env::var_os(env).is_some_and(|v| !v.is_empty()) && !flag_given(flag) {
-        Source::Env(env.into())
-    } else {
-        Source::Flag(flag.into())
-    }
-}
-
-/// Whether `flag` is on the command line (`--flag VALUE` or `--flag=VALUE`).
-fn flag_given(flag: &str) -> bool {
-    std::env::args_os().any(|a| {
-        let a = a.to_string_lossy();
-        a == flag || a.starts_with(&format!("{flag}="))
-    })
 }

@@ -306,7 +306,7 @@ pub fn resolve(args: Args, origins: Origins, mgmt_here: bool) -> anyhow::Result<
             let name = settings::apply_row(&mut s, &args, row);
             servers.push((name, s));
         }
-        return several(args, servers, commands);
+        return several(args, &origins, servers, commands);
     }
     if let Some(names) = settings::fanout_names(&args, &origins, &file)? {
         let mut servers = Vec::new();
@@ -317,11 +317,14 @@ pub fn resolve(args: Args, origins: Origins, mgmt_here: bool) -> anyhow::Result<
         if args.mgmt.is_some() && !args.print_config {
             return Ok(Mode::MgmtFanout(mgmt_plan(&args), servers));
         }
-        return several(args, servers, commands);
+        return several(args, &origins, servers, commands);
     }
     let settings = Settings::resolve(&args, &origins, file.clone())?;
     if args.print_config {
-        return Ok(Mode::PrintConfig(vec![(None, describe(&args, &settings))]));
+        return Ok(Mode::PrintConfig(vec![(
+            None,
+            describe(&args, &origins, &settings),
+        )]));
     }
     if args.mgmt.is_some() {
         return Ok(Mode::Mgmt(mgmt_plan(&args), Box::new(settings)));
@@ -337,17 +340,11 @@ pub fn resolve(args: Args, origins: Origins, mgmt_here: bool) -> anyhow::Result<
             s.drop_profile_route();
             servers.push((name, s));
         }
-        return several(args, servers, commands);
+        return several(args, &origins, servers, commands);
     }
-    if !args.demo {
-        let name = match &settings.profile {
-            Some(p) if p.source != Source::Default => p.value.clone(),
-            _ => settings.target(),
-        };
-        let one = vec![(name, settings.clone())];
-        if let Some(mode) = follow_or_timed(&args, one, &commands)? {
-            return Ok(mode);
-        }
+    if !args.demo && follow_or_timed_asked(&args) {
+        let one = vec![(settings.display_name(), settings)];
+        return follow_or_timed(&args, one, commands);
     }
     let inputs = SessionInputs::new(
         !commands.is_empty(),
@@ -372,18 +369,19 @@ pub fn resolve(args: Args, origins: Origins, mgmt_here: bool) -> anyhow::Result<
 /// Several servers: their settings, `--follow` or the timed operations, or commands on all.
 fn several(
     args: Args,
+    origins: &Origins,
     servers: Vec<(String, Settings)>,
     commands: Vec<String>,
 ) -> anyhow::Result<Mode> {
     if args.print_config {
         let named = servers
             .iter()
-            .map(|(n, s)| (Some(n.clone()), describe(&args, s)))
+            .map(|(n, s)| (Some(n.clone()), describe(&args, origins, s)))
             .collect();
         return Ok(Mode::PrintConfig(named));
     }
-    if let Some(mode) = follow_or_timed(&args, servers.clone(), &commands)? {
-        return Ok(mode);
+    if follow_or_timed_asked(&args) {
+        return follow_or_timed(&args, servers, commands);
     }
     if args.interactive {
         return Err(fail(
@@ -438,16 +436,21 @@ fn several(
 
 /// The `--print-config` text of one server: its settings, and the management ones when
 /// anything about `--mgmt` is set.
-fn describe(args: &Args, settings: &Settings) -> String {
-    settings.describe_with(super::mgmt_describe::rows(args, settings))
+fn describe(args: &Args, origins: &Origins, settings: &Settings) -> String {
+    settings.describe_with(super::mgmt_describe::rows(args, origins, settings))
 }
 
-/// `--follow`, or the timed operations, on these servers; `None` when neither was asked for.
+/// Whether `--follow` or a timed operation (`--countdown`, `--every`, `--if`) was asked for.
+fn follow_or_timed_asked(args: &Args) -> bool {
+    args.follow || timing_asked(args)
+}
+
+/// `--follow`, or the timed operations, on these servers (when [`follow_or_timed_asked`]).
 fn follow_or_timed(
     args: &Args,
     servers: Vec<(String, Settings)>,
-    commands: &[String],
-) -> anyhow::Result<Option<Mode>> {
+    commands: Vec<String>,
+) -> anyhow::Result<Mode> {
     if args.follow {
         if !commands.is_empty() || !args.files.is_empty() {
             return Err(fail(
@@ -455,14 +458,12 @@ fn follow_or_timed(
                 "--follow runs no commands (it prints events); run them separately",
             ));
         }
-        return Ok(Some(Mode::Follow(follow_options(args), servers)));
+        return Ok(Mode::Follow(follow_options(args), servers));
     }
-    Ok(timing(args).map(|timing| {
-        Mode::Timed(TimedPlan {
-            servers,
-            commands: commands.to_vec(),
-            timing,
-        })
+    Ok(Mode::Timed(TimedPlan {
+        servers,
+        commands,
+        timing: timing(args).unwrap_or_default(),
     }))
 }
 
@@ -474,8 +475,12 @@ fn follow_options(args: &Args) -> FollowOptions {
     }
 }
 
+fn timing_asked(args: &Args) -> bool {
+    args.countdown.is_some() || args.every.is_some() || args.condition.is_some()
+}
+
 fn timing(args: &Args) -> Option<Timing> {
-    if args.countdown.is_none() && args.every.is_none() && args.condition.is_none() {
+    if !timing_asked(args) {
         return None;
     }
     Some(Timing {

@@ -15,7 +15,6 @@ use crate::app::exit::{self, Exit, fail};
 use crate::app::print::trace;
 use crate::app::refuse_unsendable;
 use crate::app::resolve::plan::SessionPlan;
-use crate::app::resolve::settings;
 use crate::app::run::batch;
 use crate::app::run::console;
 use crate::app::run::consoles;
@@ -65,11 +64,11 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
         let connector = TcpConnector::new("127.0.0.1", port);
         (Box::new(connector), Password::new(password), "demo".into())
     } else {
-        let name = match &settings.profile {
-            Some(p) if p.source != settings::Source::Default => p.value.clone(),
-            _ => settings.target(),
-        };
-        (settings.connector()?, settings.password()?, name)
+        (
+            settings.connector()?,
+            settings.password()?,
+            settings.display_name(),
+        )
     };
     let console_settings = console::ConsoleContext {
         name,

@@ -281,6 +281,15 @@ impl Settings {
         }
     }
 
+    /// The server's name for messages and labels: the profile it came from when one was named
+    /// (given, not the implicit `default`), else where it is, `host:port`.
+    pub fn display_name(&self) -> String {
+        match &self.profile {
+            Some(p) if p.source != Source::Default => p.value.clone(),
+            _ => self.target(),
+        }
+    }
+
     /// Where to connect, as `host:port` (IPv6 bracketed).
     pub fn target(&self) -> String {
         TcpConnector::new(&self.host.value, self.port.value).describe()

@@ -104,11 +104,14 @@ impl Origins {
         if self.get(id) == Some(&Source::Default) {
             return None;
         }
-        let source = self
-            .get(id)
+        value.clone().map(|v| Sourced::new(v, self.source_of(id)))
+    }
+
+    /// Where the value of argument `id` came from: its flag or the variable clap read for it.
+    pub fn source_of(&self, id: &str) -> Source {
+        self.get(id)
             .cloned()
-            .unwrap_or_else(|| Source::Flag(format!("--{}", id.replace('_', "-"))));
-        value.clone().map(|v| Sourced::new(v, source))
+            .unwrap_or_else(|| Source::Flag(format!("--{}", id.replace('_', "-"))))
     }
 }
 
