@@ -270,23 +270,10 @@ mod pty {
         let server = mgmt::server(&tls);
         let addr = server.addr();
         let home = common::home();
-        let secret = home.path().join("secret");
-        std::fs::write(&secret, mgmt::SECRET).unwrap();
-        let url = mgmt::url(&server);
-        let cert = tls.cert.display().to_string();
-        let secret = secret.display().to_string();
-        let mut term = Term::start_with(
-            home.path(),
-            &[
-                "--mgmt",
-                &url,
-                "--mgmt-cert",
-                &cert,
-                "--mgmt-secret-file",
-                &secret,
-                "--follow",
-            ],
-        );
+        let mut args = mgmt::pty_args(&server, &tls, home.path());
+        args.push("--follow".into());
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let mut term = Term::start_with(home.path(), &args);
         term.wait_for("Ctrl-C stops");
         server.join("Steve");
         term.wait_for("Z joined Steve");

@@ -420,22 +420,10 @@ fn console_tab_completes_method_names() {
     let tls = mgmt::tls();
     let server = mgmt::server(&tls);
     let home = common::home();
-    let secret = home.path().join("secret");
-    std::fs::write(&secret, mgmt::SECRET).unwrap();
     let url = mgmt::url(&server);
-    let cert = tls.cert.display().to_string();
-    let secret = secret.display().to_string();
-    let mut term = Term::start_with(
-        home.path(),
-        &[
-            "--mgmt",
-            &url,
-            "--mgmt-cert",
-            &cert,
-            "--mgmt-secret-file",
-            &secret,
-        ],
-    );
+    let args = mgmt::pty_args(&server, &tls, home.path());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut term = Term::start_with(home.path(), &args);
     let p = format!("{url}/ mgmt> ");
     term.wait_for(&p);
     term.wait_for("(management protocol)");

@@ -78,6 +78,21 @@ pub fn rcon(server: &MgmtPracticeServer, tls: &Tls, home: &Path) -> Command {
     cmd
 }
 
+/// The arguments of `rcon --mgmt URL --mgmt-cert CERT --mgmt-secret-file FILE` for a terminal
+/// test (a PTY child gets no RCON_MGMT_SECRET of its own): the secret is written to `home`.
+pub fn pty_args(server: &MgmtPracticeServer, tls: &Tls, home: &Path) -> Vec<String> {
+    let secret = home.join("secret");
+    std::fs::write(&secret, SECRET).unwrap();
+    vec![
+        "--mgmt".into(),
+        url(server),
+        "--mgmt-cert".into(),
+        tls.cert.display().to_string(),
+        "--mgmt-secret-file".into(),
+        secret.display().to_string(),
+    ]
+}
+
 /// The venv python of tests/peers-mgmt, or `None` (with a loud note) when it is not
 /// installed; under `RCONSOLE_STRICT=1` that is a failure.
 pub fn peer_python() -> Option<PathBuf> {
