@@ -268,35 +268,12 @@ pub fn run_mgmt(
     label: bool,
 ) -> anyhow::Result<Exit> {
     let emitter = Emitter::new(options, label);
-    let retry = Duration::from_secs(1);
-    let mut connected_once = false;
-    let mut said_waiting = false;
+    let (mut client, _schema) = target.connect()?;
+    eprintln!(
+        "rcon: following {} (management notifications); Ctrl-C stops",
+        target.name
+    );
     loop {
-        let (mut client, _schema) = match target.connect() {
-            Ok(c) => c,
-            Err(e) if !connected_once => return Err(e),
-            Err(e) => {
-                if !said_waiting {
-                    eprintln!(
-                        "rcon: {}: cannot reconnect yet ({e:#}); retrying every second",
-                        target.name
-                    );
-                    said_waiting = true;
-                }
-                std::thread::sleep(retry);
-                continue;
-            }
-        };
-        if connected_once {
-            eprintln!("rcon: {}: reconnected; following again", target.name);
-        } else {
-            eprintln!(
-                "rcon: following {} (management notifications); Ctrl-C stops",
-                target.name
-            );
-        }
-        connected_once = true;
-        said_waiting = false;
         let mut quiet = Duration::ZERO;
         loop {
             match client.next_notification(Duration::from_secs(1)) {
@@ -326,6 +303,31 @@ pub fn run_mgmt(
                     eprintln!("rcon: {}: connection lost ({e}); reconnecting", target.name);
                     break;
                 }
+            }
+        }
+        client = reconnect(&target.name, Duration::from_secs(1), || target.connect()).0;
+    }
+}
+
+/// Opens a lost server again, every `retry` until it works: the first failure is said once,
+/// and so is the success.
+pub fn reconnect<T>(name: &str, retry: Duration, mut open: impl FnMut() -> anyhow::Result<T>) -> T {
+    let mut said = false;
+    loop {
+        match open() {
+            Ok(opened) => {
+                eprintln!("rcon: {name}: reconnected; following again");
+                return opened;
+            }
+            Err(e) => {
+                if !said {
+                    eprintln!(
+                        "rcon: {name}: cannot reconnect yet ({e:#}); retrying every {}",
+                        rconsole::format_duration(retry)
+                    );
+                    said = true;
+                }
+                std::thread::sleep(retry);
             }
         }
     }

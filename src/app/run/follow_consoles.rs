@@ -240,8 +240,8 @@ fn split(protocol: Protocol, text: &str) -> Vec<&str> {
     text.lines().collect()
 }
 
-/// Keeps one server's session alive: a lost connection is said once, retried every second,
-/// and the reconnect said.
+/// Keeps one server's session alive: a lost connection is said once, then retried
+/// ([`crate::app::run::follow::reconnect`]).
 fn watch(target: ConsoleTarget, sink: MessageSink, remote: Box<dyn Remote>) {
     let mut remote = remote;
     loop {
@@ -255,26 +255,8 @@ fn watch(target: ConsoleTarget, sink: MessageSink, remote: Box<dyn Remote>) {
         );
         // The old session (and its reader) goes before the new one logs in.
         drop(remote);
-        let mut said = false;
-        remote = loop {
-            match target.open(&sink) {
-                Ok(r) => {
-                    eprintln!("rcon: {}: reconnected; following again", target.name);
-                    break r;
-                }
-                Err(e) => {
-                    if !said {
-                        eprintln!(
-                            "rcon: {}: cannot reconnect yet ({})",
-                            target.name,
-                            chain(&e)
-                        );
-                        said = true;
-                    }
-                    std::thread::sleep(RETRY);
-                }
-            }
-        };
+        remote =
+            crate::app::run::follow::reconnect(&target.name, RETRY, || Ok(target.open(&sink)?));
     }
 }
 
