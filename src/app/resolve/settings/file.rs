@@ -11,8 +11,9 @@ pub enum ConfigFile {
     Missing(PathBuf),
     /// No default path on this platform (no home directory).
     NoPath,
-    /// Read, from the default path (`None`) or as named by a flag or variable.
-    Loaded(ParsedConfig, Option<Source>),
+    /// Read, from the default path (`None`) or as named by a flag or variable. Shared: every
+    /// server of a fan-out or inventory holds the same file.
+    Loaded(std::sync::Arc<ParsedConfig>, Option<Source>),
 }
 
 impl ConfigFile {
@@ -24,12 +25,14 @@ impl ConfigFile {
             return Ok(ConfigFile::Ignored("--no-config"));
         }
         let state = match origins.sourced(&args.config, "config") {
-            Some(path) => ConfigFile::Loaded(ParsedConfig::load(&path.value)?, Some(path.source)),
+            Some(path) => {
+                ConfigFile::Loaded(ParsedConfig::load(&path.value)?.into(), Some(path.source))
+            }
             None => match config::default_path() {
                 None => ConfigFile::NoPath,
                 Some(path) => match std::fs::metadata(&path) {
                     Err(e) if e.kind() == std::io::ErrorKind::NotFound => ConfigFile::Missing(path),
-                    _ => ConfigFile::Loaded(ParsedConfig::load(&path)?, None),
+                    _ => ConfigFile::Loaded(ParsedConfig::load(&path)?.into(), None),
                 },
             },
         };
