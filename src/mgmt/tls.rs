@@ -18,8 +18,10 @@ use super::{MgmtError, MgmtResult};
 /// How the server's certificate is checked.
 #[derive(Debug, Clone)]
 pub enum Trust {
-    /// The system's trust store (rustls-native-certs: the OpenSSL-style files on Linux, the
-    /// keychain on macOS, the certificate store on Windows), with the host name checked.
+    /// The system's trust store, with the host name checked: rustls-native-certs (the
+    /// OpenSSL-style files on Linux, the certificate store on Windows); on macOS the system's
+    /// PEM bundle `/etc/ssl/cert.pem` (see [`system_roots`]). `SSL_CERT_FILE` and
+    /// `SSL_CERT_DIR` replace the store on every platform.
     PublicRoots,
     /// These certificates as roots (a self-signed server certificate is its own root), with the
     /// host name checked.
@@ -75,13 +77,12 @@ impl Trust {
             .map_err(|e| MgmtError::Trust(e.to_string()))?;
         let config = match self {
             Trust::PublicRoots => {
-                let found = rustls_native_certs::load_native_certs();
+                let (certs, errors) = system_roots();
                 let mut roots = rustls::RootCertStore::empty();
                 // Certificates the store holds but rustls cannot use are skipped, as browsers do.
-                let (_added, _ignored) = roots.add_parsable_certificates(found.certs);
+                let (_added, _ignored) = roots.add_parsable_certificates(certs);
                 if roots.is_empty() {
-                    let why = found
-                        .errors
+                    let why = errors
                         .first()
                         .map(|e| format!(" ({e})"))
                         .unwrap_or_default();
@@ -110,6 +111,73 @@ impl Trust {
         };
         Ok(config)
     }
+}
+
+/// The system's root certificates, and what could not be read of them.
+#[cfg(not(target_os = "macos"))]
+pub fn system_roots() -> (Vec<CertificateDer<'static>>, Vec<String>) {
+    let found = rustls_native_certs::load_native_certs();
+    let errors = found.errors.iter().map(ToString::to_string).collect();
+    (found.certs, errors)
+}
+
+/// The system's root certificates, and what could not be read of them. On macOS: the PEM
+/// bundle Apple ships and updates with the system, `/etc/ssl/cert.pem` (what `curl` and
+/// LibreSSL there read), or what `SSL_CERT_FILE` / `SSL_CERT_DIR` name. Not the keychain:
+/// reading it needs Apple's Security framework, which would make `rcon-mgmt` link only with
+/// the macOS SDK; a certificate added to the keychain is given with `--mgmt-cert` instead.
+#[cfg(target_os = "macos")]
+pub fn system_roots() -> (Vec<CertificateDer<'static>>, Vec<String>) {
+    let var = |name| std::env::var_os(name).filter(|v| !v.is_empty());
+    let (file, dir) = (var("SSL_CERT_FILE"), var("SSL_CERT_DIR"));
+    if file.is_none() && dir.is_none() {
+        return pem_bundles(&[std::path::PathBuf::from("/etc/ssl/cert.pem")]);
+    }
+    let mut paths: Vec<std::path::PathBuf> = file.into_iter().map(Into::into).collect();
+    if let Some(dir) = dir {
+        paths.extend(files_in(std::path::Path::new(&dir)));
+    }
+    pem_bundles(&paths)
+}
+
+/// The regular files in `dir`, sorted (an OpenSSL hashed directory holds one certificate in
+/// each); none when it cannot be read.
+#[cfg_attr(not(target_os = "macos"), allow(dead_code))]
+fn files_in(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| path.is_file())
+        .collect();
+    files.sort();
+    files
+}
+
+/// Every certificate in these PEM files; a file that cannot be read or parsed is an error
+/// naming it, and the others still count.
+#[cfg_attr(not(target_os = "macos"), allow(dead_code))]
+fn pem_bundles(paths: &[std::path::PathBuf]) -> (Vec<CertificateDer<'static>>, Vec<String>) {
+    let mut certs = Vec::new();
+    let mut errors = Vec::new();
+    for path in paths {
+        match std::fs::read(path) {
+            Ok(bytes) => {
+                for cert in CertificateDer::pem_slice_iter(&bytes) {
+                    match cert {
+                        Ok(cert) => certs.push(cert),
+                        Err(e) => {
+                            errors.push(format!("{}: {e}", path.display()));
+                            break;
+                        }
+                    }
+                }
+            }
+            Err(e) => errors.push(format!("{}: {e}", path.display())),
+        }
+    }
+    (certs, errors)
 }
 
 /// The SHA-256 fingerprint of a DER certificate, as `AB:CD:...`.
@@ -203,6 +271,36 @@ mod tests {
             assert!(Trust::from_fingerprint(bad).is_err(), "{bad}");
         }
         assert_eq!(fingerprint(b"").len(), 95);
+    }
+
+    #[test]
+    fn pem_bundles_read_every_certificate_and_name_the_files_they_cannot() {
+        let dir = tempfile::tempdir().unwrap();
+        let key = rcgen::KeyPair::generate().unwrap();
+        let pem = |name: &str| {
+            rcgen::CertificateParams::new(vec![name.to_string()])
+                .unwrap()
+                .self_signed(&key)
+                .unwrap()
+                .pem()
+        };
+        // A bundle of two, a hashed-directory style file of one, a file that is not PEM.
+        std::fs::write(dir.path().join("bundle.pem"), pem("a") + &pem("b")).unwrap();
+        std::fs::write(dir.path().join("5ad8a5d6.0"), pem("c")).unwrap();
+        std::fs::write(
+            dir.path().join("junk.pem"),
+            "-----BEGIN CERTIFICATE-----\n!!\n",
+        )
+        .unwrap();
+        std::fs::create_dir(dir.path().join("subdir")).unwrap();
+        let files = files_in(dir.path());
+        assert_eq!(files.len(), 3, "{files:?}");
+        let missing = dir.path().join("missing.pem");
+        let (certs, errors) = pem_bundles(&[files, vec![missing]].concat());
+        assert_eq!(certs.len(), 3);
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert!(errors[0].contains("junk.pem"), "{errors:?}");
+        assert!(errors[1].contains("missing.pem"), "{errors:?}");
     }
 
     #[test]

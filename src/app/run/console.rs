@@ -19,6 +19,7 @@ use rustyline::{CompletionType, Config, Context, Editor, Helper};
 use rconsole::ErrorKind;
 
 use crate::app::exit::Exit;
+use crate::app::run::interrupt;
 use crate::app::run::session::Session;
 
 /// The environment variable that overrides the history file's path (for tests and for people
@@ -342,9 +343,9 @@ pub fn run(session: &mut Session, settings: &ConsoleContext) -> anyhow::Result<E
     // Ctrl-C while a command runs abandons that command, as in a shell: the terminal is out of
     // raw mode then, so it arrives as a signal (at the prompt the line editor reads it as a key
     // and clears the line).
-    let interrupted = Arc::new(AtomicBool::new(false));
-    let flag = Arc::clone(&interrupted);
-    if ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst)).is_ok() {
+    let caught = interrupt::catch();
+    let interrupted: Arc<AtomicBool> = caught.clone().unwrap_or_default();
+    if caught.is_some() {
         session.set_cancel(Arc::clone(&interrupted));
     }
     session.connect()?;

@@ -8,11 +8,13 @@
 //! run N times faster, so tests can count down ten minutes in one second.
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
 
 use crate::app::exit::{Exit, fail};
+use crate::app::run::interrupt;
 
 /// Standard announcement times (time left), used within the countdown when `--at` is not
 /// given; the countdown's start is announced too.
@@ -32,15 +34,19 @@ pub trait Runner: Send {
     }
 }
 
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+/// Set by Ctrl-C once the countdown has started (a second Ctrl-C still cancels the same way).
+static INTERRUPTED: OnceLock<Option<Arc<AtomicBool>>> = OnceLock::new();
 
-/// Catches Ctrl-C from now on (a second Ctrl-C still cancels the same way).
+/// Catches Ctrl-C from now on.
 fn catch_interrupt() {
-    let _ = ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst));
+    INTERRUPTED.get_or_init(interrupt::catch);
 }
 
 fn interrupted() -> bool {
-    INTERRUPTED.load(Ordering::SeqCst)
+    INTERRUPTED
+        .get()
+        .and_then(Option::as_ref)
+        .is_some_and(|flag| flag.load(Ordering::SeqCst))
 }
 
 /// Time as the schedule sees it: real time, sped up by `RCON_CLOCK_SPEED`.

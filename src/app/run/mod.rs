@@ -13,6 +13,7 @@ pub mod countdown;
 pub mod fanout;
 pub mod follow;
 pub mod follow_consoles;
+pub mod interrupt;
 pub mod learned;
 // Used only by the rcon-mgmt binary, which shares this module tree (see `MgmtHooks`).
 #[cfg(feature = "mgmt")]
