@@ -4,7 +4,7 @@
 //! events, through a pipe (NDJSON, `--exec`) and in a real PTY, across a server restart.
 
 use std::net::SocketAddr;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rconsole::consoles::practice::{ConsoleServer, ConsoleServerConfig, Kind};
 use serde_json::Value;
@@ -126,6 +126,8 @@ fn follow_through_a_pipe_across_a_restart(x: &Expect) {
     let addr = server.addr();
     let name = addr.to_string();
     let home = common::home();
+    // --exec's command is sh (the Windows build runs cmd): its file is checked on Unix only.
+    #[cfg(unix)]
     let events = home.path().join("events.txt");
     let mut cmd = rcon_dialect(&server, x.dialect, home.path());
     // A vanished BattlEye server is noticed by its unanswered keep-alive.
@@ -176,10 +178,10 @@ fn follow_through_a_pipe_across_a_restart(x: &Expect) {
         want.extend((x.after_leave)("Steve").into_iter().map(msg));
         want.push("joined|Alex||no password".into());
         want.extend((x.after_join)("Alex").into_iter().map(msg));
-        let deadline = Instant::now() + Duration::from_secs(30);
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
         let got = loop {
             let got = std::fs::read_to_string(&events).unwrap_or_default();
-            if got.lines().count() >= want.len() || Instant::now() > deadline {
+            if got.lines().count() >= want.len() || std::time::Instant::now() > deadline {
                 break got;
             }
             std::thread::sleep(Duration::from_millis(20));

@@ -26,7 +26,7 @@ fn the_profile_management_settings_with_their_sources() {
     let out = common::run(common::rcon_in(home.path()).args(["-s", "survival", "--print-config"]));
     assert!(out.status.success(), "{}", common::stderr(&out));
     let text = common::stdout(&out);
-    let cfg = home.path().join("config/rconsole");
+    let cfg = home.path().join("config").join("rconsole");
     let at = |line: u32| {
         format!(
             "profile survival ({}:{line})",

@@ -9,8 +9,9 @@ use crate::consoles_fanout::write_config;
 
 fn profile(name: &str, url: &str, cert: &std::path::Path) -> String {
     format!(
-        "[servers.{name}]\nhost = \"127.0.0.1\"\nmgmt_url = \"{url}\"\nmgmt_cert = \"{}\"\n\n",
-        cert.display()
+        "[servers.{name}]\nhost = \"127.0.0.1\"\nmgmt_url = \"{url}\"\nmgmt_cert = {}\n\n",
+        // A TOML string: a Windows path's backslashes are escapes in a basic string.
+        toml::Value::String(cert.display().to_string())
     )
 }
 
