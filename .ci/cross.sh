@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # Cross-platform CI for rconsole (issue 12), called by .ci/run after the Linux checks:
-#   - Windows (x86_64-pc-windows-gnu): clippy -D warnings, then the library and binary unit tests
-#     and the whole integration suite run under Wine; practice servers run inside the test
-#     processes, third-party peers are Linux programs and are skipped there (see WINE_SKIP).
-#   - macOS (x86_64 and aarch64): clippy -D warnings for aarch64-apple-darwin, and both
-#     binaries linked (dev profile) through cargo-zigbuild (zig from PyPI `ziglang`); nothing here runs them.
+#   - Windows (x86_64-pc-windows-gnu): clippy -D warnings and the test build in one compile
+#     (clippy-driver as the workspace's rustc), then the library and binary unit tests, the
+#     doctests and the whole integration suite run under Wine; practice servers run inside the
+#     test processes, third-party peers are Linux programs and skip there (see WINE_SKIP).
+#   - macOS (x86_64 and aarch64): for aarch64-apple-darwin clippy -D warnings and every target
+#     (both binaries and all test executables) compiled and linked in one build; for
+#     x86_64-apple-darwin both binaries linked. Through cargo-zigbuild (zig from PyPI
+#     `ziglang`); nothing here runs Mach-O.
 #   - Linux static musl (x86_64): release `rcon` and `rcon-mgmt` built static-pie with Debian's
 #     musl-tools (linker .ci/musl/cc), then the integration suite run against them
 #     (RCONSOLE_TEST_BIN), strict as the Linux run.
 # Everything comes from Debian (rustc-web, cargo-web, rust-web-src, rust-web-clippy, mingw-w64,
-# wine, musl-tools; see .ci/apt-packages.txt) and registries (crates.io, PyPI). Debian's
+# wine, musl-tools; see .ci/apt-cross.txt) and registries (crates.io, PyPI). Debian's
 # toolchain ships the standard library's sources, so `-Zbuild-std` (RUSTC_BOOTSTRAP=1) builds
 # std for each target: no rustup targets to download.
 #
@@ -35,6 +38,20 @@ deb_env() {
 }
 deb_cargo() { deb_env /usr/bin/cargo "$@"; }
 build_std=(-Zbuild-std=std,panic_abort)
+# Clippy in the same compile as the build: `cargo clippy` is cargo with clippy-driver as the
+# workspace's rustc and the lint flags in CLIPPY_ARGS; clippy-driver also generates code, so
+# the test build (or the link) and the lint share one compile of std and every dependency
+# instead of a `cargo check` of them first. Lints fail the build as `clippy -- -D warnings`.
+linted() {
+  (
+    export RUSTC_WORKSPACE_WRAPPER=/usr/bin/clippy-driver
+    export CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
+    "$@"
+  )
+}
+# Cross builds in the dev profile without debug info: nothing here is debugged, and debug info
+# is a large share of a debug build's compile and link time.
+export CARGO_PROFILE_DEV_DEBUG=0
 
 step() { echo "== $*"; }
 timed() {
@@ -75,30 +92,38 @@ windows() {
   export WINEPREFIX="$base/wineprefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
   local tdir="$base/windows"
 
-  step "windows: clippy -D warnings ($target)"
-  timed deb_cargo clippy --all-targets --locked "${build_std[@]}" --target "$target" \
-    --target-dir "$tdir" -- -D warnings
+  # A fresh Wine prefix takes a while to boot, mostly waiting: it boots while the build runs.
+  local prefix_pid=
+  if [ ! -f "$WINEPREFIX/system.reg" ]; then
+    (
+      start=$SECONDS
+      wineboot -i >/dev/null 2>&1 || true
+      wineserver -w
+      echo "   (fresh Wine prefix booted in the background: $(( SECONDS - start )) s)"
+    ) &
+    prefix_pid=$!
+  fi
+
+  step "windows: clippy -D warnings and the test build, one compile ($target)"
+  timed linted deb_cargo test --no-run --all-targets --locked "${build_std[@]}" \
+    --target "$target" --target-dir "$tdir"
 
   step "windows: Wine prefix with the bcryptprimitives.dll stand-in (built from .ci/wine/)"
   # Wine 8 lacks bcryptprimitives.dll, which Rust's std imports since 1.78: every .exe would
   # die at load (exit 53). Windows 10+ has the real one; the .exe is the same.
   x86_64-w64-mingw32-gcc -O2 -Wall -Werror -shared -o "$base/bcryptprimitives.dll" \
     .ci/wine/bcryptprimitives.c -ladvapi32
-  if [ ! -f "$WINEPREFIX/system.reg" ]; then
-    local start=$SECONDS
-    wineboot -i >/dev/null 2>&1 || true
-    wineserver -w
-    echo "   (fresh prefix: $(( SECONDS - start )) s)"
-  fi
+  [ -n "$prefix_pid" ] && wait "$prefix_pid"
   cp "$base/bcryptprimitives.dll" "$WINEPREFIX/drive_c/windows/system32/"
   wine cmd /c ver </dev/null
 
-  step "windows: unit and integration tests under Wine"
+  step "windows: unit tests, doctests and the integration suite under Wine"
   local skips=()
   for entry in "${WINE_SKIP[@]}"; do skips+=(--skip "$entry"); done
   (
     unset RCONSOLE_STRICT CI
-    timed deb_cargo test --locked --no-fail-fast "${build_std[@]}" --target "$target" \
+    # The same command line and environment as the build above, so nothing is rebuilt.
+    timed linted deb_cargo test --locked --no-fail-fast "${build_std[@]}" --target "$target" \
       --target-dir "$tdir" -- "${skips[@]}"
   )
   wineserver -k || true
@@ -106,15 +131,18 @@ windows() {
 
 # --- macOS ----------------------------------------------------------------------------------
 
+# The versions last seen to work here; a newer zig or cargo-zigbuild is taken on purpose.
+ZIGLANG_VERSION=0.17.1
+ZIGBUILD_VERSION=0.24.1
 zig_tools() {
   local venv="$base/tools/venv"
   if [ ! -f "$venv/.rconsole-zig-ok" ]; then
     python3 -m venv "$venv"
-    "$venv/bin/pip" install -q --only-binary :all: ziglang
+    "$venv/bin/pip" install -q --only-binary :all: "ziglang==$ZIGLANG_VERSION"
     touch "$venv/.rconsole-zig-ok"
   fi
   if [ ! -x "$base/tools/bin/cargo-zigbuild" ]; then
-    timed cargo install --locked cargo-zigbuild --root "$base/tools"
+    timed cargo install --locked cargo-zigbuild --version "$ZIGBUILD_VERSION" --root "$base/tools"
   fi
   # cargo-zigbuild runs zig as `python3 -m ziglang`, with the venv's python named outright
   # (deb_cargo puts /usr/bin first on PATH).
@@ -126,31 +154,44 @@ macos() {
   local tdir="$base/macos"
   zig_tools
   export MACOSX_DEPLOYMENT_TARGET=11.0
-  step "macos: clippy -D warnings (aarch64-apple-darwin, through cargo-zigbuild)"
-  # Through zig too: ring (feature `mgmt`) compiles C for the target in its build script, and
-  # the host's gcc knows no Mach-O.
-  timed deb_env cargo-zigbuild clippy --all-targets --locked "${build_std[@]}" \
-    --target aarch64-apple-darwin --target-dir "$tdir" -- -D warnings
+  # Without debug info cargo asks rustc to strip it, which on Mach-O runs the sysroot's
+  # rust-objcopy; Debian's rustc ships none. Nothing to strip anyway.
+  export CARGO_PROFILE_DEV_STRIP=false
+  # Through zig: ring (feature `mgmt`) compiles C for the target in its build script, and the
+  # host's gcc knows no Mach-O. rustc warns that `xcrun` (the SDK's locator) is missing; zig
+  # brings the stubs of the system libraries a Rust program links (libSystem, libiconv), which
+  # is all rcon needs: it links no framework (no ctrlc, no keychain: src/app/run/interrupt.rs,
+  # src/mgmt/tls.rs).
+  step "macos: clippy -D warnings and every target built and linked (aarch64-apple-darwin)"
+  timed linted deb_env cargo-zigbuild build --all-targets --locked "${build_std[@]}" \
+    --target aarch64-apple-darwin --target-dir "$tdir"
 
-  step "macos: link rcon for x86_64 and aarch64 (cargo-zigbuild, dev profile)"
-  # Fails today: since ctrlc (dispatch2/objc2) and rustls-native-certs (security-framework)
-  # came in, rcon links Foundation, Security, CoreFoundation and libobjc, which zig does not
-  # ship (it has libSystem's stubs only) and which need the macOS SDK. Left failing rather than
-  # dropped: docs/platforms.md says what would fix it.
-  # This proves the binaries link; the shipped ones come from the release workflow (built on
-  # macOS, release profile). The dev profile compiles std and the crates unoptimised, which on
-  # 2 cores is minutes less than release, and (unlike release) strips nothing: rustc strips
-  # Mach-O with its sysroot's rust-objcopy, which Debian's rustc does not ship.
-  timed deb_cargo zigbuild --locked "${build_std[@]}" --bin rcon \
-    --target x86_64-apple-darwin --target aarch64-apple-darwin --target-dir "$tdir"
+  step "macos: rcon and rcon-mgmt linked for x86_64-apple-darwin"
+  # The dev profile proves the link; the shipped binaries come from the release workflow (built
+  # on macOS, release profile).
+  timed deb_env cargo-zigbuild build --bins --locked "${build_std[@]}" \
+    --target x86_64-apple-darwin --target-dir "$tdir"
+
+  local arch bin
   for arch in x86_64 aarch64; do
-    local bin="$tdir/$arch-apple-darwin/debug/rcon"
-    file "$bin"
-    file "$bin" | grep -q "Mach-O 64-bit.*executable" || {
-      echo "cross.sh: $bin is not a Mach-O executable" >&2
-      exit 1
-    }
+    for bin in rcon rcon-mgmt; do
+      bin="$tdir/$arch-apple-darwin/debug/$bin"
+      file "$bin"
+      file "$bin" | grep -q "Mach-O 64-bit.*executable" || {
+        echo "cross.sh: $bin is not a Mach-O executable" >&2
+        exit 1
+      }
+    done
   done
+  # Every test executable of the aarch64 build links too.
+  local tests
+  tests=$(find "$tdir/aarch64-apple-darwin/debug/deps" -maxdepth 1 -type f -perm -u+x \
+    ! -name '*.*' -exec file {} + | grep -c "Mach-O 64-bit arm64 executable" || true)
+  echo "   $tests Mach-O test executables (aarch64)"
+  [ "$tests" -ge 4 ] || {
+    echo "cross.sh: expected the library, both binaries' and the integration tests linked" >&2
+    exit 1
+  }
 }
 
 # --- Linux static musl ----------------------------------------------------------------------
@@ -209,10 +250,9 @@ case "$what" in
   macos) part macos ;;
   musl) part musl ;;
   all)
-    # macOS last: its link step fails today (see docs/platforms.md) and must not hide the others.
     part windows
-    part musl
     part macos
+    part musl
     ;;
   *)
     echo "usage: $0 [windows|macos|musl|all]" >&2
