@@ -414,7 +414,6 @@ fn json_carries_the_exit_reason_and_the_summary_counts_failures_by_reason() {
 
 /// On a terminal: a progress line while a silent server holds the run up, cleared before the
 /// output and the summary (which a terminal gets even when it would say nothing else).
-#[cfg(unix)]
 #[test]
 fn a_terminal_gets_a_progress_line_that_is_cleared_and_a_summary() {
     use crate::common::term::Term;

@@ -244,7 +244,6 @@ fn a_follow_that_cannot_connect_at_first_fails_at_once() {
     );
 }
 
-#[cfg(unix)]
 mod pty {
     use super::*;
     use common::term::Term;

@@ -285,7 +285,6 @@ fn several_consoles_are_followed_with_their_names() {
     );
 }
 
-#[cfg(unix)]
 #[test]
 fn telnet_messages_in_a_terminal_across_a_restart() {
     use common::term::Term;

@@ -7,10 +7,8 @@ mod common;
 mod batch;
 mod battleye;
 mod config;
-#[cfg(unix)]
 mod console;
 mod consoles_common;
-#[cfg(unix)]
 mod consoles_console;
 mod consoles_fanout;
 mod consoles_peers;
@@ -39,7 +37,6 @@ mod sentinel_auto;
 mod ssh;
 mod status;
 mod telnet;
-#[cfg(unix)]
 mod terminal;
 mod trace;
 mod webrcon;

@@ -413,7 +413,6 @@ fn the_third_party_client_agrees_on_every_method_called() {
     assert!(stderr(&out).contains("error -32602"), "{}", stderr(&out));
 }
 
-#[cfg(unix)]
 #[test]
 fn console_tab_completes_method_names() {
     use common::term::Term;

@@ -36,6 +36,8 @@ fn piped_help_stays_exactly_as_received() {
     assert!(stdout(&out).matches('\n').count() > 50);
 }
 
+// The prompt's driver is python3's `pty` module (Unix only), as in prompt.rs.
+#[cfg(unix)]
 #[test]
 fn ctrl_d_at_the_password_prompt_is_one_clear_line() {
     let server = crate::common::strict_vanilla();
