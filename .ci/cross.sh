@@ -141,7 +141,7 @@ windows() {
         --target-dir "$tdir" "$@"
     }
     failed=()
-    run_tests --lib --bins || failed+=("unit tests")
+    run_tests --lib --bin rcon || failed+=("unit tests")
     run_tests --doc || failed+=(doctests)
     run_tests --test it -- "${skips[@]}" || failed+=("integration suite")
     if [ ${#failed[@]} -gt 0 ]; then
