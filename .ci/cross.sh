@@ -62,6 +62,20 @@ timed() {
   "$@"
   echo "   ($(( SECONDS - start )) s)"
 }
+# Prints what `file` says of each binary and fails unless it matches PATTERN (extended regex):
+#   expect_file PATTERN WHAT BINARY...
+expect_file() {
+  local pattern=$1 what=$2 bin desc
+  shift 2
+  for bin in "$@"; do
+    desc=$(file "$bin")
+    echo "$desc"
+    grep -Eq "$pattern" <<<"$desc" || {
+      echo "cross.sh: $bin is not $what" >&2
+      exit 1
+    }
+  done
+}
 # Seconds per part, printed at the end (docs/platforms.md records them with the load average).
 summary=()
 part() {
@@ -198,16 +212,10 @@ macos() {
   timed deb_env cargo-zigbuild build --bins --locked "${build_std[@]}" \
     --target x86_64-apple-darwin --target-dir "$tdir"
 
-  local arch bin
+  local arch
   for arch in x86_64 aarch64; do
-    for bin in rcon rcon-mgmt; do
-      bin="$tdir/$arch-apple-darwin/debug/$bin"
-      file "$bin"
-      file "$bin" | grep -q "Mach-O 64-bit.*executable" || {
-        echo "cross.sh: $bin is not a Mach-O executable" >&2
-        exit 1
-      }
-    done
+    expect_file "Mach-O 64-bit.*executable" "a Mach-O executable" \
+      "$tdir/$arch-apple-darwin/debug/rcon" "$tdir/$arch-apple-darwin/debug/rcon-mgmt"
   done
   # Every test executable of the aarch64 build links too.
   local tests
@@ -240,12 +248,9 @@ musl() {
   timed deb_cargo build --release --locked "${build_std[@]}" --bin rcon --bin rcon-mgmt \
     --target "$target" --target-dir "$tdir"
   local bin
+  expect_file "static(ally|-pie) linked" "statically linked" \
+    "$tdir/$target/release/rcon" "$tdir/$target/release/rcon-mgmt"
   for bin in "$tdir/$target/release/rcon" "$tdir/$target/release/rcon-mgmt"; do
-    file "$bin"
-    file "$bin" | grep -Eq "static(ally|-pie) linked" || {
-      echo "cross.sh: $bin is not statically linked" >&2
-      exit 1
-    }
     if ldd "$bin" 2>&1 | grep -q '=>'; then
       echo "cross.sh: $bin loads shared libraries" >&2
       exit 1
@@ -283,14 +288,8 @@ musl_aarch64() {
   CARGO_TARGET_AARCH64_UNKNOWN_LINUX_MUSL_RUSTFLAGS="-C link-self-contained=no" \
     timed deb_env cargo-zigbuild build --bins --locked "${build_std[@]}" --target "$target" \
     --target-dir "$tdir"
-  local bin
-  for bin in "$tdir/$target/debug/rcon" "$tdir/$target/debug/rcon-mgmt"; do
-    file "$bin"
-    file "$bin" | grep -q "ARM aarch64.*statically linked" || {
-      echo "cross.sh: $bin is not a static aarch64 executable" >&2
-      exit 1
-    }
-  done
+  expect_file "ARM aarch64.*statically linked" "a static aarch64 executable" \
+    "$tdir/$target/debug/rcon" "$tdir/$target/debug/rcon-mgmt"
 
   step "musl-aarch64: rcon run under qemu-user against the practice server"
   # A smoke run, not the suite: under qemu-user a child rcon cannot exec the aarch64 rcon-mgmt
