@@ -7,8 +7,6 @@
 //! The clock is real time; the `RCON_CLOCK_SPEED` environment variable (a test hook) makes it
 //! run N times faster, so tests can count down ten minutes in one second.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
@@ -34,19 +32,13 @@ pub trait Runner: Send {
     }
 }
 
-/// Set by Ctrl-C once the countdown has started (a second Ctrl-C still cancels the same way).
-static INTERRUPTED: OnceLock<Option<Arc<AtomicBool>>> = OnceLock::new();
-
-/// Catches Ctrl-C from now on.
+/// Catches Ctrl-C from now on (a second Ctrl-C still cancels the same way).
 fn catch_interrupt() {
-    INTERRUPTED.get_or_init(interrupt::catch);
+    interrupt::catch();
 }
 
 fn interrupted() -> bool {
-    INTERRUPTED
-        .get()
-        .and_then(Option::as_ref)
-        .is_some_and(|flag| flag.load(Ordering::SeqCst))
+    interrupt::raised()
 }
 
 /// Time as the schedule sees it: real time, sped up by `RCON_CLOCK_SPEED`.

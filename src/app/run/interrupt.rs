@@ -27,6 +27,11 @@ pub fn catch() -> Option<Arc<AtomicBool>> {
     INSTALLED.get_or_init(install).then(|| Arc::clone(flag))
 }
 
+/// Whether Ctrl-C was pressed since [`catch`] (or since whoever holds the flag cleared it).
+pub fn raised() -> bool {
+    FLAG.get().is_some_and(|flag| flag.load(Ordering::SeqCst))
+}
+
 #[cfg(unix)]
 fn install() -> bool {
     extern "C" fn on_signal(_: libc::c_int) {
@@ -83,6 +88,7 @@ mod tests {
         // SAFETY: raising a signal this process handles.
         assert_eq!(unsafe { libc::raise(libc::SIGINT) }, 0);
         assert!(flag.load(Ordering::SeqCst));
+        assert!(raised());
         flag.store(false, Ordering::SeqCst);
     }
 }
