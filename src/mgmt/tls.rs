@@ -4,6 +4,8 @@
 //! certificate, or the CA that signed it), or a pinned SHA-256 fingerprint of the server's
 //! certificate. There is deliberately no "accept anything" setting.
 
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rustls::DigitallySignedStruct;
@@ -129,22 +131,28 @@ pub fn system_roots() -> (Vec<CertificateDer<'static>>, Vec<String>) {
 #[cfg(target_os = "macos")]
 pub fn system_roots() -> (Vec<CertificateDer<'static>>, Vec<String>) {
     let var = |name| std::env::var_os(name).filter(|v| !v.is_empty());
-    let (file, dir) = (var("SSL_CERT_FILE"), var("SSL_CERT_DIR"));
+    pem_bundles(&bundle_paths(var("SSL_CERT_FILE"), var("SSL_CERT_DIR")))
+}
+
+/// The PEM files that make up the store: `SSL_CERT_FILE` and every file in `SSL_CERT_DIR` when
+/// either is set, else the system bundle.
+#[cfg_attr(not(target_os = "macos"), allow(dead_code))]
+fn bundle_paths(file: Option<OsString>, dir: Option<OsString>) -> Vec<PathBuf> {
     if file.is_none() && dir.is_none() {
-        return pem_bundles(&[std::path::PathBuf::from("/etc/ssl/cert.pem")]);
+        return vec![PathBuf::from("/etc/ssl/cert.pem")];
     }
-    let mut paths: Vec<std::path::PathBuf> = file.into_iter().map(Into::into).collect();
+    let mut paths: Vec<PathBuf> = file.into_iter().map(PathBuf::from).collect();
     if let Some(dir) = dir {
-        paths.extend(files_in(std::path::Path::new(&dir)));
+        paths.extend(files_in(Path::new(&dir)));
     }
-    pem_bundles(&paths)
+    paths
 }
 
 /// The regular files in `dir`, sorted (an OpenSSL hashed directory holds one certificate in
 /// each); none when it cannot be read.
 #[cfg_attr(not(target_os = "macos"), allow(dead_code))]
-fn files_in(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+fn files_in(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .into_iter()
         .flatten()
         .flatten()
@@ -158,7 +166,7 @@ fn files_in(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
 /// Every certificate in these PEM files; a file that cannot be read or parsed is an error
 /// naming it, and the others still count.
 #[cfg_attr(not(target_os = "macos"), allow(dead_code))]
-fn pem_bundles(paths: &[std::path::PathBuf]) -> (Vec<CertificateDer<'static>>, Vec<String>) {
+fn pem_bundles(paths: &[PathBuf]) -> (Vec<CertificateDer<'static>>, Vec<String>) {
     let mut certs = Vec::new();
     let mut errors = Vec::new();
     for path in paths {
@@ -301,6 +309,28 @@ mod tests {
         assert_eq!(errors.len(), 2, "{errors:?}");
         assert!(errors[0].contains("junk.pem"), "{errors:?}");
         assert!(errors[1].contains("missing.pem"), "{errors:?}");
+    }
+
+    #[test]
+    fn the_store_is_the_system_bundle_unless_ssl_cert_file_or_dir_names_one() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("b.pem"), "").unwrap();
+        std::fs::write(dir.path().join("a.pem"), "").unwrap();
+        let system = [PathBuf::from("/etc/ssl/cert.pem")];
+        assert_eq!(bundle_paths(None, None), system);
+        let file = OsString::from("/x/ca.pem");
+        assert_eq!(
+            bundle_paths(Some(file.clone()), None),
+            [PathBuf::from("/x/ca.pem")]
+        );
+        let d = Some(dir.path().as_os_str().to_owned());
+        let in_dir = [dir.path().join("a.pem"), dir.path().join("b.pem")];
+        assert_eq!(bundle_paths(None, d.clone()), in_dir);
+        let mut both = vec![PathBuf::from("/x/ca.pem")];
+        both.extend(in_dir);
+        assert_eq!(bundle_paths(Some(file), d), both);
+        // A directory that cannot be read adds nothing; the system bundle is not read then.
+        assert!(bundle_paths(None, Some("/no/such/dir".into())).is_empty());
     }
 
     #[test]
