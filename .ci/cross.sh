@@ -111,18 +111,6 @@ windows() {
   export WINEPREFIX="$base/wineprefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
   local tdir="$base/windows"
 
-  # A fresh Wine prefix takes a while to boot, mostly waiting: it boots while the build runs.
-  local prefix_pid=
-  if [ ! -f "$WINEPREFIX/system.reg" ]; then
-    (
-      start=$SECONDS
-      wineboot -i >/dev/null 2>&1 || true
-      wineserver -w
-      echo "   (fresh Wine prefix booted in the background: $(( SECONDS - start )) s)"
-    ) &
-    prefix_pid=$!
-  fi
-
   step "windows: clippy -D warnings and the test build, one compile ($target)"
   timed linted deb_cargo test --no-run --all-targets --locked "${build_std[@]}" \
     --target "$target" --target-dir "$tdir"
@@ -132,7 +120,12 @@ windows() {
   # die at load (exit 53). Windows 10+ has the real one; the .exe is the same.
   x86_64-w64-mingw32-gcc -O2 -Wall -Werror -shared -o "$base/bcryptprimitives.dll" \
     .ci/wine/bcryptprimitives.c -ladvapi32
-  [ -n "$prefix_pid" ] && wait "$prefix_pid"
+  if [ ! -f "$WINEPREFIX/system.reg" ]; then
+    local start=$SECONDS
+    wineboot -i >/dev/null 2>&1 || true
+    wineserver -w
+    echo "   (fresh Wine prefix: $(( SECONDS - start )) s)"
+  fi
   cp "$base/bcryptprimitives.dll" "$WINEPREFIX/drive_c/windows/system32/"
   wine cmd /c ver </dev/null
 
@@ -176,12 +169,13 @@ ZIGLANG_VERSION=0.17.1
 ZIGBUILD_VERSION=0.24.1
 zig_tools() {
   local venv="$base/tools/venv"
-  if [ ! -f "$venv/.rconsole-zig-ok" ]; then
+  # Each install is stamped with its version, so changing a pin above reinstalls it.
+  if [ "$(cat "$venv/.rconsole-zig" 2>/dev/null)" != "$ZIGLANG_VERSION" ]; then
     python3 -m venv "$venv"
     "$venv/bin/pip" install -q --only-binary :all: "ziglang==$ZIGLANG_VERSION"
-    touch "$venv/.rconsole-zig-ok"
+    echo "$ZIGLANG_VERSION" >"$venv/.rconsole-zig"
   fi
-  if [ ! -x "$base/tools/bin/cargo-zigbuild" ]; then
+  if [ "$("$base/tools/bin/cargo-zigbuild" --version 2>/dev/null)" != "cargo-zigbuild $ZIGBUILD_VERSION" ]; then
     timed cargo install --locked cargo-zigbuild --version "$ZIGBUILD_VERSION" --root "$base/tools"
   fi
   # cargo-zigbuild runs zig as `python3 -m ziglang`, with the venv's python named outright
