@@ -53,14 +53,31 @@ pub enum PracticeMode {
     /// still queued; answers a wrong password with no packet, only a close; handles several
     /// packets in one read; closes on incoming packets over [`END_MARKER_MAX_PACKET`] bytes.
     EndMarker,
-    /// Another reimplementation: answers any non-command packet after login as a failed login
-    /// (id -1, type 2) and closes; one type-0 packet per output message (a line, or a block such
-    /// as the help page), never split; nothing at all for an empty answer.
+    /// Another reimplementation, read the way it reads (docs/protocol.md section 4): each
+    /// turn of its loop is one `read()` of at most [`ONE_PER_READ_BUFFER`] bytes appended to a
+    /// buffer, then **one** packet taken from that buffer and handled; a second packet that came
+    /// in the same read waits there until the next read returns bytes. A packet cut off at the
+    /// end of the buffer, a size outside 10..=1456 or a body whose first NUL is not the packet's
+    /// second-last byte closes the connection. Every packet that is not a command is taken as a
+    /// login attempt: the right password logs in (type-2 reply, the request's id), anything else
+    /// (a sentinel, any probe) gets id -1, type 2, and a close. A command before login gets
+    /// nothing at all. Output: one type-0 packet per message (a line, or a block such as the help
+    /// page), never split; nothing at all for an empty answer. A connection that sends nothing
+    /// for [`ONE_PER_READ_IDLE_CLOSE`] is closed.
     SilentEmpty,
 }
 
 /// The largest packet, size field included, that [`PracticeMode::EndMarker`] reads.
 pub const END_MARKER_MAX_PACKET: usize = 1500;
+
+/// How many bytes one read of [`PracticeMode::SilentEmpty`] takes at most.
+pub const ONE_PER_READ_BUFFER: usize = 1460;
+
+/// How long [`PracticeMode::SilentEmpty`] waits in one read before it closes the connection.
+pub const ONE_PER_READ_IDLE_CLOSE: Duration = Duration::from_secs(30);
+
+/// How many unhandled bytes [`PracticeMode::SilentEmpty`] keeps before it closes the connection.
+const ONE_PER_READ_MAX_BUFFERED: usize = 64 * 1024;
 
 impl PracticeMode {
     /// Every mode, for listings and tests.
@@ -326,6 +343,7 @@ fn accept_loop(listener: TcpListener, config: PracticeConfig, shared: Arc<Server
                 let outcome = match session.config.mode {
                     PracticeMode::Vanilla => session.serve_vanilla(),
                     PracticeMode::EndMarker => session.serve_end_marker(),
+                    PracticeMode::SilentEmpty => session.serve_one_per_read(),
                     _ => session.serve_stream(),
                 };
                 // Close the socket as a real server does when a session ends (the handle kept
@@ -552,14 +570,59 @@ impl Connection {
         }
     }
 
+    /// [`PracticeMode::SilentEmpty`]: one read, then at most one packet handled, per turn.
+    fn serve_one_per_read(&mut self) -> ConnectionEnd {
+        let mut incoming: Vec<u8> = Vec::new();
+        let mut buf = [0u8; ONE_PER_READ_BUFFER];
+        let _ = self.stream.set_read_timeout(Some(ONE_PER_READ_IDLE_CLOSE));
+        loop {
+            if incoming.len() > ONE_PER_READ_MAX_BUFFERED {
+                return ConnectionEnd::Violation(format!("{} bytes unhandled", incoming.len()));
+            }
+            if !self.config.read_delay.is_zero() {
+                thread::sleep(self.config.read_delay);
+            }
+            let n = match self.stream.read(&mut buf) {
+                Ok(0) => return ConnectionEnd::ClientClosed,
+                Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => {
+                    return ConnectionEnd::ServerClosed;
+                }
+                Err(_) => return ConnectionEnd::ClientClosed,
+                Ok(n) => n,
+            };
+            incoming.extend_from_slice(&buf[..n]);
+            let (id, kind, body) = match take_one_packet(&mut incoming) {
+                Ok(Some(p)) => p,
+                Ok(None) => continue,
+                Err(reason) => return ConnectionEnd::Violation(reason),
+            };
+            self.record_packet(id, kind, &body);
+            let result = match kind {
+                TYPE_COMMAND if self.authed => {
+                    let command = String::from_utf8_lossy(&body).into_owned();
+                    self.run(id, &command)
+                }
+                TYPE_COMMAND => Ok(After::Nothing),
+                _ if !body.is_empty() && body == self.config.password.as_bytes() => {
+                    self.authed = true;
+                    self.send(id, TYPE_LOGIN_REPLY, b"").map(|_| After::Nothing)
+                }
+                _ => {
+                    // A failed login attempt (a sentinel, a probe, a wrong password): the reply
+                    // is written, then the connection closed.
+                    let sent = self.send(-1, TYPE_LOGIN_REPLY, b"");
+                    let _ = self.stream.shutdown(Shutdown::Both);
+                    sent.map(|_| After::CloseAfterFirst)
+                }
+            };
+            if let Some(end) = self.after(result) {
+                return end;
+            }
+        }
+    }
+
     fn answer_stream(&mut self, id: i32, kind: i32, body: &[u8]) -> io::Result<After> {
         let mode = self.config.mode;
-        if mode == PracticeMode::SilentEmpty && self.authed && kind != TYPE_COMMAND {
-            // Taken as a login attempt, which fails; then the connection is closed.
-            self.send(-1, TYPE_LOGIN_REPLY, b"")?;
-            let _ = self.stream.shutdown(Shutdown::Both);
-            return Ok(After::CloseAfterFirst);
-        }
         if mode == PracticeMode::ClosesOnNonPositiveId && id <= 0 {
             let _ = self.stream.shutdown(Shutdown::Both);
             return Ok(After::CloseAfterFirst);
@@ -659,6 +722,44 @@ impl Connection {
         }
         Ok(after)
     }
+}
+
+/// The first packet of [`PracticeMode::SilentEmpty`]'s buffer, removed from it: `Ok(None)` for
+/// fewer than 4 bytes; an error (the connection closes) for a size outside 10..=1456, a packet
+/// not wholly in the buffer, a body whose first NUL is not the packet's second-last byte, or a
+/// body that is not UTF-8. The body is scanned for its NUL through the whole buffer, as the
+/// server does, so a packet cut short is refused rather than waited for.
+fn take_one_packet(incoming: &mut Vec<u8>) -> Result<Option<(i32, i32, Vec<u8>)>, String> {
+    let Some(size) = incoming.get(..4) else {
+        return Ok(None);
+    };
+    let size = i64::from(i32::from_le_bytes(size.try_into().expect("4 bytes")));
+    let len = size + 4;
+    if !(0..=ONE_PER_READ_BUFFER as i64).contains(&len) {
+        return Err(format!("packet of {len} bytes"));
+    }
+    let len = len as usize;
+    if incoming.len() < 12 {
+        return Err(format!("{} bytes, not a whole packet", incoming.len()));
+    }
+    let id = i32::from_le_bytes(incoming[4..8].try_into().expect("4 bytes"));
+    let kind = i32::from_le_bytes(incoming[8..12].try_into().expect("4 bytes"));
+    let rest = &incoming[12..];
+    let (body, end) = match rest.iter().position(|&b| b == 0) {
+        // The body, its NUL, and one more byte must end exactly at the packet's end.
+        Some(nul) if 12 + nul + 2 == len && incoming.len() >= len => (rest[..nul].to_vec(), len),
+        _ => {
+            return Err(format!(
+                "size field {size} does not match the packet's terminators ({} bytes buffered)",
+                incoming.len()
+            ));
+        }
+    };
+    if std::str::from_utf8(&body).is_err() {
+        return Err("body is not UTF-8".into());
+    }
+    incoming.drain(..end);
+    Ok(Some((id, kind, body)))
 }
 
 /// Splits like vanilla's `sendCmdResponse`: every 4096 UTF-16 units, one (possibly empty)

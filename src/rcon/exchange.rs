@@ -371,6 +371,9 @@ struct InFlight {
     got_first: bool,
     /// Stop commands: the first packet or the close ends it, then the connection is closed.
     then_close: bool,
+    /// The last command to a server that refuses sentinels: its first packet sends the
+    /// sentinel whose refusal ends the answer (see [`Exchange::start_last_command`]).
+    sentinel_after_first: bool,
 }
 
 /// One RCON conversation over a sequence of connections to the same server.
@@ -644,24 +647,27 @@ impl Exchange {
             sentinel: None,
             got_first: false,
             then_close,
+            sentinel_after_first: false,
         }));
         Ok(())
     }
 
     /// Starts the last command of a session (nothing follows it on this connection). On a
     /// server known to answer a sentinel with a login failure after everything before it (the
-    /// silent-empty kind), the sentinel goes right behind the command and that refusal ends the
-    /// answer: one round trip instead of a quiet gap; the server then closes the connection,
-    /// which was to end anyway. Elsewhere the same as [`Exchange::start_command`].
+    /// silent-empty kind), the first packet of the answer sends the sentinel, and its refusal
+    /// ends the answer exactly, however slowly the rest comes; the server then closes the
+    /// connection, which was to end anyway. An answer with no packet ends after the quiet gap.
+    /// The sentinel never goes right behind the command: such a server handles one packet per
+    /// read, and a sentinel that shares the command's read waits there until more bytes come,
+    /// which they never do (docs/protocol.md section 4). Elsewhere the same as
+    /// [`Exchange::start_command`].
     pub fn start_last_command(&mut self, command: &str, now: Instant) -> Result<(), Error> {
         self.start_command(command, false, now)?;
         if self.refuses_sentinel
             && let State::Command(c) = &mut self.state
             && c.method == EndMethod::Silence
         {
-            c.sentinel = Some(RequestId::SENTINEL);
-            c.quiet_until = None;
-            self.send(RequestId::SENTINEL, Request::Sentinel, b"");
+            c.sentinel_after_first = true;
         }
         Ok(())
     }
@@ -1222,6 +1228,15 @@ impl Exchange {
                 self.state = State::Ready;
                 self.settle(EndMethod::Idle);
                 self.done();
+            }
+            EndMethod::Silence if c.sentinel_after_first => {
+                // The server has read the command (it answered): a sentinel now has a read of
+                // its own, and its refusal comes after the rest of this answer.
+                if c.sentinel.is_none() {
+                    c.sentinel = Some(RequestId::SENTINEL);
+                    c.quiet_until = None;
+                    self.send(RequestId::SENTINEL, Request::Sentinel, b"");
+                }
             }
             EndMethod::Silence | EndMethod::Idle => {
                 c.quiet_until = Some(later(now, gap));

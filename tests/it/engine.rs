@@ -183,13 +183,15 @@ fn silent_empty_server_answers_empty_commands_without_waiting_for_the_timeout() 
         zero_before + 1,
         "no probe once learned"
     );
-    // The last command of a run needs no quiet gap: the server's refusal of a sentinel sent
-    // right behind it ends the answer (in order), and the run was ending the connection anyway.
-    let last = run(rcon_for(&server, home.path()).args(["--trace", "-c", "list", "-c", "say hi"]));
+    // The last command of a run: its first packet sends a sentinel (the server has read the
+    // command by then, so the sentinel has a read of its own) and the server's refusal of it
+    // ends the answer; an empty last answer sends nothing behind the command and ends after
+    // the quiet gap (a sentinel in the command's read would wait there for ever).
+    let last = run(rcon_for(&server, home.path()).args(["--trace", "-c", "say hi", "-c", "list"]));
     assert!(last.status.success(), "{}", stderr(&last));
     assert_eq!(
         stdout(&last),
-        "There are 0 of a max of 20 players online: \n\n"
+        "\nThere are 0 of a max of 20 players online: \n"
     );
     let trace = stderr(&last);
     assert!(trace.contains("(sentinel rejected)"), "{trace}");
@@ -198,6 +200,16 @@ fn silent_empty_server_answers_empty_commands_without_waiting_for_the_timeout() 
         1,
         "{trace}"
     );
+    let empty_last =
+        run(rcon_for(&server, home.path()).args(["--trace", "-c", "list", "-c", "say hi"]));
+    assert!(empty_last.status.success(), "{}", stderr(&empty_last));
+    assert_eq!(
+        stdout(&empty_last),
+        "There are 0 of a max of 20 players online: \n\n"
+    );
+    let trace = stderr(&empty_last);
+    assert!(!trace.contains("(end-of-output sentinel)"), "{trace}");
+    assert!(server.violations().is_empty(), "{:?}", server.violations());
     // --print-config shows what was learned.
     let cfg = run(rcon_for(&server, home.path()).arg("--print-config"));
     assert!(
@@ -386,4 +398,36 @@ fn learned_file_survives_many_rcons_writing_at_once() {
         .filter(|e| e.file_name().to_string_lossy().starts_with('.'))
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+/// The server that handles one packet per read (docs/protocol.md section 4), emulated read for
+/// read, with a pause before each read so that two packets written back to back always share
+/// one: a one-shot command with empty output, and a last empty `-c`, succeed every time. (A
+/// client that writes a sentinel right behind the command waits for ever here: the sentinel
+/// stays in the server's buffer until more bytes come.)
+#[test]
+fn one_packet_per_read_server_ends_empty_last_commands_every_time() {
+    let server = server(PracticeMode::SilentEmpty, Duration::from_millis(2));
+    let home = home();
+    // Learn the server once (the probe), as every later run starts from what was learned.
+    let first = run(rcon_for(&server, home.path()).args(["-t", "5s", "say hi"]));
+    assert!(first.status.success(), "{}", stderr(&first));
+    let runs = 25;
+    for i in 0..runs {
+        let one_shot = run(rcon_for(&server, home.path()).args(["-t", "5s", &format!("say {i}")]));
+        assert!(one_shot.status.success(), "run {i}: {}", stderr(&one_shot));
+        assert_eq!(stdout(&one_shot), "\n", "run {i}");
+        let last = run(rcon_for(&server, home.path()).args([
+            "-t", "5s", "-c", "say a", "-c", "seed", "-c", "say c",
+        ]));
+        assert!(last.status.success(), "run {i}: {}", stderr(&last));
+        assert_eq!(stdout(&last), "\nSeed: [-4172144997902289642]\n\n", "run {i}");
+    }
+    let said = server
+        .commands()
+        .iter()
+        .filter(|c| c.starts_with("say "))
+        .count();
+    assert_eq!(said, 1 + runs * 3, "every command ran once");
+    assert!(server.violations().is_empty(), "{:?}", server.violations());
 }

@@ -559,34 +559,41 @@ fn state_command() {
     }
 }
 
-/// The last command of a session on a server that refuses sentinels in order: the refusal
-/// right behind the command ends the answer, with no quiet gap.
+/// The last command of a session on a server that refuses sentinels in order (and handles one
+/// packet per read): nothing goes right behind the command; the first packet of the answer sends
+/// the sentinel, whose refusal ends the answer exactly; an answer with no packet ends after the
+/// quiet gap.
 #[test]
 fn state_last_command() {
     let mut cfg = learned(EndMethod::Silence);
     cfg.learned.as_mut().unwrap().refuses_sentinel = true;
     let login = || Recv(None, 2, b"");
-    // An empty answer: the refusal alone.
-    let h = Harness::run(
-        cfg.clone(),
-        &[login(), Last("say hi"), Recv(Some(-1), 2, b"")],
-    );
-    assert_eq!(&sent_types(&h)[1..], &[2, 0]);
+    // An empty answer: only the command goes out, and the quiet gap ends it.
+    let h = Harness::run(cfg.clone(), &[login(), Last("say hi")]);
+    assert_eq!(&sent_types(&h)[1..], &[2], "no sentinel behind the command");
+    assert_eq!(h.seen.done, 0);
+    let h = Harness::run(cfg.clone(), &[login(), Last("say hi"), Wait(51)]);
+    assert_eq!(&sent_types(&h)[1..], &[2]);
     assert_eq!(h.seen.done, 1);
     assert!(h.seen.failed.is_empty(), "{:?}", h.seen.failed);
-    // Messages, then the refusal: all of them, in order.
+    // Messages, then the refusal: the sentinel after the first, all of them, in order, even
+    // when the rest comes long after the gap would have passed.
     let h = Harness::run(
         cfg.clone(),
         &[
             login(),
             Last("list"),
             Recv(Some(2), 0, b"a"),
+            Wait(900),
             Recv(Some(2), 0, b"b"),
             Recv(Some(-1), 2, b""),
         ],
     );
+    assert_eq!(&sent_types(&h)[1..], &[2, 0], "one sentinel, after the first packet");
+    assert_eq!(h.seen.sent.last().map(|p| p.1), Some(-2));
     assert_eq!(h.seen.output, b"ab");
     assert_eq!(h.seen.done, 1);
+    assert!(h.seen.failed.is_empty(), "{:?}", h.seen.failed);
     // Not known to refuse sentinels: the quiet gap as usual, no sentinel.
     let h = Harness::run(
         learned(EndMethod::Silence),
