@@ -584,7 +584,12 @@ impl Connection {
             }
             let n = match self.stream.read(&mut buf) {
                 Ok(0) => return ConnectionEnd::ClientClosed,
-                Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => {
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                    ) =>
+                {
                     return ConnectionEnd::ServerClosed;
                 }
                 Err(_) => return ConnectionEnd::ClientClosed,

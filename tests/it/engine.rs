@@ -417,11 +417,14 @@ fn one_packet_per_read_server_ends_empty_last_commands_every_time() {
         let one_shot = run(rcon_for(&server, home.path()).args(["-t", "5s", &format!("say {i}")]));
         assert!(one_shot.status.success(), "run {i}: {}", stderr(&one_shot));
         assert_eq!(stdout(&one_shot), "\n", "run {i}");
-        let last = run(rcon_for(&server, home.path()).args([
-            "-t", "5s", "-c", "say a", "-c", "seed", "-c", "say c",
-        ]));
+        let last = run(rcon_for(&server, home.path())
+            .args(["-t", "5s", "-c", "say a", "-c", "seed", "-c", "say c"]));
         assert!(last.status.success(), "run {i}: {}", stderr(&last));
-        assert_eq!(stdout(&last), "\nSeed: [-4172144997902289642]\n\n", "run {i}");
+        assert_eq!(
+            stdout(&last),
+            "\nSeed: [-4172144997902289642]\n\n",
+            "run {i}"
+        );
     }
     let said = server
         .commands()
@@ -430,4 +433,95 @@ fn one_packet_per_read_server_ends_empty_last_commands_every_time() {
         .count();
     assert_eq!(said, 1 + runs * 3, "every command ran once");
     assert!(server.violations().is_empty(), "{:?}", server.violations());
+}
+
+/// Keeps every core busy until dropped: spinning threads, each bounded by `limit`.
+struct BusyCores {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl BusyCores {
+    fn start(limit: Duration) -> Self {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let threads = (0..cores)
+            .map(|_| {
+                let stop = std::sync::Arc::clone(&stop);
+                std::thread::spawn(move || {
+                    let until = std::time::Instant::now() + limit;
+                    let mut x = 0u64;
+                    while !stop.load(Ordering::Relaxed) && std::time::Instant::now() < until {
+                        for i in 0..10_000u64 {
+                            x = x.wrapping_mul(6364136223846793005).wrapping_add(i);
+                        }
+                        std::hint::black_box(x);
+                    }
+                })
+            })
+            .collect();
+        Self { stop, threads }
+    }
+}
+
+impl Drop for BusyCores {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
+
+/// Under CPU load (every core spinning, and every mode's run at once), 1,000 commands against
+/// every practice mode: every answer arrives whole, under its own command, in order: 0 lost, 0
+/// mixed. A late answer that the engine cannot place would show here as an empty or shifted
+/// response, or as a warning.
+#[test]
+fn a_loaded_machine_loses_and_mixes_no_answer_in_any_mode() {
+    let _busy = BusyCores::start(Duration::from_secs(180));
+    let runs: Vec<_> = PracticeMode::ALL
+        .into_iter()
+        .map(|mode| {
+            std::thread::spawn(move || {
+                let server = start(mode);
+                let home = home();
+                let mut cmd = rcon_for(&server, home.path());
+                cmd.args(dialect_args(mode)).args(["-t", "10s", "--json"]);
+                for i in 0..1000 {
+                    cmd.args(["-c", &format!("echo answer {i} of 1000")]);
+                }
+                (mode, run(&mut cmd))
+            })
+        })
+        .collect();
+    for handle in runs {
+        let (mode, out) = handle.join().expect("a run's thread");
+        assert!(out.status.success(), "{}: {}", mode.name(), stderr(&out));
+        let responses: Vec<String> = stdout(&out)
+            .lines()
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                v["response"].as_str().unwrap().to_string()
+            })
+            .collect();
+        assert_eq!(responses.len(), 1000, "{}", mode.name());
+        let wrong: Vec<(usize, &String)> = responses
+            .iter()
+            .enumerate()
+            .filter(|(i, r)| **r != format!("answer {i} of 1000"))
+            .collect();
+        assert!(
+            wrong.is_empty(),
+            "{}: lost or mixed: {wrong:?}",
+            mode.name()
+        );
+        assert!(
+            !stderr(&out).contains("late"),
+            "{}: {}",
+            mode.name(),
+            stderr(&out)
+        );
+    }
 }

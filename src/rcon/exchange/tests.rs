@@ -589,7 +589,11 @@ fn state_last_command() {
             Recv(Some(-1), 2, b""),
         ],
     );
-    assert_eq!(&sent_types(&h)[1..], &[2, 0], "one sentinel, after the first packet");
+    assert_eq!(
+        &sent_types(&h)[1..],
+        &[2, 0],
+        "one sentinel, after the first packet"
+    );
     assert_eq!(h.seen.sent.last().map(|p| p.1), Some(-2));
     assert_eq!(h.seen.output, b"ab");
     assert_eq!(h.seen.done, 1);
