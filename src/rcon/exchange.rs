@@ -737,6 +737,18 @@ impl Exchange {
                     self.events.push_back(Event::Failed(Error::Closed {
                         when: "before answering; the command may or may not have run",
                     }));
+                } else if c.sentinel.is_some() && self.remembered {
+                    // The server closed on the end-of-output probe that what was remembered
+                    // about it called safe: another server took the address. Forget it, and
+                    // probe afresh on the next connection of this run.
+                    self.events.push_back(Event::Forget);
+                    self.forget_method();
+                    self.events.push_back(Event::Failed(Error::Closed {
+                        when: "mid-response; output is incomplete (it closed after the \
+                               end-of-output probe, which the server remembered at this address \
+                               answers: what was learned about it is forgotten and the next \
+                               connection probes again, as `rcon --forget` does)",
+                    }));
                 } else {
                     self.events.push_back(Event::Failed(Error::Closed {
                         when: if got_first {
@@ -1042,6 +1054,18 @@ impl Exchange {
     }
 
     /// The probe (or evidence) settled the method: announce it once.
+    /// Drops the method in force: the next login probes again, as for a server never seen.
+    fn forget_method(&mut self) {
+        self.method = None;
+        self.probe = Some(false);
+        self.rejected.clear();
+        self.remembered = false;
+        self.refuses_sentinel = false;
+        self.rtt = None;
+        self.latency = Duration::ZERO;
+        self.samples = 0;
+    }
+
     fn settle(&mut self, method: EndMethod) {
         // Silence refined to idle (an empty answer came as an empty packet) contradicts
         // nothing: no note.

@@ -525,3 +525,47 @@ fn a_loaded_machine_loses_and_mixes_no_answer_in_any_mode() {
         );
     }
 }
+
+/// Vanilla remembered at an address where a server that closes on non-positive ids now runs:
+/// the run that meets it fails with exit 7 and says that what was learned is forgotten (and
+/// what `--forget` does); the next run probes afresh and succeeds.
+#[test]
+fn a_remembered_server_that_closes_on_the_probe_is_forgotten_and_reprobed() {
+    let server = start(PracticeMode::Vanilla);
+    let home = home();
+    let learn = run(rcon_for(&server, home.path()).arg("list"));
+    assert!(learn.status.success(), "{}", stderr(&learn));
+    let server = swap(server, PracticeMode::ClosesOnNonPositiveId);
+    let args = ["-t", "5s", "-c", "echo hi", "-c", "chars 5000"];
+    let out = run(rcon_for(&server, home.path()).args(args));
+    assert_eq!(out.status.code(), Some(7), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("forgotten"), "{err}");
+    assert!(err.contains("rcon --forget"), "{err}");
+    assert_eq!(
+        err.lines().filter(|l| l.contains("error")).count(),
+        1,
+        "{err}"
+    );
+    let again = run(rcon_for(&server, home.path()).args(args));
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert_eq!(stdout(&again), format!("hi\n{}\n", sample_text(5000)));
+}
+
+/// `--demo` runs against its own in-process server: it leaves nothing in the learned store that a
+/// real server at the default address would later be taken for.
+#[test]
+fn demo_leaves_no_learned_entry() {
+    let home = home();
+    let out = run(rconsole_demo(home.path()).args(["-c", "list", "-c", "help"]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let file = home.path().join("data/rconsole/learned-servers.toml");
+    let text = std::fs::read_to_string(&file).unwrap_or_default();
+    assert!(!text.contains("[servers."), "{text}");
+}
+
+fn rconsole_demo(home: &std::path::Path) -> std::process::Command {
+    let mut cmd = rcon_in(home);
+    cmd.arg("--demo");
+    cmd
+}

@@ -38,7 +38,11 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
     } else {
         Arc::new(StderrObserver)
     };
-    let opts = settings.options(observer);
+    let opts = if plan.demo {
+        settings.engine_options(observer)
+    } else {
+        settings.options(observer)
+    };
 
     // Keeps the demo server alive for the whole session.
     let _demo_server;

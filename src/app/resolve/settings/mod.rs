@@ -303,8 +303,22 @@ impl Settings {
         }
     }
 
-    /// Engine options: the dialect's, then `sentinel` over its end method when it was given.
+    /// Engine options (see [`Settings::engine_options`]) that use and update what was learned
+    /// about this server.
     pub fn options(&self, observer: Arc<dyn Observer>) -> ClientOptions {
+        let mut opts = self.engine_options(observer);
+        if let Ok(connector) = self.connector() {
+            let key =
+                crate::app::run::learned::key(&connector.describe(), self.dialect.value.dialect());
+            crate::app::run::learned::attach(&mut opts, key, self.forget);
+        }
+        opts
+    }
+
+    /// Engine options: the dialect's, then `sentinel` over its end method when it was given.
+    /// Nothing learned is read or kept: for a practice server (`--demo`), which is not the
+    /// server a later run at the same address will meet.
+    pub fn engine_options(&self, observer: Arc<dyn Observer>) -> ClientOptions {
         let mut opts = ClientOptions {
             timeout: self.timeout.value,
             // The adaptive gap unless one was given.
@@ -322,10 +336,6 @@ impl Settings {
                 SentinelArg::Idle => EndDetection::Idle,
                 SentinelArg::Auto => EndDetection::Auto,
             };
-        }
-        if let Ok(connector) = self.connector() {
-            let key = crate::app::run::learned::key(&connector.describe(), dialect);
-            crate::app::run::learned::attach(&mut opts, key, self.forget);
         }
         opts
     }
