@@ -127,6 +127,16 @@ pub enum ErrorKind {
 }
 
 impl Error {
+    /// A read or write on an established link failed: the carrier's own failure (a tunnel
+    /// that exited, see [`TransportFailure`]) is [`Error::Transport`], whatever the dialect;
+    /// anything else is [`Error::Io`] with what was under way.
+    pub fn io(when: &'static str, source: io::Error) -> Error {
+        match TransportFailure::find(&source) {
+            Some(failure) => Error::Transport(failure.0.clone()),
+            None => Error::Io { when, source },
+        }
+    }
+
     /// The class of this error.
     pub fn kind(&self) -> ErrorKind {
         match self {

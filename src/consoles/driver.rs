@@ -298,10 +298,7 @@ impl Engine {
                     Action::Send(bytes) => {
                         if let Err(e) = self.link.send(&bytes) {
                             self.dead = true;
-                            return Err(Error::Io {
-                                when: "while sending",
-                                source: e,
-                            });
+                            return Err(Error::io("while sending", e));
                         }
                     }
                     Action::LoggedIn => logged_in = true,
@@ -372,10 +369,7 @@ impl Engine {
                             },
                         }
                     } else {
-                        Error::Io {
-                            when: "while reading",
-                            source: e,
-                        }
+                        Error::io("while reading", e)
                     });
                 }
             }
@@ -513,7 +507,7 @@ impl Console {
     /// shows the request line with the path masked.
     fn websocket(&self, tracing: bool) -> Result<WsLink> {
         let timeout = self.opts.timeout;
-        let target = self.connector.describe();
+        let target = self.connector.address();
         let transport = self.connector.connect(timeout)?;
         let deadline = Instant::now() + timeout;
         let stream = Blocking {
@@ -568,10 +562,7 @@ impl Console {
                         }
                         tungstenite::Error::ConnectionClosed
                         | tungstenite::Error::AlreadyClosed => Error::LoginClosed,
-                        tungstenite::Error::Io(e) => Error::Io {
-                            when: "during the WebSocket upgrade",
-                            source: e,
-                        },
+                        tungstenite::Error::Io(e) => Error::io("during the WebSocket upgrade", e),
                         other => Error::Protocol(format!("WebSocket upgrade failed: {other}")),
                     });
                 }

@@ -470,12 +470,6 @@ impl Client {
                     };
                     self.exchange.handle_timeout(now);
                 }
-                Err(e) if TransportFailure::find(&e).is_some() => {
-                    let failure = TransportFailure::find(&e).expect("checked").0.clone();
-                    self.drop_conn();
-                    self.exchange.disconnect();
-                    return Err(Error::Transport(failure));
-                }
                 Err(e)
                     if matches!(
                         e.kind(),
@@ -489,10 +483,7 @@ impl Client {
                 Err(source) => {
                     self.drop_conn();
                     self.exchange.disconnect();
-                    return Err(Error::Io {
-                        when: "while reading",
-                        source,
-                    });
+                    return Err(Error::io("while reading", source));
                 }
             }
         }
@@ -500,18 +491,13 @@ impl Client {
 }
 
 fn write_error(source: std::io::Error, timeout: Duration) -> Error {
-    if let Some(failure) = TransportFailure::find(&source) {
-        Error::Transport(failure.0.clone())
-    } else if source.kind() == std::io::ErrorKind::TimedOut {
+    if TransportFailure::find(&source).is_none() && source.kind() == std::io::ErrorKind::TimedOut {
         Error::Timeout {
             what: "sending",
             after: timeout,
         }
     } else {
-        Error::Io {
-            when: "while sending",
-            source,
-        }
+        Error::io("while sending", source)
     }
 }
 

@@ -21,6 +21,10 @@ impl<C: Connector + ?Sized> Connector for std::sync::Arc<C> {
     fn describe(&self) -> String {
         (**self).describe()
     }
+
+    fn address(&self) -> String {
+        (**self).address()
+    }
 }
 
 /// A connected byte stream.
@@ -41,8 +45,13 @@ pub trait Transport: Send {
 pub trait Connector: Send + Sync {
     /// Opens a new connection, giving up after `timeout`.
     fn connect(&self, timeout: Duration) -> Result<Box<dyn Transport>>;
-    /// Where this connector goes, e.g. `localhost:25575`.
+    /// Where this connector goes, e.g. `localhost:25575`, or `localhost:25575 via ssh host`.
     fn describe(&self) -> String;
+    /// The `host:port` the connection reaches in the end, through any tunnel: what a protocol
+    /// that names its server (a WebSocket's URL and `Host` header) names.
+    fn address(&self) -> String {
+        self.describe()
+    }
 }
 
 fn remaining(deadline: Instant) -> io::Result<Duration> {

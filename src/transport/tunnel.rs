@@ -325,6 +325,10 @@ impl Connector for ProcessConnector {
     fn describe(&self) -> String {
         format!("{} via {}", self.target, self.via())
     }
+
+    fn address(&self) -> String {
+        self.target.clone()
+    }
 }
 
 enum Chunk {

@@ -150,6 +150,57 @@ fn failing_proxy_command_exits_9_with_its_message() {
     );
 }
 
+/// A tunnel that dies is exit 9 under every dialect that runs through one, not a lost
+/// connection (7): the failure is the carrier's, whatever speaks over it.
+#[test]
+fn a_dead_tunnel_is_exit_9_for_every_dialect() {
+    let home = home();
+    for dialect in [
+        "minecraft",
+        "source",
+        "factorio",
+        "palworld",
+        "telnet",
+        "webrcon",
+    ] {
+        let out = run(rcon_in(home.path())
+            .env("RCON_PASSWORD", PASSWORD)
+            .args(["--dialect", dialect])
+            .args(["--proxy-command", "sleep 0.2; echo tunnel gone >&2; exit 3"])
+            .args(["-H", "game.invalid", "list"]));
+        assert_eq!(out.status.code(), Some(9), "{dialect}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("proxy command failed (exit status 3): tunnel gone"),
+            "{dialect}: {}",
+            stderr(&out)
+        );
+    }
+}
+
+/// The console dialects through a working proxy command: WebRCON's URL and `Host` name the
+/// server behind the tunnel, not the tunnel's description.
+#[test]
+fn console_dialects_work_through_a_proxy_command() {
+    use crate::consoles_common::console_server;
+    use rconsole::consoles::practice::Kind;
+    if Command::new("bash").arg("-c").arg("true").status().is_err() {
+        crate::common::skip("bash not installed");
+        return;
+    }
+    let proxy = "exec bash -c 'exec 3<>/dev/tcp/%h/%p; cat <&3 & cat >&3; wait'";
+    for (kind, dialect) in [(Kind::WebRcon, "webrcon"), (Kind::Telnet, "telnet")] {
+        let server = console_server(kind);
+        let home = home();
+        let out = run(rcon_in(home.path())
+            .env("RCON_PASSWORD", PASSWORD)
+            .args(["--proxy-command", proxy, "--dialect", dialect])
+            .args(["-H", "127.0.0.1", "-P", &server.port().to_string()])
+            .args(["-c", "echo through the tunnel"]));
+        assert!(out.status.success(), "{dialect}: {}", stderr(&out));
+        assert_eq!(stdout(&out), "through the tunnel\n", "{dialect}");
+    }
+}
+
 #[test]
 fn bad_ssh_destination_and_placeholder_are_usage_errors() {
     let home = home();
