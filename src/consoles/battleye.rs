@@ -801,6 +801,49 @@ mod tests {
         assert_eq!(drain(&mut ex), ["send 02 00", "message hi"]);
     }
 
+    /// The default clocks keep an idle session logged in on a real server, which drops a client
+    /// that sent nothing for 45 s: over 200 idle seconds on a fake clock, ticked every 100 ms
+    /// and each keep-alive answered as the server does, the client never goes 45 s without
+    /// sending, and no answer of a keep-alive shows.
+    #[test]
+    fn default_keepalive_beats_the_servers_45_seconds() {
+        let start = Instant::now();
+        let mut ex = BattlEye::new("pw", Timings::default(), false);
+        ex.start(start);
+        assert_eq!(drain(&mut ex), ["send 00 70 77"], "the login");
+        ex.receive(&encode(&[0, 1]), start);
+        assert_eq!(drain(&mut ex), ["logged in"]);
+        let mut last_sent = start;
+        let mut keepalives = 0;
+        for step in 1..=2000u64 {
+            let now = start + Duration::from_millis(100 * step);
+            ex.tick(now);
+            for action in drain(&mut ex) {
+                let payload: Vec<u8> = action
+                    .strip_prefix("send ")
+                    .unwrap_or_else(|| panic!("only keep-alives go out: {action}"))
+                    .split(' ')
+                    .map(|h| u8::from_str_radix(h, 16).unwrap())
+                    .collect();
+                assert_eq!(payload.len(), 2, "an empty command: {action}");
+                last_sent = now;
+                keepalives += 1;
+                ex.receive(&encode(&payload), now);
+            }
+            assert_eq!(
+                drain(&mut ex),
+                Vec::<String>::new(),
+                "answers are swallowed"
+            );
+            assert!(
+                now - last_sent < Duration::from_secs(45),
+                "silent for 45 s at {:?}: the server would drop the client",
+                now - start
+            );
+        }
+        assert!(keepalives >= 6, "{keepalives}");
+    }
+
     #[test]
     fn an_unanswered_keepalive_fails_the_session_after_the_timeout() {
         let now = Instant::now();
