@@ -36,8 +36,20 @@ pub enum Error {
     /// Something did not happen within its time limit.
     #[error("timed out after {} while {what}", crate::format_duration(*after))]
     Timeout {
-        /// What was being waited for.
+        /// Which part of the conversation it was.
+        phase: Phase,
+        /// What was being waited for, in words.
         what: &'static str,
+        /// The limit that ran out.
+        after: Duration,
+    },
+    /// No login reply in time, but replies with other ids came: the server answers with an id
+    /// of its own (Palworld sends 0).
+    #[error(
+        "timed out after {} while waiting for the login reply (replies with another id came, as Palworld servers send)",
+        crate::format_duration(*after)
+    )]
+    LoginReplyOtherIds {
         /// The limit that ran out.
         after: Duration,
     },
@@ -108,6 +120,22 @@ pub enum Error {
     Query(#[from] crate::minecraft::query::QueryError),
 }
 
+/// Which part of a conversation a time limit ran out in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Phase {
+    /// Opening the connection (TCP, or starting a tunnel).
+    Connect,
+    /// Logging in (the password's reply, a prompt, a WebSocket upgrade).
+    Login,
+    /// Writing a request.
+    Send,
+    /// Waiting for an answer (a command's, a status ping's, a query's).
+    Answer,
+    /// Keeping an idle session alive.
+    Idle,
+}
+
 /// Broad classes of [`Error`], for mapping to exit codes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
@@ -142,7 +170,9 @@ impl Error {
         match self {
             Error::Resolve { .. } | Error::Connect { .. } => ErrorKind::Connect,
             Error::LoginRefused | Error::LoginClosed => ErrorKind::Login,
-            Error::Timeout { .. } | Error::NoLoginReply { .. } => ErrorKind::Timeout,
+            Error::Timeout { .. }
+            | Error::NoLoginReply { .. }
+            | Error::LoginReplyOtherIds { .. } => ErrorKind::Timeout,
             Error::Closed { .. }
             | Error::Io { .. }
             | Error::Decode(_)

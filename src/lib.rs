@@ -72,7 +72,7 @@ pub mod rcon;
 pub mod text;
 pub mod transport;
 
-pub use error::{Error, ErrorKind, Result};
+pub use error::{Error, ErrorKind, Phase, Result};
 pub use rcon::client::{Client, ClientOptions, EndDetection, Password};
 pub use rcon::dialect::Dialect;
 

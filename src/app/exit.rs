@@ -145,9 +145,7 @@ pub fn chain(err: &(dyn std::error::Error + 'static)) -> String {
 /// none).
 pub fn hint(err: &rconsole::Error) -> Option<&'static str> {
     match err {
-        rconsole::Error::Timeout { what, .. } if what.contains("another id") => {
-            Some("try --dialect palworld")
-        }
+        rconsole::Error::LoginReplyOtherIds { .. } => Some("try --dialect palworld"),
         _ => None,
     }
 }

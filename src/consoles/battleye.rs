@@ -465,6 +465,7 @@ impl ConsoleExchange for BattlEye {
                 let first = self.login_first.unwrap_or(now);
                 if now.duration_since(first) >= t.timeout {
                     self.fail(Error::Timeout {
+                        phase: crate::error::Phase::Login,
                         what: NO_ANSWER,
                         after: t.timeout,
                     });
@@ -494,6 +495,7 @@ impl ConsoleExchange for BattlEye {
                     }
                     if now.duration_since(p.first_sent) >= t.timeout {
                         self.fail(Error::Timeout {
+ phase: crate::error::Phase::Answer,
                             what: "waiting for the BattlEye answer (retransmitted with the same sequence number)",
                             after: t.timeout,
                         });
@@ -519,6 +521,7 @@ impl ConsoleExchange for BattlEye {
                     {
                         self.keepalive = None;
                         self.fail(Error::Timeout {
+ phase: crate::error::Phase::Idle,
                             what: "waiting for the keep-alive's answer (server gone, or it logged this client out)",
                             after: t.timeout,
                         });

@@ -541,6 +541,7 @@ impl Console {
                 Err(tungstenite::HandshakeError::Interrupted(mid)) => {
                     if Instant::now() >= deadline {
                         return Err(Error::Timeout {
+                            phase: crate::error::Phase::Login,
                             what: "waiting for the WebSocket upgrade",
                             after: timeout,
                         });

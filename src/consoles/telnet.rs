@@ -260,6 +260,7 @@ impl ConsoleExchange for Telnet {
                     } else if now.duration_since(*since) >= self.timeout {
                         self.pending = None;
                         self.actions.push_back(Action::Fail(Error::Timeout {
+                            phase: crate::error::Phase::Answer,
                             what: "waiting for the telnet answer",
                             after: self.timeout,
                         }));
@@ -273,6 +274,7 @@ impl ConsoleExchange for Telnet {
                 {
                     self.state = TelnetState::Failed;
                     self.actions.push_back(Action::Fail(Error::Timeout {
+                        phase: crate::error::Phase::Login,
                         what: "waiting for the telnet password prompt or its reply",
                         after: self.timeout,
                     }));

@@ -128,6 +128,7 @@ impl ConsoleExchange for WebRcon {
         {
             self.pending = None;
             self.actions.push_back(Action::Fail(Error::Timeout {
+                phase: crate::error::Phase::Answer,
                 what: "waiting for the WebRCON reply",
                 after: self.timeout,
             }));

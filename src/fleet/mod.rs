@@ -416,6 +416,7 @@ impl Loop {
                     self.connect_failed(
                         i,
                         Error::Timeout {
+                            phase: crate::error::Phase::Connect,
                             what: "connecting",
                             after: timeout,
                         },

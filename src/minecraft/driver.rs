@@ -69,6 +69,7 @@ pub fn ping(
                 }
                 Err(legacy_err) => Err(match (&modern_err, &legacy_err) {
                     (Error::Timeout { .. }, _) | (_, Error::Timeout { .. }) => Error::Timeout {
+                        phase: crate::error::Phase::Answer,
                         what: "waiting for a status reply (modern and legacy ping)",
                         after: timeout,
                     },
@@ -111,6 +112,7 @@ fn read_until<T>(
             }
             Err(e) if e.kind() == io::ErrorKind::TimedOut => {
                 return Err(Error::Timeout {
+                    phase: crate::error::Phase::Answer,
                     what,
                     after: timeout,
                 });
@@ -131,6 +133,7 @@ fn send(
     conn.write_packet(bytes, deadline).map_err(|source| {
         if source.kind() == io::ErrorKind::TimedOut {
             Error::Timeout {
+                phase: crate::error::Phase::Send,
                 what: "sending",
                 after: timeout,
             }
@@ -365,6 +368,7 @@ pub fn query(
         }
     }
     Err(Error::Timeout {
+        phase: crate::error::Phase::Answer,
         what: "waiting for a query reply (is enable-query on, and is this the query.port?)",
         after: timeout,
     })

@@ -493,6 +493,7 @@ impl Client {
 fn write_error(source: std::io::Error, timeout: Duration) -> Error {
     if TransportFailure::find(&source).is_none() && source.kind() == std::io::ErrorKind::TimedOut {
         Error::Timeout {
+            phase: crate::error::Phase::Send,
             what: "sending",
             after: timeout,
         }

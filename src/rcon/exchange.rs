@@ -780,13 +780,14 @@ impl Exchange {
                     Error::NoLoginReply {
                         after: self.cfg.timeout,
                     }
+                } else if *other_id {
+                    Error::LoginReplyOtherIds {
+                        after: self.cfg.timeout,
+                    }
                 } else {
                     Error::Timeout {
-                        what: if *other_id {
-                            "waiting for the login reply (replies with another id came, as Palworld servers send)"
-                        } else {
-                            "waiting for the login reply"
-                        },
+                        phase: crate::error::Phase::Login,
+                        what: "waiting for the login reply",
                         after: self.cfg.timeout,
                     }
                 };
@@ -816,6 +817,7 @@ impl Exchange {
                         return;
                     }
                     self.fail(Error::Timeout {
+                        phase: crate::error::Phase::Answer,
                         what: if got {
                             "waiting for the rest of the output; output is incomplete"
                         } else {

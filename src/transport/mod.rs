@@ -265,6 +265,7 @@ impl Connector for TcpConnector {
     fn connect(&self, timeout: Duration) -> Result<Box<dyn Transport>> {
         let deadline = crate::rcon::exchange::later(Instant::now(), timeout);
         let timed_out = Error::Timeout {
+            phase: crate::error::Phase::Connect,
             what: "connecting",
             after: timeout,
         };

@@ -963,7 +963,7 @@ fn retryable(e: &rconsole::Error) -> bool {
         e,
         rconsole::Error::Connect { .. }
             | rconsole::Error::Timeout {
-                what: "connecting",
+                phase: rconsole::Phase::Connect,
                 ..
             }
             | rconsole::Error::Transport(_)
