@@ -408,6 +408,8 @@ pub struct Exchange {
     remembered: bool,
     warned_mtu: bool,
     warned_late: bool,
+    /// The request id of the last late answer reported (one warning per answer).
+    late_reported: Option<i32>,
     /// Whether anything valid arrived on this connection (to tell "not RCON" apart).
     valid_seen: bool,
     first_bytes: Vec<u8>,
@@ -458,6 +460,7 @@ impl Exchange {
             remembered,
             warned_mtu: false,
             warned_late: false,
+            late_reported: None,
             valid_seen: false,
             first_bytes: Vec::new(),
             outbox: VecDeque::new(),
@@ -955,7 +958,10 @@ impl Exchange {
     fn on_packet(&mut self, p: Packet, now: Instant) {
         match &mut self.state {
             State::Disconnected => {}
-            State::Ready => self.trace(&p, Role::Stale),
+            State::Ready => {
+                self.late_answer(&p, now);
+                self.trace(&p, Role::Stale);
+            }
             State::LoggingIn { id, sent_at, .. } => {
                 let (id, sent_at) = (*id, *sent_at);
                 let reply_id = self.is_reply_id(&p, id);
@@ -1323,26 +1329,55 @@ impl Exchange {
             .clamp(GAP_AFTER_PACKET_FLOOR, self.quiet_gap())
     }
 
-    /// A packet for the command that last ended by a quiet gap: its answer came too late.
-    /// Remember the latency, so the gap grows, and say so once.
+    /// A packet for a command whose answer had already ended: never dropped without a word.
+    /// For the command that last ended by a quiet gap, its latency is remembered so the gap
+    /// grows (said once); any output packet with the id of an earlier command of ours is
+    /// reported, once per command, with the start of its text.
     fn late_answer(&mut self, p: &Packet, now: Instant) {
-        let Some((id, sent_at)) = self.quiet_ended else {
+        let ours = p.id > 0
+            && p.id <= self.next_id
+            && (p.kind == OUTPUT || p.kind == AUTH_RESPONSE)
+            && !p.body.is_empty();
+        if !ours || self.late_reported == Some(p.id) {
+            return;
+        }
+        self.late_reported = Some(p.id);
+        let quiet = self
+            .quiet_ended
+            .filter(|(id, _)| p.id == id.0 && self.cfg.idle_gap.is_none());
+        let text = String::from_utf8_lossy(&p.body);
+        let preview: String = text.chars().take(LATE_PREVIEW_CHARS).collect();
+        let more = if preview.len() < text.len() {
+            "..."
+        } else {
+            ""
+        };
+        let Some((_, sent_at)) = quiet else {
+            self.events.push_back(Event::Warning(format!(
+                "an answer to an earlier command (request id {}) came after that answer had \
+                 ended and is not shown under it: {preview:?}{more} ({} bytes)",
+                p.id,
+                p.body.len()
+            )));
             return;
         };
-        if p.id != id.0 || self.cfg.idle_gap.is_some() {
-            return;
-        }
         let late = now - sent_at;
         self.latency = self.latency.max(late);
-        if !self.warned_late {
+        let grows = if self.warned_late {
+            String::new()
+        } else {
             self.warned_late = true;
-            self.events.push_back(Event::Warning(format!(
-                "an answer came {} after its command was sent, after the quiet gap had ended it, \
-                 and was dropped; the gap for this server grows to {}",
-                crate::format_duration(late),
+            format!(
+                "; the gap for this server grows to {}",
                 crate::format_duration(self.quiet_gap())
-            )));
-        }
+            )
+        };
+        self.events.push_back(Event::Warning(format!(
+            "an answer came {} after its command was sent, after the quiet gap had ended it, and \
+             is not shown under it: {preview:?}{more} ({} bytes){grows}",
+            crate::format_duration(late),
+            p.body.len()
+        )));
         if let Some(l) = self.learned() {
             self.events.push_back(Event::Learned(l));
         }
@@ -1380,6 +1415,9 @@ impl Exchange {
         true
     }
 }
+
+/// How much of a late answer's text its warning shows.
+const LATE_PREVIEW_CHARS: usize = 120;
 
 /// Commands longer than this (a 1400-byte packet) get a one-time warning on a vanilla-style
 /// server, whose one-read-per-packet rule a small MTU can break (docs/protocol.md section 2).

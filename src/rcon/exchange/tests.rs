@@ -869,3 +869,48 @@ mod fuzz {
         }
     }
 }
+
+/// A packet for an answer that already ended is never dropped without a word: one warning per
+/// late answer (its later packets add none), while idle or under the next command, and it is
+/// never shown as the next command's output.
+#[test]
+fn late_answers_are_reported_once_each() {
+    let login = || Recv(None, 2, b"");
+    // Under the next command: the first command (id 2) ended by the quiet gap.
+    let h = Harness::run(
+        learned(EndMethod::Silence),
+        &[
+            login(),
+            Cmd("a"),
+            Wait(200),
+            Cmd("b"),
+            Recv(Some(2), 0, b"late one"),
+            Recv(Some(2), 0, b"late two"),
+            Recv(Some(3), 0, b"b's answer"),
+            Wait(200),
+        ],
+    );
+    assert_eq!(h.seen.output, b"b's answer");
+    assert_eq!(h.seen.warnings, 1, "one warning for the late answer");
+    assert_eq!(h.seen.done, 2);
+    // While idle, after the answer ended.
+    let h = Harness::run(
+        learned(EndMethod::Silence),
+        &[login(), Cmd("a"), Wait(200), Recv(Some(2), 0, b"late")],
+    );
+    assert_eq!(h.seen.warnings, 1);
+    assert!(h.seen.output.is_empty());
+    // Not ours (an id never used, a chat packet, Source's trailer): traced only.
+    let h = Harness::run(
+        learned(EndMethod::Silence),
+        &[
+            login(),
+            Cmd("a"),
+            Recv(Some(9), 0, b"not ours"),
+            Recv(Some(0), 1, b"[Chat] hi"),
+            Recv(Some(-2), 0, &[0, 1, 0, 0]),
+            Wait(200),
+        ],
+    );
+    assert_eq!(h.seen.warnings, 0);
+}
