@@ -8,8 +8,6 @@ use std::time::{Duration, Instant};
 
 use rconsole::Error;
 
-use crate::app::exit;
-
 /// The first pause between attempts; it doubles up to [`MAX_PAUSE`], short enough that a
 /// server is found within half a second of coming up.
 const FIRST_PAUSE: Duration = Duration::from_millis(100);
@@ -75,8 +73,8 @@ pub fn until_up<T>(
             return Err(err);
         }
         progress.show(&format!(
-            "rcon: waiting for {server}: {} ({}s of {})",
-            crate::app::short(&exit::chain(&err)),
+            "rcon: waiting for {server} ({}; {}s of {})",
+            reason(&err),
             waited.as_secs(),
             rconsole::format_duration(limit)
         ));
@@ -84,6 +82,25 @@ pub fn until_up<T>(
         pause = (pause * 2).min(MAX_PAUSE);
     }
 }
+
+/// Why an attempt failed, in a word or two for the progress line (the full error is shown
+/// when rcon gives up).
+fn reason(e: &Error) -> &'static str {
+    match e {
+        Error::Resolve { .. } => "name not found",
+        Error::Connect { source, .. } if source.kind() == std::io::ErrorKind::ConnectionRefused => {
+            "refused"
+        }
+        Error::Connect { .. } => "unreachable",
+        Error::Timeout { .. } | Error::NoLoginReply { .. } => "no answer",
+        Error::Transport(_) => "tunnel failed",
+        _ => "closed",
+    }
+}
+
+/// The progress line is cut to this many characters, so that it never wraps on an 80-column
+/// terminal (a wrapped line cannot be redrawn in place).
+const LINE_MAX: usize = 79;
 
 /// The one progress line, redrawn in place; only on a terminal.
 struct Progress {
@@ -94,6 +111,7 @@ struct Progress {
 impl Progress {
     fn show(&mut self, line: &str) {
         if self.on {
+            let line: String = line.chars().take(LINE_MAX).collect();
             let mut err = std::io::stderr().lock();
             let _ = write!(err, "\r\x1b[2K{line}");
             let _ = err.flush();
