@@ -161,7 +161,8 @@ pub struct Args {
     /// Read the rest of the command line as that program's, as when rcon runs under its name
     /// (see --install-links): mcrcon 0.7.2 (each argument one command, -H -P -p -c -r -s -t -w,
     /// MCRCON_HOST/PORT/PASS) or itzg's rcon-cli (--host --port --password --config, the words
-    /// one command, RCON_HOST/PORT/PASSWORD, ~/.rcon-cli.yaml). Must be the first argument.
+    /// one command, RCON_HOST/PORT/PASSWORD, ~/.rcon-cli.yaml). Any failure then exits 1, as
+    /// theirs do. Must be the first argument.
     #[arg(long, value_enum, value_name = "PROGRAM")]
     pub compat: Option<Personality>,
 
