@@ -27,6 +27,53 @@ fn as_program(dir: &Path, name: &str, home: &Path) -> Command {
     )
 }
 
+/// A strict vanilla server, a fresh home and the links in it.
+struct Setup {
+    server: rconsole::practice::PracticeServer,
+    home: tempfile::TempDir,
+    dir: PathBuf,
+}
+
+impl Setup {
+    fn new() -> Setup {
+        let home = home();
+        let dir = links(home.path());
+        Setup {
+            server: strict_vanilla(),
+            home,
+            dir,
+        }
+    }
+
+    /// The personality `name` with nothing set.
+    fn bare(&self, name: &str) -> Command {
+        as_program(&self.dir, name, self.home.path())
+    }
+
+    /// mcrcon pointed at the server with the test password (`-H -P -p`).
+    fn mcrcon(&self) -> Command {
+        let mut cmd = self.bare("mcrcon");
+        let port = self.server.port().to_string();
+        cmd.args(["-H", "127.0.0.1", "-P", &port, "-p", PASSWORD]);
+        cmd
+    }
+
+    /// rcon-cli pointed at the server with the test password (`--host --port --password`).
+    fn rcon_cli(&self) -> Command {
+        let mut cmd = self.bare("rcon-cli");
+        let port = self.server.port().to_string();
+        cmd.args([
+            "--host",
+            "127.0.0.1",
+            "--port",
+            &port,
+            "--password",
+            PASSWORD,
+        ]);
+        cmd
+    }
+}
+
 /// Runs `cmd` with `input` on its stdin through a pipe.
 fn run_piped(cmd: &mut Command, input: &str) -> Output {
     let mut child = cmd
@@ -80,24 +127,10 @@ fn install_links_makes_both_names_and_never_replaces_another_program() {
 
 #[test]
 fn mcrcon_runs_each_argument_as_a_command_and_prints_help_whole() {
-    let server = strict_vanilla();
-    let home = home();
-    let dir = links(home.path());
-    let port = server.port().to_string();
-    let out = run(as_program(&dir, "mcrcon", home.path()).args([
-        "-H",
-        "127.0.0.1",
-        "-P",
-        &port,
-        "-p",
-        PASSWORD,
-        "-c",
-        "say hi",
-        "list",
-        "help",
-    ]));
+    let t = Setup::new();
+    let out = run(t.mcrcon().args(["-c", "say hi", "list", "help"]));
     assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(server.commands(), ["say hi", "list", "help"]);
+    assert_eq!(t.server.commands(), ["say hi", "list", "help"]);
     let text = stdout(&out);
     assert!(text.contains("There are 0 of a max of 20 players online"));
     assert!(
@@ -105,7 +138,11 @@ fn mcrcon_runs_each_argument_as_a_command_and_prints_help_whole() {
         "help not whole: {} bytes",
         text.len()
     );
-    assert!(server.violations().is_empty(), "{:?}", server.violations());
+    assert!(
+        t.server.violations().is_empty(),
+        "{:?}",
+        t.server.violations()
+    );
 }
 
 #[test]
@@ -113,27 +150,14 @@ fn mcrcon_readme_example_waits_between_commands_and_goes_on_past_unknown_ones() 
     // README: three commands with five seconds between them; here one second, and the
     // practice server knows no save-all, so its parse error is printed and the run goes on to
     // stop, as mcrcon does (exit 0).
-    let server = strict_vanilla();
-    let home = home();
-    let dir = links(home.path());
-    let port = server.port().to_string();
+    let t = Setup::new();
     let start = Instant::now();
-    let out = run(as_program(&dir, "mcrcon", home.path()).args([
-        "-H",
-        "127.0.0.1",
-        "-P",
-        &port,
-        "-p",
-        PASSWORD,
-        "-w",
-        "1",
-        "say Server is restarting!",
-        "save-all",
-        "stop",
-    ]));
+    let out = run(t
+        .mcrcon()
+        .args(["-w", "1", "say Server is restarting!", "save-all", "stop"]));
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(
-        server.commands(),
+        t.server.commands(),
         ["say Server is restarting!", "save-all", "stop"]
     );
     assert!(stdout(&out).contains("<--[HERE]"), "{}", stdout(&out));
@@ -147,143 +171,94 @@ fn mcrcon_readme_example_waits_between_commands_and_goes_on_past_unknown_ones() 
 
 #[test]
 fn mcrcon_man_page_example_with_a_custom_port() {
-    // The man page: one quoted command with a space to a server on another port.
-    let server = strict_vanilla();
-    let home = home();
-    let dir = links(home.path());
-    let out = run(as_program(&dir, "mcrcon", home.path()).args([
-        "-H",
-        "127.0.0.1",
-        "-P",
-        &server.port().to_string(),
-        "-p",
-        PASSWORD,
-        "echo weather clear",
-    ]));
+    // The man page: one quoted command with a space, to a server on another port.
+    let t = Setup::new();
+    let out = run(t.mcrcon().arg("echo weather clear"));
     assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(server.commands(), ["echo weather clear"]);
+    assert_eq!(t.server.commands(), ["echo weather clear"]);
     assert_eq!(stdout(&out), "weather clear\n");
 }
 
 #[test]
 fn mcrcon_silent_raw_and_colours() {
-    let server = strict_vanilla();
-    let home = home();
-    let dir = links(home.path());
-    let port = server.port().to_string();
-    let base = ["-H", "127.0.0.1", "-P", port.as_str(), "-p", PASSWORD];
+    let t = Setup::new();
     // -s: the commands run, nothing is printed.
-    let out = run(as_program(&dir, "mcrcon", home.path())
-        .args(base)
-        .args(["-s", "list", "help"]));
+    let out = run(t.mcrcon().args(["-s", "list", "help"]));
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(stdout(&out), "");
-    assert_eq!(server.commands(), ["list", "help"]);
+    assert_eq!(t.server.commands(), ["list", "help"]);
     // -r: the answer as received, § codes kept; -c: codes stripped.
-    let out = run(as_program(&dir, "mcrcon", home.path())
-        .args(base)
-        .args(["-r", "echo §6gold"]));
+    let out = run(t.mcrcon().args(["-r", "echo §6gold"]));
     assert_eq!(stdout(&out), "§6gold\n", "{}", stderr(&out));
-    let out = run(as_program(&dir, "mcrcon", home.path())
-        .args(base)
-        .args(["-c", "echo §6gold"]));
+    let out = run(t.mcrcon().args(["-c", "echo §6gold"]));
     assert_eq!(stdout(&out), "gold\n", "{}", stderr(&out));
 }
 
 #[test]
 fn mcrcon_environment_and_options_over_it() {
-    let server = strict_vanilla();
-    let home = home();
-    let dir = links(home.path());
-    let out = run(as_program(&dir, "mcrcon", home.path())
-        .env("MCRCON_HOST", "127.0.0.1")
-        .env("MCRCON_PORT", server.port().to_string())
-        .env("MCRCON_PASS", PASSWORD)
-        .arg("seed"));
+    let t = Setup::new();
+    let port = t.server.port().to_string();
+    let with_env = |pass: &str| {
+        let mut cmd = t.bare("mcrcon");
+        cmd.env("MCRCON_HOST", "127.0.0.1")
+            .env("MCRCON_PORT", &port)
+            .env("MCRCON_PASS", pass);
+        cmd
+    };
+    let out = run(with_env(PASSWORD).arg("seed"));
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(stdout(&out), "Seed: [-4172144997902289642]\n");
     // -p wins over a wrong MCRCON_PASS.
-    let out = run(as_program(&dir, "mcrcon", home.path())
-        .env("MCRCON_HOST", "127.0.0.1")
-        .env("MCRCON_PORT", server.port().to_string())
-        .env("MCRCON_PASS", "wrong")
-        .args(["-p", PASSWORD, "seed"]));
+    let out = run(with_env("wrong").args(["-p", PASSWORD, "seed"]));
     assert!(out.status.success(), "{}", stderr(&out));
-    // rcon's own variables and config file are not mcrcon's: a wrong RCON_PORT and a default
-    // profile elsewhere change nothing.
-    let config = home.path().join("config").join("rconsole");
+    // rcon's own variables and config file are not mcrcon's: a wrong RCON_PORT, a tiny
+    // RCON_TIMEOUT and a default profile elsewhere change nothing.
+    let config = t.home.path().join("config").join("rconsole");
     std::fs::create_dir_all(&config).unwrap();
     std::fs::write(
         config.join("config.toml"),
         "[servers.default]\nhost = \"192.0.2.1\"\nport = 1\n",
     )
     .unwrap();
-    let out = run(as_program(&dir, "mcrcon", home.path())
+    let out = run(t
+        .mcrcon()
         .env("RCON_PORT", "1")
         .env("RCON_TIMEOUT", "1ms")
-        .args(["-H", "127.0.0.1", "-P", &server.port().to_string()])
-        .args(["-p", PASSWORD, "seed"]));
+        .arg("seed"));
     assert!(out.status.success(), "{}", stderr(&out));
 }
 
 #[test]
 fn mcrcon_reads_piped_lines_without_commands() {
     // mcrcon with no command opens its terminal mode, which reads piped lines too.
-    let server = strict_vanilla();
-    let home = home();
-    let dir = links(home.path());
-    let out = run_piped(
-        as_program(&dir, "mcrcon", home.path()).args([
-            "-H",
-            "127.0.0.1",
-            "-P",
-            &server.port().to_string(),
-            "-p",
-            PASSWORD,
-        ]),
-        "list\nseed\n",
-    );
+    let t = Setup::new();
+    let out = run_piped(&mut t.mcrcon(), "list\nseed\n");
     assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(server.commands(), ["list", "seed"]);
+    assert_eq!(t.server.commands(), ["list", "seed"]);
 }
 
 #[test]
 fn mcrcon_exits_1_on_any_failure() {
-    let server = strict_vanilla();
-    let home = home();
-    let dir = links(home.path());
-    let port = server.port().to_string();
+    let t = Setup::new();
+    let port = t.server.port().to_string();
     // A wrong password (rcon's own status would be 5).
-    let out = run(as_program(&dir, "mcrcon", home.path()).args([
-        "-H",
-        "127.0.0.1",
-        "-P",
-        &port,
-        "-p",
-        "wrong",
-        "list",
-    ]));
+    let out = run(t
+        .bare("mcrcon")
+        .args(["-H", "127.0.0.1", "-P", &port, "-p", "wrong", "list"]));
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stderr(&out).contains("wrong password"), "{}", stderr(&out));
     // Nothing listening (rcon's would be 4).
     let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let closed = free.local_addr().unwrap().port().to_string();
     drop(free);
-    let out = run(as_program(&dir, "mcrcon", home.path()).args([
-        "-H",
-        "127.0.0.1",
-        "-P",
-        &closed,
-        "-p",
-        PASSWORD,
-        "list",
-    ]));
+    let out =
+        run(t
+            .bare("mcrcon")
+            .args(["-H", "127.0.0.1", "-P", &closed, "-p", PASSWORD, "list"]));
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     // An unknown option or a bad -w: one line, nothing sent (rcon's usage status would be 2).
     for bad in [&["-x", "list"][..], &["-w", "0", "list"], &["list", "-P"]] {
-        let out = run(as_program(&dir, "mcrcon", home.path())
-            .args(["-H", "127.0.0.1", "-P", &port, "-p", PASSWORD])
-            .args(bad));
+        let out = run(t.mcrcon().args(bad));
         assert_eq!(out.status.code(), Some(1), "{bad:?}: {}", stderr(&out));
         assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
         assert!(
@@ -292,9 +267,9 @@ fn mcrcon_exits_1_on_any_failure() {
             stderr(&out)
         );
     }
-    assert!(server.commands().is_empty(), "{:?}", server.commands());
+    assert!(t.server.commands().is_empty(), "{:?}", t.server.commands());
     // -h prints its usage, status 0.
-    let out = run(as_program(&dir, "mcrcon", home.path()).arg("-h"));
+    let out = run(t.bare("mcrcon").arg("-h"));
     assert!(out.status.success());
     assert!(
         stdout(&out).starts_with("Usage: mcrcon"),
@@ -305,30 +280,19 @@ fn mcrcon_exits_1_on_any_failure() {
 
 #[test]
 fn rcon_cli_joins_the_words_into_one_command() {
-    let server = strict_vanilla();
-    let home = home();
-    let dir = links(home.path());
-    let out = run(as_program(&dir, "rcon-cli", home.path()).args([
-        "--host",
-        "127.0.0.1",
-        "--port",
-        &server.port().to_string(),
-        "--password",
-        PASSWORD,
-        "say",
-        "hello",
-        "world",
-    ]));
+    let t = Setup::new();
+    let out = run(t.rcon_cli().args(["say", "hello", "world"]));
     assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(server.commands(), ["say hello world"]);
+    assert_eq!(t.server.commands(), ["say hello world"]);
     // Words with hyphens stay in the command; its own flags may follow them, as in cobra.
-    let out = run(as_program(&dir, "rcon-cli", home.path()).args([
+    let port = t.server.port().to_string();
+    let out = run(t.bare("rcon-cli").args([
         "--host",
         "127.0.0.1",
         "echo",
         "tp @p 0 -60 0",
         "--port",
-        &server.port().to_string(),
+        &port,
         "--password",
         PASSWORD,
     ]));
@@ -341,28 +305,26 @@ fn rcon_cli_readme_examples_with_the_environment() {
     // `rcon-cli --port 25575 stop` and `RCON_PORT=25575 rcon-cli stop`: the host defaults to
     // localhost, the password comes from RCON_PASSWORD (as in the itzg image).
     for by_env in [false, true] {
-        let server = strict_vanilla();
-        let home = home();
-        let dir = links(home.path());
-        let mut cmd = as_program(&dir, "rcon-cli", home.path());
+        let t = Setup::new();
+        let port = t.server.port().to_string();
+        let mut cmd = t.bare("rcon-cli");
         cmd.env("RCON_PASSWORD", PASSWORD);
         if by_env {
-            cmd.env("RCON_PORT", server.port().to_string());
+            cmd.env("RCON_PORT", &port);
         } else {
-            cmd.args(["--port", &server.port().to_string()]);
+            cmd.args(["--port", &port]);
         }
         let out = run(cmd.arg("stop"));
         assert!(out.status.success(), "{by_env}: {}", stderr(&out));
-        assert_eq!(server.commands(), ["stop"]);
+        assert_eq!(t.server.commands(), ["stop"]);
         assert_eq!(stdout(&out), "Stopping the server\n");
     }
     // RCON_HOST too, and all three under the flags.
-    let server = strict_vanilla();
-    let home = home();
-    let dir = links(home.path());
-    let out = run(as_program(&dir, "rcon-cli", home.path())
+    let t = Setup::new();
+    let out = run(t
+        .bare("rcon-cli")
         .env("RCON_HOST", "127.0.0.1")
-        .env("RCON_PORT", server.port().to_string())
+        .env("RCON_PORT", t.server.port().to_string())
         .env("RCON_PASSWORD", "wrong")
         .args(["--password", PASSWORD, "seed"]));
     assert!(out.status.success(), "{}", stderr(&out));
@@ -370,36 +332,36 @@ fn rcon_cli_readme_examples_with_the_environment() {
 
 #[test]
 fn rcon_cli_reads_its_config_file() {
-    let server = strict_vanilla();
-    let home = home();
-    let dir = links(home.path());
+    let t = Setup::new();
+    let home = t.home.path();
     // What the itzg image writes into its data directory (the image's HOME).
     std::fs::write(
-        home.path().join(".rcon-cli.yaml"),
+        home.join(".rcon-cli.yaml"),
         format!(
             "host: 127.0.0.1\nport: {}\npassword: \"{PASSWORD}\"\n",
-            server.port()
+            t.server.port()
         ),
     )
     .unwrap();
-    let out = run(as_program(&dir, "rcon-cli", home.path()).arg("list"));
+    let out = run(t.bare("rcon-cli").arg("list"));
     assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(server.commands(), ["list"]);
+    assert_eq!(t.server.commands(), ["list"]);
     // The .env form, named with --config.
-    let env_file = home.path().join("other.env");
+    let env_file = home.join("other.env");
     std::fs::write(
         &env_file,
-        format!("password={PASSWORD}\nport={}\n", server.port()),
+        format!("password={PASSWORD}\nport={}\n", t.server.port()),
     )
     .unwrap();
-    let out = run(as_program(&dir, "rcon-cli", home.path())
-        .arg("--config")
-        .arg(&env_file)
-        .args(["--host", "127.0.0.1", "seed"]));
+    let out = run(t.bare("rcon-cli").arg("--config").arg(&env_file).args([
+        "--host",
+        "127.0.0.1",
+        "seed",
+    ]));
     assert!(out.status.success(), "{}", stderr(&out));
     // A config file it cannot read is an error naming the line.
-    std::fs::write(home.path().join(".rcon-cli.yaml"), "rcon:\n  port: 1\n").unwrap();
-    let out = run(as_program(&dir, "rcon-cli", home.path()).arg("list"));
+    std::fs::write(home.join(".rcon-cli.yaml"), "rcon:\n  port: 1\n").unwrap();
+    let out = run(t.bare("rcon-cli").arg("list"));
     assert_eq!(out.status.code(), Some(1));
     assert!(
         stderr(&out).contains(".rcon-cli.yaml:2"),
@@ -411,34 +373,13 @@ fn rcon_cli_reads_its_config_file() {
 #[test]
 fn rcon_cli_reads_piped_lines_and_exits_1_on_failure() {
     // `docker exec -i mc rcon-cli` with commands on stdin.
-    let server = strict_vanilla();
-    let home = home();
-    let dir = links(home.path());
-    let port = server.port().to_string();
-    let out = run_piped(
-        as_program(&dir, "rcon-cli", home.path()).args([
-            "--host",
-            "127.0.0.1",
-            "--port",
-            &port,
-            "--password",
-            PASSWORD,
-        ]),
-        "list\nseed\n",
-    );
+    let t = Setup::new();
+    let out = run_piped(&mut t.rcon_cli(), "list\nseed\n");
     assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(server.commands(), ["list", "seed"]);
-    let out = run(as_program(&dir, "rcon-cli", home.path()).args([
-        "--host",
-        "127.0.0.1",
-        "--port",
-        &port,
-        "--password",
-        "wrong",
-        "list",
-    ]));
+    assert_eq!(t.server.commands(), ["list", "seed"]);
+    let out = run(t.rcon_cli().args(["--password", "wrong", "list"]));
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    let out = run(as_program(&dir, "rcon-cli", home.path()).args(["--bogus", "list"]));
+    let out = run(t.bare("rcon-cli").args(["--bogus", "list"]));
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
 }
 
