@@ -445,3 +445,18 @@ fn an_rcon_option_after_the_command_is_sent_with_a_note() {
         assert_eq!(stderr(&out), "", "{words:?}");
     }
 }
+
+#[test]
+fn mcrcon_habits_in_rcons_own_syntax_point_to_the_personality() {
+    let home = home();
+    for words in [
+        &["-H", "h", "-p", "pw", "-t"][..],
+        &["-w", "5", "say hi", "list"],
+    ] {
+        let out = run(rcon_in(home.path()).args(words));
+        assert_eq!(out.status.code(), Some(2), "{words:?}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains("rcon --compat mcrcon"), "{err}");
+    }
+}

@@ -215,17 +215,35 @@ pub fn parse() -> Parsed {
     let mut command = Args::command();
     let mut matches = command.try_get_matches_from_mut(&argv).unwrap_or_else(|e| {
         let blamed = from_environment(&command, &e, &argv);
-        usage_exit(e, blamed)
+        let hint = looks_like_mcrcon(&argv).then_some(
+            "these look like mcrcon's options: `rcon --compat mcrcon ...` reads them, and \
+             `rcon --install-links DIR` makes an mcrcon that does",
+        );
+        usage_exit(e, blamed, hint)
     });
     let origins = Origins::from_matches(&command, &matches);
     // The `_mut` form takes the values instead of cloning every match first.
-    let args = Args::from_arg_matches_mut(&mut matches).unwrap_or_else(|e| usage_exit(e, None));
+    let args =
+        Args::from_arg_matches_mut(&mut matches).unwrap_or_else(|e| usage_exit(e, None, None));
     Parsed {
         args,
         origins,
         compat: None,
         double_dash: argv.iter().skip(1).any(|a| a == "--"),
     }
+}
+
+/// Whether a command line rcon cannot parse looks like mcrcon's: its `-w SECONDS` or `-r`, or
+/// its `-t` (rcon's `-t` takes a duration).
+fn looks_like_mcrcon(argv: &[std::ffi::OsString]) -> bool {
+    let words: Vec<&str> = argv.iter().skip(1).filter_map(|a| a.to_str()).collect();
+    words.iter().enumerate().any(|(i, w)| match *w {
+        "-w" | "-r" => true,
+        "-t" => words
+            .get(i + 1)
+            .is_none_or(|next| crate::app::resolve::values::parse_duration(next).is_err()),
+        _ => false,
+    })
 }
 
 /// A personality's arguments through [`compat::translate`], then clap as rcon's. Its own help,
@@ -246,12 +264,13 @@ fn parse_personality(personality: Personality, rest: &[std::ffi::OsString]) -> P
     let mut command = Args::command().mut_args(|a| a.env(None::<&'static str>));
     let mut matches = command
         .try_get_matches_from_mut(&translation.argv)
-        .unwrap_or_else(|e| usage_exit(e, None));
+        .unwrap_or_else(|e| usage_exit(e, None, None));
     let mut origins = Origins::from_matches(&command, &matches);
     for (id, source) in translation.origins {
         origins.set(id, source);
     }
-    let args = Args::from_arg_matches_mut(&mut matches).unwrap_or_else(|e| usage_exit(e, None));
+    let args =
+        Args::from_arg_matches_mut(&mut matches).unwrap_or_else(|e| usage_exit(e, None, None));
     Parsed {
         args,
         origins,
@@ -289,8 +308,8 @@ fn from_environment(
 
 /// Ends the process for a command-line error: `--help` and `--version` print as clap does;
 /// anything else is one line on stderr and exit status 2. `blamed`: the argument's clap name
-/// and the environment variable its bad value came from.
-fn usage_exit(e: clap::Error, blamed: Option<(String, String)>) -> ! {
+/// and the environment variable its bad value came from; `hint`: a last word of advice.
+fn usage_exit(e: clap::Error, blamed: Option<(String, String)>, hint: Option<&str>) -> ! {
     use clap::error::ErrorKind;
     if matches!(
         e.kind(),
@@ -306,6 +325,10 @@ fn usage_exit(e: clap::Error, blamed: Option<(String, String)>) -> ! {
             &format!("'{shown}'"),
             &format!("environment variable {var}"),
         );
+    }
+    if let Some(hint) = hint {
+        line.push_str("; ");
+        line.push_str(hint);
     }
     eprintln!("rcon: error: {line}");
     std::process::exit(compat::status(Exit::Usage) as i32);
@@ -810,6 +833,34 @@ mod tests {
             "{line}"
         );
         assert!(line.contains("tip:"), "{line}");
+    }
+
+    #[test]
+    fn mcrcon_habits_are_recognised() {
+        let argv = |words: &[&str]| -> Vec<std::ffi::OsString> {
+            std::iter::once("rcon")
+                .chain(words.iter().copied())
+                .map(Into::into)
+                .collect()
+        };
+        assert!(looks_like_mcrcon(&argv(&["-H", "h", "-p", "pw", "-t"])));
+        assert!(looks_like_mcrcon(&argv(&["-w", "5", "a", "b"])));
+        assert!(looks_like_mcrcon(&argv(&["-t", "list"])));
+        assert!(!looks_like_mcrcon(&argv(&["-t", "5s", "--bogus"])));
+        assert!(!looks_like_mcrcon(&argv(&["--bogus"])));
+    }
+
+    #[test]
+    fn misplaced_options_are_found() {
+        let words = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(misplaced_options(&words(&["list", "--json"])), ["--json"]);
+        assert_eq!(
+            misplaced_options(&words(&["x", "--port=1", "--help"])),
+            ["--port=1", "--help"]
+        );
+        assert!(misplaced_options(&words(&["tp", "@p", "0", "-60", "0"])).is_empty());
+        assert!(misplaced_options(&words(&["say", "--bogus", "-j", "--"])).is_empty());
+        assert_eq!(quoted(&["a", "b", "c"]), "'a', 'b' and 'c'");
     }
 
     #[test]
