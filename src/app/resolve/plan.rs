@@ -275,7 +275,7 @@ fn parse_personality(personality: Personality, rest: &[std::ffi::OsString]) -> P
         args,
         origins,
         compat: Some(translation.tweaks),
-        double_dash: true,
+        double_dash: translation.argv.iter().any(|a| a == "--"),
     }
 }
 
@@ -390,6 +390,7 @@ pub fn resolve(parsed: Parsed, mgmt_here: bool) -> anyhow::Result<Mode> {
     Ok(mode)
 }
 
+/// The mode for the arguments, after [`resolve`]'s checks of the command line as a whole.
 fn resolve_mode(
     args: Args,
     origins: Origins,
