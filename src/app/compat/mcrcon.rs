@@ -56,6 +56,11 @@ pub(super) fn translate(args: &[String], env: &Env) -> Result<Translation, Stop>
             options_end = true;
             continue;
         }
+        if arg.starts_with("--") {
+            return Err(Stop::Fail(format!(
+                "mcrcon has no long options such as '{arg}' (mcrcon -h lists its options)"
+            )));
+        }
         let cluster = &arg[1..];
         for (at, letter) in cluster.char_indices() {
             match letter {
@@ -282,6 +287,7 @@ mod tests {
     #[test]
     fn bad_lines() {
         assert!(fails(&["-x", "list"]).contains("no option -x"));
+        assert!(fails(&["--help"]).contains("no long options such as '--help'"));
         assert!(fails(&["list", "-H"]).contains("-H needs a value"));
         assert!(fails(&["-P", "port"]).contains("not a port number"));
         assert!(fails(&["-w", "0", "a"]).contains("out of range"));
