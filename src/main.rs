@@ -31,14 +31,14 @@ use std::process::ExitCode;
 use app::exit::{Exit, exit_for};
 
 fn main() -> ExitCode {
-    match app::run(None) {
-        Ok(exit) => exit.code(),
+    let exit = match app::run(None) {
+        Ok(exit) => exit,
+        Err(err) if app::print::output::is_broken_pipe(&err) => Exit::Success,
         Err(err) => {
-            if app::print::output::is_broken_pipe(&err) {
-                return Exit::Success.code();
-            }
             eprintln!("rcon: error: {err:#}");
-            exit_for(&err).code()
+            exit_for(&err)
         }
-    }
+    };
+    // Run as mcrcon or rcon-cli, the status is that program's (1 for any failure).
+    app::compat::status(exit).code()
 }

@@ -144,7 +144,7 @@ const ENVIRONMENT: &[(&str, &str)] = &[
     ),
     (
         "MCRCON_HOST, MCRCON_PORT, MCRCON_PASS",
-        "mcrcon's variables, used when the RCON_* ones are not set.",
+        "mcrcon's variables, used when the RCON_* ones are not set. Run as mcrcon (a link, or --compat mcrcon), only these are read, under mcrcon's options; run as rcon-cli, only RCON_HOST, RCON_PORT and RCON_PASSWORD.",
     ),
     (
         "RCON_DIALECT",
@@ -192,6 +192,10 @@ const FILES: &[(&str, &str)] = &[
     (
         "%APPDATA%\\rconsole\\config\\config.toml",
         "The config file on Windows.",
+    ),
+    (
+        "~/.rcon-cli.yaml, ~/.rcon-cli.yml, ~/.rcon-cli.env",
+        "Read only when rcon runs as rcon-cli (without its --config FILE): the first found gives host, port and password under the flags and the environment.",
     ),
     (
         "$XDG_DATA_HOME/rconsole/history.txt",
@@ -245,6 +249,18 @@ const EXAMPLES: &[(&str, &str)] = &[
     (
         "rcon --ping mc.example.com",
         "Show a server's version, players and MOTD (Server List Ping; no password).",
+    ),
+    (
+        "rcon -H mc --wait 5m list",
+        "Wait up to five minutes for the server to accept the login, then run list.",
+    ),
+    (
+        "rcon --install-links ~/.local/bin",
+        "Create mcrcon and rcon-cli there; scripts calling them then run rcon.",
+    ),
+    (
+        "mcrcon -H mc -p secret -w 5 \"say Restarting\" save-all stop",
+        "Through such a link: mcrcon's command line, three commands five seconds apart.",
     ),
 ];
 

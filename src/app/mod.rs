@@ -1,8 +1,10 @@
 //! The `rcon` application: everything between argv and the library, in three stages by folder:
 //! [`resolve`] turns argv, the environment and the config file into one [`plan::Mode`]; [`run`](mod@run)
 //! runs each mode from its plan; [`print`](mod@print) is what reaches the terminal. [`run()`](fn@run) is a single
-//! match on the mode.
+//! match on the mode. Before them, [`compat`] turns a personality's command line (rcon run as
+//! `mcrcon` or `rcon-cli`) into rcon's.
 
+pub mod compat;
 pub mod exit;
 #[cfg(test)]
 mod generate;
@@ -36,8 +38,7 @@ impl Observer for StderrObserver {
 /// Runs the program; the returned status is the process's exit code. `mgmt`: what runs the
 /// management protocol in this binary (`rcon-mgmt` passes it; `rcon` hands `--mgmt` over).
 pub fn run(mgmt: Option<MgmtHooks>) -> anyhow::Result<Exit> {
-    let (args, origins) = plan::parse();
-    match plan::resolve(args, origins, mgmt.is_some())? {
+    match plan::resolve(plan::parse(), mgmt.is_some())? {
         Mode::HandToMgmt => hand_to_mgmt_binary(),
         Mode::Practice(p) => practice::serve(&p),
         Mode::PracticeMgmt(p) => match mgmt {
@@ -45,6 +46,7 @@ pub fn run(mgmt: Option<MgmtHooks>) -> anyhow::Result<Exit> {
             None => hand_to_mgmt_binary(),
         },
         Mode::ListServers(file) => list_servers(&file),
+        Mode::InstallLinks(dir) => compat::links::install(&dir),
         Mode::Probe(probe) => ping_query::run(&probe),
         Mode::PrintConfig(servers) => print_config(&servers),
         Mode::MgmtFanout(plan, servers) => match mgmt {

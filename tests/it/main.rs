@@ -6,6 +6,7 @@ mod common;
 
 mod batch;
 mod battleye;
+mod compat;
 mod config;
 mod console;
 mod consoles_common;
@@ -39,4 +40,5 @@ mod status;
 mod telnet;
 mod terminal;
 mod trace;
+mod wait;
 mod webrcon;

@@ -95,6 +95,8 @@ pub struct Printer {
     /// Records held back until [`Printer::flush`] (see [`Printer::hold`]).
     pending: Vec<u8>,
     hold: bool,
+    /// Print nothing (mcrcon's `-s`).
+    quiet: bool,
 }
 
 impl Printer {
@@ -110,7 +112,15 @@ impl Printer {
             fix_newlines,
             pending: Vec::new(),
             hold: false,
+            quiet: false,
         }
+    }
+
+    /// With `on`, prints no command output (records and echoes): the exit status and stderr
+    /// still tell what happened.
+    pub fn quiet(mut self, on: bool) -> Self {
+        self.quiet = on;
+        self
     }
 
     /// Holds records back until [`Printer::flush`] (or 64 KiB of them): batch input calls it
@@ -223,6 +233,9 @@ impl Printer {
     }
 
     fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
+        if self.quiet {
+            return Ok(());
+        }
         if self.hold {
             self.pending.extend_from_slice(bytes);
             if self.pending.len() >= 64 * 1024 {

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use clap::{Parser, ValueEnum};
 
+use crate::app::compat::Personality;
 use crate::app::print::output::ColorChoice;
 
 fn duration(text: &str) -> Result<Duration, String> {
@@ -157,10 +158,32 @@ pub struct Args {
     #[arg(long)]
     pub print_config: bool,
 
+    /// Read the rest of the command line as that program's, as when rcon runs under its name
+    /// (see --install-links): mcrcon 0.7.2 (each argument one command, -H -P -p -c -r -s -t -w,
+    /// MCRCON_HOST/PORT/PASS) or itzg's rcon-cli (--host --port --password --config, the words
+    /// one command, RCON_HOST/PORT/PASSWORD, ~/.rcon-cli.yaml). Any failure then exits 1, as
+    /// theirs do. Must be the first argument.
+    #[arg(long, value_enum, value_name = "PROGRAM")]
+    pub compat: Option<Personality>,
+
+    /// Create `mcrcon` and `rcon-cli` in DIR, which run rcon with those programs' command
+    /// lines (symbolic links; on Windows hard links named mcrcon.exe and rcon-cli.exe, or copies
+    /// across volumes), and exit. An existing file of that name is never replaced.
+    #[arg(long, value_name = "DIR", value_parser = path)]
+    pub install_links: Option<PathBuf>,
+
     /// Time limit for connecting, logging in, and the whole wait for each command's output,
     /// e.g. 5s, 500ms [default: 10s].
     #[arg(short = 't', long, env = "RCON_TIMEOUT", value_name = "DURATION", value_parser = time_limit)]
     pub timeout: Option<Duration>,
+
+    /// Wait up to DURATION (e.g. 60s, 2m) for the server to come up: a refused or closed
+    /// connection and a login that gets no answer are tried again, with a short back-off and a
+    /// progress line on a terminal, until the login is accepted; then the commands run. A
+    /// refused password is final at once (exit 5); past DURATION the exit status is the last
+    /// attempt's (4, 6...). One server only.
+    #[arg(long, value_name = "DURATION", value_parser = time_limit)]
+    pub wait: Option<Duration>,
 
     /// A command to run (repeatable; run in order, before any trailing COMMAND).
     #[arg(short = 'c', long = "command", value_name = "CMD")]
@@ -457,7 +480,8 @@ pub struct Args {
     pub condition: Option<String>,
 
     /// The command to run: the words are joined with single spaces into one command. Words
-    /// starting with '-' after the first word belong to the command.
+    /// starting with '-' after the first word belong to the command; one that is an rcon long
+    /// option (`list --json`) is sent too, with a note on stderr to put options first.
     #[arg(value_name = "COMMAND", trailing_var_arg = true)]
     pub command: Vec<String>,
 }

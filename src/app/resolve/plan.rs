@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use clap::{CommandFactory, FromArgMatches};
 
+use crate::app::compat::{self, Personality, Stop, Tweaks};
 use crate::app::exit::{Exit, fail};
 use crate::app::print::output::{self, Printer, Style};
 use crate::app::resolve::args::Args;
@@ -31,6 +32,8 @@ pub enum Mode {
     PracticeMgmt(PracticePlan),
     /// `--list-servers`.
     ListServers(ConfigFile),
+    /// `--install-links DIR`: the `mcrcon` and `rcon-cli` names for the personalities.
+    InstallLinks(PathBuf),
     /// `--ping` or `--query`.
     Probe(Probe),
     /// `--print-config`: each server's settings as text (a name with several).
@@ -56,12 +59,14 @@ pub struct Printing {
     pub style: Style,
     /// Restore vanilla's dropped line breaks.
     pub fix_newlines: bool,
+    /// Print no command output at all (mcrcon's `-s`).
+    pub quiet: bool,
 }
 
 impl Printing {
     /// A printer for stdout.
     pub fn printer(&self) -> Printer {
-        Printer::new(self.style, self.fix_newlines)
+        Printer::new(self.style, self.fix_newlines).quiet(self.quiet)
     }
 }
 
@@ -159,6 +164,11 @@ pub struct SessionPlan {
     pub batch: BatchPolicy,
     /// How output is printed.
     pub printing: Printing,
+    /// `--wait`: how long the first connection may keep being tried until the server is up.
+    pub wait: Option<Duration>,
+    /// Whether vanilla's parse error fails a command (not for mcrcon and rcon-cli, whose
+    /// scripts expect the answer printed and exit status 0).
+    pub parse_errors_fail: bool,
 }
 
 /// What a session reads, from what was given and whether stdin is a terminal.
@@ -182,18 +192,91 @@ impl SessionInputs {
     }
 }
 
-/// Parses argv, also reporting where each value came from (flag or environment variable).
-pub fn parse() -> (Args, Origins) {
-    let mut command = Args::command();
+/// The command line, parsed.
+pub struct Parsed {
+    /// rcon's arguments (a personality's translated).
+    pub args: Args,
+    /// Where each value came from.
+    pub origins: Origins,
+    /// What a personality changes beyond rcon's arguments (`None`: rcon's own command line).
+    pub compat: Option<Tweaks>,
+    /// The line holds `--`: the words after it were meant for the server as they are.
+    pub double_dash: bool,
+}
+
+/// Parses argv, also reporting where each value came from (flag or environment variable). Run
+/// as `mcrcon` or `rcon-cli` (or `rcon --compat NAME`), that program's command line is
+/// translated first.
+pub fn parse() -> Parsed {
     let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if let Some((personality, start)) = compat::invoked(&argv) {
+        return parse_personality(personality, &argv[start..]);
+    }
+    let mut command = Args::command();
     let mut matches = command.try_get_matches_from_mut(&argv).unwrap_or_else(|e| {
         let blamed = from_environment(&command, &e, &argv);
-        usage_exit(e, blamed)
+        let hint = looks_like_mcrcon(&argv).then_some(
+            "these look like mcrcon's options: `rcon --compat mcrcon ...` reads them, and \
+             `rcon --install-links DIR` makes an mcrcon that does",
+        );
+        usage_exit(e, blamed, hint)
     });
     let origins = Origins::from_matches(&command, &matches);
     // The `_mut` form takes the values instead of cloning every match first.
-    let args = Args::from_arg_matches_mut(&mut matches).unwrap_or_else(|e| usage_exit(e, None));
-    (args, origins)
+    let args =
+        Args::from_arg_matches_mut(&mut matches).unwrap_or_else(|e| usage_exit(e, None, None));
+    Parsed {
+        args,
+        origins,
+        compat: None,
+        double_dash: argv.iter().skip(1).any(|a| a == "--"),
+    }
+}
+
+/// Whether a command line rcon cannot parse looks like mcrcon's: its `-w SECONDS` or `-r`, or
+/// its `-t` (rcon's `-t` takes a duration).
+fn looks_like_mcrcon(argv: &[std::ffi::OsString]) -> bool {
+    let words: Vec<&str> = argv.iter().skip(1).filter_map(|a| a.to_str()).collect();
+    words.iter().enumerate().any(|(i, w)| match *w {
+        "-w" | "-r" => true,
+        "-t" => words
+            .get(i + 1)
+            .is_none_or(|next| crate::app::resolve::values::parse_duration(next).is_err()),
+        _ => false,
+    })
+}
+
+/// A personality's arguments through [`compat::translate`], then clap as rcon's. Its own help,
+/// version and errors end the process here.
+fn parse_personality(personality: Personality, rest: &[std::ffi::OsString]) -> Parsed {
+    let translation = match compat::translate(personality, rest, &compat::Env::process()) {
+        Ok(t) => t,
+        Err(Stop::Print(text)) => {
+            let _ = output::print_text(&text);
+            std::process::exit(0);
+        }
+        Err(Stop::Fail(message)) => {
+            eprintln!("rcon: error: {message}");
+            std::process::exit(compat::status(Exit::Usage) as i32);
+        }
+    };
+    // Only the personality's own variables count (the translation read them): none of rcon's.
+    let mut command = Args::command().mut_args(|a| a.env(None::<&'static str>));
+    let mut matches = command
+        .try_get_matches_from_mut(&translation.argv)
+        .unwrap_or_else(|e| usage_exit(e, None, None));
+    let mut origins = Origins::from_matches(&command, &matches);
+    for (id, source) in translation.origins {
+        origins.set(id, source);
+    }
+    let args =
+        Args::from_arg_matches_mut(&mut matches).unwrap_or_else(|e| usage_exit(e, None, None));
+    Parsed {
+        args,
+        origins,
+        compat: Some(translation.tweaks),
+        double_dash: translation.argv.iter().any(|a| a == "--"),
+    }
 }
 
 /// When a bad value came from an environment variable, not argv: the clap name of the
@@ -225,8 +308,8 @@ fn from_environment(
 
 /// Ends the process for a command-line error: `--help` and `--version` print as clap does;
 /// anything else is one line on stderr and exit status 2. `blamed`: the argument's clap name
-/// and the environment variable its bad value came from.
-fn usage_exit(e: clap::Error, blamed: Option<(String, String)>) -> ! {
+/// and the environment variable its bad value came from; `hint`: a last word of advice.
+fn usage_exit(e: clap::Error, blamed: Option<(String, String)>, hint: Option<&str>) -> ! {
     use clap::error::ErrorKind;
     if matches!(
         e.kind(),
@@ -243,8 +326,12 @@ fn usage_exit(e: clap::Error, blamed: Option<(String, String)>) -> ! {
             &format!("environment variable {var}"),
         );
     }
+    if let Some(hint) = hint {
+        line.push_str("; ");
+        line.push_str(hint);
+    }
     eprintln!("rcon: error: {line}");
-    std::process::exit(Exit::Usage as i32);
+    std::process::exit(compat::status(Exit::Usage) as i32);
 }
 
 /// clap's error text (message, tip, usage) as one line: the message and the tip.
@@ -271,7 +358,46 @@ fn one_line(text: &str) -> String {
 }
 
 /// Resolves the run. `mgmt_here`: this binary runs `--mgmt` itself (`rcon-mgmt`).
-pub fn resolve(args: Args, origins: Origins, mgmt_here: bool) -> anyhow::Result<Mode> {
+pub fn resolve(parsed: Parsed, mgmt_here: bool) -> anyhow::Result<Mode> {
+    let Parsed {
+        args,
+        origins,
+        compat,
+        double_dash,
+    } = parsed;
+    if args.compat.is_some() && compat.is_none() {
+        return Err(fail(
+            Exit::Usage,
+            "--compat must be the first argument: rcon --compat mcrcon|rcon-cli ARGS... (the \
+             rest of the line is read as that program's)",
+        ));
+    }
+    if let Some(dir) = &args.install_links {
+        return Ok(Mode::InstallLinks(dir.clone()));
+    }
+    let wait = args.wait.is_some();
+    let mode = resolve_mode(args, origins, mgmt_here, compat, double_dash)?;
+    // The one connection of a session is the one waited for; the other modes connect their
+    // own ways (several servers have --retry, --follow reconnects by itself).
+    if wait && !matches!(mode, Mode::Session(_) | Mode::HandToMgmt) {
+        return Err(fail(
+            Exit::Usage,
+            "--wait applies to one server's commands, files and console, not to --follow, \
+             --countdown, --every, --if, several servers (there --retry N tries a connect \
+             again), --ping, --query, --mgmt or the practice servers",
+        ));
+    }
+    Ok(mode)
+}
+
+/// The mode for the arguments, after [`resolve`]'s checks of the command line as a whole.
+fn resolve_mode(
+    args: Args,
+    origins: Origins,
+    mgmt_here: bool,
+    compat: Option<Tweaks>,
+    double_dash: bool,
+) -> anyhow::Result<Mode> {
     if (args.mgmt.is_some() || args.practice_mgmt.is_some()) && !mgmt_here {
         return Ok(Mode::HandToMgmt);
     }
@@ -296,7 +422,7 @@ pub fn resolve(args: Args, origins: Origins, mgmt_here: bool) -> anyhow::Result<
     } else {
         ConfigFile::load(&args, &origins)?
     };
-    let commands = commands(&args);
+    let commands = commands(&args, compat.is_none() && !double_dash);
     // An inventory: every row on the settings of the selected profile (-s NAME or `default`),
     // with the row's own address, password source, dialect and ssh.
     if let Some(path) = &args.targets {
@@ -361,7 +487,12 @@ pub fn resolve(args: Args, origins: Origins, mgmt_here: bool) -> anyhow::Result<
         messages: args.messages,
         json: args.json,
         batch: batch_policy(&args),
-        printing: printing(&args),
+        printing: Printing {
+            quiet: compat.is_some_and(|t| t.quiet),
+            ..printing(&args)
+        },
+        wait: args.wait,
+        parse_errors_fail: compat.is_none_or(|t| t.parse_errors_fail),
         files: args.files,
     })))
 }
@@ -585,13 +716,58 @@ fn refuse_with_demo(origins: &Origins) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The commands to run: `-c` ones first, then the trailing words joined into one.
-fn commands(args: &Args) -> Vec<String> {
+/// The commands to run: `-c` ones first, then the trailing words joined into one. `note`: say
+/// on stderr when a word after the command is one of rcon's long options (see
+/// [`misplaced_options`]).
+fn commands(args: &Args, note: bool) -> Vec<String> {
     let mut all = args.commands.clone();
     if !args.command.is_empty() {
         all.push(args.command.join(" "));
     }
+    // With --mgmt the words are a method call, not an RCON command.
+    if note && args.mgmt.is_none() {
+        let misplaced = misplaced_options(&args.command);
+        if !misplaced.is_empty() {
+            eprintln!(
+                "rcon: note: {} came after the command, so the server got {} as part of it; \
+                 rcon's options go before the command: rcon {} {}",
+                quoted(&misplaced),
+                if misplaced.len() == 1 { "it" } else { "them" },
+                misplaced.join(" "),
+                args.command[0]
+            );
+        }
+    }
     all
+}
+
+/// The words after the first command word that are exactly one of rcon's long options
+/// (`--json`, `--port=1`): the words still go to the server, because words with hyphens belong
+/// to the command (`tp @p 0 -60 0`), but the user most likely meant the option.
+fn misplaced_options(words: &[String]) -> Vec<&str> {
+    let mut found = Vec::new();
+    let command = Args::command();
+    for word in words.iter().skip(1) {
+        let Some(name) = word.strip_prefix("--") else {
+            continue;
+        };
+        let name = name.split_once('=').map_or(name, |(n, _)| n);
+        let known = matches!(name, "help" | "version")
+            || command.get_arguments().any(|a| a.get_long() == Some(name));
+        if known {
+            found.push(word.as_str());
+        }
+    }
+    found
+}
+
+/// `'a'`, `'a' and 'b'`, `'a', 'b' and 'c'`.
+fn quoted(words: &[&str]) -> String {
+    let q: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
+    match q.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => q.concat(),
+    }
 }
 
 fn batch_policy(args: &Args) -> BatchPolicy {
@@ -628,6 +804,7 @@ fn printing(args: &Args) -> Printing {
     Printing {
         style,
         fix_newlines: fix_newlines(args),
+        quiet: false,
     }
 }
 
@@ -657,6 +834,34 @@ mod tests {
             "{line}"
         );
         assert!(line.contains("tip:"), "{line}");
+    }
+
+    #[test]
+    fn mcrcon_habits_are_recognised() {
+        let argv = |words: &[&str]| -> Vec<std::ffi::OsString> {
+            std::iter::once("rcon")
+                .chain(words.iter().copied())
+                .map(Into::into)
+                .collect()
+        };
+        assert!(looks_like_mcrcon(&argv(&["-H", "h", "-p", "pw", "-t"])));
+        assert!(looks_like_mcrcon(&argv(&["-w", "5", "a", "b"])));
+        assert!(looks_like_mcrcon(&argv(&["-t", "list"])));
+        assert!(!looks_like_mcrcon(&argv(&["-t", "5s", "--bogus"])));
+        assert!(!looks_like_mcrcon(&argv(&["--bogus"])));
+    }
+
+    #[test]
+    fn misplaced_options_are_found() {
+        let words = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(misplaced_options(&words(&["list", "--json"])), ["--json"]);
+        assert_eq!(
+            misplaced_options(&words(&["x", "--port=1", "--help"])),
+            ["--port=1", "--help"]
+        );
+        assert!(misplaced_options(&words(&["tp", "@p", "0", "-60", "0"])).is_empty());
+        assert!(misplaced_options(&words(&["say", "--bogus", "-j", "--"])).is_empty());
+        assert_eq!(quoted(&["a", "b", "c"]), "'a', 'b' and 'c'");
     }
 
     #[test]

@@ -3,8 +3,8 @@
 //! ([`follow`] polls RCON and takes management notifications, [`follow_consoles`] the pushed
 //! messages of BattlEye, WebRCON and telnet), the timed operations ([`timed`], [`countdown`]), `--mgmt` ([`mgmt`], on several
 //! servers `mgmt_fanout`; both in `rcon-mgmt`), the other consoles' application side ([`consoles`]), `--ping` and `--query`
-//! ([`ping_query`]), the practice servers ([`practice`]), and what is remembered per server
-//! ([`learned`]).
+//! ([`ping_query`]), the practice servers ([`practice`]), what is remembered per server
+//! ([`learned`]), and `--wait`'s retries of a session's first connection ([`wait`]).
 
 pub mod batch;
 pub mod console;
@@ -27,3 +27,4 @@ pub mod practice;
 pub mod session;
 pub mod single;
 pub mod timed;
+pub mod wait;

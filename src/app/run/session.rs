@@ -55,6 +55,11 @@ pub struct Session {
     pub refuse_after_stop: bool,
     /// Whether the connection is used after the commands (the console follows).
     pub keeps_open: bool,
+    /// `--wait`: how long the first connection is tried again until the server is up.
+    pub wait: Option<Duration>,
+    /// Whether vanilla's parse error (`<--[HERE]`) fails the command (not under the mcrcon and
+    /// rcon-cli personalities).
+    pub parse_errors_fail: bool,
     /// Where results go.
     pub printer: Printer,
 }
@@ -78,6 +83,8 @@ impl Session {
             stopped: false,
             refuse_after_stop: true,
             keeps_open: false,
+            wait: None,
+            parse_errors_fail: true,
             printer,
         }
     }
@@ -102,22 +109,31 @@ impl Session {
     }
 
     /// The client, connecting first if this is the first use. After a failed first connection
-    /// the next call tries again.
+    /// the next call tries again. With `--wait` the first connection is tried until the server
+    /// is up; later ones (the console's reconnects) are not.
     pub fn connect(&mut self) -> rconsole::Result<&mut (dyn Remote + 'static)> {
         if self.client.is_none() {
-            let connector = Box::new(Arc::clone(&self.connector));
-            let mut client = rconsole::consoles::open(
-                self.protocol,
-                connector,
-                self.password.clone(),
-                self.opts.clone(),
-            )?;
+            let mut client = match self.wait.take() {
+                Some(limit) => super::wait::until_up(limit, &self.server, || self.open())?,
+                None => self.open()?,
+            };
             if let Some((sink, live)) = &self.messages {
                 client.set_messages(sink.clone(), *live);
             }
             self.client = Some(client);
         }
         Ok(self.client.as_deref_mut().expect("connected above"))
+    }
+
+    /// A new connection, logged in.
+    fn open(&self) -> rconsole::Result<Box<dyn Remote>> {
+        let connector = Box::new(Arc::clone(&self.connector));
+        rconsole::consoles::open(
+            self.protocol,
+            connector,
+            self.password.clone(),
+            self.opts.clone(),
+        )
     }
 
     /// The client if connected at least once.
@@ -190,7 +206,8 @@ impl Session {
             });
         let error = result.err();
         self.stopped |= stopped && sent && error.is_none();
-        let parse_error = error.is_none() && crate::app::is_parse_error(&raw);
+        let parse_error =
+            self.parse_errors_fail && error.is_none() && crate::app::is_parse_error(&raw);
         let outcome = CommandOutcome {
             raw,
             error,

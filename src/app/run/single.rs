@@ -82,6 +82,8 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
     let printer = plan.printing.printer();
     let mut session = Session::new(connector, password, opts, printer);
     session.set_protocol(protocol);
+    session.wait = plan.wait;
+    session.parse_errors_fail = plan.parse_errors_fail;
     if plan.messages && !inputs_plan.console {
         let sink = consoles::message_sink(plan.json, &console_settings.name, false);
         session.set_messages(sink, false);

@@ -30,7 +30,12 @@ pub fn rcon_bin() -> std::path::PathBuf {
 /// from (or out to) the real user. (`APPDATA` is set too, but Windows ignores it: the two
 /// RCON_* directories are what keep the config, history and learned servers private there.)
 pub fn rcon_in(home: &Path) -> Command {
-    let mut cmd = Command::new(rcon_bin());
+    program_in(&rcon_bin(), home)
+}
+
+/// [`rcon_in`] for `program`: rcon under another name (a link made by `--install-links`).
+pub fn program_in(program: &Path, home: &Path) -> Command {
+    let mut cmd = Command::new(program);
     for (key, _) in std::env::vars() {
         if key.starts_with("RCON_") || key.starts_with("MCRCON_") || key.starts_with("XDG_") {
             cmd.env_remove(key);

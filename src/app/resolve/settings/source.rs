@@ -90,6 +90,13 @@ impl Origins {
         Origins(map)
     }
 
+    /// Records where the value of argument `id` came from when clap cannot know: a
+    /// personality's translated command line (mcrcon's `-H`, `MCRCON_HOST`, rcon-cli's config
+    /// file).
+    pub fn set(&mut self, id: &str, source: Source) {
+        self.0.insert(id.to_string(), source);
+    }
+
     /// Where the argument `id` came from (`None`: not given; `Default`: an empty variable).
     pub fn get(&self, id: &str) -> Option<&Source> {
         self.0.get(id)
