@@ -345,3 +345,27 @@ fn stop_closes_the_connection_at_once() {
         "{last:?}"
     );
 }
+
+/// `--demo` with a live or timed mode is a usage error naming both flags, never a run that
+/// silently drops the mode (or, for BattlEye's --follow, opens the console instead).
+#[test]
+fn demo_refuses_live_and_timed_modes_by_name() {
+    let home = home();
+    for (args, flag) in [
+        (&["--every", "1s", "list"][..], "--every"),
+        (&["--countdown", "10s", "--then", "stop"], "--countdown"),
+        (&["--if", "players < 5", "list"], "--if"),
+        (&["--follow"], "--follow"),
+        (&["--dialect", "battleye", "--follow"], "--follow"),
+    ] {
+        let out = run(rcon_in(home.path()).arg("--demo").args(args));
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(
+            err.contains("--demo") && err.contains(flag),
+            "{args:?}: {err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert_eq!(stdout(&out), "", "{args:?}");
+    }
+}

@@ -416,6 +416,7 @@ fn resolve_mode(
     }
     if args.demo {
         refuse_with_demo(&origins)?;
+        refuse_timed_with_demo(&args)?;
     }
     let file = if args.demo {
         ConfigFile::Ignored("--demo")
@@ -468,7 +469,7 @@ fn resolve_mode(
         }
         return several(args, &origins, servers, commands);
     }
-    if !args.demo && follow_or_timed_asked(&args) {
+    if follow_or_timed_asked(&args) {
         let one = vec![(settings.display_name(), settings)];
         return follow_or_timed(&args, one, commands);
     }
@@ -694,6 +695,28 @@ fn probe(args: &Args, origins: &Origins) -> anyhow::Result<Option<Probe>> {
         colour: colour(args),
         trace: args.trace,
     }))
+}
+
+/// `--demo` runs one session against its own in-process server: the live and timed modes
+/// (which run on their own schedule against real servers) are refused rather than silently
+/// dropped, naming both flags.
+fn refuse_timed_with_demo(args: &Args) -> anyhow::Result<()> {
+    let asked = [
+        (args.follow, "--follow"),
+        (args.every.is_some(), "--every"),
+        (args.countdown.is_some(), "--countdown"),
+        (args.condition.is_some(), "--if"),
+    ];
+    match asked.iter().find(|(on, _)| *on) {
+        Some((_, flag)) => Err(fail(
+            Exit::Usage,
+            format!(
+                "--demo runs one session against its own practice server and cannot be used with \
+                 {flag}; try {flag} against `rcon --practice-server 127.0.0.1:0` in another terminal"
+            ),
+        )),
+        None => Ok(()),
+    }
 }
 
 /// `--demo` runs against its own server: a server or password given on the command line would
