@@ -255,7 +255,39 @@ fn a_countdown_over_the_management_protocol() {
         server.system_messages(),
         ["Restart in 1 minute", "Restart in 10 seconds"]
     );
+    // In the chat, not over the hotbar: `overlay`, which vanilla requires, is false.
+    assert_eq!(server.system_message_overlays(), [false, false]);
     assert!(server.stopped());
+}
+
+#[test]
+fn a_management_countdown_whose_words_name_no_method_sends_nothing() {
+    let tls = mgmt::tls();
+    let server = mgmt::server(&tls);
+    let home = common::home();
+    for (announce, then, want) in [
+        (
+            "server system_mesage Restart in {left}",
+            "server stop",
+            "no management method matches 'server system_mesage Restart in 1 minute'",
+        ),
+        (
+            "server system_message Restart in {left}",
+            "serversettings autosave set",
+            "missing argument <enable>",
+        ),
+    ] {
+        let out = run(mgmt::rcon(&server, &tls, home.path())
+            .env("RCON_CLOCK_SPEED", "120")
+            .args(["--countdown", "2m", "--at", "1m"])
+            .args(["--announce", announce, "--then", then]));
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        let err = stderr(&out);
+        assert!(err.contains("nothing was sent"), "{err}");
+        assert!(err.contains(want), "{err}");
+        assert!(server.system_messages().is_empty());
+        assert!(!server.stopped());
+    }
 }
 
 #[cfg(unix)]

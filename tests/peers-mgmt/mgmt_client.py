@@ -1,7 +1,9 @@
 """A third-party JSON-RPC 2.0 over WebSocket client (the `websockets` library, its own TLS via
 Python's ssl module) for cross-checking the practice management server in tests/it/mgmt.rs.
 
-Usage: mgmt_client.py URL CERT_PEM   (secret in MGMT_SECRET, optional MGMT_ORIGIN)
+Usage: mgmt_client.py URL CERT_PEM   (secret in MGMT_SECRET, optional MGMT_ORIGIN; with
+MGMT_BROWSER=1 the secret goes as a browser sends it, in the subprotocol `minecraft-v1,SECRET`,
+instead of `Authorization: Bearer`)
 Reads one JSON call per stdin line: {"method": "...", "params": [...]}
 Writes one JSON line per call: {"result": ...} or {"error": {...}}, in order; notifications
 that arrive meanwhile are written as {"notification": {...}}.
@@ -33,11 +35,15 @@ async def main():
     context = None
     if url.startswith("wss://"):
         context = ssl.create_default_context(cafile=cert)
-    headers = {"Authorization": "Bearer " + os.environ["MGMT_SECRET"]}
+    secret = os.environ["MGMT_SECRET"]
+    headers, subprotocols = {"Authorization": "Bearer " + secret}, None
+    if os.environ.get("MGMT_BROWSER") == "1":
+        # Sent as `minecraft-v1, SECRET`; the server answers with `minecraft-v1`.
+        headers, subprotocols = {}, ["minecraft-v1", secret]
     origin = os.environ.get("MGMT_ORIGIN")
     try:
         ws = await connect(url, ssl=context, additional_headers=headers, origin=origin,
-                           open_timeout=TIMEOUT)
+                           subprotocols=subprotocols, open_timeout=TIMEOUT)
     except InvalidStatus as e:
         print(json.dumps({"handshake_status": e.response.status_code}), flush=True)
         return
