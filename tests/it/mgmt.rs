@@ -9,7 +9,7 @@ use crate::common::mgmt;
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use rconsole::mgmt::practice::{MgmtPracticeConfig, MgmtVersion};
+use rconsole::mgmt::practice::{MgmtPracticeConfig, MgmtPracticeServer, MgmtVersion};
 use serde_json::{Value, json};
 
 use common::{run, stderr, stdout};
@@ -352,12 +352,10 @@ Unknown registry key in ResourceKey[minecraft:root / minecraft:game_rule]: minec
     }
 }
 
-#[test]
-fn a_profile_holds_url_certificate_and_secret_file() {
-    let tls = mgmt::tls();
-    let server = mgmt::server(&tls);
-    let home = common::home();
-    let dir = home.path().join("config/rconsole");
+/// A profile `survival` in `home`'s config with the server's URL, its certificate (a file
+/// beside the config) and the secret (in a file, with a newline).
+fn survival_profile(home: &std::path::Path, server: &MgmtPracticeServer, tls: &mgmt::Tls) {
+    let dir = home.join("config/rconsole");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("mgmt-secret"), format!("{}\n", mgmt::SECRET)).unwrap();
     std::fs::copy(&tls.cert, dir.join("survival.pem")).unwrap();
@@ -365,10 +363,18 @@ fn a_profile_holds_url_certificate_and_secret_file() {
         dir.join("config.toml"),
         format!(
             "[servers.survival]\nhost = \"127.0.0.1\"\nmgmt_url = \"{}\"\nmgmt_cert = \"survival.pem\"\nmgmt_secret_file = \"mgmt-secret\"\n",
-            mgmt::url(&server)
+            mgmt::url(server)
         ),
     )
     .unwrap();
+}
+
+#[test]
+fn a_profile_holds_url_certificate_and_secret_file() {
+    let tls = mgmt::tls();
+    let server = mgmt::server(&tls);
+    let home = common::home();
+    survival_profile(home.path(), &server, &tls);
     server.join("Steve");
     let out = run(common::rcon_in(home.path()).args(["--mgmt", "-s", "survival", "players"]));
     assert!(out.status.success(), "{}", stderr(&out));
@@ -768,18 +774,7 @@ fn every_management_example_in_the_readme_runs() {
     let server = mgmt::server(&tls);
     server.join("Steve");
     let home = common::home();
-    let dir = home.path().join("config/rconsole");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("mgmt-secret"), mgmt::SECRET).unwrap();
-    std::fs::copy(&tls.cert, dir.join("survival.pem")).unwrap();
-    std::fs::write(
-        dir.join("config.toml"),
-        format!(
-            "[servers.survival]\nhost = \"127.0.0.1\"\nmgmt_url = \"{}\"\nmgmt_cert = \"survival.pem\"\nmgmt_secret_file = \"mgmt-secret\"\n",
-            mgmt::url(&server)
-        ),
-    )
-    .unwrap();
+    survival_profile(home.path(), &server, &tls);
     // The first example names the server by URL and trusts server.pem.
     std::fs::copy(&tls.cert, home.path().join("server.pem")).unwrap();
     for line in rest.iter().chain(&stops) {
