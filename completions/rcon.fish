@@ -49,7 +49,7 @@ complete -c rcon -l practice-cert -d 'With --practice-mgmt: the PEM certificate 
 complete -c rcon -l practice-key -d 'With --practice-mgmt: the PEM private key of --practice-cert' -r -F
 complete -c rcon -l mgmt-cert -d 'With --mgmt: trust this PEM certificate (the server\'s self-signed one, or its CA) instead of the system\'s trust store. The host name is still checked' -r -F
 complete -c rcon -l mgmt-fingerprint -d 'With --mgmt: accept only the server certificate with this SHA-256 fingerprint (64 hex digits, colons allowed), e.g. from `keytool -list` or `openssl x509 -fingerprint -sha256`' -r
-complete -c rcon -l mgmt-origin -d 'With --mgmt: send this Origin header; the server refuses (401) an Origin missing from its management-server-allowed-origins' -r
+complete -c rcon -l mgmt-origin -d 'With --mgmt: send this Origin header, for a proxy that checks it (vanilla checks the Origin of browsers only, never of a client sending its secret as a Bearer token, as rcon does)' -r
 complete -c rcon -l mgmt-secret-file -d 'With --mgmt: read the secret from FILE (trailing newline stripped)' -r -F
 complete -c rcon -l poll -d 'With --follow over RCON: how often `list` is asked [default: 5s]' -r
 complete -c rcon -l exec -d 'With --follow: run CMD for each event (`sh -c`, `cmd /C` on Windows) with the event in RCON_EVENT, RCON_EVENT_PLAYER, RCON_EVENT_SERVER, RCON_EVENT_TEXT, RCON_EVENT_JSON and as one JSON line on stdin; events wait for it in order' -r

@@ -546,7 +546,7 @@ impl Loop {
     }
 
     /// Writes what the exchange queued; each packet in one write call where the socket takes
-    /// it (PROTOCOL.md section 3).
+    /// it (docs/protocol.md section 3).
     fn flush(&mut self, i: usize, poll: &Poll, handler: &mut dyn Handler) {
         let s = &mut self.sessions[i];
         let Some(stream) = s.stream.as_mut() else {

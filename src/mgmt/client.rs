@@ -1,7 +1,8 @@
 //! The blocking management-protocol client: a WebSocket (RFC 6455, tungstenite) over TLS
 //! (rustls) or plain, over any [`Transport`], so SSH tunnels and proxy commands carry it as
-//! they carry RCON. It sends the bearer secret in `Authorization` and, when asked, an `Origin`
-//! header (PROTOCOL.md section 8: the server rejects an Origin not in its allowed list).
+//! they carry RCON. It sends the secret as `Authorization: Bearer` and, when asked, an `Origin`
+//! header, which vanilla does not check for a Bearer client (docs/protocol.md section 9): it is
+//! there for a proxy in front of the server that does.
 
 use std::collections::VecDeque;
 use std::io::{self, Read, Write};
@@ -13,7 +14,7 @@ use tungstenite::client::IntoClientRequest;
 use tungstenite::http::HeaderValue;
 use tungstenite::{HandshakeError, Message, WebSocket};
 
-use super::jsonrpc::{self, Incoming, Notification};
+use super::jsonrpc::{self, Incoming, Notification, RpcError};
 use super::{MgmtError, MgmtResult, Trust};
 use crate::Password;
 use crate::transport::Transport;
@@ -216,6 +217,28 @@ fn ws_error(e: tungstenite::Error) -> MgmtError {
     }
 }
 
+fn rpc_error(method: &str, e: RpcError) -> MgmtError {
+    MgmtError::Rpc {
+        method: method.to_string(),
+        code: e.code,
+        message: e.message,
+        data: e.data,
+    }
+}
+
+/// The `message` of vanilla's 401 body, `{"error":"Unauthorized","message":"Invalid API key"}`
+/// (whatever of it arrived with the headers), kept short and printable.
+fn unauthorized_reason(body: Option<&[u8]>) -> Option<String> {
+    let body: Value = serde_json::from_slice(body?).ok()?;
+    let message = body.get("message")?.as_str()?;
+    let message: String = message
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(200)
+        .collect();
+    (!message.is_empty()).then_some(message)
+}
+
 impl MgmtClient {
     /// Runs the TLS and WebSocket handshakes over `transport`.
     pub fn connect(
@@ -285,7 +308,9 @@ impl MgmtClient {
             Err(HandshakeError::Interrupted(_)) => return Err(timed_out),
             Err(HandshakeError::Failure(tungstenite::Error::Http(resp))) => {
                 if resp.status().as_u16() == 401 {
-                    return Err(MgmtError::Unauthorized);
+                    return Err(MgmtError::Unauthorized {
+                        reason: unauthorized_reason(resp.body().as_deref()),
+                    });
                 }
                 return Err(MgmtError::Handshake(format!(
                     "the server answered HTTP {}",
@@ -365,22 +390,12 @@ impl MgmtClient {
                     id: Some(got),
                     outcome,
                 }) if got == id => {
-                    return outcome.map_err(|(code, message)| MgmtError::Rpc {
-                        method: method.to_string(),
-                        code,
-                        message,
-                    });
+                    return outcome.map_err(|e| rpc_error(method, e));
                 }
                 Some(Incoming::Response {
                     id: None,
-                    outcome: Err((code, message)),
-                }) => {
-                    return Err(MgmtError::Rpc {
-                        method: method.to_string(),
-                        code,
-                        message,
-                    });
-                }
+                    outcome: Err(e),
+                }) => return Err(rpc_error(method, e)),
                 Some(Incoming::Notification(n)) => self.queued.push_back(n),
                 _ => {}
             }
@@ -432,6 +447,28 @@ impl MgmtClient {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reasons_of_a_refusal() {
+        let body = br#"{"error":"Unauthorized","message":"Invalid API key"}"#;
+        assert_eq!(
+            unauthorized_reason(Some(body)).as_deref(),
+            Some("Invalid API key")
+        );
+        for other in [
+            &b""[..],
+            b"Unauthorized",
+            br#"{"message":""}"#,
+            br#"{"message":1}"#,
+        ] {
+            assert_eq!(unauthorized_reason(Some(other)), None);
+        }
+        assert_eq!(unauthorized_reason(None), None);
+        assert_eq!(
+            unauthorized_reason(Some(b"{\"message\":\"a\\u001b[2Jb\"}")).as_deref(),
+            Some("a[2Jb")
+        );
+    }
 
     #[test]
     fn urls() {

@@ -27,15 +27,27 @@ pub struct Notification {
     pub params: Value,
 }
 
+/// A JSON-RPC error object as the server sent it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RpcError {
+    /// The code (-32602 for invalid params, ...).
+    pub code: i64,
+    /// The message, e.g. `Invalid params`.
+    pub message: String,
+    /// The `data` member, which says what exactly is wrong (vanilla: `No key overlay in
+    /// MapLike[...]`, `Not a boolean: "true"`); a non-string `data` is kept as its JSON text.
+    pub data: Option<String>,
+}
+
 /// One message from the server.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Incoming {
-    /// The answer to request `id`: a result, or an error code and message.
+    /// The answer to request `id`: a result, or the server's error.
     Response {
         /// The request's id (`None` for an error about an unreadable request).
         id: Option<u64>,
-        /// The result, or the error's code and message.
-        outcome: std::result::Result<Value, (i64, String)>,
+        /// The result, or the error.
+        outcome: std::result::Result<Value, RpcError>,
     },
     /// A notification.
     Notification(Notification),
@@ -80,20 +92,18 @@ pub fn parse(text: &str) -> MgmtResult<Incoming> {
                 ),
             };
             let outcome = if let Some(err) = obj.get("error") {
-                let code = err.get("code").and_then(Value::as_i64).unwrap_or(0);
-                let mut message = err
-                    .get("message")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_string();
-                if let Some(data) = err.get("data").filter(|d| !d.is_null()) {
-                    let data = data
-                        .as_str()
-                        .map(str::to_string)
-                        .unwrap_or(data.to_string());
-                    message = format!("{message} ({data})");
-                }
-                Err((code, message))
+                Err(RpcError {
+                    code: err.get("code").and_then(Value::as_i64).unwrap_or(0),
+                    message: err
+                        .get("message")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string(),
+                    data: err
+                        .get("data")
+                        .filter(|d| !d.is_null())
+                        .map(|d| d.as_str().map(str::to_string).unwrap_or(d.to_string())),
+                })
             } else if let Some(result) = obj.get("result") {
                 Ok(result.clone())
             } else {
@@ -135,14 +145,33 @@ mod tests {
                 r#"{"jsonrpc":"2.0","id":4,"error":{"code":-32601,"message":"Method not found"}}"#,
                 Incoming::Response {
                     id: Some(4),
-                    outcome: Err((-32601, "Method not found".into())),
+                    outcome: Err(RpcError {
+                        code: -32601,
+                        message: "Method not found".into(),
+                        data: None,
+                    }),
                 },
             ),
             (
                 r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error","data":"x"}}"#,
                 Incoming::Response {
                     id: None,
-                    outcome: Err((-32700, "Parse error (x)".into())),
+                    outcome: Err(RpcError {
+                        code: -32700,
+                        message: "Parse error".into(),
+                        data: Some("x".into()),
+                    }),
+                },
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":5,"error":{"code":-32602,"message":"Invalid params","data":{"k":1}}}"#,
+                Incoming::Response {
+                    id: Some(5),
+                    outcome: Err(RpcError {
+                        code: -32602,
+                        message: "Invalid params".into(),
+                        data: Some(r#"{"k":1}"#.into()),
+                    }),
                 },
             ),
             (

@@ -1,4 +1,4 @@
-//! The Minecraft Server Management Protocol (1.21.9+, PROTOCOL.md section 8): JSON-RPC 2.0 over
+//! The Minecraft Server Management Protocol (1.21.9+, docs/protocol.md section 9): JSON-RPC 2.0 over
 //! WebSocket, TLS by default, a bearer secret, typed `minecraft:` methods described by
 //! `rpc.discover`, and notifications pushed by the server.
 //!
@@ -52,12 +52,18 @@ pub enum MgmtError {
     /// A certificate or fingerprint given to trust could not be used.
     #[error("{0}")]
     Trust(String),
-    /// The server answered the WebSocket upgrade with 401: wrong secret, or an `Origin` not in
-    /// its `management-server-allowed-origins` (PROTOCOL.md section 8).
+    /// The server answered the WebSocket upgrade with 401. This client sends its secret as
+    /// `Authorization: Bearer`, which vanilla never refuses for its `Origin` (it checks the
+    /// Origin only for browsers, which send the secret as a WebSocket subprotocol), so a 401
+    /// means a missing or wrong secret (docs/protocol.md section 9).
     #[error(
-        "the management server refused the connection (HTTP 401): wrong secret, or the Origin is not in its management-server-allowed-origins"
+        "the management server refused the secret (HTTP 401{}): it is missing or wrong",
+        .reason.as_deref().map(|r| format!(", {r}")).unwrap_or_default()
     )]
-    Unauthorized,
+    Unauthorized {
+        /// The `message` of the server's 401 body (`Invalid API key`), when it sent one.
+        reason: Option<String>,
+    },
     /// The WebSocket upgrade failed for another reason.
     #[error("WebSocket handshake failed: {0}")]
     Handshake(String),
@@ -78,15 +84,21 @@ pub enum MgmtError {
     /// The server sent something that is not JSON-RPC 2.0.
     #[error("protocol error: {0}")]
     Protocol(String),
-    /// The server answered a call with a JSON-RPC error.
-    #[error("{method}: the server answered error {code}: {message}")]
+    /// The server answered a call with a JSON-RPC error; its `data`, which says what exactly is
+    /// wrong, is part of the message.
+    #[error(
+        "{method}: the server answered error {code}: {message}{}",
+        .data.as_deref().map(|d| format!(": {d}")).unwrap_or_default()
+    )]
     Rpc {
         /// The method called.
         method: String,
         /// The JSON-RPC error code.
         code: i64,
-        /// The error message.
+        /// The error message (`Invalid params`).
         message: String,
+        /// The error's `data` (`No key overlay in MapLike[...]`), if any.
+        data: Option<String>,
     },
     /// The words do not name a method the server lists in `rpc.discover`.
     #[error("no management method matches '{words}'{hint}")]

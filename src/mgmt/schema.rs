@@ -6,12 +6,23 @@
 //! `minecraft:allowlist/add` (found), so `Steve` is the argument; `-` in a word counts as `_`
 //! (`ip-bans`). A full name (`minecraft:server/status`, `rpc.discover`) is taken as it is.
 //!
-//! Words to parameters, in the order the method lists them: a string parameter takes one word;
-//! integers, numbers and booleans are parsed; an array takes every word left, each converted to
-//! its item type; an object takes one word as its name-like property (`name`, or a nested
-//! player's name, or its first string property) or, as the last parameter with several words
-//! left, one word per property in order. A word that starts with `{` or `[` is JSON, used as it
-//! is.
+//! Words to parameters, in the order the method lists them, with the types the server's
+//! schema gives (docs/protocol.md section 9), not a table of this client's:
+//! - a string parameter takes one word, or the rest of the line when it is the last one;
+//!   integers, numbers and booleans (`true/false/on/off/yes/no`) are parsed; a value that may
+//!   be of several types (`"type": ["boolean", "integer"]`, a game rule's value on 1.21.11)
+//!   is the first of them the word can be, so `true` is a boolean and `7` an integer there
+//!   while a string-typed value (1.21.9) stays `"true"`;
+//! - an array takes every word left, each converted to its item type;
+//! - an object takes its name-like property from the words: `name` (a player), `literal` (a
+//!   text message), a required string property, a nested player's name, else its first
+//!   string property; an object with `key` and `value` properties takes `KEY VALUE` (a game
+//!   rule). Every boolean property the words do not give is `false` (a system message's
+//!   `overlay`, which vanilla requires though its schema does not say so);
+//! - a required boolean parameter left out is `false` (`server save` sends `flush: false`),
+//!   and the parameter's own name as a word is `true` (`server save flush`); the value of a
+//!   `.../set` method must be given;
+//! - a word that starts with `{` or `[` is JSON, used as it is.
 
 use serde_json::{Map, Value, json};
 
@@ -19,6 +30,9 @@ use super::{MgmtError, MgmtResult};
 
 /// The prefix of every vanilla method.
 pub const PREFIX: &str = "minecraft:";
+
+/// The method that returns the schema.
+pub const DISCOVER: &str = "rpc.discover";
 
 /// One parameter of a method.
 #[derive(Debug, Clone, PartialEq)]
@@ -145,6 +159,16 @@ impl Schema {
             });
         };
         if first.contains(':') || first.starts_with("rpc.") {
+            // Vanilla does not list `rpc.discover` in its own answer; it takes no params.
+            if first == DISCOVER && self.method(first).is_none() {
+                if words.len() > 1 {
+                    return Err(MgmtError::BadArgument {
+                        method: DISCOVER.into(),
+                        why: format!("unexpected arguments {}", words[1..].join(" ")),
+                    });
+                }
+                return Ok((DISCOVER.into(), Vec::new()));
+            }
             let method = self.method(first).ok_or_else(|| self.unknown(&joined))?;
             return Ok((method.name.clone(), self.params(method, &words[1..])?));
         }
@@ -210,14 +234,28 @@ impl Schema {
         let mut out = Vec::new();
         let mut rest = words;
         for (i, p) in method.params.iter().enumerate() {
+            let schema = self.deref(&p.schema);
+            let boolean = types(schema) == ["boolean"];
             if rest.is_empty() {
+                // A required boolean left out is false (`server save` is a save without
+                // `flush`), except the value a `.../set` method exists to set.
+                if p.required && boolean && !method.name.ends_with("/set") {
+                    out.push(Value::Bool(false));
+                    continue;
+                }
                 if p.required {
                     return Err(bad(format!("missing argument <{}>", p.name)));
                 }
+                // Params go by position: once one is left out, the later ones are too.
                 break;
             }
+            // A boolean named by its own name is true: `server save flush`.
+            if boolean && rest[0] == p.name {
+                out.push(Value::Bool(true));
+                rest = &rest[1..];
+                continue;
+            }
             let last = i + 1 == method.params.len();
-            let schema = self.deref(&p.schema);
             let (value, used) = self
                 .take(schema, rest, last)
                 .map_err(|why| bad(format!("argument <{}>: {why}", p.name)))?;
@@ -246,94 +284,146 @@ impl Schema {
             let v = serde_json::from_str(word).map_err(|e| format!("'{word}' is not JSON: {e}"))?;
             return Ok((v, 1));
         }
-        match schema.get("type").and_then(Value::as_str) {
-            Some("array") => {
+        match types(schema).as_slice() {
+            ["array"] => {
                 let item = self.deref(schema.get("items").unwrap_or(&Value::Null));
                 let items = words
                     .iter()
-                    .map(|w| self.scalar_or_object(item, std::slice::from_ref(w)))
+                    .map(|w| self.value(item, w))
                     .collect::<std::result::Result<Vec<_>, _>>()?;
                 Ok((Value::Array(items), words.len()))
             }
-            Some("object") if last && words.len() > 1 => {
-                // One word per property (`gamerules update KEY VALUE`), else all the words as
-                // the name-like property (`server system_message Hello there`).
-                let v = self
-                    .scalar_or_object(schema, words)
-                    .or_else(|e| self.name_like(schema, &words.join(" "), 0).ok_or(e))?;
+            ["object"] if last && words.len() > 1 => {
+                // `gamerules update KEY VALUE`, else all the words as the name-like property
+                // (`server system_message Hello there`).
+                let v = match self.key_value(schema, words)? {
+                    Some(v) => v,
+                    None => self.object(schema, &words.join(" "))?,
+                };
                 Ok((v, words.len()))
             }
-            Some("string") if last && words.len() > 1 => self
-                .scalar_or_object(schema, &[words.join(" ")])
-                .map(|v| (v, words.len())),
-            _ => Ok((self.scalar_or_object(schema, &words[..1])?, 1)),
+            ["string"] if last && words.len() > 1 => {
+                Ok((self.value(schema, &words.join(" "))?, words.len()))
+            }
+            _ => Ok((self.value(schema, word)?, 1)),
         }
     }
 
-    fn scalar_or_object(
-        &self,
-        schema: &Value,
-        words: &[String],
-    ) -> std::result::Result<Value, String> {
-        let word = words[0].as_str();
+    /// One word as a value of `schema`: the first of the schema's types that the word can be
+    /// (a `"type": ["boolean", "integer"]` value is `true` or `7` as typed), or an object
+    /// from its name-like property.
+    fn value(&self, schema: &Value, word: &str) -> std::result::Result<Value, String> {
         if let Some(options) = schema.get("enum").and_then(Value::as_array)
             && !options.iter().any(|o| o.as_str() == Some(word))
         {
             let names: Vec<String> = options.iter().map(|o| o.to_string()).collect();
             return Err(format!("'{word}' is not one of {}", names.join(", ")));
         }
-        match schema.get("type").and_then(Value::as_str) {
-            Some("integer") => word
-                .parse::<i64>()
-                .map(Value::from)
-                .map_err(|_| format!("'{word}' is not an integer")),
-            Some("number") => word
-                .parse::<f64>()
-                .ok()
-                .and_then(|n| serde_json::Number::from_f64(n).map(Value::Number))
-                .ok_or_else(|| format!("'{word}' is not a number")),
-            Some("boolean") => match word {
-                "true" | "on" | "yes" => Ok(Value::Bool(true)),
-                "false" | "off" | "no" => Ok(Value::Bool(false)),
-                _ => Err(format!("'{word}' is not true or false")),
-            },
-            Some("object") => {
-                let props = schema
-                    .get("properties")
-                    .and_then(Value::as_object)
-                    .cloned()
-                    .unwrap_or_default();
-                if words.len() > 1 {
-                    let mut obj = Map::new();
-                    if words.len() > props.len() {
-                        return Err(format!(
-                            "{} words for an object of {} properties",
-                            words.len(),
-                            props.len()
-                        ));
+        let types = types(schema);
+        for t in &types {
+            match *t {
+                "integer" => {
+                    if let Ok(n) = word.parse::<i64>() {
+                        return Ok(Value::from(n));
                     }
-                    for ((name, s), w) in props.iter().zip(words) {
-                        let v = self.scalar_or_object(self.deref(s), std::slice::from_ref(w))?;
-                        obj.insert(name.clone(), v);
-                    }
-                    return Ok(Value::Object(obj));
                 }
-                self.name_like(schema, word, 0)
-                    .ok_or_else(|| format!("cannot make an object from '{word}'; give JSON"))
+                "number" => {
+                    if let Some(n) = word
+                        .parse::<f64>()
+                        .ok()
+                        .and_then(serde_json::Number::from_f64)
+                    {
+                        return Ok(Value::Number(n));
+                    }
+                }
+                "boolean" => match word {
+                    "true" | "on" | "yes" => return Ok(Value::Bool(true)),
+                    "false" | "off" | "no" => return Ok(Value::Bool(false)),
+                    _ => {}
+                },
+                "object" => return self.object(schema, word),
+                _ => return Ok(Value::String(word.to_string())),
             }
-            _ => Ok(Value::String(word.to_string())),
         }
+        if types.is_empty() {
+            return Ok(Value::String(word.to_string()));
+        }
+        let wanted: Vec<&str> = types
+            .iter()
+            .map(|t| match *t {
+                "integer" => "an integer",
+                "number" => "a number",
+                "boolean" => "true or false",
+                other => other,
+            })
+            .collect();
+        Err(format!("'{word}' is not {}", wanted.join(", nor ")))
     }
 
-    /// `{"name": word}`, else `{REQUIRED_STRING_PROPERTY: word}` (an IP ban's `ip`), else
-    /// `{"player": {"name": word}}` (a nested object's), else `{FIRST_STRING_PROPERTY: word}`.
+    /// `{"key": KEY, "value": VALUE}` for an object with those two properties (a game rule);
+    /// `None` for other objects. The value is typed by its own schema: a string on 1.21.9 and
+    /// 1.21.10, a boolean or an integer on 1.21.11 and later.
+    fn key_value(
+        &self,
+        schema: &Value,
+        words: &[String],
+    ) -> std::result::Result<Option<Value>, String> {
+        let props = schema.get("properties").and_then(Value::as_object);
+        let (Some(key), Some(value)) = (
+            props.and_then(|p| p.get("key")),
+            props.and_then(|p| p.get("value")),
+        ) else {
+            return Ok(None);
+        };
+        let (k, v) = (self.deref(key), self.deref(value));
+        let text = words[1..].join(" ");
+        let mut obj = Map::new();
+        obj.insert("key".into(), self.value(k, &words[0])?);
+        obj.insert("value".into(), self.value(v, &text)?);
+        Ok(Some(self.with_booleans(schema, Value::Object(obj))))
+    }
+
+    /// An object of `schema` made from one text: its name-like property, and its booleans.
+    fn object(&self, schema: &Value, text: &str) -> std::result::Result<Value, String> {
+        let v = self
+            .name_like(schema, text, 0)
+            .ok_or_else(|| format!("cannot make an object from '{text}'; give JSON"))?;
+        Ok(self.with_booleans(schema, v))
+    }
+
+    /// Every boolean property the words did not give, as `false`: vanilla requires some
+    /// (a system message's `overlay`) though its schema marks no property as required, and
+    /// for the others `false` is what leaving them out means.
+    fn with_booleans(&self, schema: &Value, mut v: Value) -> Value {
+        let (Some(obj), Some(props)) = (
+            v.as_object_mut(),
+            schema.get("properties").and_then(Value::as_object),
+        ) else {
+            return v;
+        };
+        for (k, s) in props {
+            if types(self.deref(s)) == ["boolean"] && !obj.contains_key(k) {
+                obj.insert(k.clone(), Value::Bool(false));
+            }
+        }
+        v
+    }
+
+    /// `{"name": word}` (a player), `{"literal": word}` (a text message), `{"ip": word}` for an
+    /// IP address, else `{REQUIRED_STRING_PROPERTY: word}`, else `{"player": {"name": word}}`
+    /// (a nested object's), else `{FIRST_STRING_PROPERTY: word}`.
     fn name_like(&self, schema: &Value, word: &str, depth: usize) -> Option<Value> {
         let props = schema.get("properties")?.as_object()?;
-        if props.contains_key("name") {
-            return Some(json!({ "name": word }));
+        for key in ["name", "literal"] {
+            if props.contains_key(key) {
+                return Some(json!({ key: word }));
+            }
         }
-        let is_string =
-            |s: &Value| self.deref(s).get("type").and_then(Value::as_str) == Some("string");
+        // An IP address is an IP ban's `ip`, not the name of its optional player.
+        if props.contains_key("ip") && word.parse::<std::net::IpAddr>().is_ok() {
+            return Some(json!({ "ip": word }));
+        }
+        let is_string = |s: &Value| types(self.deref(s)) == ["string"];
         // A required string property first (an IP ban's `ip`), else the first string property.
         let required = schema
             .get("required")
@@ -349,7 +439,7 @@ impl Schema {
             props
                 .iter()
                 .map(|(k, s)| (k, self.deref(s)))
-                .filter(|(_, s)| s.get("type").and_then(Value::as_str) == Some("object"))
+                .filter(|(_, s)| types(s) == ["object"])
         };
         // A nested player (`{"name": ...}`) wins over other nested objects (a kick's message).
         let has_name = |s: &Value| s.pointer("/properties/name").is_some();
@@ -359,7 +449,7 @@ impl Schema {
         if depth < 3 {
             for (key, s) in props {
                 let s = self.deref(s);
-                if s.get("type").and_then(Value::as_str) == Some("object")
+                if types(s) == ["object"]
                     && let Some(inner) = self.name_like(s, word, depth + 1)
                 {
                     return Some(json!({ key.clone(): inner }));
@@ -371,87 +461,161 @@ impl Schema {
     }
 }
 
+/// The JSON types a schema allows, in its order: `"type": "string"`, or a list such as vanilla
+/// 1.21.11's game rule value, `"type": ["boolean", "integer"]`.
+fn types(schema: &Value) -> Vec<&str> {
+    match schema.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mgmt::practice::{self, MgmtVersion};
 
     fn words(s: &str) -> Vec<String> {
         s.split_whitespace().map(str::to_string).collect()
     }
 
     fn schema() -> Schema {
-        Schema::from_discover(&super::super::practice::discover_document()).unwrap()
+        schema_of(MgmtVersion::V1_21_11)
     }
 
-    #[test]
-    fn words_to_methods_and_params() {
-        let s = schema();
-        let cases: &[(&str, &str, Value)] = &[
-            ("players", "minecraft:players", json!([])),
-            ("server save", "minecraft:server/save", json!([])),
-            ("server status", "minecraft:server/status", json!([])),
-            (
-                "allowlist add Steve Alex",
-                "minecraft:allowlist/add",
-                json!([[{"name": "Steve"}, {"name": "Alex"}]]),
-            ),
-            (
-                "bans add Griefer",
-                "minecraft:bans/add",
-                json!([[{"player": {"name": "Griefer"}}]]),
-            ),
-            (
-                "ip-bans add 10.0.0.1",
-                "minecraft:ip_bans/add",
-                json!([[{"ip": "10.0.0.1"}]]),
-            ),
-            (
-                "serversettings difficulty set hard",
-                "minecraft:serversettings/difficulty/set",
-                json!(["hard"]),
-            ),
-            (
-                "serversettings autosave set false",
-                "minecraft:serversettings/autosave/set",
-                json!([false]),
-            ),
-            (
-                "gamerules update doDaylightCycle false",
-                "minecraft:gamerules/update",
-                json!([{"key": "doDaylightCycle", "value": "false"}]),
-            ),
-            (
-                r#"allowlist set [{"name":"A"}]"#,
-                "minecraft:allowlist/set",
-                json!([[{"name": "A"}]]),
-            ),
-            (
-                "minecraft:server/status",
-                "minecraft:server/status",
-                json!([]),
-            ),
-            ("rpc.discover", "rpc.discover", json!([])),
-            (
-                "server system_message Hello there",
-                "minecraft:server/system_message",
-                json!([{"message": "Hello there"}]),
-            ),
-            (
-                "serversettings motd set Hello there",
-                "minecraft:serversettings/motd/set",
-                json!(["Hello there"]),
-            ),
-            (
-                "players kick Steve",
-                "minecraft:players/kick",
-                json!([[{"player": {"name": "Steve"}}]]),
-            ),
-        ];
+    fn schema_of(version: MgmtVersion) -> Schema {
+        Schema::from_discover(&practice::discover_document(version)).unwrap()
+    }
+
+    fn check(s: &Schema, cases: &[(&str, &str, Value)]) {
         for (w, method, params) in cases {
             let (m, p) = s.resolve(&words(w)).unwrap_or_else(|e| panic!("{w}: {e}"));
             assert_eq!(&m, method, "{w}");
             assert_eq!(&Value::Array(p), params, "{w}");
         }
+    }
+
+    #[test]
+    fn words_to_methods_and_params() {
+        check(
+            &schema(),
+            &[
+                ("players", "minecraft:players", json!([])),
+                ("server save", "minecraft:server/save", json!([false])),
+                ("server save flush", "minecraft:server/save", json!([true])),
+                ("server save true", "minecraft:server/save", json!([true])),
+                ("server status", "minecraft:server/status", json!([])),
+                (
+                    "allowlist add Steve Alex",
+                    "minecraft:allowlist/add",
+                    json!([[{"name": "Steve"}, {"name": "Alex"}]]),
+                ),
+                (
+                    "bans add Griefer",
+                    "minecraft:bans/add",
+                    json!([[{"player": {"name": "Griefer"}}]]),
+                ),
+                (
+                    "ip-bans add 10.0.0.1",
+                    "minecraft:ip_bans/add",
+                    json!([[{"ip": "10.0.0.1"}]]),
+                ),
+                (
+                    "ip-bans remove 10.0.0.1",
+                    "minecraft:ip_bans/remove",
+                    json!([["10.0.0.1"]]),
+                ),
+                (
+                    "operators add Alex",
+                    "minecraft:operators/add",
+                    json!([[{"player": {"name": "Alex"}, "bypassesPlayerLimit": false}]]),
+                ),
+                (
+                    "serversettings difficulty set hard",
+                    "minecraft:serversettings/difficulty/set",
+                    json!(["hard"]),
+                ),
+                (
+                    "serversettings autosave set false",
+                    "minecraft:serversettings/autosave/set",
+                    json!([false]),
+                ),
+                (
+                    "gamerules update minecraft:keep_inventory true",
+                    "minecraft:gamerules/update",
+                    json!([{"key": "minecraft:keep_inventory", "value": true}]),
+                ),
+                (
+                    "gamerules update minecraft:random_tick_speed 7",
+                    "minecraft:gamerules/update",
+                    json!([{"key": "minecraft:random_tick_speed", "value": 7}]),
+                ),
+                (
+                    r#"allowlist set [{"name":"A"}]"#,
+                    "minecraft:allowlist/set",
+                    json!([[{"name": "A"}]]),
+                ),
+                (
+                    "minecraft:server/status",
+                    "minecraft:server/status",
+                    json!([]),
+                ),
+                ("rpc.discover", "rpc.discover", json!([])),
+                (
+                    "server system_message Hello there",
+                    "minecraft:server/system_message",
+                    json!([{"message": {"literal": "Hello there"}, "overlay": false}]),
+                ),
+                (
+                    "server system_message Hi",
+                    "minecraft:server/system_message",
+                    json!([{"message": {"literal": "Hi"}, "overlay": false}]),
+                ),
+                (
+                    r#"server system_message {"message":{"literal":"Hi"},"overlay":true}"#,
+                    "minecraft:server/system_message",
+                    json!([{"message": {"literal": "Hi"}, "overlay": true}]),
+                ),
+                (
+                    "serversettings motd set Hello there",
+                    "minecraft:serversettings/motd/set",
+                    json!(["Hello there"]),
+                ),
+                (
+                    "players kick Steve",
+                    "minecraft:players/kick",
+                    json!([[{"player": {"name": "Steve"}}]]),
+                ),
+            ],
+        );
+    }
+
+    #[test]
+    fn game_rule_values_take_the_type_each_version_gives() {
+        check(
+            &schema_of(MgmtVersion::V1_21_9),
+            &[
+                (
+                    "gamerules update keepInventory true",
+                    "minecraft:gamerules/update",
+                    json!([{"key": "keepInventory", "value": "true"}]),
+                ),
+                (
+                    "gamerules update randomTickSpeed 7",
+                    "minecraft:gamerules/update",
+                    json!([{"key": "randomTickSpeed", "value": "7"}]),
+                ),
+            ],
+        );
+        let e = schema()
+            .resolve(&words("gamerules update minecraft:keep_inventory maybe"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("'maybe' is not true or false, nor an integer"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -465,6 +629,9 @@ mod tests {
             ("serversettings motd set", "missing argument <message>"),
             ("serversettings difficulty set extreme", "is not one of"),
             ("serversettings autosave set maybe", "not true or false"),
+            ("serversettings autosave set", "missing argument <enable>"),
+            ("server save flush now", "unexpected argument now"),
+            ("rpc.discover now", "unexpected arguments now"),
             ("allowlist add", "missing argument <add>"),
             ("notification players joined", "no management method"),
         ] {

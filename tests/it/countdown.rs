@@ -242,20 +242,57 @@ fn a_slow_server_in_a_group_delays_no_other() {
 
 #[test]
 fn a_countdown_over_the_management_protocol() {
+    use rconsole::mgmt::practice::MgmtVersion;
+    let tls = mgmt::tls();
+    let home = common::home();
+    for version in [MgmtVersion::V1_21_9, MgmtVersion::V1_21_11] {
+        let server = mgmt::server_of(&tls, version);
+        let out = run(mgmt::rcon(&server, &tls, home.path())
+            .env("RCON_CLOCK_SPEED", "120")
+            .args(["--countdown", "2m", "--at", "1m,10s"])
+            .args(["--announce", "server system_message Restart in {left}"])
+            .args(["--then", "server save flush", "--then", "server stop"]));
+        assert!(out.status.success(), "{version:?}: {}", stderr(&out));
+        assert_eq!(stderr(&out), "", "{version:?}");
+        assert_eq!(
+            server.system_messages(),
+            ["Restart in 1 minute", "Restart in 10 seconds"],
+            "{version:?}"
+        );
+        // In the chat, not over the hotbar: `overlay`, which vanilla requires, is false.
+        assert_eq!(server.system_message_overlays(), [false, false]);
+        assert!(server.stopped(), "{version:?}");
+    }
+}
+
+#[test]
+fn a_management_countdown_whose_words_name_no_method_sends_nothing() {
     let tls = mgmt::tls();
     let server = mgmt::server(&tls);
     let home = common::home();
-    let out = run(mgmt::rcon(&server, &tls, home.path())
-        .env("RCON_CLOCK_SPEED", "120")
-        .args(["--countdown", "2m", "--at", "1m,10s"])
-        .args(["--announce", "server system_message Restart in {left}"])
-        .args(["--then", "server stop"]));
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(
-        server.system_messages(),
-        ["Restart in 1 minute", "Restart in 10 seconds"]
-    );
-    assert!(server.stopped());
+    for (announce, then, want) in [
+        (
+            "server system_mesage Restart in {left}",
+            "server stop",
+            "no management method matches 'server system_mesage Restart in 1 minute'",
+        ),
+        (
+            "server system_message Restart in {left}",
+            "serversettings autosave set",
+            "missing argument <enable>",
+        ),
+    ] {
+        let out = run(mgmt::rcon(&server, &tls, home.path())
+            .env("RCON_CLOCK_SPEED", "120")
+            .args(["--countdown", "2m", "--at", "1m"])
+            .args(["--announce", announce, "--then", then]));
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        let err = stderr(&out);
+        assert!(err.contains("nothing was sent"), "{err}");
+        assert!(err.contains(want), "{err}");
+        assert!(server.system_messages().is_empty());
+        assert!(!server.stopped());
+    }
 }
 
 #[cfg(unix)]

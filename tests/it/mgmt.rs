@@ -9,6 +9,7 @@ use crate::common::mgmt;
 use std::io::Write;
 use std::process::{Command, Stdio};
 
+use rconsole::mgmt::practice::{MgmtPracticeConfig, MgmtPracticeServer, MgmtVersion};
 use serde_json::{Value, json};
 
 use common::{run, stderr, stdout};
@@ -56,14 +57,15 @@ fn methods_over_tls_with_the_certificate_trusted_by_file() {
     );
     assert_eq!(ok(rcon().args(["serversettings", "difficulty"])), "hard\n");
     assert_eq!(
-        ok(rcon().args(["gamerules", "update", "keepInventory", "true"])),
-        "keepInventory = true\n"
+        ok(rcon().args(["gamerules", "update", "minecraft:keep_inventory", "true"])),
+        "minecraft:keep_inventory = true\n"
     );
     assert_eq!(
         ok(rcon().args(["server", "system_message", "Hello", "there"])),
         "true\n"
     );
     assert_eq!(server.system_messages(), ["Hello there"]);
+    assert_eq!(server.system_message_overlays(), [false]);
     let status = ok(rcon().args(["server", "status"]));
     assert!(status.contains("started: true"), "{status}");
     assert!(status.contains("players: Notch"), "{status}");
@@ -215,7 +217,7 @@ fn a_pinned_fingerprint_is_trusted_and_only_that_one() {
 }
 
 #[test]
-fn wrong_secret_and_origin_are_login_failures() {
+fn a_wrong_secret_is_a_login_failure_and_the_origin_never_is() {
     let tls = mgmt::tls();
     let origin = "https://panel.example";
     let server = mgmt::start(
@@ -228,19 +230,68 @@ fn wrong_secret_and_origin_are_login_failures() {
         .env("RCON_MGMT_SECRET", "not-the-secret")
         .arg("players"));
     assert_eq!(out.status.code(), Some(5), "{}", stderr(&out));
-    assert!(stderr(&out).contains("HTTP 401"), "{}", stderr(&out));
-    assert!(!stderr(&out).contains("not-the-secret"));
-    let out = run(mgmt::rcon(&server, &tls, home.path()).args([
-        "--mgmt-origin",
-        "https://evil.example",
-        "players",
-    ]));
-    assert_eq!(out.status.code(), Some(5), "{}", stderr(&out));
-    assert!(stderr(&out).contains("--mgmt-origin"), "{}", stderr(&out));
-    assert_eq!(
-        ok(mgmt::rcon(&server, &tls, home.path()).args(["--mgmt-origin", origin, "players"])),
-        "(none)\n"
-    );
+    let err = stderr(&out);
+    // The server's own reason, and what to check; no word about an Origin, which vanilla
+    // never holds against a client that sends its secret as a Bearer token.
+    assert!(err.contains("HTTP 401, Invalid API key"), "{err}");
+    assert!(err.contains("check the secret"), "{err}");
+    assert!(!err.to_lowercase().contains("origin"), "{err}");
+    assert!(!err.contains("not-the-secret"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    // An Origin the server does not list is no reason to refuse rcon, nor is the one it lists.
+    for o in ["https://evil.example", origin] {
+        assert_eq!(
+            ok(mgmt::rcon(&server, &tls, home.path()).args(["--mgmt-origin", o, "players"])),
+            "(none)\n"
+        );
+    }
+}
+
+#[test]
+fn the_practice_server_checks_the_origin_of_browsers_only_as_vanilla_does() {
+    let Some(_) = mgmt::peer_python() else { return };
+    let tls = mgmt::tls();
+    let allowed = "https://panel.example";
+    let status = |version: MgmtVersion, browser: bool, origin: Option<&str>| {
+        let server = mgmt::start_with(MgmtPracticeConfig {
+            version,
+            allowed_origins: vec![allowed.to_string()],
+            ..mgmt::config(&tls)
+        });
+        let mut env = vec![];
+        if browser {
+            env.push(("MGMT_BROWSER", "1"));
+        }
+        if let Some(o) = origin {
+            env.push(("MGMT_ORIGIN", o));
+        }
+        let answers = peer_calls_with(
+            &mgmt::url(&server),
+            &tls.cert,
+            &env,
+            &[json!({"method": "minecraft:players"})],
+        );
+        match answers.first() {
+            Some(a) if a.get("handshake_status").is_some() => a["handshake_status"].clone(),
+            Some(a) => json!(if a.get("result").is_some() {
+                "in"
+            } else {
+                "error"
+            }),
+            None => json!("nothing"),
+        }
+    };
+    use MgmtVersion::{V1_21_9, V1_21_11};
+    // A Bearer client: never refused for its Origin.
+    assert_eq!(status(V1_21_11, false, Some("https://evil.example")), "in");
+    assert_eq!(status(V1_21_9, false, Some("https://evil.example")), "in");
+    // A browser (the secret as the minecraft-v1 subprotocol, 1.21.11 and later): its Origin
+    // must be listed.
+    assert_eq!(status(V1_21_11, true, Some(allowed)), "in");
+    assert_eq!(status(V1_21_11, true, Some("https://evil.example")), 401);
+    assert_eq!(status(V1_21_11, true, None), 401);
+    // 1.21.9 and 1.21.10 know only the Bearer header.
+    assert_eq!(status(V1_21_9, true, Some(allowed)), 401);
 }
 
 #[test]
@@ -255,18 +306,31 @@ fn bad_words_are_usage_errors_and_server_errors_fail_the_command() {
         "{}",
         stderr(&out)
     );
+    // The server's refusal comes with its `data`, which says what exactly is wrong.
     let out = run(mgmt::rcon(&server, &tls, home.path()).args([
         "gamerules",
         "update",
-        "noSuchRule",
+        "minecraft:no_such_rule",
         "1",
     ]));
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("unknown game rule noSuchRule"),
-        "{}",
-        stderr(&out)
+    assert_eq!(
+        stderr(&out),
+        "rcon: error: minecraft:gamerules/update: the server answered error -32602: Invalid params: \
+Unknown registry key in ResourceKey[minecraft:root / minecraft:game_rule]: minecraft:no_such_rule\n"
     );
+    let out = run(mgmt::rcon(&server, &tls, home.path()).args([
+        "--json",
+        "server",
+        "system_message",
+        r#"{"message":{"literal":"x"}}"#,
+    ]));
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let want = r#"No key overlay in MapLike[{"message":{"literal":"x"}}]"#;
+    assert!(stderr(&out).contains(want), "{}", stderr(&out));
+    let line: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    assert!(line["error"].as_str().unwrap().contains(want), "{line}");
+    assert!(server.system_messages().is_empty());
     for (args, code, want) in [
         (
             &["--mgmt", "http://127.0.0.1:1", "players"][..],
@@ -288,12 +352,10 @@ fn bad_words_are_usage_errors_and_server_errors_fail_the_command() {
     }
 }
 
-#[test]
-fn a_profile_holds_url_certificate_and_secret_file() {
-    let tls = mgmt::tls();
-    let server = mgmt::server(&tls);
-    let home = common::home();
-    let dir = home.path().join("config/rconsole");
+/// A profile `survival` in `home`'s config with the server's URL, its certificate (a file
+/// beside the config) and the secret (in a file, with a newline).
+fn survival_profile(home: &std::path::Path, server: &MgmtPracticeServer, tls: &mgmt::Tls) {
+    let dir = home.join("config/rconsole");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("mgmt-secret"), format!("{}\n", mgmt::SECRET)).unwrap();
     std::fs::copy(&tls.cert, dir.join("survival.pem")).unwrap();
@@ -301,10 +363,18 @@ fn a_profile_holds_url_certificate_and_secret_file() {
         dir.join("config.toml"),
         format!(
             "[servers.survival]\nhost = \"127.0.0.1\"\nmgmt_url = \"{}\"\nmgmt_cert = \"survival.pem\"\nmgmt_secret_file = \"mgmt-secret\"\n",
-            mgmt::url(&server)
+            mgmt::url(server)
         ),
     )
     .unwrap();
+}
+
+#[test]
+fn a_profile_holds_url_certificate_and_secret_file() {
+    let tls = mgmt::tls();
+    let server = mgmt::server(&tls);
+    let home = common::home();
+    survival_profile(home.path(), &server, &tls);
     server.join("Steve");
     let out = run(common::rcon_in(home.path()).args(["--mgmt", "-s", "survival", "players"]));
     assert!(out.status.success(), "{}", stderr(&out));
@@ -313,11 +383,22 @@ fn a_profile_holds_url_certificate_and_secret_file() {
 
 /// Runs the calls through the third-party client; one result (or error) per call.
 fn peer_calls(server_url: &str, cert: &std::path::Path, calls: &[Value]) -> Vec<Value> {
+    peer_calls_with(server_url, cert, &[], calls)
+}
+
+/// [`peer_calls`] with more of the peer's environment (`MGMT_ORIGIN`, `MGMT_BROWSER`).
+fn peer_calls_with(
+    server_url: &str,
+    cert: &std::path::Path,
+    env: &[(&str, &str)],
+    calls: &[Value],
+) -> Vec<Value> {
     let py = mgmt::peer_python().expect("checked by the caller");
     let mut child = Command::new(py)
         .arg(mgmt::peer_script())
         .arg(server_url)
         .arg(cert)
+        .envs(env.iter().copied())
         .env("MGMT_SECRET", mgmt::SECRET)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -362,7 +443,7 @@ fn the_third_party_client_agrees_on_every_method_called() {
         &["serversettings", "difficulty", "set", "hard"],
         &["serversettings", "motd", "set", "Hello", "there"],
         &["serversettings", "autosave", "set", "false"],
-        &["gamerules", "update", "randomTickSpeed", "7"],
+        &["gamerules", "update", "minecraft:random_tick_speed", "7"],
         &["gamerules"],
         &["server", "save"],
         &["server", "status"],
@@ -539,4 +620,188 @@ fn the_practice_management_server_runs_from_the_command_line() {
     assert!(out.status.success(), "{}", stderr(&out));
     let out = common::wait_with_timeout(server, std::time::Duration::from_secs(30));
     assert!(out.status.success());
+}
+
+/// The `--json` output of one call of `words`: its params and result.
+fn call_json(mut cmd: Command, words: &[&str]) -> (Value, Value) {
+    let line = ok(cmd.arg("--json").args(words));
+    let v: Value = serde_json::from_str(line.trim()).unwrap();
+    assert_eq!(v["ok"], true, "{v}");
+    (v["params"].clone(), v["result"].clone())
+}
+
+#[test]
+fn game_rules_are_updated_with_the_value_types_of_each_versions_schema() {
+    let tls = mgmt::tls();
+    let home = common::home();
+    // (version, words, params sent, result)
+    let cases = [
+        (
+            MgmtVersion::V1_21_9,
+            ["keepInventory", "true"],
+            json!([{"key": "keepInventory", "value": "true"}]),
+            json!({"key": "keepInventory", "value": "true", "type": "boolean"}),
+        ),
+        (
+            MgmtVersion::V1_21_9,
+            ["randomTickSpeed", "7"],
+            json!([{"key": "randomTickSpeed", "value": "7"}]),
+            json!({"key": "randomTickSpeed", "value": "7", "type": "integer"}),
+        ),
+        (
+            MgmtVersion::V1_21_11,
+            ["minecraft:keep_inventory", "true"],
+            json!([{"key": "minecraft:keep_inventory", "value": true}]),
+            json!({"key": "minecraft:keep_inventory", "value": true, "type": "boolean"}),
+        ),
+        (
+            MgmtVersion::V1_21_11,
+            ["minecraft:random_tick_speed", "7"],
+            json!([{"key": "minecraft:random_tick_speed", "value": 7}]),
+            json!({"key": "minecraft:random_tick_speed", "value": 7, "type": "integer"}),
+        ),
+    ];
+    for (version, words, params, result) in cases {
+        let server = mgmt::server_of(&tls, version);
+        let rcon = || mgmt::rcon(&server, &tls, home.path());
+        let (sent, got) = call_json(rcon(), &["gamerules", "update", words[0], words[1]]);
+        assert_eq!((&sent, &got), (&params, &result), "{version:?} {words:?}");
+        // The server holds the new value.
+        let (_, rules) = call_json(rcon(), &["gamerules"]);
+        assert!(
+            rules.as_array().unwrap().contains(&result),
+            "{version:?}: {rules}"
+        );
+        // Text output: KEY = VALUE.
+        assert_eq!(
+            ok(rcon().args(["gamerules", "update"]).args(words)),
+            format!("{} = {}\n", words[0], words[1])
+        );
+    }
+    // Each version refuses the other's value type, with its reason shown.
+    for (version, words, why) in [
+        (
+            MgmtVersion::V1_21_9,
+            [r#"{"key":"keepInventory","value":true}"#],
+            "Invalid params: Not a string: true",
+        ),
+        (
+            MgmtVersion::V1_21_11,
+            [r#"{"key":"minecraft:keep_inventory","value":"true"}"#],
+            r#"Invalid params: Not a boolean: "true""#,
+        ),
+    ] {
+        let server = mgmt::server_of(&tls, version);
+        let out = run(mgmt::rcon(&server, &tls, home.path())
+            .args(["gamerules", "update"])
+            .args(words));
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        assert!(stderr(&out).contains(why), "{version:?}: {}", stderr(&out));
+    }
+}
+
+#[test]
+fn system_messages_and_saves_send_what_vanilla_requires() {
+    let tls = mgmt::tls();
+    let home = common::home();
+    for version in [MgmtVersion::V1_21_9, MgmtVersion::V1_21_11] {
+        let server = mgmt::server_of(&tls, version);
+        let rcon = || mgmt::rcon(&server, &tls, home.path());
+        let (sent, result) = call_json(rcon(), &["server", "system_message", "Back", "in", "5"]);
+        assert_eq!(
+            (sent, result),
+            (
+                json!([{"message": {"literal": "Back in 5"}, "overlay": false}]),
+                json!(true)
+            )
+        );
+        // Over the hotbar: the object as JSON.
+        ok(rcon().args([
+            "server",
+            "system_message",
+            r#"{"message":{"literal":"Look up"},"overlay":true}"#,
+        ]));
+        assert_eq!(server.system_messages(), ["Back in 5", "Look up"]);
+        assert_eq!(server.system_message_overlays(), [false, true]);
+        // `server save` is a save without flush; `server save flush` flushes.
+        let (sent, result) = call_json(rcon(), &["server", "save"]);
+        assert_eq!((sent, result), (json!([false]), json!(true)));
+        let (sent, _) = call_json(rcon(), &["server", "save", "flush"]);
+        assert_eq!(sent, json!([true]));
+    }
+}
+
+/// Splits a README command line as `sh` would (plain words and '...' quotes are all the
+/// examples use) and drops a trailing `# comment`.
+fn shell_words(line: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut cur: Option<String> = None;
+    let mut quoted = false;
+    for c in line.chars() {
+        match c {
+            '\'' => {
+                quoted = !quoted;
+                cur.get_or_insert_with(String::new);
+            }
+            '#' if !quoted && cur.is_none() => break,
+            c if c.is_whitespace() && !quoted => words.extend(cur.take()),
+            c => cur.get_or_insert_with(String::new).push(c),
+        }
+    }
+    assert!(!quoted, "unclosed quote in {line}");
+    words.extend(cur);
+    words
+}
+
+#[test]
+fn every_management_example_in_the_readme_runs() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let section = readme
+        .split("\n## ")
+        .find(|s| s.starts_with("Management protocol"))
+        .expect("the management section");
+    let examples: Vec<&str> = section
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("rcon --mgmt"))
+        .collect();
+    assert!(examples.len() >= 8, "{examples:?}");
+    // `server stop` ends the practice server: it runs last.
+    let (stops, rest): (Vec<&str>, Vec<&str>) =
+        examples.iter().partition(|l| l.contains("server stop"));
+    let tls = mgmt::tls();
+    let server = mgmt::server(&tls);
+    server.join("Steve");
+    let home = common::home();
+    survival_profile(home.path(), &server, &tls);
+    // The first example names the server by URL and trusts server.pem.
+    std::fs::copy(&tls.cert, home.path().join("server.pem")).unwrap();
+    for line in rest.iter().chain(&stops) {
+        let args: Vec<String> = shell_words(line)[1..]
+            .iter()
+            .map(|w| w.replace("wss://mc.example.net:25585", &mgmt::url(&server)))
+            .collect();
+        let out = run(common::rcon_in(home.path())
+            .current_dir(home.path())
+            .args(&args)
+            .env("RCON_MGMT_SECRET", mgmt::SECRET)
+            .env("RCON_CLOCK_SPEED", "600")
+            .stdin(Stdio::null()));
+        assert!(out.status.success(), "{line}: {}", stderr(&out));
+        assert!(
+            !stderr(&out).contains("rcon: error"),
+            "{line}: {}",
+            stderr(&out)
+        );
+    }
+    assert!(server.stopped(), "no example stopped the server");
+    assert!(
+        server
+            .system_messages()
+            .iter()
+            .any(|m| m.starts_with("Restart in")),
+        "{:?}",
+        server.system_messages()
+    );
 }

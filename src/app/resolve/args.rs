@@ -420,8 +420,8 @@ pub struct Args {
     #[arg(long, env = "RCON_MGMT_FINGERPRINT", value_name = "SHA256")]
     pub mgmt_fingerprint: Option<String>,
 
-    /// With --mgmt: send this Origin header; the server refuses (401) an Origin missing from its
-    /// management-server-allowed-origins.
+    /// With --mgmt: send this Origin header, for a proxy that checks it (vanilla checks the Origin
+    /// of browsers only, never of a client sending its secret as a Bearer token, as rcon does).
     #[arg(long, env = "RCON_MGMT_ORIGIN", value_name = "ORIGIN")]
     pub mgmt_origin: Option<String>,
 

@@ -30,6 +30,11 @@ pub trait Runner: Send {
     fn connect(&mut self) -> anyhow::Result<()> {
         Ok(())
     }
+    /// Checks a command before anything is sent: a management method's words against the
+    /// server's schema (RCON commands are the server's to judge).
+    fn check(&self, _command: &str) -> anyhow::Result<()> {
+        Ok(())
+    }
 }
 
 /// Catches Ctrl-C from now on (a second Ctrl-C still cancels the same way).
@@ -279,10 +284,26 @@ pub fn run(
     if timing.every.is_some_and(|e| e.is_zero()) {
         return Err(fail(Exit::Usage, "--every must be more than 0"));
     }
+    // Every command the run can send, as it will be sent (an announcement with its time).
+    let mut planned: Vec<String> = finals.clone();
+    if let (Some(total), Some(t)) = (timing.countdown, &timing.announce) {
+        planned.extend(
+            schedule(total, &timing.at)
+                .iter()
+                .map(|left| fill(t, *left)),
+        );
+    }
+    if let (Some(total), Some(t)) = (timing.countdown, &timing.cancel_announce) {
+        planned.push(fill(t, total));
+    }
     for r in runners.iter_mut() {
         let name = r.name().to_string();
         r.connect()
             .map_err(|e| e.context(format!("{name}: nothing was sent")))?;
+        for c in &planned {
+            r.check(c)
+                .map_err(|e| e.context(format!("{name}: '{c}': nothing was sent")))?;
+        }
     }
     catch_interrupt();
     let clock = Clock::new();

@@ -36,7 +36,7 @@ pub fn exit_of(e: &mgmt::MgmtError) -> Exit {
         E::Trust(_) => Exit::Config,
         E::Connect(c) => Exit::from_error(c),
         E::Tls { .. } => Exit::Connect,
-        E::Unauthorized => Exit::Login,
+        E::Unauthorized { .. } => Exit::Login,
         E::Timeout { .. } => Exit::Timeout,
         E::Rpc { .. } => Exit::CommandFailed,
         _ => Exit::Connection,
@@ -49,8 +49,8 @@ pub fn error(e: mgmt::MgmtError) -> anyhow::Error {
         mgmt::MgmtError::Tls { source, .. } if source.kind() == std::io::ErrorKind::InvalidData => {
             "; to trust a self-signed certificate, give --mgmt-cert FILE or --mgmt-fingerprint SHA256"
         }
-        mgmt::MgmtError::Unauthorized => {
-            "; check the secret, and --mgmt-origin if the server lists allowed origins"
+        mgmt::MgmtError::Unauthorized { .. } => {
+            "; check the secret (RCON_MGMT_SECRET, --mgmt-secret-file, the profile's mgmt_secret_file or mgmt_secret_command) against the server's management-server-secret"
         }
         _ => "",
     };
@@ -231,10 +231,11 @@ fn inline(v: &Value) -> String {
                         format!("{k} = {}", inline(o.get("value").unwrap_or(&Value::Null)))
                     })
                 });
+            // A game rule is `KEY = VALUE`; its `type` shows in the value itself.
             let rest: Vec<String> = o
                 .iter()
                 .filter(|(k, _)| {
-                    head.is_none() || !matches!(k.as_str(), "player" | "key" | "value")
+                    head.is_none() || !matches!(k.as_str(), "player" | "key" | "value" | "type")
                 })
                 .map(|(k, v)| format!("{k}: {}", inline(v)))
                 .collect();
@@ -441,6 +442,12 @@ impl crate::app::run::countdown::Runner for MgmtRunner {
         let result = self.client.call(&method, &params).map_err(error)?;
         Ok(render(&result))
     }
+    fn check(&self, command: &str) -> anyhow::Result<()> {
+        self.schema
+            .resolve(&split_words(command))
+            .map(|_| ())
+            .map_err(error)
+    }
     fn players(&mut self) -> anyhow::Result<usize> {
         let online = self.client.call("minecraft:players", &[]).map_err(error)?;
         Ok(online.as_array().map(Vec::len).unwrap_or(0))
@@ -641,7 +648,7 @@ pub fn serve_practice(plan: &PracticePlan) -> anyhow::Result<Exit> {
         bind,
         secret: plan.password.clone(),
         tls,
-        allowed_origins: None,
+        ..MgmtPracticeConfig::default()
     })
     .map_err(|e| fail(Exit::Usage, format!("cannot serve on {addr}: {e}")))?;
     println!("{scheme}://{}", server.addr());
@@ -673,6 +680,14 @@ mod tests {
         assert_eq!(
             render(&json!([{"key": "keepInventory", "value": false}])),
             "keepInventory = false"
+        );
+        assert_eq!(
+            render(&json!({"key": "minecraft:keep_inventory", "value": true, "type": "boolean"})),
+            "minecraft:keep_inventory = true"
+        );
+        assert_eq!(
+            render(&json!({"key": "keepInventory", "value": "true", "type": "boolean"})),
+            "keepInventory = true"
         );
         assert_eq!(
             render(&json!({"started": true, "players": [p("A")]})),

@@ -7,7 +7,7 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use rconsole::mgmt::practice::{MgmtPracticeConfig, MgmtPracticeServer};
+use rconsole::mgmt::practice::{MgmtPracticeConfig, MgmtPracticeServer, MgmtVersion};
 
 /// A 40-character secret like the real server's.
 pub const SECRET: &str = "Zq3Tn8Wk2Lp5Rx7Vb9Hc4Jd6Mf1Gs0Ya2Ue4Io8";
@@ -41,27 +41,49 @@ pub fn tls() -> Tls {
     }
 }
 
-/// Starts the practice management server on `bind` (port 0: a free one) with TLS.
+/// Starts the practice management server on `bind` (port 0: a free one) with TLS, playing
+/// the newest vanilla schema; `allowed_origins` are the browser Origins it admits.
 pub fn start(
     bind: SocketAddr,
     tls: &Tls,
     allowed_origins: Option<Vec<String>>,
 ) -> MgmtPracticeServer {
-    MgmtPracticeServer::start(MgmtPracticeConfig {
+    start_with(MgmtPracticeConfig {
         bind,
+        allowed_origins: allowed_origins.unwrap_or_default(),
+        ..config(tls)
+    })
+}
+
+/// The practice server's settings for this certificate and [`SECRET`], on a free port.
+pub fn config(tls: &Tls) -> MgmtPracticeConfig {
+    MgmtPracticeConfig {
+        bind: "127.0.0.1:0".parse().unwrap(),
         secret: SECRET.into(),
         tls: Some((
             tls.cert_pem.clone().into_bytes(),
             tls.key_pem.clone().into_bytes(),
         )),
-        allowed_origins,
-    })
-    .expect("start the practice management server")
+        ..MgmtPracticeConfig::default()
+    }
+}
+
+/// Starts one with these settings.
+pub fn start_with(config: MgmtPracticeConfig) -> MgmtPracticeServer {
+    MgmtPracticeServer::start(config).expect("start the practice management server")
 }
 
 /// Starts one on a free loopback port.
 pub fn server(tls: &Tls) -> MgmtPracticeServer {
     start("127.0.0.1:0".parse().unwrap(), tls, None)
+}
+
+/// Starts one on a free loopback port playing `version`'s schema.
+pub fn server_of(tls: &Tls, version: MgmtVersion) -> MgmtPracticeServer {
+    start_with(MgmtPracticeConfig {
+        version,
+        ..config(tls)
+    })
 }
 
 /// Its URL.
