@@ -302,23 +302,8 @@ impl ConsoleExchange for Telnet {
 
 #[cfg(test)]
 mod tests {
+    // Log lines; the exchange's tables per state are in `consoles/tests/telnet.rs`.
     use super::*;
-
-    fn drain(ex: &mut Telnet) -> Vec<String> {
-        let mut out = Vec::new();
-        while let Some(a) = ex.poll() {
-            out.push(match a {
-                Action::Send(d) => format!("send {}", String::from_utf8_lossy(&d).trim_end()),
-                Action::LoggedIn => "logged in".into(),
-                Action::Answer(s) => format!("answer {s}"),
-                Action::Message(s) => format!("message {s}"),
-                Action::Warning(_) => "warning".into(),
-                Action::Fail(e) => format!("fail {e}"),
-                Action::Trace { .. } => continue,
-            });
-        }
-        out
-    }
 
     const LOG: &str = "2026-12-02T01:30:00 12.345 INF Executing command 'version' by Telnet";
 
@@ -329,70 +314,6 @@ mod tests {
         assert!(!is_log_line("Game version: V 1.0"));
         assert!(!is_log_line("2026-12-02T01:30:00 soon INF x"));
         assert!(!is_log_line("2026-12-02 01:30:00 1.0 INF x"));
-    }
-
-    #[test]
-    fn login_cases() {
-        let now = Instant::now();
-        // (server bytes, expected actions)
-        let cases: [(&[u8], &[&str]); 5] = [
-            (
-                b"Please enter password:\r\nLogon successful.\r\n",
-                &["send pw", "logged in"],
-            ),
-            // The prompt without a line end, negotiation bytes in front.
-            (b"\xff\xfb\x01Please enter password:", &["send pw"]),
-            (
-                b"Please enter password:\r\nPassword incorrect, please enter password:\r\n",
-                &["send pw", "fail login refused: wrong password"],
-            ),
-            (b"*** Connected with 7DTD server.\r\n", &["logged in"]),
-            (b"hello\r\n", &[]),
-        ];
-        for (bytes, want) in cases {
-            let mut ex = Telnet::new(
-                "pw",
-                Duration::from_secs(5),
-                Duration::from_millis(200),
-                false,
-            );
-            ex.start(now);
-            // Fed one byte at a time: every split of the stream gives the same result.
-            for b in bytes {
-                ex.receive(std::slice::from_ref(b), now);
-            }
-            assert_eq!(drain(&mut ex), want, "{}", String::from_utf8_lossy(bytes));
-        }
-    }
-
-    #[test]
-    fn answers_end_on_the_idle_gap_and_log_lines_stay_apart() {
-        let now = Instant::now();
-        let ms = Duration::from_millis;
-        let mut ex = Telnet::new("pw", Duration::from_secs(5), ms(200), false);
-        ex.start(now);
-        ex.receive(b"Please enter password:\r\nLogon successful.\r\n", now);
-        drain(&mut ex);
-        ex.receive(format!("{LOG}\r\n").as_bytes(), now);
-        assert_eq!(drain(&mut ex), [format!("message {LOG}")]);
-        ex.command("version", now);
-        assert_eq!(drain(&mut ex), ["send version"]);
-        ex.receive(
-            format!("{LOG}\r\nGame version: V 1.0\r\n").as_bytes(),
-            now + ms(50),
-        );
-        ex.receive(b"Mapping: x\r\n", now + ms(150));
-        assert_eq!(drain(&mut ex), [format!("message {LOG}")]);
-        assert_eq!(ex.wake(), Some(now + ms(350)));
-        ex.tick(now + ms(300));
-        assert_eq!(drain(&mut ex), Vec::<String>::new());
-        ex.tick(now + ms(350));
-        assert_eq!(drain(&mut ex), ["answer Game version: V 1.0\nMapping: x"]);
-        // A command with no output ends after the gap too.
-        ex.command("say hi", now + ms(400));
-        drain(&mut ex);
-        ex.tick(now + ms(600));
-        assert_eq!(drain(&mut ex), ["answer "]);
     }
 
     proptest::proptest! {
