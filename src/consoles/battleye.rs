@@ -384,9 +384,10 @@ impl ConsoleExchange for BattlEye {
 
     fn command(&mut self, command: &str, now: Instant) {
         if self.state != BattlEyeState::Ready {
-            self.actions.push_back(Action::Fail(Error::Closed {
+            // A failure is final: a login still under way must not report success later.
+            self.fail(Error::Closed {
                 when: "before the command (not logged in)",
-            }));
+            });
             return;
         }
         self.keepalive = None;

@@ -147,6 +147,14 @@ fn state_logging_in() {
             &[SENT_LOGIN, "logged in"],
         ),
         case(
+            "a command before the reply fails, and the login with it",
+            vec![Start, Cmd("x"), Wait(20_000), login(true)],
+            &[
+                SENT_LOGIN,
+                "fail server closed the connection before the command (not logged in)",
+            ],
+        ),
+        case(
             "a close: datagrams have no close, so no partial answer",
             vec![Start, Close],
             &[SENT_LOGIN, "closed -> None"],
