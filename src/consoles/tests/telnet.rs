@@ -265,6 +265,42 @@ fn state_command() {
             &["@5000 fail timed out after 5s while waiting for the telnet answer"],
         ),
         case(
+            "a line still arriving holds the answer open",
+            vec![
+                text("a\r\nlong li"),
+                Wait(150),
+                text("ne, still"),
+                Wait(150),
+                text(" coming\r\n"),
+                Wait(200),
+            ],
+            &["@500 answer \"a\\nlong line, still coming\""],
+        ),
+        case(
+            "a last line without a line end is the answer's, not the next line's",
+            vec![text("a\r\nno line end"), Wait(200), text("next\r\n")],
+            &["@200 answer \"a\\nno line end\"", "@200 message \"next\""],
+        ),
+        case(
+            "a log line without its line end at the gap waits for it, as a message",
+            vec![text(LOG), Wait(200), text("\r\n")],
+            &["@200 answer \"\"", &format!("@200 message {LOG:?}")],
+        ),
+        case(
+            "a log line in transit neither holds the answer open nor joins it",
+            vec![
+                text("a\r\n"),
+                Wait(150),
+                text("2026-12-02T01:30:00 1"),
+                Wait(100),
+                text("2.345 INF x\r\n"),
+            ],
+            &[
+                "@200 answer \"a\"",
+                "@250 message \"2026-12-02T01:30:00 12.345 INF x\"",
+            ],
+        ),
+        case(
             "lines after the answer are messages",
             vec![text("a\r\n"), Wait(200), text("b\r\n")],
             &["@200 answer \"a\"", "@200 message \"b\""],
