@@ -95,7 +95,11 @@ impl ConsoleExchange for WebRcon {
     }
 
     fn receive(&mut self, data: &[u8], _now: Instant) {
-        let reply: WebRconFrame = match serde_json::from_slice(data) {
+        // Only an object: serde would also read a struct from an array (`[1, "x"]` as
+        // Identifier 1), which no WebRCON server sends.
+        let reply: WebRconFrame = match serde_json::from_slice(data)
+            .and_then(|o| serde_json::from_value(serde_json::Value::Object(o)))
+        {
             Ok(r) => r,
             Err(e) => {
                 self.trace(false, data, "not WebRCON JSON; ignored".into());

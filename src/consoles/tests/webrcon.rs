@@ -148,6 +148,25 @@ fn state_command() {
             ],
         ),
         case(
+            "JSON that is not an object is not its JSON",
+            vec![
+                raw(r#"[1,"x"]"#),
+                raw("[]"),
+                raw("null"),
+                raw("42"),
+                raw(r#""text""#),
+                frame(1, "out"),
+            ],
+            &[
+                "warning ignored a WebRCON frame that is not its JSON: ...",
+                "warning ignored a WebRCON frame that is not its JSON: ...",
+                "warning ignored a WebRCON frame that is not its JSON: ...",
+                "warning ignored a WebRCON frame that is not its JSON: ...",
+                "warning ignored a WebRCON frame that is not its JSON: ...",
+                "answer \"out\"",
+            ],
+        ),
+        case(
             "a reply without Message is an empty answer",
             vec![raw(r#"{"Identifier":1}"#)],
             &["answer \"\""],
