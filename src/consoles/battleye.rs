@@ -278,7 +278,11 @@ impl BattlEye {
 
     fn fail(&mut self, e: Error) {
         self.state = BattlEyeState::Failed;
-        self.pending = None;
+        // Messages held back for the answer were acknowledged, so the server never sends them
+        // again: they go out before the failure.
+        if let Some(p) = self.pending.take() {
+            self.actions.extend(p.held.into_iter().map(Action::Message));
+        }
         self.actions.push_back(Action::Fail(e));
     }
 

@@ -284,6 +284,16 @@ fn state_command() {
         .collect();
     lost.push("@10000 fail timed out after 10s while waiting for the BattlEye answer (retransmitted with the same sequence number)".into());
 
+    // A server that answered before goes silent: the message it sent meanwhile still shows.
+    let mut silent = vec![
+        "answer \"ok\"".to_string(),
+        "send cmd 1 \"y\"".into(),
+        "send ack 0".into(),
+    ];
+    silent.extend((1..10).map(|s| format!("@{s}000 send cmd 1 \"y\"")));
+    silent.push("@10000 message \"chat\"".into());
+    silent.push("@10000 fail timed out after 10s while waiting for the BattlEye answer...".into());
+
     // Three parts in each of the six orders.
     let mut cases: Vec<Case> = Vec::new();
     for order in [
@@ -442,6 +452,27 @@ fn state_command() {
                 "@1600 message \"RCon admin: hi\"",
             ],
         ),
+        case(
+            "a failure still delivers the messages held for the answer (they were acknowledged)",
+            vec![
+                answer(0, "ok"),
+                Cmd("y"),
+                message(0, "chat"),
+                part(1, 2, 7, "x"),
+            ],
+            &[
+                "answer \"ok\"",
+                "send cmd 1 \"y\"",
+                "send ack 0",
+                "message \"chat\"",
+                "fail protocol error: BattlEye answer part 7 of 2 does not fit",
+            ],
+        ),
+        Case {
+            name: "a timeout still delivers the messages held for the answer".into(),
+            steps: vec![answer(0, "ok"), Cmd("y"), message(0, "chat"), Wait(10_000)],
+            want: silent,
+        },
         case(
             "a bad CRC is dropped",
             vec![bad_crc(answer(0, "bad")), answer(0, "good")],
