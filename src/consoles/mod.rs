@@ -42,6 +42,9 @@ pub mod practice;
 pub mod telnet;
 pub mod webrcon;
 
+#[cfg(test)]
+mod tests;
+
 use std::sync::Arc;
 use std::time::Instant;
 

@@ -1,8 +1,10 @@
 //! `rcon --dialect battleye` against the BattlEye practice server (UDP): the common console
 //! experience, a lossy network (drops, duplicates, reordering, bad CRCs on a seeded pattern),
 //! the Reforger answer stream, keep-alive (scaled down here; the real 45 s on a fake clock in
-//! `src/consoles/battleye.rs`), and "no answer at all".
+//! `src/consoles/tests/battleye.rs`), and "no answer at all".
 
+use std::path::Path;
+use std::process::{Child, Stdio};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
@@ -148,43 +150,61 @@ fn expiring_server(expiry: Duration) -> ConsoleServer {
     .unwrap()
 }
 
+/// The pause between the batch's commands: well past [`EXPIRY`], so that a server starved of
+/// CPU for a while still notices the silence before the second command arrives.
+const DELAY: &str = "1200ms";
+/// How long the practice servers keep a silent client (45 s on real servers).
+const EXPIRY: Duration = Duration::from_millis(500);
+
+/// The same batch with keep-alives every `keepalive`: two commands `DELAY` apart, with short
+/// retransmits (a late keep-alive answer must not leave the client silent either).
+fn idle_batch(server: &ConsoleServer, keepalive: &str, timeout: &str, home: &Path) -> Child {
+    let file = home.join("two.txt");
+    std::fs::write(&file, "count\ncount\n").unwrap();
+    rcon_dialect(server, "battleye", home)
+        .env("RCON_BATTLEYE_KEEPALIVE", keepalive)
+        .env("RCON_BATTLEYE_RETRANSMIT", "100ms")
+        .args(["--delay", DELAY, "--timeout", timeout, "-f"])
+        .arg(&file)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn rcon")
+}
+
 #[test]
 fn keepalive_keeps_an_idle_session_logged_in() {
-    // Scaled down: the server forgets a client after 3 s of silence, the client sends an empty
-    // command after 500 ms, and the batch waits 4 s between its commands.
-    let server = expiring_server(Duration::from_secs(3));
-    let home = home();
-    let file = home.path().join("two.txt");
-    std::fs::write(&file, "count\ncount\n").unwrap();
-    let out = run(rcon_dialect(&server, "battleye", home.path())
-        .env("RCON_BATTLEYE_KEEPALIVE", "500ms")
-        .args([
-            "--delay",
-            "4s",
-            "--timeout",
-            "3s",
-            "-f",
-            file.to_str().unwrap(),
-        ]));
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(stdout(&out), "count 1\ncount 2\n");
-    let stats = server.stats();
+    // Scaled down (the real 45 s runs on a fake clock in src/consoles/tests/battleye.rs), and
+    // both runs at once, so the whole test takes about the delay plus one timeout.
+    // With keep-alives every 100 ms the client is never silent for the server's 500 ms.
+    let kept = expiring_server(EXPIRY);
+    // Without them (an interval longer than the run) the same batch fails: the check can fail.
+    let dropped = expiring_server(EXPIRY);
+    let (home_kept, home_dropped) = (home(), home());
+    let with = idle_batch(&kept, "100ms", "3s", home_kept.path());
+    let without = idle_batch(&dropped, "60s", "1s", home_dropped.path());
+    let (with, without) = (
+        wait_with_timeout(with, Duration::from_secs(60)),
+        wait_with_timeout(without, Duration::from_secs(60)),
+    );
+
+    assert!(with.status.success(), "{}", stderr(&with));
+    assert_eq!(stdout(&with), "count 1\ncount 2\n");
+    let stats = kept.stats();
+    // Never forgotten while it ran (a forgotten client's command goes unanswered), and no
+    // second login. (Once the run ends, this server forgets it too.)
     assert_eq!(stats.logins.load(Ordering::SeqCst), 1, "no second login");
     assert!(stats.keepalives.load(Ordering::SeqCst) >= 2);
 
-    // Without keep-alives (interval longer than the server's patience) the same batch fails:
-    // the check above can fail.
-    let server = expiring_server(Duration::from_secs(3));
-    let out = run(rcon_dialect(&server, "battleye", home.path())
-        .env("RCON_BATTLEYE_KEEPALIVE", "60s")
-        .args([
-            "--delay",
-            "4s",
-            "--timeout",
-            "2s",
-            "-f",
-            file.to_str().unwrap(),
-        ]));
-    assert!(!out.status.success(), "{}", stdout(&out));
-    assert_eq!(server.stats().expired.load(Ordering::SeqCst), 1);
+    // The first command ran; the second went to a server that had forgotten the client.
+    assert_eq!(stdout(&without), "count 1\n", "{}", stderr(&without));
+    assert_eq!(without.status.code(), Some(6), "{}", stderr(&without));
+    assert!(
+        stderr(&without).contains("timed out"),
+        "{}",
+        stderr(&without)
+    );
+    let stats = dropped.stats();
+    assert_eq!(stats.expired.load(Ordering::SeqCst), 1);
+    assert_eq!(stats.keepalives.load(Ordering::SeqCst), 0);
 }
