@@ -77,11 +77,14 @@ impl Dialect {
     };
 
     /// Palworld (as reported): every reply has id 0 and long or non-ASCII replies can declare
-    /// more bytes than they send, so replies are matched by order and end after an idle gap.
+    /// more bytes than they send, so replies are matched by order and end after an idle gap
+    /// after their packet. Every command is answered (the clients that work with it read one
+    /// packet per command), so a slow answer is waited for rather than taken for an empty one,
+    /// which would put it under the next command.
     pub const PALWORLD: Dialect = Dialect {
         name: "palworld",
         summary: "Palworld: replies matched whatever their id, output ends after an idle gap",
-        end: EndDetection::Idle,
+        end: EndDetection::Answered,
         max_command_bytes: 4086,
         any_reply_id: true,
         partial_on_idle: true,
@@ -200,7 +203,7 @@ mod tests {
             ..ClientOptions::default()
         };
         Dialect::PALWORLD.apply(&mut opts);
-        assert_eq!(opts.end, EndDetection::Idle);
+        assert_eq!(opts.end, EndDetection::Answered);
         assert!(opts.any_reply_id && opts.partial_on_idle);
         assert_eq!(opts.timeout, std::time::Duration::from_secs(3));
         Dialect::MINECRAFT.apply(&mut opts);

@@ -204,6 +204,11 @@ pub enum EndDetection {
     Positive,
     /// A quiet gap, without a probe.
     Idle,
+    /// Every command is answered with at least one packet: the answer ends a quiet gap after
+    /// its last packet, and a slow first packet is waited for up to the timeout, never taken
+    /// for an empty answer (Palworld, whose replies carry no usable id: an answer cut off by
+    /// the gap would arrive under the next command).
+    Answered,
     /// Vanilla's split rule, without a probe (unsafe on servers that split below 4096 bytes).
     Auto,
     /// One packet per answer (Factorio).
@@ -430,6 +435,7 @@ impl Exchange {
             EndDetection::Negative => (Some(EndMethod::Sentinel), None),
             EndDetection::Positive => (Some(EndMethod::PositiveSentinel), None),
             EndDetection::Idle => (Some(EndMethod::Silence), None),
+            EndDetection::Answered => (Some(EndMethod::Idle), None),
             EndDetection::Auto => (Some(EndMethod::Vanilla), None),
             EndDetection::SinglePacket => (Some(EndMethod::SinglePacket), None),
         };

@@ -200,3 +200,24 @@ fn factorio_dialect_against_a_third_party_single_packet_server() {
     );
     assert_eq!(stderr(&out), "");
 }
+
+/// Palworld's replies carry no usable id, so an answer the quiet gap cut off would arrive under
+/// the next command: a slow answer (longer than any gap) is waited for and stays under its own
+/// command.
+#[test]
+fn palworld_slow_answers_stay_under_their_command() {
+    let server = server(PracticeMode::Palworld, Duration::ZERO);
+    let home = home();
+    let out = run(rcon_for(&server, home.path()).args([
+        "--dialect",
+        "palworld",
+        "-t",
+        "5s",
+        "-c",
+        "sleep 1200",
+        "-c",
+        "echo after",
+    ]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "Slept 1200 ms\nafter\n");
+}
