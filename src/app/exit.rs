@@ -28,8 +28,11 @@ pub enum Exit {
     Refused = 8,
     /// The tunnel (SSH or proxy command) failed.
     Transport = 9,
-    /// Ctrl-C cancelled a countdown or a repeated run (`--countdown`, `--every`).
+    /// Ctrl-C stopped a batch, or cancelled a countdown or a repeated run (`--countdown`,
+    /// `--every`).
     Interrupted = 130,
+    /// `SIGTERM` stopped a batch (128 + 15, as a shell reports a process the signal ended).
+    Terminated = 143,
 }
 
 impl Exit {
@@ -53,6 +56,7 @@ impl Exit {
             Exit::Refused => "refused",
             Exit::Transport => "tunnel",
             Exit::Interrupted => "interrupted",
+            Exit::Terminated => "terminated",
         })
     }
 
@@ -85,7 +89,9 @@ Exit status:
   7    connection lost or protocol error; the output is incomplete
   8    command refused locally and not sent (too long, NUL byte, unfilled macro)
   9    tunnel failed (SSH or proxy command)
-  130  interrupted by Ctrl-C (a cancelled --countdown or --every says so itself)";
+  130  interrupted by Ctrl-C; a batch first prints every answer it got and says
+       what ran, what was in flight and what was not sent
+  143  stopped by SIGTERM during a batch (the same report as for Ctrl-C)";
 
 /// An error that carries the exit status it should end the process with.
 #[derive(Debug)]

@@ -36,6 +36,7 @@ mod sentinel_auto;
 #[cfg(unix)]
 mod ssh;
 mod status;
+mod stream;
 mod telnet;
 mod terminal;
 mod trace;

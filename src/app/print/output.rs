@@ -92,9 +92,6 @@ pub struct Printer {
     buf: Vec<u8>,
     style: Style,
     fix_newlines: bool,
-    /// Records held back until [`Printer::flush`] (see [`Printer::hold`]).
-    pending: Vec<u8>,
-    hold: bool,
 }
 
 impl Printer {
@@ -108,28 +105,7 @@ impl Printer {
             buf: Vec::with_capacity(8192),
             style,
             fix_newlines,
-            pending: Vec::new(),
-            hold: false,
         }
-    }
-
-    /// Holds records back until [`Printer::flush`] (or 64 KiB of them): batch input calls it
-    /// while more input is already buffered, so a stream of short answers costs one write per
-    /// 64 KiB instead of one per command, and flushes before it waits for more input.
-    pub fn hold(&mut self, on: bool) {
-        self.hold = on;
-    }
-
-    /// Writes what was held back.
-    pub fn flush(&mut self) -> io::Result<()> {
-        if self.pending.is_empty() {
-            return Ok(());
-        }
-        let pending = std::mem::take(&mut self.pending);
-        let result = self.write_now(&pending);
-        self.pending = pending;
-        self.pending.clear();
-        result
     }
 
     /// The style in use.
@@ -222,19 +198,10 @@ impl Printer {
         self.write(format!("> {command}\n").as_bytes())
     }
 
+    /// Writes and flushes at once, batch input included: an answer held back until more input
+    /// was read sat unseen for the whole run of a file (issue 20), and costs a person watching
+    /// a terminal or a program reading a pipe far more than one write per command costs rcon.
     fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
-        if self.hold {
-            self.pending.extend_from_slice(bytes);
-            if self.pending.len() >= 64 * 1024 {
-                return self.flush();
-            }
-            return Ok(());
-        }
-        self.flush()?;
-        self.write_now(bytes)
-    }
-
-    fn write_now(&mut self, bytes: &[u8]) -> io::Result<()> {
         if bytes.is_empty() {
             return Ok(());
         }
