@@ -28,6 +28,7 @@ mod mgmt;
 mod mgmt_config;
 mod mgmt_fanout;
 mod oneshot;
+mod output;
 mod platform;
 #[cfg(unix)]
 mod prompt;

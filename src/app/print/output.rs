@@ -134,18 +134,21 @@ impl Printer {
             // The usual case, valid UTF-8 with no `\r` and no `§` code (whose UTF-8 is C2 A7),
             // goes out as received, with no copy into a string and back.
             Style::Text { .. } if !self.fix_newlines && is_plain(r.raw) => {
-                buf.extend_from_slice(r.raw);
+                buf.extend_from_slice(r.raw.strip_suffix(b"\n").unwrap_or(r.raw));
                 buf.push(b'\n');
             }
             Style::Text { color } => {
                 let text = self.text(r);
+                let text = text.strip_suffix('\n').unwrap_or(&text);
                 let text = if color {
-                    render::to_ansi(&text)
+                    render::to_ansi(text)
                 } else {
-                    render::strip(&text)
+                    render::strip(text)
                 };
-                // Exactly as received, then one newline, also after an empty output, so each
-                // command's answer is one record.
+                // As received, ending in exactly one newline, also after an empty output, so
+                // each command's answer is one record. An answer that already ends in a newline
+                // (servers that end each message with one) keeps it instead of gaining a
+                // second: a blank line after every answer is noise.
                 buf.extend_from_slice(text.as_bytes());
                 buf.push(b'\n');
             }
@@ -310,6 +313,32 @@ mod tests {
             format(Style::Text { color: false }, false, &rec("say", b"")),
             "\n"
         );
+    }
+
+    #[test]
+    fn an_answer_ending_in_a_newline_gets_no_second_one() {
+        for (raw, want) in [
+            (&b"done\n"[..], "done\n"),
+            (b"done\r\n", "done\n"),
+            (b"a\nb\n", "a\nb\n"),
+            // Only the answer's own line end is taken: a blank line the server meant stays.
+            (b"a\n\n", "a\n\n"),
+            (b"\n", "\n"),
+            (b"", "\n"),
+        ] {
+            for fix in [false, true] {
+                let got = format(Style::Text { color: false }, fix, &rec("x", raw));
+                assert_eq!(got, want, "{raw:?} fix_newlines={fix}");
+            }
+        }
+        assert_eq!(format(Style::Raw, false, &rec("x", b"done\n")), "done\n");
+        // With colour the reset goes before the one newline, not after a second.
+        let got = format(
+            Style::Text { color: true },
+            false,
+            &rec("x", "§6gold\n".as_bytes()),
+        );
+        assert_eq!(got, "\x1b[0;33mgold\x1b[0m\n");
     }
 
     #[test]
