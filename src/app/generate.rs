@@ -168,7 +168,19 @@ const ENVIRONMENT: &[(&str, &str)] = &[
     ),
     (
         "NO_COLOR",
-        "When set and not empty, --color auto prints no colours (https://no-color.org).",
+        "When set and not empty, --color auto prints no colours (https://no-color.org), even with CLICOLOR_FORCE.",
+    ),
+    (
+        "CLICOLOR",
+        "0: --color auto prints no colours (https://bixense.com/clicolors).",
+    ),
+    (
+        "CLICOLOR_FORCE",
+        "Set and not 0: --color auto prints colours even when stdout is not a terminal.",
+    ),
+    (
+        "TERM",
+        "dumb: --color auto prints no colours on that terminal.",
     ),
     (
         "XDG_CONFIG_HOME",

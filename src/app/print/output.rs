@@ -12,7 +12,8 @@ use rconsole::text::render;
 /// `--color`: when to turn `§` codes into ANSI colours.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum ColorChoice {
-    /// Only when stdout is a terminal and NO_COLOR is not set.
+    /// When stdout is a terminal that shows colour, unless the environment says otherwise
+    /// (see [`ColorEnv`]).
     #[default]
     Auto,
     /// Always.
@@ -21,17 +22,47 @@ pub enum ColorChoice {
     Never,
 }
 
-/// Whether colour is on: `auto` means stdout is a terminal and `NO_COLOR` is unset or empty
-/// (no-color.org).
-pub fn color_enabled(
-    choice: ColorChoice,
-    stdout_is_terminal: bool,
-    no_color: Option<&str>,
-) -> bool {
+/// What the environment says about colour, read once: the conventions other command-line
+/// tools follow, so one setting in a shell profile covers `rcon` too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ColorEnv {
+    /// `NO_COLOR` set and not empty (no-color.org): no colour, whatever else is set.
+    pub no_color: bool,
+    /// `CLICOLOR_FORCE` set and not `0` (bixense.com/clicolors): colour even into a pipe.
+    pub clicolor_force: bool,
+    /// `CLICOLOR=0`: no colour.
+    pub clicolor_off: bool,
+    /// `TERM` is not `dumb` (on Unix also: `TERM` is set), so the terminal shows escapes.
+    pub term_supports_color: bool,
+}
+
+impl ColorEnv {
+    /// Reads the variables of this process.
+    pub fn from_env() -> ColorEnv {
+        ColorEnv {
+            no_color: anstyle_query::no_color(),
+            // The spec's "set and not 0"; anstyle-query only checks "not empty".
+            clicolor_force: anstyle_query::clicolor_force()
+                && std::env::var_os("CLICOLOR_FORCE").is_some_and(|v| v != "0"),
+            clicolor_off: anstyle_query::clicolor() == Some(false),
+            term_supports_color: anstyle_query::term_supports_color(),
+        }
+    }
+}
+
+/// Whether colour is on. `always` and `never` are what the user asked for on this run and win
+/// over the environment; `auto` is off with `NO_COLOR` (which wins over `CLICOLOR_FORCE`, as
+/// no-color.org asks), on with `CLICOLOR_FORCE` even into a pipe, off with `CLICOLOR=0`, and
+/// otherwise on when stdout is a terminal whose `TERM` is not `dumb`.
+pub fn color_enabled(choice: ColorChoice, stdout_is_terminal: bool, env: &ColorEnv) -> bool {
     match choice {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
-        ColorChoice::Auto => stdout_is_terminal && no_color.is_none_or(str::is_empty),
+        ColorChoice::Auto => {
+            !env.no_color
+                && (env.clicolor_force
+                    || (!env.clicolor_off && stdout_is_terminal && env.term_supports_color))
+        }
     }
 }
 
@@ -288,12 +319,53 @@ mod tests {
 
     #[test]
     fn colour_choice() {
-        assert!(color_enabled(ColorChoice::Auto, true, None));
-        assert!(color_enabled(ColorChoice::Auto, true, Some("")));
-        assert!(!color_enabled(ColorChoice::Auto, true, Some("1")));
-        assert!(!color_enabled(ColorChoice::Auto, false, None));
-        assert!(color_enabled(ColorChoice::Always, false, Some("1")));
-        assert!(!color_enabled(ColorChoice::Never, true, None));
+        let plain = ColorEnv {
+            term_supports_color: true,
+            ..ColorEnv::default()
+        };
+        let auto = |tty, env: ColorEnv| color_enabled(ColorChoice::Auto, tty, &env);
+        assert!(auto(true, plain));
+        assert!(!auto(false, plain));
+        let no_color = ColorEnv {
+            no_color: true,
+            ..plain
+        };
+        assert!(!auto(true, no_color));
+        let force = ColorEnv {
+            clicolor_force: true,
+            ..plain
+        };
+        assert!(auto(false, force), "CLICOLOR_FORCE colours a pipe");
+        assert!(
+            auto(
+                false,
+                ColorEnv {
+                    clicolor_off: true,
+                    ..force
+                }
+            ),
+            "CLICOLOR_FORCE wins over CLICOLOR=0"
+        );
+        assert!(
+            !auto(
+                true,
+                ColorEnv {
+                    no_color: true,
+                    ..force
+                }
+            ),
+            "NO_COLOR wins over CLICOLOR_FORCE"
+        );
+        assert!(!auto(
+            true,
+            ColorEnv {
+                clicolor_off: true,
+                ..plain
+            }
+        ));
+        assert!(!auto(true, ColorEnv::default()), "TERM=dumb");
+        assert!(color_enabled(ColorChoice::Always, false, &no_color));
+        assert!(!color_enabled(ColorChoice::Never, true, &force));
     }
 
     #[test]

@@ -341,8 +341,8 @@ pub struct Args {
     #[arg(long = "macro", value_name = "NAME=VALUE", value_parser = macro_arg)]
     pub macros: Vec<(String, String)>,
 
-    /// When to render § colour codes as ANSI colours: auto (stdout is a terminal and NO_COLOR is
-    /// unset), always, never.
+    /// When to render § colour codes as ANSI colours: auto (stdout is a terminal, TERM is not
+    /// dumb, NO_COLOR and CLICOLOR=0 are unset; CLICOLOR_FORCE=1 colours a pipe), always, never.
     #[arg(long, value_enum, value_name = "WHEN", default_value = "auto")]
     pub color: ColorChoice,
 
