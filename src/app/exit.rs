@@ -16,7 +16,8 @@ pub enum Exit {
     Usage = 2,
     /// Bad configuration file or profile.
     Config = 3,
-    /// Cannot connect: refused, DNS failure, unreachable.
+    /// Cannot connect: refused, DNS failure, unreachable; or a practice server cannot listen
+    /// on its address.
     Connect = 4,
     /// Login refused (wrong password).
     Login = 5,
@@ -83,7 +84,8 @@ Exit status:
        or a batch line failed
   2    usage error (bad arguments, no password given)
   3    configuration error (bad config file or profile)
-  4    cannot connect (refused, DNS failure, unreachable)
+  4    cannot connect (refused, DNS failure, unreachable), or --practice-server
+       cannot listen on its address (in use, not this machine's)
   5    login refused (wrong password)
   6    timed out (connect, login, or waiting for output)
   7    connection lost or protocol error; the output is incomplete

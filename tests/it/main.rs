@@ -24,6 +24,7 @@ mod follow_consoles;
 mod interop;
 mod inventory;
 mod load;
+mod messages;
 mod mgmt;
 mod mgmt_config;
 mod mgmt_fanout;

@@ -109,7 +109,7 @@ pub struct Args {
         long,
         env = "RCON_PORT",
         value_name = "PORT",
-        value_parser = clap::value_parser!(u16).range(1..),
+        value_parser = crate::app::resolve::values::parse_port,
         allow_negative_numbers = true
     )]
     pub port: Option<u16>,
@@ -230,12 +230,12 @@ pub struct Args {
 
     /// With several servers: at most N connections open at once [default: 10000]. Each needs
     /// a file descriptor; rcon raises its soft limit as far as the hard limit allows.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_name = "N", value_parser = crate::app::resolve::values::parse_positive_count)]
     pub parallel: Option<u32>,
 
     /// With several servers: try a failed connect again up to N times, waiting 200ms, then
     /// 400ms, 800ms... (a refused login or a timeout after connecting is not retried).
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = crate::app::resolve::values::parse_count)]
     pub retry: u32,
 
     /// Run against a built-in practice server (strict vanilla, or the --dialect's console)
