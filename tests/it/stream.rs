@@ -171,9 +171,12 @@ fn lines_of(child: &mut Child) -> mpsc::Receiver<String> {
 }
 
 /// A batch of five lines stopped by `sig` while line 3 (a 60 s `sleep`) runs; its stdout lines
-/// and the server's commands.
+/// (JSON records with `json`) and the server's commands.
 #[cfg(unix)]
-fn stopped_half_way(sig: libc::c_int) -> (std::process::Output, Vec<String>, String, Vec<String>) {
+fn stopped_half_way(
+    sig: libc::c_int,
+    json: bool,
+) -> (std::process::Output, Vec<String>, String, Vec<String>) {
     let server = server(PracticeMode::Vanilla, Duration::ZERO);
     let home = home();
     let file = write_file(
@@ -183,6 +186,7 @@ fn stopped_half_way(sig: libc::c_int) -> (std::process::Output, Vec<String>, Str
     );
     let mut child = rcon_for(&server, home.path())
         .args(["-f", &file])
+        .args(json.then_some("--json"))
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -207,7 +211,7 @@ fn stopped_half_way(sig: libc::c_int) -> (std::process::Output, Vec<String>, Str
 #[cfg(unix)]
 #[test]
 fn sigint_half_way_keeps_the_answers_and_says_what_was_not_sent() {
-    let (out, lines, file, commands) = stopped_half_way(libc::SIGINT);
+    let (out, lines, file, commands) = stopped_half_way(libc::SIGINT, false);
     assert_eq!(out.status.code(), Some(130), "stderr: {}", stderr(&out));
     assert_eq!(lines, ["one", "two"]);
     assert_eq!(
@@ -222,7 +226,7 @@ fn sigint_half_way_keeps_the_answers_and_says_what_was_not_sent() {
 #[cfg(unix)]
 #[test]
 fn sigterm_half_way_is_exit_143_with_the_same_report() {
-    let (out, lines, file, _) = stopped_half_way(libc::SIGTERM);
+    let (out, lines, file, _) = stopped_half_way(libc::SIGTERM, false);
     assert_eq!(out.status.code(), Some(143), "stderr: {}", stderr(&out));
     assert_eq!(lines, ["one", "two"]);
     assert_eq!(
@@ -231,6 +235,30 @@ fn sigterm_half_way_is_exit_143_with_the_same_report() {
             "rcon: error: interrupted by SIGTERM: 2 commands ran, {file}:3 ('sleep 60000') was in flight and may or may not have run, 2 not sent\n"
         )
     );
+}
+
+#[cfg(unix)]
+#[test]
+fn json_records_say_which_command_was_interrupted() {
+    let (out, lines, file, _) = stopped_half_way(libc::SIGINT, true);
+    assert_eq!(out.status.code(), Some(130), "stderr: {}", stderr(&out));
+    let records: Vec<serde_json::Value> = lines
+        .iter()
+        .map(|l| serde_json::from_str(l).expect("each line is JSON"))
+        .collect();
+    let responses: Vec<&str> = records[..2]
+        .iter()
+        .map(|r| r["response"].as_str().unwrap())
+        .collect();
+    assert_eq!(responses, ["one", "two"]);
+    // The command in flight gets its record too, so a program waiting for one per line is
+    // never left waiting; then nothing more.
+    assert_eq!(records.len(), 3, "{lines:?}");
+    assert_eq!(records[2]["command"], "sleep 60000");
+    assert_eq!(records[2]["ok"], false);
+    assert_eq!(records[2]["reason"], "interrupted");
+    assert_eq!(records[2]["file"], file.as_str());
+    assert_eq!(records[2]["line"], 3);
 }
 
 #[cfg(unix)]
