@@ -7,20 +7,23 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
-use std::process::{Child, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use crate::batch::write_file;
 use crate::common::*;
 use rconsole::practice::{PracticeMode, PracticeServer};
 
 /// How long a test waits for something the run should do soon; a hang fails, never a delay.
 const LIMIT: Duration = Duration::from_secs(60);
 
-fn write_file(dir: &std::path::Path, name: &str, text: &str) -> String {
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path.to_str().unwrap().to_string()
+/// Starts `cmd` with stdout and stderr piped.
+fn spawn(cmd: &mut Command) -> Child {
+    cmd.stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn rcon")
 }
 
 /// A TCP proxy for one connection that delivers every chunk `delay` after it arrived, each
@@ -115,12 +118,7 @@ fn a_slow_link_gets_each_answer_while_later_commands_are_still_to_go() {
     let home = home();
     let text: String = (1..=LINES).map(|i| format!("echo answer {i}\n")).collect();
     let file = write_file(home.path(), "many.mcfunction", &text);
-    let mut child = rcon_at(port, home.path())
-        .args(["-f", &file])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn(rcon_at(port, home.path()).args(["-f", &file]));
     let seen: Vec<(String, usize)> = std::thread::scope(|scope| {
         let lines = watch_lines(scope, &mut child, &server);
         let seen = lines.iter().collect();
@@ -184,13 +182,11 @@ fn stopped_half_way(
         "slow.mcfunction",
         "echo one\necho two\nsleep 60000\n# a comment\necho four\necho five\n",
     );
-    let mut child = rcon_for(&server, home.path())
-        .args(["-f", &file])
-        .args(json.then_some("--json"))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn(
+        rcon_for(&server, home.path())
+            .args(["-f", &file])
+            .args(json.then_some("--json")),
+    );
     let lines = lines_of(&mut child);
     // The answers so far are on stdout while the third command runs.
     let mut got = Vec::new();
@@ -266,13 +262,11 @@ fn json_records_say_which_command_was_interrupted() {
 fn sigint_while_waiting_for_the_next_line_of_stdin_stops_at_once() {
     let server = server(PracticeMode::Vanilla, Duration::ZERO);
     let home = home();
-    let mut child = rcon_for(&server, home.path())
-        .arg("--json")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn(
+        rcon_for(&server, home.path())
+            .arg("--json")
+            .stdin(Stdio::piped()),
+    );
     // The pipe stays open: rcon waits for a line that never comes.
     let mut stdin = child.stdin.take().unwrap();
     writeln!(stdin, "echo one").unwrap();
@@ -300,12 +294,7 @@ fn stdin_from_a_file_is_counted_after_an_interruption() {
         "in.txt",
         "echo one\nsleep 60000\necho three\necho four\n",
     );
-    let child = rcon_for(&server, home.path())
-        .stdin(std::fs::File::open(&file).unwrap())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = spawn(rcon_for(&server, home.path()).stdin(std::fs::File::open(&file).unwrap()));
     wait_for_commands(&server, 2);
     signal(&child, libc::SIGINT);
     let out = wait_with_timeout(child, LIMIT);
