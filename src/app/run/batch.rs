@@ -394,7 +394,7 @@ fn run_input(
             if let Some(p) = progress.as_mut() {
                 p.draw(done, false);
             }
-            // The item itself is not counted: it was in flight, or had not been sent.
+            // A signal stopped the run at this item; the halt says whether it was in flight.
             if let Some(halt) = outcome? {
                 return Ok(Some(halt));
             }
