@@ -418,7 +418,9 @@ mod tests {
         let codes: Vec<String> = exit_statuses().into_iter().map(|r| r.0).collect();
         assert_eq!(
             codes,
-            ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "130", "143"]
+            [
+                "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "130", "143"
+            ]
         );
         assert!(man.contains("RCON_PASSWORD_FILE"));
     }
