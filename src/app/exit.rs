@@ -16,7 +16,8 @@ pub enum Exit {
     Usage = 2,
     /// Bad configuration file or profile.
     Config = 3,
-    /// Cannot connect: refused, DNS failure, unreachable.
+    /// Cannot connect: refused, DNS failure, unreachable; or a practice server cannot listen
+    /// on its address.
     Connect = 4,
     /// Login refused (wrong password).
     Login = 5,
@@ -28,8 +29,11 @@ pub enum Exit {
     Refused = 8,
     /// The tunnel (SSH or proxy command) failed.
     Transport = 9,
-    /// Ctrl-C cancelled a countdown or a repeated run (`--countdown`, `--every`).
+    /// Ctrl-C stopped a batch, or cancelled a countdown or a repeated run (`--countdown`,
+    /// `--every`).
     Interrupted = 130,
+    /// `SIGTERM` stopped a batch (128 + 15, as a shell reports a process the signal ended).
+    Terminated = 143,
 }
 
 impl Exit {
@@ -53,6 +57,7 @@ impl Exit {
             Exit::Refused => "refused",
             Exit::Transport => "tunnel",
             Exit::Interrupted => "interrupted",
+            Exit::Terminated => "terminated",
         })
     }
 
@@ -79,13 +84,16 @@ Exit status:
        or a batch line failed
   2    usage error (bad arguments, no password given)
   3    configuration error (bad config file or profile)
-  4    cannot connect (refused, DNS failure, unreachable)
+  4    cannot connect (refused, DNS failure, unreachable), or --practice-server
+       cannot listen on its address (in use, not this machine's)
   5    login refused (wrong password)
   6    timed out (connect, login, or waiting for output)
   7    connection lost or protocol error; the output is incomplete
   8    command refused locally and not sent (too long, NUL byte, unfilled macro)
   9    tunnel failed (SSH or proxy command)
-  130  interrupted by Ctrl-C (a cancelled --countdown or --every says so itself)";
+  130  interrupted by Ctrl-C; a batch first prints every answer it got and says
+       what ran, what was in flight and what was not sent
+  143  stopped by SIGTERM during a batch (the same report as for Ctrl-C)";
 
 /// An error that carries the exit status it should end the process with.
 #[derive(Debug)]

@@ -168,7 +168,19 @@ const ENVIRONMENT: &[(&str, &str)] = &[
     ),
     (
         "NO_COLOR",
-        "When set and not empty, --color auto prints no colours (https://no-color.org).",
+        "When set and not empty, --color auto prints no colours (https://no-color.org), even with CLICOLOR_FORCE.",
+    ),
+    (
+        "CLICOLOR",
+        "0: --color auto prints no colours (https://bixense.com/clicolors).",
+    ),
+    (
+        "CLICOLOR_FORCE",
+        "Set and not 0: --color auto prints colours even when stdout is not a terminal.",
+    ),
+    (
+        "TERM",
+        "dumb: --color auto prints no colours on that terminal.",
     ),
     (
         "XDG_CONFIG_HOME",
@@ -422,7 +434,9 @@ mod tests {
         let codes: Vec<String> = exit_statuses().into_iter().map(|r| r.0).collect();
         assert_eq!(
             codes,
-            ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "130"]
+            [
+                "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "130", "143"
+            ]
         );
         assert!(man.contains("RCON_PASSWORD_FILE"));
     }

@@ -807,7 +807,7 @@ pub fn ascii_text(n: usize) -> String {
 }
 
 /// The commands the practice server knows, for `help` and documentation.
-pub const BUILTINS: &str = "echo TEXT | chars N | ascii N | lines N | sleep MS | drop N | help | list | say TEXT | seed | stop";
+pub const BUILTINS: &str = "echo TEXT | echoln TEXT | chars N | ascii N | lines N | sleep MS | drop N | help | list | say TEXT | seed | stop";
 
 /// The answer to a command, and what happens after.
 fn respond(command: &str, shared: &ServerState) -> (String, After) {
@@ -815,6 +815,9 @@ fn respond(command: &str, shared: &ServerState) -> (String, After) {
     let number = || rest.trim().parse::<usize>().ok();
     match word {
         "echo" => (rest.to_string(), After::Nothing),
+        // The text and a line end, as servers that end every message with one answer (the C++
+        // servers; Forge and plugins with `\n` too).
+        "echoln" => (format!("{rest}\n"), After::Nothing),
         "chars" if number().is_some() => (sample_text(number().unwrap_or(0)), After::Nothing),
         "ascii" if number().is_some() => (ascii_text(number().unwrap_or(0)), After::Nothing),
         // Several feedback messages: one line each, joined with newlines.

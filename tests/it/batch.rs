@@ -142,7 +142,8 @@ fn twenty_thousand_lines_stream_in_flat_memory() {
     }
 }
 
-fn write_file(dir: &std::path::Path, name: &str, text: &str) -> String {
+/// Writes `text` to `dir/name`; returns the path as given to `-f`.
+pub(crate) fn write_file(dir: &std::path::Path, name: &str, text: &str) -> String {
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();
     path.to_str().unwrap().to_string()

@@ -25,10 +25,12 @@ mod follow_consoles;
 mod interop;
 mod inventory;
 mod load;
+mod messages;
 mod mgmt;
 mod mgmt_config;
 mod mgmt_fanout;
 mod oneshot;
+mod output;
 mod platform;
 #[cfg(unix)]
 mod prompt;
@@ -37,6 +39,7 @@ mod sentinel_auto;
 #[cfg(unix)]
 mod ssh;
 mod status;
+mod stream;
 mod telnet;
 mod terminal;
 mod trace;

@@ -12,7 +12,8 @@ use rconsole::text::render;
 /// `--color`: when to turn `§` codes into ANSI colours.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum ColorChoice {
-    /// Only when stdout is a terminal and NO_COLOR is not set.
+    /// When stdout is a terminal that shows colour, unless the environment says otherwise
+    /// (see [`ColorEnv`]).
     #[default]
     Auto,
     /// Always.
@@ -21,17 +22,47 @@ pub enum ColorChoice {
     Never,
 }
 
-/// Whether colour is on: `auto` means stdout is a terminal and `NO_COLOR` is unset or empty
-/// (no-color.org).
-pub fn color_enabled(
-    choice: ColorChoice,
-    stdout_is_terminal: bool,
-    no_color: Option<&str>,
-) -> bool {
+/// What the environment says about colour, read once: the conventions other command-line
+/// tools follow, so one setting in a shell profile covers `rcon` too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ColorEnv {
+    /// `NO_COLOR` set and not empty (no-color.org): no colour, whatever else is set.
+    pub no_color: bool,
+    /// `CLICOLOR_FORCE` set and not `0` (bixense.com/clicolors): colour even into a pipe.
+    pub clicolor_force: bool,
+    /// `CLICOLOR=0`: no colour.
+    pub clicolor_off: bool,
+    /// `TERM` is not `dumb` (on Unix also: `TERM` is set), so the terminal shows escapes.
+    pub term_supports_color: bool,
+}
+
+impl ColorEnv {
+    /// Reads the variables of this process.
+    pub fn from_env() -> ColorEnv {
+        ColorEnv {
+            no_color: anstyle_query::no_color(),
+            // The spec's "set and not 0"; anstyle-query only checks "not empty".
+            clicolor_force: anstyle_query::clicolor_force()
+                && std::env::var_os("CLICOLOR_FORCE").is_some_and(|v| v != "0"),
+            clicolor_off: anstyle_query::clicolor() == Some(false),
+            term_supports_color: anstyle_query::term_supports_color(),
+        }
+    }
+}
+
+/// Whether colour is on. `always` and `never` are what the user asked for on this run and win
+/// over the environment; `auto` is off with `NO_COLOR` (which wins over `CLICOLOR_FORCE`, as
+/// no-color.org asks), on with `CLICOLOR_FORCE` even into a pipe, off with `CLICOLOR=0`, and
+/// otherwise on when stdout is a terminal whose `TERM` is not `dumb`.
+pub fn color_enabled(choice: ColorChoice, stdout_is_terminal: bool, env: &ColorEnv) -> bool {
     match choice {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
-        ColorChoice::Auto => stdout_is_terminal && no_color.is_none_or(str::is_empty),
+        ColorChoice::Auto => {
+            !env.no_color
+                && (env.clicolor_force
+                    || (!env.clicolor_off && stdout_is_terminal && env.term_supports_color))
+        }
     }
 }
 
@@ -92,9 +123,6 @@ pub struct Printer {
     buf: Vec<u8>,
     style: Style,
     fix_newlines: bool,
-    /// Records held back until [`Printer::flush`] (see [`Printer::hold`]).
-    pending: Vec<u8>,
-    hold: bool,
     /// Print nothing (mcrcon's `-s`).
     quiet: bool,
 }
@@ -110,8 +138,6 @@ impl Printer {
             buf: Vec::with_capacity(8192),
             style,
             fix_newlines,
-            pending: Vec::new(),
-            hold: false,
             quiet: false,
         }
     }
@@ -121,25 +147,6 @@ impl Printer {
     pub fn quiet(mut self, on: bool) -> Self {
         self.quiet = on;
         self
-    }
-
-    /// Holds records back until [`Printer::flush`] (or 64 KiB of them): batch input calls it
-    /// while more input is already buffered, so a stream of short answers costs one write per
-    /// 64 KiB instead of one per command, and flushes before it waits for more input.
-    pub fn hold(&mut self, on: bool) {
-        self.hold = on;
-    }
-
-    /// Writes what was held back.
-    pub fn flush(&mut self) -> io::Result<()> {
-        if self.pending.is_empty() {
-            return Ok(());
-        }
-        let pending = std::mem::take(&mut self.pending);
-        let result = self.write_now(&pending);
-        self.pending = pending;
-        self.pending.clear();
-        result
     }
 
     /// The style in use.
@@ -168,18 +175,21 @@ impl Printer {
             // The usual case, valid UTF-8 with no `\r` and no `§` code (whose UTF-8 is C2 A7),
             // goes out as received, with no copy into a string and back.
             Style::Text { .. } if !self.fix_newlines && is_plain(r.raw) => {
-                buf.extend_from_slice(r.raw);
+                buf.extend_from_slice(r.raw.strip_suffix(b"\n").unwrap_or(r.raw));
                 buf.push(b'\n');
             }
             Style::Text { color } => {
                 let text = self.text(r);
+                let text = text.strip_suffix('\n').unwrap_or(&text);
                 let text = if color {
-                    render::to_ansi(&text)
+                    render::to_ansi(text)
                 } else {
-                    render::strip(&text)
+                    render::strip(text)
                 };
-                // Exactly as received, then one newline, also after an empty output, so each
-                // command's answer is one record.
+                // As received, ending in exactly one newline, also after an empty output, so
+                // each command's answer is one record. An answer that already ends in a newline
+                // (servers that end each message with one) keeps it instead of gaining a
+                // second: a blank line after every answer is noise.
                 buf.extend_from_slice(text.as_bytes());
                 buf.push(b'\n');
             }
@@ -232,22 +242,13 @@ impl Printer {
         self.write(format!("> {command}\n").as_bytes())
     }
 
+    /// Writes and flushes at once, batch input included: an answer held back until more input
+    /// was read sat unseen for the whole run of a file (issue 20), and costs a person watching
+    /// a terminal or a program reading a pipe far more than one write per command costs rcon.
     fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
         if self.quiet {
             return Ok(());
         }
-        if self.hold {
-            self.pending.extend_from_slice(bytes);
-            if self.pending.len() >= 64 * 1024 {
-                return self.flush();
-            }
-            return Ok(());
-        }
-        self.flush()?;
-        self.write_now(bytes)
-    }
-
-    fn write_now(&mut self, bytes: &[u8]) -> io::Result<()> {
         if bytes.is_empty() {
             return Ok(());
         }
@@ -331,12 +332,53 @@ mod tests {
 
     #[test]
     fn colour_choice() {
-        assert!(color_enabled(ColorChoice::Auto, true, None));
-        assert!(color_enabled(ColorChoice::Auto, true, Some("")));
-        assert!(!color_enabled(ColorChoice::Auto, true, Some("1")));
-        assert!(!color_enabled(ColorChoice::Auto, false, None));
-        assert!(color_enabled(ColorChoice::Always, false, Some("1")));
-        assert!(!color_enabled(ColorChoice::Never, true, None));
+        let plain = ColorEnv {
+            term_supports_color: true,
+            ..ColorEnv::default()
+        };
+        let auto = |tty, env: ColorEnv| color_enabled(ColorChoice::Auto, tty, &env);
+        assert!(auto(true, plain));
+        assert!(!auto(false, plain));
+        let no_color = ColorEnv {
+            no_color: true,
+            ..plain
+        };
+        assert!(!auto(true, no_color));
+        let force = ColorEnv {
+            clicolor_force: true,
+            ..plain
+        };
+        assert!(auto(false, force), "CLICOLOR_FORCE colours a pipe");
+        assert!(
+            auto(
+                false,
+                ColorEnv {
+                    clicolor_off: true,
+                    ..force
+                }
+            ),
+            "CLICOLOR_FORCE wins over CLICOLOR=0"
+        );
+        assert!(
+            !auto(
+                true,
+                ColorEnv {
+                    no_color: true,
+                    ..force
+                }
+            ),
+            "NO_COLOR wins over CLICOLOR_FORCE"
+        );
+        assert!(!auto(
+            true,
+            ColorEnv {
+                clicolor_off: true,
+                ..plain
+            }
+        ));
+        assert!(!auto(true, ColorEnv::default()), "TERM=dumb");
+        assert!(color_enabled(ColorChoice::Always, false, &no_color));
+        assert!(!color_enabled(ColorChoice::Never, true, &force));
     }
 
     #[test]
@@ -356,6 +398,32 @@ mod tests {
             format(Style::Text { color: false }, false, &rec("say", b"")),
             "\n"
         );
+    }
+
+    #[test]
+    fn an_answer_ending_in_a_newline_gets_no_second_one() {
+        for (raw, want) in [
+            (&b"done\n"[..], "done\n"),
+            (b"done\r\n", "done\n"),
+            (b"a\nb\n", "a\nb\n"),
+            // Only the answer's own line end is taken: a blank line the server meant stays.
+            (b"a\n\n", "a\n\n"),
+            (b"\n", "\n"),
+            (b"", "\n"),
+        ] {
+            for fix in [false, true] {
+                let got = format(Style::Text { color: false }, fix, &rec("x", raw));
+                assert_eq!(got, want, "{raw:?} fix_newlines={fix}");
+            }
+        }
+        assert_eq!(format(Style::Raw, false, &rec("x", b"done\n")), "done\n");
+        // With colour the reset goes before the one newline, not after a second.
+        let got = format(
+            Style::Text { color: true },
+            false,
+            &rec("x", "§6gold\n".as_bytes()),
+        );
+        assert_eq!(got, "\x1b[0;33mgold\x1b[0m\n");
     }
 
     #[test]

@@ -110,7 +110,7 @@ pub struct Args {
         long,
         env = "RCON_PORT",
         value_name = "PORT",
-        value_parser = clap::value_parser!(u16).range(1..),
+        value_parser = crate::app::resolve::values::parse_port,
         allow_negative_numbers = true
     )]
     pub port: Option<u16>,
@@ -253,12 +253,12 @@ pub struct Args {
 
     /// With several servers: at most N connections open at once [default: 10000]. Each needs
     /// a file descriptor; rcon raises its soft limit as far as the hard limit allows.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_name = "N", value_parser = crate::app::resolve::values::parse_positive_count)]
     pub parallel: Option<u32>,
 
     /// With several servers: try a failed connect again up to N times, waiting 200ms, then
     /// 400ms, 800ms... (a refused login or a timeout after connecting is not retried).
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = crate::app::resolve::values::parse_count)]
     pub retry: u32,
 
     /// Run against a built-in practice server (strict vanilla, or the --dialect's console)
@@ -364,8 +364,8 @@ pub struct Args {
     #[arg(long = "macro", value_name = "NAME=VALUE", value_parser = macro_arg)]
     pub macros: Vec<(String, String)>,
 
-    /// When to render § colour codes as ANSI colours: auto (stdout is a terminal and NO_COLOR is
-    /// unset), always, never.
+    /// When to render § colour codes as ANSI colours: auto (stdout is a terminal, TERM is not
+    /// dumb, NO_COLOR and CLICOLOR=0 are unset; CLICOLOR_FORCE=1 colours a pipe), always, never.
     #[arg(long, value_enum, value_name = "WHEN", default_value = "auto")]
     pub color: ColorChoice,
 

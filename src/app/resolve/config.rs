@@ -71,7 +71,7 @@ pub struct Profile {
     /// Host name or address; `HOST:PORT` is accepted.
     pub host: Option<Spanned<String>>,
     /// RCON port.
-    pub port: Option<Spanned<u16>>,
+    pub port: Option<Spanned<PortValue>>,
     /// The password itself (the file should then be readable only by its owner).
     pub password: Option<Spanned<SecretText>>,
     /// A file holding the password (trailing newline stripped); relative to the config file's
@@ -133,8 +133,8 @@ impl<'de> Deserialize<'de> for SecretText {
             Ok(toml::Value::String(s)) => Ok(SecretText(s)),
             // Never put the value in the message: it is (a mistyped) password.
             Ok(other) => Err(serde::de::Error::custom(format!(
-                "expected a quoted string, found a {}",
-                other.type_str()
+                "expected a quoted string, found {}",
+                a_kind(&other)
             ))),
             Err(_) => Err(serde::de::Error::custom("expected a quoted string")),
         }
@@ -153,14 +153,53 @@ impl<'de> Deserialize<'de> for DurationValue {
             toml::Value::Float(f) => f.to_string(),
             other => {
                 return Err(serde::de::Error::custom(format!(
-                    "expected a duration such as \"5s\" or \"500ms\", found a {}",
-                    other.type_str()
+                    "expected a duration such as \"5s\" or \"500ms\", found {}",
+                    a_kind(&other)
                 )));
             }
         };
         crate::app::resolve::values::parse_duration(&text)
             .map(DurationValue)
             .map_err(serde::de::Error::custom)
+    }
+}
+
+/// A port, 1 to 65535, as a number or a quoted number; anything else is reported in words
+/// (serde's own message names the Rust type: "expected u16").
+#[derive(Debug, Clone, Copy)]
+pub struct PortValue(pub u16);
+
+impl<'de> Deserialize<'de> for PortValue {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let value = toml::Value::deserialize(d)?;
+        let port = match &value {
+            toml::Value::Integer(i) => u16::try_from(*i).ok().filter(|p| *p > 0),
+            toml::Value::String(s) => s.trim().parse::<u16>().ok().filter(|p| *p > 0),
+            _ => None,
+        };
+        port.map(PortValue).ok_or_else(|| {
+            let found = match &value {
+                toml::Value::Integer(i) => i.to_string(),
+                toml::Value::String(s) => format!("\"{s}\""),
+                other => a_kind(other).to_string(),
+            };
+            serde::de::Error::custom(format!(
+                "expected a port number from 1 to 65535, found {found}"
+            ))
+        })
+    }
+}
+
+/// A TOML value's kind with its article, for messages: "an integer", "a table".
+fn a_kind(value: &toml::Value) -> &'static str {
+    match value {
+        toml::Value::String(_) => "a string",
+        toml::Value::Integer(_) => "an integer",
+        toml::Value::Float(_) => "a decimal number",
+        toml::Value::Boolean(_) => "a boolean (true or false)",
+        toml::Value::Datetime(_) => "a date",
+        toml::Value::Array(_) => "an array",
+        toml::Value::Table(_) => "a table",
     }
 }
 

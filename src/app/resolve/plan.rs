@@ -802,13 +802,13 @@ fn batch_policy(args: &Args) -> BatchPolicy {
     }
 }
 
-/// Colour as `--color` says (auto: stdout is a terminal and NO_COLOR is unset).
+/// Colour as `--color` says (auto: stdout is a terminal, and the environment's NO_COLOR,
+/// CLICOLOR, CLICOLOR_FORCE and TERM agree).
 fn colour(args: &Args) -> bool {
-    let no_color = std::env::var("NO_COLOR").ok();
     output::color_enabled(
         args.color,
         std::io::stdout().is_terminal(),
-        no_color.as_deref(),
+        &output::ColorEnv::from_env(),
     )
 }
 

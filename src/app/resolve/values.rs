@@ -32,6 +32,30 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs_f64(secs))
 }
 
+/// Parses a TCP or UDP port, 1 to 65535, with a message that says so (std's would be "invalid
+/// digit found in string").
+pub fn parse_port(text: &str) -> Result<u16, String> {
+    match text.trim().parse::<u32>() {
+        Ok(p) if (1..=65535).contains(&p) => Ok(p as u16),
+        _ => Err("expected a port number from 1 to 65535".into()),
+    }
+}
+
+/// Parses a count of 0 or more (`--retry`).
+pub fn parse_count(text: &str) -> Result<u32, String> {
+    text.trim()
+        .parse::<u32>()
+        .map_err(|_| format!("expected a whole number from 0 to {}", u32::MAX))
+}
+
+/// Parses a count of 1 or more (`--parallel`).
+pub fn parse_positive_count(text: &str) -> Result<u32, String> {
+    match text.trim().parse::<u32>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!("expected a whole number from 1 to {}", u32::MAX)),
+    }
+}
+
 /// Like [`parse_duration`], for time limits: zero would fail every wait at once, so it is
 /// refused.
 pub fn parse_time_limit(text: &str) -> Result<Duration, String> {
@@ -108,6 +132,31 @@ mod tests {
         assert!(parse_time_limit("0").is_err());
         assert!(parse_time_limit("0ms").is_err());
         assert_eq!(parse_time_limit("1ms"), Ok(Duration::from_millis(1)));
+    }
+
+    #[test]
+    fn ports_and_counts() {
+        assert_eq!(parse_port("25575"), Ok(25575));
+        assert_eq!(parse_port("65535"), Ok(65535));
+        for bad in ["0", "65536", "abc", "-1", ""] {
+            assert_eq!(
+                parse_port(bad),
+                Err("expected a port number from 1 to 65535".into()),
+                "{bad}"
+            );
+        }
+        assert_eq!(parse_count("0"), Ok(0));
+        assert!(
+            parse_count("x")
+                .unwrap_err()
+                .starts_with("expected a whole number from 0")
+        );
+        assert_eq!(parse_positive_count("3"), Ok(3));
+        assert!(
+            parse_positive_count("0")
+                .unwrap_err()
+                .starts_with("expected a whole number from 1")
+        );
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! Batch input: commands streamed line by line from files or stdin through the mcfunction rules
 //! (docs/protocol.md section 6), each sent and printed before the next line is read, so memory stays
-//! flat for any input size and a program talking through pipes gets each answer at once.
+//! flat for any input size and a program talking through pipes gets each answer at once. Ctrl-C
+//! or `SIGTERM` stops the run between or during commands, with one line saying what ran, what
+//! was in flight and what was not sent.
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -11,6 +13,7 @@ use rconsole::rcon::client::check_command;
 
 use crate::app::exit::{Exit, fail};
 use crate::app::print::output::Record;
+use crate::app::run::interrupt::{self, Signal, Stop};
 use crate::app::run::session::{CommandOutcome, PARSE_ERROR, Session};
 use rconsole::text::mcfunction::{Item, Joiner};
 
@@ -69,6 +72,9 @@ pub struct Input {
     reader: BufReader<Box<dyn Read>>,
     /// Physical lines in a file, for the progress bar.
     total: Option<u64>,
+    /// Whether the rest can be read to count what was not sent after an interruption: a file,
+    /// or stdin redirected from one (a pipe or terminal could wait forever).
+    countable: bool,
 }
 
 impl Input {
@@ -100,6 +106,7 @@ impl Input {
             name: path.to_string(),
             reader: BufReader::with_capacity(64 * 1024, Box::new(open()?)),
             total,
+            countable: true,
         })
     }
 
@@ -109,8 +116,41 @@ impl Input {
             name: "<stdin>".into(),
             reader: BufReader::with_capacity(64 * 1024, Box::new(io::stdin())),
             total: None,
+            countable: stdin_is_a_file(),
         }
     }
+
+    /// How many more items (commands, and lines that could not be sent) the input holds;
+    /// `None` when it cannot be read to its end without waiting (a pipe, a terminal), or a read
+    /// fails.
+    fn count_rest(&mut self, joiner: &mut Joiner, buf: &mut Vec<u8>) -> Option<u64> {
+        if !self.countable {
+            return None;
+        }
+        let mut rest = 0;
+        while let Some((_, last)) = next_item(self, joiner, buf).ok()? {
+            rest += 1;
+            if last {
+                break;
+            }
+        }
+        Some(rest)
+    }
+}
+
+/// Whether stdin is redirected from a regular file (`rcon < commands.txt`).
+fn stdin_is_a_file() -> bool {
+    #[cfg(unix)]
+    let handle = std::os::fd::AsFd::as_fd(&io::stdin()).try_clone_to_owned();
+    #[cfg(windows)]
+    let handle = std::os::windows::io::AsHandle::as_handle(&io::stdin()).try_clone_to_owned();
+    #[cfg(any(unix, windows))]
+    return handle
+        .map(File::from)
+        .and_then(|f| f.metadata())
+        .is_ok_and(|m| m.is_file());
+    #[cfg(not(any(unix, windows)))]
+    false
 }
 
 fn count_lines(file: File) -> io::Result<u64> {
@@ -143,7 +183,11 @@ pub fn read_line<R: BufRead + ?Sized>(
     loop {
         let available = match reader.fill_buf() {
             Ok(b) => b,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            // Ctrl-C or SIGTERM while waiting for a line of stdin: stop reading (see
+            // `interrupt::Stop`); any other signal: read on.
+            Err(e) if e.kind() == io::ErrorKind::Interrupted && !interrupt::stopping() => {
+                continue;
+            }
             Err(e) => return Err(e),
         };
         if available.is_empty() {
@@ -224,15 +268,92 @@ pub fn progress_wanted(path: &str) -> bool {
     path != "-" && io::stderr().is_terminal()
 }
 
-/// Runs one input through the session. Returns an error (with the exit status) at the first
-/// failed line unless `keep_going`; with it, failures are reported as they happen and counted in
-/// `tally`.
-pub fn run_input(
+/// Runs every input in order through the session. Returns an error (with the exit status) at
+/// the first failed line unless `keep_going`; with it, failures are reported as they happen and
+/// counted in `tally`. Ctrl-C or `SIGTERM` stops the run: every answer already received is on
+/// stdout (each is written as soon as it is complete), and the error says how many commands
+/// ran, which one was in flight and how many were not sent.
+pub fn run_inputs(
+    session: &mut Session,
+    inputs: Vec<Input>,
+    opts: &BatchPolicy,
+    tally: &mut Tally,
+) -> anyhow::Result<()> {
+    if inputs.is_empty() {
+        return Ok(());
+    }
+    let stop = Stop::catch();
+    if let Some(stop) = &stop {
+        session.set_cancel(stop.flag());
+    }
+    let mut inputs = inputs.into_iter();
+    while let Some(input) = inputs.next() {
+        let Some(mut halt) = run_input(session, input, opts, tally, stop.as_ref())? else {
+            continue;
+        };
+        for mut later in inputs {
+            let mut joiner = Joiner::new(opts.macros.clone());
+            match later.count_rest(&mut joiner, &mut Vec::new()) {
+                Some(rest) => halt.not_sent += rest,
+                None => {
+                    halt.unread.get_or_insert(later.name);
+                }
+            }
+        }
+        return Err(halt.into_error(tally));
+    }
+    Ok(())
+}
+
+/// Where a stopped run stopped, for its one-line report.
+struct Halt {
+    signal: Signal,
+    /// The command that was sent but not completely answered: `file:line` and its text.
+    in_flight: Option<(String, String)>,
+    /// Commands (and unsendable lines) not sent, in the inputs that could be counted.
+    not_sent: u64,
+    /// The first input whose rest could not be counted (a pipe).
+    unread: Option<String>,
+}
+
+impl Halt {
+    fn into_error(self, tally: &Tally) -> anyhow::Error {
+        let ran = tally.sent;
+        let mut text = format!(
+            "interrupted by {}: {ran} command{} ran",
+            self.signal.name(),
+            if ran == 1 { "" } else { "s" }
+        );
+        match &self.in_flight {
+            Some((at, command)) => text.push_str(&format!(
+                ", {at} ('{}') was in flight and may or may not have run",
+                crate::app::short(command)
+            )),
+            None => text.push_str(", none was in flight"),
+        }
+        match (self.not_sent, &self.unread) {
+            (n, None) => text.push_str(&format!(", {n} not sent")),
+            (0, Some(name)) => text.push_str(&format!(", the rest of {name} was not read")),
+            (n, Some(name)) => text.push_str(&format!(
+                ", {n} not sent and the rest of {name} was not read"
+            )),
+        }
+        let exit = match self.signal {
+            Signal::Interrupt => Exit::Interrupted,
+            Signal::Terminate => Exit::Terminated,
+        };
+        fail(exit, text)
+    }
+}
+
+/// Runs one input through the session; `Some` when a signal stopped it.
+fn run_input(
     session: &mut Session,
     mut input: Input,
     opts: &BatchPolicy,
     tally: &mut Tally,
-) -> anyhow::Result<()> {
+    stop: Option<&Stop>,
+) -> anyhow::Result<Option<Halt>> {
     let mut joiner = Joiner::new(opts.macros.clone());
     let mut progress = input.total.map(|total| Progress {
         name: input.name.clone(),
@@ -247,42 +368,42 @@ pub fn run_input(
     let mut first_slash: Option<u64> = None;
     let mut buf = Vec::with_capacity(4096);
     let max = session.max_command_bytes();
-    // Answers wait in the printer while more input is already read (one write per 64 KiB of a
-    // fast stream), and go out before rcon could block reading more.
-    session.printer.hold(true);
-    let result = (|| -> anyhow::Result<()> {
+    let stopped = || stop.and_then(Stop::received);
+    let result = (|| -> anyhow::Result<Option<Halt>> {
         loop {
-            if input.reader.buffer().is_empty() {
-                session.printer.flush()?;
+            let next = next_item(&mut input, &mut joiner, &mut buf);
+            if let Some(signal) = stopped() {
+                // A line read just now was not sent either.
+                let read = matches!(next, Ok(Some(_)));
+                return Ok(Some(Halt::at(signal, None, u64::from(read))));
             }
-            let Some((item, last)) = next_item(&mut input, &mut joiner, &mut buf)? else {
+            let Some((item, last)) = next? else {
                 break;
             };
             let done = joiner.line();
-            let step = handle(
-                session,
-                &name,
-                item,
+            let mut step = Step {
+                session: &mut *session,
+                name: &name,
                 opts,
-                tally,
+                tally: &mut *tally,
                 max,
-                &mut progress,
-                &mut slashes,
-                &mut first_slash,
-            );
+                progress: &mut progress,
+                stop,
+            };
+            let outcome = step.handle(item, &mut slashes, &mut first_slash);
             if let Some(p) = progress.as_mut() {
                 p.draw(done, false);
             }
-            step?;
+            // A signal stopped the run at this item; the halt says whether it was in flight.
+            if let Some(halt) = outcome? {
+                return Ok(Some(halt));
+            }
             if last {
                 break;
             }
         }
-        Ok(())
+        Ok(None)
     })();
-    let flushed = session.printer.flush();
-    session.printer.hold(false);
-    flushed?;
     if let Some(p) = progress.as_mut() {
         p.clear();
     }
@@ -300,129 +421,154 @@ pub fn run_input(
             "rcon: warning: {name}:{first}: leading '/' removed{more}; RCON does not need it and function files do not allow it"
         );
     }
-    result
+    let halt = result?.map(|mut halt| {
+        match input.count_rest(&mut joiner, &mut buf) {
+            Some(rest) => halt.not_sent += rest,
+            None => halt.unread = Some(name.clone()),
+        }
+        halt
+    });
+    Ok(halt)
 }
 
-/// Sends (or refuses) one item and applies the failure policy.
-#[allow(clippy::too_many_arguments)]
-fn handle(
-    session: &mut Session,
-    name: &str,
-    item: Item,
-    opts: &BatchPolicy,
-    tally: &mut Tally,
+impl Halt {
+    fn at(signal: Signal, in_flight: Option<(String, String)>, not_sent: u64) -> Halt {
+        Halt {
+            signal,
+            in_flight,
+            not_sent,
+            unread: None,
+        }
+    }
+}
+
+/// What one item of an input is run with.
+struct Step<'a> {
+    session: &'a mut Session,
+    name: &'a str,
+    opts: &'a BatchPolicy,
+    tally: &'a mut Tally,
     max: usize,
-    progress: &mut Option<Progress>,
-    slashes: &mut u64,
-    first_slash: &mut Option<u64>,
-) -> anyhow::Result<()> {
-    tally.lines += 1;
-    let (line, text) = match item {
-        Item::Command(c) => {
-            if c.slash_stripped {
-                *slashes += 1;
-                first_slash.get_or_insert(c.line);
-            }
-            (c.line, c.text)
-        }
-        Item::Error { line, message } => {
-            let message = if message.starts_with(rconsole::text::mcfunction::MACRO_NEEDS_VALUE) {
-                format!("{message} (give --macro NAME=VALUE)")
-            } else {
-                message
-            };
-            return refuse(
-                session,
-                name,
-                line,
-                "",
-                &message,
-                Exit::Refused,
-                opts,
-                tally,
-                progress,
-            );
-        }
-    };
-    if let Err(e) = check_command(&text, max) {
-        return refuse(
-            session,
-            name,
-            line,
-            &text,
-            &e.to_string(),
-            Exit::Refused,
-            opts,
-            tally,
-            progress,
-        );
-    }
-    if tally.sent > 0
-        && let Some(d) = opts.delay
-    {
-        std::thread::sleep(d);
-    }
-    if let Some(p) = progress.as_mut().filter(|p| p.shares_terminal) {
-        p.clear();
-    }
-    if opts.echo {
-        session.printer.echo(&text)?;
-    }
-    let outcome: CommandOutcome = session.run(&text, Some((name, line)))?;
-    if outcome.ok() {
-        tally.sent += 1;
-        return Ok(());
-    }
-    session.printer.flush()?;
-    tally.sent += 1;
-    tally.failed += 1;
-    let (exit, err) = match outcome.error {
-        Some(e) => (Exit::from_error(&e), anyhow::Error::new(e)),
-        None => (Exit::CommandFailed, fail(Exit::CommandFailed, PARSE_ERROR)),
-    };
-    let err = err.context(format!(
-        "{name}:{line}: command '{}'",
-        crate::app::short(&text)
-    ));
-    failed(exit, err, opts, tally)
+    progress: &'a mut Option<Progress>,
+    stop: Option<&'a Stop>,
 }
 
-/// A line that is not sent: reported as `file:line` (and as a JSON record, so a program that
-/// waits for one answer per line is never left waiting).
-#[allow(clippy::too_many_arguments)]
-fn refuse(
-    session: &mut Session,
-    name: &str,
-    line: u64,
-    text: &str,
-    message: &str,
-    exit: Exit,
-    opts: &BatchPolicy,
-    tally: &mut Tally,
-    progress: &mut Option<Progress>,
-) -> anyhow::Result<()> {
-    if let Some(p) = progress.as_mut() {
-        p.clear();
+impl Step<'_> {
+    /// Sends (or refuses) one item and applies the failure policy; `Some` when a signal
+    /// stopped the run before or while the item ran.
+    fn handle(
+        &mut self,
+        item: Item,
+        slashes: &mut u64,
+        first_slash: &mut Option<u64>,
+    ) -> anyhow::Result<Option<Halt>> {
+        let (line, text) = match item {
+            Item::Command(c) => {
+                if c.slash_stripped {
+                    *slashes += 1;
+                    first_slash.get_or_insert(c.line);
+                }
+                (c.line, c.text)
+            }
+            Item::Error { line, message } => {
+                self.tally.lines += 1;
+                let message = if message.starts_with(rconsole::text::mcfunction::MACRO_NEEDS_VALUE)
+                {
+                    format!("{message} (give --macro NAME=VALUE)")
+                } else {
+                    message
+                };
+                return self.refuse(line, "", &message).map(|()| None);
+            }
+        };
+        if let Err(e) = check_command(&text, self.max) {
+            self.tally.lines += 1;
+            return self.refuse(line, &text, &e.to_string()).map(|()| None);
+        }
+        if self.tally.sent > 0
+            && let Some(d) = self.opts.delay
+        {
+            self.pause(d);
+        }
+        if let Some(signal) = self.stop.and_then(Stop::received) {
+            return Ok(Some(Halt::at(signal, None, 1)));
+        }
+        self.tally.lines += 1;
+        if let Some(p) = self.progress.as_mut().filter(|p| p.shares_terminal) {
+            p.clear();
+        }
+        if self.opts.echo {
+            self.session.printer.echo(&text)?;
+        }
+        let outcome: CommandOutcome = self.session.run(&text, Some((self.name, line)))?;
+        if let Some(signal) = self.stop.and_then(Stop::received) {
+            // Answered in full before the signal: it ran. Otherwise it was in flight, or (no
+            // connection yet) never went out.
+            if outcome.error.is_none() {
+                self.tally.sent += 1;
+                return Ok(Some(Halt::at(signal, None, 0)));
+            }
+            let in_flight = outcome
+                .sent
+                .then(|| (format!("{}:{line}", self.name), text.clone()));
+            let not_sent = u64::from(!outcome.sent);
+            return Ok(Some(Halt::at(signal, in_flight, not_sent)));
+        }
+        self.tally.sent += 1;
+        if outcome.ok() {
+            return Ok(None);
+        }
+        self.tally.failed += 1;
+        let (exit, err) = match outcome.error {
+            Some(e) => (Exit::from_error(&e), anyhow::Error::new(e)),
+            None => (Exit::CommandFailed, fail(Exit::CommandFailed, PARSE_ERROR)),
+        };
+        let err = err.context(format!(
+            "{}:{line}: command '{}'",
+            self.name,
+            crate::app::short(&text)
+        ));
+        failed(exit, err, self.opts, self.tally).map(|()| None)
     }
-    session.printer.flush()?;
-    tally.failed += 1;
-    if session.printer.style() == crate::app::print::output::Style::Json {
-        session.printer.record(&Record {
-            command: text,
-            raw: b"",
-            ok: false,
-            error: Some(message),
-            reason: exit.reason(),
-            elapsed: Duration::ZERO,
-            origin: Some((name, line)),
-        })?;
+
+    /// `--delay` between commands, cut short by Ctrl-C or SIGTERM.
+    fn pause(&self, delay: Duration) {
+        let end = Instant::now() + delay;
+        loop {
+            let now = Instant::now();
+            if now >= end || self.stop.and_then(Stop::received).is_some() {
+                return;
+            }
+            std::thread::sleep((end - now).min(rconsole::rcon::client::CANCEL_POLL));
+        }
     }
-    failed(
-        exit,
-        fail(exit, format!("{name}:{line}: {message}")),
-        opts,
-        tally,
-    )
+
+    /// A line that is not sent: reported as `file:line` (and as a JSON record, so a program
+    /// that waits for one answer per line is never left waiting).
+    fn refuse(&mut self, line: u64, text: &str, message: &str) -> anyhow::Result<()> {
+        let exit = Exit::Refused;
+        if let Some(p) = self.progress.as_mut() {
+            p.clear();
+        }
+        self.tally.failed += 1;
+        if self.session.printer.style() == crate::app::print::output::Style::Json {
+            self.session.printer.record(&Record {
+                command: text,
+                raw: b"",
+                ok: false,
+                error: Some(message),
+                reason: exit.reason(),
+                elapsed: Duration::ZERO,
+                origin: Some((self.name, line)),
+            })?;
+        }
+        failed(
+            exit,
+            fail(exit, format!("{}:{line}: {message}", self.name)),
+            self.opts,
+            self.tally,
+        )
+    }
 }
 
 fn failed(

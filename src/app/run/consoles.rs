@@ -74,7 +74,7 @@ pub fn serve_practice(plan: &PracticePlan) -> Option<anyhow::Result<Exit>> {
             kind,
             ..practice::ConsoleServerConfig::default()
         })
-        .with_context(|| format!("cannot listen on {addr}"))?;
+        .map_err(|e| crate::app::run::practice::cannot_listen("--practice-server", addr, &e))?;
         let transport = match kind {
             Kind::WebRcon | Kind::Telnet => "TCP",
             _ => "UDP",

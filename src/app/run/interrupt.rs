@@ -1,17 +1,29 @@
-//! Ctrl-C as a flag: the console abandons the running command, a countdown stops announcing.
+//! Ctrl-C and SIGTERM as a flag: the console abandons the running command, a countdown stops
+//! announcing, batch input stops and says what ran and what was not sent.
 //!
-//! The handler only sets an atomic flag, which is all a signal handler may safely do; whoever
-//! installed it polls the flag. On Unix it is a `sigaction` for `SIGINT`; on Windows a console
-//! control handler for Ctrl-C and Ctrl-Break (which, returning `TRUE`, keeps the process alive,
-//! as `SIGINT`'s handler does on Unix). Hand-written rather than a crate: `ctrlc` links Apple's
-//! Objective-C runtime and frameworks on macOS (so `rcon` did not link without the macOS SDK),
-//! and `signal-hook` goes through the C runtime's one-shot `signal()` on Windows.
+//! The handler only stores to atomics, which is all a signal handler may safely do; whoever
+//! installed it polls them. On Unix it is a `sigaction` for `SIGINT` (and, while a batch runs,
+//! `SIGTERM`); on Windows a console control handler for Ctrl-C and Ctrl-Break (which, returning
+//! `TRUE`, keeps the process alive, as `SIGINT`'s handler does on Unix; closing the console
+//! window still ends the process, as Windows allows no more). Hand-written rather than a crate:
+//! `ctrlc` links Apple's Objective-C runtime and frameworks on macOS (so `rcon` did not link
+//! without the macOS SDK), and `signal-hook` goes through the C runtime's one-shot `signal()` on
+//! Windows.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, OnceLock};
 
-/// The one flag every handler sets; created, and the handler installed, on first use.
+/// The one flag every handler sets; created, and the handler installed, on first use. A client
+/// waiting for an answer clears it when it abandons the command (see `ClientOptions::cancel`).
 static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+
+/// The signal a [`Stop`] guard caught (a [`Signal`] as a number, 0 for none). Unlike [`FLAG`]
+/// nobody clears it, so the batch still knows after the client took the flag.
+static RECEIVED: AtomicU8 = AtomicU8::new(0);
+
+fn flag() -> &'static Arc<AtomicBool> {
+    FLAG.get_or_init(|| Arc::new(AtomicBool::new(false)))
+}
 
 fn raise() {
     if let Some(flag) = FLAG.get() {
@@ -23,13 +35,70 @@ fn raise() {
 /// when the handler could not be installed, in which case Ctrl-C keeps its default effect.
 pub fn catch() -> Option<Arc<AtomicBool>> {
     static INSTALLED: OnceLock<bool> = OnceLock::new();
-    let flag = FLAG.get_or_init(|| Arc::new(AtomicBool::new(false)));
+    let flag = flag();
     INSTALLED.get_or_init(install).then(|| Arc::clone(flag))
 }
 
 /// Whether Ctrl-C was pressed since [`catch`] (or since whoever holds the flag cleared it).
 pub fn raised() -> bool {
     FLAG.get().is_some_and(|flag| flag.load(Ordering::SeqCst))
+}
+
+/// Which signal stopped a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Signal {
+    /// Ctrl-C (`SIGINT`; Ctrl-C or Ctrl-Break on Windows).
+    Interrupt = 1,
+    /// `SIGTERM` (a service manager, `kill`, a container stopping).
+    Terminate = 2,
+}
+
+impl Signal {
+    /// How messages name it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Signal::Interrupt => "Ctrl-C",
+            Signal::Terminate => "SIGTERM",
+        }
+    }
+}
+
+/// While alive, Ctrl-C and `SIGTERM` set the flag [`Stop::flag`] returns instead of ending the
+/// process, so a batch can finish printing what was answered and say what was not sent. Dropping
+/// it puts back whatever handled them before (the default, or the console's handler).
+pub struct Stop {
+    #[cfg(unix)]
+    previous: Vec<(libc::c_int, libc::sigaction)>,
+}
+
+impl Stop {
+    /// Installs the handlers; `None` (signals keep their effect) when that fails.
+    pub fn catch() -> Option<Stop> {
+        let flag = flag();
+        flag.store(false, Ordering::SeqCst);
+        RECEIVED.store(0, Ordering::SeqCst);
+        install_stop()
+    }
+
+    /// The flag the handlers set, for [`crate::app::run::session::Session::set_cancel`]: a
+    /// wait for an answer looks at it and abandons the command.
+    pub fn flag(&self) -> Arc<AtomicBool> {
+        Arc::clone(flag())
+    }
+
+    /// The signal caught since [`Stop::catch`], if any.
+    pub fn received(&self) -> Option<Signal> {
+        match RECEIVED.load(Ordering::SeqCst) {
+            1 => Some(Signal::Interrupt),
+            2 => Some(Signal::Terminate),
+            _ => None,
+        }
+    }
+}
+
+/// Whether a [`Stop`] guard caught a signal (for reads that cannot hold the guard).
+pub fn stopping() -> bool {
+    RECEIVED.load(Ordering::SeqCst) != 0
 }
 
 #[cfg(unix)]
@@ -48,30 +117,107 @@ fn install() -> bool {
     }
 }
 
-#[cfg(windows)]
-fn install() -> bool {
-    use windows_sys::Win32::Foundation::{FALSE, TRUE};
-    use windows_sys::Win32::System::Console::{
-        CTRL_BREAK_EVENT, CTRL_C_EVENT, SetConsoleCtrlHandler,
-    };
-    use windows_sys::core::BOOL;
-    unsafe extern "system" fn on_event(event: u32) -> BOOL {
-        if event == CTRL_C_EVENT || event == CTRL_BREAK_EVENT {
-            raise();
-            TRUE
+#[cfg(unix)]
+fn install_stop() -> Option<Stop> {
+    extern "C" fn on_stop(signal: libc::c_int) {
+        let which = if signal == libc::SIGTERM {
+            Signal::Terminate
         } else {
-            // Closing the window, logoff, shutdown: the default handler ends the process.
-            FALSE
+            Signal::Interrupt
+        };
+        RECEIVED.store(which as u8, Ordering::SeqCst);
+        raise();
+    }
+    let mut stop = Stop {
+        previous: Vec::new(),
+    };
+    for signal in [libc::SIGINT, libc::SIGTERM] {
+        // SAFETY: as in `install`. No SA_RESTART: a read of stdin that waits for the next line
+        // returns EINTR, so the batch stops at once instead of when a line comes; every other
+        // read and write in a batch run retries on EINTR (std's write_all and sleep, the
+        // transports) or is a wait the client bounds by its cancel poll.
+        let installed = unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = on_stop as extern "C" fn(libc::c_int) as libc::sighandler_t;
+            action.sa_flags = 0;
+            libc::sigemptyset(&mut action.sa_mask);
+            let mut previous: libc::sigaction = std::mem::zeroed();
+            (libc::sigaction(signal, &action, &mut previous) == 0).then_some(previous)
+        };
+        // Dropping `stop` on failure puts back the one already replaced.
+        stop.previous.push((signal, installed?));
+    }
+    Some(stop)
+}
+
+#[cfg(unix)]
+impl Drop for Stop {
+    fn drop(&mut self) {
+        for (signal, previous) in self.previous.drain(..).rev() {
+            // SAFETY: restores an action sigaction itself returned.
+            unsafe {
+                libc::sigaction(signal, &previous, std::ptr::null_mut());
+            }
         }
     }
+}
+
+#[cfg(windows)]
+fn install() -> bool {
+    use windows_sys::Win32::Foundation::TRUE;
+    use windows_sys::Win32::System::Console::SetConsoleCtrlHandler;
     // SAFETY: registers a handler with the signature Windows expects; it only stores to an
     // atomic and is never unregistered.
     unsafe { SetConsoleCtrlHandler(Some(on_event), TRUE) != 0 }
 }
 
+/// Ctrl-C and Ctrl-Break raise the flag (and, while a [`Stop`] lives, count as its
+/// [`Signal::Interrupt`]); closing the window, logoff and shutdown get the default handler,
+/// which ends the process (Windows ends it soon after any handler returns anyway).
+#[cfg(windows)]
+unsafe extern "system" fn on_event(event: u32) -> windows_sys::core::BOOL {
+    use windows_sys::Win32::Foundation::{FALSE, TRUE};
+    use windows_sys::Win32::System::Console::{CTRL_BREAK_EVENT, CTRL_C_EVENT};
+    if event == CTRL_C_EVENT || event == CTRL_BREAK_EVENT {
+        if STOP_ACTIVE.load(Ordering::SeqCst) {
+            RECEIVED.store(Signal::Interrupt as u8, Ordering::SeqCst);
+        }
+        raise();
+        TRUE
+    } else {
+        FALSE
+    }
+}
+
+/// Whether a [`Stop`] lives (Windows has one handler for both uses).
+#[cfg(windows)]
+static STOP_ACTIVE: AtomicBool = AtomicBool::new(false);
+
+#[cfg(windows)]
+fn install_stop() -> Option<Stop> {
+    STOP_ACTIVE.store(true, Ordering::SeqCst);
+    // The console's handler stays registered once added; the guard only says what a Ctrl-C
+    // means while it lives.
+    if catch().is_none() {
+        STOP_ACTIVE.store(false, Ordering::SeqCst);
+        return None;
+    }
+    Some(Stop {})
+}
+
+#[cfg(windows)]
+impl Drop for Stop {
+    fn drop(&mut self) {
+        STOP_ACTIVE.store(false, Ordering::SeqCst);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The handlers are process-wide: tests that raise signals take turns.
+    static SIGNALS: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
     #[test]
     fn every_call_returns_the_same_flag() {
@@ -83,6 +229,7 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn sigint_sets_the_flag_and_the_process_lives_on() {
+        let _turn = SIGNALS.lock().unwrap_or_else(|e| e.into_inner());
         let flag = catch().expect("handler installed");
         flag.store(false, Ordering::SeqCst);
         // SAFETY: raising a signal this process handles.
@@ -90,5 +237,34 @@ mod tests {
         assert!(flag.load(Ordering::SeqCst));
         assert!(raised());
         flag.store(false, Ordering::SeqCst);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_stop_guard_tells_sigterm_from_sigint_and_puts_the_old_handlers_back() {
+        let _turn = SIGNALS.lock().unwrap_or_else(|e| e.into_inner());
+        let current = |signal| {
+            // SAFETY: only reads the installed action.
+            unsafe {
+                let mut action: libc::sigaction = std::mem::zeroed();
+                libc::sigaction(signal, std::ptr::null(), &mut action);
+                action.sa_sigaction
+            }
+        };
+        let before = (current(libc::SIGINT), current(libc::SIGTERM));
+        for (signal, want) in [
+            (libc::SIGTERM, Signal::Terminate),
+            (libc::SIGINT, Signal::Interrupt),
+        ] {
+            let stop = Stop::catch().expect("handlers installed");
+            assert_eq!(stop.received(), None);
+            // SAFETY: raising a signal the guard handles.
+            assert_eq!(unsafe { libc::raise(signal) }, 0);
+            assert_eq!(stop.received(), Some(want));
+            assert!(stop.flag().load(Ordering::SeqCst));
+            drop(stop);
+            assert_eq!((current(libc::SIGINT), current(libc::SIGTERM)), before);
+        }
+        flag().store(false, Ordering::SeqCst);
     }
 }

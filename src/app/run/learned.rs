@@ -194,11 +194,12 @@ pub fn describe(key: &str) -> String {
         .map_or(0, |d| d.as_secs())
         .saturating_sub(entry.learned_at);
     format!(
-        "answers end by {}; round trip {}, slowest answer {} over {} commands; learned {} ago",
+        "answers end by {}; round trip {}, slowest answer {} over {} command{}; learned {} ago",
         l.method.name(),
         fine_duration(l.rtt),
         fine_duration(l.latency),
         l.samples,
+        if l.samples == 1 { "" } else { "s" },
         human_age(age)
     )
 }

@@ -222,6 +222,8 @@ impl Session {
             .map(|e| crate::app::exit::chain(e))
             .or_else(|| outcome.parse_error.then(|| PARSE_ERROR.to_string()));
         let reason = match &outcome.error {
+            // Ctrl-C or SIGTERM abandoned it: not the connection's fault.
+            Some(rconsole::Error::Cancelled) => crate::app::exit::Exit::Interrupted.reason(),
             Some(e) => crate::app::exit::Exit::from_error(e).reason(),
             None if outcome.parse_error => crate::app::exit::Exit::CommandFailed.reason(),
             None => None,

@@ -100,12 +100,13 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
         &batch_opts,
         &mut tally,
     )?;
-    if inputs_plan.stdin_batch {
-        batch::run_input(&mut session, batch::Input::stdin(), &batch_opts, &mut tally)?;
-    }
-    for input in inputs {
-        batch::run_input(&mut session, input, &batch_opts, &mut tally)?;
-    }
+    let inputs = inputs_plan
+        .stdin_batch
+        .then(batch::Input::stdin)
+        .into_iter()
+        .chain(inputs)
+        .collect();
+    batch::run_inputs(&mut session, inputs, &batch_opts, &mut tally)?;
     if inputs_plan.console {
         session.refuse_after_stop = false;
         return console::run(&mut session, &console_settings);

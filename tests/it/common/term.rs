@@ -38,6 +38,12 @@ impl Term {
     /// Starts `rcon ARGS` in a fresh PTY with a hermetic environment rooted at `home` (PATH is
     /// kept, so `ssh` can be found).
     pub fn start_with(home: &Path, args: &[&str]) -> Term {
+        Term::start_with_env(home, args, &[])
+    }
+
+    /// [`Term::start_with`], then each `(KEY, Some(VALUE))` set and each `(KEY, None)` removed
+    /// (`TERM` and `NO_COLOR` are set by default).
+    pub fn start_with_env(home: &Path, args: &[&str], env: &[(&str, Option<&str>)]) -> Term {
         let pair = native_pty_system()
             .openpty(PtySize {
                 rows: 30,
@@ -75,6 +81,12 @@ impl Term {
         cmd.cwd(&workdir);
         if let Some(path) = std::env::var_os("PATH") {
             cmd.env("PATH", path);
+        }
+        for (key, value) in env {
+            match value {
+                Some(value) => cmd.env(key, value),
+                None => cmd.env_remove(key),
+            }
         }
         cmd.args(args);
         let child = pair

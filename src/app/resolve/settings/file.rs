@@ -170,7 +170,7 @@ pub fn list_servers(file: &ConfigFile) -> (String, Option<String>) {
             .unwrap_or_else(|| "localhost".into());
         let (host, host_port) = parse_host_port(&raw).unwrap_or((raw.clone(), None));
         let port = host_port
-            .or(p.port.as_ref().map(|s| *s.get_ref()))
+            .or(p.port.as_ref().map(|s| s.get_ref().0))
             .unwrap_or(DEFAULT_PORT);
         let addr = TcpConnector::new(&host, port).describe();
         out.push_str(&format!("{name:<width$}  {addr}\n"));

@@ -160,7 +160,7 @@ impl Settings {
         let port = layers
             .flag(&args.port, "port")
             .or_env(mcrcon_port)
-            .or_key(|p| p.port.as_ref(), |p| *p)
+            .or_key(|p| p.port.as_ref(), |p| p.0)
             .or_default(DEFAULT_PORT);
         let (bare_host, host_port) = parse_host_port(&host.value).map_err(|why| {
             let exit = match host.source {

@@ -1,0 +1,143 @@
+//! Error and status messages in words a user reads, never Rust's: a bad number on the command
+//! line, a mistyped config value, singular counts, a practice server whose port is taken.
+
+use std::process::Output;
+
+use crate::common::*;
+
+/// The one stderr line of a failed run, after checking its exit status.
+fn one_error(out: &Output, code: i32) -> String {
+    let err = stderr(out);
+    assert_eq!(out.status.code(), Some(code), "stderr: {err}");
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    assert!(err.starts_with("rcon: error: "), "{err}");
+    for leak in [
+        "invalid digit",
+        "os error",
+        "u16",
+        "u32",
+        "found a integer",
+        "found a array",
+    ] {
+        assert!(!err.contains(leak), "Rust's text '{leak}' leaked: {err}");
+    }
+    err
+}
+
+#[test]
+fn a_bad_number_on_the_command_line_says_what_is_expected() {
+    let home = home();
+    for (args, env, want) in [
+        (
+            &["-P", "abc", "list"][..],
+            None,
+            "invalid value 'abc' for '--port <PORT>': expected a port number from 1 to 65535",
+        ),
+        (
+            &["-P", "70000", "list"][..],
+            None,
+            "expected a port number from 1 to 65535",
+        ),
+        (
+            &["-H", "localhost", "list"][..],
+            Some(("RCON_PORT", "abc")),
+            "environment variable RCON_PORT: expected a port number from 1 to 65535",
+        ),
+        (
+            &["--retry", "twice", "list"][..],
+            None,
+            "'twice' for '--retry <N>': expected a whole number from 0 to",
+        ),
+        (
+            &["--parallel", "0", "list"][..],
+            None,
+            "'0' for '--parallel <N>': expected a whole number from 1 to",
+        ),
+    ] {
+        let mut cmd = rcon_in(home.path());
+        cmd.env("RCON_PASSWORD", PASSWORD);
+        if let Some((key, value)) = env {
+            cmd.env(key, value);
+        }
+        let out = run(cmd.args(args));
+        let err = one_error(&out, 2);
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn a_mistyped_config_value_is_named_in_words() {
+    let home = home();
+    let dir = home.path().join("config").join("rconsole");
+    std::fs::create_dir_all(&dir).unwrap();
+    for (value, want) in [
+        (
+            "port = \"abc\"",
+            "key 'port' in [servers.default]: expected a port number from 1 to 65535, found \"abc\"",
+        ),
+        (
+            "port = 70000",
+            "expected a port number from 1 to 65535, found 70000",
+        ),
+        (
+            "port = 1.5",
+            "expected a port number from 1 to 65535, found a decimal number",
+        ),
+        (
+            "password = 5",
+            "key 'password' in [servers.default]: expected a quoted string, found an integer",
+        ),
+        (
+            "timeout = [5]",
+            "expected a duration such as \"5s\" or \"500ms\", found an array",
+        ),
+    ] {
+        std::fs::write(
+            dir.join("config.toml"),
+            format!("[servers.default]\nhost = \"127.0.0.1\"\n{value}\n"),
+        )
+        .unwrap();
+        let out = run(rcon_in(home.path()).arg("list"));
+        let err = one_error(&out, 3);
+        assert!(err.contains("config.toml:3: "), "{value}: {err}");
+        assert!(err.contains(want), "{value}: {err}");
+    }
+    // A quoted port number is taken as the number.
+    std::fs::write(
+        dir.join("config.toml"),
+        "[servers.default]\nhost = \"127.0.0.1\"\nport = \"25599\"\n",
+    )
+    .unwrap();
+    let out = run(rcon_in(home.path()).arg("--print-config"));
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    assert!(stdout(&out).contains("25599"), "{}", stdout(&out));
+}
+
+#[test]
+fn one_learned_command_is_singular() {
+    let server = strict_vanilla();
+    let home = home();
+    let out = run(rcon_for(&server, home.path()).arg("echo hi"));
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    let out = run(rcon_for(&server, home.path()).arg("--print-config"));
+    let text = stdout(&out);
+    assert!(text.contains(" over 1 command; "), "{text}");
+}
+
+#[test]
+fn a_practice_server_on_a_busy_port_says_so_and_exits_4() {
+    let busy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = busy.local_addr().unwrap().to_string();
+    let home = home();
+    for mode in ["vanilla", "telnet"] {
+        let out =
+            run(rcon_in(home.path()).args(["--practice-server", &addr, "--practice-mode", mode]));
+        let err = one_error(&out, 4);
+        assert!(
+            err.contains(&format!(
+                "--practice-server: cannot listen on {addr}: the address is already in use"
+            )),
+            "{mode}: {err}"
+        );
+    }
+}
