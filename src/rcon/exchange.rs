@@ -379,6 +379,9 @@ struct InFlight {
     /// The last command to a server that refuses sentinels: its first packet sends the
     /// sentinel whose refusal ends the answer (see [`Exchange::start_last_command`]).
     sentinel_after_first: bool,
+    /// That sentinel went out when the quiet gap passed with no packet; a gap after the last
+    /// packet still ends the answer, in case it shared the command's read.
+    sentinel_after_gap: bool,
 }
 
 /// One RCON conversation over a sequence of connections to the same server.
@@ -657,6 +660,7 @@ impl Exchange {
             got_first: false,
             then_close,
             sentinel_after_first: false,
+            sentinel_after_gap: false,
         }));
         Ok(())
     }
@@ -777,6 +781,7 @@ impl Exchange {
 
     /// Call when [`Exchange::poll_timeout`]'s instant has passed.
     pub fn handle_timeout(&mut self, now: Instant) {
+        let gap = self.quiet_gap();
         match &mut self.state {
             State::Disconnected | State::Ready => {}
             State::LoggingIn {
@@ -842,6 +847,19 @@ impl Exchange {
                 }
                 c.quiet_until = None;
                 match c.method {
+                    EndMethod::Silence
+                        if c.sentinel_after_first && c.sentinel.is_none() && !c.got_first =>
+                    {
+                        // The last command's gap passed with no packet: by now the server has
+                        // long read the command, so a sentinel has a read of its own, and its
+                        // refusal comes after an answer that is only late. Should it share the
+                        // command's read after all (a server that had not read the command
+                        // yet), the gap after it ends the answer as before.
+                        c.sentinel = Some(RequestId::SENTINEL);
+                        c.sentinel_after_gap = true;
+                        c.quiet_until = Some(later(now, gap));
+                        self.send(RequestId::SENTINEL, Request::Sentinel, b"");
+                    }
                     EndMethod::Vanilla if c.sentinel.is_none() => {
                         // Vanilla always answers; this long a silence means a stalled or a
                         // different server. The command packet has long been read, so the
@@ -1274,6 +1292,8 @@ impl Exchange {
                     c.sentinel = Some(RequestId::SENTINEL);
                     c.quiet_until = None;
                     self.send(RequestId::SENTINEL, Request::Sentinel, b"");
+                } else if c.sentinel_after_gap {
+                    c.quiet_until = Some(later(now, gap));
                 }
             }
             EndMethod::Silence | EndMethod::Idle => {

@@ -207,8 +207,14 @@ fn silent_empty_server_answers_empty_commands_without_waiting_for_the_timeout() 
         stdout(&empty_last),
         "There are 0 of a max of 20 players online: \n\n"
     );
+    // The sentinel only once the gap has passed (after the command, never right behind it).
     let trace = stderr(&empty_last);
-    assert!(!trace.contains("(end-of-output sentinel)"), "{trace}");
+    assert_eq!(
+        trace.matches("(end-of-output sentinel)").count(),
+        1,
+        "{trace}"
+    );
+    assert!(trace.contains("(sentinel rejected)"), "{trace}");
     assert!(server.violations().is_empty(), "{:?}", server.violations());
     // --print-config shows what was learned.
     let cfg = run(rcon_for(&server, home.path()).arg("--print-config"));
@@ -476,8 +482,11 @@ impl Drop for BusyCores {
 
 /// Under CPU load (every core spinning, and every mode's run at once), 1,000 commands against
 /// every practice mode: every answer arrives whole, under its own command, in order: 0 lost, 0
-/// mixed. A late answer that the engine cannot place would show here as an empty or shifted
-/// response, or as a warning.
+/// mixed. Where a server marks no end of an answer at all (the modes whose answers end by
+/// silence: `silent-empty`, `reject-sentinel`), an answer slower than the quiet gap cannot be
+/// told from an empty one; it must then be reported on stderr with its text (its request id
+/// keeps it from ever showing under another command), never dropped without a word. Everywhere
+/// else every response is exact.
 #[test]
 fn a_loaded_machine_loses_and_mixes_no_answer_in_any_mode() {
     let _busy = BusyCores::start(Duration::from_secs(180));
@@ -507,22 +516,37 @@ fn a_loaded_machine_loses_and_mixes_no_answer_in_any_mode() {
             })
             .collect();
         assert_eq!(responses.len(), 1000, "{}", mode.name());
+        let err = stderr(&out);
+        let ends_by_silence = matches!(
+            mode,
+            PracticeMode::SilentEmpty | PracticeMode::RejectSentinel
+        );
         let wrong: Vec<(usize, &String)> = responses
             .iter()
             .enumerate()
             .filter(|(i, r)| **r != format!("answer {i} of 1000"))
+            // Ended by the gap before its answer came: shown as empty, the answer reported.
+            .filter(|(i, r)| {
+                !(ends_by_silence
+                    && r.is_empty()
+                    && err.lines().any(|l| {
+                        l.starts_with("rcon: warning:")
+                            && l.contains(&format!("\"answer {i} of 1000\""))
+                    }))
+            })
             .collect();
         assert!(
             wrong.is_empty(),
-            "{}: lost or mixed: {wrong:?}",
+            "{}: lost or mixed: {wrong:?}\n{err}",
             mode.name()
         );
-        assert!(
-            !stderr(&out).contains("late"),
-            "{}: {}",
-            mode.name(),
-            stderr(&out)
-        );
+        if !ends_by_silence {
+            assert!(
+                !err.contains("not shown under it"),
+                "{}: {err}",
+                mode.name()
+            );
+        }
     }
 }
 

@@ -568,12 +568,36 @@ fn state_last_command() {
     let mut cfg = learned(EndMethod::Silence);
     cfg.learned.as_mut().unwrap().refuses_sentinel = true;
     let login = || Recv(None, 2, b"");
-    // An empty answer: only the command goes out, and the quiet gap ends it.
+    // An empty answer: only the command goes out; once the quiet gap has passed (the command
+    // long read), the sentinel, whose refusal ends the answer.
     let h = Harness::run(cfg.clone(), &[login(), Last("say hi")]);
     assert_eq!(&sent_types(&h)[1..], &[2], "no sentinel behind the command");
     assert_eq!(h.seen.done, 0);
-    let h = Harness::run(cfg.clone(), &[login(), Last("say hi"), Wait(51)]);
-    assert_eq!(&sent_types(&h)[1..], &[2]);
+    let h = Harness::run(
+        cfg.clone(),
+        &[login(), Last("say hi"), Wait(51), Recv(Some(-1), 2, b"")],
+    );
+    assert_eq!(&sent_types(&h)[1..], &[2, 0], "the sentinel after the gap");
+    assert_eq!(h.seen.done, 1);
+    assert!(h.seen.failed.is_empty(), "{:?}", h.seen.failed);
+    // An answer slower than the gap still comes under its command: the refusal follows it.
+    let h = Harness::run(
+        cfg.clone(),
+        &[
+            login(),
+            Last("list"),
+            Wait(51),
+            Wait(20),
+            Recv(Some(2), 0, b"late"),
+            Recv(Some(-1), 2, b""),
+        ],
+    );
+    assert_eq!(h.seen.output, b"late");
+    assert_eq!(h.seen.done, 1);
+    assert_eq!(h.seen.warnings, 0);
+    // A sentinel that shared the command's read after all (never answered): the gap after it
+    // ends the empty answer as before.
+    let h = Harness::run(cfg.clone(), &[login(), Last("say hi"), Wait(51), Wait(51)]);
     assert_eq!(h.seen.done, 1);
     assert!(h.seen.failed.is_empty(), "{:?}", h.seen.failed);
     // Messages, then the refusal: the sentinel after the first, all of them, in order, even
