@@ -216,7 +216,9 @@ impl Drop for Stop {
 mod tests {
     use super::*;
 
-    /// The handlers are process-wide: tests that raise signals take turns.
+    /// The handlers are process-wide: tests that raise signals take turns (Unix only: on
+    /// Windows no test raises one).
+    #[cfg(unix)]
     static SIGNALS: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
     #[test]
