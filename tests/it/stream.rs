@@ -16,6 +16,7 @@ use crate::common::*;
 use rconsole::practice::{PracticeMode, PracticeServer};
 
 /// How long a test waits for something the run should do soon; a hang fails, never a delay.
+#[cfg(unix)]
 const LIMIT: Duration = Duration::from_secs(60);
 
 /// Starts `cmd` with stdout and stderr piped.
@@ -97,6 +98,7 @@ fn watch_lines<'s>(
 }
 
 /// Waits until `server` has received `n` commands.
+#[cfg(unix)]
 fn wait_for_commands(server: &PracticeServer, n: usize) {
     let start = Instant::now();
     while server.commands().len() < n {
