@@ -102,6 +102,8 @@ WINE_SKIP=(
   follow::pty::
   follow_consoles::telnet_messages_in_a_terminal_across_a_restart
   mgmt::console_tab_completes_method_names
+  output::a_terminal_gets_colour_unless_term_is_dumb_or_clicolor_is_0
+  wait::a_terminal_shows_one_progress_line_while_waiting
 )
 
 windows() {
