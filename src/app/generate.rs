@@ -422,7 +422,9 @@ mod tests {
             .expect("RCON_DIALECT is documented")
             .1;
         for dialect in crate::app::resolve::args::DialectArg::value_variants() {
-            let value = dialect.to_possible_value().expect("every dialect is a value");
+            let value = dialect
+                .to_possible_value()
+                .expect("every dialect is a value");
             assert!(
                 text.contains(value.get_name()),
                 "RCON_DIALECT's text lacks {}",
