@@ -31,8 +31,6 @@ for prog in rcon rcon-mgmt; do
 done
 install -m 644 "$root/LICENSE-MIT" "$root/LICENSE-APACHE" "$root/Dockerfile" "$ctx/"
 install -m 644 "$bundle" "$ctx/ca-certificates.crt"
-# Only its owner (the image's user) reads the history.
-chmod 700 "$ctx/data"
 
 created=$(date -u -d "@$epoch" +%Y-%m-%dT%H:%M:%SZ)
 # A manifest list of that name from an earlier run would gain a second pair of images.

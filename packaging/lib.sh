@@ -40,3 +40,17 @@ set_times() {
 fix_dir_modes() {
   find "$1" -type d -exec chmod 755 {} +
 }
+
+# Prints the first match of the extended regex PATTERN in FILE, which the background process
+# PID writes, waiting up to 30 s for it (Wine starts slowly); prints nothing if PID exits or the
+# time is up. For servers that print their address once they listen.
+await_output() {
+  local pattern=$1 file=$2 pid=$3 found= _
+  for _ in $(seq 300); do
+    found=$(tr -d '\r' <"$file" | grep -Eo "$pattern" | head -n 1) || true
+    [ -n "$found" ] && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  echo "$found"
+}

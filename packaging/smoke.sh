@@ -14,6 +14,7 @@
 #     rcon-mgmt is run by name instead.
 # Used by .ci/release-check.sh (every archive it can run) and release.yml's smoke jobs.
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 [ $# -ge 2 ] || { echo "usage: $0 VERSION DIR [RUNNER...]" >&2; exit 2; }
 version=$1 dir=$2
 shift 2
@@ -56,13 +57,7 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 "${client[@]}" --practice-mgmt 127.0.0.1:0 >"$log" 2>&1 &
 server=$!
-url=
-for _ in $(seq 300); do # up to 30 s: Wine starts slowly
-  url=$(tr -d '\r' <"$log" | grep -o 'ws://127\.0\.0\.1:[0-9]*' | head -n 1) || true
-  [ -n "$url" ] && break
-  kill -0 "$server" 2>/dev/null || break
-  sleep 0.1
-done
+url=$(await_output 'ws://127\.0\.0\.1:[0-9]+' "$log" "$server")
 [ -n "$url" ] || { kill "$server" 2>/dev/null || true; fail "no practice management server: $(cat "$log")"; }
 out=$(RCON_MGMT_SECRET=practice run "${client[@]}" --mgmt "$url" server status) ||
   { kill "$server" 2>/dev/null || true; fail "--mgmt server status failed: $out"; }
