@@ -1,23 +1,29 @@
-# A minimal image holding only the static musl `rcon` binary, for `docker exec` / `docker run`
-# next to a game server and Kubernetes sidecars:
-#   docker build --build-arg RCON_BIN=path/to/static/rcon \
-#     --build-arg RCON_MGMT_BIN=path/to/static/rcon-mgmt -t rconsole .
-# (without them: bin/amd64/ or bin/arm64/ by the platform, as release.yml lays out)
-#   docker run --rm --network host -e RCON_PASSWORD rconsole -H 127.0.0.1 list
-# The binaries must be the static build (x86_64- or aarch64-unknown-linux-musl, as
-# .ci/cross.sh and .github/workflows/release.yml make them, linked by .ci/musl/cc for x86_64):
-# there is no libc in the image.
-# No shell either, so password_command and --proxy-command are not available inside it; pass
-# the password with RCON_PASSWORD or RCON_PASSWORD_FILE (a mounted secret).
+# The rcon-console image: FROM scratch with the static musl `rcon` and `rcon-mgmt`, a CA bundle
+# and a data directory, for `docker exec` / `docker run` next to a game server and Kubernetes
+# sidecars:
+#   docker run --rm --network host -e RCON_PASSWORD ghcr.io/OWNER/rcon-console -H 127.0.0.1 list
+# Built by packaging/image.sh (buildah; the release workflow and .ci/release-check.sh run it),
+# which lays out its build context: bin/amd64/ and bin/arm64/ (the static binaries of
+# x86_64- and aarch64-unknown-linux-musl, as .ci/cross.sh and release.yml build them),
+# ca-certificates.crt and an empty data/. The same context builds with `docker build`.
+# No libc and no shell: password_command and --proxy-command cannot run inside it; pass the
+# password with RCON_PASSWORD or RCON_PASSWORD_FILE (a mounted secret).
 FROM scratch
 ARG TARGETARCH
-ARG RCON_BIN=bin/${TARGETARCH}/rcon
-ARG RCON_MGMT_BIN=bin/${TARGETARCH}/rcon-mgmt
-COPY ${RCON_BIN} /rcon
+LABEL org.opencontainers.image.title="rcon-console" \
+      org.opencontainers.image.description="rcon: a fast, correct RCON client for Minecraft and other game servers" \
+      org.opencontainers.image.licenses="MIT OR Apache-2.0"
+COPY bin/${TARGETARCH}/rcon /rcon
 # `rcon --mgmt` runs the rcon-mgmt next to rcon.
-COPY ${RCON_MGMT_BIN} /rcon-mgmt
+COPY bin/${TARGETARCH}/rcon-mgmt /rcon-mgmt
 COPY LICENSE-MIT LICENSE-APACHE /licenses/
-# Data (history, learned servers) and config go under /data unless mounted elsewhere.
+# The trust store for `rcon --mgmt wss://...`: the builder's Mozilla bundle from Debian's or
+# Ubuntu's ca-certificates package (packaging/image.sh copies /etc/ssl/certs/ca-certificates.crt
+# into the context), at the path rustls-native-certs looks for on Linux.
+COPY ca-certificates.crt /etc/ssl/certs/ca-certificates.crt
+# History and learned servers are kept here (a volume keeps them across runs), so it belongs to
+# the user rcon runs as; the config is read from /config when one is mounted.
+COPY --chown=65534:65534 data/ /data/
 ENV RCON_DATA_DIR=/data RCON_CONFIG_DIR=/config NO_COLOR=1
 USER 65534:65534
 ENTRYPOINT ["/rcon"]

@@ -148,7 +148,7 @@ const ENVIRONMENT: &[(&str, &str)] = &[
     ),
     (
         "RCON_DIALECT",
-        "The server family, as --dialect: minecraft, source, factorio or palworld.",
+        "The server family, as --dialect: minecraft, source, factorio, palworld, battleye, webrcon or telnet.",
     ),
     (
         "RCON_HISTORY",
@@ -439,6 +439,28 @@ mod tests {
             ]
         );
         assert!(man.contains("RCON_PASSWORD_FILE"));
+    }
+
+    /// The environment section's text is written by hand: it must keep up with --dialect's
+    /// values (it once listed 4 of 7).
+    #[test]
+    fn rcon_dialect_names_every_dialect() {
+        use clap::ValueEnum;
+        let text = ENVIRONMENT
+            .iter()
+            .find(|(name, _)| *name == "RCON_DIALECT")
+            .expect("RCON_DIALECT is documented")
+            .1;
+        for dialect in crate::app::resolve::args::DialectArg::value_variants() {
+            let value = dialect
+                .to_possible_value()
+                .expect("every dialect is a value");
+            assert!(
+                text.contains(value.get_name()),
+                "RCON_DIALECT's text lacks {}",
+                value.get_name()
+            );
+        }
     }
 
     #[test]
