@@ -223,6 +223,10 @@ mod tests {
 
     #[test]
     fn every_call_returns_the_same_flag() {
+        // The first call installs the SIGINT handler: not while the guard test below compares
+        // the installed handlers with what it saw before.
+        #[cfg(unix)]
+        let _turn = SIGNALS.lock().unwrap_or_else(|e| e.into_inner());
         let a = catch().expect("handler installed");
         let b = catch().expect("handler installed");
         assert!(Arc::ptr_eq(&a, &b));
@@ -253,6 +257,9 @@ mod tests {
                 action.sa_sigaction
             }
         };
+        // The process-wide Ctrl-C handler stays for good once installed: install it first, so
+        // `before` does not depend on whether another test ran first.
+        catch().expect("handler installed");
         let before = (current(libc::SIGINT), current(libc::SIGTERM));
         for (signal, want) in [
             (libc::SIGTERM, Signal::Terminate),
