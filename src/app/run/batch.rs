@@ -32,6 +32,12 @@ pub struct BatchPolicy {
     pub echo: bool,
     /// Values for `$(name)` in macro lines.
     pub macros: HashMap<String, String>,
+    /// `--resume`: go on after the journal's last answered line.
+    pub resume: bool,
+    /// `--resend-in-doubt`: send the journal's line in doubt again.
+    pub resend_in_doubt: bool,
+    /// `--retry N`: reconnect a lost batch up to N times.
+    pub retry: u32,
 }
 
 /// The running totals over every input of one invocation.
@@ -635,7 +641,7 @@ pub fn read_commands(path: &str, macros: &HashMap<String, String>) -> anyhow::Re
 
 /// The next item of `input` through the mcfunction rules: a command, or a line that cannot be
 /// sent. `None` at the end; `true` with the item the end produced (an unfinished continuation).
-fn next_item(
+pub(crate) fn next_item(
     input: &mut Input,
     joiner: &mut Joiner,
     buf: &mut Vec<u8>,
