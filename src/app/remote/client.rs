@@ -173,7 +173,11 @@ impl Link {
             .args(&argv[1..])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+            .stderr(Stdio::piped())
+            // The password reaches the remote side in the `settings` frame only: ssh never
+            // holds it, so no `SendEnv` in the user's config can forward it.
+            .env_remove("RCON_PASSWORD")
+            .env_remove("MCRCON_PASS");
         // Ctrl-C goes to rcon alone, which then ends the stream in order, so every answer the
         // remote side sent still arrives and the report is exact.
         #[cfg(unix)]

@@ -40,6 +40,9 @@ impl State {
 #[derive(Serialize, Deserialize)]
 struct Record {
     version: u32,
+    /// The process keeping it (a remote side whose client is gone may finish one command).
+    #[serde(default)]
+    pid: u32,
     input: String,
     server: String,
     #[serde(flatten)]
@@ -65,6 +68,39 @@ pub fn read(path: &Path) -> Option<State> {
     let text = fs::read_to_string(path).ok()?;
     let record: Record = serde_json::from_str(text.trim_end()).ok()?;
     (record.version == VERSION).then_some(record.state)
+}
+
+/// Waits (up to `limit`) while another process still keeps the journal at `path`: a remote
+/// side whose ssh died finishes the command it runs before it notices, and a `--resume` that
+/// read the journal before that would take its line for one in doubt.
+pub fn wait_for_keeper(path: &Path, limit: std::time::Duration) {
+    let until = std::time::Instant::now() + limit;
+    while std::time::Instant::now() < until {
+        let keeper = fs::read_to_string(path)
+            .ok()
+            .and_then(|t| serde_json::from_str::<Record>(t.trim_end()).ok())
+            .map(|r| r.pid);
+        match keeper {
+            Some(pid) if pid != 0 && pid != std::process::id() && alive(pid) => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            _ => return,
+        }
+    }
+}
+
+#[cfg(unix)]
+fn alive(pid: u32) -> bool {
+    // SAFETY: signal 0 only checks that the process exists.
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    unsafe { libc::kill(pid, 0) == 0 }
+}
+
+#[cfg(not(unix))]
+fn alive(_pid: u32) -> bool {
+    false
 }
 
 /// An open journal, updated as lines are sent and answered.
@@ -141,7 +177,8 @@ impl Journal {
     /// Rewrites the record in place: numbers are padded so it keeps its length.
     fn write(&mut self) -> io::Result<()> {
         let text = format!(
-            "{{\"version\":{VERSION},\"input\":{},\"server\":{},\"sent\":{:>20},\"answered\":{:>20}}}\n",
+            "{{\"version\":{VERSION},\"pid\":{:>10},\"input\":{},\"server\":{},\"sent\":{:>20},\"answered\":{:>20}}}\n",
+            std::process::id(),
             serde_json::to_string(&self.input).unwrap_or_default(),
             serde_json::to_string(&self.server).unwrap_or_default(),
             self.state.sent,

@@ -161,7 +161,10 @@ impl<W: Write> Server<'_, W> {
                     let server = session.server().to_string();
                     let path = journal::path_for(&key, &server);
                     let found = match (&path, resume) {
-                        (Some(p), true) => journal::read(p),
+                        (Some(p), true) => {
+                            journal::wait_for_keeper(p, Duration::from_secs(10));
+                            journal::read(p)
+                        }
                         _ => None,
                     };
                     let state = found.unwrap_or_default();
@@ -211,11 +214,13 @@ impl<W: Write> Server<'_, W> {
                     if ran_any && let Some(d) = delay {
                         std::thread::sleep(d);
                     }
+                    // `started` first: when the client is gone this write fails and the line is
+                    // neither sent nor journaled as sent.
+                    self.send(&Frame::Started { id }).map_err(io_err)?;
                     let line = line.filter(|_| journal.is_some());
                     if let (Some(j), Some(l)) = (journal.as_mut(), line) {
                         j.sent(l);
                     }
-                    self.send(&Frame::Started { id }).map_err(io_err)?;
                     let outcome = if last {
                         session.run_last(&text)
                     } else {
