@@ -638,7 +638,7 @@ impl Run<'_> {
             Some(127) => (
                 Exit::Remote,
                 format!(
-                    "the remote rcon '{program}' was not found on {host} (exit status 127: {said}): install rcon {VERSION} there on the PATH, or name it with --remote-rcon PATH, or copy this one there with --remote-install"
+                    "the remote rcon '{program}' was not found on {host} (exit status 127: {said}): install rcon {VERSION} there on the PATH (the static release build runs on any Linux of the same architecture), or name it with --remote-rcon PATH"
                 ),
             ),
             Some(126) => (
