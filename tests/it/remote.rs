@@ -430,3 +430,67 @@ fn a_server_restart_mid_file_is_crossed_with_retry() {
     all.extend(later);
     assert_eq!(all, numbered_commands(300));
 }
+
+/// Local mode (no ssh, no `--remote`) journals a file too: a server that goes away mid-file
+/// leaves a journal, and `--resume` against the restarted server runs the rest, each line once
+/// (the line in flight when it went away only with `--resend-in-doubt`).
+#[test]
+fn local_mode_resumes_a_file_after_the_server_went_away() {
+    let mut first = strict_vanilla();
+    let addr = first.addr();
+    let home = home();
+    let file = home.path().join("local.mcfunction");
+    std::fs::write(&file, numbered(300)).unwrap();
+    let path = file.to_str().unwrap();
+    let rcon = |extra: &[&str]| {
+        let mut cmd = rcon_at(addr.port(), home.path());
+        cmd.args(extra).args(["-f", path]);
+        cmd
+    };
+    let child = rcon(&["--delay", "5ms"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while first.commands().len() < 100 {
+        assert!(
+            start.elapsed() < LIMIT,
+            "the server got {} commands",
+            first.commands().len()
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    first.shutdown();
+    let out = wait_with_timeout(child, LIMIT);
+    assert!(!out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("stopped here"), "{}", stderr(&out));
+    let second = PracticeServer::start(PracticeConfig {
+        bind: addr,
+        password: PASSWORD.into(),
+        mode: PracticeMode::Vanilla,
+        read_delay: Duration::from_millis(2),
+    })
+    .expect("the restarted server listens on the same port");
+    let mut out = run(&mut rcon(&["--resume"]));
+    if out.status.code() == Some(8) {
+        let err = stderr(&out);
+        assert!(
+            err.contains("was sent but never answered") && err.contains("--resend-in-doubt"),
+            "{err}"
+        );
+        assert!(second.commands().is_empty(), "nothing was sent");
+        out = run(&mut rcon(&["--resume", "--resend-in-doubt"]));
+    }
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("resuming"), "{}", stderr(&out));
+    let mut all = first.commands();
+    let later = second.commands();
+    if all.last() == later.first() {
+        all.pop();
+    }
+    all.extend(later);
+    assert_eq!(all, numbered_commands(300), "every line once, in order");
+    let out = run(&mut rcon(&["--resume"]));
+    assert_eq!(out.status.code(), Some(2), "finished: {}", stderr(&out));
+}

@@ -189,6 +189,67 @@ impl Journal {
     }
 }
 
+/// The journal of a local-mode batch input (no `--remote`) named `name` against `server`, and
+/// the line through which it already ran (`--resume`; else 0). `None` for stdin or without a data
+/// directory. With `resume`, no journal, or a line in doubt without `resend_in_doubt`, is an
+/// error before anything is sent.
+pub fn for_input(
+    name: &str,
+    server: &str,
+    resume: bool,
+    resend_in_doubt: bool,
+) -> anyhow::Result<Option<(Journal, u64)>> {
+    use crate::app::exit::{Exit, fail};
+    if name == "<stdin>" {
+        return Ok(None);
+    }
+    let content = content_key(Path::new(name))
+        .map_err(|e| fail(Exit::Usage, format!("cannot read {name}: {e}")))?;
+    let Some(path) = path_for(&content, server) else {
+        return Ok(None);
+    };
+    let state = if resume {
+        let Some(state) = read(&path) else {
+            return Err(fail(
+                Exit::Usage,
+                format!(
+                    "--resume: no journal for {name} and {server}: the last run finished it, or the file changed since; nothing was sent (run it without --resume)"
+                ),
+            ));
+        };
+        if let Some(doubt) = state.in_doubt()
+            && !resend_in_doubt
+        {
+            return Err(fail(
+                Exit::Refused,
+                format!(
+                    "{name}:{doubt} was sent but never answered, so it may or may not have run; lines through {name}:{} ran; nothing was sent: check the server, then --resend-in-doubt sends {name}:{doubt} again",
+                    state.answered
+                ),
+            ));
+        }
+        if state.answered > 0 {
+            eprintln!(
+                "rcon: resuming {name} after line {} (the journal's last answered line)",
+                state.answered
+            );
+        }
+        state
+    } else {
+        State::default()
+    };
+    match Journal::start(&path, name, server, state) {
+        Ok(j) => Ok(Some((j, state.answered))),
+        Err(e) => {
+            eprintln!(
+                "rcon: warning: cannot keep the journal {}: {e}; --resume will not know where this run stopped",
+                path.display()
+            );
+            Ok(None)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
