@@ -5,7 +5,7 @@
 //! RCONSOLE_STRICT=1 is set.
 
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::common::sshd::Sshd;
@@ -121,7 +121,10 @@ fn commands_and_stdin_run_remotely_and_failures_stop_there() {
     ]));
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stdout(&out).starts_with("one\n"), "{}", stdout(&out));
-    assert!(stderr(&out).contains("command 'bogus'"), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        "rcon: error: command 'bogus': the server could not parse the command (<--[HERE]); 1 later command not sent (--keep-going continues past failures)\n"
+    );
     assert!(!server.commands().contains(&"echo never".to_string()));
 
     let mut child = rcon_remote(&sshd, home.path(), server.port())
@@ -279,7 +282,7 @@ fn wait_for_commands(server: &PracticeServer, n: usize) {
 }
 
 #[cfg(target_os = "linux")]
-fn spawn(cmd: &mut Command) -> Child {
+fn spawn(cmd: &mut Command) -> std::process::Child {
     cmd.stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

@@ -1273,6 +1273,33 @@ impl Pipe<'_, '_> {
             (None, true) => format!("command '{}': {why}", short(&text)),
             (None, false) => why,
         };
+        if let Some(i) = index
+            && !self.run.policy().keep_going
+        {
+            // A `-c` command: the words of a local run (src/app/run/single.rs).
+            self.stop_sending();
+            let after = self.run.plan.commands.len() - i - 1;
+            let later = after + usize::from(!sent);
+            let more_inputs = !self.run.inputs.is_empty();
+            let mut message = message;
+            let rest = if more_inputs {
+                " and the batch input"
+            } else {
+                ""
+            };
+            if later > 0 {
+                let which = if sent { " later" } else { "" };
+                let noun = if later == 1 { "command" } else { "commands" };
+                message.push_str(&format!("; {later}{which} {noun}{rest} not sent"));
+            } else if more_inputs {
+                message.push_str("; the batch input was not sent");
+            }
+            if after > 0 || more_inputs {
+                message.push_str(" (--keep-going continues past failures)");
+            }
+            self.stop_error.get_or_insert_with(|| fail(exit, message));
+            return Ok(());
+        }
         self.failure(exit, message);
         Ok(())
     }
