@@ -497,3 +497,52 @@ fn local_mode_resumes_a_file_after_the_server_went_away() {
     let out = run(&mut rcon(&["--resume"]));
     assert_eq!(out.status.code(), Some(2), "finished: {}", stderr(&out));
 }
+
+/// Ctrl-C reaches rcon alone (ssh runs in its own process group): rcon ends the stream in
+/// order, the remote side stops after the command it runs, and the report is exact: what it
+/// says ran is what the server got and what stdout shows; `--resume` runs the rest once.
+#[cfg(target_os = "linux")]
+#[test]
+fn ctrl_c_with_remote_reports_exactly_what_ran_and_resume_finishes() {
+    let data = tempfile::tempdir().unwrap();
+    let Some(sshd) = remote_sshd(data.path()) else {
+        return;
+    };
+    let server = strict_vanilla();
+    let home = home();
+    let file = home.path().join("stop.mcfunction");
+    std::fs::write(&file, numbered(400)).unwrap();
+    let path = file.to_str().unwrap();
+    let child =
+        spawn(rcon_remote(&sshd, home.path(), server.port()).args(["--delay", "5ms", "-f", path]));
+    wait_for_commands(&server, 50);
+    // SAFETY: kill(2) on the rcon this test started.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    let out = wait_with_timeout(child, LIMIT);
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    let ran = server.commands().len();
+    assert_eq!(
+        stdout(&out).lines().count(),
+        ran,
+        "every answer that ran is on stdout"
+    );
+    let err = stderr(&out);
+    let prefix =
+        format!("rcon: error: interrupted by Ctrl-C: {ran} commands ran, none was in flight, ");
+    assert!(err.starts_with(&prefix), "{err}");
+    let not_sent: usize = err[prefix.len()..]
+        .split(' ')
+        .next()
+        .and_then(|n| n.parse().ok())
+        .expect("a count of lines not sent");
+    assert!(ran + not_sent <= 400, "{err}");
+    assert!(
+        err.ends_with(&format!(" not sent and the rest of {path} was not read\n"))
+            || err.ends_with(" not sent\n"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    let out = run(rcon_remote(&sshd, home.path(), server.port()).args(["--resume", "-f", path]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(server.commands(), numbered_commands(400));
+}

@@ -1347,7 +1347,13 @@ impl Pipe<'_, '_> {
                 if ran == 1 { "" } else { "s" }
             );
             if !self.read_done {
-                text.push_str(" and the rest of the input was not read");
+                let name = self
+                    .run
+                    .inputs
+                    .get(progress.inputs)
+                    .map(|i| if i == "-" { "<stdin>" } else { i.as_str() })
+                    .unwrap_or("the input");
+                text.push_str(&format!(" and the rest of {name} was not read"));
             }
             let exit = match signal {
                 Signal::Interrupt => Exit::Interrupted,
