@@ -23,7 +23,7 @@ _rcon() {
 
     case "${cmd}" in
         rcon)
-            opts="-H -P -p -s -t -c -v -f -i -h -V --host --port --password --password-file --server --all --config --no-config --list-servers --print-config --compat --install-links --timeout --wait --command --sentinel --idle-gap --forget --dialect --ssh --ssh-option --proxy-command --target --group --targets --where --parallel --retry --demo --messages --practice-server --practice-mode --practice-password --practice-read-delay --ping --legacy --query --full --json --trace --file --interactive --keep-going --delay --echo --macro --color --raw --fix-newlines --no-fix-newlines --mgmt --practice-mgmt --practice-cert --practice-key --mgmt-cert --mgmt-fingerprint --mgmt-origin --mgmt-secret-file --follow --poll --exec --countdown --announce --at --then --cancel-announce --every --if --help --version"
+            opts="-H -P -p -s -t -c -v -f -i -h -V --host --port --password --password-file --server --all --config --no-config --list-servers --print-config --compat --install-links --timeout --wait --command --sentinel --idle-gap --forget --dialect --ssh --ssh-option --proxy-command --remote --remote-rcon --remote-serve --resume --resend-in-doubt --target --group --targets --where --parallel --retry --demo --messages --practice-server --practice-mode --practice-password --practice-read-delay --ping --legacy --query --full --json --trace --file --interactive --keep-going --delay --echo --macro --color --raw --fix-newlines --no-fix-newlines --mgmt --practice-mgmt --practice-cert --practice-key --mgmt-cert --mgmt-fingerprint --mgmt-origin --mgmt-secret-file --follow --poll --exec --countdown --announce --at --then --cancel-announce --every --if --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -118,6 +118,10 @@ _rcon() {
                     return 0
                     ;;
                 --proxy-command)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --remote-rcon)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -29,6 +29,9 @@ pub enum Exit {
     Refused = 8,
     /// The tunnel (SSH or proxy command) failed.
     Transport = 9,
+    /// `--remote`: the program on the SSH host is missing, too old or of another protocol
+    /// version, or `--remote-install` cannot install it.
+    Remote = 10,
     /// Ctrl-C stopped a batch, or cancelled a countdown or a repeated run (`--countdown`,
     /// `--every`).
     Interrupted = 130,
@@ -56,6 +59,7 @@ impl Exit {
             Exit::Connection => "connection",
             Exit::Refused => "refused",
             Exit::Transport => "tunnel",
+            Exit::Remote => "remote",
             Exit::Interrupted => "interrupted",
             Exit::Terminated => "terminated",
         })
@@ -91,6 +95,8 @@ Exit status:
   7    connection lost or protocol error; the output is incomplete
   8    command refused locally and not sent (too long, NUL byte, unfilled macro)
   9    tunnel failed (SSH or proxy command)
+  10   --remote: the rcon on the SSH host is missing, too old or speaks another
+       protocol version (the message says what to install)
   130  interrupted by Ctrl-C; a batch first prints every answer it got and says
        what ran, what was in flight and what was not sent
   143  stopped by SIGTERM during a batch (the same report as for Ctrl-C)";

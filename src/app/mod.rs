@@ -9,6 +9,7 @@ pub mod exit;
 #[cfg(test)]
 mod generate;
 pub mod print;
+pub mod remote;
 pub mod resolve;
 pub mod run;
 
@@ -59,8 +60,14 @@ pub fn run(mgmt: Option<MgmtHooks>) -> anyhow::Result<Exit> {
         },
         Mode::Follow(options, servers) => follow::run_rcon(&options, servers),
         Mode::Timed(plan) => run_timed(plan),
+        Mode::Fanout(plan) if plan.servers.iter().any(|(_, s)| s.remote) => Err(fail(
+            Exit::Usage,
+            "--remote runs on one server at a time for now; several servers go through ssh -W without it",
+        )),
         Mode::Fanout(plan) => fanout::run_plan(plan),
+        Mode::Session(plan) if plan.settings.remote && !plan.demo => remote::client::run(*plan),
         Mode::Session(plan) => single::run(*plan),
+        Mode::RemoteServe => remote::serve::serve(),
     }
 }
 

@@ -35,6 +35,8 @@ mod platform;
 #[cfg(unix)]
 mod prompt;
 mod query;
+#[cfg(unix)]
+mod remote;
 mod sentinel_auto;
 #[cfg(unix)]
 mod ssh;

@@ -227,6 +227,31 @@ pub struct Args {
     #[arg(long, value_name = "CMD", conflicts_with = "demo")]
     pub proxy_command: Option<String>,
 
+    /// With --ssh: run `rcon` on the SSH host itself (over the same ssh, BatchMode=yes) and
+    /// stream the commands to it, so a file costs one round trip per window of commands, not
+    /// one per line (docs/remote.md). The password travels only inside the SSH channel.
+    #[arg(long, conflicts_with_all = ["proxy_command", "demo"])]
+    pub remote: bool,
+
+    /// The program --remote runs on the SSH host [default: rcon, on the remote PATH].
+    #[arg(long, value_name = "PATH")]
+    pub remote_rcon: Option<String>,
+
+    /// Serve the remote protocol on stdin/stdout (what --remote runs on the SSH host; an
+    /// editor can drive it too: docs/remote.md).
+    #[arg(long, hide = true)]
+    pub remote_serve: bool,
+
+    /// Run the same -f file(s) again from after the last line the server answered, as kept in
+    /// the journal of the run that stopped (docs/remote.md). A line sent but never answered is
+    /// refused unless --resend-in-doubt.
+    #[arg(long)]
+    pub resume: bool,
+
+    /// With --resume or --retry: send the line in doubt (sent, never answered) again.
+    #[arg(long)]
+    pub resend_in_doubt: bool,
+
     /// Run the commands on several servers at once: NAME=HOST or NAME=HOST:PORT (repeatable).
     /// Output lines are prefixed with the name in brackets; the exit status is the worst of all
     /// servers. A target is reached directly unless --ssh or --proxy-command is given (the
@@ -257,7 +282,10 @@ pub struct Args {
     pub parallel: Option<u32>,
 
     /// With several servers: try a failed connect again up to N times, waiting 200ms, then
-    /// 400ms, 800ms... (a refused login or a timeout after connecting is not retried).
+    /// 400ms, 800ms... (a refused login or a timeout after connecting is not retried). With one
+    /// server's -f files: reconnect after a lost connection, tunnel or remote side, up to N times
+    /// each, and go on after the last answered line (the line in doubt needs --resend-in-doubt;
+    /// with --remote only, so far).
     #[arg(long, value_name = "N", default_value_t = 0, value_parser = crate::app::resolve::values::parse_count)]
     pub retry: u32,
 

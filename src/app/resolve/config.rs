@@ -93,6 +93,10 @@ pub struct Profile {
     pub ssh_options: Option<Spanned<Vec<String>>>,
     /// A command connecting stdin/stdout to the server (`%h`, `%p`, `%%`).
     pub proxy_command: Option<Spanned<String>>,
+    /// With `ssh`: run rcon on the SSH host and stream the commands to it (`--remote`).
+    pub remote: Option<Spanned<bool>>,
+    /// The program `remote` runs on the SSH host (`--remote-rcon`).
+    pub remote_rcon: Option<Spanned<String>>,
     /// Makes this profile a group: the names of other profiles, all run at once.
     pub servers: Option<Spanned<Vec<String>>>,
     /// The management protocol's URL for `--mgmt` (`wss://HOST:PORT`).

@@ -50,6 +50,8 @@ pub enum Mode {
     Fanout(FanoutPlan),
     /// One server: commands, batch input, the console.
     Session(Box<SessionPlan>),
+    /// `--remote-serve`: the remote side of `--remote` on stdin and stdout.
+    RemoteServe,
 }
 
 /// How command output is printed.
@@ -402,6 +404,9 @@ fn resolve_mode(
         return Ok(Mode::HandToMgmt);
     }
     consoles::tune_from_env()?;
+    if args.remote_serve {
+        return Ok(Mode::RemoteServe);
+    }
     if let Some(addr) = &args.practice_mgmt {
         return Ok(Mode::PracticeMgmt(practice_plan(&args, addr)));
     }
@@ -799,6 +804,9 @@ fn batch_policy(args: &Args) -> BatchPolicy {
         delay: args.delay,
         echo: args.echo,
         macros: args.macros.iter().cloned().collect(),
+        resume: args.resume,
+        resend_in_doubt: args.resend_in_doubt,
+        retry: args.retry,
     }
 }
 

@@ -32,6 +32,12 @@ pub struct BatchPolicy {
     pub echo: bool,
     /// Values for `$(name)` in macro lines.
     pub macros: HashMap<String, String>,
+    /// `--resume`: go on after the journal's last answered line.
+    pub resume: bool,
+    /// `--resend-in-doubt`: send the journal's line in doubt again.
+    pub resend_in_doubt: bool,
+    /// `--retry N`: reconnect a lost batch up to N times.
+    pub retry: u32,
 }
 
 /// The running totals over every input of one invocation.
@@ -368,6 +374,15 @@ fn run_input(
     let mut first_slash: Option<u64> = None;
     let mut buf = Vec::with_capacity(4096);
     let max = session.max_command_bytes();
+    let (mut journal, skip) = match crate::app::remote::journal::for_input(
+        &name,
+        session.server(),
+        opts.resume,
+        opts.resend_in_doubt,
+    )? {
+        Some((j, skip)) => (Some(j), skip),
+        None => (None, 0),
+    };
     let stopped = || stop.and_then(Stop::received);
     let result = (|| -> anyhow::Result<Option<Halt>> {
         loop {
@@ -389,6 +404,8 @@ fn run_input(
                 max,
                 progress: &mut progress,
                 stop,
+                journal: &mut journal,
+                skip,
             };
             let outcome = step.handle(item, &mut slashes, &mut first_slash);
             if let Some(p) = progress.as_mut() {
@@ -421,7 +438,14 @@ fn run_input(
             "rcon: warning: {name}:{first}: leading '/' removed{more}; RCON does not need it and function files do not allow it"
         );
     }
-    let halt = result?.map(|mut halt| {
+    let halt = result?;
+    // Read to its end: nothing to resume (a failure or a signal returned before here).
+    if halt.is_none()
+        && let Some(j) = journal.take()
+    {
+        j.finish();
+    }
+    let halt = halt.map(|mut halt| {
         match input.count_rest(&mut joiner, &mut buf) {
             Some(rest) => halt.not_sent += rest,
             None => halt.unread = Some(name.clone()),
@@ -451,6 +475,10 @@ struct Step<'a> {
     max: usize,
     progress: &'a mut Option<Progress>,
     stop: Option<&'a Stop>,
+    /// This input's journal (a file; docs/remote.md).
+    journal: &'a mut Option<crate::app::remote::journal::Journal>,
+    /// `--resume`: lines through this one already ran.
+    skip: u64,
 }
 
 impl Step<'_> {
@@ -462,6 +490,13 @@ impl Step<'_> {
         slashes: &mut u64,
         first_slash: &mut Option<u64>,
     ) -> anyhow::Result<Option<Halt>> {
+        let at = match &item {
+            Item::Command(c) => c.line,
+            Item::Error { line, .. } => *line,
+        };
+        if at <= self.skip {
+            return Ok(None);
+        }
         let (line, text) = match item {
             Item::Command(c) => {
                 if c.slash_stripped {
@@ -500,7 +535,17 @@ impl Step<'_> {
         if self.opts.echo {
             self.session.printer.echo(&text)?;
         }
+        if let Some(j) = self.journal.as_mut() {
+            j.sent(line);
+        }
         let outcome: CommandOutcome = self.session.run(&text, Some((self.name, line)))?;
+        if let Some(j) = self.journal.as_mut() {
+            if !outcome.sent {
+                j.not_sent();
+            } else if outcome.error.is_none() {
+                j.answered(line);
+            }
+        }
         if let Some(signal) = self.stop.and_then(Stop::received) {
             // Answered in full before the signal: it ran. Otherwise it was in flight, or (no
             // connection yet) never went out.
@@ -635,7 +680,7 @@ pub fn read_commands(path: &str, macros: &HashMap<String, String>) -> anyhow::Re
 
 /// The next item of `input` through the mcfunction rules: a command, or a line that cannot be
 /// sent. `None` at the end; `true` with the item the end produced (an unfinished continuation).
-fn next_item(
+pub(crate) fn next_item(
     input: &mut Input,
     joiner: &mut Joiner,
     buf: &mut Vec<u8>,

@@ -26,6 +26,12 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
     let settings = &plan.settings;
     let inputs_plan = plan.inputs;
     refuse_unsendable(&plan.commands, [settings])?;
+    if plan.batch.resume && (plan.files.len() != 1 || plan.files[0] == "-") {
+        return Err(fail(
+            Exit::Usage,
+            "--resume needs exactly one -f FILE (the journal is kept per file and server)",
+        ));
+    }
     // Every input is opened (and a directory refused) before anything is sent, so a typo in
     // the last -f sends nothing.
     let inputs = plan

@@ -85,6 +85,16 @@ impl Sshd {
     }
 
     pub fn start() -> Sshd {
+        Sshd::start_with("")
+    }
+
+    /// [`Sshd::start_if_installed`] with more sshd_config lines (`SetEnv ...` for `--remote`).
+    pub fn start_with_if_installed(extra: &str) -> Option<Sshd> {
+        tools_present().then(|| Sshd::start_with(extra))
+    }
+
+    /// A started sshd whose config ends with `extra`.
+    pub fn start_with(extra: &str) -> Sshd {
         let dir = tempfile::tempdir().expect("temp dir");
         let p = |name: &str| dir.path().join(name);
         keygen(&p("host_key"));
@@ -105,7 +115,7 @@ impl Sshd {
             "Port {port}\nListenAddress 127.0.0.1\nHostKey {host}\nPidFile {pid}\n\
              AuthorizedKeysFile {keys}\nStrictModes no\nUsePAM no\nPubkeyAuthentication yes\n\
              PasswordAuthentication no\nKbdInteractiveAuthentication no\nAllowTcpForwarding yes\n\
-             PermitRootLogin yes\nPermitTTY no\nX11Forwarding no\nLogLevel VERBOSE\n",
+             PermitRootLogin yes\nPermitTTY no\nX11Forwarding no\nLogLevel VERBOSE\n{extra}",
             host = p("host_key").display(),
             pid = p("sshd.pid").display(),
             keys = p("authorized_keys").display(),

@@ -67,6 +67,10 @@ pub struct Settings {
     pub proxy_command: Option<Sourced<String>>,
     /// Forget what was learned about the server first (`--forget`).
     pub forget: bool,
+    /// `--remote` (profile `remote`): run rcon on the SSH host, stream the commands to it.
+    pub remote: bool,
+    /// `--remote-rcon` (profile `remote_rcon`): the program run there.
+    pub remote_rcon: Option<String>,
 }
 
 /// Reads one environment variable, treating empty as unset.
@@ -248,6 +252,21 @@ impl Settings {
             args.ssh_option.clone()
         };
 
+        let remote = args.remote
+            || profile
+                .and_then(|p| p.remote.as_ref())
+                .is_some_and(|r| *r.get_ref());
+        let remote_rcon = args.remote_rcon.clone().or_else(|| {
+            profile
+                .and_then(|p| p.remote_rcon.as_ref())
+                .map(|r| r.get_ref().clone())
+        });
+        if remote && ssh.is_none() {
+            return Err(fail(
+                Exit::Usage,
+                "--remote needs --ssh (or a profile's ssh key): it runs rcon on the SSH host",
+            ));
+        }
         Ok(Settings {
             dialect,
             ssh,
@@ -262,6 +281,8 @@ impl Settings {
             idle_gap,
             config: file,
             forget: args.forget,
+            remote,
+            remote_rcon,
         })
     }
 

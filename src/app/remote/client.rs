@@ -1,0 +1,1475 @@
+//! The local side of `--remote` (docs/remote.md): starts `REMOTE_RCON --remote-serve` on the
+//! SSH host over the system `ssh`, checks its protocol version, hands it the server's settings
+//! (the password only inside the channel), then streams the commands of `-c`, the files and
+//! stdin to it with up to [`WINDOW`] unanswered at once, and prints each answer in order through
+//! the same printer as a local run. The remote side runs them one at a time.
+
+use std::collections::{HashMap, VecDeque};
+use std::ffi::OsString;
+use std::io::{self, BufReader, BufWriter, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use clap::ValueEnum;
+use rconsole::rcon::client::check_command;
+use rconsole::text::mcfunction::{Item, Joiner, MACRO_NEEDS_VALUE};
+use rconsole::transport::tunnel::SshDestination;
+
+use crate::app::exit::{Exit, fail};
+use crate::app::print::output::{Printer, Record, Style};
+use crate::app::remote::journal;
+use crate::app::remote::proto::{self, Frame, PROTOCOL, VERSION};
+use crate::app::resolve::plan::SessionPlan;
+use crate::app::resolve::settings::{Settings, Source};
+use crate::app::run::batch::{self, BatchPolicy, Input, Tally};
+use crate::app::run::interrupt::{Signal, Stop};
+use crate::app::short;
+
+/// How many commands may be on their way to (or waiting on) the remote side at once. Each is
+/// at most 64 KiB and usually under 100 bytes; 256 in flight fill a 50 ms round trip at over
+/// 5,000 commands a second.
+pub const WINDOW: usize = 256;
+
+/// How many lines of ssh's stderr are kept for messages.
+const STDERR_LINES: usize = 20;
+
+/// How an exit code from the remote side reads here.
+fn exit_from_code(code: u8) -> Exit {
+    match code {
+        0 => Exit::Success,
+        1 => Exit::CommandFailed,
+        2 => Exit::Usage,
+        3 => Exit::Config,
+        4 => Exit::Connect,
+        5 => Exit::Login,
+        6 => Exit::Timeout,
+        8 => Exit::Refused,
+        9 => Exit::Transport,
+        10 => Exit::Remote,
+        130 => Exit::Interrupted,
+        143 => Exit::Terminated,
+        _ => Exit::Connection,
+    }
+}
+
+/// The remote command line: the program, shell-quoted for the remote shell, and the hidden flag.
+/// Nothing secret: the password goes in the `settings` frame.
+pub fn remote_command(program: &str) -> String {
+    let safe = !program.is_empty()
+        && program
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"/._-+:=@%,~".contains(&b));
+    let quoted = if safe && !program.starts_with('~') {
+        program.to_string()
+    } else {
+        format!("'{}'", program.replace('\'', r"'\''"))
+    };
+    format!("{quoted} --remote-serve")
+}
+
+/// The ssh command line for `--remote`.
+pub fn ssh_argv(settings: &Settings, dest: &SshDestination) -> Vec<OsString> {
+    let mut argv: Vec<OsString> = vec!["ssh".into()];
+    let secs = settings.timeout.value.as_secs_f64().ceil().max(1.0) as u64;
+    let defaults = [
+        "BatchMode=yes".to_string(),
+        format!("ConnectTimeout={secs}"),
+        // A link that dies without a reset (a NAT, a suspended laptop) is noticed in 30 s
+        // instead of never: there is no other deadline while answers stream back.
+        "ServerAliveInterval=10".into(),
+        "ServerAliveCountMax=3".into(),
+    ];
+    for option in settings.ssh_options.iter().chain(defaults.iter()) {
+        argv.push("-o".into());
+        argv.push(option.into());
+    }
+    argv.push("-T".into());
+    if let Some(port) = dest.port {
+        argv.push("-p".into());
+        argv.push(port.to_string().into());
+    }
+    if let Some(user) = &dest.user {
+        argv.push("-l".into());
+        argv.push(user.into());
+    }
+    argv.push("--".into());
+    argv.push(dest.host.clone().into());
+    argv.push(remote_command(settings.remote_rcon.as_deref().unwrap_or("rcon")).into());
+    argv
+}
+
+/// The flags the remote side resolves its session from (never the password).
+fn server_args(settings: &Settings) -> Vec<String> {
+    let name = |v: Option<clap::builder::PossibleValue>| {
+        v.map(|p| p.get_name().to_string()).unwrap_or_default()
+    };
+    let mut args = vec![
+        "-H".to_string(),
+        settings.host.value.clone(),
+        "-P".into(),
+        settings.port.value.to_string(),
+        "--dialect".into(),
+        name(settings.dialect.value.to_possible_value()),
+        "--timeout".into(),
+        format!("{}ms", settings.timeout.value.as_millis().max(1)),
+    ];
+    if settings.sentinel.source != Source::Default {
+        args.push("--sentinel".into());
+        args.push(name(settings.sentinel.value.to_possible_value()));
+    }
+    if settings.idle_gap.source != Source::Default {
+        args.push("--idle-gap".into());
+        args.push(format!("{}ms", settings.idle_gap.value.as_millis()));
+    }
+    args
+}
+
+/// What reaches the main loop.
+enum Event {
+    /// A frame from the remote side.
+    Frame(Box<Frame>),
+    /// A line from the remote side that is not a frame.
+    Bad(String),
+    /// The remote side's stdout ended.
+    Gone,
+    /// From the input thread.
+    Src(Src),
+}
+
+/// What the input thread reads, in order.
+enum Src {
+    /// The `index`th `-c` command.
+    Command { text: String, index: usize },
+    /// Input `input` starts; `key` is its content's SHA-256 (files only: they are journaled).
+    Begin { input: usize, key: Option<String> },
+    /// One item of input `input`.
+    Item { input: usize, item: Item },
+    /// Input `input` was read to its end.
+    End {
+        input: usize,
+        slashes: u64,
+        first_slash: Option<u64>,
+    },
+    /// An input could not be read.
+    Failed(String),
+    /// Everything was read.
+    Done,
+}
+
+/// The running ssh and the remote side behind it.
+struct Link {
+    child: Child,
+    stdin: Option<BufWriter<ChildStdin>>,
+    tail: Arc<Mutex<VecDeque<String>>>,
+    via: String,
+}
+
+impl Link {
+    fn start(argv: &[OsString], via: String, events: Sender<Event>) -> anyhow::Result<Link> {
+        let mut command = Command::new(&argv[0]);
+        command
+            .args(&argv[1..])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            // The password reaches the remote side in the `settings` frame only: ssh never
+            // holds it, so no `SendEnv` in the user's config can forward it.
+            .env_remove("RCON_PASSWORD")
+            .env_remove("MCRCON_PASS");
+        // Ctrl-C goes to rcon alone, which then ends the stream in order, so every answer the
+        // remote side sent still arrives and the report is exact.
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::CommandExt;
+            command.process_group(0);
+        }
+        #[cfg(windows)]
+        {
+            use std::os::windows::process::CommandExt;
+            const CREATE_NEW_PROCESS_GROUP: u32 = 0x0000_0200;
+            command.creation_flags(CREATE_NEW_PROCESS_GROUP);
+        }
+        let mut child = command.spawn().map_err(|e| {
+            let hint = if e.kind() == io::ErrorKind::NotFound {
+                " (is the OpenSSH client installed and on PATH?)"
+            } else {
+                ""
+            };
+            fail(
+                Exit::Transport,
+                format!("cannot start {via}: ssh: {e}{hint}"),
+            )
+        })?;
+        let stdin = child.stdin.take().map(BufWriter::new);
+        let stdout = child.stdout.take().expect("piped");
+        let stderr = child.stderr.take().expect("piped");
+        std::thread::spawn(move || {
+            let mut reader = BufReader::with_capacity(64 * 1024, stdout);
+            let mut line = Vec::new();
+            loop {
+                match batch::read_line(&mut reader, &mut line, proto::MAX_FRAME_BYTES) {
+                    Ok(Some(false)) if line.is_empty() => continue,
+                    Ok(Some(false)) => {
+                        let event = match proto::parse(&line) {
+                            Ok(f) => Event::Frame(Box::new(f)),
+                            Err(e) => Event::Bad(e),
+                        };
+                        if events.send(event).is_err() {
+                            return;
+                        }
+                    }
+                    Ok(Some(true)) => {
+                        let _ = events.send(Event::Bad("a frame is over the size limit".into()));
+                    }
+                    Ok(None) | Err(_) => {
+                        let _ = events.send(Event::Gone);
+                        return;
+                    }
+                }
+            }
+        });
+        let tail = Arc::new(Mutex::new(VecDeque::new()));
+        let keep = Arc::clone(&tail);
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(stderr);
+            let mut line = Vec::new();
+            while let Ok(Some(_)) = batch::read_line(&mut reader, &mut line, 4096) {
+                let text = String::from_utf8_lossy(&line).trim().to_string();
+                if text.is_empty() {
+                    continue;
+                }
+                // The remote side's warnings (a slow server, a learned method) are the user's.
+                if text.starts_with("rcon: warning:") {
+                    eprintln!("{text}");
+                }
+                let mut tail = keep.lock().expect("stderr tail");
+                if tail.len() == STDERR_LINES {
+                    tail.pop_front();
+                }
+                tail.push_back(text);
+            }
+        });
+        Ok(Link {
+            child,
+            stdin,
+            tail,
+            via,
+        })
+    }
+
+    fn send(&mut self, frame: &Frame) -> io::Result<()> {
+        let stdin = self
+            .stdin
+            .as_mut()
+            .ok_or_else(|| io::Error::from(io::ErrorKind::BrokenPipe))?;
+        proto::write(stdin, frame)?;
+        stdin.flush()
+    }
+
+    /// Ends the stream without `end`: the remote side runs nothing more.
+    fn close(&mut self) {
+        self.stdin = None;
+    }
+
+    /// ssh's exit status (waiting up to 3 s for it) and its last stderr line.
+    fn ended(&mut self) -> (Option<i32>, Option<String>) {
+        self.stdin = None;
+        let until = Instant::now() + Duration::from_secs(3);
+        let status = loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => break Some(status),
+                Ok(None) if Instant::now() < until => std::thread::sleep(Duration::from_millis(10)),
+                _ => break None,
+            }
+        };
+        // Let the stderr thread take what was printed just before the exit.
+        std::thread::sleep(Duration::from_millis(50));
+        let last = self.tail.lock().expect("stderr tail").back().cloned();
+        (status.and_then(|s| s.code()), last)
+    }
+
+    /// Why the link ended, for messages.
+    fn why(&mut self) -> String {
+        match self.ended() {
+            (Some(255), Some(line)) => format!("{} failed (exit status 255): {line}", self.via),
+            (Some(code), Some(line)) => {
+                format!("the remote rcon ended (exit status {code}): {line}")
+            }
+            (Some(code), None) => format!("the remote rcon ended (exit status {code})"),
+            (None, Some(line)) => format!("{} ended: {line}", self.via),
+            (None, None) => format!("{} ended", self.via),
+        }
+    }
+}
+
+impl Drop for Link {
+    fn drop(&mut self) {
+        self.stdin = None;
+        if matches!(self.child.try_wait(), Ok(None)) {
+            let until = Instant::now() + Duration::from_secs(2);
+            while Instant::now() < until {
+                if !matches!(self.child.try_wait(), Ok(None)) {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            let _ = self.child.kill();
+        }
+        let _ = self.child.wait();
+    }
+}
+
+/// Where the run has got to, kept across reconnects (`--retry`).
+#[derive(Default)]
+struct Progress {
+    /// `-c` commands done (answered, or failed and passed with `--keep-going`).
+    commands: usize,
+    /// Inputs read to their end.
+    inputs: usize,
+    /// Resume the input `inputs` from its journal (after a reconnect, or `--resume`).
+    resume: bool,
+    /// The input `inputs` has begun (its journal exists on the remote side).
+    begun: bool,
+    tally: Tally,
+    /// Reconnects left.
+    retries: u32,
+    /// The next wait before reconnecting.
+    backoff: Duration,
+}
+
+/// One unanswered or unprinted thing, in input order.
+enum Entry {
+    Cmd {
+        id: u64,
+        text: String,
+        /// Input index and line; `None` for a `-c` command.
+        at: Option<(usize, u64)>,
+        index: Option<usize>,
+        started: bool,
+        answer: Option<Box<Frame>>,
+        skipped: bool,
+    },
+    Refused {
+        input: usize,
+        line: u64,
+        text: String,
+        message: String,
+    },
+    /// The end of an input.
+    InputEnd {
+        input: usize,
+        slashes: u64,
+        first_slash: Option<u64>,
+    },
+    /// The `journal` answer to a resuming `batch`.
+    Journal {
+        input: usize,
+        reply: Option<(bool, u64, u64)>,
+    },
+}
+
+/// How one connection's run ended.
+enum Ended {
+    /// Everything ran (or the run stopped at a failure, which the result says).
+    Done(anyhow::Result<Exit>),
+    /// The link or the server went away; reconnect when retries are left.
+    Lost { message: String, exit: Exit },
+}
+
+/// Runs the plan's commands, files and stdin on the SSH host's rcon.
+pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
+    let settings = &plan.settings;
+    if plan.inputs.console {
+        return Err(fail(
+            Exit::Usage,
+            "--remote runs -c commands, -f files and stdin; the console (-i, or nothing given on a terminal) is not available with --remote yet",
+        ));
+    }
+    if plan.trace || plan.messages || plan.wait.is_some() {
+        return Err(fail(
+            Exit::Usage,
+            "--trace, --messages and --wait are not available with --remote yet",
+        ));
+    }
+    if plan.batch.resume && (plan.files.len() != 1 || plan.files[0] == "-") {
+        return Err(fail(
+            Exit::Usage,
+            "--resume needs exactly one -f FILE (the journal is kept per file and server)",
+        ));
+    }
+    crate::app::refuse_unsendable(&plan.commands, [settings])?;
+    for path in &plan.files {
+        drop(Input::open(path, false)?);
+    }
+    let ssh = settings
+        .ssh
+        .as_ref()
+        .expect("--remote needs --ssh (checked)");
+    let dest =
+        SshDestination::parse(&ssh.value).map_err(|e| fail(Exit::Usage, format!("--ssh: {e}")))?;
+    let password = settings.password()?;
+    let argv = ssh_argv(settings, &dest);
+    let via = format!("ssh {dest}");
+    let mut printer = plan.printing.printer();
+    let stop = Stop::catch();
+    let mut progress = Progress {
+        resume: plan.batch.resume,
+        retries: plan.batch.retry,
+        backoff: Duration::from_millis(200),
+        ..Progress::default()
+    };
+    let stdin_batch = plan.inputs.stdin_batch;
+    let inputs: Vec<String> = stdin_batch
+        .then(|| "-".to_string())
+        .into_iter()
+        .chain(plan.files.iter().cloned())
+        .collect();
+    let run = Run {
+        plan: &plan,
+        inputs: &inputs,
+        argv: &argv,
+        via: &via,
+        password: password.expose(),
+        stop: stop.as_ref(),
+        max: settings.dialect.value.dialect().max_command_bytes,
+    };
+    loop {
+        match run.connect_and_run(&mut printer, &mut progress)? {
+            Ended::Done(result) => {
+                let exit = result?;
+                if exit != Exit::Success {
+                    return Ok(exit);
+                }
+                if progress.tally.worst.is_some() {
+                    return progress.tally.finish();
+                }
+                if progress.tally.lines == 0 && plan.commands.is_empty() && stdin_batch {
+                    eprintln!("rcon: warning: no commands on stdin; nothing was sent");
+                }
+                return Ok(Exit::Success);
+            }
+            Ended::Lost { message, exit } => {
+                let resumable = inputs
+                    .get(progress.inputs)
+                    .is_none_or(|name| name.as_str() != "-");
+                if progress.retries == 0 || !resumable {
+                    return Err(fail(exit, message));
+                }
+                progress.retries -= 1;
+                eprintln!(
+                    "rcon: warning: {message}; reconnecting in {} ({} retr{} left)",
+                    rconsole::format_duration(progress.backoff),
+                    progress.retries,
+                    if progress.retries == 1 { "y" } else { "ies" }
+                );
+                std::thread::sleep(progress.backoff);
+                progress.backoff = (progress.backoff * 2).min(Duration::from_secs(5));
+                progress.resume = progress.begun;
+            }
+        }
+    }
+}
+
+struct Run<'a> {
+    plan: &'a SessionPlan,
+    inputs: &'a [String],
+    argv: &'a [OsString],
+    via: &'a str,
+    password: &'a str,
+    stop: Option<&'a Stop>,
+    max: usize,
+}
+
+impl Run<'_> {
+    fn policy(&self) -> &BatchPolicy {
+        &self.plan.batch
+    }
+
+    /// Starts ssh and the remote side, checks the versions, and runs what is left.
+    fn connect_and_run(
+        &self,
+        printer: &mut Printer,
+        progress: &mut Progress,
+    ) -> anyhow::Result<Ended> {
+        let (tx, rx) = mpsc::channel();
+        let mut link = Link::start(self.argv, self.via.to_string(), tx.clone())?;
+        let limit = self.plan.settings.timeout.value + Duration::from_secs(10);
+        match self.handshake(&mut link, &rx, limit) {
+            Ok(()) => {}
+            // A remote side that went away after it was up (its server restarted it): retry.
+            Err(HandshakeError::Fatal(e)) => return Err(e),
+            Err(HandshakeError::Lost(message)) => {
+                return Ok(Ended::Lost {
+                    message,
+                    exit: Exit::Transport,
+                });
+            }
+        }
+        let (credit_tx, credit_rx) = mpsc::sync_channel::<()>(WINDOW);
+        for _ in 0..WINDOW {
+            let _ = credit_tx.send(());
+        }
+        let commands: Vec<String> = self.plan.commands[progress.commands..].to_vec();
+        let first_command = progress.commands;
+        let inputs: Vec<String> = self.inputs[progress.inputs..].to_vec();
+        let first_input = progress.inputs;
+        let macros = self.policy().macros.clone();
+        let events = tx;
+        std::thread::spawn(move || {
+            read_all(
+                commands,
+                first_command,
+                inputs,
+                first_input,
+                macros,
+                credit_rx,
+                events,
+            )
+        });
+        let mut pipe = Pipe {
+            run: self,
+            link,
+            credit: Some(credit_tx),
+            queue: VecDeque::new(),
+            held: VecDeque::new(),
+            paused: false,
+            next_id: 1,
+            skip_through: HashMap::new(),
+            stop_error: None,
+            no_more: false,
+            read_done: false,
+            aborted: None,
+            ended: false,
+            retry: None,
+            ran: Vec::new(),
+        };
+        pipe.run_loop(&rx, printer, progress)
+    }
+
+    fn handshake(
+        &self,
+        link: &mut Link,
+        rx: &Receiver<Event>,
+        limit: Duration,
+    ) -> Result<(), HandshakeError> {
+        let deadline = Instant::now() + limit;
+        let program = self.plan.settings.remote_rcon.as_deref().unwrap_or("rcon");
+        let wait = |deadline: Instant| loop {
+            match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+                Ok(Event::Frame(f)) => return Ok(*f),
+                // A shell start-up file may print before the program starts: skip it.
+                Ok(Event::Bad(_)) | Ok(Event::Src(_)) => continue,
+                Ok(Event::Gone) | Err(RecvTimeoutError::Disconnected) => return Err(None),
+                Err(RecvTimeoutError::Timeout) => return Err(Some(())),
+            }
+        };
+        let fatal = |exit, message: String| HandshakeError::Fatal(fail(exit, message));
+        match wait(deadline) {
+            Ok(Frame::Hello { protocol, .. }) if protocol == PROTOCOL => {}
+            Ok(Frame::Hello { protocol, version }) => {
+                return Err(fatal(
+                    Exit::Remote,
+                    format!(
+                        "the remote rcon ({program} on {}) is version {version} and speaks remote protocol {protocol}; this rcon is version {VERSION} and speaks {PROTOCOL}: install rcon {VERSION} there (or name another with --remote-rcon PATH)",
+                        self.via.trim_start_matches("ssh ")
+                    ),
+                ));
+            }
+            Ok(_) => {
+                return Err(fatal(
+                    Exit::Remote,
+                    format!("the remote rcon ({program}) did not start with a hello frame"),
+                ));
+            }
+            Err(Some(())) => {
+                return Err(fatal(
+                    Exit::Timeout,
+                    format!(
+                        "timed out after {} waiting for the remote rcon ({program}) on {} to start",
+                        rconsole::format_duration(limit),
+                        self.via
+                    ),
+                ));
+            }
+            Err(None) => return Err(self.failed_start(link, program)),
+        }
+        let frames = [
+            Frame::hello(),
+            Frame::Settings {
+                args: server_args(&self.plan.settings),
+                password: self.password.to_string(),
+                keep_going: self.policy().keep_going,
+                delay_ms: self.policy().delay.map(|d| d.as_millis() as u64),
+                parse_errors_fail: self.plan.parse_errors_fail,
+            },
+        ];
+        for frame in &frames {
+            if link.send(frame).is_err() {
+                return Err(HandshakeError::Lost(link.why()));
+            }
+        }
+        match wait(deadline) {
+            Ok(Frame::Ready) => Ok(()),
+            Ok(Frame::Error { exit, message }) => Err(fatal(
+                exit_from_code(exit),
+                format!("the remote rcon on {}: {message}", self.via),
+            )),
+            Ok(_) => Err(fatal(
+                Exit::Remote,
+                "the remote rcon answered the settings with something else".into(),
+            )),
+            Err(Some(())) => Err(fatal(
+                Exit::Timeout,
+                format!("timed out waiting for the remote rcon on {}", self.via),
+            )),
+            Err(None) => Err(HandshakeError::Lost(link.why())),
+        }
+    }
+
+    /// The remote side ended before its hello: ssh failed, the program is missing, or it is an
+    /// rcon without `--remote-serve`.
+    fn failed_start(&self, link: &mut Link, program: &str) -> HandshakeError {
+        let host = self.via.trim_start_matches("ssh ");
+        let (code, last) = link.ended();
+        let said = last.clone().unwrap_or_default();
+        let (exit, message) = match code {
+            Some(127) => (
+                Exit::Remote,
+                format!(
+                    "the remote rcon '{program}' was not found on {host} (exit status 127: {said}): install rcon {VERSION} there on the PATH (the static release build runs on any Linux of the same architecture), or name it with --remote-rcon PATH"
+                ),
+            ),
+            Some(126) => (
+                Exit::Remote,
+                format!(
+                    "the remote rcon '{program}' on {host} cannot be run (exit status 126: {said}): install rcon {VERSION} there, or name another with --remote-rcon PATH"
+                ),
+            ),
+            Some(255) | None => (
+                Exit::Transport,
+                match last {
+                    Some(line) => format!("{} failed (exit status 255): {line}", self.via),
+                    None => format!("{} failed without a message", self.via),
+                },
+            ),
+            Some(code) => (
+                Exit::Remote,
+                format!(
+                    "the remote program '{program}' on {host} does not speak the remote protocol (exit status {code}: {said}): it is not rcon, or an rcon older than --remote; install rcon {VERSION} there, or name it with --remote-rcon PATH"
+                ),
+            ),
+        };
+        HandshakeError::Fatal(fail(exit, message))
+    }
+}
+
+enum HandshakeError {
+    Fatal(anyhow::Error),
+    Lost(String),
+}
+
+/// Reads the `-c` commands, then each input, into `events`, one item per credit.
+fn read_all(
+    commands: Vec<String>,
+    first_command: usize,
+    inputs: Vec<String>,
+    first_input: usize,
+    macros: HashMap<String, String>,
+    credit: Receiver<()>,
+    events: Sender<Event>,
+) {
+    let send = |src| events.send(Event::Src(src)).is_ok();
+    for (i, text) in commands.into_iter().enumerate() {
+        if credit.recv().is_err()
+            || !send(Src::Command {
+                text,
+                index: first_command + i,
+            })
+        {
+            return;
+        }
+    }
+    for (i, path) in inputs.iter().enumerate() {
+        let input_index = first_input + i;
+        let mut input = match Input::open(path, false) {
+            Ok(input) => input,
+            Err(e) => {
+                send(Src::Failed(format!("{e:#}")));
+                return;
+            }
+        };
+        let key = if path == "-" {
+            None
+        } else {
+            match journal::content_key(std::path::Path::new(path)) {
+                Ok(key) => Some(key),
+                Err(e) => {
+                    send(Src::Failed(format!("cannot read {path}: {e}")));
+                    return;
+                }
+            }
+        };
+        if !send(Src::Begin {
+            input: input_index,
+            key,
+        }) {
+            return;
+        }
+        let mut joiner = Joiner::new(macros.clone());
+        let mut buf = Vec::with_capacity(4096);
+        let mut slashes = 0;
+        let mut first_slash = None;
+        loop {
+            if credit.recv().is_err() {
+                return;
+            }
+            let (item, last) = match batch::next_item(&mut input, &mut joiner, &mut buf) {
+                Ok(Some(next)) => next,
+                Ok(None) => break,
+                Err(e) => {
+                    send(Src::Failed(format!("{e:#}")));
+                    return;
+                }
+            };
+            if let Item::Command(c) = &item
+                && c.slash_stripped
+            {
+                slashes += 1;
+                first_slash.get_or_insert(c.line);
+            }
+            if !send(Src::Item {
+                input: input_index,
+                item,
+            }) {
+                return;
+            }
+            if last {
+                break;
+            }
+        }
+        if !send(Src::End {
+            input: input_index,
+            slashes,
+            first_slash,
+        }) {
+            return;
+        }
+    }
+    send(Src::Done);
+}
+
+/// One connection's pipeline.
+struct Pipe<'a, 'r> {
+    run: &'a Run<'r>,
+    link: Link,
+    credit: Option<SyncSender<()>>,
+    queue: VecDeque<Entry>,
+    /// Items read while waiting for a journal answer.
+    held: VecDeque<Src>,
+    paused: bool,
+    next_id: u64,
+    /// Per input: lines up to this one already ran (resume).
+    skip_through: HashMap<usize, u64>,
+    stop_error: Option<anyhow::Error>,
+    /// Send nothing more (a failure, a refusal, a signal).
+    no_more: bool,
+    read_done: bool,
+    /// Ctrl-C or SIGTERM: the stream was ended.
+    aborted: Option<Signal>,
+    /// The remote side answered `end`.
+    ended: bool,
+    /// A failed command that `--retry` reconnects for: its message and exit.
+    retry: Option<(String, Exit)>,
+    /// What ran on this connection, per input: first and last answered line.
+    ran: Vec<(usize, u64, u64)>,
+}
+
+impl Pipe<'_, '_> {
+    fn name(&self, input: usize) -> &str {
+        match self.run.inputs[input].as_str() {
+            "-" => "<stdin>",
+            path => path,
+        }
+    }
+
+    fn give_credit(&self) {
+        if let Some(c) = &self.credit {
+            let _ = c.try_send(());
+        }
+    }
+
+    fn stop_sending(&mut self) {
+        self.no_more = true;
+        self.credit = None;
+    }
+
+    fn run_loop(
+        &mut self,
+        rx: &Receiver<Event>,
+        printer: &mut Printer,
+        progress: &mut Progress,
+    ) -> anyhow::Result<Ended> {
+        loop {
+            if self.aborted.is_none()
+                && let Some(signal) = self.run.stop.and_then(Stop::received)
+            {
+                self.aborted = Some(signal);
+                self.stop_sending();
+                self.link.close();
+            }
+            let event = match rx.recv_timeout(Duration::from_millis(100)) {
+                Ok(e) => e,
+                Err(RecvTimeoutError::Timeout) => continue,
+                Err(RecvTimeoutError::Disconnected) => Event::Gone,
+            };
+            match event {
+                Event::Src(src) => {
+                    if self.no_more {
+                        continue;
+                    }
+                    if self.paused {
+                        self.held.push_back(src);
+                    } else {
+                        self.take(src, progress)?;
+                    }
+                }
+                Event::Frame(frame) => self.frame(*frame),
+                Event::Bad(e) => {
+                    return Err(fail(
+                        Exit::Remote,
+                        format!("the remote rcon on {}: {e}", self.run.via),
+                    ));
+                }
+                Event::Gone => {
+                    self.drain(printer, progress)?;
+                    return Ok(self.gone(progress));
+                }
+            }
+            self.drain(printer, progress)?;
+            if let Some(e) = self.retry_or_stop() {
+                return Ok(e);
+            }
+            if self.queue.is_empty() && (self.read_done || self.no_more) && !self.ended {
+                if self.link.send(&Frame::End).is_err() {
+                    continue;
+                }
+                // Wait for the `end` answer; then the result.
+                loop {
+                    match rx.recv() {
+                        Ok(Event::Frame(f)) if matches!(*f, Frame::End) => break,
+                        Ok(Event::Gone) | Err(_) => break,
+                        Ok(_) => {}
+                    }
+                }
+                self.ended = true;
+                let _ = self.link.ended();
+                if let Some(e) = self.stop_error.take() {
+                    return Ok(Ended::Done(Err(e)));
+                }
+                return Ok(Ended::Done(Ok(Exit::Success)));
+            }
+        }
+    }
+
+    /// A failed command `--retry` should reconnect for.
+    fn retry_or_stop(&mut self) -> Option<Ended> {
+        let (message, exit) = self.retry.take()?;
+        // The remote side stopped at the failure; it ends, and a new one starts.
+        let _ = self.link.send(&Frame::End);
+        Some(Ended::Lost { message, exit })
+    }
+
+    /// A source item arrives: it is sent (or refused) in order.
+    fn take(&mut self, src: Src, progress: &mut Progress) -> anyhow::Result<()> {
+        match src {
+            Src::Command { text, index } => self.send_command(text, None, Some(index)),
+            Src::Begin { input, key } => {
+                progress.begun = key.is_some();
+                if let Some(key) = key {
+                    let resume = progress.resume && input == progress.inputs;
+                    let frame = Frame::Batch {
+                        key,
+                        input: self.name(input).to_string(),
+                        resume,
+                    };
+                    if self.link.send(&frame).is_err() {
+                        self.stop_sending();
+                    }
+                    // The journal answer comes for every batch; a resuming run waits for it
+                    // before sending a line.
+                    self.queue.push_back(Entry::Journal { input, reply: None });
+                    self.paused = resume;
+                }
+                Ok(())
+            }
+            Src::Item { input, item } => match item {
+                Item::Command(c) => {
+                    if self.skip_through.get(&input).is_some_and(|&s| c.line <= s) {
+                        self.give_credit();
+                        return Ok(());
+                    }
+                    if let Err(e) = check_command(&c.text, self.run.max) {
+                        self.refuse(input, c.line, c.text, e.to_string());
+                        return Ok(());
+                    }
+                    self.send_command(c.text, Some((input, c.line)), None)
+                }
+                Item::Error { line, message } => {
+                    if self.skip_through.get(&input).is_some_and(|&s| line <= s) {
+                        self.give_credit();
+                        return Ok(());
+                    }
+                    let message = if message.starts_with(MACRO_NEEDS_VALUE) {
+                        format!("{message} (give --macro NAME=VALUE)")
+                    } else {
+                        message
+                    };
+                    self.refuse(input, line, String::new(), message);
+                    Ok(())
+                }
+            },
+            Src::End {
+                input,
+                slashes,
+                first_slash,
+            } => {
+                if self.link.send(&Frame::EndBatch { complete: true }).is_err() {
+                    self.stop_sending();
+                }
+                self.queue.push_back(Entry::InputEnd {
+                    input,
+                    slashes,
+                    first_slash,
+                });
+                Ok(())
+            }
+            Src::Failed(message) => {
+                self.stop_sending();
+                self.stop_error
+                    .get_or_insert_with(|| fail(Exit::Usage, message));
+                Ok(())
+            }
+            Src::Done => {
+                self.read_done = true;
+                Ok(())
+            }
+        }
+    }
+
+    fn refuse(&mut self, input: usize, line: u64, text: String, message: String) {
+        if !self.run.policy().keep_going {
+            self.stop_sending();
+        }
+        self.queue.push_back(Entry::Refused {
+            input,
+            line,
+            text,
+            message,
+        });
+    }
+
+    fn send_command(
+        &mut self,
+        text: String,
+        at: Option<(usize, u64)>,
+        index: Option<usize>,
+    ) -> anyhow::Result<()> {
+        let id = self.next_id;
+        self.next_id += 1;
+        let last = index.is_some_and(|i| i + 1 == self.run.plan.commands.len())
+            && self.run.inputs.is_empty();
+        let frame = Frame::Command {
+            id,
+            text: text.clone(),
+            line: at.map(|(_, l)| l),
+            last,
+        };
+        if self.link.send(&frame).is_err() {
+            // The link is gone; its end event reports it.
+            self.stop_sending();
+            return Ok(());
+        }
+        self.queue.push_back(Entry::Cmd {
+            id,
+            text,
+            at,
+            index,
+            started: false,
+            answer: None,
+            skipped: false,
+        });
+        Ok(())
+    }
+
+    /// A frame from the remote side lands on its entry.
+    fn frame(&mut self, frame: Frame) {
+        match frame {
+            Frame::Started { id } | Frame::Skipped { id } | Frame::Answer { id, .. } => {
+                let entry = self
+                    .queue
+                    .iter_mut()
+                    .find(|e| matches!(e, Entry::Cmd { id: entry_id, .. } if *entry_id == id));
+                if let Some(Entry::Cmd {
+                    started,
+                    answer,
+                    skipped,
+                    ..
+                }) = entry
+                {
+                    match frame {
+                        Frame::Started { .. } => *started = true,
+                        Frame::Skipped { .. } => *skipped = true,
+                        other => *answer = Some(Box::new(other)),
+                    }
+                }
+            }
+            Frame::Journal {
+                found,
+                sent,
+                answered,
+            } => {
+                if let Some(Entry::Journal { reply, .. }) = self
+                    .queue
+                    .iter_mut()
+                    .find(|e| matches!(e, Entry::Journal { reply: None, .. }))
+                {
+                    *reply = Some((found, sent, answered));
+                }
+            }
+            Frame::Error { exit, message } => {
+                self.stop_sending();
+                self.stop_error.get_or_insert_with(|| {
+                    fail(
+                        exit_from_code(exit),
+                        format!("the remote rcon on {}: {message}", self.run.via),
+                    )
+                });
+            }
+            Frame::End => self.ended = true,
+            _ => {}
+        }
+    }
+
+    /// Prints and accounts for every entry at the head of the queue that is complete.
+    fn drain(&mut self, printer: &mut Printer, progress: &mut Progress) -> anyhow::Result<()> {
+        while let Some(entry) = self.queue.front() {
+            let ready = match entry {
+                Entry::Cmd {
+                    answer, skipped, ..
+                } => answer.is_some() || *skipped,
+                Entry::Journal { reply, .. } => reply.is_some(),
+                Entry::Refused { .. } | Entry::InputEnd { .. } => true,
+            };
+            if !ready || self.retry.is_some() {
+                return Ok(());
+            }
+            let entry = self.queue.pop_front().expect("front");
+            match entry {
+                Entry::Cmd {
+                    text,
+                    at,
+                    index,
+                    answer,
+                    ..
+                } => {
+                    self.give_credit();
+                    if let Some(answer) = answer {
+                        self.answered(printer, progress, text, at, index, *answer)?;
+                    }
+                }
+                Entry::Refused {
+                    input,
+                    line,
+                    text,
+                    message,
+                } => {
+                    self.give_credit();
+                    let tally = &mut progress.tally;
+                    tally.lines += 1;
+                    tally.failed += 1;
+                    let exit = Exit::Refused;
+                    tally.worst = Some(tally.worst.map_or(exit, |w| w.max(exit)));
+                    let name = self.name(input).to_string();
+                    if printer.style() == Style::Json {
+                        printer.record(&Record {
+                            command: &text,
+                            raw: b"",
+                            ok: false,
+                            error: Some(&message),
+                            reason: exit.reason(),
+                            elapsed: Duration::ZERO,
+                            origin: Some((&name, line)),
+                        })?;
+                    }
+                    self.failure(exit, format!("{name}:{line}: {message}"));
+                }
+                Entry::InputEnd {
+                    input,
+                    slashes,
+                    first_slash,
+                } => {
+                    progress.inputs = input + 1;
+                    progress.resume = false;
+                    progress.begun = false;
+                    if let Some(first) = first_slash {
+                        let more = if slashes > 1 {
+                            format!(
+                                " (and on {} more line{})",
+                                slashes - 1,
+                                if slashes == 2 { "" } else { "s" }
+                            )
+                        } else {
+                            String::new()
+                        };
+                        eprintln!(
+                            "rcon: warning: {}:{first}: leading '/' removed{more}; RCON does not need it and function files do not allow it",
+                            self.name(input)
+                        );
+                    }
+                }
+                Entry::Journal { input, reply } => {
+                    let (found, sent, answered) = reply.expect("ready");
+                    if !self.paused {
+                        continue;
+                    }
+                    self.paused = false;
+                    let name = self.name(input).to_string();
+                    let server = &self.run.plan.settings;
+                    if !found {
+                        self.stop_sending();
+                        self.stop_error.get_or_insert_with(|| {
+                            fail(
+                                Exit::Usage,
+                                format!(
+                                    "--resume: no journal for {name} and {} on {}: the last run finished it, or the file changed since; nothing was sent (run it without --resume)",
+                                    server.target(),
+                                    self.run.via
+                                ),
+                            )
+                        });
+                        continue;
+                    }
+                    let state = journal::State { sent, answered };
+                    if let Some(doubt) = state.in_doubt()
+                        && !self.run.policy().resend_in_doubt
+                    {
+                        {
+                            self.stop_sending();
+                            self.stop_error.get_or_insert_with(|| {
+                                fail(
+                                    Exit::Refused,
+                                    format!(
+                                        "{name}:{doubt} was sent but never answered, so it may or may not have run; lines through {name}:{answered} ran; nothing was sent: check the server, then --resend-in-doubt sends {name}:{doubt} again"
+                                    ),
+                                )
+                            });
+                            continue;
+                        }
+                    }
+                    self.skip_through.insert(input, answered);
+                    if answered > 0 {
+                        eprintln!(
+                            "rcon: resuming {name} after line {answered} (the remote journal's last answered line)"
+                        );
+                    }
+                    while let Some(src) = self.held.pop_front() {
+                        if self.no_more {
+                            break;
+                        }
+                        self.take(src, progress)?;
+                        if self.paused {
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn answered(
+        &mut self,
+        printer: &mut Printer,
+        progress: &mut Progress,
+        text: String,
+        at: Option<(usize, u64)>,
+        index: Option<usize>,
+        answer: Frame,
+    ) -> anyhow::Result<()> {
+        let Frame::Answer {
+            output,
+            sent,
+            parse_error: _,
+            error,
+            exit,
+            elapsed_ms,
+            ..
+        } = answer
+        else {
+            return Ok(());
+        };
+        let exit = exit.map(exit_from_code);
+        let ok = error.is_none();
+        // A lost connection or a server that is not up (yet): --retry reconnects and goes on
+        // from the journal, so this attempt is not printed as the line's result.
+        if !ok
+            && !self.run.policy().keep_going
+            && progress.retries > 0
+            && matches!(exit, Some(Exit::Connect | Exit::Connection))
+            && (at.is_some_and(|(i, _)| self.run.inputs[i] != "-") || (index.is_some() && !sent))
+        {
+            let where_ = match at {
+                Some((i, line)) => format!("{}:{line}", self.name(i)),
+                None => format!("command '{}'", short(&text)),
+            };
+            self.stop_sending();
+            self.retry = Some((
+                format!("{where_}: {}", error.unwrap_or_default()),
+                exit.unwrap_or(Exit::Connection),
+            ));
+            return Ok(());
+        }
+        let origin_name = at.map(|(i, l)| (self.name(i).to_string(), l));
+        let origin = origin_name.as_ref().map(|(n, l)| (n.as_str(), *l));
+        progress.tally.lines += 1;
+        if sent {
+            progress.tally.sent += 1;
+        }
+        if let Some((input, line)) = at {
+            match self.ran.iter_mut().find(|r| r.0 == input) {
+                Some(r) => r.2 = line,
+                None => self.ran.push((input, line, line)),
+            }
+        }
+        if self.run.policy().echo {
+            printer.echo(&text)?;
+        }
+        printer.record(&Record {
+            command: &text,
+            raw: output.as_bytes(),
+            ok,
+            error: error.as_deref(),
+            reason: exit.and_then(Exit::reason),
+            elapsed: Duration::from_secs_f64(elapsed_ms.max(0.0) / 1000.0),
+            origin,
+        })?;
+        if (ok || self.run.policy().keep_going)
+            && let Some(i) = index
+        {
+            progress.commands = i + 1;
+        }
+        if ok {
+            return Ok(());
+        }
+        let exit = exit.unwrap_or(Exit::Connection);
+        let tally = &mut progress.tally;
+        tally.failed += 1;
+        tally.worst = Some(tally.worst.map_or(exit, |w| w.max(exit)));
+        let why = error.unwrap_or_default();
+        let message = match (origin, sent) {
+            (Some((name, line)), _) => format!("{name}:{line}: command '{}': {why}", short(&text)),
+            (None, true) => format!("command '{}': {why}", short(&text)),
+            (None, false) => why,
+        };
+        if let Some(i) = index
+            && !self.run.policy().keep_going
+        {
+            // A `-c` command: the words of a local run (src/app/run/single.rs).
+            self.stop_sending();
+            let after = self.run.plan.commands.len() - i - 1;
+            let later = after + usize::from(!sent);
+            let more_inputs = !self.run.inputs.is_empty();
+            let mut message = message;
+            let rest = if more_inputs {
+                " and the batch input"
+            } else {
+                ""
+            };
+            if later > 0 {
+                let which = if sent { " later" } else { "" };
+                let noun = if later == 1 { "command" } else { "commands" };
+                message.push_str(&format!("; {later}{which} {noun}{rest} not sent"));
+            } else if more_inputs {
+                message.push_str("; the batch input was not sent");
+            }
+            if after > 0 || more_inputs {
+                message.push_str(" (--keep-going continues past failures)");
+            }
+            self.stop_error.get_or_insert_with(|| fail(exit, message));
+            return Ok(());
+        }
+        self.failure(exit, message);
+        Ok(())
+    }
+
+    /// A failed line: reported now with `--keep-going`, else the run stops here.
+    fn failure(&mut self, exit: Exit, message: String) {
+        if self.run.policy().keep_going {
+            eprintln!("rcon: error: {message}");
+            return;
+        }
+        self.stop_sending();
+        self.stop_error.get_or_insert_with(|| {
+            fail(
+                exit,
+                format!(
+                    "{message}; stopped here, later lines were not sent (--keep-going continues past failures)"
+                ),
+            )
+        });
+    }
+
+    /// The remote side's stream ended: after Ctrl-C, an exact report; else the link was lost.
+    fn gone(&mut self, progress: &mut Progress) -> Ended {
+        let unanswered: Vec<&Entry> = self
+            .queue
+            .iter()
+            .filter(|e| {
+                matches!(
+                    e,
+                    Entry::Cmd {
+                        answer: None,
+                        skipped: false,
+                        ..
+                    }
+                )
+            })
+            .collect();
+        if let Some(signal) = self.aborted {
+            // The stream was ended in order: what was not answered never ran.
+            let ran = progress.tally.sent;
+            let not_sent = unanswered.len();
+            let mut text = format!(
+                "interrupted by {}: {ran} command{} ran, none was in flight, {not_sent} not sent",
+                signal.name(),
+                if ran == 1 { "" } else { "s" }
+            );
+            if !self.read_done {
+                let name = self
+                    .run
+                    .inputs
+                    .get(progress.inputs)
+                    .map(|i| if i == "-" { "<stdin>" } else { i.as_str() })
+                    .unwrap_or("the input");
+                text.push_str(&format!(" and the rest of {name} was not read"));
+            }
+            let exit = match signal {
+                Signal::Interrupt => Exit::Interrupted,
+                Signal::Terminate => Exit::Terminated,
+            };
+            return Ended::Done(Err(fail(exit, text)));
+        }
+        if self.ended
+            && let Some(e) = self.stop_error.take()
+        {
+            return Ended::Done(Err(e));
+        }
+        if let Some(e) = self.stop_error.take()
+            && unanswered.is_empty()
+        {
+            return Ended::Done(Err(e));
+        }
+        let why = self.link.why();
+        let at = |e: &Entry| match e {
+            Entry::Cmd {
+                at: Some((i, line)),
+                ..
+            } => format!("{}:{line}", self.name(*i)),
+            Entry::Cmd { text, .. } => format!("command '{}'", short(text)),
+            _ => String::new(),
+        };
+        let mut parts = Vec::new();
+        let ran: Vec<String> = self
+            .ran
+            .iter()
+            .map(|&(i, first, last)| {
+                if first == last {
+                    format!("{}:{first}", self.name(i))
+                } else {
+                    format!("{}:{first}-{last}", self.name(i))
+                }
+            })
+            .collect();
+        parts.push(if ran.is_empty() {
+            "ran: no line on this connection".to_string()
+        } else {
+            format!("ran: {}", ran.join(", "))
+        });
+        let started = unanswered
+            .iter()
+            .position(|e| matches!(e, Entry::Cmd { started: true, .. }));
+        let doubt: Vec<String> = match started {
+            Some(i) => unanswered[i..].iter().map(|e| at(e)).collect(),
+            None => unanswered.iter().map(|e| at(e)).collect(),
+        };
+        match doubt.as_slice() {
+            [] => parts.push("none was in doubt".into()),
+            [one] => parts.push(format!("in doubt (sent, no answer): {one}")),
+            [first, .., last] => parts.push(format!(
+                "in doubt (sent, no answer): {first} to {last} ({} lines; the remote runs one at a time, so at most the first ran)",
+                doubt.len()
+            )),
+        }
+        let next = unanswered.last().map(|e| at(e));
+        parts.push(match next {
+            Some(last) => format!("not sent: every line after {last}"),
+            None => match self.ran.last() {
+                Some(&(i, _, last)) => {
+                    format!("not sent: every line after {}:{last}", self.name(i))
+                }
+                None => "not sent: every line".into(),
+            },
+        });
+        let journaled = self
+            .run
+            .inputs
+            .get(progress.inputs)
+            .is_some_and(|p| p != "-");
+        let hint = if journaled {
+            "; `--resume` asks the remote journal which line ran last and goes on after it"
+        } else {
+            ""
+        };
+        Ended::Lost {
+            message: format!("lost the remote rcon: {why}; {}{hint}", parts.join("; ")),
+            exit: Exit::Transport,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn remote_command_is_quoted_for_the_shell() {
+        assert_eq!(remote_command("rcon"), "rcon --remote-serve");
+        assert_eq!(
+            remote_command("/opt/rcon/bin/rcon"),
+            "/opt/rcon/bin/rcon --remote-serve"
+        );
+        assert_eq!(
+            remote_command("my rcon; rm -rf /"),
+            "'my rcon; rm -rf /' --remote-serve"
+        );
+        assert_eq!(remote_command("it's"), r"'it'\''s' --remote-serve");
+    }
+
+    #[test]
+    fn exit_codes_read_back() {
+        for exit in [
+            Exit::CommandFailed,
+            Exit::Connect,
+            Exit::Login,
+            Exit::Timeout,
+            Exit::Connection,
+            Exit::Refused,
+            Exit::Transport,
+            Exit::Remote,
+        ] {
+            assert_eq!(exit_from_code(exit as u8), exit);
+        }
+    }
+}

@@ -1,0 +1,277 @@
+//! The batch journal (docs/remote.md): for one `-f` file run against one server, the last line
+//! sent and the last line the server answered, so that when a run stops halfway the error can
+//! name what ran and what is in doubt, and `--resume` can go on after the last answered line.
+//!
+//! One small file per (input content, server) in `journal/` under the data directory, named by
+//! the SHA-256 of both: editing the file or aiming at another server starts a new journal. The
+//! record has a fixed width and is rewritten in place with one write per update (no fsync: it
+//! has to survive the process, a dropped tunnel or a killed ssh, not a power cut). It holds no
+//! password, only the input's name, the server's address and two line numbers. A run that reads
+//! its input to the end removes it.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::app::remote::sha256;
+
+/// The journal format's version, first in every record.
+pub const VERSION: u32 = 1;
+
+/// What a journal says about a stopped run. Lines are the input's physical line numbers
+/// (a continued command counts at its first line); 0 means none.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct State {
+    /// The last line written to the server (it may or may not have run).
+    pub sent: u64,
+    /// The last line whose whole answer came back (it ran).
+    pub answered: u64,
+}
+
+impl State {
+    /// The line sent but not answered, if any: it may or may not have run.
+    pub fn in_doubt(&self) -> Option<u64> {
+        (self.sent > self.answered).then_some(self.sent)
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+struct Record {
+    version: u32,
+    /// The process keeping it (a remote side whose client is gone may finish one command).
+    #[serde(default)]
+    pid: u32,
+    input: String,
+    server: String,
+    #[serde(flatten)]
+    state: State,
+}
+
+/// Where the journal for `content` (the input's SHA-256) run against `server` lives, under
+/// the data directory; `None` without one.
+pub fn path_for(content: &str, server: &str) -> Option<PathBuf> {
+    let dir = crate::app::resolve::config::data_dir()?;
+    let key = sha256::hex(format!("{content}\n{server}").as_bytes());
+    Some(dir.join("journal").join(format!("{}.json", &key[..32])))
+}
+
+/// The SHA-256 of a file's content.
+pub fn content_key(path: &Path) -> io::Result<String> {
+    sha256::hex_of(File::open(path)?)
+}
+
+/// Reads a journal; `None` when there is none (the run finished or never started) or it is not
+/// one this version reads.
+pub fn read(path: &Path) -> Option<State> {
+    let text = fs::read_to_string(path).ok()?;
+    let record: Record = serde_json::from_str(text.trim_end()).ok()?;
+    (record.version == VERSION).then_some(record.state)
+}
+
+/// Waits (up to `limit`) while another process still keeps the journal at `path`: a remote
+/// side whose ssh died finishes the command it runs before it notices, and a `--resume` that
+/// read the journal before that would take its line for one in doubt.
+pub fn wait_for_keeper(path: &Path, limit: std::time::Duration) {
+    let until = std::time::Instant::now() + limit;
+    while std::time::Instant::now() < until {
+        let keeper = fs::read_to_string(path)
+            .ok()
+            .and_then(|t| serde_json::from_str::<Record>(t.trim_end()).ok())
+            .map(|r| r.pid);
+        match keeper {
+            Some(pid) if pid != 0 && pid != std::process::id() && alive(pid) => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            _ => return,
+        }
+    }
+}
+
+#[cfg(unix)]
+fn alive(pid: u32) -> bool {
+    // SAFETY: signal 0 only checks that the process exists.
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    unsafe { libc::kill(pid, 0) == 0 }
+}
+
+#[cfg(not(unix))]
+fn alive(_pid: u32) -> bool {
+    false
+}
+
+/// An open journal, updated as lines are sent and answered.
+pub struct Journal {
+    file: File,
+    path: PathBuf,
+    input: String,
+    server: String,
+    state: State,
+    /// The first write error, reported once; after it the journal is not kept.
+    broken: bool,
+}
+
+impl Journal {
+    /// Starts (or, resuming, continues from `state`) the journal at `path`.
+    pub fn start(path: &Path, input: &str, server: &str, state: State) -> io::Result<Journal> {
+        if let Some(dir) = path.parent() {
+            fs::create_dir_all(dir)?;
+        }
+        let file = OpenOptions::new()
+            .create(true)
+            .write(true)
+            .truncate(true)
+            .open(path)?;
+        let mut journal = Journal {
+            file,
+            path: path.to_path_buf(),
+            input: input.to_string(),
+            server: server.to_string(),
+            state,
+            broken: false,
+        };
+        journal.write()?;
+        Ok(journal)
+    }
+
+    /// `line` is about to be written to the server.
+    pub fn sent(&mut self, line: u64) {
+        self.state.sent = line;
+        self.keep();
+    }
+
+    /// `line` was answered in full (it ran, successfully or not).
+    pub fn answered(&mut self, line: u64) {
+        self.state.sent = line;
+        self.state.answered = line;
+        self.keep();
+    }
+
+    /// The line marked sent never went out after all (no connection).
+    pub fn not_sent(&mut self) {
+        self.state.sent = self.state.answered;
+        self.keep();
+    }
+
+    /// The input was read to its end: the journal is removed.
+    pub fn finish(self) {
+        let _ = fs::remove_file(&self.path);
+    }
+
+    fn keep(&mut self) {
+        if self.broken {
+            return;
+        }
+        if let Err(e) = self.write() {
+            self.broken = true;
+            eprintln!(
+                "rcon: warning: cannot keep the journal {}: {e}; --resume will not know where this run stopped",
+                self.path.display()
+            );
+        }
+    }
+
+    /// Rewrites the record in place: numbers are padded so it keeps its length.
+    fn write(&mut self) -> io::Result<()> {
+        let text = format!(
+            "{{\"version\":{VERSION},\"pid\":{:>10},\"input\":{},\"server\":{},\"sent\":{:>20},\"answered\":{:>20}}}\n",
+            std::process::id(),
+            serde_json::to_string(&self.input).unwrap_or_default(),
+            serde_json::to_string(&self.server).unwrap_or_default(),
+            self.state.sent,
+            self.state.answered,
+        );
+        self.file.seek(SeekFrom::Start(0))?;
+        self.file.write_all(text.as_bytes())
+    }
+}
+
+/// The journal of a local-mode batch input (no `--remote`) named `name` against `server`, and
+/// the line through which it already ran (`--resume`; else 0). `None` for stdin or without a data
+/// directory. With `resume`, no journal, or a line in doubt without `resend_in_doubt`, is an
+/// error before anything is sent.
+pub fn for_input(
+    name: &str,
+    server: &str,
+    resume: bool,
+    resend_in_doubt: bool,
+) -> anyhow::Result<Option<(Journal, u64)>> {
+    use crate::app::exit::{Exit, fail};
+    if name == "<stdin>" {
+        return Ok(None);
+    }
+    let content = content_key(Path::new(name))
+        .map_err(|e| fail(Exit::Usage, format!("cannot read {name}: {e}")))?;
+    let Some(path) = path_for(&content, server) else {
+        return Ok(None);
+    };
+    let state = if resume {
+        let Some(state) = read(&path) else {
+            return Err(fail(
+                Exit::Usage,
+                format!(
+                    "--resume: no journal for {name} and {server}: the last run finished it, or the file changed since; nothing was sent (run it without --resume)"
+                ),
+            ));
+        };
+        if let Some(doubt) = state.in_doubt()
+            && !resend_in_doubt
+        {
+            return Err(fail(
+                Exit::Refused,
+                format!(
+                    "{name}:{doubt} was sent but never answered, so it may or may not have run; lines through {name}:{} ran; nothing was sent: check the server, then --resend-in-doubt sends {name}:{doubt} again",
+                    state.answered
+                ),
+            ));
+        }
+        if state.answered > 0 {
+            eprintln!(
+                "rcon: resuming {name} after line {} (the journal's last answered line)",
+                state.answered
+            );
+        }
+        state
+    } else {
+        State::default()
+    };
+    match Journal::start(&path, name, server, state) {
+        Ok(j) => Ok(Some((j, state.answered))),
+        Err(e) => {
+            eprintln!(
+                "rcon: warning: cannot keep the journal {}: {e}; --resume will not know where this run stopped",
+                path.display()
+            );
+            Ok(None)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_survive_and_read_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j").join("x.json");
+        let mut j = Journal::start(&path, "a \"b\".mcfunction", "h:1", State::default()).unwrap();
+        assert_eq!(read(&path), Some(State::default()));
+        j.sent(3);
+        assert_eq!(read(&path).unwrap().in_doubt(), Some(3));
+        j.answered(3);
+        j.sent(12345678901);
+        j.answered(12345678901);
+        j.sent(12345678905);
+        let state = read(&path).unwrap();
+        assert_eq!(state.answered, 12345678901);
+        assert_eq!(state.in_doubt(), Some(12345678905));
+        j.not_sent();
+        assert_eq!(read(&path).unwrap().in_doubt(), None);
+        j.finish();
+        assert_eq!(read(&path), None);
+    }
+}
