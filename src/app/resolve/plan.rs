@@ -375,6 +375,15 @@ pub fn resolve(parsed: Parsed, mgmt_here: bool) -> anyhow::Result<Mode> {
     if let Some(dir) = &args.install_links {
         return Ok(Mode::InstallLinks(dir.clone()));
     }
+    // --target names RCON addresses; the management protocol's servers are profiles with a
+    // mgmt_url (-s, groups, --all). Refused before any hand-off, naming both flags.
+    if args.mgmt.is_some() && !args.target.is_empty() {
+        return Err(fail(
+            Exit::Usage,
+            "--mgmt cannot be used with --target (a target is an RCON address); name \
+             management servers with -s NAME, a group or --all, each profile with its mgmt_url",
+        ));
+    }
     let wait = args.wait.is_some();
     let mode = resolve_mode(args, origins, mgmt_here, compat, double_dash)?;
     // The one connection of a session is the one waited for; the other modes connect their
