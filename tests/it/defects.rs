@@ -407,6 +407,37 @@ fn mgmt_with_target_is_refused_naming_both_flags() {
     }
 }
 
+/// `--echo` was silently ignored by `--every` and `--countdown`: now a usage error naming both.
+#[test]
+fn echo_with_timed_modes_is_refused_naming_both_flags() {
+    let home = home();
+    for (argv, flag) in [
+        (
+            &[
+                "-H",
+                "127.0.0.1",
+                "-p",
+                "x",
+                "--echo",
+                "--every",
+                "1s",
+                "list",
+            ][..],
+            "--every",
+        ),
+        (
+            &["-H", "127.0.0.1", "-p", "x", "--echo", "--countdown", "10s"],
+            "--countdown",
+        ),
+    ] {
+        let out = run(rcon_in(home.path()).args(argv));
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{argv:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains("--echo") && err.contains(flag), "{err}");
+    }
+}
+
 #[test]
 fn wording_says_what_happened() {
     let home = home();

@@ -592,6 +592,25 @@ fn follow_or_timed(
     servers: Vec<(String, Settings)>,
     commands: Vec<String>,
 ) -> anyhow::Result<Mode> {
+    // --echo prints each command before its output in a session or fan-out; the live and timed
+    // modes do not honour it, so it is refused rather than silently dropped.
+    if args.echo {
+        let flag = if args.follow {
+            "--follow"
+        } else if args.countdown.is_some() {
+            "--countdown"
+        } else if args.every.is_some() {
+            "--every"
+        } else {
+            "--if"
+        };
+        return Err(fail(
+            Exit::Usage,
+            format!(
+                "--echo cannot be used with {flag}; drop --echo (with --json each record names its command)"
+            ),
+        ));
+    }
     if args.follow {
         if !commands.is_empty() || !args.files.is_empty() {
             return Err(fail(
