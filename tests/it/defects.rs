@@ -384,6 +384,60 @@ fn flags_that_would_be_ignored_are_refused() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
 
+/// `--mgmt URL --target a=HOST` ignored the target; `--mgmt --target a=HOST` said "--mgmt needs
+/// a URL". Both are one usage error naming both flags, raised while resolving.
+#[test]
+fn mgmt_with_target_is_refused_naming_both_flags() {
+    let home = home();
+    for argv in [
+        &[
+            "--mgmt",
+            "ws://127.0.0.1:1",
+            "--target",
+            "a=127.0.0.1",
+            "seed",
+        ][..],
+        &["--mgmt", "--target", "a=127.0.0.1", "list"],
+    ] {
+        let out = run(rcon_in(home.path()).args(argv));
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{argv:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains("--mgmt") && err.contains("--target"), "{err}");
+    }
+}
+
+/// `--echo` was silently ignored by `--every` and `--countdown`: now a usage error naming both.
+#[test]
+fn echo_with_timed_modes_is_refused_naming_both_flags() {
+    let home = home();
+    for (argv, flag) in [
+        (
+            &[
+                "-H",
+                "127.0.0.1",
+                "-p",
+                "x",
+                "--echo",
+                "--every",
+                "1s",
+                "list",
+            ][..],
+            "--every",
+        ),
+        (
+            &["-H", "127.0.0.1", "-p", "x", "--echo", "--countdown", "10s"],
+            "--countdown",
+        ),
+    ] {
+        let out = run(rcon_in(home.path()).args(argv));
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{argv:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains("--echo") && err.contains(flag), "{err}");
+    }
+}
+
 #[test]
 fn wording_says_what_happened() {
     let home = home();

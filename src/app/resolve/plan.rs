@@ -377,6 +377,15 @@ pub fn resolve(parsed: Parsed, mgmt_here: bool) -> anyhow::Result<Mode> {
     if let Some(dir) = &args.install_links {
         return Ok(Mode::InstallLinks(dir.clone()));
     }
+    // --target names RCON addresses; the management protocol's servers are profiles with a
+    // mgmt_url (-s, groups, --all). Refused before any hand-off, naming both flags.
+    if args.mgmt.is_some() && !args.target.is_empty() {
+        return Err(fail(
+            Exit::Usage,
+            "--mgmt cannot be used with --target (a target is an RCON address); name \
+             management servers with -s NAME, a group or --all, each profile with its mgmt_url",
+        ));
+    }
     let wait = args.wait.is_some();
     let mode = resolve_mode(args, origins, mgmt_here, compat, double_dash)?;
     // The one connection of a session is the one waited for; the other modes connect their
@@ -588,6 +597,25 @@ fn follow_or_timed(
     servers: Vec<(String, Settings)>,
     commands: Vec<String>,
 ) -> anyhow::Result<Mode> {
+    // --echo prints each command before its output in a session or fan-out; the live and timed
+    // modes do not honour it, so it is refused rather than silently dropped.
+    if args.echo {
+        let flag = if args.follow {
+            "--follow"
+        } else if args.countdown.is_some() {
+            "--countdown"
+        } else if args.every.is_some() {
+            "--every"
+        } else {
+            "--if"
+        };
+        return Err(fail(
+            Exit::Usage,
+            format!(
+                "--echo cannot be used with {flag}; drop --echo (with --json each record names its command)"
+            ),
+        ));
+    }
     if args.follow {
         if !commands.is_empty() || !args.files.is_empty() {
             return Err(fail(
