@@ -6,7 +6,7 @@
 
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::common::sshd::Sshd;
 use crate::common::*;
@@ -270,7 +270,7 @@ fn processes_with(word: &str) -> Vec<(Vec<u8>, Vec<u8>)> {
 
 #[cfg(target_os = "linux")]
 fn wait_for_commands(server: &PracticeServer, n: usize) {
-    let start = Instant::now();
+    let start = std::time::Instant::now();
     while server.commands().len() < n {
         assert!(
             start.elapsed() < LIMIT,
