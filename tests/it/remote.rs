@@ -455,7 +455,7 @@ fn local_mode_resumes_a_file_after_the_server_went_away() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let start = Instant::now();
+    let start = std::time::Instant::now();
     while first.commands().len() < 100 {
         assert!(
             start.elapsed() < LIMIT,

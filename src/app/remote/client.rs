@@ -1114,18 +1114,10 @@ impl Pipe<'_, '_> {
                     progress.resume = false;
                     progress.begun = false;
                     if let Some(first) = first_slash {
-                        let more = if slashes > 1 {
-                            format!(
-                                " (and on {} more line{})",
-                                slashes - 1,
-                                if slashes == 2 { "" } else { "s" }
-                            )
-                        } else {
-                            String::new()
-                        };
-                        eprintln!(
-                            "rcon: warning: {}:{first}: leading '/' removed{more}; RCON does not need it and function files do not allow it",
-                            self.name(input)
+                        crate::app::run::batch::warn_leading_slashes(
+                            self.name(input),
+                            first,
+                            slashes,
                         );
                     }
                 }

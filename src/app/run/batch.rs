@@ -178,6 +178,23 @@ fn count_lines(file: File) -> io::Result<u64> {
 
 /// Reads one physical line into `buf` without its line ending, keeping at most `max` bytes.
 /// Returns `None` at end of input, else whether the line was longer than `max`.
+/// The one warning for an input whose lines had a leading `/` removed (mcfunction rules):
+/// the first such line and how many more, local and `--remote` batches alike.
+pub fn warn_leading_slashes(name: &str, first: u64, slashes: u64) {
+    let more = if slashes > 1 {
+        format!(
+            " (and on {} more line{})",
+            slashes - 1,
+            if slashes == 2 { "" } else { "s" }
+        )
+    } else {
+        String::new()
+    };
+    eprintln!(
+        "rcon: warning: {name}:{first}: leading '/' removed{more}; RCON does not need it and function files do not allow it"
+    );
+}
+
 pub fn read_line<R: BufRead + ?Sized>(
     reader: &mut R,
     buf: &mut Vec<u8>,
@@ -425,18 +442,7 @@ fn run_input(
         p.clear();
     }
     if let Some(first) = first_slash {
-        let more = if slashes > 1 {
-            format!(
-                " (and on {} more line{})",
-                slashes - 1,
-                if slashes == 2 { "" } else { "s" }
-            )
-        } else {
-            String::new()
-        };
-        eprintln!(
-            "rcon: warning: {name}:{first}: leading '/' removed{more}; RCON does not need it and function files do not allow it"
-        );
+        warn_leading_slashes(&name, first, slashes);
     }
     let halt = result?;
     // Read to its end: nothing to resume (a failure or a signal returned before here).
