@@ -460,3 +460,38 @@ fn wording_says_what_happened() {
     assert!(!text.contains("will ask on the terminal"), "{text}");
     assert!(text.contains("no terminal to ask on"), "{text}");
 }
+
+/// `--retry N` was ignored for one server (issue 20): a refused first connect is now tried
+/// again N times, with fan-out's rule and pauses, each retry named on stderr, then the error.
+#[test]
+fn retry_tries_one_refused_server_again_n_times() {
+    let home = home();
+    let port = crate::common::sshd::free_port();
+    let out = run(rcon_at(port, home.path()).args(["--retry", "2", "list"]));
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(4), "{err}");
+    let retries: Vec<&str> = err.lines().filter(|l| l.contains("retrying in")).collect();
+    assert_eq!(retries.len(), 2, "{err}");
+    assert!(retries[0].contains("200ms (retry 1 of 2)"), "{err}");
+    assert!(retries[1].contains("400ms (retry 2 of 2)"), "{err}");
+    assert!(
+        err.lines()
+            .last()
+            .unwrap()
+            .starts_with("rcon: error: cannot connect"),
+        "{err}"
+    );
+    assert!(err.contains("1 command not sent"), "{err}");
+
+    // Without --retry: one attempt, no retry line.
+    let out = run(rcon_at(port, home.path()).arg("list"));
+    assert_eq!(out.status.code(), Some(4));
+    assert!(!stderr(&out).contains("retrying"), "{}", stderr(&out));
+
+    // --wait already retries until the server is up: both together is a usage error.
+    let out = run(rcon_at(port, home.path()).args(["--retry", "2", "--wait", "1s", "list"]));
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("--retry") && err.contains("--wait"), "{err}");
+}

@@ -387,6 +387,13 @@ pub fn resolve(parsed: Parsed, mgmt_here: bool) -> anyhow::Result<Mode> {
         ));
     }
     let wait = args.wait.is_some();
+    if wait && args.retry > 0 {
+        return Err(fail(
+            Exit::Usage,
+            "--retry cannot be used with --wait: --wait already tries the connection again \
+             until the server is up or the time has passed",
+        ));
+    }
     let mode = resolve_mode(args, origins, mgmt_here, compat, double_dash)?;
     // The one connection of a session is the one waited for; the other modes connect their
     // own ways (several servers have --retry, --follow reconnects by itself).

@@ -958,7 +958,7 @@ impl fleet::Handler for FleetHandler<'_> {
 
 /// Whether a failed connect is worth trying again (`--retry`): the server could not be reached
 /// or the tunnel did not open; a refused login or a protocol error is not retried.
-fn retryable(e: &rconsole::Error) -> bool {
+pub fn retryable(e: &rconsole::Error) -> bool {
     matches!(
         e,
         rconsole::Error::Connect { .. }

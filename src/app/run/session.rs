@@ -57,6 +57,9 @@ pub struct Session {
     pub keeps_open: bool,
     /// `--wait`: how long the first connection is tried again until the server is up.
     pub wait: Option<Duration>,
+    /// `--retry N`: how many times a first connection that failed as fan-out retries
+    /// ([`super::fanout::retryable`]) is tried again, after fan-out's pauses.
+    pub retries: u32,
     /// Whether vanilla's parse error (`<--[HERE]`) fails the command (not under the mcrcon and
     /// rcon-cli personalities).
     pub parse_errors_fail: bool,
@@ -84,6 +87,7 @@ impl Session {
             refuse_after_stop: true,
             keeps_open: false,
             wait: None,
+            retries: 0,
             parse_errors_fail: true,
             printer,
         }
@@ -115,7 +119,10 @@ impl Session {
         if self.client.is_none() {
             let mut client = match self.wait.take() {
                 Some(limit) => super::wait::until_up(limit, &self.server, || self.open())?,
-                None => self.open()?,
+                None => {
+                    let retries = std::mem::take(&mut self.retries);
+                    self.open_retrying(retries)?
+                }
             };
             if let Some((sink, live)) = &self.messages {
                 client.set_messages(sink.clone(), *live);
@@ -123,6 +130,27 @@ impl Session {
             self.client = Some(client);
         }
         Ok(self.client.as_deref_mut().expect("connected above"))
+    }
+
+    /// [`Session::open`], tried again up to `retries` times with fan-out's rule and pauses
+    /// (200 ms, 400 ms, 800 ms...), one warning on stderr before each pause.
+    fn open_retrying(&self, retries: u32) -> rconsole::Result<Box<dyn Remote>> {
+        let mut attempt = 0;
+        loop {
+            match self.open() {
+                Err(err) if attempt < retries && super::fanout::retryable(&err) => {
+                    attempt += 1;
+                    let delay = super::fanout::RETRY_BACKOFF * 2u32.saturating_pow(attempt - 1);
+                    eprintln!(
+                        "rcon: warning: {}; retrying in {} (retry {attempt} of {retries})",
+                        crate::app::exit::chain(&err),
+                        rconsole::format_duration(delay)
+                    );
+                    std::thread::sleep(delay);
+                }
+                other => return other,
+            }
+        }
     }
 
     /// A new connection, logged in.

@@ -89,6 +89,7 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
     let mut session = Session::new(connector, password, opts, printer);
     session.set_protocol(protocol);
     session.wait = plan.wait;
+    session.retries = plan.batch.retry;
     session.parse_errors_fail = plan.parse_errors_fail;
     if plan.messages && !inputs_plan.console {
         let sink = consoles::message_sink(plan.json, &console_settings.name, false);
