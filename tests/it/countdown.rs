@@ -80,7 +80,7 @@ fn given_announcement_times_then_the_commands_in_order_as_json() {
         .collect();
     assert_eq!(lines.len(), 4);
     assert_eq!(lines[3]["command"], "seed");
-    assert_eq!(lines[3]["output"], "Seed: [-4172144997902289642]");
+    assert_eq!(lines[3]["response"], "Seed: [-4172144997902289642]");
     assert_eq!(lines[3]["ok"], true);
 }
 

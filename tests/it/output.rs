@@ -143,3 +143,54 @@ fn a_terminal_gets_colour_unless_term_is_dumb_or_clicolor_is_0() {
     let raw = in_a_terminal(&[("CLICOLOR", Some("1"))]);
     assert!(raw.contains(colour), "CLICOLOR=1 leaves colour on: {raw:?}");
 }
+
+/// One JSON schema (issue 20): a one-shot, a batch file, several servers and the timed
+/// operations (`--countdown`; `--every` prints through the same code) give records with the
+/// same keys; `--countdown` printed `output` instead of `response` and no `error`, `reason` or
+/// `elapsed_ms`.
+#[test]
+fn every_mode_prints_records_with_the_same_keys() {
+    let server = strict_vanilla();
+    let home = home();
+    let file = home.path().join("cmds.mcfunction");
+    std::fs::write(&file, "seed\n").unwrap();
+    let target = format!("a=127.0.0.1:{}", server.port());
+    let keys = |args: &[&str]| -> Vec<String> {
+        let out = run(rcon_for(&server, home.path())
+            .env("RCON_CLOCK_SPEED", "30")
+            .arg("--json")
+            .args(args));
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        let text = stdout(&out);
+        let last = text.lines().last().expect("a record");
+        let v: serde_json::Value = serde_json::from_str(last).unwrap();
+        assert_eq!(v["command"], "seed", "{args:?}: {v}");
+        assert!(v["elapsed_ms"].is_number(), "{args:?}: {v}");
+        let mut k: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+        // What only some modes have: the server's name with several or timed, file:line.
+        k.retain(|k| !matches!(k.as_str(), "server" | "file" | "line"));
+        k.sort();
+        k
+    };
+    let want = keys(&["seed"]);
+    assert_eq!(
+        want,
+        ["command", "elapsed_ms", "error", "ok", "reason", "response"]
+    );
+    let f = file.to_str().unwrap();
+    for args in [
+        &["-f", f][..],
+        &["--target", &target, "seed"],
+        &[
+            "--countdown",
+            "1s",
+            "--at",
+            "1s",
+            "--announce",
+            "say {seconds}",
+            "seed",
+        ],
+    ] {
+        assert_eq!(keys(args), want, "{args:?}");
+    }
+}

@@ -117,6 +117,26 @@ struct JsonRecord<'a> {
     line: Option<u64>,
 }
 
+/// Appends `r` as the one JSON record (and a newline) to `buf`, `response` being its text as
+/// printed. Every mode's records go through here, timed operations included.
+pub fn write_json(buf: &mut Vec<u8>, server: Option<&str>, r: &Record<'_>, response: &str) {
+    let record = JsonRecord {
+        server,
+        command: r.command,
+        response,
+        ok: r.ok,
+        error: r.error,
+        reason: r.reason,
+        elapsed_ms: (r.elapsed.as_secs_f64() * 1e6).round() / 1e3,
+        file: r.origin.map(|o| o.0),
+        line: r.origin.map(|o| o.1),
+    };
+    // Serialising plain strings and numbers cannot fail.
+    if serde_json::to_writer(&mut *buf, &record).is_ok() {
+        buf.push(b'\n');
+    }
+}
+
 /// Where command output goes.
 pub struct Printer {
     out: io::Stdout,
@@ -195,21 +215,7 @@ impl Printer {
             }
             Style::Json => {
                 let text = render::strip(&self.text(r));
-                let record = JsonRecord {
-                    server,
-                    command: r.command,
-                    response: &text,
-                    ok: r.ok,
-                    error: r.error,
-                    reason: r.reason,
-                    elapsed_ms: (r.elapsed.as_secs_f64() * 1e6).round() / 1e3,
-                    file: r.origin.map(|o| o.0),
-                    line: r.origin.map(|o| o.1),
-                };
-                // Serialising plain strings and numbers cannot fail.
-                if serde_json::to_writer(&mut *buf, &record).is_ok() {
-                    buf.push(b'\n');
-                }
+                write_json(buf, server, r, &text);
             }
         }
     }

@@ -9,7 +9,7 @@
 
 use std::time::{Duration, Instant};
 
-use serde_json::json;
+use std::io::Write;
 
 use crate::app::exit::{Exit, fail};
 use crate::app::run::interrupt;
@@ -184,16 +184,32 @@ fn report(
     label: bool,
     json_out: bool,
     command: &str,
-    result: &anyhow::Result<String>,
+    (result, elapsed): &(anyhow::Result<String>, Duration),
 ) {
     let (text, ok) = match result {
         Ok(t) => (t.clone(), true),
         Err(e) => (format!("{e:#}"), false),
     };
     if json_out {
-        let mut o = json!({"server": runner.name(), "command": command, "ok": ok});
-        o[if ok { "output" } else { "error" }] = json!(text);
-        println!("{o}");
+        // The record every other mode prints (print::output's schema).
+        let reason = result
+            .as_ref()
+            .err()
+            .and_then(|e| crate::app::exit::exit_for(e).reason());
+        let record = crate::app::print::output::Record {
+            command,
+            raw: b"",
+            ok,
+            error: (!ok).then_some(text.as_str()),
+            reason,
+            elapsed: *elapsed,
+            origin: None,
+        };
+        let mut line = Vec::new();
+        let response = if ok { text.as_str() } else { "" };
+        crate::app::print::output::write_json(&mut line, Some(runner.name()), &record, response);
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(&line).and_then(|()| out.flush());
     } else if !ok {
         eprintln!("rcon: error: {}: '{command}': {text}", runner.name());
     } else if !text.is_empty() {
@@ -210,19 +226,29 @@ fn report(
 /// no other), then reports in the servers' order; the worst status.
 fn on_all(runners: &mut [Box<dyn Runner>], json_out: bool, command: &str) -> Exit {
     let label = runners.len() > 1;
-    let results: Vec<anyhow::Result<String>> = if let [only] = runners {
-        vec![only.run(command)]
+    // Each result with the time from sending to the end of its answer (JSON's elapsed_ms).
+    let timed = |r: &mut Box<dyn Runner>| {
+        let start = Instant::now();
+        let result = r.run(command);
+        (result, start.elapsed())
+    };
+    let results: Vec<(anyhow::Result<String>, Duration)> = if let [only] = runners {
+        vec![timed(only)]
     } else {
         std::thread::scope(|scope| {
             let running: Vec<_> = runners
                 .iter_mut()
-                .map(|r| scope.spawn(move || r.run(command)))
+                .map(|r| scope.spawn(move || timed(r)))
                 .collect();
             running
                 .into_iter()
                 .map(|t| {
-                    t.join()
-                        .unwrap_or_else(|_| Err(anyhow::anyhow!("the command's thread failed")))
+                    t.join().unwrap_or_else(|_| {
+                        (
+                            Err(anyhow::anyhow!("the command's thread failed")),
+                            Duration::ZERO,
+                        )
+                    })
                 })
                 .collect()
         })
@@ -230,7 +256,7 @@ fn on_all(runners: &mut [Box<dyn Runner>], json_out: bool, command: &str) -> Exi
     let mut worst = Exit::Success;
     for (r, result) in runners.iter().zip(&results) {
         report(r.as_ref(), label, json_out, command, result);
-        if let Err(e) = result {
+        if let (Err(e), _) = result {
             worst = worst.max(crate::app::exit::exit_for(e));
         }
     }
