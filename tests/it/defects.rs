@@ -495,3 +495,36 @@ fn retry_tries_one_refused_server_again_n_times() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("--retry") && err.contains("--wait"), "{err}");
 }
+
+/// `--print-config` with `--target` showed the default profile's address, and with `--demo` a
+/// missing password for a session that needs none (issue 20).
+#[test]
+fn print_config_shows_the_targets_and_what_demo_uses() {
+    let home = home();
+    let out = run(rcon_in(home.path()).args([
+        "--target",
+        "a=10.0.0.5:25580",
+        "--target",
+        "b=host2",
+        "--print-config",
+    ]));
+    let text = stdout(&out);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let a = text.find("[a]").expect("[a] block");
+    let b = text.find("[b]").expect("[b] block");
+    assert!(a < b, "{text}");
+    let (block_a, block_b) = text.split_at(b);
+    assert!(
+        block_a.contains("10.0.0.5") && block_a.contains("25580"),
+        "{text}"
+    );
+    assert!(block_b.contains("host2"), "{text}");
+    assert!(!text.contains("localhost"), "{text}");
+
+    let out = run(rcon_in(home.path()).args(["--demo", "--print-config"]));
+    let text = stdout(&out);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(text.contains("not needed"), "{text}");
+    assert!(!text.contains("a session would fail"), "{text}");
+    assert!(text.contains("practice server"), "{text}");
+}

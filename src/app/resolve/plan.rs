@@ -468,15 +468,7 @@ fn resolve_mode(
         return several(args, &origins, servers, commands);
     }
     let settings = Settings::resolve(&args, &origins, file.clone())?;
-    if args.print_config {
-        return Ok(Mode::PrintConfig(vec![(
-            None,
-            describe(&args, &origins, &settings),
-        )]));
-    }
-    if args.mgmt.is_some() {
-        return Ok(Mode::Mgmt(mgmt_plan(&args), Box::new(settings)));
-    }
+    // --target before --print-config, so that the targets' settings are what it shows.
     if !args.target.is_empty() {
         let mut servers = Vec::new();
         for (name, target) in settings::targets(&args)? {
@@ -489,6 +481,15 @@ fn resolve_mode(
             servers.push((name, s));
         }
         return several(args, &origins, servers, commands);
+    }
+    if args.print_config {
+        return Ok(Mode::PrintConfig(vec![(
+            None,
+            describe(&args, &origins, &settings),
+        )]));
+    }
+    if args.mgmt.is_some() {
+        return Ok(Mode::Mgmt(mgmt_plan(&args), Box::new(settings)));
     }
     if follow_or_timed_asked(&args) {
         let one = vec![(settings.display_name(), settings)];
@@ -590,7 +591,10 @@ fn several(
 /// The `--print-config` text of one server: its settings, and the management ones when
 /// anything about `--mgmt` is set.
 fn describe(args: &Args, origins: &Origins, settings: &Settings) -> String {
-    settings.describe_with(super::mgmt_describe::rows(args, origins, settings))
+    settings.describe_with(
+        super::mgmt_describe::rows(args, origins, settings),
+        args.demo,
+    )
 }
 
 /// Whether `--follow` or a timed operation (`--countdown`, `--every`, `--if`) was asked for.

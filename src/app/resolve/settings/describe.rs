@@ -6,24 +6,43 @@ impl Settings {
     /// The `--print-config` text: one line per setting with its source; the password masked;
     /// `extra` rows (key, value, source) at the end in the same columns (the management
     /// settings).
-    pub fn describe_with(&self, extra: Vec<(&str, String, String)>) -> String {
+    /// `demo`: for `--demo`, whose in-process practice server has its own address and
+    /// password and which never reads or writes the learned store.
+    pub fn describe_with(&self, extra: Vec<(&str, String, String)>, demo: bool) -> String {
         let mut rows: Vec<(&str, String, String)> = Vec::new();
         rows.push(("config", self.config.describe(), String::new()));
         match &self.profile {
             Some(p) => rows.push(("server", p.value.clone(), source_text(&p.source))),
             None => rows.push(("server", "(no profile)".into(), String::new())),
         }
-        rows.push((
-            "host",
-            self.host.value.clone(),
-            self.host.source.to_string(),
-        ));
-        rows.push((
-            "port",
-            self.port.value.to_string(),
-            self.port.source.to_string(),
-        ));
+        if demo {
+            rows.push((
+                "host",
+                "127.0.0.1 (the built-in practice server, in this process)".into(),
+                String::new(),
+            ));
+            rows.push((
+                "port",
+                "(a free one, chosen when it starts)".into(),
+                String::new(),
+            ));
+        } else {
+            rows.push((
+                "host",
+                self.host.value.clone(),
+                self.host.source.to_string(),
+            ));
+            rows.push((
+                "port",
+                self.port.value.to_string(),
+                self.port.source.to_string(),
+            ));
+        }
         let (pw, pw_src) = match &self.password {
+            _ if demo => (
+                "(not needed: the practice server's own)".to_string(),
+                String::new(),
+            ),
             None if secrets::can_prompt() => (
                 "(not set: will ask on the terminal)".to_string(),
                 String::new(),
@@ -62,7 +81,13 @@ impl Settings {
             },
             self.idle_gap.source.to_string(),
         ));
-        if let Ok(connector) = self.connector() {
+        if demo {
+            rows.push((
+                "learned",
+                "(not used: --demo neither reads nor writes the learned store)".into(),
+                String::new(),
+            ));
+        } else if let Ok(connector) = self.connector() {
             let key =
                 crate::app::run::learned::key(&connector.describe(), self.dialect.value.dialect());
             rows.push((
