@@ -466,7 +466,12 @@ fn wording_says_what_happened() {
 #[test]
 fn retry_tries_one_refused_server_again_n_times() {
     let home = home();
-    let port = crate::common::sshd::free_port();
+    // A port nothing listens on: bound, then closed.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let out = run(rcon_at(port, home.path()).args(["--retry", "2", "list"]));
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(4), "{err}");
