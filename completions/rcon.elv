@@ -81,6 +81,7 @@ set edit:completion:arg-completer[rcon] = {|@words|
             cand --print-config 'Print the resolved settings and where each value came from (password masked) and exit; with management settings, those too (URL, TLS, trust, Origin, where the secret comes from)'
             cand --forget 'Forget what was learned about the server (how its answers end) and probe it again'
             cand --remote 'With --ssh: run `rcon` on the SSH host itself (over the same ssh, BatchMode=yes) and stream the commands to it, so a file costs one round trip per window of commands, not one per line (docs/remote.md). The password travels only inside the SSH channel'
+            cand --remote-install 'With --remote: when the SSH host has no usable rcon (missing, or too old), copy this rcon there, to ~/.cache/rconsole/bin (XDG_CACHE_HOME), only when its OS and architecture match; checked by SHA-256 and by running its --version before first use. Off by default'
             cand --remote-serve 'Serve the remote protocol on stdin/stdout (what --remote runs on the SSH host; an editor can drive it too: docs/remote.md)'
             cand --resume 'Run the same -f file(s) again from after the last line the server answered, as kept in the journal of the run that stopped (docs/remote.md). A line sent but never answered is refused unless --resend-in-doubt'
             cand --resend-in-doubt 'With --resume or --retry: send the line in doubt (sent, never answered) again'

@@ -67,6 +67,7 @@ complete -c rcon -l list-servers -d 'List the server profiles in the config file
 complete -c rcon -l print-config -d 'Print the resolved settings and where each value came from (password masked) and exit; with management settings, those too (URL, TLS, trust, Origin, where the secret comes from)'
 complete -c rcon -l forget -d 'Forget what was learned about the server (how its answers end) and probe it again'
 complete -c rcon -l remote -d 'With --ssh: run `rcon` on the SSH host itself (over the same ssh, BatchMode=yes) and stream the commands to it, so a file costs one round trip per window of commands, not one per line (docs/remote.md). The password travels only inside the SSH channel'
+complete -c rcon -l remote-install -d 'With --remote: when the SSH host has no usable rcon (missing, or too old), copy this rcon there, to ~/.cache/rconsole/bin (XDG_CACHE_HOME), only when its OS and architecture match; checked by SHA-256 and by running its --version before first use. Off by default'
 complete -c rcon -l remote-serve -d 'Serve the remote protocol on stdin/stdout (what --remote runs on the SSH host; an editor can drive it too: docs/remote.md)'
 complete -c rcon -l resume -d 'Run the same -f file(s) again from after the last line the server answered, as kept in the journal of the run that stopped (docs/remote.md). A line sent but never answered is refused unless --resend-in-doubt'
 complete -c rcon -l resend-in-doubt -d 'With --resume or --retry: send the line in doubt (sent, never answered) again'

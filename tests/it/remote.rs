@@ -166,6 +166,7 @@ fn a_missing_remote_program_is_exit_10_naming_what_to_do() {
         err.contains("--remote-rcon") && err.contains("install rcon"),
         "{err}"
     );
+    assert!(err.contains("--remote-install"), "{err}");
     assert_eq!(server.connections(), 0);
 }
 
@@ -545,4 +546,153 @@ fn ctrl_c_with_remote_reports_exactly_what_ran_and_resume_finishes() {
     let out = run(rcon_remote(&sshd, home.path(), server.port()).args(["--resume", "-f", path]));
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(server.commands(), numbered_commands(400));
+}
+
+/// An sshd whose sessions find no rcon on their PATH (`bin` comes first: a fake `uname` or
+/// `sha256sum` there wins) and keep their cache in `cache`.
+fn install_sshd(data: &Path, cache: &Path, bin: &Path) -> Option<Sshd> {
+    Sshd::start_with_if_installed(&format!(
+        "SetEnv RCON_DATA_DIR={} XDG_CACHE_HOME={} PATH={}:/usr/bin:/bin\n",
+        data.display(),
+        cache.display(),
+        bin.display()
+    ))
+}
+
+/// Where `--remote-install` keeps this rcon in the remote cache.
+fn cached_copy(cache: &Path) -> std::path::PathBuf {
+    cache.join("rconsole/bin").join(format!(
+        "rcon-{}-{}-{}",
+        env!("CARGO_PKG_VERSION"),
+        std::env::consts::OS,
+        std::env::consts::ARCH
+    ))
+}
+
+#[cfg(unix)]
+#[test]
+fn remote_install_copies_this_rcon_once_and_runs_as_local_mode() {
+    use std::os::unix::fs::MetadataExt;
+    let (data, cache, bin) = (tempfile::tempdir().unwrap(), home(), home());
+    let Some(sshd) = install_sshd(data.path(), cache.path(), bin.path()) else {
+        return;
+    };
+    let server = strict_vanilla();
+    let home = home();
+    let file = home.path().join("install.mcfunction");
+    std::fs::write(&file, format!("list\nbogus\n{}", numbered(50))).unwrap();
+    let file = file.to_str().unwrap();
+    let local = run(sshd
+        .rcon(home.path(), "user_key", "known_hosts", server.port())
+        .args(["--keep-going", "-f", file]));
+    let remote = || {
+        let mut cmd = sshd.rcon(home.path(), "user_key", "known_hosts", server.port());
+        cmd.args(["--remote", "--remote-install", "--keep-going", "-f", file]);
+        run(&mut cmd)
+    };
+    let first = remote();
+    assert_eq!(stdout(&first), stdout(&local), "{}", stderr(&first));
+    assert_eq!(
+        first.status.code(),
+        local.status.code(),
+        "{}",
+        stderr(&first)
+    );
+    let (note, rest) = stderr(&first)
+        .split_once('\n')
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .unwrap();
+    assert!(
+        note.starts_with("rcon: copied this rcon") && note.contains("--remote-install"),
+        "{note}"
+    );
+    assert_eq!(rest, stderr(&local));
+    let copy = cached_copy(cache.path());
+    let meta = std::fs::metadata(&copy).expect("the copy is in the remote cache");
+    assert_eq!(
+        std::fs::read(&copy).unwrap(),
+        std::fs::read(rcon_bin()).unwrap()
+    );
+    let second = remote();
+    assert_eq!(stdout(&second), stdout(&local), "{}", stderr(&second));
+    assert_eq!(stderr(&second), stderr(&local), "no second copy");
+    let again = std::fs::metadata(&copy).unwrap();
+    assert_eq!(
+        (again.ino(), again.mtime_nsec()),
+        (meta.ino(), meta.mtime_nsec()),
+        "the cached copy was reused, not copied again"
+    );
+    let leftovers: Vec<_> = std::fs::read_dir(copy.parent().unwrap())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(leftovers.len(), 1, "{leftovers:?}");
+}
+
+#[cfg(unix)]
+#[test]
+fn remote_install_refuses_another_architecture_naming_both() {
+    let (data, cache, bin) = (tempfile::tempdir().unwrap(), home(), home());
+    let other = if std::env::consts::ARCH == "aarch64" {
+        "x86_64"
+    } else {
+        "aarch64"
+    };
+    script(
+        bin.path(),
+        "uname",
+        &format!("case \"$1\" in -s) echo Linux;; -m) echo {other};; *) echo Linux {other};; esac"),
+    );
+    let Some(sshd) = install_sshd(data.path(), cache.path(), bin.path()) else {
+        return;
+    };
+    let server = strict_vanilla();
+    let home = home();
+    let out = run(sshd
+        .rcon(home.path(), "user_key", "known_hosts", server.port())
+        .args(["--remote", "--remote-install", "-c", "list"]));
+    assert_eq!(out.status.code(), Some(10), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains(&format!("the SSH host is Linux {other}"))
+            && err.contains(&format!(
+                "this rcon is built for {} {}",
+                std::env::consts::OS,
+                std::env::consts::ARCH
+            ))
+            && err.contains(&format!("install rcon {}", env!("CARGO_PKG_VERSION"))),
+        "{err}"
+    );
+    assert!(
+        !cache.path().join("rconsole").exists(),
+        "nothing was copied"
+    );
+    assert_eq!(server.connections(), 0);
+}
+
+#[cfg(unix)]
+#[test]
+fn remote_install_refuses_a_copy_whose_checksum_differs() {
+    let (data, cache, bin) = (tempfile::tempdir().unwrap(), home(), home());
+    script(bin.path(), "sha256sum", "echo 0000000000000000  \"$1\"");
+    let Some(sshd) = install_sshd(data.path(), cache.path(), bin.path()) else {
+        return;
+    };
+    let server = strict_vanilla();
+    let home = home();
+    let out = run(sshd
+        .rcon(home.path(), "user_key", "known_hosts", server.port())
+        .args(["--remote", "--remote-install", "-c", "list"]));
+    assert_eq!(out.status.code(), Some(10), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("has SHA-256 0000000000000000") && err.contains("it was removed"),
+        "{err}"
+    );
+    let dir = cache.path().join("rconsole/bin");
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "no copy kept");
+    assert_eq!(server.connections(), 0);
 }

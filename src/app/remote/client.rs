@@ -4,6 +4,7 @@
 //! stdin to it with up to [`WINDOW`] unanswered at once, and prints each answer in order through
 //! the same printer as a local run. The remote side runs them one at a time.
 
+use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, VecDeque};
 use std::ffi::OsString;
 use std::io::{self, BufReader, BufWriter, Write};
@@ -19,8 +20,8 @@ use rconsole::transport::tunnel::SshDestination;
 
 use crate::app::exit::{Exit, fail};
 use crate::app::print::output::{Printer, Record, Style};
-use crate::app::remote::journal;
 use crate::app::remote::proto::{self, Frame, PROTOCOL, VERSION};
+use crate::app::remote::{install, journal};
 use crate::app::resolve::plan::SessionPlan;
 use crate::app::resolve::settings::{Settings, Source};
 use crate::app::run::batch::{self, BatchPolicy, Input, Tally};
@@ -69,8 +70,9 @@ pub fn remote_command(program: &str) -> String {
     format!("{quoted} --remote-serve")
 }
 
-/// The ssh command line for `--remote`.
-pub fn ssh_argv(settings: &Settings, dest: &SshDestination) -> Vec<OsString> {
+/// The ssh command line for `--remote` up to (without) the remote command
+/// ([`remote_command`], or `--remote-install`'s scripts).
+pub fn ssh_base(settings: &Settings, dest: &SshDestination) -> Vec<OsString> {
     let mut argv: Vec<OsString> = vec!["ssh".into()];
     let secs = settings.timeout.value.as_secs_f64().ceil().max(1.0) as u64;
     let defaults = [
@@ -96,7 +98,6 @@ pub fn ssh_argv(settings: &Settings, dest: &SshDestination) -> Vec<OsString> {
     }
     argv.push("--".into());
     argv.push(dest.host.clone().into());
-    argv.push(remote_command(settings.remote_rcon.as_deref().unwrap_or("rcon")).into());
     argv
 }
 
@@ -410,7 +411,7 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
     let dest =
         SshDestination::parse(&ssh.value).map_err(|e| fail(Exit::Usage, format!("--ssh: {e}")))?;
     let password = settings.password()?;
-    let argv = ssh_argv(settings, &dest);
+    let base = ssh_base(settings, &dest);
     let via = format!("ssh {dest}");
     let mut printer = plan.printing.printer();
     let stop = Stop::catch();
@@ -429,7 +430,14 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
     let run = Run {
         plan: &plan,
         inputs: &inputs,
-        argv: &argv,
+        base: &base,
+        program: RefCell::new(
+            settings
+                .remote_rcon
+                .clone()
+                .unwrap_or_else(|| "rcon".into()),
+        ),
+        installed: Cell::new(false),
         via: &via,
         password: password.expose(),
         stop: stop.as_ref(),
@@ -475,7 +483,12 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
 struct Run<'a> {
     plan: &'a SessionPlan,
     inputs: &'a [String],
-    argv: &'a [OsString],
+    /// The ssh command line without the remote command.
+    base: &'a [OsString],
+    /// The program run there: `--remote-rcon`, or the copy `--remote-install` made.
+    program: RefCell<String>,
+    /// `--remote-install` made its copy (it is not tried twice).
+    installed: Cell<bool>,
     via: &'a str,
     password: &'a str,
     stop: Option<&'a Stop>,
@@ -493,20 +506,34 @@ impl Run<'_> {
         printer: &mut Printer,
         progress: &mut Progress,
     ) -> anyhow::Result<Ended> {
-        let (tx, rx) = mpsc::channel();
-        let mut link = Link::start(self.argv, self.via.to_string(), tx.clone())?;
         let limit = self.plan.settings.timeout.value + Duration::from_secs(10);
-        match self.handshake(&mut link, &rx, limit) {
-            Ok(()) => {}
-            // A remote side that went away after it was up (its server restarted it): retry.
-            Err(HandshakeError::Fatal(e)) => return Err(e),
-            Err(HandshakeError::Lost(message)) => {
-                return Ok(Ended::Lost {
-                    message,
-                    exit: Exit::Transport,
-                });
+        let (tx, rx, link) = loop {
+            let (tx, rx) = mpsc::channel();
+            let mut argv = self.base.to_vec();
+            argv.push(remote_command(&self.program.borrow()).into());
+            let mut link = Link::start(&argv, self.via.to_string(), tx.clone())?;
+            match self.handshake(&mut link, &rx, limit) {
+                Ok(()) => break (tx, rx, link),
+                Err(HandshakeError::Fatal(e)) => return Err(e),
+                // No usable rcon there: --remote-install copies this one, once.
+                Err(HandshakeError::Unusable { error, why }) => {
+                    if !self.plan.settings.remote_install || self.installed.get() {
+                        return Err(error);
+                    }
+                    drop(link);
+                    let path = install::ensure(self.base, self.via, &why)?;
+                    *self.program.borrow_mut() = path;
+                    self.installed.set(true);
+                }
+                // A remote side that went away after it was up (its server restarted it): retry.
+                Err(HandshakeError::Lost(message)) => {
+                    return Ok(Ended::Lost {
+                        message,
+                        exit: Exit::Transport,
+                    });
+                }
             }
-        }
+        };
         let (credit_tx, credit_rx) = mpsc::sync_channel::<()>(WINDOW);
         for _ in 0..WINDOW {
             let _ = credit_tx.send(());
@@ -555,7 +582,8 @@ impl Run<'_> {
         limit: Duration,
     ) -> Result<(), HandshakeError> {
         let deadline = Instant::now() + limit;
-        let program = self.plan.settings.remote_rcon.as_deref().unwrap_or("rcon");
+        let program = self.program.borrow().clone();
+        let program = program.as_str();
         let wait = |deadline: Instant| loop {
             match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
                 Ok(Event::Frame(f)) => return Ok(*f),
@@ -569,13 +597,18 @@ impl Run<'_> {
         match wait(deadline) {
             Ok(Frame::Hello { protocol, .. }) if protocol == PROTOCOL => {}
             Ok(Frame::Hello { protocol, version }) => {
-                return Err(fatal(
-                    Exit::Remote,
-                    format!(
-                        "the remote rcon ({program} on {}) is version {version} and speaks remote protocol {protocol}; this rcon is version {VERSION} and speaks {PROTOCOL}: install rcon {VERSION} there (or name another with --remote-rcon PATH)",
-                        self.via.trim_start_matches("ssh ")
+                let host = self.via.trim_start_matches("ssh ");
+                return Err(HandshakeError::Unusable {
+                    error: fail(
+                        Exit::Remote,
+                        format!(
+                            "the remote rcon ({program} on {host}) is version {version} and speaks remote protocol {protocol}; this rcon is version {VERSION} and speaks {PROTOCOL}: install rcon {VERSION} there (or name another with --remote-rcon PATH, or give --remote-install to copy this rcon there)"
+                        ),
                     ),
-                ));
+                    why: format!(
+                        "the remote rcon ({program} on {host}) speaks remote protocol {protocol}, not {PROTOCOL}"
+                    ),
+                });
             }
             Ok(_) => {
                 return Err(fatal(
@@ -634,39 +667,53 @@ impl Run<'_> {
         let host = self.via.trim_start_matches("ssh ");
         let (code, last) = link.ended();
         let said = last.clone().unwrap_or_default();
-        let (exit, message) = match code {
+        let install = "or give --remote-install to copy this rcon there";
+        let (why, message) = match code {
+            Some(255) | None => {
+                return HandshakeError::Fatal(fail(
+                    Exit::Transport,
+                    match last {
+                        Some(line) => format!("{} failed (exit status 255): {line}", self.via),
+                        None => format!("{} failed without a message", self.via),
+                    },
+                ));
+            }
             Some(127) => (
-                Exit::Remote,
+                format!("the remote rcon '{program}' was not found on {host}"),
                 format!(
-                    "the remote rcon '{program}' was not found on {host} (exit status 127: {said}): install rcon {VERSION} there on the PATH (the static release build runs on any Linux of the same architecture), or name it with --remote-rcon PATH"
+                    "the remote rcon '{program}' was not found on {host} (exit status 127: {said}): install rcon {VERSION} there on the PATH (the static release build runs on any Linux of the same architecture), name it with --remote-rcon PATH, {install}"
                 ),
             ),
             Some(126) => (
-                Exit::Remote,
+                format!("the remote rcon '{program}' on {host} cannot be run"),
                 format!(
-                    "the remote rcon '{program}' on {host} cannot be run (exit status 126: {said}): install rcon {VERSION} there, or name another with --remote-rcon PATH"
+                    "the remote rcon '{program}' on {host} cannot be run (exit status 126: {said}): install rcon {VERSION} there, name another with --remote-rcon PATH, {install}"
                 ),
             ),
-            Some(255) | None => (
-                Exit::Transport,
-                match last {
-                    Some(line) => format!("{} failed (exit status 255): {line}", self.via),
-                    None => format!("{} failed without a message", self.via),
-                },
-            ),
             Some(code) => (
-                Exit::Remote,
                 format!(
-                    "the remote program '{program}' on {host} does not speak the remote protocol (exit status {code}: {said}): it is not rcon, or an rcon older than --remote; install rcon {VERSION} there, or name it with --remote-rcon PATH"
+                    "the remote program '{program}' on {host} does not speak the remote protocol"
+                ),
+                format!(
+                    "the remote program '{program}' on {host} does not speak the remote protocol (exit status {code}: {said}): it is not rcon, or an rcon older than --remote; install rcon {VERSION} there, name it with --remote-rcon PATH, {install}"
                 ),
             ),
         };
-        HandshakeError::Fatal(fail(exit, message))
+        HandshakeError::Unusable {
+            error: fail(Exit::Remote, message),
+            why,
+        }
     }
 }
 
 enum HandshakeError {
     Fatal(anyhow::Error),
+    /// The remote program is missing, cannot run, or speaks another protocol: what
+    /// `--remote-install` is for. `why` says so in a few words.
+    Unusable {
+        error: anyhow::Error,
+        why: String,
+    },
     Lost(String),
 }
 

@@ -237,6 +237,12 @@ pub struct Args {
     #[arg(long, value_name = "PATH")]
     pub remote_rcon: Option<String>,
 
+    /// With --remote: when the SSH host has no usable rcon (missing, or too old), copy this rcon
+    /// there, to ~/.cache/rconsole/bin (XDG_CACHE_HOME), only when its OS and architecture
+    /// match; checked by SHA-256 and by running its --version before first use. Off by default.
+    #[arg(long)]
+    pub remote_install: bool,
+
     /// Serve the remote protocol on stdin/stdout (what --remote runs on the SSH host; an
     /// editor can drive it too: docs/remote.md).
     #[arg(long, hide = true)]

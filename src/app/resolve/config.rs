@@ -97,6 +97,8 @@ pub struct Profile {
     pub remote: Option<Spanned<bool>>,
     /// The program `remote` runs on the SSH host (`--remote-rcon`).
     pub remote_rcon: Option<Spanned<String>>,
+    /// With `remote`: copy this rcon to the SSH host when it has none (`--remote-install`).
+    pub remote_install: Option<Spanned<bool>>,
     /// Makes this profile a group: the names of other profiles, all run at once.
     pub servers: Option<Spanned<Vec<String>>>,
     /// The management protocol's URL for `--mgmt` (`wss://HOST:PORT`).

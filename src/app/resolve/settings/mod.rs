@@ -71,6 +71,8 @@ pub struct Settings {
     pub remote: bool,
     /// `--remote-rcon` (profile `remote_rcon`): the program run there.
     pub remote_rcon: Option<String>,
+    /// `--remote-install` (profile `remote_install`): copy this rcon there when it has none.
+    pub remote_install: bool,
 }
 
 /// Reads one environment variable, treating empty as unset.
@@ -261,6 +263,10 @@ impl Settings {
                 .and_then(|p| p.remote_rcon.as_ref())
                 .map(|r| r.get_ref().clone())
         });
+        let remote_install = args.remote_install
+            || profile
+                .and_then(|p| p.remote_install.as_ref())
+                .is_some_and(|r| *r.get_ref());
         if remote && ssh.is_none() {
             return Err(fail(
                 Exit::Usage,
@@ -283,6 +289,7 @@ impl Settings {
             forget: args.forget,
             remote,
             remote_rcon,
+            remote_install,
         })
     }
 
