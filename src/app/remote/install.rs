@@ -15,8 +15,8 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 use crate::app::exit::{Exit, fail};
+use crate::app::remote::journal::sha256_hex;
 use crate::app::remote::proto::VERSION;
-use crate::app::remote::sha256;
 
 /// This binary's OS and architecture, as its file name in the cache spells them.
 pub fn local_platform() -> (&'static str, &'static str) {
@@ -217,7 +217,7 @@ pub fn ensure(base: &[OsString], via: &str, why: &str) -> anyhow::Result<String>
             format!("--remote-install: cannot read {}: {e}", exe.display()),
         )
     })?;
-    let expected = sha256::hex(&binary);
+    let expected = sha256_hex(&binary);
     if value(&lines, "sha") == Some(expected.as_str()) {
         return Ok(path.to_string());
     }

@@ -15,8 +15,6 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::app::remote::sha256;
-
 /// The journal format's version, first in every record.
 pub const VERSION: u32 = 1;
 
@@ -49,17 +47,40 @@ struct Record {
     state: State,
 }
 
+/// The SHA-256 of `data` as hex (ring's, as the TLS stack uses).
+pub fn sha256_hex(data: &[u8]) -> String {
+    hex(ring::digest::digest(&ring::digest::SHA256, data).as_ref())
+}
+
+/// The SHA-256 of everything `reader` yields, as hex.
+pub fn sha256_hex_of(mut reader: impl io::Read) -> io::Result<String> {
+    let mut context = ring::digest::Context::new(&ring::digest::SHA256);
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        match reader.read(&mut buf) {
+            Ok(0) => return Ok(hex(context.finish().as_ref())),
+            Ok(n) => context.update(&buf[..n]),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// Where the journal for `content` (the input's SHA-256) run against `server` lives, under
 /// the data directory; `None` without one.
 pub fn path_for(content: &str, server: &str) -> Option<PathBuf> {
     let dir = crate::app::resolve::config::data_dir()?;
-    let key = sha256::hex(format!("{content}\n{server}").as_bytes());
+    let key = sha256_hex(format!("{content}\n{server}").as_bytes());
     Some(dir.join("journal").join(format!("{}.json", &key[..32])))
 }
 
 /// The SHA-256 of a file's content.
 pub fn content_key(path: &Path) -> io::Result<String> {
-    sha256::hex_of(File::open(path)?)
+    sha256_hex_of(File::open(path)?)
 }
 
 /// Reads a journal; `None` when there is none (the run finished or never started) or it is not
@@ -253,6 +274,19 @@ pub fn for_input(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sha256_matches_the_standard_vectors() {
+        assert_eq!(
+            sha256_hex(b"abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+        let long = vec![b'a'; 1_000_000];
+        assert_eq!(
+            sha256_hex_of(&long[..]).unwrap(),
+            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"
+        );
+    }
 
     #[test]
     fn records_survive_and_read_back() {
