@@ -60,12 +60,11 @@ pub fn run(mgmt: Option<MgmtHooks>) -> anyhow::Result<Exit> {
         },
         Mode::Follow(options, servers) => follow::run_rcon(&options, servers),
         Mode::Timed(plan) => run_timed(plan),
-        Mode::Fanout(plan) if plan.servers.iter().any(|(_, s)| s.remote) => Err(fail(
-            Exit::Usage,
-            "--remote runs on one server at a time for now; several servers go through ssh -W without it",
-        )),
         Mode::Fanout(plan) => fanout::run_plan(plan),
-        Mode::Session(plan) if plan.settings.remote && !plan.demo => remote::client::run(*plan),
+        // The console over --remote is the local console on a remote session (single.rs).
+        Mode::Session(plan) if plan.settings.remote && !plan.demo && !plan.inputs.console => {
+            remote::client::run(*plan)
+        }
         Mode::Session(plan) => single::run(*plan),
         Mode::RemoteServe => remote::serve::serve(),
     }

@@ -269,6 +269,26 @@ fn processes_with(word: &str) -> Vec<(Vec<u8>, Vec<u8>)> {
     found
 }
 
+/// The ssh processes (Linux: /proc) going to `sshd`'s port: this test's only.
+#[cfg(target_os = "linux")]
+fn ssh_to(sshd: &Sshd) -> Vec<u32> {
+    let port = format!("\0-p\0{}\0", sshd.port);
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let comm = std::fs::read_to_string(entry.path().join("comm")).unwrap_or_default();
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        if comm.trim() == "ssh" && cmdline.windows(port.len()).any(|w| w == port.as_bytes()) {
+            found.extend(
+                entry
+                    .file_name()
+                    .to_str()
+                    .and_then(|p| p.parse::<u32>().ok()),
+            );
+        }
+    }
+    found
+}
+
 #[cfg(target_os = "linux")]
 fn wait_for_commands(server: &PracticeServer, n: usize) {
     let start = std::time::Instant::now();
@@ -695,4 +715,190 @@ fn remote_install_refuses_a_copy_whose_checksum_differs() {
     let dir = cache.path().join("rconsole/bin");
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "no copy kept");
     assert_eq!(server.connections(), 0);
+}
+
+/// `rcon --ssh ... --remote ARGS` in a pseudo-terminal, the binary under test on both sides.
+fn remote_term(
+    sshd: &Sshd,
+    home: &Path,
+    rcon_port: u16,
+    extra: &[&str],
+) -> crate::common::term::Term {
+    let dest = sshd.destination();
+    let port = rcon_port.to_string();
+    let bin = rcon_bin();
+    let mut args: Vec<String> = vec!["--ssh".into(), dest];
+    for option in sshd.options("user_key", "known_hosts") {
+        args.push("--ssh-option".into());
+        args.push(option);
+    }
+    args.extend([
+        "--remote".into(),
+        "--remote-rcon".into(),
+        bin.display().to_string(),
+    ]);
+    args.extend(["-H".into(), "127.0.0.1".into(), "-P".into(), port]);
+    args.extend(extra.iter().map(|s| s.to_string()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    crate::common::term::Term::start_with(home, &args)
+}
+
+/// The console over `--remote`: each typed line runs on the SSH host's rcon as it is typed and
+/// its answer shows as in local mode; a failed command does not end the session; when the
+/// remote side is lost, the next command starts a new one.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_console_runs_over_remote_line_by_line_and_survives_a_lost_link() {
+    let data = tempfile::tempdir().unwrap();
+    let Some(sshd) = remote_sshd(data.path()) else {
+        return;
+    };
+    let server = strict_vanilla();
+    let home = home();
+    let mut term = remote_term(&sshd, home.path(), server.port(), &["-i"]);
+    let p = format!("127.0.0.1:{}> ", server.port());
+    term.wait_for(&p);
+    term.wait_for("rcon: connected to 127.0.0.1:");
+    term.enter(&p, "echo hello there");
+    term.wait_for("\nhello there\n");
+    assert_eq!(server.commands(), ["echo hello there"], "sent as typed");
+    term.enter(&p, "nosuchcommand");
+    term.wait_for("Unknown or incomplete command");
+    term.enter(&p, "chars 3000");
+    term.wait_for_raw(&sample_text(3000));
+    // The ssh under the console dies: the next command reconnects (a new ssh, a new remote).
+    let ssh = ssh_to(&sshd);
+    assert_eq!(ssh.len(), 1, "one ssh under the console");
+    // SAFETY: kill(2) on the ssh this test's rcon started.
+    unsafe { libc::kill(ssh[0] as libc::pid_t, libc::SIGKILL) };
+    // Dead (a zombie until rcon reaps it) before the next line is typed.
+    let stat = format!("/proc/{}/stat", ssh[0]);
+    let start = std::time::Instant::now();
+    while std::fs::read_to_string(&stat).is_ok_and(|s| !s.contains(") Z ")) {
+        assert!(start.elapsed() < LIMIT, "ssh did not die");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    term.enter(&p, "echo after the drop");
+    term.wait_for("\nafter the drop\n");
+    term.line(&p, ":quit");
+    assert_eq!(term.exit_code(), 0, "{}", term.screen());
+    assert_eq!(
+        server.commands(),
+        [
+            "echo hello there",
+            "nosuchcommand",
+            "chars 3000",
+            "echo after the drop"
+        ]
+    );
+}
+
+/// Fan-out with `--remote`: one remote side per target, each through its own ssh; the layout
+/// (prefixed lines, `--group`, `--json`) and the exit status are those of local fan-out.
+#[test]
+fn fan_out_over_remote_prints_what_local_fan_out_prints() {
+    let data = tempfile::tempdir().unwrap();
+    let Some(sshd) = remote_sshd(data.path()) else {
+        return;
+    };
+    let (a, b) = (strict_vanilla(), strict_vanilla());
+    let home = home();
+    // The remote program logs each start, then is the binary under test.
+    let starts = home.path().join("starts.log");
+    let logged = script(
+        home.path(),
+        "logged-rcon",
+        &format!(
+            "echo \"$$\" >> '{}'; exec '{}' \"$@\"",
+            starts.display(),
+            rcon_bin().display()
+        ),
+    );
+    let file = home.path().join("fan.mcfunction");
+    std::fs::write(&file, format!("list\n{}", numbered(20))).unwrap();
+    let targets = [
+        format!("alpha=127.0.0.1:{}", a.port()),
+        format!("beta=127.0.0.1:{}", b.port()),
+    ];
+    let fan = |remote: bool, extra: &[&str]| {
+        let mut cmd = rcon_in(home.path());
+        cmd.env("RCON_PASSWORD", PASSWORD)
+            .args(["--ssh", &sshd.destination()]);
+        for option in sshd.options("user_key", "known_hosts") {
+            cmd.args(["--ssh-option", &option]);
+        }
+        if remote {
+            cmd.args(["--remote", "--remote-rcon", &logged]);
+        }
+        for t in &targets {
+            cmd.args(["--target", t]);
+        }
+        cmd.args(extra);
+        run(&mut cmd)
+    };
+    let strip = |out: &str, group: bool| -> Vec<Vec<String>> {
+        let lines: Vec<String> = out
+            .lines()
+            .map(|l| match serde_json::from_str::<serde_json::Value>(l) {
+                Ok(mut v) if v.is_object() => {
+                    v.as_object_mut().unwrap().remove("elapsed_ms");
+                    v.to_string()
+                }
+                _ => l.to_string(),
+            })
+            .collect();
+        // Servers answer concurrently: each server's lines keep their order, and with
+        // --group each server's block (from its `[name]` line) is whole.
+        let mut blocks: Vec<Vec<String>> = Vec::new();
+        for line in lines {
+            match blocks.last_mut() {
+                Some(block) if !(group && line.starts_with('[')) => block.push(line),
+                _ => blocks.push(vec![line]),
+            }
+        }
+        if !group {
+            let mut all = blocks.concat();
+            all.sort_by_key(|l| l.contains("beta"));
+            return vec![all];
+        }
+        blocks.sort();
+        blocks
+    };
+    let f = file.to_str().unwrap();
+    for extra in [
+        &["-f", f][..],
+        &["--group", "-f", f][..],
+        &["--json", "-c", "echo one", "-c", "bogus", "-c", "echo two"][..],
+    ] {
+        let (before_a, before_b) = (a.commands().len(), b.commands().len());
+        let local = fan(false, extra);
+        let (local_a, local_b) = (
+            a.commands()[before_a..].to_vec(),
+            b.commands()[before_b..].to_vec(),
+        );
+        let started = std::fs::read_to_string(&starts)
+            .unwrap_or_default()
+            .lines()
+            .count();
+        let remote = fan(true, extra);
+        let now = std::fs::read_to_string(&starts)
+            .unwrap_or_default()
+            .lines()
+            .count();
+        assert_eq!(now - started, 2, "one remote side per target");
+        let group = extra.contains(&"--group");
+        assert_eq!(
+            strip(&stdout(&remote), group),
+            strip(&stdout(&local), group),
+            "{extra:?}: {}",
+            stderr(&remote)
+        );
+        assert_eq!(remote.status.code(), local.status.code(), "{extra:?}");
+        let after_a = before_a + 2 * local_a.len();
+        let after_b = before_b + 2 * local_b.len();
+        assert_eq!(a.commands().len(), after_a, "{extra:?}");
+        assert_eq!(b.commands().len(), after_b, "{extra:?}");
+        assert_eq!(a.commands()[before_a + local_a.len()..], local_a[..]);
+        assert_eq!(b.commands()[before_b + local_b.len()..], local_b[..]);
+    }
 }

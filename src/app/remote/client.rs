@@ -4,7 +4,6 @@
 //! stdin to it with up to [`WINDOW`] unanswered at once, and prints each answer in order through
 //! the same printer as a local run. The remote side runs them one at a time.
 
-use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, VecDeque};
 use std::ffi::OsString;
 use std::io::{self, BufReader, BufWriter, Write};
@@ -21,6 +20,7 @@ use rconsole::transport::tunnel::SshDestination;
 use crate::app::exit::{Exit, fail};
 use crate::app::print::output::{Printer, Record, Style};
 use crate::app::remote::proto::{self, Frame, PROTOCOL, VERSION};
+use crate::app::remote::session::{self, Opener, RemoteSession};
 use crate::app::remote::{install, journal};
 use crate::app::resolve::plan::SessionPlan;
 use crate::app::resolve::settings::{Settings, Source};
@@ -37,7 +37,7 @@ pub const WINDOW: usize = 256;
 const STDERR_LINES: usize = 20;
 
 /// How an exit code from the remote side reads here.
-fn exit_from_code(code: u8) -> Exit {
+pub(crate) fn exit_from_code(code: u8) -> Exit {
     match code {
         0 => Exit::Success,
         1 => Exit::CommandFailed,
@@ -128,7 +128,7 @@ fn server_args(settings: &Settings) -> Vec<String> {
 }
 
 /// What reaches the main loop.
-enum Event {
+pub(crate) enum Event {
     /// A frame from the remote side.
     Frame(Box<Frame>),
     /// A line from the remote side that is not a frame.
@@ -140,7 +140,7 @@ enum Event {
 }
 
 /// What the input thread reads, in order.
-enum Src {
+pub(crate) enum Src {
     /// The `index`th `-c` command.
     Command { text: String, index: usize },
     /// Input `input` starts; `key` is its content's SHA-256 (files only: they are journaled).
@@ -160,7 +160,7 @@ enum Src {
 }
 
 /// The running ssh and the remote side behind it.
-struct Link {
+pub(crate) struct Link {
     child: Child,
     stdin: Option<BufWriter<ChildStdin>>,
     tail: Arc<Mutex<VecDeque<String>>>,
@@ -260,13 +260,18 @@ impl Link {
         })
     }
 
-    fn send(&mut self, frame: &Frame) -> io::Result<()> {
+    pub(crate) fn send(&mut self, frame: &Frame) -> io::Result<()> {
         let stdin = self
             .stdin
             .as_mut()
             .ok_or_else(|| io::Error::from(io::ErrorKind::BrokenPipe))?;
         proto::write(stdin, frame)?;
         stdin.flush()
+    }
+
+    /// Whether ssh still runs.
+    pub(crate) fn alive(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
     }
 
     /// Ends the stream without `end`: the remote side runs nothing more.
@@ -292,7 +297,7 @@ impl Link {
     }
 
     /// Why the link ended, for messages.
-    fn why(&mut self) -> String {
+    pub(crate) fn why(&mut self) -> String {
         match self.ended() {
             (Some(255), Some(line)) => format!("{} failed (exit status 255): {line}", self.via),
             (Some(code), Some(line)) => {
@@ -379,21 +384,57 @@ enum Ended {
     Lost { message: String, exit: Exit },
 }
 
-/// Runs the plan's commands, files and stdin on the SSH host's rcon.
-pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
-    let settings = &plan.settings;
-    if plan.inputs.console {
-        return Err(fail(
-            Exit::Usage,
-            "--remote runs -c commands, -f files and stdin; the console (-i, or nothing given on a terminal) is not available with --remote yet",
-        ));
-    }
+/// What `--remote` cannot do yet: a usage error (exit 2).
+pub fn refuse_unsupported(plan: &SessionPlan) -> anyhow::Result<()> {
     if plan.trace || plan.messages || plan.wait.is_some() {
         return Err(fail(
             Exit::Usage,
             "--trace, --messages and --wait are not available with --remote yet",
         ));
     }
+    Ok(())
+}
+
+/// `--remote` for the console (src/app/run/single.rs): the session's connections are remote
+/// sides over ssh, one command at a time. The first is opened now, so that a missing remote
+/// program is exit 10 with what to install, before the prompt.
+pub fn session_opener(plan: &SessionPlan, password: &str) -> anyhow::Result<Opener> {
+    refuse_unsupported(plan)?;
+    let settings = &plan.settings;
+    // The local session applies --delay and --keep-going; the remote side runs what it gets.
+    let starter = Arc::new(Starter::new(
+        settings,
+        password,
+        true,
+        None,
+        plan.parse_errors_fail,
+    )?);
+    let server = format!("{} via {}", settings.target(), starter.via());
+    let max = settings.dialect.value.dialect().max_command_bytes;
+    let timeout = settings.timeout.value;
+    let first = RemoteSession::open(Arc::clone(&starter), server.clone(), max, timeout)?;
+    Ok(session::opener(starter, server, max, timeout, Some(first)))
+}
+
+/// `--remote` for one server of a fan-out: its session runs on that SSH host's rcon, opened
+/// when fan-out gets to it.
+pub fn fanout_opener(settings: &Settings, password: &str) -> anyhow::Result<Opener> {
+    let starter = Arc::new(Starter::new(settings, password, true, None, true)?);
+    let server = format!("{} via {}", settings.target(), starter.via());
+    let max = settings.dialect.value.dialect().max_command_bytes;
+    Ok(session::opener(
+        starter,
+        server,
+        max,
+        settings.timeout.value,
+        None,
+    ))
+}
+
+/// Runs the plan's commands, files and stdin on the SSH host's rcon.
+pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
+    let settings = &plan.settings;
+    refuse_unsupported(&plan)?;
     if plan.batch.resume && (plan.files.len() != 1 || plan.files[0] == "-") {
         return Err(fail(
             Exit::Usage,
@@ -404,15 +445,15 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
     for path in &plan.files {
         drop(Input::open(path, false)?);
     }
-    let ssh = settings
-        .ssh
-        .as_ref()
-        .expect("--remote needs --ssh (checked)");
-    let dest =
-        SshDestination::parse(&ssh.value).map_err(|e| fail(Exit::Usage, format!("--ssh: {e}")))?;
     let password = settings.password()?;
-    let base = ssh_base(settings, &dest);
-    let via = format!("ssh {dest}");
+    let starter = Starter::new(
+        settings,
+        password.expose(),
+        plan.batch.keep_going,
+        plan.batch.delay,
+        plan.parse_errors_fail,
+    )?;
+    let via = starter.via().to_string();
     let mut printer = plan.printing.printer();
     let stop = Stop::catch();
     let mut progress = Progress {
@@ -430,16 +471,8 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
     let run = Run {
         plan: &plan,
         inputs: &inputs,
-        base: &base,
-        program: RefCell::new(
-            settings
-                .remote_rcon
-                .clone()
-                .unwrap_or_else(|| "rcon".into()),
-        ),
-        installed: Cell::new(false),
+        starter: &starter,
         via: &via,
-        password: password.expose(),
         stop: stop.as_ref(),
         max: settings.dialect.value.dialect().max_command_bytes,
     };
@@ -483,107 +516,115 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
 struct Run<'a> {
     plan: &'a SessionPlan,
     inputs: &'a [String],
-    /// The ssh command line without the remote command.
-    base: &'a [OsString],
-    /// The program run there: `--remote-rcon`, or the copy `--remote-install` made.
-    program: RefCell<String>,
-    /// `--remote-install` made its copy (it is not tried twice).
-    installed: Cell<bool>,
+    starter: &'a Starter,
     via: &'a str,
-    password: &'a str,
     stop: Option<&'a Stop>,
     max: usize,
 }
 
-impl Run<'_> {
-    fn policy(&self) -> &BatchPolicy {
-        &self.plan.batch
+/// What opens a link to the remote side: ssh, the handshake, and `--remote-install` when the
+/// remote has no usable rcon. Shared by batch runs, the console's session and fan-out.
+pub struct Starter {
+    /// The ssh command line without the remote command.
+    base: Vec<OsString>,
+    via: String,
+    /// The program run there (`--remote-rcon`, or the copy `--remote-install` made), and
+    /// whether that copy was made (it is not tried twice).
+    program: Mutex<(String, bool)>,
+    remote_install: bool,
+    /// The `settings` frame (it holds the password: it goes only into the channel).
+    settings: Frame,
+    /// How long the start and the handshake may take.
+    limit: Duration,
+}
+
+/// Why a link could not be opened.
+pub enum StartError {
+    /// Exit with this.
+    Fatal(anyhow::Error),
+    /// The link went away during the handshake (a retry may help).
+    Lost(String),
+}
+
+impl Starter {
+    /// The starter for `settings`, sending `settings_frame`'s policy.
+    pub fn new(
+        settings: &Settings,
+        password: &str,
+        keep_going: bool,
+        delay: Option<Duration>,
+        parse_errors_fail: bool,
+    ) -> anyhow::Result<Starter> {
+        let ssh = settings
+            .ssh
+            .as_ref()
+            .ok_or_else(|| fail(Exit::Usage, "--remote needs --ssh"))?;
+        let dest = SshDestination::parse(&ssh.value)
+            .map_err(|e| fail(Exit::Usage, format!("--ssh: {e}")))?;
+        Ok(Starter {
+            base: ssh_base(settings, &dest),
+            via: format!("ssh {dest}"),
+            program: Mutex::new((
+                settings
+                    .remote_rcon
+                    .clone()
+                    .unwrap_or_else(|| "rcon".into()),
+                false,
+            )),
+            remote_install: settings.remote_install,
+            settings: Frame::Settings {
+                args: server_args(settings),
+                password: password.to_string(),
+                keep_going,
+                delay_ms: delay.map(|d| d.as_millis() as u64),
+                parse_errors_fail,
+            },
+            limit: settings.timeout.value + Duration::from_secs(10),
+        })
     }
 
-    /// Starts ssh and the remote side, checks the versions, and runs what is left.
-    fn connect_and_run(
-        &self,
-        printer: &mut Printer,
-        progress: &mut Progress,
-    ) -> anyhow::Result<Ended> {
-        let limit = self.plan.settings.timeout.value + Duration::from_secs(10);
-        let (tx, rx, link) = loop {
+    /// `ssh DEST`, for messages.
+    pub fn via(&self) -> &str {
+        &self.via
+    }
+
+    /// Starts ssh and the remote side and checks the versions; copies this rcon there first
+    /// when it has none and `--remote-install` is on.
+    pub(crate) fn open(&self) -> Result<(Sender<Event>, Receiver<Event>, Link), StartError> {
+        loop {
             let (tx, rx) = mpsc::channel();
-            let mut argv = self.base.to_vec();
-            argv.push(remote_command(&self.program.borrow()).into());
-            let mut link = Link::start(&argv, self.via.to_string(), tx.clone())?;
-            match self.handshake(&mut link, &rx, limit) {
-                Ok(()) => break (tx, rx, link),
-                Err(HandshakeError::Fatal(e)) => return Err(e),
+            let program = self.program.lock().expect("program").0.clone();
+            let mut argv = self.base.clone();
+            argv.push(remote_command(&program).into());
+            let mut link =
+                Link::start(&argv, self.via.clone(), tx.clone()).map_err(StartError::Fatal)?;
+            match self.handshake(&mut link, &rx, &program) {
+                Ok(()) => return Ok((tx, rx, link)),
+                Err(HandshakeError::Fatal(e)) => return Err(StartError::Fatal(e)),
                 // No usable rcon there: --remote-install copies this one, once.
                 Err(HandshakeError::Unusable { error, why }) => {
-                    if !self.plan.settings.remote_install || self.installed.get() {
-                        return Err(error);
+                    let mut program = self.program.lock().expect("program");
+                    if !self.remote_install || program.1 {
+                        return Err(StartError::Fatal(error));
                     }
                     drop(link);
-                    let path = install::ensure(self.base, self.via, &why)?;
-                    *self.program.borrow_mut() = path;
-                    self.installed.set(true);
+                    let path =
+                        install::ensure(&self.base, &self.via, &why).map_err(StartError::Fatal)?;
+                    *program = (path, true);
                 }
-                // A remote side that went away after it was up (its server restarted it): retry.
-                Err(HandshakeError::Lost(message)) => {
-                    return Ok(Ended::Lost {
-                        message,
-                        exit: Exit::Transport,
-                    });
-                }
+                Err(HandshakeError::Lost(message)) => return Err(StartError::Lost(message)),
             }
-        };
-        let (credit_tx, credit_rx) = mpsc::sync_channel::<()>(WINDOW);
-        for _ in 0..WINDOW {
-            let _ = credit_tx.send(());
         }
-        let commands: Vec<String> = self.plan.commands[progress.commands..].to_vec();
-        let first_command = progress.commands;
-        let inputs: Vec<String> = self.inputs[progress.inputs..].to_vec();
-        let first_input = progress.inputs;
-        let macros = self.policy().macros.clone();
-        let events = tx;
-        std::thread::spawn(move || {
-            read_all(
-                commands,
-                first_command,
-                inputs,
-                first_input,
-                macros,
-                credit_rx,
-                events,
-            )
-        });
-        let mut pipe = Pipe {
-            run: self,
-            link,
-            credit: Some(credit_tx),
-            queue: VecDeque::new(),
-            held: VecDeque::new(),
-            paused: false,
-            next_id: 1,
-            skip_through: HashMap::new(),
-            stop_error: None,
-            no_more: false,
-            read_done: false,
-            aborted: None,
-            ended: false,
-            retry: None,
-            ran: Vec::new(),
-        };
-        pipe.run_loop(&rx, printer, progress)
     }
 
     fn handshake(
         &self,
         link: &mut Link,
         rx: &Receiver<Event>,
-        limit: Duration,
+        program: &str,
     ) -> Result<(), HandshakeError> {
+        let limit = self.limit;
         let deadline = Instant::now() + limit;
-        let program = self.program.borrow().clone();
-        let program = program.as_str();
         let wait = |deadline: Instant| loop {
             match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
                 Ok(Event::Frame(f)) => return Ok(*f),
@@ -628,17 +669,7 @@ impl Run<'_> {
             }
             Err(None) => return Err(self.failed_start(link, program)),
         }
-        let frames = [
-            Frame::hello(),
-            Frame::Settings {
-                args: server_args(&self.plan.settings),
-                password: self.password.to_string(),
-                keep_going: self.policy().keep_going,
-                delay_ms: self.policy().delay.map(|d| d.as_millis() as u64),
-                parse_errors_fail: self.plan.parse_errors_fail,
-            },
-        ];
-        for frame in &frames {
+        for frame in [&Frame::hello(), &self.settings] {
             if link.send(frame).is_err() {
                 return Err(HandshakeError::Lost(link.why()));
             }
@@ -703,6 +734,70 @@ impl Run<'_> {
             error: fail(Exit::Remote, message),
             why,
         }
+    }
+}
+
+impl Run<'_> {
+    fn policy(&self) -> &BatchPolicy {
+        &self.plan.batch
+    }
+
+    /// Starts ssh and the remote side, checks the versions, and runs what is left.
+    fn connect_and_run(
+        &self,
+        printer: &mut Printer,
+        progress: &mut Progress,
+    ) -> anyhow::Result<Ended> {
+        let (tx, rx, link) = match self.starter.open() {
+            Ok(opened) => opened,
+            Err(StartError::Fatal(e)) => return Err(e),
+            // A remote side that went away after it was up (its server restarted it): retry.
+            Err(StartError::Lost(message)) => {
+                return Ok(Ended::Lost {
+                    message,
+                    exit: Exit::Transport,
+                });
+            }
+        };
+        let (credit_tx, credit_rx) = mpsc::sync_channel::<()>(WINDOW);
+        for _ in 0..WINDOW {
+            let _ = credit_tx.send(());
+        }
+        let commands: Vec<String> = self.plan.commands[progress.commands..].to_vec();
+        let first_command = progress.commands;
+        let inputs: Vec<String> = self.inputs[progress.inputs..].to_vec();
+        let first_input = progress.inputs;
+        let macros = self.policy().macros.clone();
+        let events = tx;
+        std::thread::spawn(move || {
+            read_all(
+                commands,
+                first_command,
+                inputs,
+                first_input,
+                macros,
+                credit_rx,
+                events,
+            )
+        });
+        let mut pipe = Pipe {
+            run: self,
+            link,
+            credit: Some(credit_tx),
+            queue: VecDeque::new(),
+            held: VecDeque::new(),
+            paused: false,
+            next_id: 1,
+            skip_through: HashMap::new(),
+            stop_error: None,
+            no_more: false,
+            read_done: false,
+            aborted: None,
+            ended: false,
+            retry: None,
+            ran: Vec::new(),
+        };
+        pipe.run_loop(&rx, printer, progress)
     }
 }
 

@@ -79,6 +79,8 @@ pub struct Server {
     pub options: ClientOptions,
     /// RCON, or one of the other consoles (BattlEye, WebRCON, telnet).
     pub protocol: Protocol,
+    /// `--remote`: opens the session on the SSH host's rcon instead (one remote per host).
+    pub open: Option<crate::app::remote::session::Opener>,
 }
 
 /// One command for every server, and where it came from (`file`, `line` for batch input).
@@ -183,7 +185,16 @@ pub fn servers(list: Vec<(String, Settings)>) -> anyhow::Result<Vec<Server>> {
             Route::Tunnel(c) => c.describe(),
             Route::Direct { .. } => settings.target(),
         };
+        let open = if settings.remote {
+            Some(crate::app::remote::client::fanout_opener(
+                &settings,
+                password.expose(),
+            )?)
+        } else {
+            None
+        };
         ready.push(Server {
+            open,
             options: settings.options(Arc::new(Labelled(name.clone()))),
             route,
             describe,
@@ -987,12 +998,16 @@ fn serve(
     let mut attempt = 0;
     let mut client = loop {
         attempt += 1;
-        match rconsole::consoles::open(
-            server.protocol,
-            Box::new(Arc::clone(&connector)),
-            server.password.clone(),
-            server.options.clone(),
-        ) {
+        let opened = match &server.open {
+            Some(open) => open(),
+            None => rconsole::consoles::open(
+                server.protocol,
+                Box::new(Arc::clone(&connector)),
+                server.password.clone(),
+                server.options.clone(),
+            ),
+        };
+        match opened {
             Ok(mut client) => {
                 if let Some(json) = policy.messages {
                     let sink = crate::app::run::consoles::message_sink(json, &server.name, true);

@@ -65,6 +65,8 @@ pub struct Session {
     pub parse_errors_fail: bool,
     /// Where results go.
     pub printer: Printer,
+    /// `--remote`: opens each connection instead of the connector (rcon on the SSH host).
+    pub opener: Option<crate::app::remote::session::Opener>,
 }
 
 impl Session {
@@ -90,6 +92,7 @@ impl Session {
             retries: 0,
             parse_errors_fail: true,
             printer,
+            opener: None,
         }
     }
 
@@ -155,6 +158,9 @@ impl Session {
 
     /// A new connection, logged in.
     fn open(&self) -> rconsole::Result<Box<dyn Remote>> {
+        if let Some(open) = &self.opener {
+            return open();
+        }
         let connector = Box::new(Arc::clone(&self.connector));
         rconsole::consoles::open(
             self.protocol,

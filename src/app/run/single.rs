@@ -91,6 +91,10 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
     session.wait = plan.wait;
     session.retries = plan.batch.retry;
     session.parse_errors_fail = plan.parse_errors_fail;
+    if settings.remote && !plan.demo {
+        let open = crate::app::remote::client::session_opener(&plan, &console_settings.password)?;
+        session.opener = Some(open);
+    }
     if plan.messages && !inputs_plan.console {
         let sink = consoles::message_sink(plan.json, &console_settings.name, false);
         session.set_messages(sink, false);

@@ -1,0 +1,278 @@
+//! A `--remote` link as one more [`Remote`]: what the console and fan-out run commands through
+//! when the RCON half runs on the SSH host. One command at a time (the console waits for each
+//! answer anyway); the remote side keeps going after a failed command, so a typo in the
+//! console does not end the session. A lost link is a transport error: the console reconnects
+//! (a new ssh and remote side), fan-out reports it for that host.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rconsole::Error;
+use rconsole::consoles::Remote;
+
+use crate::app::exit::Exit;
+use crate::app::remote::client::{Event, Link, StartError, Starter, exit_from_code};
+use crate::app::remote::proto::Frame;
+
+/// Opens a session the way `--remote` does (shared by the session's reconnects and by fan-out).
+pub type Opener = Arc<dyn Fn() -> rconsole::Result<Box<dyn Remote>> + Send + Sync>;
+
+/// One remote side, over one ssh.
+pub struct RemoteSession {
+    starter: Arc<Starter>,
+    link: Option<(Link, Receiver<Event>)>,
+    next_id: u64,
+    server: String,
+    max: usize,
+    timeout: Duration,
+    cancel: Option<Arc<AtomicBool>>,
+}
+
+impl RemoteSession {
+    /// Starts ssh and the remote side. The error keeps its exit status (10 for a missing or
+    /// different remote program).
+    pub fn open(
+        starter: Arc<Starter>,
+        server: String,
+        max: usize,
+        timeout: Duration,
+    ) -> anyhow::Result<RemoteSession> {
+        let mut session = RemoteSession {
+            starter,
+            link: None,
+            next_id: 1,
+            server,
+            max,
+            timeout,
+            cancel: None,
+        };
+        session.start().map_err(|e| match e {
+            StartError::Fatal(e) => e,
+            StartError::Lost(m) => crate::app::exit::fail(Exit::Transport, m),
+        })?;
+        Ok(session)
+    }
+
+    fn start(&mut self) -> Result<(), StartError> {
+        self.link = None;
+        let (_tx, rx, link) = self.starter.open()?;
+        self.link = Some((link, rx));
+        Ok(())
+    }
+
+    /// Sends one command and waits for its answer.
+    fn exchange(&mut self, command: &str, out: &mut Vec<u8>, last: bool) -> rconsole::Result<()> {
+        if self.link.is_none() {
+            self.reconnect()?;
+        }
+        let id = self.next_id;
+        self.next_id += 1;
+        let (link, _) = self.link.as_mut().expect("linked");
+        let frame = Frame::Command {
+            id,
+            text: command.to_string(),
+            line: None,
+            last,
+        };
+        if link.send(&frame).is_err() {
+            return Err(self.lost());
+        }
+        loop {
+            if let Some(flag) = &self.cancel
+                && flag.load(Ordering::SeqCst)
+            {
+                // The remote side finishes the command it runs; this one is abandoned.
+                self.link = None;
+                return Err(Error::Cancelled);
+            }
+            let (_, rx) = self.link.as_mut().expect("linked");
+            match rx.recv_timeout(Duration::from_millis(100)) {
+                Ok(Event::Frame(frame)) => match *frame {
+                    Frame::Answer {
+                        id: answer_id,
+                        output,
+                        parse_error,
+                        error,
+                        exit,
+                        ..
+                    } if answer_id == id => {
+                        out.extend_from_slice(output.as_bytes());
+                        return match error {
+                            // The session decides about parse errors itself, from the output.
+                            Some(_) if parse_error => Ok(()),
+                            Some(message) => {
+                                Err(error_from(exit.map(exit_from_code), message, self.timeout))
+                            }
+                            None => Ok(()),
+                        };
+                    }
+                    Frame::Skipped { id: skipped } if skipped == id => {
+                        return Err(Error::Transport(
+                            "the remote rcon skipped the command".into(),
+                        ));
+                    }
+                    Frame::Error { exit, message } => {
+                        self.link = None;
+                        return Err(error_from(
+                            Some(exit_from_code(exit)),
+                            message,
+                            self.timeout,
+                        ));
+                    }
+                    _ => {}
+                },
+                Ok(Event::Bad(e)) => {
+                    self.link = None;
+                    return Err(Error::Transport(format!("the remote rcon: {e}")));
+                }
+                Ok(Event::Gone) | Err(RecvTimeoutError::Disconnected) => return Err(self.lost()),
+                Ok(Event::Src(_)) | Err(RecvTimeoutError::Timeout) => {}
+            }
+        }
+    }
+
+    /// The link ended: why, as a transport error.
+    fn lost(&mut self) -> Error {
+        match self.link.take() {
+            Some((mut link, _)) => {
+                Error::Transport(format!("lost the remote rcon: {}", link.why()))
+            }
+            None => Error::Transport("lost the remote rcon".into()),
+        }
+    }
+}
+
+/// The remote side's error message and exit status as the library's error of the same class,
+/// displayed as the remote side displayed it where the class allows.
+fn error_from(exit: Option<Exit>, message: String, timeout: Duration) -> Error {
+    let leak = |s: &str| -> &'static str { Box::leak(s.to_string().into_boxed_str()) };
+    match exit {
+        Some(Exit::Connect) => match message
+            .strip_prefix("cannot connect to ")
+            .and_then(|m| m.split_once(": "))
+        {
+            Some((addr, why)) => Error::Connect {
+                addr: addr.to_string(),
+                source: std::io::Error::other(why.to_string()),
+            },
+            None => Error::Transport(message),
+        },
+        Some(Exit::Login) if message == Error::LoginRefused.to_string() => Error::LoginRefused,
+        Some(Exit::Login) => Error::LoginClosed,
+        // Rare (once per failure), and the library's variants name what was waited for with a
+        // static string: the few bytes are leaked rather than the words changed.
+        Some(Exit::Timeout) => Error::Timeout {
+            phase: rconsole::Phase::Answer,
+            what: leak(message.split_once(" while ").map_or("waiting", |(_, w)| w)),
+            after: timeout,
+        },
+        Some(Exit::Connection) => {
+            if let Some(when) = message.strip_prefix("server closed the connection ") {
+                Error::Closed { when: leak(when) }
+            } else if let Some((when, why)) = message
+                .strip_prefix("connection lost ")
+                .and_then(|m| m.split_once(": "))
+            {
+                Error::Io {
+                    when: leak(when),
+                    source: std::io::Error::other(why.to_string()),
+                }
+            } else if let Some(what) = message.strip_prefix("protocol error: ") {
+                Error::Protocol(what.to_string())
+            } else {
+                Error::Protocol(message)
+            }
+        }
+        Some(Exit::Interrupted) => Error::Cancelled,
+        _ => Error::Transport(message),
+    }
+}
+
+impl Remote for RemoteSession {
+    fn command_into(&mut self, command: &str, out: &mut Vec<u8>) -> rconsole::Result<()> {
+        self.exchange(command, out, false)
+    }
+
+    fn command_then_close(&mut self, command: &str, out: &mut Vec<u8>) -> rconsole::Result<()> {
+        // The remote side closes its connection to the stopping server; this ends the remote
+        // side too, so a restarted server gets a fresh one (which does not refuse after a stop).
+        let result = self.exchange(command, out, false);
+        self.close();
+        result
+    }
+
+    fn command_into_last(&mut self, command: &str, out: &mut Vec<u8>) -> rconsole::Result<()> {
+        let result = self.exchange(command, out, true);
+        self.close();
+        result
+    }
+
+    fn close(&mut self) {
+        if let Some((mut link, _)) = self.link.take() {
+            let _ = link.send(&Frame::End);
+        }
+    }
+
+    fn check_open(&mut self) -> bool {
+        let gone = match &mut self.link {
+            Some((link, rx)) => {
+                !link.alive()
+                    || matches!(
+                        rx.try_recv(),
+                        Ok(Event::Gone) | Err(TryRecvError::Disconnected)
+                    )
+            }
+            None => return false,
+        };
+        if gone {
+            self.link = None;
+        }
+        !gone
+    }
+
+    fn is_connected(&self) -> bool {
+        self.link.is_some()
+    }
+
+    fn reconnect(&mut self) -> rconsole::Result<()> {
+        self.close();
+        self.start().map_err(|e| match e {
+            StartError::Lost(m) => Error::Transport(m),
+            StartError::Fatal(e) => Error::Transport(format!("{e:#}")),
+        })
+    }
+
+    fn server(&self) -> String {
+        self.server.clone()
+    }
+
+    fn max_command_bytes(&self) -> usize {
+        self.max
+    }
+
+    fn set_cancel(&mut self, cancel: Option<Arc<AtomicBool>>) {
+        self.cancel = cancel;
+    }
+}
+
+/// An [`Opener`] for `starter`; `first`, when given, is handed out by the first call (a
+/// session opened before, so that its failure kept its exit status).
+pub fn opener(
+    starter: Arc<Starter>,
+    server: String,
+    max: usize,
+    timeout: Duration,
+    first: Option<RemoteSession>,
+) -> Opener {
+    let first = Mutex::new(first);
+    Arc::new(move || {
+        if let Some(session) = first.lock().expect("first").take() {
+            return Ok(Box::new(session) as Box<dyn Remote>);
+        }
+        RemoteSession::open(Arc::clone(&starter), server.clone(), max, timeout)
+            .map(|s| Box::new(s) as Box<dyn Remote>)
+            .map_err(|e| Error::Transport(format!("{e:#}")))
+    })
+}
