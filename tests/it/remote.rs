@@ -902,3 +902,103 @@ fn fan_out_over_remote_prints_what_local_fan_out_prints() {
         assert_eq!(b.commands()[before_b + local_b.len()..], local_b[..]);
     }
 }
+
+/// Runs `cmd` with `input` on its stdin.
+fn run_with_stdin(cmd: &mut Command, input: &str) -> std::process::Output {
+    use std::io::Write;
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_string();
+    // The child may stop reading (a refused --resume): a broken pipe is expected then.
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(input.as_bytes());
+    });
+    let out = wait_with_timeout(child, LIMIT);
+    let _ = writer.join();
+    out
+}
+
+/// Local mode journals stdin as well: piping the same lines again with `--resume` goes on after
+/// the last answered line, each line once; other lines are refused (exit 2, nothing sent).
+#[test]
+fn local_mode_resumes_stdin_when_the_same_lines_are_piped_again() {
+    let mut first = strict_vanilla();
+    let addr = first.addr();
+    let home = home();
+    let input = numbered(300);
+    let rcon = |extra: &[&str]| {
+        let mut cmd = rcon_at(addr.port(), home.path());
+        cmd.args(extra);
+        cmd
+    };
+    let mut child = rcon(&["--delay", "5ms"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let text = input.clone();
+    let writer = std::thread::spawn(move || {
+        use std::io::Write;
+        let _ = stdin.write_all(text.as_bytes());
+    });
+    let start = std::time::Instant::now();
+    while first.commands().len() < 100 {
+        assert!(
+            start.elapsed() < LIMIT,
+            "the server got {}",
+            first.commands().len()
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    first.shutdown();
+    let out = wait_with_timeout(child, LIMIT);
+    let _ = writer.join();
+    assert!(!out.status.success(), "{}", stderr(&out));
+    let second = PracticeServer::start(PracticeConfig {
+        bind: addr,
+        password: PASSWORD.into(),
+        mode: PracticeMode::Vanilla,
+        read_delay: Duration::from_millis(2),
+    })
+    .expect("the restarted server listens on the same port");
+    // Other lines: refused before anything is sent, and the journal is kept.
+    let other = run_with_stdin(
+        &mut rcon(&["--resume", "--resend-in-doubt"]),
+        &numbered(300).replace("line 7\n", "line seven\n"),
+    );
+    assert_eq!(other.status.code(), Some(2), "{}", stderr(&other));
+    assert!(
+        stderr(&other).contains("<stdin> is not the input of the run that stopped"),
+        "{}",
+        stderr(&other)
+    );
+    assert!(second.commands().is_empty(), "nothing was sent");
+    let mut out = run_with_stdin(&mut rcon(&["--resume"]), &input);
+    if out.status.code() == Some(8) {
+        assert!(stderr(&out).contains("<stdin>:"), "{}", stderr(&out));
+        assert!(second.commands().is_empty(), "nothing was sent");
+        out = run_with_stdin(&mut rcon(&["--resume", "--resend-in-doubt"]), &input);
+    }
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("resuming <stdin> after line"),
+        "{}",
+        stderr(&out)
+    );
+    let mut all = first.commands();
+    let later = second.commands();
+    if all.last() == later.first() {
+        all.pop();
+    }
+    all.extend(later);
+    assert_eq!(all, numbered_commands(300), "every line once, in order");
+    let out = run_with_stdin(&mut rcon(&["--resume"]), &input);
+    assert_eq!(out.status.code(), Some(2), "finished: {}", stderr(&out));
+}

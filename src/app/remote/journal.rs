@@ -38,6 +38,10 @@ impl State {
 #[derive(Serialize, Deserialize)]
 struct Record {
     version: u32,
+    /// stdin's: the [`Chain`] through the last answered line (its content is not known ahead,
+    /// so `--resume` checks the same lines came again); empty for files.
+    #[serde(default)]
+    prefix: String,
     /// The process keeping it (a remote side whose client is gone may finish one command).
     #[serde(default)]
     pid: u32,
@@ -81,6 +85,39 @@ pub fn path_for(content: &str, server: &str) -> Option<PathBuf> {
 /// The SHA-256 of a file's content.
 pub fn content_key(path: &Path) -> io::Result<String> {
     sha256_hex_of(File::open(path)?)
+}
+
+/// The key standing for stdin's content, whose journal is one per server: `--resume` with
+/// stdin checks the [`Chain`] of what it reads again against the journal's.
+pub const STDIN: &str = "<stdin>";
+
+/// A hash chain over the items of an input (each command's line and text, a refused line's
+/// line), for stdin's journal: `prefix` after item k is SHA-256(prefix after k-1, line, text),
+/// so it can be carried on from its hex digest (the remote side only stores it).
+#[derive(Clone, Default)]
+pub struct Chain([u8; 32]);
+
+impl Chain {
+    /// Adds the item at `line`.
+    pub fn push(&mut self, line: u64, text: &str) {
+        let mut context = ring::digest::Context::new(&ring::digest::SHA256);
+        context.update(&self.0);
+        context.update(&line.to_be_bytes());
+        context.update(text.as_bytes());
+        self.0.copy_from_slice(context.finish().as_ref());
+    }
+
+    /// The chain so far, as hex.
+    pub fn hex(&self) -> String {
+        hex(&self.0)
+    }
+}
+
+/// Reads a journal with its prefix chain (stdin's; empty for a file).
+pub fn read_with_prefix(path: &Path) -> Option<(State, String)> {
+    let text = fs::read_to_string(path).ok()?;
+    let record: Record = serde_json::from_str(text.trim_end()).ok()?;
+    (record.version == VERSION).then(|| (record.state, record.prefix.trim().to_string()))
 }
 
 /// Reads a journal; `None` when there is none (the run finished or never started) or it is not
@@ -131,6 +168,8 @@ pub struct Journal {
     input: String,
     server: String,
     state: State,
+    /// The chain through the answered line (stdin); empty for a file.
+    prefix: String,
     /// The first write error, reported once; after it the journal is not kept.
     broken: bool,
 }
@@ -152,6 +191,7 @@ impl Journal {
             input: input.to_string(),
             server: server.to_string(),
             state,
+            prefix: String::new(),
             broken: false,
         };
         journal.write()?;
@@ -162,6 +202,11 @@ impl Journal {
     pub fn sent(&mut self, line: u64) {
         self.state.sent = line;
         self.keep();
+    }
+
+    /// The chain (stdin) through the line answered next, or kept from the journal resumed.
+    pub fn set_prefix(&mut self, prefix: String) {
+        self.prefix = prefix;
     }
 
     /// `line` was answered in full (it ran, successfully or not).
@@ -198,43 +243,51 @@ impl Journal {
     /// Rewrites the record in place: numbers are padded so it keeps its length.
     fn write(&mut self) -> io::Result<()> {
         let text = format!(
-            "{{\"version\":{VERSION},\"pid\":{:>10},\"input\":{},\"server\":{},\"sent\":{:>20},\"answered\":{:>20}}}\n",
+            "{{\"version\":{VERSION},\"pid\":{:>10},\"input\":{},\"server\":{},\"sent\":{:>20},\"answered\":{:>20},\"prefix\":\"{:<64}\"}}\n",
             std::process::id(),
             serde_json::to_string(&self.input).unwrap_or_default(),
             serde_json::to_string(&self.server).unwrap_or_default(),
             self.state.sent,
             self.state.answered,
+            self.prefix,
         );
         self.file.seek(SeekFrom::Start(0))?;
         self.file.write_all(text.as_bytes())
     }
 }
 
-/// The journal of a local-mode batch input (no `--remote`) named `name` against `server`, and
-/// the line through which it already ran (`--resume`; else 0). `None` for stdin or without a data
-/// directory. With `resume`, no journal, or a line in doubt without `resend_in_doubt`, is an
-/// error before anything is sent.
+/// The journal of a local-mode batch input (no `--remote`) named `name` against `server`, the
+/// line through which it already ran (`--resume`; else 0), and for stdin the [`Chain`] its
+/// lines through that one must have. `None` without a data directory. With `resume`, no
+/// journal, or a line in doubt without `resend_in_doubt`, is an error before anything is sent.
 pub fn for_input(
     name: &str,
     server: &str,
     resume: bool,
     resend_in_doubt: bool,
-) -> anyhow::Result<Option<(Journal, u64)>> {
+) -> anyhow::Result<Option<(Journal, u64, Option<String>)>> {
     use crate::app::exit::{Exit, fail};
-    if name == "<stdin>" {
-        return Ok(None);
-    }
-    let content = content_key(Path::new(name))
-        .map_err(|e| fail(Exit::Usage, format!("cannot read {name}: {e}")))?;
+    let stdin = name == STDIN;
+    let content = if stdin {
+        STDIN.to_string()
+    } else {
+        content_key(Path::new(name))
+            .map_err(|e| fail(Exit::Usage, format!("cannot read {name}: {e}")))?
+    };
     let Some(path) = path_for(&content, server) else {
         return Ok(None);
     };
-    let state = if resume {
-        let Some(state) = read(&path) else {
+    let (state, prefix) = if resume {
+        let Some((state, prefix)) = read_with_prefix(&path) else {
+            let why = if stdin {
+                "the last run from stdin finished"
+            } else {
+                "the last run finished it, or the file changed since"
+            };
             return Err(fail(
                 Exit::Usage,
                 format!(
-                    "--resume: no journal for {name} and {server}: the last run finished it, or the file changed since; nothing was sent (run it without --resume)"
+                    "--resume: no journal for {name} and {server}: {why}; nothing was sent (run it without --resume)"
                 ),
             ));
         };
@@ -255,12 +308,19 @@ pub fn for_input(
                 state.answered
             );
         }
-        state
+        (state, prefix)
     } else {
-        State::default()
+        (State::default(), String::new())
     };
+    let expect = (stdin && state.answered > 0).then(|| prefix.clone());
     match Journal::start(&path, name, server, state) {
-        Ok(j) => Ok(Some((j, state.answered))),
+        Ok(mut j) => {
+            if !prefix.is_empty() {
+                j.set_prefix(prefix);
+                j.keep();
+            }
+            Ok(Some((j, state.answered, expect)))
+        }
         Err(e) => {
             eprintln!(
                 "rcon: warning: cannot keep the journal {}: {e}; --resume will not know where this run stopped",
@@ -269,6 +329,16 @@ pub fn for_input(
             Ok(None)
         }
     }
+}
+
+/// `--resume` with stdin read a different input than the run that stopped: nothing was sent.
+pub fn stdin_differs(server: &str, answered: u64) -> anyhow::Error {
+    crate::app::exit::fail(
+        crate::app::exit::Exit::Usage,
+        format!(
+            "--resume: <stdin> is not the input of the run that stopped against {server}: its lines through <stdin>:{answered} differ (or it ends before); nothing was sent (pipe the same input again, or run without --resume)"
+        ),
+    )
 }
 
 #[cfg(test)]

@@ -391,15 +391,18 @@ fn run_input(
     let mut first_slash: Option<u64> = None;
     let mut buf = Vec::with_capacity(4096);
     let max = session.max_command_bytes();
-    let (mut journal, skip) = match crate::app::remote::journal::for_input(
+    let (mut journal, skip, mut expect) = match crate::app::remote::journal::for_input(
         &name,
         session.server(),
         opts.resume,
         opts.resend_in_doubt,
     )? {
-        Some((j, skip)) => (Some(j), skip),
-        None => (None, 0),
+        Some((j, skip, expect)) => (Some(j), skip, expect),
+        None => (None, 0, None),
     };
+    // stdin's journal keeps a chain over the items, checked again when resuming.
+    let mut chain = (name == crate::app::remote::journal::STDIN && journal.is_some())
+        .then(crate::app::remote::journal::Chain::default);
     let stopped = || stop.and_then(Stop::received);
     let result = (|| -> anyhow::Result<Option<Halt>> {
         loop {
@@ -413,6 +416,26 @@ fn run_input(
                 break;
             };
             let done = joiner.line();
+            let prefix = match chain.as_mut() {
+                Some(chain) => {
+                    let (at, text) = match &item {
+                        Item::Command(c) => (c.line, c.text.as_str()),
+                        Item::Error { line, .. } => (*line, ""),
+                    };
+                    if at > skip
+                        && let Some(want) = expect.take()
+                        && chain.hex() != want
+                    {
+                        return Err(crate::app::remote::journal::stdin_differs(
+                            session.server(),
+                            skip,
+                        ));
+                    }
+                    chain.push(at, text);
+                    Some(chain.hex())
+                }
+                None => None,
+            };
             let mut step = Step {
                 session: &mut *session,
                 name: &name,
@@ -423,6 +446,7 @@ fn run_input(
                 stop,
                 journal: &mut journal,
                 skip,
+                prefix,
             };
             let outcome = step.handle(item, &mut slashes, &mut first_slash);
             if let Some(p) = progress.as_mut() {
@@ -435,6 +459,15 @@ fn run_input(
             if last {
                 break;
             }
+        }
+        // Read to its end without passing the journal's line: the same lines, or fewer.
+        if let Some(want) = expect.take()
+            && chain.as_ref().is_none_or(|c| c.hex() != want)
+        {
+            return Err(crate::app::remote::journal::stdin_differs(
+                session.server(),
+                skip,
+            ));
         }
         Ok(None)
     })();
@@ -485,6 +518,8 @@ struct Step<'a> {
     journal: &'a mut Option<crate::app::remote::journal::Journal>,
     /// `--resume`: lines through this one already ran.
     skip: u64,
+    /// stdin: the journal's chain through this item.
+    prefix: Option<String>,
 }
 
 impl Step<'_> {
@@ -549,6 +584,9 @@ impl Step<'_> {
             if !outcome.sent {
                 j.not_sent();
             } else if outcome.error.is_none() {
+                if let Some(prefix) = self.prefix.take() {
+                    j.set_prefix(prefix);
+                }
                 j.answered(line);
             }
         }

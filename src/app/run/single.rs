@@ -26,10 +26,10 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
     let settings = &plan.settings;
     let inputs_plan = plan.inputs;
     refuse_unsendable(&plan.commands, [settings])?;
-    if plan.batch.resume && (plan.files.len() != 1 || plan.files[0] == "-") {
+    if plan.batch.resume && plan.files.len() + usize::from(inputs_plan.stdin_batch) != 1 {
         return Err(fail(
             Exit::Usage,
-            "--resume needs exactly one -f FILE (the journal is kept per file and server)",
+            "--resume needs exactly one input, one -f FILE or stdin (the journal is kept per input and server)",
         ));
     }
     // Every input is opened (and a directory refused) before anything is sent, so a typo in
