@@ -1002,3 +1002,74 @@ fn local_mode_resumes_stdin_when_the_same_lines_are_piped_again() {
     let out = run_with_stdin(&mut rcon(&["--resume"]), &input);
     assert_eq!(out.status.code(), Some(2), "finished: {}", stderr(&out));
 }
+
+/// `--remote` journals stdin on the SSH host: ssh killed mid-stdin, then the same lines piped
+/// again with `--resume` run the rest once; other lines are refused with nothing sent.
+#[cfg(target_os = "linux")]
+#[test]
+fn ssh_killed_mid_stdin_and_resume_with_the_same_lines_runs_each_once() {
+    let data = tempfile::tempdir().unwrap();
+    let Some(sshd) = remote_sshd(data.path()) else {
+        return;
+    };
+    let server = strict_vanilla();
+    let home = home();
+    let input = numbered(400);
+    let mut child = rcon_remote(&sshd, home.path(), server.port())
+        .args(["--delay", "5ms"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let text = input.clone();
+    let writer = std::thread::spawn(move || {
+        use std::io::Write;
+        let _ = stdin.write_all(text.as_bytes());
+    });
+    wait_for_commands(&server, 100);
+    let ssh = ssh_to(&sshd);
+    assert_eq!(ssh.len(), 1, "rcon runs one ssh");
+    // SAFETY: kill(2) on the ssh this test's rcon started.
+    unsafe { libc::kill(ssh[0] as libc::pid_t, libc::SIGKILL) };
+    let out = wait_with_timeout(child, LIMIT);
+    let _ = writer.join();
+    assert_eq!(out.status.code(), Some(9), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("ran: <stdin>:1-"), "{err}");
+    assert!(
+        err.contains("`--resume` with the same lines on stdin"),
+        "{err}"
+    );
+    let ran_before = server.commands().len();
+    assert!(ran_before < 400, "stopped half way");
+
+    let other = run_with_stdin(
+        rcon_remote(&sshd, home.path(), server.port()).args(["--resume", "--resend-in-doubt"]),
+        &input.replace("line 3\n", "line three\n"),
+    );
+    assert_eq!(other.status.code(), Some(2), "{}", stderr(&other));
+    assert!(
+        stderr(&other).contains("<stdin> is not the input of the run that stopped"),
+        "{}",
+        stderr(&other)
+    );
+    assert_eq!(server.commands().len(), ran_before, "nothing was sent");
+
+    let out = run_with_stdin(
+        rcon_remote(&sshd, home.path(), server.port()).args(["--resume"]),
+        &input,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("resuming <stdin>"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        server.commands(),
+        numbered_commands(400),
+        "every line ran exactly once, in order"
+    );
+}

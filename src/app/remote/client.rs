@@ -143,7 +143,7 @@ pub(crate) enum Event {
 pub(crate) enum Src {
     /// The `index`th `-c` command.
     Command { text: String, index: usize },
-    /// Input `input` starts; `key` is its content's SHA-256 (files only: they are journaled).
+    /// Input `input` starts; `key` is its content's SHA-256, or journal::STDIN for stdin.
     Begin { input: usize, key: Option<String> },
     /// One item of input `input`.
     Item { input: usize, item: Item },
@@ -372,7 +372,7 @@ enum Entry {
     /// The `journal` answer to a resuming `batch`.
     Journal {
         input: usize,
-        reply: Option<(bool, u64, u64)>,
+        reply: Option<(bool, u64, u64, String)>,
     },
 }
 
@@ -435,10 +435,10 @@ pub fn fanout_opener(settings: &Settings, password: &str) -> anyhow::Result<Open
 pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
     let settings = &plan.settings;
     refuse_unsupported(&plan)?;
-    if plan.batch.resume && (plan.files.len() != 1 || plan.files[0] == "-") {
+    if plan.batch.resume && plan.files.len() + usize::from(plan.inputs.stdin_batch) != 1 {
         return Err(fail(
             Exit::Usage,
-            "--resume needs exactly one -f FILE (the journal is kept per file and server)",
+            "--resume needs exactly one input, one -f FILE or stdin (the journal is kept per input and server)",
         ));
     }
     crate::app::refuse_unsendable(&plan.commands, [settings])?;
@@ -796,6 +796,8 @@ impl Run<'_> {
             ended: false,
             retry: None,
             ran: Vec::new(),
+            chain: journal::Chain::default(),
+            expect: None,
         };
         pipe.run_loop(&rx, printer, progress)
     }
@@ -843,7 +845,7 @@ fn read_all(
             }
         };
         let key = if path == "-" {
-            None
+            Some(journal::STDIN.to_string())
         } else {
             match journal::content_key(std::path::Path::new(path)) {
                 Ok(key) => Some(key),
@@ -926,6 +928,10 @@ struct Pipe<'a, 'r> {
     retry: Option<(String, Exit)>,
     /// What ran on this connection, per input: first and last answered line.
     ran: Vec<(usize, u64, u64)>,
+    /// stdin's chain over its items (journal::Chain), and the journal's to check it against
+    /// where a `--resume` starts.
+    chain: journal::Chain,
+    expect: Option<String>,
 }
 
 impl Pipe<'_, '_> {
@@ -1026,7 +1032,7 @@ impl Pipe<'_, '_> {
     /// A source item arrives: it is sent (or refused) in order.
     fn take(&mut self, src: Src, progress: &mut Progress) -> anyhow::Result<()> {
         match src {
-            Src::Command { text, index } => self.send_command(text, None, Some(index)),
+            Src::Command { text, index } => self.send_command(text, None, Some(index), None),
             Src::Begin { input, key } => {
                 progress.begun = key.is_some();
                 if let Some(key) = key {
@@ -1046,32 +1052,94 @@ impl Pipe<'_, '_> {
                 }
                 Ok(())
             }
-            Src::Item { input, item } => match item {
-                Item::Command(c) => {
-                    if self.skip_through.get(&input).is_some_and(|&s| c.line <= s) {
-                        self.give_credit();
-                        return Ok(());
+            Src::Item { input, item } => {
+                let prefix = if self.run.inputs[input] == "-" {
+                    match self.chain_item(input, &item) {
+                        Some(prefix) => Some(prefix),
+                        None => return Ok(()),
                     }
-                    if let Err(e) = check_command(&c.text, self.run.max) {
-                        self.refuse(input, c.line, c.text, e.to_string());
-                        return Ok(());
-                    }
-                    self.send_command(c.text, Some((input, c.line)), None)
+                } else {
+                    None
+                };
+                self.item(input, item, prefix)
+            }
+            Src::End {
+                input,
+                slashes,
+                first_slash,
+            } if self.run.inputs[input] == "-"
+                && self
+                    .expect
+                    .take()
+                    .is_some_and(|want| want != self.chain.hex()) =>
+            {
+                self.differs(input);
+                let _ = (slashes, first_slash);
+                Ok(())
+            }
+            other => self.take_rest(other),
+        }
+    }
+
+    /// stdin: the chain through `item`, checked against the journal's where a resume starts;
+    /// `None` when it differs (the run stops, nothing sent).
+    fn chain_item(&mut self, input: usize, item: &Item) -> Option<String> {
+        let (at, text) = match item {
+            Item::Command(c) => (c.line, c.text.as_str()),
+            Item::Error { line, .. } => (*line, ""),
+        };
+        let skip = self.skip_through.get(&input).copied().unwrap_or(0);
+        if at > skip
+            && let Some(want) = self.expect.take()
+            && want != self.chain.hex()
+        {
+            self.differs(input);
+            return None;
+        }
+        self.chain.push(at, text);
+        Some(self.chain.hex())
+    }
+
+    fn differs(&mut self, input: usize) {
+        self.stop_sending();
+        let skip = self.skip_through.get(&input).copied().unwrap_or(0);
+        let server = format!("{} on {}", self.run.plan.settings.target(), self.run.via);
+        self.stop_error
+            .get_or_insert_with(|| journal::stdin_differs(&server, skip));
+    }
+
+    fn item(&mut self, input: usize, item: Item, prefix: Option<String>) -> anyhow::Result<()> {
+        match item {
+            Item::Command(c) => {
+                if self.skip_through.get(&input).is_some_and(|&s| c.line <= s) {
+                    self.give_credit();
+                    return Ok(());
                 }
-                Item::Error { line, message } => {
-                    if self.skip_through.get(&input).is_some_and(|&s| line <= s) {
-                        self.give_credit();
-                        return Ok(());
-                    }
-                    let message = if message.starts_with(MACRO_NEEDS_VALUE) {
-                        format!("{message} (give --macro NAME=VALUE)")
-                    } else {
-                        message
-                    };
-                    self.refuse(input, line, String::new(), message);
-                    Ok(())
+                if let Err(e) = check_command(&c.text, self.run.max) {
+                    self.refuse(input, c.line, c.text, e.to_string());
+                    return Ok(());
                 }
-            },
+                self.send_command(c.text, Some((input, c.line)), None, prefix)
+            }
+            Item::Error { line, message } => {
+                if self.skip_through.get(&input).is_some_and(|&s| line <= s) {
+                    self.give_credit();
+                    return Ok(());
+                }
+                let message = if message.starts_with(MACRO_NEEDS_VALUE) {
+                    format!("{message} (give --macro NAME=VALUE)")
+                } else {
+                    message
+                };
+                self.refuse(input, line, String::new(), message);
+                Ok(())
+            }
+        }
+    }
+
+    /// The end of an input, a read failure, the end of everything.
+    fn take_rest(&mut self, src: Src) -> anyhow::Result<()> {
+        match src {
             Src::End {
                 input,
                 slashes,
@@ -1097,6 +1165,8 @@ impl Pipe<'_, '_> {
                 self.read_done = true;
                 Ok(())
             }
+            // Commands, beginnings and items: [`Pipe::take`].
+            Src::Command { .. } | Src::Begin { .. } | Src::Item { .. } => Ok(()),
         }
     }
 
@@ -1117,6 +1187,7 @@ impl Pipe<'_, '_> {
         text: String,
         at: Option<(usize, u64)>,
         index: Option<usize>,
+        prefix: Option<String>,
     ) -> anyhow::Result<()> {
         let id = self.next_id;
         self.next_id += 1;
@@ -1127,6 +1198,7 @@ impl Pipe<'_, '_> {
             text: text.clone(),
             line: at.map(|(_, l)| l),
             last,
+            prefix,
         };
         if self.link.send(&frame).is_err() {
             // The link is gone; its end event reports it.
@@ -1171,13 +1243,14 @@ impl Pipe<'_, '_> {
                 found,
                 sent,
                 answered,
+                prefix,
             } => {
                 if let Some(Entry::Journal { reply, .. }) = self
                     .queue
                     .iter_mut()
                     .find(|e| matches!(e, Entry::Journal { reply: None, .. }))
                 {
-                    *reply = Some((found, sent, answered));
+                    *reply = Some((found, sent, answered, prefix));
                 }
             }
             Frame::Error { exit, message } => {
@@ -1264,7 +1337,7 @@ impl Pipe<'_, '_> {
                     }
                 }
                 Entry::Journal { input, reply } => {
-                    let (found, sent, answered) = reply.expect("ready");
+                    let (found, sent, answered, prefix) = reply.expect("ready");
                     if !self.paused {
                         continue;
                     }
@@ -1303,6 +1376,9 @@ impl Pipe<'_, '_> {
                         }
                     }
                     self.skip_through.insert(input, answered);
+                    if self.run.inputs[input] == "-" && answered > 0 {
+                        self.expect = Some(prefix);
+                    }
                     if answered > 0 {
                         eprintln!(
                             "rcon: resuming {name} after line {answered} (the remote journal's last answered line)"
@@ -1556,15 +1632,14 @@ impl Pipe<'_, '_> {
                 None => "not sent: every line".into(),
             },
         });
-        let journaled = self
-            .run
-            .inputs
-            .get(progress.inputs)
-            .is_some_and(|p| p != "-");
-        let hint = if journaled {
-            "; `--resume` asks the remote journal which line ran last and goes on after it"
-        } else {
-            ""
+        let hint = match self.run.inputs.get(progress.inputs).map(String::as_str) {
+            Some("-") => {
+                "; `--resume` with the same lines on stdin asks the remote journal which line ran last and goes on after it"
+            }
+            Some(_) => {
+                "; `--resume` asks the remote journal which line ran last and goes on after it"
+            }
+            None => "",
         };
         Ended::Lost {
             message: format!("lost the remote rcon: {why}; {}{hint}", parts.join("; ")),

@@ -113,19 +113,12 @@ impl Chain {
     }
 }
 
-/// Reads a journal with its prefix chain (stdin's; empty for a file).
+/// Reads a journal with its prefix chain (stdin's; empty for a file); `None` when there is none
+/// (the run finished or never started) or it is not one this version reads.
 pub fn read_with_prefix(path: &Path) -> Option<(State, String)> {
     let text = fs::read_to_string(path).ok()?;
     let record: Record = serde_json::from_str(text.trim_end()).ok()?;
     (record.version == VERSION).then(|| (record.state, record.prefix.trim().to_string()))
-}
-
-/// Reads a journal; `None` when there is none (the run finished or never started) or it is not
-/// one this version reads.
-pub fn read(path: &Path) -> Option<State> {
-    let text = fs::read_to_string(path).ok()?;
-    let record: Record = serde_json::from_str(text.trim_end()).ok()?;
-    (record.version == VERSION).then_some(record.state)
 }
 
 /// Waits (up to `limit`) while another process still keeps the journal at `path`: a remote
@@ -227,7 +220,8 @@ impl Journal {
         let _ = fs::remove_file(&self.path);
     }
 
-    fn keep(&mut self) {
+    /// Writes the record now (failures are reported once, as for every update).
+    pub fn keep(&mut self) {
         if self.broken {
             return;
         }
@@ -360,6 +354,7 @@ mod tests {
 
     #[test]
     fn records_survive_and_read_back() {
+        let read = |p: &Path| read_with_prefix(p).map(|(state, _)| state);
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("j").join("x.json");
         let mut j = Journal::start(&path, "a \"b\".mcfunction", "h:1", State::default()).unwrap();
@@ -375,6 +370,11 @@ mod tests {
         assert_eq!(state.in_doubt(), Some(12345678905));
         j.not_sent();
         assert_eq!(read(&path).unwrap().in_doubt(), None);
+        let mut chain = Chain::default();
+        chain.push(1, "say hi");
+        j.set_prefix(chain.hex());
+        j.answered(12345678906);
+        assert_eq!(read_with_prefix(&path).unwrap().1, chain.hex());
         j.finish();
         assert_eq!(read(&path), None);
     }

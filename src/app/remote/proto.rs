@@ -64,6 +64,10 @@ pub enum Frame {
         sent: u64,
         /// Its last answered line (0: none).
         answered: u64,
+        /// stdin's: the chain of the commands through `answered`, as the client sent it
+        /// (journal::Chain); the client checks the lines it reads again against it.
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        prefix: String,
     },
     /// Client to server: run one command.
     Command {
@@ -77,6 +81,9 @@ pub enum Frame {
         /// The last command of the session (its answer may end the connection sooner).
         #[serde(default)]
         last: bool,
+        /// stdin: the chain through this line, kept in the journal when it is answered.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        prefix: Option<String>,
     },
     /// Server to client: the command is being written to the RCON server now.
     Started {
@@ -168,6 +175,7 @@ mod tests {
             text: "say hi".into(),
             line: Some(3),
             last: false,
+            prefix: None,
         };
         let mut buf = Vec::new();
         write(&mut buf, &f).unwrap();

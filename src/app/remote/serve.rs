@@ -163,15 +163,16 @@ impl<W: Write> Server<'_, W> {
                     let found = match (&path, resume) {
                         (Some(p), true) => {
                             journal::wait_for_keeper(p, Duration::from_secs(10));
-                            journal::read(p)
+                            journal::read_with_prefix(p)
                         }
                         _ => None,
                     };
-                    let state = found.unwrap_or_default();
+                    let (state, prefix) = found.clone().unwrap_or_default();
                     self.send(&Frame::Journal {
                         found: found.is_some(),
                         sent: state.sent,
                         answered: state.answered,
+                        prefix: prefix.clone(),
                     })
                     .map_err(io_err)?;
                     // Resuming with nothing to resume from: the client refuses; start nothing.
@@ -179,7 +180,13 @@ impl<W: Write> Server<'_, W> {
                         continue;
                     }
                     journal = match path.map(|p| Journal::start(&p, &input, &server, state)) {
-                        Some(Ok(j)) => Some(j),
+                        Some(Ok(mut j)) => {
+                            if !prefix.is_empty() {
+                                j.set_prefix(prefix);
+                                j.keep();
+                            }
+                            Some(j)
+                        }
                         Some(Err(e)) => {
                             eprintln!(
                                 "rcon: warning: cannot keep the journal on this host: {e}; --resume will not know where this run stopped"
@@ -202,6 +209,7 @@ impl<W: Write> Server<'_, W> {
                     text,
                     line,
                     last,
+                    prefix,
                 } => {
                     // The client is gone (its ssh died, Ctrl-C): nothing more runs.
                     if self.gone.load(Ordering::SeqCst) {
@@ -232,6 +240,9 @@ impl<W: Write> Server<'_, W> {
                         if !outcome.sent {
                             j.not_sent();
                         } else if outcome.error.is_none() {
+                            if let Some(prefix) = prefix {
+                                j.set_prefix(prefix);
+                            }
                             j.answered(l);
                         }
                     }

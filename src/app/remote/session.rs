@@ -75,6 +75,7 @@ impl RemoteSession {
             text: command.to_string(),
             line: None,
             last,
+            prefix: None,
         };
         if link.send(&frame).is_err() {
             return Err(self.lost());
