@@ -1073,3 +1073,78 @@ fn ssh_killed_mid_stdin_and_resume_with_the_same_lines_runs_each_once() {
         "every line ran exactly once, in order"
     );
 }
+
+/// Local mode's `--retry N` crosses a server restart mid-file as `--remote` does: it goes on
+/// after the last answered line on a new connection; the line in flight is sent again only
+/// with `--resend-in-doubt` (without it the run stops naming that line, and `--resume
+/// --resend-in-doubt` finishes it).
+#[test]
+fn local_mode_retry_crosses_a_server_restart_mid_file() {
+    for resend in [true, false] {
+        let mut first = strict_vanilla();
+        let addr = first.addr();
+        let home = home();
+        let file = home.path().join("retry.mcfunction");
+        std::fs::write(&file, numbered(300)).unwrap();
+        let path = file.to_str().unwrap();
+        let mut args = vec!["--delay", "5ms", "--retry", "20"];
+        if resend {
+            args.push("--resend-in-doubt");
+        }
+        let child = rcon_at(addr.port(), home.path())
+            .args(&args)
+            .args(["-f", path])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let start = std::time::Instant::now();
+        while first.commands().len() < 100 {
+            assert!(
+                start.elapsed() < LIMIT,
+                "the server got {}",
+                first.commands().len()
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        first.shutdown();
+        let second = PracticeServer::start(PracticeConfig {
+            bind: addr,
+            password: PASSWORD.into(),
+            mode: PracticeMode::Vanilla,
+            read_delay: Duration::from_millis(2),
+        })
+        .expect("the restarted server listens on the same port");
+        let out = wait_with_timeout(child, LIMIT);
+        let err = stderr(&out);
+        let mut printed = stdout(&out);
+        if !out.status.success() {
+            // Only without --resend-in-doubt, and only when a line was in flight.
+            assert!(!resend, "{err}");
+            assert!(
+                err.contains("was sent but never answered") && err.contains("--resend-in-doubt"),
+                "{err}"
+            );
+            let again = run(rcon_at(addr.port(), home.path()).args([
+                "--resume",
+                "--resend-in-doubt",
+                "-f",
+                path,
+            ]));
+            assert!(again.status.success(), "{}", stderr(&again));
+            printed.push_str(&stdout(&again));
+        } else {
+            assert!(err.contains("reconnecting"), "{err}");
+        }
+        let want: String = (1..=300).map(|i| format!("line {i}\n")).collect();
+        assert_eq!(printed, want, "each answer printed once");
+        let mut all = first.commands();
+        let later = second.commands();
+        // The line in flight when the server went down was sent again (--resend-in-doubt).
+        if all.last() == later.first() {
+            all.pop();
+        }
+        all.extend(later);
+        assert_eq!(all, numbered_commands(300), "resend {resend}");
+    }
+}

@@ -290,9 +290,9 @@ pub struct Args {
 
     /// Try a failed first connect again up to N times (each server's, with several), waiting
     /// 200ms, then 400ms, 800ms... (a refused login or a timeout after connecting is not
-    /// retried). With --remote and -f files, also reconnect after a lost connection, tunnel or
-    /// remote side, up to N times each, and go on after the last answered line (the line in
-    /// doubt needs --resend-in-doubt).
+    /// retried). With -f files (locally or with --remote), also reconnect after a lost
+    /// connection, tunnel or remote side, up to N times in all, and go on after the last
+    /// answered line (the line in doubt needs --resend-in-doubt).
     #[arg(long, value_name = "N", default_value_t = 0, value_parser = crate::app::resolve::values::parse_count)]
     pub retry: u32,
 

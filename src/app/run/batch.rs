@@ -51,6 +51,8 @@ pub struct Tally {
     pub failed: u64,
     /// The exit status the failures add up to.
     pub worst: Option<Exit>,
+    /// `--retry`: reconnects made mid-input so far.
+    pub retried: u32,
 }
 
 impl Tally {
@@ -576,20 +578,33 @@ impl Step<'_> {
         if self.opts.echo {
             self.session.printer.echo(&text)?;
         }
-        if let Some(j) = self.journal.as_mut() {
-            j.sent(line);
-        }
-        let outcome: CommandOutcome = self.session.run(&text, Some((self.name, line)))?;
-        if let Some(j) = self.journal.as_mut() {
-            if !outcome.sent {
-                j.not_sent();
-            } else if outcome.error.is_none() {
-                if let Some(prefix) = self.prefix.take() {
-                    j.set_prefix(prefix);
-                }
-                j.answered(line);
+        let outcome = loop {
+            if let Some(j) = self.journal.as_mut() {
+                j.sent(line);
             }
-        }
+            let origin = Some((self.name, line));
+            let outcome: CommandOutcome = self.session.run_unprinted(&text, origin)?;
+            if let Some(j) = self.journal.as_mut() {
+                if !outcome.sent {
+                    j.not_sent();
+                } else if outcome.error.is_none() {
+                    if let Some(prefix) = self.prefix.take() {
+                        j.set_prefix(prefix);
+                    }
+                    j.answered(line);
+                }
+            }
+            match self.retry_after(&outcome, line)? {
+                Some(wait) => self.pause(wait),
+                None => {
+                    self.session.print(&text, origin, &outcome)?;
+                    break outcome;
+                }
+            }
+            if let Some(signal) = self.stop.and_then(Stop::received) {
+                return Ok(Some(Halt::at(signal, None, 1)));
+            }
+        };
         if let Some(signal) = self.stop.and_then(Stop::received) {
             // Answered in full before the signal: it ran. Otherwise it was in flight, or (no
             // connection yet) never went out.
@@ -618,6 +633,53 @@ impl Step<'_> {
             crate::app::short(&text)
         ));
         failed(exit, err, self.opts, self.tally).map(|()| None)
+    }
+
+    /// `--retry N` (local mode, as with `--remote`): after a lost connection or a server that
+    /// is not up, how long to wait before the line is run again on a new connection; `None`
+    /// when the outcome stands. A line that went out without its answer is in doubt: sent
+    /// again only with `--resend-in-doubt`, else the run stops here (an error naming it).
+    fn retry_after(
+        &mut self,
+        outcome: &CommandOutcome,
+        line: u64,
+    ) -> anyhow::Result<Option<Duration>> {
+        let Some(e) = &outcome.error else {
+            return Ok(None);
+        };
+        let lost = matches!(
+            Exit::from_error(e),
+            Exit::Connect | Exit::Connection | Exit::Transport
+        ) && !matches!(e, rconsole::Error::Cancelled);
+        if !lost || self.opts.keep_going || self.tally.retried >= self.opts.retry {
+            return Ok(None);
+        }
+        let name = self.name;
+        if outcome.sent && !self.opts.resend_in_doubt {
+            let ran = if self.journal.is_some() {
+                "; `--resume --resend-in-doubt` sends it again and goes on"
+            } else {
+                ""
+            };
+            return Err(fail(
+                Exit::from_error(e),
+                format!(
+                    "{name}:{line}: {}; it was sent but never answered, so it may or may not have run: --retry does not send it again without --resend-in-doubt; nothing after it was sent{ran}",
+                    crate::app::exit::chain(e)
+                ),
+            ));
+        }
+        self.tally.retried += 1;
+        let wait = (Duration::from_millis(200) * 2u32.saturating_pow(self.tally.retried - 1))
+            .min(Duration::from_secs(5));
+        let left = self.opts.retry - self.tally.retried;
+        eprintln!(
+            "rcon: warning: {name}:{line}: {}; reconnecting in {} ({left} retr{} left)",
+            crate::app::exit::chain(e),
+            rconsole::format_duration(wait),
+            if left == 1 { "y" } else { "ies" }
+        );
+        Ok(Some(wait))
     }
 
     /// `--delay` between commands, cut short by Ctrl-C or SIGTERM.

@@ -215,11 +215,31 @@ impl Session {
         self.run_with(command, None, true)
     }
 
+    /// [`Session::run`] without printing the record: the caller prints it
+    /// ([`Session::print`]) or, when `--retry` runs it again, drops it.
+    pub fn run_unprinted(
+        &mut self,
+        command: &str,
+        origin: Option<(&str, u64)>,
+    ) -> std::io::Result<CommandOutcome> {
+        self.run_with_print(command, origin, false, false)
+    }
+
     fn run_with(
         &mut self,
         command: &str,
         origin: Option<(&str, u64)>,
         last: bool,
+    ) -> std::io::Result<CommandOutcome> {
+        self.run_with_print(command, origin, last, true)
+    }
+
+    fn run_with_print(
+        &mut self,
+        command: &str,
+        origin: Option<(&str, u64)>,
+        last: bool,
+        print: bool,
     ) -> std::io::Result<CommandOutcome> {
         let start = Instant::now();
         let mut raw = Vec::new();
@@ -250,6 +270,19 @@ impl Session {
             stopped,
             elapsed: start.elapsed(),
         };
+        if print {
+            self.print(command, origin, &outcome)?;
+        }
+        Ok(outcome)
+    }
+
+    /// Prints the record of `outcome` (what [`Session::run`] prints).
+    pub fn print(
+        &mut self,
+        command: &str,
+        origin: Option<(&str, u64)>,
+        outcome: &CommandOutcome,
+    ) -> std::io::Result<()> {
         let message = outcome
             .error
             .as_ref()
@@ -270,8 +303,7 @@ impl Session {
             reason,
             elapsed: outcome.elapsed,
             origin,
-        })?;
-        Ok(outcome)
+        })
     }
 }
 
