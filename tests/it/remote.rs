@@ -1148,3 +1148,40 @@ fn local_mode_retry_crosses_a_server_restart_mid_file() {
         assert_eq!(all, numbered_commands(300), "resend {resend}");
     }
 }
+
+/// Several `-c` commands are journaled as one input named `-c` (local mode): a run stopped by a
+/// failed command keeps it, `--resume` with the same commands runs only those after the last
+/// answered one, and other commands have no journal (exit 2, nothing sent).
+#[test]
+fn local_mode_resumes_c_commands_after_the_last_answered_one() {
+    let server = strict_vanilla();
+    let home = home();
+    let commands = ["-c", "echo one", "-c", "bogus", "-c", "echo two"];
+    let out = run(rcon_at(server.port(), home.path()).args(commands));
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(server.commands(), ["echo one", "bogus"]);
+    let other =
+        run(rcon_at(server.port(), home.path()).args(["--resume", "-c", "echo one", "-c", "x"]));
+    assert_eq!(other.status.code(), Some(2), "{}", stderr(&other));
+    assert!(
+        stderr(&other).contains("no journal for -c"),
+        "{}",
+        stderr(&other)
+    );
+    assert_eq!(server.commands().len(), 2, "nothing was sent");
+    let out = run(rcon_at(server.port(), home.path())
+        .arg("--resume")
+        .args(commands));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("resuming -c after line 2"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(stdout(&out), "two\n");
+    assert_eq!(server.commands(), ["echo one", "bogus", "echo two"]);
+    let out = run(rcon_at(server.port(), home.path())
+        .arg("--resume")
+        .args(commands));
+    assert_eq!(out.status.code(), Some(2), "finished: {}", stderr(&out));
+}
