@@ -718,6 +718,7 @@ fn remote_install_refuses_a_copy_whose_checksum_differs() {
 }
 
 /// `rcon --ssh ... --remote ARGS` in a pseudo-terminal, the binary under test on both sides.
+#[cfg(target_os = "linux")]
 fn remote_term(
     sshd: &Sshd,
     home: &Path,
