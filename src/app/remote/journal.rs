@@ -261,51 +261,20 @@ pub fn for_input(
     resend_in_doubt: bool,
 ) -> anyhow::Result<Option<(Journal, u64, Option<String>)>> {
     use crate::app::exit::{Exit, fail};
-    let content = if name == STDIN {
+    let stdin = name == STDIN;
+    let content = if stdin {
         STDIN.to_string()
     } else {
         content_key(Path::new(name))
             .map_err(|e| fail(Exit::Usage, format!("cannot read {name}: {e}")))?
     };
-    open_for(name, &content, server, resume, resend_in_doubt)
-}
-
-/// The name `-c` commands are journaled under: command N is its line N.
-pub const COMMANDS: &str = "-c";
-
-/// The journal of several `-c` commands in local mode (keyed by their text, as a file by its
-/// content), and how many of them already ran (`--resume`).
-pub fn for_commands(
-    commands: &[String],
-    server: &str,
-    resume: bool,
-    resend_in_doubt: bool,
-) -> anyhow::Result<Option<(Journal, u64)>> {
-    let content = sha256_hex(format!("{COMMANDS}\0{}", commands.join("\0")).as_bytes());
-    Ok(
-        open_for(COMMANDS, &content, server, resume, resend_in_doubt)?
-            .map(|(j, skip, _)| (j, skip)),
-    )
-}
-
-fn open_for(
-    name: &str,
-    content: &str,
-    server: &str,
-    resume: bool,
-    resend_in_doubt: bool,
-) -> anyhow::Result<Option<(Journal, u64, Option<String>)>> {
-    use crate::app::exit::{Exit, fail};
-    let stdin = name == STDIN;
-    let Some(path) = path_for(content, server) else {
+    let Some(path) = path_for(&content, server) else {
         return Ok(None);
     };
     let (state, prefix) = if resume {
         let Some((state, prefix)) = read_with_prefix(&path) else {
             let why = if stdin {
                 "the last run from stdin finished"
-            } else if name == COMMANDS {
-                "the last run of these -c commands finished, or they differ"
             } else {
                 "the last run finished it, or the file changed since"
             };

@@ -248,8 +248,8 @@ pub struct Args {
     #[arg(long, hide = true)]
     pub remote_serve: bool,
 
-    /// Run the same -f file (or the same lines piped on stdin again, or the same -c commands)
-    /// from after the last line the server answered, as kept in the journal of the run that stopped (docs/remote.md;
+    /// Run the same -f file (or the same lines piped on stdin again) from after the last line
+    /// the server answered, as kept in the journal of the run that stopped (docs/remote.md;
     /// other stdin lines are refused). A line sent but never answered is refused unless
     /// --resend-in-doubt.
     #[arg(long)]

@@ -26,11 +26,10 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
     let settings = &plan.settings;
     let inputs_plan = plan.inputs;
     refuse_unsendable(&plan.commands, [settings])?;
-    let input_count = plan.files.len() + usize::from(inputs_plan.stdin_batch);
-    if plan.batch.resume && !(input_count == 1 || (input_count == 0 && plan.commands.len() > 1)) {
+    if plan.batch.resume && plan.files.len() + usize::from(inputs_plan.stdin_batch) != 1 {
         return Err(fail(
             Exit::Usage,
-            "--resume needs exactly one input: one -f FILE, stdin, or several -c commands (the journal is kept per input and server)",
+            "--resume needs exactly one input, one -f FILE or stdin (the journal is kept per input and server)",
         ));
     }
     // Every input is opened (and a directory refused) before anything is sent, so a typo in
@@ -143,27 +142,7 @@ fn run_commands(
     opts: &batch::BatchPolicy,
     tally: &mut batch::Tally,
 ) -> anyhow::Result<()> {
-    // Several commands are journaled as one input named `-c` (command N is its line N), so
-    // that a run that stopped says what ran and `--resume` goes on after it.
-    let (mut journal, skip) = if commands.len() > 1 {
-        let resume = opts.resume && !more_inputs;
-        match crate::app::remote::journal::for_commands(
-            commands,
-            session.server(),
-            resume,
-            opts.resend_in_doubt,
-        )? {
-            Some((j, skip)) => (Some(j), skip),
-            None => (None, 0),
-        }
-    } else {
-        (None, 0)
-    };
     for (i, command) in commands.iter().enumerate() {
-        let line = i as u64 + 1;
-        if line <= skip {
-            continue;
-        }
         tally.lines += 1;
         if tally.sent > 0
             && let Some(d) = opts.delay
@@ -175,21 +154,11 @@ fn run_commands(
         }
         // Nothing follows the last command on this connection: its answer may be ended by a
         // step that also ends the connection (one round trip instead of a quiet gap).
-        if let Some(j) = journal.as_mut() {
-            j.sent(line);
-        }
         let outcome = if i + 1 == commands.len() && !more_inputs && !session.keeps_open {
             session.run_last(command)?
         } else {
             session.run(command, None)?
         };
-        if let Some(j) = journal.as_mut() {
-            if !outcome.sent {
-                j.not_sent();
-            } else if outcome.error.is_none() {
-                j.answered(line);
-            }
-        }
         if outcome.sent {
             tally.sent += 1;
         }
@@ -235,9 +204,6 @@ fn run_commands(
             message.push_str(" (--keep-going continues past failures)");
         }
         return Err(fail(exit, message));
-    }
-    if let Some(j) = journal {
-        j.finish();
     }
     Ok(())
 }
