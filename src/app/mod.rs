@@ -8,6 +8,7 @@ pub mod compat;
 pub mod exit;
 #[cfg(test)]
 mod generate;
+pub mod learned;
 pub mod print;
 pub mod remote;
 pub mod resolve;
@@ -39,7 +40,9 @@ impl Observer for StderrObserver {
 /// Runs the program; the returned status is the process's exit code. `mgmt`: what runs the
 /// management protocol in this binary (`rcon-mgmt` passes it; `rcon` hands `--mgmt` over).
 pub fn run(mgmt: Option<MgmtHooks>) -> anyhow::Result<Exit> {
-    match plan::resolve(plan::parse(), mgmt.is_some())? {
+    let plan = plan::resolve(plan::parse(), mgmt.is_some())?;
+    rconsole::consoles::set_tuning(plan.tuning);
+    match plan.mode {
         Mode::HandToMgmt => hand_to_mgmt_binary(),
         Mode::Practice(p) => practice::serve(&p),
         Mode::PracticeMgmt(p) => match mgmt {

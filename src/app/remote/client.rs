@@ -21,9 +21,10 @@ use crate::app::exit::{Exit, fail};
 use crate::app::print::output::{Printer, Record, Style};
 use crate::app::remote::journal;
 use crate::app::remote::proto::{self, Frame, PROTOCOL, VERSION};
+use crate::app::resolve::plan::BatchPolicy;
 use crate::app::resolve::plan::SessionPlan;
 use crate::app::resolve::settings::{Settings, Source};
-use crate::app::run::batch::{self, BatchPolicy, Input, Tally};
+use crate::app::run::batch::{self, Input, Tally};
 use crate::app::run::interrupt::{Signal, Stop};
 use crate::app::short;
 

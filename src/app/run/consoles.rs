@@ -13,33 +13,6 @@ use rconsole::consoles::{MessageSink, Protocol};
 use crate::app::exit::{Exit, fail};
 use crate::app::resolve::plan::PracticePlan;
 
-/// Takes BattlEye's retransmit and keep-alive intervals from `RCON_BATTLEYE_RETRANSMIT` and
-/// `RCON_BATTLEYE_KEEPALIVE` when set (durations; the tests shorten them). A bad value is a
-/// usage error.
-pub fn tune_from_env() -> anyhow::Result<()> {
-    let mut tuning = rconsole::consoles::Tuning::default();
-    for (name, slot) in [
-        ("RCON_BATTLEYE_RETRANSMIT", &mut tuning.retransmit),
-        ("RCON_BATTLEYE_KEEPALIVE", &mut tuning.keepalive),
-    ] {
-        let Some(text) = std::env::var_os(name) else {
-            continue;
-        };
-        let text = text.to_string_lossy();
-        if text.trim().is_empty() {
-            continue;
-        }
-        let d = crate::app::resolve::values::parse_duration(&text)
-            .map_err(|e| fail(Exit::Usage, format!("{name}: {e}")))?;
-        if d.is_zero() {
-            return Err(fail(Exit::Usage, format!("{name}: must be more than 0")));
-        }
-        *slot = d;
-    }
-    rconsole::consoles::set_tuning(tuning);
-    Ok(())
-}
-
 /// The practice server `--demo` starts for a console dialect (`None` for RCON).
 pub fn demo_server(protocol: Protocol, password: &str) -> anyhow::Result<Option<ConsoleServer>> {
     let kind = match protocol {

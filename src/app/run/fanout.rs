@@ -19,7 +19,7 @@
 //! `--retry N` tries a failed connect again N times, after 200 ms, 400 ms, 800 ms...
 
 use std::collections::{BTreeMap, VecDeque};
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, Write};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -34,8 +34,8 @@ use rconsole::transport::Connector;
 use crate::app::exit::{self, Exit, fail};
 use crate::app::is_parse_error;
 use crate::app::is_stop_command;
-use crate::app::print::output::{Printer, Record, Style};
-use crate::app::resolve::plan::FanoutPlan;
+use crate::app::print::output::{Printer, Record};
+use crate::app::resolve::plan::{FanoutPlan, FanoutPolicy as Policy, Layout};
 use crate::app::resolve::secrets::Secret;
 use crate::app::resolve::settings::Settings;
 use crate::app::run::session::{self, PARSE_ERROR};
@@ -96,54 +96,6 @@ impl Planned {
         match &self.origin {
             Some((file, line)) => format!("{file}:{line}: "),
             None => String::new(),
-        }
-    }
-}
-
-/// How the output of several servers is laid out on stdout.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Layout {
-    /// Every line as `[NAME] line`, printed as each command completes.
-    Prefix,
-    /// Each server's output as one block under a `[NAME]` line, when the server is done.
-    Group,
-    /// One JSON object per command (or failure) per line.
-    Json,
-}
-
-/// The run policy, as for one server, plus the fleet's limits.
-#[derive(Debug, Clone, Copy)]
-pub struct Policy {
-    /// Go on after a failed command.
-    pub keep_going: bool,
-    /// Pause between commands.
-    pub delay: Option<Duration>,
-    /// Print each command (`> COMMAND`) before its output.
-    pub echo: bool,
-    /// At most this many connections at once (`--parallel`).
-    pub parallel: usize,
-    /// Whether `--parallel` was given (a cap the descriptor limit forces lower is then said).
-    pub parallel_given: bool,
-    /// Connect retries (`--retry`).
-    pub retries: u32,
-    /// Draw a progress line on stderr (it is a terminal).
-    pub progress: bool,
-    /// `--messages`: show what BattlEye, WebRCON and telnet servers send on their own, labelled
-    /// by server (`Some(true)`: as JSON records).
-    pub messages: Option<bool>,
-}
-
-impl Default for Policy {
-    fn default() -> Self {
-        Self {
-            keep_going: false,
-            delay: None,
-            echo: false,
-            parallel: fleet::DEFAULT_PARALLEL,
-            parallel_given: false,
-            retries: 0,
-            progress: false,
-            messages: None,
         }
     }
 }
@@ -298,7 +250,7 @@ pub fn run_settings(
     policy: Policy,
 ) -> anyhow::Result<Exit> {
     // What is learned about ten thousand servers is written once at the end, not once each.
-    crate::app::run::learned::defer(true);
+    crate::app::learned::defer(true);
     let servers = servers(list)?;
     let result = run(
         servers,
@@ -308,7 +260,7 @@ pub fn run_settings(
         policy,
         &mut io::stdout(),
     );
-    crate::app::run::learned::defer(false);
+    crate::app::learned::defer(false);
     Ok(result?)
 }
 
@@ -1092,21 +1044,6 @@ pub fn prefixed(name: &str, text: &str) -> String {
 /// A `[name]` line followed by the server's collected output.
 fn group_block(name: &str, body: &str) -> String {
     format!("[{name}]\n{body}")
-}
-
-/// The layout for the style and `--group`; `--raw` has none (bytes cannot be labelled).
-pub fn layout(style: Style, group: bool) -> Option<Layout> {
-    match style {
-        Style::Json => Some(Layout::Json),
-        Style::Raw => None,
-        Style::Text { .. } if group => Some(Layout::Group),
-        Style::Text { .. } => Some(Layout::Prefix),
-    }
-}
-
-/// Whether stderr is a terminal (where the progress line is drawn).
-pub fn stderr_is_terminal() -> bool {
-    io::stderr().is_terminal()
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 
 use crate::app::exit::Exit;
 use crate::app::print::output::{Printer, Style};
+use crate::app::resolve::plan::{DEFAULT_POLL, FollowOptions};
 use crate::app::resolve::settings::Settings;
 use crate::app::run::session::Session;
 
@@ -21,9 +22,6 @@ use crate::app::run::session::Session;
 /// a `server/status` call.
 #[cfg(feature = "mgmt")]
 const MGMT_CHECK: Duration = Duration::from_secs(15);
-
-/// How often `list` is asked when following over RCON.
-pub const DEFAULT_POLL: Duration = Duration::from_secs(5);
 
 /// One event.
 #[derive(Debug, Clone, PartialEq)]
@@ -138,17 +136,6 @@ fn utc(secs: u64) -> String {
         rem % 3600 / 60,
         rem % 60
     )
-}
-
-/// `--follow`, resolved.
-#[derive(Debug, Clone, Default)]
-pub struct FollowOptions {
-    /// NDJSON instead of text lines.
-    pub json: bool,
-    /// `--exec CMD`: run per event.
-    pub exec: Option<String>,
-    /// `--poll`: how often RCON servers are asked (default [`DEFAULT_POLL`]).
-    pub poll: Option<Duration>,
 }
 
 /// Prints events (text or NDJSON) and runs `--exec` for each, in order, from any thread.
@@ -336,12 +323,6 @@ pub fn reconnect<T>(name: &str, retry: Duration, mut open: impl FnMut() -> anyho
 /// Follows one or several RCON servers by polling `list`.
 pub fn run_rcon(options: &FollowOptions, servers: Vec<(String, Settings)>) -> anyhow::Result<Exit> {
     let poll = options.poll.unwrap_or(DEFAULT_POLL);
-    if poll.is_zero() {
-        return Err(crate::app::exit::fail(
-            crate::app::exit::Exit::Usage,
-            "--poll must be more than 0",
-        ));
-    }
     if servers
         .iter()
         .all(|(_, s)| s.dialect.value.dialect().protocol != rconsole::consoles::Protocol::Rcon)
@@ -353,16 +334,6 @@ pub fn run_rcon(options: &FollowOptions, servers: Vec<(String, Settings)>) -> an
     let mut followers = Vec::new();
     for (name, settings) in servers {
         let opts = settings.options(Arc::new(crate::app::StderrObserver));
-        let protocol = settings.dialect.value.dialect().protocol;
-        if protocol != rconsole::consoles::Protocol::Rcon {
-            // A group mixing RCON servers (polled) with consoles (pushed messages).
-            return Err(crate::app::exit::fail(
-                crate::app::exit::Exit::Usage,
-                format!(
-                    "{name}: --follow takes either RCON servers (polled) or BattlEye/WebRCON/telnet ones (their pushed messages), not both at once; run one --follow for each kind"
-                ),
-            ));
-        }
         let mut session = Session::new(
             settings.connector()?,
             settings.password()?,

@@ -24,8 +24,9 @@ use rconsole::consoles::{MessageSink, Protocol, Remote};
 
 use crate::app::StderrObserver;
 use crate::app::exit::{Exit, chain, fail};
+use crate::app::resolve::plan::FollowOptions;
 use crate::app::resolve::settings::Settings;
-use crate::app::run::follow::{Emitter, FollowEvent, FollowOptions};
+use crate::app::run::follow::{Emitter, FollowEvent};
 
 /// How often a follow looks whether its connection is still there, and retries a lost one.
 const CHECK: Duration = Duration::from_millis(200);

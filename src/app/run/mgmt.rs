@@ -381,12 +381,6 @@ pub fn run(plan: &MgmtPlan, settings: &Settings) -> anyhow::Result<Exit> {
     let commands = calls(plan);
     let target = resolve(plan, settings)?;
     if let Some(follow) = &plan.follow {
-        if !commands.is_empty() {
-            return Err(fail(
-                Exit::Usage,
-                "--follow runs no commands (it prints events); run them separately",
-            ));
-        }
         return crate::app::run::follow::run_mgmt(follow, &target, false);
     }
     let (mut client, schema) = target.connect()?;

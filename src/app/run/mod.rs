@@ -3,8 +3,8 @@
 //! ([`follow`] polls RCON and takes management notifications, [`follow_consoles`] the pushed
 //! messages of BattlEye, WebRCON and telnet), the timed operations ([`timed`], [`countdown`]), `--mgmt` ([`mgmt`], on several
 //! servers `mgmt_fanout`; both in `rcon-mgmt`), the other consoles' application side ([`consoles`]), `--ping` and `--query`
-//! ([`ping_query`]), the practice servers ([`practice`]), what is remembered per server
-//! ([`learned`]), and `--wait`'s retries of a session's first connection ([`wait`]).
+//! ([`ping_query`]), the practice servers ([`practice`]),
+//! and `--wait`'s retries of a session's first connection ([`wait`]).
 
 pub mod batch;
 pub mod console;
@@ -14,7 +14,6 @@ pub mod fanout;
 pub mod follow;
 pub mod follow_consoles;
 pub mod interrupt;
-pub mod learned;
 // Used only by the rcon-mgmt binary, which shares this module tree (see `MgmtHooks`).
 #[cfg(feature = "mgmt")]
 #[allow(dead_code)]

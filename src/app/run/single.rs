@@ -135,7 +135,7 @@ fn run_commands(
     session: &mut Session,
     commands: &[String],
     more_inputs: bool,
-    opts: &batch::BatchPolicy,
+    opts: &crate::app::resolve::plan::BatchPolicy,
     tally: &mut batch::Tally,
 ) -> anyhow::Result<()> {
     for (i, command) in commands.iter().enumerate() {
