@@ -440,16 +440,29 @@ fn one_json_schema_for_one_server_and_several() {
     let several = parse(&several);
     assert_eq!(single.len(), 3);
     assert_eq!(several.len(), 6);
-    let base = ["command", "elapsed_ms", "error", "ok", "reason", "response"];
+    let base = [
+        "command",
+        "elapsed_ms",
+        "error",
+        "event",
+        "ok",
+        "reason",
+        "response",
+        "server",
+        "time",
+    ];
     let batch = [
         "command",
         "elapsed_ms",
         "error",
+        "event",
         "file",
         "line",
         "ok",
         "reason",
         "response",
+        "server",
+        "time",
     ];
     for (i, v) in single.iter().enumerate() {
         let want: Vec<&str> = if i == 0 {
@@ -465,7 +478,6 @@ fn one_json_schema_for_one_server_and_several() {
         } else {
             batch.to_vec()
         };
-        want.push("server");
         want.sort();
         assert_eq!(keys(v), want, "{v}");
     }

@@ -413,7 +413,7 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
     let password = settings.password()?;
     let argv = ssh_argv(settings, &dest);
     let via = format!("ssh {dest}");
-    let mut printer = plan.printing.printer();
+    let mut printer = plan.printing.printer().server(plan.settings.display_name());
     let stop = Stop::catch();
     let mut progress = Progress {
         resume: plan.batch.resume,

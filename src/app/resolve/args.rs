@@ -296,7 +296,7 @@ pub struct Args {
 
     /// Also show the messages a BattlEye, WebRCON or telnet server sends on its own (chat, log
     /// lines) while commands run: on stderr as `[server] TEXT`, or with --json as records with
-    /// "type":"message" on stdout. The console always shows them; with several servers at once
+    /// "event":"message" on stdout. The console always shows them; with several servers at once
     /// they are not shown.
     #[arg(long)]
     pub messages: bool,
@@ -352,8 +352,9 @@ pub struct Args {
     #[arg(long, requires = "query")]
     pub full: bool,
 
-    /// Print JSON instead of text: one object per command and line (command, response, ok,
-    /// error, elapsed_ms; file and line for batch input; server with several servers); --ping:
+    /// Print JSON instead of text: one object per command and line, the same keys in every
+    /// mode (time, server, event, command, response, ok, error, reason, elapsed_ms; file and
+    /// line for batch input; player, params, raw for --follow events); --ping:
     /// the server's status JSON with address and latency; --query: the stat.
     #[arg(long, conflicts_with = "group")]
     pub json: bool,

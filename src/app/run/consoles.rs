@@ -67,15 +67,19 @@ pub fn serve_practice(plan: &PracticePlan) -> Option<anyhow::Result<Exit>> {
 
 /// Where `--messages` sends server messages in one-shot and batch mode: stderr as
 /// `[server] TEXT` (`[NAME] [server] TEXT` with `label`, in a fan-out over several servers), or
-/// with `--json` a `{"type":"message",...}` record per message on stdout.
+/// with `--json` an `"event":"message"` record (the one schema, [`crate::app::print::json`])
+/// per message on stdout.
 pub fn message_sink(json: bool, server: &str, label: bool) -> MessageSink {
     let server = server.to_string();
     Arc::new(move |text: &str| {
         if json {
-            let record = serde_json::json!({"type": "message", "server": server, "text": text});
+            let now = std::time::SystemTime::now();
+            let time = crate::app::print::json::utc_millis(now);
+            let mut line = Vec::new();
+            crate::app::print::json::JsonRecord::event(time, &server, "message", text)
+                .write(&mut line);
             let mut out = std::io::stdout().lock();
-            let _ = writeln!(out, "{record}");
-            let _ = out.flush();
+            let _ = out.write_all(&line).and_then(|()| out.flush());
         } else {
             for line in text.lines() {
                 if label {

@@ -85,7 +85,7 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
         password: password.expose().to_string(),
     };
 
-    let printer = plan.printing.printer();
+    let printer = plan.printing.printer().server(settings.display_name());
     let mut session = Session::new(connector, password, opts, printer);
     session.set_protocol(protocol);
     session.wait = plan.wait;
