@@ -384,9 +384,32 @@ pub struct Console {
     password: Password,
     opts: ClientOptions,
     engine: Arc<Mutex<Option<Engine>>>,
-    busy: Arc<AtomicBool>,
+    pump_state: Arc<PumpState>,
     sink: Option<MessageSink>,
-    pump: Option<(Arc<AtomicBool>, JoinHandle<()>)>,
+    pump: Option<JoinHandle<()>>,
+}
+
+/// What the background reader waits on, with no polling: a command holding the engine
+/// (`busy`), a change of engine (`generation`, after a command, which may have reconnected),
+/// and the end.
+#[derive(Default)]
+struct PumpState {
+    flags: Mutex<PumpFlags>,
+    wake: std::sync::Condvar,
+}
+
+#[derive(Default)]
+struct PumpFlags {
+    busy: bool,
+    generation: u64,
+    stop: bool,
+}
+
+impl PumpState {
+    fn update(&self, f: impl FnOnce(&mut PumpFlags)) {
+        f(&mut self.flags.lock().unwrap_or_else(|p| p.into_inner()));
+        self.wake.notify_all();
+    }
 }
 
 impl std::fmt::Debug for Console {
@@ -412,7 +435,7 @@ impl Console {
             password,
             opts,
             engine: Arc::new(Mutex::new(None)),
-            busy: Arc::new(AtomicBool::new(false)),
+            pump_state: Arc::default(),
             sink: None,
             pump: None,
         };
@@ -585,7 +608,7 @@ impl Console {
 
     /// Runs `f` on the live engine, with the background reader held off.
     fn with_engine<T>(&mut self, f: impl FnOnce(&mut Engine) -> Result<T>) -> Result<T> {
-        self.busy.store(true, Ordering::SeqCst);
+        self.pump_state.update(|f| f.busy = true);
         let result = (|| {
             let mut guard = self.engine.lock().unwrap_or_else(|p| p.into_inner());
             if guard.as_ref().is_none_or(|e| e.dead) {
@@ -596,7 +619,10 @@ impl Console {
             let engine = guard.as_mut().expect("connected above");
             f(engine)
         })();
-        self.busy.store(false, Ordering::SeqCst);
+        self.pump_state.update(|f| {
+            f.busy = false;
+            f.generation += 1;
+        });
         result
     }
 
@@ -604,39 +630,48 @@ impl Console {
         if self.pump.is_some() {
             return;
         }
-        let stop = Arc::new(AtomicBool::new(false));
-        let (engine, busy, flag) = (
-            Arc::clone(&self.engine),
-            Arc::clone(&self.busy),
-            Arc::clone(&stop),
-        );
+        let (engine, state) = (Arc::clone(&self.engine), Arc::clone(&self.pump_state));
         let handle = std::thread::spawn(move || {
-            while !flag.load(Ordering::SeqCst) {
-                if busy.load(Ordering::SeqCst) {
-                    std::thread::sleep(Duration::from_millis(5));
-                    continue;
-                }
-                let mut guard = engine.lock().unwrap_or_else(|p| p.into_inner());
-                match guard.as_mut() {
-                    Some(e) if !e.dead => {
-                        let _ =
-                            e.drive(DriveGoal::Until(Instant::now() + Duration::from_millis(50)));
+            let mut seen = None;
+            loop {
+                {
+                    // While a command runs, or after the engine died until a command brings a
+                    // new one, sleep until told (no polling).
+                    let flags = state.flags.lock().unwrap_or_else(|p| p.into_inner());
+                    let flags = state
+                        .wake
+                        .wait_while(flags, |f| {
+                            !f.stop && (f.busy || seen == Some(f.generation))
+                        })
+                        .unwrap_or_else(|p| p.into_inner());
+                    if flags.stop {
+                        return;
                     }
-                    _ => {
-                        drop(guard);
-                        std::thread::sleep(Duration::from_millis(50));
+                    seen = None;
+                    let generation = flags.generation;
+                    drop(flags);
+                    let mut guard = engine.lock().unwrap_or_else(|p| p.into_inner());
+                    match guard.as_mut() {
+                        Some(e) if !e.dead => {
+                            // Reads what arrives and sends the keep-alive when it is due; a
+                            // command waits at most this long for the engine.
+                            let _ = e.drive(DriveGoal::Until(
+                                Instant::now() + Duration::from_millis(50),
+                            ));
+                        }
+                        _ => seen = Some(generation),
                     }
                 }
             }
         });
-        self.pump = Some((stop, handle));
+        self.pump = Some(handle);
     }
 }
 
 impl Drop for Console {
     fn drop(&mut self) {
-        if let Some((stop, handle)) = self.pump.take() {
-            stop.store(true, Ordering::SeqCst);
+        if let Some(handle) = self.pump.take() {
+            self.pump_state.update(|f| f.stop = true);
             let _ = handle.join();
         }
         self.close();
