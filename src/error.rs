@@ -109,6 +109,15 @@ pub enum Error {
     /// The command contains a NUL byte, which would cut it short on the server; nothing was sent.
     #[error("command contains a NUL character; not sent")]
     CommandHasNul,
+    /// The WebSocket layer (WebRCON) failed in a way of its own: kept as tungstenite's error,
+    /// not its text, so a caller can tell a TLS, HTTP or framing failure apart.
+    #[error("WebSocket {when}: {source}")]
+    WebSocket {
+        /// What was under way.
+        when: &'static str,
+        /// tungstenite's error.
+        source: Box<tungstenite::Error>,
+    },
     /// The transport (for example an SSH tunnel) failed in a way of its own.
     #[error("{0}")]
     Transport(String),
@@ -179,6 +188,7 @@ impl Error {
             | Error::NotRcon { .. }
             | Error::Cancelled
             | Error::Protocol(_)
+            | Error::WebSocket { .. }
             | Error::Status(_)
             | Error::Query(_) => ErrorKind::Connection,
             Error::CommandTooLong { .. } | Error::CommandHasNul | Error::ServerStopped => {

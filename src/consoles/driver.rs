@@ -203,7 +203,8 @@ fn ws_io(e: tungstenite::Error) -> io::Error {
     match e {
         tungstenite::Error::Io(e) => e,
         tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed => closed(),
-        other => io::Error::other(other.to_string()),
+        // The typed error rides along as the io::Error's source, not as its text.
+        other => io::Error::other(other),
     }
 }
 
@@ -587,7 +588,10 @@ impl Console {
                         tungstenite::Error::ConnectionClosed
                         | tungstenite::Error::AlreadyClosed => Error::LoginClosed,
                         tungstenite::Error::Io(e) => Error::io("during the WebSocket upgrade", e),
-                        other => Error::Protocol(format!("WebSocket upgrade failed: {other}")),
+                        other => Error::WebSocket {
+                            when: "upgrade failed",
+                            source: Box::new(other),
+                        },
                     });
                 }
             }

@@ -81,6 +81,9 @@ pub enum MgmtError {
     /// Reading or writing the connection failed.
     #[error("connection to the management server failed: {0}")]
     Io(std::io::Error),
+    /// The WebSocket layer failed (framing, TLS inside it, capacity): tungstenite's own error.
+    #[error("WebSocket error: {0}")]
+    WebSocket(Box<tungstenite::Error>),
     /// The server sent something that is not JSON-RPC 2.0.
     #[error("protocol error: {0}")]
     Protocol(String),
