@@ -13,13 +13,12 @@ pub mod print;
 pub mod remote;
 pub mod resolve;
 pub mod run;
-
-use rconsole::rcon::client::{Observer, check_command};
+pub mod shared;
 
 use exit::{Exit, fail};
 use print::output;
 use resolve::plan::{self, Mode};
-use resolve::settings::{self, ConfigFile, Settings};
+use resolve::settings::{self, ConfigFile};
 pub use run::timed::MgmtHooks;
 // For rcon-mgmt's main; rcon itself never names it.
 #[cfg(feature = "mgmt")]
@@ -27,15 +26,6 @@ pub use run::timed::MgmtHooks;
 pub use run::timed::MGMT_HOOKS;
 use run::timed::{hand_to_mgmt_binary, run_timed};
 use run::{fanout, follow, ping_query, practice, single};
-
-/// Prints engine warnings on stderr.
-struct StderrObserver;
-
-impl Observer for StderrObserver {
-    fn warning(&self, message: &str) {
-        eprintln!("rcon: warning: {message}");
-    }
-}
 
 /// Runs the program; the returned status is the process's exit code. `mgmt`: what runs the
 /// management protocol in this binary (`rcon-mgmt` passes it; `rcon` hands `--mgmt` over).
@@ -93,82 +83,4 @@ fn print_config(servers: &[(Option<String>, String)]) -> anyhow::Result<Exit> {
         }
     }
     Ok(Exit::Success)
-}
-
-/// Refuses, before connecting anywhere, a command that can never be sent (too long for the
-/// dialect, NUL byte), so the server receives nothing.
-fn refuse_unsendable<'a>(
-    commands: &[String],
-    servers: impl IntoIterator<Item = &'a Settings>,
-) -> anyhow::Result<()> {
-    let max = servers
-        .into_iter()
-        .map(|s| s.dialect.value.dialect().max_command_bytes)
-        .min()
-        .unwrap_or(rconsole::rcon::packet::MAX_COMMAND_BYTES);
-    for (i, c) in commands.iter().enumerate() {
-        check_command(c, max).map_err(|e| {
-            let which = if commands.len() > 1 {
-                format!("command {} of {}", i + 1, commands.len())
-            } else {
-                "the command".to_string()
-            };
-            let why = match e {
-                rconsole::Error::CommandTooLong { len, max } => {
-                    format!("{which} is {len} bytes of UTF-8, over the limit of {max}")
-                }
-                rconsole::Error::CommandHasNul => format!("{which} contains a NUL character"),
-                other => format!("{which}: {other}"),
-            };
-            fail(Exit::Refused, format!("{why}; nothing was sent"))
-        })?;
-    }
-    Ok(())
-}
-
-/// Whether a command shuts the server down, after which the connection must be closed at once
-/// (a connected client keeps a vanilla server from stopping cleanly).
-pub fn is_stop_command(command: &str) -> bool {
-    let word = command.trim_start().trim_start_matches('/');
-    let word = word.split_whitespace().next().unwrap_or("");
-    matches!(word, "stop" | "restart")
-}
-
-/// Whether the output (raw bytes) is vanilla's command parse error.
-pub fn is_parse_error(raw: &[u8]) -> bool {
-    raw.trim_ascii_end().ends_with(b"<--[HERE]")
-}
-
-/// A command shortened for messages.
-pub(crate) fn short(command: &str) -> String {
-    let mut s: String = command.chars().take(60).collect();
-    if s.len() < command.len() {
-        s.push('…');
-    }
-    s
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn stop_commands() {
-        assert!(is_stop_command("stop"));
-        assert!(is_stop_command("/stop"));
-        assert!(is_stop_command("  restart now"));
-        assert!(!is_stop_command("stopwatch"));
-        assert!(!is_stop_command("say stop"));
-    }
-
-    #[test]
-    fn parse_errors() {
-        assert!(is_parse_error(
-            b"Unknown or incomplete command, see below for errorfoo<--[HERE]"
-        ));
-        assert!(is_parse_error(b"...foo<--[HERE]\n"));
-        assert!(!is_parse_error(
-            b"There are 0 of a max of 20 players online: "
-        ));
-    }
 }

@@ -644,9 +644,7 @@ impl Console {
                     let flags = state.flags.lock().unwrap_or_else(|p| p.into_inner());
                     let flags = state
                         .wake
-                        .wait_while(flags, |f| {
-                            !f.stop && (f.busy || seen == Some(f.generation))
-                        })
+                        .wait_while(flags, |f| !f.stop && (f.busy || seen == Some(f.generation)))
                         .unwrap_or_else(|p| p.into_inner());
                     if flags.stop {
                         return;

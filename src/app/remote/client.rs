@@ -26,7 +26,7 @@ use crate::app::resolve::plan::SessionPlan;
 use crate::app::resolve::settings::{Settings, Source};
 use crate::app::run::batch::{self, Input, Tally};
 use crate::app::run::interrupt::{Signal, Stop};
-use crate::app::short;
+use crate::app::shared::short;
 
 /// How many commands may be on their way to (or waiting on) the remote side at once. Each is
 /// at most 64 KiB and usually under 100 bytes; 256 in flight fill a 50 ms round trip at over
@@ -400,7 +400,7 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
             "--resume needs exactly one -f FILE (the journal is kept per file and server)",
         ));
     }
-    crate::app::refuse_unsendable(&plan.commands, [settings])?;
+    crate::app::shared::refuse_unsendable(&plan.commands, [settings])?;
     for path in &plan.files {
         drop(Input::open(path, false)?);
     }

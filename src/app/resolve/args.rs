@@ -5,7 +5,6 @@ use std::time::Duration;
 
 use clap::{Parser, ValueEnum};
 
-use crate::app::compat::Personality;
 use crate::app::print::output::ColorChoice;
 
 fn duration(text: &str) -> Result<Duration, String> {
@@ -513,6 +512,15 @@ pub struct Args {
     /// option (`list --json`) is sent too, with a note on stderr to put options first.
     #[arg(value_name = "COMMAND", trailing_var_arg = true)]
     pub command: Vec<String>,
+}
+
+/// A program whose command line rcon can take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Personality {
+    /// Tiiffi's mcrcon 0.7.2: every argument is one command, -H -P -p -c -r -s -t -w.
+    Mcrcon,
+    /// itzg's rcon-cli: --host --port --password --config, the words joined into one command.
+    RconCli,
 }
 
 #[cfg(test)]

@@ -332,7 +332,7 @@ impl Halt {
         match &self.in_flight {
             Some((at, command)) => text.push_str(&format!(
                 ", {at} ('{}') was in flight and may or may not have run",
-                crate::app::short(command)
+                crate::app::shared::short(command)
             )),
             None => text.push_str(", none was in flight"),
         }
@@ -559,7 +559,7 @@ impl Step<'_> {
         let err = err.context(format!(
             "{}:{line}: command '{}'",
             self.name,
-            crate::app::short(&text)
+            crate::app::shared::short(&text)
         ));
         failed(exit, err, self.opts, self.tally).map(|()| None)
     }

@@ -47,7 +47,7 @@ pub fn serve_practice(plan: &PracticePlan) -> Option<anyhow::Result<Exit>> {
             kind,
             ..practice::ConsoleServerConfig::default()
         })
-        .map_err(|e| crate::app::run::practice::cannot_listen("--practice-server", addr, &e))?;
+        .map_err(|e| crate::app::shared::cannot_listen("--practice-server", addr, &e))?;
         let transport = match kind {
             Kind::WebRcon | Kind::Telnet => "TCP",
             _ => "UDP",

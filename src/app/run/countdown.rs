@@ -373,7 +373,9 @@ impl Runner for RconRunner {
     }
     fn run(&mut self, command: &str) -> anyhow::Result<String> {
         match crate::app::run::timed::run_text(&mut self.session, command) {
-            Ok(t) if crate::app::is_parse_error(t.as_bytes()) => Err(fail(Exit::CommandFailed, t)),
+            Ok(t) if crate::app::shared::is_parse_error(t.as_bytes()) => {
+                Err(fail(Exit::CommandFailed, t))
+            }
             Ok(t) => Ok(t),
             Err(e) => Err(anyhow::Error::new(e)),
         }

@@ -32,14 +32,14 @@ use rconsole::rcon::client::{ClientOptions, Observer};
 use rconsole::transport::Connector;
 
 use crate::app::exit::{self, Exit, fail};
-use crate::app::is_parse_error;
-use crate::app::is_stop_command;
 use crate::app::print::output::{Printer, Record};
 use crate::app::resolve::plan::{FanoutPlan, FanoutPolicy as Policy, Layout};
 use crate::app::resolve::secrets::Secret;
 use crate::app::resolve::settings::Settings;
 use crate::app::run::session::{self, PARSE_ERROR};
-use crate::app::short;
+use crate::app::shared::is_parse_error;
+use crate::app::shared::is_stop_command;
+use crate::app::shared::short;
 
 /// At most this many tunnelled targets (each an `ssh` or proxy process and a thread) run at
 /// once.
@@ -235,7 +235,7 @@ pub fn run_plan(plan: FanoutPlan) -> anyhow::Result<Exit> {
         ));
     }
     let texts: Vec<String> = planned.iter().map(|p| p.text.clone()).collect();
-    crate::app::refuse_unsendable(&texts, plan.servers.iter().map(|(_, s)| s))?;
+    crate::app::shared::refuse_unsendable(&texts, plan.servers.iter().map(|(_, s)| s))?;
     let printer = plan.printing.printer();
     run_settings(plan.servers, &planned, plan.layout, &printer, plan.policy)
 }

@@ -298,7 +298,7 @@ pub fn run_rcon(options: &FollowOptions, servers: Vec<(String, Settings)>) -> an
     // Connect to each first, so a wrong address or password fails at once.
     let mut followers = Vec::new();
     for (name, settings) in servers {
-        let opts = settings.options(Arc::new(crate::app::StderrObserver));
+        let opts = settings.options(Arc::new(crate::app::shared::StderrObserver));
         let mut session = Session::new(
             settings.connector()?,
             settings.password()?,

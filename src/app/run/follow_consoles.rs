@@ -22,11 +22,11 @@ use std::time::Duration;
 
 use rconsole::consoles::{MessageSink, Protocol, Remote};
 
-use crate::app::StderrObserver;
 use crate::app::exit::{Exit, chain, fail};
 use crate::app::resolve::plan::FollowOptions;
 use crate::app::resolve::settings::Settings;
 use crate::app::run::follow::{Emitter, FollowEvent};
+use crate::app::shared::StderrObserver;
 
 /// How often a follow looks whether its connection is still there, and retries a lost one.
 const CHECK: Duration = Duration::from_millis(200);

@@ -644,7 +644,7 @@ pub fn serve_practice(plan: &PracticePlan) -> anyhow::Result<Exit> {
         tls,
         ..MgmtPracticeConfig::default()
     })
-    .map_err(|e| crate::app::run::practice::cannot_listen("--practice-mgmt", addr, &e))?;
+    .map_err(|e| crate::app::shared::cannot_listen("--practice-mgmt", addr, &e))?;
     println!("{scheme}://{}", server.addr());
     eprintln!(
         "rcon: practice management server listening on {scheme}://{}; the secret is --practice-password; stop it with `server stop` or Ctrl-C",

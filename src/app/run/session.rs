@@ -217,7 +217,7 @@ impl Session {
     ) -> std::io::Result<CommandOutcome> {
         let start = Instant::now();
         let mut raw = Vec::new();
-        let stopped = crate::app::is_stop_command(command);
+        let stopped = crate::app::shared::is_stop_command(command);
         let mut sent = false;
         let already_stopped = self.stopped && self.refuse_after_stop;
         let result = check_command(command, self.max_command_bytes())
@@ -235,7 +235,7 @@ impl Session {
         let error = result.err();
         self.stopped |= stopped && sent && error.is_none();
         let parse_error =
-            self.parse_errors_fail && error.is_none() && crate::app::is_parse_error(&raw);
+            self.parse_errors_fail && error.is_none() && crate::app::shared::is_parse_error(&raw);
         let outcome = CommandOutcome {
             raw,
             error,
@@ -278,7 +278,7 @@ pub fn execute(
     raw: &mut Vec<u8>,
     last: bool,
 ) -> rconsole::Result<()> {
-    if crate::app::is_stop_command(command) {
+    if crate::app::shared::is_stop_command(command) {
         client.command_then_close(command, raw)
     } else if last {
         client.command_into_last(command, raw)

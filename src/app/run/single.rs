@@ -10,16 +10,16 @@ use rconsole::practice::{self, PracticeServer};
 use rconsole::rcon::client::Observer;
 use rconsole::transport::{Connector, TcpConnector};
 
-use crate::app::StderrObserver;
 use crate::app::exit::{self, Exit, fail};
 use crate::app::print::trace;
-use crate::app::refuse_unsendable;
 use crate::app::resolve::plan::SessionPlan;
 use crate::app::run::batch;
 use crate::app::run::console;
 use crate::app::run::consoles;
 use crate::app::run::session::{self, Session};
-use crate::app::short;
+use crate::app::shared::StderrObserver;
+use crate::app::shared::refuse_unsendable;
+use crate::app::shared::short;
 
 /// Runs the session the plan describes.
 pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {

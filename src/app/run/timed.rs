@@ -5,14 +5,14 @@ use std::sync::Arc;
 
 use anyhow::Context;
 
-use crate::app::StderrObserver;
 use crate::app::exit::{Exit, fail};
 use crate::app::print::output::{Printer, Style};
-use crate::app::refuse_unsendable;
 use crate::app::resolve::plan::{MgmtPlan, PracticePlan, TimedPlan};
 use crate::app::resolve::settings::Settings;
 use crate::app::run::countdown;
 use crate::app::run::session::Session;
+use crate::app::shared::StderrObserver;
+use crate::app::shared::refuse_unsendable;
 
 /// Servers by name, as a fan-out runs them.
 pub type Servers = Vec<(String, Settings)>;
