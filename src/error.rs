@@ -34,7 +34,7 @@ pub enum Error {
     )]
     LoginClosed,
     /// Something did not happen within its time limit.
-    #[error("timed out after {} while {what}", crate::format_duration(*after))]
+    #[error("timed out after {} while {what}", crate::engine::format_duration(*after))]
     Timeout {
         /// Which part of the conversation it was.
         phase: Phase,
@@ -47,7 +47,7 @@ pub enum Error {
     /// of its own (Palworld sends 0).
     #[error(
         "timed out after {} while waiting for the login reply (replies with another id came, as Palworld servers send)",
-        crate::format_duration(*after)
+        crate::engine::format_duration(*after)
     )]
     LoginReplyOtherIds {
         /// The limit that ran out.
@@ -83,7 +83,7 @@ pub enum Error {
     /// Nothing at all came back after the password within the time limit.
     #[error(
         "timed out after {} while waiting for the login reply: nothing came back, so this does not look like an RCON port (Minecraft's is rcon.port in server.properties, 25575 by default; the game port never answers RCON)",
-        crate::format_duration(*after)
+        crate::engine::format_duration(*after)
     )]
     NoLoginReply {
         /// The limit that ran out.

@@ -15,8 +15,8 @@ use super::battleye::{self, BattlEye};
 use super::telnet::Telnet;
 use super::webrcon::WebRcon;
 use super::{Action, ConsoleExchange, MessageSink, Protocol, Remote};
+use crate::engine::{CANCEL_POLL, Direction, Observer, Options as ClientOptions, Password};
 use crate::error::{Error, Result};
-use crate::rcon::client::{ClientOptions, Direction, Observer, Password};
 use crate::transport::{Connector, Transport};
 
 /// How the driver reaches the server.
@@ -343,7 +343,7 @@ impl Engine {
                     self.dead = true;
                     return Err(Error::Cancelled);
                 }
-                wake = wake.min(now + crate::rcon::client::CANCEL_POLL);
+                wake = wake.min(now + CANCEL_POLL);
             }
             match self.link.recv(wake) {
                 Ok(Some(data)) => {
@@ -600,7 +600,7 @@ impl Console {
 
     /// Runs one command; `stopping`: it stops the server, so a close ends its answer.
     fn run(&mut self, command: &str, out: &mut Vec<u8>, stopping: bool) -> Result<()> {
-        crate::rcon::client::check_command(command, self.opts.max_command_bytes)?;
+        crate::engine::check_command(command, self.opts.max_command_bytes)?;
         self.with_engine(|e| {
             e.stopping = stopping;
             e.ex.command(command, Instant::now());

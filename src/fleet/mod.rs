@@ -28,7 +28,7 @@ use mio::{Events, Interest, Poll, Token};
 
 use crate::error::Error;
 use crate::rcon::client::Password;
-use crate::rcon::exchange::{self, Event, Exchange, Learned, Traced};
+use crate::rcon::exchange::{Event, Exchange, Learned, Traced};
 
 mod limits;
 pub use limits::raise_fd_limit;
@@ -43,7 +43,7 @@ pub struct FleetTarget {
     /// The RCON password.
     pub password: Password,
     /// The exchange's settings (its timeout also bounds connecting).
-    pub config: exchange::ExchangeConfig,
+    pub config: crate::engine::Options,
 }
 
 /// Settings of a fleet run.
@@ -123,7 +123,7 @@ pub enum Report {
     Note(String),
     /// The end-of-output method was settled (`Some`) or should be forgotten (`None`).
     Learned(Option<Learned>),
-    /// A packet went over the wire (only with [`exchange::ExchangeConfig::trace`]).
+    /// A packet went over the wire (only when the observer wants packets: [`crate::engine::Observer::wants_packets`]).
     Traced(Traced),
 }
 

@@ -25,9 +25,9 @@ fn target(port: u16) -> FleetTarget {
         host: "127.0.0.1".into(),
         port,
         password: Password::new(PASSWORD),
-        config: exchange::ExchangeConfig {
+        config: crate::engine::Options {
             timeout: Duration::from_secs(10),
-            ..exchange::ExchangeConfig::default()
+            ..crate::engine::Options::default()
         },
     }
 }
@@ -96,7 +96,9 @@ impl Handler for Script {
             }
             Report::Connecting { attempt } => format!("connecting {attempt}"),
             Report::Refused(e) => format!("refused {e}"),
-            Report::Retrying { delay, .. } => format!("retrying {}", crate::format_duration(delay)),
+            Report::Retrying { delay, .. } => {
+                format!("retrying {}", crate::engine::format_duration(delay))
+            }
             Report::Failed(e) => format!("failed {e}"),
             Report::Finished(_) => "finished".into(),
             _ => return,

@@ -68,7 +68,7 @@ pub enum MgmtError {
     #[error("WebSocket handshake failed: {0}")]
     Handshake(String),
     /// Nothing arrived within the time limit.
-    #[error("timed out after {} while {what}", crate::format_duration(*after))]
+    #[error("timed out after {} while {what}", crate::engine::format_duration(*after))]
     Timeout {
         /// What was being waited for.
         what: &'static str,

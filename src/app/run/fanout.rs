@@ -310,7 +310,7 @@ pub fn run(
                     host: host.clone(),
                     port,
                     password: s.password.clone(),
-                    config: s.options.exchange_config(),
+                    config: s.options.clone(),
                 },
                 s,
             )),
@@ -939,7 +939,7 @@ fn serve(
     let mut attempt = 0;
     let mut client = loop {
         attempt += 1;
-        match rconsole::consoles::open(
+        match rconsole::open(
             server.protocol,
             Box::new(Arc::clone(&connector)),
             server.password.clone(),

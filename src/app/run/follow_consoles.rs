@@ -169,8 +169,7 @@ impl ConsoleTarget {
             .connector()
             .map_err(|e| rconsole::Error::Protocol(format!("cannot make the connection: {e:#}")))?;
         let opts = self.settings.options(Arc::new(StderrObserver));
-        let mut remote =
-            rconsole::consoles::open(self.protocol, connector, self.password.clone(), opts)?;
+        let mut remote = rconsole::open(self.protocol, connector, self.password.clone(), opts)?;
         remote.set_messages(Arc::clone(sink), true);
         Ok(remote)
     }

@@ -156,7 +156,7 @@ impl Session {
     /// A new connection, logged in.
     fn open(&self) -> rconsole::Result<Box<dyn Remote>> {
         let connector = Box::new(Arc::clone(&self.connector));
-        rconsole::consoles::open(
+        rconsole::open(
             self.protocol,
             connector,
             self.password.clone(),
