@@ -262,3 +262,32 @@ fn ctrl_c_abandons_the_running_command_and_returns_to_the_prompt() {
         "the abandoned connection was replaced"
     );
 }
+
+/// A paste of several lines into a terminal that does not bracket pastes arrives as keys, each
+/// line ending in Enter, all in one read: every line runs, in order, and each is in history
+/// (rustyline used to drop what it had read past the first Enter).
+#[cfg(unix)]
+#[test]
+fn a_paste_without_bracketed_paste_runs_every_line_in_order() {
+    let server = start_server("127.0.0.1:0".parse().unwrap());
+    let home = crate::common::home();
+    let mut term = Term::start(server.addr(), home.path(), &[]);
+    let p = prompt(&server);
+    term.wait_for(&p);
+    term.send("echo one\recho two\recho three\r");
+    term.wait_for("\nthree\n");
+    term.wait_for_line(&p, "");
+    term.enter(&p, ":history");
+    term.wait_for("    3  echo three");
+    term.send("\x04");
+    assert_eq!(term.exit_code(), 0);
+    assert_eq!(server.commands(), ["echo one", "echo two", "echo three"]);
+    let history = std::fs::read_to_string(
+        home.path()
+            .join("data")
+            .join("rconsole")
+            .join("history.txt"),
+    )
+    .unwrap();
+    assert_eq!(history, "echo one\necho two\necho three\n:history\n");
+}
