@@ -291,3 +291,63 @@ fn a_paste_without_bracketed_paste_runs_every_line_in_order() {
     .unwrap();
     assert_eq!(history, "echo one\necho two\necho three\n:history\n");
 }
+
+/// Ctrl-C while the console waits between reconnect attempts stops the back-off at once: the
+/// command is not sent, no later attempt is made, and the prompt is back (the console goes on).
+#[cfg(unix)]
+#[test]
+fn ctrl_c_stops_the_reconnect_back_off_at_once() {
+    let mut server = start_server("127.0.0.1:0".parse().unwrap());
+    let addr = server.addr();
+    let home = crate::common::home();
+    let mut term = Term::start(addr, home.path(), &[]);
+    let p = prompt(&server);
+    term.wait_for(&p);
+    term.enter(&p, "echo before");
+    server.shutdown();
+    term.line(&p, "echo while down");
+    // The second pause (1 s), with 2 s and 4 s still to come.
+    term.wait_for("retrying in 1s");
+    term.send("\x03");
+    term.wait_for("rcon: interrupted: stopped reconnecting to 127.0.0.1:");
+    term.wait_for_line(&p, "");
+    let screen = term.screen();
+    assert!(!screen.contains("retrying in 2s"), "{screen}");
+    assert!(!screen.contains("still down after"), "{screen}");
+    // Still the console: the server is back, the next command reconnects.
+    let server = start_server(addr);
+    term.enter(&p, "echo back");
+    term.wait_for("\nback\n");
+    term.send("\x04");
+    assert_eq!(term.exit_code(), 0);
+    assert_eq!(server.commands(), ["echo back"]);
+}
+
+/// Ctrl-C while a line of a paste without bracketed paste runs abandons it and sends none of
+/// the lines pasted after it (the line editor had already read them).
+#[cfg(unix)]
+#[test]
+fn ctrl_c_during_a_paste_without_bracketed_paste_sends_no_later_line() {
+    let server = start_server("127.0.0.1:0".parse().unwrap());
+    let home = crate::common::home();
+    let mut term = Term::start(server.addr(), home.path(), &[]);
+    let p = prompt(&server);
+    term.wait_for(&p);
+    term.send("sleep 30000\recho pasted after\r");
+    let start = std::time::Instant::now();
+    while !server.commands().iter().any(|c| c == "sleep 30000") {
+        assert!(
+            start.elapsed() < crate::common::term::LIMIT,
+            "command never arrived"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    term.send("\x03");
+    term.wait_for("interrupted: the command was abandoned");
+    term.wait_for_line(&p, "");
+    term.enter(&p, "echo typed");
+    term.wait_for("\ntyped\n");
+    term.send("\x04");
+    assert_eq!(term.exit_code(), 0);
+    assert_eq!(server.commands(), ["sleep 30000", "echo typed"]);
+}
