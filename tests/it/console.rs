@@ -351,3 +351,29 @@ fn ctrl_c_during_a_paste_without_bracketed_paste_sends_no_later_line() {
     assert_eq!(term.exit_code(), 0);
     assert_eq!(server.commands(), ["sleep 30000", "echo typed"]);
 }
+
+/// Ctrl-C while the console's first connection waits for the server (`--wait`): there is no
+/// console to go back to, so rcon ends with 130 and says so (the wait used to go on).
+#[cfg(unix)]
+#[test]
+fn ctrl_c_while_the_console_waits_for_the_server_exits_130() {
+    let home = crate::common::home();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let addr = SocketAddr::from(([127, 0, 0, 1], port));
+    let mut term = Term::start(addr, home.path(), &["--wait", "5m"]);
+    term.wait_for(&format!("waiting for 127.0.0.1:{port}"));
+    term.send("\x03");
+    assert_eq!(term.exit_code(), 130, "{}", term.screen());
+    let screen = term.screen();
+    assert!(!screen.contains("waiting for"), "{screen}");
+    assert!(
+        screen.contains(&format!(
+            "rcon: error: interrupted by Ctrl-C while connecting to 127.0.0.1:{port}"
+        )),
+        "{screen}"
+    );
+}

@@ -165,3 +165,55 @@ fn sigterm_during_dash_c_commands_keeps_the_answers() {
          was in flight and may or may not have run, 1 not sent"
     );
 }
+
+/// Ctrl-C while `--wait` waits for the server: the wait ends at once, its progress line is
+/// erased (it stayed on the screen when Ctrl-C ended the process), the report says nothing
+/// was sent, exit 130.
+#[cfg(unix)]
+#[test]
+fn ctrl_c_during_wait_erases_the_progress_line() {
+    let home = home();
+    // A port nothing listens on: every attempt is refused.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+    let mut term = Term::start(addr, home.path(), &["--wait", "5m", "seed"]);
+    term.wait_for(&format!("waiting for 127.0.0.1:{port}"));
+    term.send("\x03");
+    assert_eq!(term.exit_code(), 130, "{}", term.screen());
+    let screen = term.screen();
+    assert!(!screen.contains("waiting for"), "{screen}");
+    assert!(
+        screen.contains(
+            "rcon: error: interrupted by Ctrl-C: 0 commands ran, none was in flight, 1 not sent"
+        ),
+        "{screen}"
+    );
+}
+
+/// Ctrl-C while `--retry` pauses between connection attempts: no further attempt, exit 130
+/// with the report (the pauses double: 20 retries would take minutes).
+#[cfg(unix)]
+#[test]
+fn ctrl_c_during_retry_pauses_stops_at_once() {
+    let home = home();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+    let mut term = Term::start(addr, home.path(), &["--retry", "20", "seed"]);
+    term.wait_for("(retry 2 of 20)");
+    term.send("\x03");
+    assert_eq!(term.exit_code(), 130, "{}", term.screen());
+    let screen = term.screen();
+    assert!(!screen.contains("(retry 4 of 20)"), "{screen}");
+    assert!(
+        screen.contains("interrupted by Ctrl-C: 0 commands ran, none was in flight, 1 not sent"),
+        "{screen}"
+    );
+}

@@ -348,7 +348,21 @@ pub fn run(session: &mut Session, settings: &ConsoleContext) -> anyhow::Result<E
     if caught.is_some() {
         session.set_cancel(Arc::clone(&interrupted));
     }
-    session.connect()?;
+    // Ctrl-C while the first connection waits (--wait, --retry) or logs in ends rcon, as
+    // there is no console yet to go back to.
+    match session.connect() {
+        Err(rconsole::Error::Cancelled) => {
+            return Err(crate::app::exit::fail(
+                Exit::Interrupted,
+                format!(
+                    "interrupted by Ctrl-C while connecting to {}",
+                    session.server()
+                ),
+            ));
+        }
+        Err(e) => return Err(e.into()),
+        Ok(_) => {}
+    }
     let server = session.server().to_string();
     eprintln!("rcon: connected to {server}; :help lists console commands, :quit or Ctrl-D leaves");
     let mut history = HistoryFile::load(history_path(), &settings.password);
