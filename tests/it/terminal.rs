@@ -217,3 +217,25 @@ fn ctrl_c_during_retry_pauses_stops_at_once() {
         "{screen}"
     );
 }
+
+/// Ctrl-C while several servers run, with the progress line on the terminal: the line is
+/// erased before rcon ends (it stayed, `... 2 in flight^C`, with the shell's prompt after it).
+#[cfg(unix)]
+#[test]
+fn ctrl_c_during_fan_out_erases_the_progress_line() {
+    let home = home();
+    let a = crate::common::strict_vanilla();
+    let b = crate::common::strict_vanilla();
+    let ta = format!("a=127.0.0.1:{}", a.port());
+    let tb = format!("b=127.0.0.1:{}", b.port());
+    let mut term = Term::start_with(
+        home.path(),
+        &["--target", &ta, "--target", &tb, "sleep 30000"],
+    );
+    term.wait_for("in flight");
+    wait_for_command(&a, "sleep 30000");
+    term.send("\x03");
+    assert_ne!(term.exit_code(), 0);
+    let screen = term.screen();
+    assert!(!screen.contains("in flight"), "{screen}");
+}

@@ -142,6 +142,63 @@ pub fn pause(delay: std::time::Duration, stop: Option<&Stop>) -> bool {
     }
 }
 
+/// Whether a progress line is on the terminal (stderr) now, for the handler that erases it.
+static PROGRESS_SHOWN: AtomicBool = AtomicBool::new(false);
+
+/// Says whether a progress line is on the terminal now (true after drawing one, false after
+/// erasing it). The first call makes Ctrl-C and `SIGTERM`, where they still end the process
+/// (no [`Stop`] guard, no console), erase the line first, so the shell's prompt does not
+/// follow `... 1 in flight^C`; the process still ends by the signal, as before. (Unix; on
+/// Windows the line stays.)
+pub fn progress_line(shown: bool) {
+    PROGRESS_SHOWN.store(shown, Ordering::SeqCst);
+    if shown {
+        static INSTALLED: OnceLock<()> = OnceLock::new();
+        INSTALLED.get_or_init(install_erase);
+    }
+}
+
+/// For each of SIGINT and SIGTERM that still has its default action: a handler that erases the
+/// progress line, puts the default back and raises the signal again.
+#[cfg(unix)]
+fn install_erase() {
+    extern "C" fn on_signal(signal: libc::c_int) {
+        const ERASE: &[u8] = b"\r\x1b[K";
+        // SAFETY: write, sigaction and raise are async-signal-safe; the buffer is static and
+        // the action is a zeroed (default) one.
+        unsafe {
+            if PROGRESS_SHOWN.load(Ordering::SeqCst) {
+                libc::write(libc::STDERR_FILENO, ERASE.as_ptr().cast(), ERASE.len());
+            }
+            let mut default: libc::sigaction = std::mem::zeroed();
+            default.sa_sigaction = libc::SIG_DFL;
+            libc::sigemptyset(&mut default.sa_mask);
+            libc::sigaction(signal, &default, std::ptr::null_mut());
+            libc::raise(signal);
+        }
+    }
+    for signal in [libc::SIGINT, libc::SIGTERM] {
+        // SAFETY: reads the installed action, and replaces it only when it is the default, with
+        // a handler that does only async-signal-safe calls.
+        unsafe {
+            let mut current: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(signal, std::ptr::null(), &mut current) != 0
+                || current.sa_sigaction != libc::SIG_DFL
+            {
+                continue;
+            }
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
+            action.sa_flags = libc::SA_RESTART;
+            libc::sigemptyset(&mut action.sa_mask);
+            libc::sigaction(signal, &action, std::ptr::null_mut());
+        }
+    }
+}
+
+#[cfg(windows)]
+fn install_erase() {}
+
 /// Whether a [`Stop`] guard caught a signal (for reads that cannot hold the guard).
 pub fn stopping() -> bool {
     RECEIVED.load(Ordering::SeqCst) != 0
