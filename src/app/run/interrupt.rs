@@ -1,5 +1,7 @@
-//! Ctrl-C and SIGTERM as a flag: the console abandons the running command, a countdown stops
-//! announcing, batch input stops and says what ran and what was not sent.
+//! Ctrl-C and SIGTERM as a flag: the console abandons the running command (or its reconnect
+//! back-off), a countdown stops announcing, the command line's commands and batch input stop
+//! and say what ran and what was not sent. Where they still end the process (a fan-out), a
+//! progress line on the terminal is erased first ([`progress_line`]).
 //!
 //! The handler only stores to atomics, which is all a signal handler may safely do; whoever
 //! installed it polls them. On Unix it is a `sigaction` for `SIGINT` (and, while a batch runs,
