@@ -377,3 +377,26 @@ fn ctrl_c_while_the_console_waits_for_the_server_exits_130() {
         "{screen}"
     );
 }
+
+/// A paste larger than the line editor reads at once (1 KiB): the rest waits in the terminal
+/// while the first lines run, and still every line runs, in order.
+#[cfg(unix)]
+#[test]
+fn a_long_paste_without_bracketed_paste_runs_every_line_in_order() {
+    let server = start_server("127.0.0.1:0".parse().unwrap());
+    let home = crate::common::home();
+    let mut term = Term::start(server.addr(), home.path(), &[]);
+    let p = prompt(&server);
+    term.wait_for(&p);
+    let lines: Vec<String> = (0..150)
+        .map(|i| format!("echo pasted line {i:03}"))
+        .collect();
+    let paste: String = lines.iter().map(|l| format!("{l}\r")).collect();
+    assert!(paste.len() > 3000);
+    term.send(&paste);
+    term.wait_for("\npasted line 149\n");
+    term.wait_for_line(&p, "");
+    term.send("\x04");
+    assert_eq!(term.exit_code(), 0);
+    assert_eq!(server.commands(), lines);
+}
