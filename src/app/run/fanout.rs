@@ -476,6 +476,7 @@ impl<'a> PrintingThread<'a> {
         let _ = write!(err, "\r\x1b[K{line}");
         let _ = err.flush();
         self.progress_shown = true;
+        crate::app::run::interrupt::progress_line(true);
         self.last_draw = Some(Instant::now());
     }
 
@@ -486,6 +487,7 @@ impl<'a> PrintingThread<'a> {
             let _ = write!(err, "\r\x1b[K");
             let _ = err.flush();
             self.progress_shown = false;
+            crate::app::run::interrupt::progress_line(false);
         }
     }
 

@@ -118,7 +118,14 @@ impl Session {
     pub fn connect(&mut self) -> rconsole::Result<&mut (dyn Remote + 'static)> {
         if self.client.is_none() {
             let mut client = match self.wait.take() {
-                Some(limit) => super::wait::until_up(limit, &self.server, || self.open())?,
+                // Ctrl-C or SIGTERM ends the wait (its progress line cleared) at the next
+                // attempt, at most half a second later.
+                Some(limit) => super::wait::until_up(limit, &self.server, || {
+                    if interrupted() {
+                        return Err(rconsole::Error::Cancelled);
+                    }
+                    self.open()
+                })?,
                 None => {
                     let retries = std::mem::take(&mut self.retries);
                     self.open_retrying(retries)?
@@ -146,7 +153,9 @@ impl Session {
                         crate::app::exit::chain(&err),
                         rconsole::format_duration(delay)
                     );
-                    std::thread::sleep(delay);
+                    if pause_unless_interrupted(delay) {
+                        return Err(rconsole::Error::Cancelled);
+                    }
                 }
                 other => return other,
             }
@@ -266,6 +275,29 @@ impl Session {
             origin,
         })?;
         Ok(outcome)
+    }
+}
+
+/// Whether Ctrl-C or SIGTERM came while a handler catches them (a batch's or the command
+/// line's [`super::interrupt::Stop`], or the console's flag): a first connection that waits
+/// (`--wait`, `--retry`) gives up with [`rconsole::Error::Cancelled`] instead of going on.
+fn interrupted() -> bool {
+    super::interrupt::stopping() || super::interrupt::raised()
+}
+
+/// Sleeps for `delay` in steps of [`rconsole::rcon::client::CANCEL_POLL`]; true when
+/// [`interrupted`] cut it short.
+fn pause_unless_interrupted(delay: Duration) -> bool {
+    let end = Instant::now() + delay;
+    loop {
+        if interrupted() {
+            return true;
+        }
+        let now = Instant::now();
+        if now >= end {
+            return false;
+        }
+        std::thread::sleep((end - now).min(rconsole::rcon::client::CANCEL_POLL));
     }
 }
 
