@@ -235,7 +235,11 @@ fn ctrl_c_during_fan_out_erases_the_progress_line() {
     term.wait_for("in flight");
     wait_for_command(&a, "sleep 30000");
     term.send("\x03");
-    assert_ne!(term.exit_code(), 0);
+    assert_eq!(term.exit_code(), 130, "{}", term.screen());
     let screen = term.screen();
-    assert!(!screen.contains("in flight"), "{screen}");
+    assert!(!screen.contains("done, 0 failed"), "{screen}");
+    assert!(
+        screen.contains("interrupted by Ctrl-C: 0 commands ran on 2 servers"),
+        "{screen}"
+    );
 }
