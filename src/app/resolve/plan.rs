@@ -230,11 +230,6 @@ pub fn parse() -> Parsed {
     // The `_mut` form takes the values instead of cloning every match first.
     let args =
         Args::from_arg_matches_mut(&mut matches).unwrap_or_else(|e| usage_exit(e, None, None));
-    // Not dropped: freeing the command's ~130 arguments, one by one, was 100,000 of a one-shot's
-    // 855,000 instructions (callgrind, BENCHMARKS.md); parse runs once, the process ends soon
-    // after and the memory goes with it.
-    std::mem::forget(command);
-    std::mem::forget(matches);
     Parsed {
         args,
         origins,
