@@ -19,38 +19,28 @@ use exit::{Exit, fail};
 use print::output;
 use resolve::plan::{self, Mode};
 use resolve::settings::{self, ConfigFile};
-pub use run::timed::MgmtHooks;
-// For rcon-mgmt's main; rcon itself never names it.
-#[cfg(feature = "mgmt")]
-#[allow(unused_imports)]
-pub use run::timed::MGMT_HOOKS;
-use run::timed::{hand_to_mgmt_binary, run_timed};
+use run::timed::run_timed;
 use run::{fanout, follow, ping_query, practice, single};
 
-/// Runs the program; the returned status is the process's exit code. `mgmt`: what runs the
-/// management protocol in this binary (`rcon-mgmt` passes it; `rcon` hands `--mgmt` over).
-pub fn run(mgmt: Option<MgmtHooks>) -> anyhow::Result<Exit> {
-    let plan = plan::resolve(plan::parse(), mgmt.is_some())?;
+/// Runs the program; the returned status is the process's exit code.
+pub fn run() -> anyhow::Result<Exit> {
+    let plan = plan::resolve(plan::parse())?;
     rconsole::consoles::set_tuning(plan.tuning);
     match plan.mode {
-        Mode::HandToMgmt => hand_to_mgmt_binary(),
         Mode::Practice(p) => practice::serve(&p),
-        Mode::PracticeMgmt(p) => match mgmt {
-            Some(hooks) => (hooks.serve)(&p),
-            None => hand_to_mgmt_binary(),
-        },
+        #[cfg(feature = "mgmt")]
+        Mode::PracticeMgmt(p) => run::mgmt::serve_practice(&p),
         Mode::ListServers(file) => list_servers(&file),
         Mode::InstallLinks(dir) => compat::links::install(&dir),
         Mode::Probe(probe) => ping_query::run(&probe),
         Mode::PrintConfig(servers) => print_config(&servers),
-        Mode::MgmtFanout(plan, servers) => match mgmt {
-            Some(hooks) => (hooks.fanout)(&plan, servers),
-            None => hand_to_mgmt_binary(),
-        },
-        Mode::Mgmt(plan, settings) => match mgmt {
-            Some(hooks) => (hooks.run)(&plan, &settings),
-            None => hand_to_mgmt_binary(),
-        },
+        #[cfg(feature = "mgmt")]
+        Mode::MgmtFanout(plan, servers) => run::mgmt_fanout::run(&plan, servers),
+        #[cfg(feature = "mgmt")]
+        Mode::Mgmt(plan, settings) => run::mgmt::run(&plan, &settings),
+        // Resolution refuses these without the feature (plan::without_mgmt); never reached.
+        #[cfg(not(feature = "mgmt"))]
+        Mode::PracticeMgmt(_) | Mode::MgmtFanout(..) | Mode::Mgmt(..) => Err(plan::without_mgmt()),
         Mode::Follow(options, servers) => follow::run_rcon(&options, servers),
         Mode::Timed(plan) => run_timed(plan),
         Mode::Fanout(plan) if plan.servers.iter().any(|(_, s)| s.remote) => Err(fail(

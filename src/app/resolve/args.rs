@@ -613,8 +613,7 @@ pub struct Args {
     /// profile's mgmt_url. COMMAND words name a method and its arguments: `players`,
     /// `allowlist add Steve`, `server save`; `methods` lists what the server offers. The secret
     /// comes from RCON_MGMT_SECRET, --mgmt-secret-file, the profile's mgmt_secret_file or
-    /// mgmt_secret_command, else the password sources (never from argv). Runs the rcon-mgmt
-    /// program installed next to rcon, which holds the TLS and WebSocket code.
+    /// mgmt_secret_command, else the password sources (never from argv).
     #[arg(long, value_name = "URL", num_args = 0..=1, default_missing_value = "", long_help, help = "Talk to the Minecraft Server Management Protocol at URL", help_heading = "Management")]
     pub mgmt: Option<String>,
 

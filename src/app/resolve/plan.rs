@@ -23,11 +23,10 @@ use rconsole::consoles::Protocol;
 
 /// What this run does, with everything it needs.
 pub enum Mode {
-    /// `--mgmt` or `--practice-mgmt` in `rcon`: run `rcon-mgmt` with the same arguments.
-    HandToMgmt,
     /// `--practice-server ADDR`: an RCON or console practice server in the foreground.
     Practice(PracticePlan),
-    /// `--practice-mgmt ADDR` (in `rcon-mgmt`): the practice management server.
+    /// `--practice-mgmt ADDR`: the practice management server (`mgmt` feature).
+    #[cfg_attr(not(feature = "mgmt"), allow(dead_code))] // refused while resolving
     PracticeMgmt(PracticePlan),
     /// `--list-servers`.
     ListServers(ConfigFile),
@@ -37,9 +36,11 @@ pub enum Mode {
     Probe(Probe),
     /// `--print-config`: each server's settings as text (a name with several).
     PrintConfig(Vec<(Option<String>, String)>),
-    /// `--mgmt` (in `rcon-mgmt`).
+    /// `--mgmt` (`mgmt` feature).
+    #[cfg_attr(not(feature = "mgmt"), allow(dead_code))] // refused while resolving
     Mgmt(MgmtPlan, Box<Settings>),
-    /// `--mgmt` on several servers (in `rcon-mgmt`).
+    /// `--mgmt` on several servers (`mgmt` feature).
+    #[cfg_attr(not(feature = "mgmt"), allow(dead_code))] // refused while resolving
     MgmtFanout(MgmtPlan, Vec<(String, Settings)>),
     /// `--follow` on one or several RCON-family servers.
     Follow(FollowOptions, Vec<(String, Settings)>),
@@ -83,11 +84,13 @@ pub struct PracticePlan {
     /// `--practice-read-delay`.
     pub read_delay: Option<Duration>,
     /// `--practice-cert` and `--practice-key` (management server with TLS).
+    #[cfg_attr(not(feature = "mgmt"), allow(dead_code))]
     pub tls: Option<(PathBuf, PathBuf)>,
 }
 
 /// `--mgmt`: where to and what to run; the profile's settings travel beside it.
 #[derive(Debug, Clone, Default)]
+#[cfg_attr(not(feature = "mgmt"), allow(dead_code))]
 pub struct MgmtPlan {
     /// The URL given to `--mgmt`, if it was one (else the profile's `mgmt_url`).
     pub url: Option<String>,
@@ -358,6 +361,15 @@ fn one_line(text: &str) -> String {
     format!("{} (rcon --help lists the options)", parts.join("; "))
 }
 
+/// The usage error of `--mgmt` and `--practice-mgmt` in a build without the `mgmt` feature.
+pub fn without_mgmt() -> anyhow::Error {
+    fail(
+        Exit::Usage,
+        "this rcon was built without the management protocol (cargo feature `mgmt`), so \
+         --mgmt and --practice-mgmt are not available; build it with the default features",
+    )
+}
+
 /// The resolved run: its mode, and the process-wide settings the runner applies before it
 /// starts (resolution itself changes nothing outside its result).
 pub struct Plan {
@@ -368,10 +380,10 @@ pub struct Plan {
     pub tuning: rconsole::consoles::Tuning,
 }
 
-/// Resolves the run. `mgmt_here`: this binary runs `--mgmt` itself (`rcon-mgmt`).
-pub fn resolve(parsed: Parsed, mgmt_here: bool) -> anyhow::Result<Plan> {
+/// Resolves the run.
+pub fn resolve(parsed: Parsed) -> anyhow::Result<Plan> {
     let tuning = console_tuning()?;
-    let mode = resolve_checked(parsed, mgmt_here)?;
+    let mode = resolve_checked(parsed)?;
     Ok(Plan { mode, tuning })
 }
 
@@ -402,7 +414,7 @@ fn console_tuning() -> anyhow::Result<rconsole::consoles::Tuning> {
 }
 
 /// [`resolve`]'s checks of the command line as a whole, then the mode.
-fn resolve_checked(parsed: Parsed, mgmt_here: bool) -> anyhow::Result<Mode> {
+fn resolve_checked(parsed: Parsed) -> anyhow::Result<Mode> {
     let Parsed {
         args,
         origins,
@@ -418,6 +430,9 @@ fn resolve_checked(parsed: Parsed, mgmt_here: bool) -> anyhow::Result<Mode> {
     }
     if let Some(dir) = &args.install_links {
         return Ok(Mode::InstallLinks(dir.clone()));
+    }
+    if !cfg!(feature = "mgmt") && (args.mgmt.is_some() || args.practice_mgmt.is_some()) {
+        return Err(without_mgmt());
     }
     // --target names RCON addresses; the management protocol's servers are profiles with a
     // mgmt_url (-s, groups, --all). Refused before any hand-off, naming both flags.
@@ -436,10 +451,10 @@ fn resolve_checked(parsed: Parsed, mgmt_here: bool) -> anyhow::Result<Mode> {
              until the server is up or the time has passed",
         ));
     }
-    let mode = resolve_mode(args, origins, mgmt_here, compat, double_dash)?;
+    let mode = resolve_mode(args, origins, compat, double_dash)?;
     // The one connection of a session is the one waited for; the other modes connect their
     // own ways (several servers have --retry, --follow reconnects by itself).
-    if wait && !matches!(mode, Mode::Session(_) | Mode::HandToMgmt) {
+    if wait && !matches!(mode, Mode::Session(_)) {
         return Err(fail(
             Exit::Usage,
             "--wait applies to one server's commands, files and console, not to --follow, \
@@ -454,13 +469,9 @@ fn resolve_checked(parsed: Parsed, mgmt_here: bool) -> anyhow::Result<Mode> {
 fn resolve_mode(
     args: Args,
     origins: Origins,
-    mgmt_here: bool,
     compat: Option<Tweaks>,
     double_dash: bool,
 ) -> anyhow::Result<Mode> {
-    if (args.mgmt.is_some() || args.practice_mgmt.is_some()) && !mgmt_here {
-        return Ok(Mode::HandToMgmt);
-    }
     if args.remote_serve {
         return Ok(Mode::RemoteServe);
     }
