@@ -1,4 +1,4 @@
-# The rcon-console image: FROM scratch with the static musl `rcon` and `rcon-mgmt`, a CA bundle
+# The rcon-console image: FROM scratch with the static musl `rcon`, a CA bundle
 # and a data directory, for `docker exec` / `docker run` next to a game server and Kubernetes
 # sidecars:
 #   docker run --rm --network host -e RCON_PASSWORD ghcr.io/OWNER/rcon-console -H 127.0.0.1 list
@@ -14,8 +14,6 @@ LABEL org.opencontainers.image.title="rcon-console" \
       org.opencontainers.image.description="rcon: a fast, correct RCON client for Minecraft and other game servers" \
       org.opencontainers.image.licenses="MIT OR Apache-2.0"
 COPY bin/${TARGETARCH}/rcon /rcon
-# `rcon --mgmt` runs the rcon-mgmt next to rcon.
-COPY bin/${TARGETARCH}/rcon-mgmt /rcon-mgmt
 COPY LICENSE-MIT LICENSE-APACHE /licenses/
 # The trust store for `rcon --mgmt wss://...`: the builder's Mozilla bundle from Debian's or
 # Ubuntu's ca-certificates package (packaging/image.sh copies /etc/ssl/certs/ca-certificates.crt

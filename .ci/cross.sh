@@ -5,10 +5,10 @@
 #     doctests and the whole integration suite run under Wine; practice servers run inside the
 #     test processes, third-party peers are Linux programs and skip there (see WINE_SKIP).
 #   - macOS (x86_64 and aarch64): for aarch64-apple-darwin clippy -D warnings and every target
-#     (both binaries and all test executables) compiled and linked in one build; for
-#     x86_64-apple-darwin both binaries linked. Through cargo-zigbuild (zig from PyPI
+#     (the binary and all test executables) compiled and linked in one build; for
+#     x86_64-apple-darwin the binary linked. Through cargo-zigbuild (zig from PyPI
 #     `ziglang`); nothing here runs Mach-O.
-#   - Linux static musl (x86_64): release `rcon` and `rcon-mgmt` built static-pie with Debian's
+#   - Linux static musl (x86_64): release `rcon` built static-pie with Debian's
 #     musl-tools (linker .ci/musl/cc), then the integration suite run against them
 #     (RCONSOLE_TEST_BIN), strict as the Linux run.
 # Everything comes from Debian (rustc-web, cargo-web, rust-web-src, rust-web-clippy, mingw-w64,
@@ -16,7 +16,7 @@
 # toolchain ships the standard library's sources, so `-Zbuild-std` (RUSTC_BOOTSTRAP=1) builds
 # std for each target: no rustup targets to download.
 #
-#   - Linux static musl (aarch64): `rcon` and `rcon-mgmt` linked static through cargo-zigbuild,
+#   - Linux static musl (aarch64): `rcon` linked static through cargo-zigbuild,
 #     and `rcon` run under qemu-user against the practice server (a smoke run).
 #
 # The binaries built here are what .ci/release-check.sh packs into every release artifact:
@@ -205,7 +205,7 @@ macos() {
   timed linted deb_env cargo-zigbuild build --all-targets --locked "${build_std[@]}" \
     --target aarch64-apple-darwin --target-dir "$tdir"
 
-  step "macos: rcon and rcon-mgmt linked for x86_64-apple-darwin"
+  step "macos: rcon linked for x86_64-apple-darwin"
   # The dev profile proves the link; the shipped binaries come from the release workflow (built
   # on macOS, release profile).
   timed deb_env cargo-zigbuild build --bins --locked "${build_std[@]}" \
@@ -214,7 +214,7 @@ macos() {
   local arch
   for arch in x86_64 aarch64; do
     expect_file "Mach-O 64-bit.*executable" "a Mach-O executable" \
-      "$tdir/$arch-apple-darwin/debug/rcon" "$tdir/$arch-apple-darwin/debug/rcon-mgmt"
+      "$tdir/$arch-apple-darwin/debug/rcon"
   done
   # Every test executable of the aarch64 build links too.
   local tests
@@ -222,7 +222,7 @@ macos() {
     ! -name '*.*' -exec file {} + | grep -c "Mach-O 64-bit arm64 executable" || true)
   echo "   $tests Mach-O test executables (aarch64)"
   [ "$tests" -ge 4 ] || {
-    echo "cross.sh: expected the library, both binaries' and the integration tests linked" >&2
+    echo "cross.sh: expected the library's, the binary's and the integration tests linked" >&2
     exit 1
   }
 }
@@ -231,7 +231,7 @@ macos() {
 
 musl() {
   local target=x86_64-unknown-linux-musl tdir="$base/musl"
-  step "musl: static release binaries ($target, Debian musl-tools)"
+  step "musl: the static release binary ($target, Debian musl-tools)"
   # musl-gcc's specs file replaces gcc's link spec with one that always names
   # /lib/ld-musl-x86_64.so.1 as the interpreter and drops -static-pie, so what rustc asks for
   # came out dynamically linked. .ci/musl/cc is gcc with musl's headers and libraries and a
@@ -244,25 +244,21 @@ musl() {
   mkdir -p "$base/musl-lib"
   ln -sf /usr/lib/llvm-14/lib/libunwind.a "$base/musl-lib/libunwind.a"
   export CARGO_TARGET_X86_64_UNKNOWN_LINUX_MUSL_RUSTFLAGS="-C link-self-contained=no -L native=$base/musl-lib"
-  timed deb_cargo build --release --locked "${build_std[@]}" --bin rcon --bin rcon-mgmt \
+  timed deb_cargo build --release --locked "${build_std[@]}" --bin rcon \
     --target "$target" --target-dir "$tdir"
-  local bin
-  expect_file "static(ally|-pie) linked" "statically linked" \
-    "$tdir/$target/release/rcon" "$tdir/$target/release/rcon-mgmt"
-  for bin in "$tdir/$target/release/rcon" "$tdir/$target/release/rcon-mgmt"; do
-    if ldd "$bin" 2>&1 | grep -q '=>'; then
-      echo "cross.sh: $bin loads shared libraries" >&2
-      exit 1
-    fi
-  done
+  local bin=$tdir/$target/release/rcon
+  expect_file "static(ally|-pie) linked" "statically linked" "$bin"
+  if ldd "$bin" 2>&1 | grep -q '=>'; then
+    echo "cross.sh: $bin loads shared libraries" >&2
+    exit 1
+  fi
   "$tdir/$target/release/rcon" --version
   # The release archives, .deb and image are packed from these binaries and checked by
   # .ci/release-check.sh, which .ci/run runs next.
 
-  step "musl: the integration suite against the static binaries"
+  step "musl: the integration suite against the static binary"
   # Built in the normal target dir with the normal profile: the same test binary .ci/run's last
-  # step (`cargo test --locked`) uses, so it is not built twice. `rcon --mgmt` runs the static
-  # rcon-mgmt next to the static rcon.
+  # step (`cargo test --locked`) uses, so it is not built twice.
   RCONSOLE_TEST_BIN="$tdir/$target/release/rcon" RCONSOLE_STRICT="$strict" timed \
     cargo test --locked --test it
 }
@@ -272,7 +268,7 @@ musl() {
 musl_aarch64() {
   local target=aarch64-unknown-linux-musl tdir="$base/musl-aarch64"
   zig_tools
-  step "musl-aarch64: rcon and rcon-mgmt linked static (cargo-zigbuild, dev profile)"
+  step "musl-aarch64: rcon linked static (cargo-zigbuild, dev profile)"
   # The release workflow builds this target with cargo-zigbuild too. zig brings musl's crt
   # objects and libunwind for the target; rustc's own "self-contained" ones come with a rustup
   # target, which build-std does not build.
@@ -280,11 +276,10 @@ musl_aarch64() {
     timed deb_env cargo-zigbuild build --bins --locked "${build_std[@]}" --target "$target" \
     --target-dir "$tdir"
   expect_file "ARM aarch64.*statically linked" "a static aarch64 executable" \
-    "$tdir/$target/debug/rcon" "$tdir/$target/debug/rcon-mgmt"
+    "$tdir/$target/debug/rcon"
 
   step "musl-aarch64: rcon run under qemu-user against the practice server"
-  # A smoke run, not the suite: under qemu-user a child rcon cannot exec the aarch64 rcon-mgmt
-  # (no binfmt here), and qemu's own memory mappings fail the fault tests' limits.
+  # A smoke run, not the suite: qemu's own memory mappings fail the fault tests' limits.
   local rcon="$tdir/$target/debug/rcon" out
   qemu-aarch64 "$rcon" --version
   out=$(qemu-aarch64 "$rcon" --demo -c 'echo hello from aarch64' -c list)

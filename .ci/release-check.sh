@@ -51,7 +51,7 @@ fail() {
   exit 1
 }
 
-# Where cross.sh left each target's rcon and rcon-mgmt.
+# Where cross.sh left each target's rcon (one binary: the management protocol is built in).
 declare -A bins=(
   [x86_64-unknown-linux-musl]="$base/musl/x86_64-unknown-linux-musl/release"
   [aarch64-unknown-linux-musl]="$base/musl-aarch64/aarch64-unknown-linux-musl/debug"
@@ -79,7 +79,7 @@ check_entries() {
 import calendar, os, sys, tarfile, zipfile
 archive, top, exe, epoch, root = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
 completions = sorted(os.listdir(os.path.join(root, "completions")))
-programs = {f"{top}/rcon{exe}", f"{top}/rcon-mgmt{exe}"}
+programs = {f"{top}/rcon{exe}"}
 want = sorted([f"{top}/", f"{top}/completions/"] + [f"{top}/completions/{c}" for c in completions]
               + [f"{top}/{f}" for f in ("LICENSE-APACHE", "LICENSE-MIT", "README.md", "rcon.1")]
               + sorted(programs))
@@ -124,14 +124,14 @@ for target in "${targets[@]}"; do
   dir=${bins[$target]}
   exe=
   [[ $target == *windows* ]] && exe=.exe
-  [ -f "$dir/rcon$exe" ] && [ -f "$dir/rcon-mgmt$exe" ] ||
+  [ -f "$dir/rcon$exe" ] ||
     fail "no $target binaries in $dir: run .ci/cross.sh first"
   path=$PATH
   [[ $target == *apple* ]] && path="$work/shim:$PATH"
   archive=$(PATH=$path bash packaging/archive.sh "$version" "$target" "$dir/rcon$exe" "$dist")
   # The second build: other input times, a umask that would drop every group and other bit.
   mkdir -p "$work/copies/$target"
-  cp "$dir/rcon$exe" "$dir/rcon-mgmt$exe" "$work/copies/$target/"
+  cp "$dir/rcon$exe" "$work/copies/$target/"
   touch -d '2001-02-03 04:05:06' "$work/copies/$target"/*
   again=$(umask 077 && PATH=$path bash packaging/archive.sh "$version" "$target" \
     "$work/copies/$target/rcon$exe" "$work/again")
@@ -142,10 +142,8 @@ for target in "${targets[@]}"; do
     *.zip) python3 -m zipfile -e "$archive" "$work/unpacked/" ;;
     *) tar -C "$work/unpacked" -xzf "$archive" ;;
   esac
-  for prog in rcon rcon-mgmt; do
-    desc=$(file -b "$work/unpacked/$top/$prog$exe")
-    grep -Eq "${kind[$target]}" <<<"$desc" || fail "$top/$prog$exe is: $desc"
-  done
+  desc=$(file -b "$work/unpacked/$top/rcon$exe")
+  grep -Eq "${kind[$target]}" <<<"$desc" || fail "$top/rcon$exe is: $desc"
   echo "   $(basename "$archive"): byte-identical twice ($(sha256sum <"$archive" | cut -c1-16)...), $(file -b "$work/unpacked/$top/rcon$exe" | cut -d, -f1-2)"
 done
 
@@ -175,7 +173,6 @@ want="root/root ./
 root/root ./usr/
 root/root ./usr/bin/
 root/root ./usr/bin/rcon
-root/root ./usr/bin/rcon-mgmt
 root/root ./usr/share/
 root/root ./usr/share/bash-completion/
 root/root ./usr/share/bash-completion/completions/
@@ -193,7 +190,6 @@ root/root ./usr/share/lintian/overrides/
 root/root ./usr/share/lintian/overrides/$PACKAGE
 root/root ./usr/share/man/
 root/root ./usr/share/man/man1/
-root/root ./usr/share/man/man1/rcon-mgmt.1.gz
 root/root ./usr/share/man/man1/rcon.1.gz
 root/root ./usr/share/zsh/
 root/root ./usr/share/zsh/vendor-completions/
@@ -308,8 +304,7 @@ EOF
 ./licenses 0:0 755
 ./licenses/LICENSE-APACHE 0:0 644
 ./licenses/LICENSE-MIT 0:0 644
-./rcon 0:0 755
-./rcon-mgmt 0:0 755"
+./rcon 0:0 755"
   [ "$files" = "$want" ] || fail "the $arch image holds:
 $files"
   certs=$(grep -c 'BEGIN CERTIFICATE' "$mnt/etc/ssl/certs/ca-certificates.crt")

@@ -1,3 +1,19 @@
+# Profile names from the config file for -s/--server (the first column of `rcon --list-servers`);
+# after a comma, the next name of the list, without the names already given.
+_rcon_servers() {
+    local cur="$1" prefix="" name names=()
+    if [[ "${cur}" == *,* ]]; then
+        prefix="${cur%,*},"
+        cur="${cur##*,}"
+    fi
+    while read -r name _; do
+        if [[ -n "${name}" && ",${prefix}" != *",${name},"* ]]; then
+            names+=("${name}")
+        fi
+    done < <(rcon --list-servers 2>/dev/null)
+    COMPREPLY=($(compgen -P "${prefix}" -W "${names[*]}" -- "${cur}"))
+}
+
 _rcon() {
     local i cur prev opts cmd
     COMPREPLY=()
@@ -58,11 +74,11 @@ _rcon() {
                     return 0
                     ;;
                 --server)
-                    COMPREPLY=($(compgen -W "$(rcon --list-servers 2>/dev/null | awk '{print $1}')" -- "${cur}"))
+                    _rcon_servers "${cur}"
                     return 0
                     ;;
                 -s)
-                    COMPREPLY=($(compgen -W "$(rcon --list-servers 2>/dev/null | awk '{print $1}')" -- "${cur}"))
+                    _rcon_servers "${cur}"
                     return 0
                     ;;
                 --config)
@@ -150,7 +166,7 @@ _rcon() {
                     return 0
                     ;;
                 --practice-mode)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "vanilla source mirror mirror-trailer8 reject-sentinel close-nonpositive factorio palworld end-marker silent-empty battleye battleye-lossy battleye-reforger webrcon telnet" -- "${cur}"))
                     return 0
                     ;;
                 --practice-password)

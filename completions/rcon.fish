@@ -1,89 +1,103 @@
-complete -c rcon -s H -l host -d 'Server host name or address; HOST:PORT and [IPv6]:PORT are accepted' -r
+complete -c rcon -s H -l host -d 'Server host name or address (HOST:PORT too)' -r
 complete -c rcon -s P -l port -d 'RCON port [default: 25575]' -r
-complete -c rcon -s p -l password -d 'RCON password. Warning: arguments are visible to other users of this machine (ps); prefer RCON_PASSWORD or a password file' -r
-complete -c rcon -l password-file -d 'Read the password from the first line of FILE (Docker secrets style; later lines are ignored, as in `pass` files)' -r -F
-complete -c rcon -s s -l server -d 'Use the server profile NAME from the config file (without -s, the `default` profile applies if there is one). Several names separated by commas, or a profile that lists `servers = [...]`, run the commands on all of them at once' -r -f -a "(rcon --list-servers 2>/dev/null | string replace -r '\s.*' '')"
-complete -c rcon -l config -d 'Read the config file at PATH instead of the default one (see --print-config)' -r -F
-complete -c rcon -l compat -d 'Read the rest of the command line as that program\'s, as when rcon runs under its name (see --install-links): mcrcon 0.7.2 (each argument one command, -H -P -p -c -r -s -t -w, MCRCON_HOST/PORT/PASS) or itzg\'s rcon-cli (--host --port --password --config, the words one command, RCON_HOST/PORT/PASSWORD, ~/.rcon-cli.yaml). Any failure then exits 1, as theirs do. Must be the first argument' -r -f -a "mcrcon\t'Tiiffi\'s mcrcon 0.7.2: every argument is one command, -H -P -p -c -r -s -t -w'
+complete -c rcon -s p -l password -d 'RCON password (ps shows it: prefer the env)' -r
+complete -c rcon -l password-file -d 'Read the password from FILE\'s first line' -r -F
+complete -c rcon -s s -l server -d 'Use config profile NAME (NAME,NAME: several)' -r -f -a "(rcon --list-servers 2>/dev/null | string replace -r '\s.*' '')"
+complete -c rcon -l config -d 'Read this config file instead of the default' -r -F
+complete -c rcon -l compat -d 'Read the rest of the command line as mcrcon\'s or rcon-cli\'s' -r -f -a "mcrcon\t'Tiiffi\'s mcrcon 0.7.2: every argument is one command, -H -P -p -c -r -s -t -w'
 rcon-cli\t'itzg\'s rcon-cli: --host --port --password --config, the words joined into one command'"
-complete -c rcon -l install-links -d 'Create `mcrcon` and `rcon-cli` in DIR, which run rcon with those programs\' command lines (symbolic links; on Windows hard links named mcrcon.exe and rcon-cli.exe, or copies across volumes), and exit. An existing file of that name is never replaced' -r -F
-complete -c rcon -s t -l timeout -d 'Time limit for connecting, logging in, and the whole wait for each command\'s output, e.g. 5s, 500ms [default: 10s]' -r
-complete -c rcon -l wait -d 'Wait up to DURATION (e.g. 60s, 2m) for the server to come up: a refused or closed connection and a login that gets no answer are tried again, with a short back-off and a progress line on a terminal, until the login is accepted; then the commands run. A refused password is final at once (exit 5); past DURATION the exit status is the last attempt\'s (4, 6...). One server only' -r
-complete -c rcon -s c -l command -d 'A command to run (repeatable; run in order, before any trailing COMMAND)' -r
-complete -c rcon -l sentinel -d 'How the end of each command\'s output is found [default: detect]' -r -f -a "detect\t'Use what was learned about the server, else probe it once after login: vanilla\'s split rule, id -2, a positive id, the server\'s own end marker, else a quiet gap'
+complete -c rcon -l install-links -d 'Create mcrcon and rcon-cli in DIR, running rcon, and exit' -r -F
+complete -c rcon -s t -l timeout -d 'Limit for login and each answer [default: 10s]' -r
+complete -c rcon -l wait -d 'Wait up to DURATION for the server to come up, then run the commands' -r
+complete -c rcon -s c -l command -d 'A command to run (repeatable, in order, before COMMAND)' -r
+complete -c rcon -l sentinel -d 'How the end of each answer is found [default: detect]' -r -f -a "detect\t'Use what was learned about the server, else probe it once after login: vanilla\'s split rule, id -2, a positive id, the server\'s own end marker, else a quiet gap'
 negative\t'Always an id -2 sentinel, no probe'
 positive\t'A positive-id sentinel, for servers that close on ids <= 0'
 idle\t'No sentinel: an answer ends after a quiet gap from the command on (--idle-gap)'
 auto\t'Vanilla\'s split rule without a probe: no sentinel when the first fragment is under 4096 bytes (one round trip per command)'"
-complete -c rcon -l idle-gap -d 'A fixed quiet gap that ends an answer when nothing marks its end (--sentinel idle, or a server that answers no sentinel) [default: adaptive: eight round trips or four times the slowest recent answer, at least 50ms (100ms until the server has answered three commands)]' -r
-complete -c rcon -l dialect -d 'The server family [default: minecraft]; it also picks the default port (25575, or 2306 for battleye, 28016 for webrcon, 8081 for telnet). --sentinel, when given, overrides an RCON dialect\'s end-of-output method' -r -f -a "minecraft\t'Vanilla Minecraft, Paper, Spigot, Forge: probed end-of-output marker, 1446-byte commands'
+complete -c rcon -l idle-gap -d 'A fixed quiet gap that ends an answer [default: adaptive]' -r
+complete -c rcon -l dialect -d 'The server family [default: minecraft]' -r -f -a "minecraft\t'Vanilla Minecraft, Paper, Spigot, Forge: probed end-of-output marker, 1446-byte commands'
 source\t'Source engine (CS2, TF2, GMod...): mirrored end-of-output marker, 4086-byte commands'
 factorio\t'Factorio: one packet per answer'
 palworld\t'Palworld: replies matched whatever their id; output ends after --idle-gap of silence'
 battleye\t'BattlEye RCon over UDP (DayZ, Arma 2/3, Arma Reforger); default port 2306'
 webrcon\t'Rust\'s WebRCON (JSON over WebSocket); default port 28016'
 telnet\t'7 Days to Die\'s telnet console; answers end after --idle-gap; default port 8081'"
-complete -c rcon -l ssh -d 'Reach the server through an SSH tunnel: runs `ssh -W HOST:PORT DEST` (the system OpenSSH client, no remote shell), so the RCON password never crosses the network in clear text. --host is then resolved on the SSH server (default localhost). DEST is SSHHOST, USER@SSHHOST or USER@SSHHOST:SSHPORT. ssh runs with BatchMode=yes: it never prompts' -r
-complete -c rcon -l ssh-option -d 'An ssh_config option for --ssh, e.g. IdentityFile=~/.ssh/mc or BatchMode=no (repeatable; passed as `ssh -o OPTION` before rcon\'s own defaults, so it wins)' -r
-complete -c rcon -l proxy-command -d 'Reach the server through any command that connects its stdin/stdout to it, as OpenSSH\'s ProxyCommand: %h is the RCON host, %p the port, %% a percent sign. Runs under `sh -c` (`cmd /C` on Windows)' -r
-complete -c rcon -l remote-rcon -d 'The program --remote runs on the SSH host [default: rcon, on the remote PATH]' -r
-complete -c rcon -l target -d 'Run the commands on several servers at once: NAME=HOST or NAME=HOST:PORT (repeatable). Output lines are prefixed with the name in brackets; the exit status is the worst of all servers. A target is reached directly unless --ssh or --proxy-command is given (the default profile\'s tunnel does not apply)' -r
-complete -c rcon -l targets -d 'Read the servers to run on from FILE (`-` for stdin): NDJSON (one JSON object per line, or one JSON array of them) or CSV with a header row. Columns: name, host, port, dialect, password_env, password_file, password_command, ssh, tags. Passwords are never inline. See docs/fleet.md' -r
-complete -c rcon -l where -d 'Keep only the --targets rows that match KEY=VALUE: tag, name, host, dialect or ssh; VALUE may list alternatives separated by commas. Repeatable: every one must match' -r
-complete -c rcon -l parallel -d 'With several servers: at most N connections open at once [default: 10000]. Each needs a file descriptor; rcon raises its soft limit as far as the hard limit allows' -r
-complete -c rcon -l retry -d 'Try a failed first connect again up to N times (each server\'s, with several), waiting 200ms, then 400ms, 800ms... (a refused login or a timeout after connecting is not retried). With -f files (locally or with --remote), also reconnect after a lost connection, tunnel or remote side, up to N times in all, and go on after the last answered line (the line in doubt needs --resend-in-doubt)' -r
-complete -c rcon -l practice-server -d 'Run the practice server in the foreground on ADDR (default 127.0.0.1:25575; port 0 picks a free one) and print its address; for trying other clients and for benchmarks. Its password is `practice` unless --practice-password sets one' -r
-complete -c rcon -l practice-mode -d 'The practice server\'s dialect: vanilla, source, mirror, mirror-trailer8, reject-sentinel, close-nonpositive, factorio, palworld; or another console: battleye, battleye-lossy (drops, duplicates, reorders and corrupts datagrams on a seeded pattern), battleye-reforger, webrcon, telnet' -r
-complete -c rcon -l practice-password -d 'The practice server\'s password (--practice-server; --demo makes its own)' -r
-complete -c rcon -l practice-read-delay -d 'Delay before each read of the practice server (vanilla mode), to catch clients that send two packets back to back' -r
-complete -c rcon -l ping -d 'Show a Minecraft server\'s status with the Server List Ping (game port, default 25565; no password needed): version, players, MOTD, latency. HOST defaults to the host of --host, else localhost. Servers older than 1.7 are asked with the legacy FE 01 ping' -r
-complete -c rcon -l query -d 'Ask a server over UDP Query (needs enable-query=true; query.port, default 25565; no password needed): MOTD, map, players. HOST defaults as for --ping' -r
-complete -c rcon -s f -l file -d 'Run the commands in PATH, one per line, mcfunction rules (repeatable, in order; `-` is stdin). Every file is opened before anything is sent. Without any command or file and with stdin not a terminal, stdin is read' -r
-complete -c rcon -l delay -d 'Wait this long between commands (-c ones, files and stdin, on each server), e.g. 50ms' -r
-complete -c rcon -l macro -d 'Fill `$(NAME)` in mcfunction macro lines (`$...`) with VALUE (repeatable)' -r
-complete -c rcon -l color -d 'When to render § colour codes as ANSI colours: auto (stdout is a terminal, TERM is not dumb, NO_COLOR and CLICOLOR=0 are unset; CLICOLOR_FORCE=1 colours a pipe), always, never' -r -f -a "auto\t'When stdout is a terminal that shows colour, unless the environment says otherwise (see [`ColorEnv`])'
+complete -c rcon -l ssh -d 'Reach the server through an SSH tunnel (ssh -W HOST:PORT DEST)' -r
+complete -c rcon -l ssh-option -d 'An ssh_config option for --ssh (repeatable)' -r
+complete -c rcon -l proxy-command -d 'Reach the server through a command, as OpenSSH\'s ProxyCommand' -r
+complete -c rcon -l remote-rcon -d 'The program --remote runs on the SSH host [default: rcon]' -r
+complete -c rcon -l target -d 'Run on several servers: NAME=HOST or NAME=HOST:PORT (repeatable)' -r
+complete -c rcon -l targets -d 'Read the servers to run on from FILE (NDJSON or CSV; - is stdin)' -r
+complete -c rcon -l where -d 'Keep only the --targets rows that match KEY=VALUE' -r
+complete -c rcon -l parallel -d 'At most N connections open at once [default: 10000]' -r
+complete -c rcon -l retry -d 'Try a failed connect again up to N times (files: reconnect mid-way)' -r
+complete -c rcon -l practice-server -d 'Run the practice server in the foreground on ADDR' -r
+complete -c rcon -l practice-mode -d 'The practice server\'s mode (see --help)' -r -f -a "vanilla\t''
+source\t''
+mirror\t''
+mirror-trailer8\t''
+reject-sentinel\t''
+close-nonpositive\t''
+factorio\t''
+palworld\t''
+end-marker\t''
+silent-empty\t''
+battleye\t''
+battleye-lossy\t''
+battleye-reforger\t''
+webrcon\t''
+telnet\t''"
+complete -c rcon -l practice-password -d 'The practice server\'s password' -r
+complete -c rcon -l practice-read-delay -d 'Delay before each read of the practice server' -r
+complete -c rcon -l ping -d 'Show a Minecraft server\'s status (Server List Ping; no password)' -r
+complete -c rcon -l query -d 'Ask a server over UDP Query (no password)' -r
+complete -c rcon -s f -l file -d 'Run the commands in PATH, one per line (repeatable; - is stdin)' -r
+complete -c rcon -l delay -d 'Wait this long between commands, e.g. 50ms' -r
+complete -c rcon -l macro -d 'Fill $(NAME) in mcfunction macro lines with VALUE (repeatable)' -r
+complete -c rcon -l color -d 'When to render § colour codes as ANSI colours' -r -f -a "auto\t'When stdout is a terminal that shows colour, unless the environment says otherwise (see [`ColorEnv`])'
 always\t'Always'
 never\t'Never: codes are stripped'"
-complete -c rcon -l mgmt -d 'Talk to the Minecraft Server Management Protocol (1.21.9+; JSON-RPC over WebSocket) at URL (wss://HOST:PORT, or ws:// for a server without TLS) instead of RCON; without URL, the profile\'s mgmt_url. COMMAND words name a method and its arguments: `players`, `allowlist add Steve`, `server save`; `methods` lists what the server offers. The secret comes from RCON_MGMT_SECRET, --mgmt-secret-file, the profile\'s mgmt_secret_file or mgmt_secret_command, else the password sources (never from argv). Runs the rcon-mgmt program installed next to rcon, which holds the TLS and WebSocket code' -r
-complete -c rcon -l practice-mgmt -d 'Run the practice management server (the documented methods and notifications on in-memory state) in the foreground on ADDR (default 127.0.0.1:25585; port 0 picks a free one) and print its URL; the secret is --practice-password. ws:// unless --practice-cert and --practice-key give a PEM certificate and key for wss://' -r
-complete -c rcon -l practice-cert -d 'With --practice-mgmt: the PEM certificate (chain) to serve wss:// with' -r -F
+complete -c rcon -l mgmt -d 'Talk to the Minecraft Server Management Protocol at URL' -r
+complete -c rcon -l practice-mgmt -d 'Run the practice management server on ADDR' -r
+complete -c rcon -l practice-cert -d 'With --practice-mgmt: PEM certificate for wss://' -r -F
 complete -c rcon -l practice-key -d 'With --practice-mgmt: the PEM private key of --practice-cert' -r -F
-complete -c rcon -l mgmt-cert -d 'With --mgmt: trust this PEM certificate (the server\'s self-signed one, or its CA) instead of the system\'s trust store. The host name is still checked' -r -F
-complete -c rcon -l mgmt-fingerprint -d 'With --mgmt: accept only the server certificate with this SHA-256 fingerprint (64 hex digits, colons allowed), e.g. from `keytool -list` or `openssl x509 -fingerprint -sha256`' -r
-complete -c rcon -l mgmt-origin -d 'With --mgmt: send this Origin header, for a proxy that checks it (vanilla checks the Origin of browsers only, never of a client sending its secret as a Bearer token, as rcon does)' -r
-complete -c rcon -l mgmt-secret-file -d 'With --mgmt: read the secret from FILE (trailing newline stripped)' -r -F
+complete -c rcon -l mgmt-cert -d 'With --mgmt: trust this PEM certificate' -r -F
+complete -c rcon -l mgmt-fingerprint -d 'With --mgmt: accept only this SHA-256 certificate' -r
+complete -c rcon -l mgmt-origin -d 'With --mgmt: send this Origin header' -r
+complete -c rcon -l mgmt-secret-file -d 'With --mgmt: the secret\'s file' -r -F
 complete -c rcon -l poll -d 'With --follow over RCON: how often `list` is asked [default: 5s]' -r
-complete -c rcon -l exec -d 'With --follow: run CMD for each event (`sh -c`, `cmd /C` on Windows) with the event in RCON_EVENT, RCON_EVENT_PLAYER, RCON_EVENT_SERVER, RCON_EVENT_TEXT, RCON_EVENT_JSON and as one JSON line on stdin; events wait for it in order' -r
-complete -c rcon -l countdown -d 'Count down DURATION (e.g. 10m), saying --announce at the announcement times, then run --then (and any COMMAND/-c). Ctrl-C cancels: nothing more is sent but --cancel-announce' -r
-complete -c rcon -l announce -d 'With --countdown: the command that announces the time left; {left} becomes e.g. `5 minutes`, {seconds} the seconds' -r
-complete -c rcon -l at -d 'With --countdown: the announcement times, e.g. 5m,1m,10s [default: those of 1h, 30m, 15m, 10m, 5m, 2m, 1m, 30s, 10s, 5s, 4s, 3s, 2s, 1s within the countdown, and its start]' -r
-complete -c rcon -l then -d 'With --countdown: the command to run when it ends (repeatable, in order)' -r
-complete -c rcon -l cancel-announce -d 'With --countdown: the command that announces a cancellation (Ctrl-C)' -r
-complete -c rcon -l every -d 'Run the commands (or the countdown) again every DURATION until interrupted' -r
-complete -c rcon -l if -d 'Run only if the condition holds, e.g. \'players < 5\' (from `list`, or the management protocol\'s players); with --every, checked before each run. Operators: < <= > >= == !=' -r
-complete -c rcon -l all -d 'Run the commands on every server profile in the config file at once'
-complete -c rcon -l no-config -d 'Ignore the config file (the default one and any --config or RCON_CONFIG)'
-complete -c rcon -l list-servers -d 'List the server profiles in the config file (names and addresses, no secrets) and exit'
-complete -c rcon -l print-config -d 'Print the resolved settings and where each value came from (password masked) and exit; with management settings, those too (URL, TLS, trust, Origin, where the secret comes from)'
-complete -c rcon -l forget -d 'Forget what was learned about the server (how its answers end) and probe it again'
-complete -c rcon -l remote -d 'With --ssh: run `rcon` on the SSH host itself (over the same ssh, BatchMode=yes) and stream the commands to it, so a file costs one round trip per window of commands, not one per line (docs/remote.md). The password travels only inside the SSH channel'
-complete -c rcon -l remote-install -d 'With --remote: when the SSH host has no usable rcon (missing, or too old), copy this rcon there, to ~/.cache/rconsole/bin (XDG_CACHE_HOME), only when its OS and architecture match; checked by SHA-256 and by running its --version before first use. Off by default'
+complete -c rcon -l exec -d 'With --follow: run CMD for each event' -r
+complete -c rcon -l countdown -d 'Count down DURATION with announcements, then run --then' -r
+complete -c rcon -l announce -d 'With --countdown: the command that announces the time left' -r
+complete -c rcon -l at -d 'With --countdown: the announcement times, e.g. 5m,1m,10s' -r
+complete -c rcon -l then -d 'With --countdown: the command to run when it ends (repeatable)' -r
+complete -c rcon -l cancel-announce -d 'With --countdown: the command that announces a cancellation' -r
+complete -c rcon -l every -d 'Run the commands again every DURATION until interrupted' -r
+complete -c rcon -l if -d 'Run only if the condition holds, e.g. \'players < 5\'' -r
+complete -c rcon -l all -d 'Run the commands on every server profile at once'
+complete -c rcon -l no-config -d 'Ignore the config file'
+complete -c rcon -l list-servers -d 'List the config file\'s server profiles and exit'
+complete -c rcon -l print-config -d 'Print the resolved settings and where each came from, and exit'
+complete -c rcon -l forget -d 'Forget what was learned about the server and probe it again'
+complete -c rcon -l remote -d 'With --ssh: run rcon on the SSH host and stream the commands to it'
+complete -c rcon -l remote-install -d 'With --remote: copy this rcon to the SSH host when it has none usable'
 complete -c rcon -l remote-serve -d 'Serve the remote protocol on stdin/stdout (what --remote runs on the SSH host; an editor can drive it too: docs/remote.md)'
-complete -c rcon -l resume -d 'Run the same -f file (or the same lines piped on stdin again) from after the last line the server answered, as kept in the journal of the run that stopped (docs/remote.md; other stdin lines are refused). A line sent but never answered is refused unless --resend-in-doubt'
-complete -c rcon -l resend-in-doubt -d 'With --resume or --retry: send the line in doubt (sent, never answered) again'
-complete -c rcon -l group -d 'With several servers: print each server\'s output as one block under a line with its name in brackets, when that server is done, instead of prefixing every line'
-complete -c rcon -l demo -d 'Run against a built-in practice server (strict vanilla, or the --dialect\'s console) instead of a real one: no server or password needed. Try `rcon --demo help`'
-complete -c rcon -l messages -d 'Also show the messages a BattlEye, WebRCON or telnet server sends on its own (chat, log lines) while commands run: on stderr as `[server] TEXT`, or with --json as records with "type":"message" on stdout. The console always shows them; with several servers at once they are not shown'
-complete -c rcon -l legacy -d 'With --ping: send only the legacy (pre-1.7) FE 01 ping'
-complete -c rcon -l full -d 'With --query: the full stat (version, software, plugins, player names)'
-complete -c rcon -l json -d 'Print JSON instead of text: one object per command and line (command, response, ok, error, elapsed_ms; file and line for batch input; server with several servers); --ping: the server\'s status JSON with address and latency; --query: the stat'
-complete -c rcon -s v -l trace -d 'Print every packet sent and received to stderr: a hex dump under its decoded header (size, id, type) and the time since start (--mgmt: every JSON-RPC message). The password is never shown. One server only'
-complete -c rcon -s i -l interactive -d 'Open the interactive console after the commands and files have run'
-complete -c rcon -l keep-going -d 'Keep going after a failed command (-c, a file or stdin line, on each server) and exit non-zero at the end; without it the first failure stops the run and nothing later is sent'
-complete -c rcon -l echo -d 'Print each command (`> COMMAND`) before its output, for logs'
-complete -c rcon -l raw -d 'Print output bytes exactly as received (no colour handling, no decoding); one server only'
-complete -c rcon -l fix-newlines -d 'Restore line breaks vanilla drops (MC-7569) where the output\'s shape makes them certain: `help` listings (a break before each `/` that starts a command right after other text) and parse errors. On by default when stdout is a terminal; piped output is left exactly as received unless this is given'
+complete -c rcon -l resume -d 'Run the same -f file (or stdin) again from after its last answered line'
+complete -c rcon -l resend-in-doubt -d 'With --resume or --retry: send the line in doubt again'
+complete -c rcon -l group -d 'Print each server\'s output as one block, not as prefixed lines'
+complete -c rcon -l demo -d 'Use a built-in practice server (try: rcon --demo help)'
+complete -c rcon -l messages -d 'Also show what a BattlEye, WebRCON or telnet server sends on its own'
+complete -c rcon -l legacy -d 'With --ping: send only the legacy (pre-1.7) ping'
+complete -c rcon -l full -d 'With --query: the full stat'
+complete -c rcon -l json -d 'Print JSON instead of text: one object per command (NDJSON)'
+complete -c rcon -s v -l trace -d 'Print every packet sent and received to stderr'
+complete -c rcon -s i -l interactive -d 'Open the interactive console after the commands and files'
+complete -c rcon -l keep-going -d 'Keep going after a failed command; exit non-zero at the end'
+complete -c rcon -l echo -d 'Print each command (> COMMAND) before its output'
+complete -c rcon -l raw -d 'Print output bytes exactly as received'
+complete -c rcon -l fix-newlines -d 'Restore line breaks vanilla drops (default on a terminal)'
 complete -c rcon -l no-fix-newlines -d 'Never restore line breaks, not even on a terminal'
-complete -c rcon -l follow -d 'Print server events as they happen until interrupted, one line each (`--json`: NDJSON). With --mgmt: the server\'s notifications. With RCON: `list` polled every --poll, diffed into joined/left events. With BattlEye/WebRCON/telnet: the messages the server pushes (joins and leaves as joined/left, the rest as message events). A lost connection is retried (said on stderr) and the follow goes on'
+complete -c rcon -l follow -d 'Print server events as they happen until interrupted'
 complete -c rcon -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c rcon -s V -l version -d 'Print version'

@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
-# Packs one release archive: the binaries, man page, completions, README and licences.
+# Packs one release archive: the binary, man page, completions, README and licences.
 #   packaging/archive.sh VERSION TARGET BINARY OUTDIR
-# BINARY is `rcon` (`rcon.exe`); its sibling `rcon-mgmt` (`rcon-mgmt.exe`), which `rcon --mgmt`
-# runs from rcon's own directory, must sit next to it and goes into the archive next to it.
+# BINARY is `rcon` (`rcon.exe`), the one program (the management protocol is built in).
 # -> OUTDIR/rcon-console-VERSION-TARGET.tar.gz (.zip for Windows targets), one top-level
 # directory; prints the archive's path.
 #
@@ -22,15 +21,12 @@ epoch=$(release_epoch "$root")
 name="$PACKAGE-$version-$target"
 exe=
 case "$target" in *windows*) exe=.exe ;; esac
-mgmt="$(dirname "$binary")/rcon-mgmt$exe"
 [ -f "$binary" ] || { echo "archive.sh: $binary is missing" >&2; exit 1; }
-[ -f "$mgmt" ] || { echo "archive.sh: $mgmt is missing (rcon --mgmt runs it)" >&2; exit 1; }
 
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/$name/completions" "$out"
 install -m 755 "$binary" "$stage/$name/rcon$exe"
-install -m 755 "$mgmt" "$stage/$name/rcon-mgmt$exe"
 install -m 644 "$root/man/rcon.1" "$root/README.md" "$root/LICENSE-MIT" "$root/LICENSE-APACHE" \
   "$stage/$name/"
 install -m 644 "$root"/completions/* "$stage/$name/completions/"

@@ -2,7 +2,7 @@
 # Builds the Debian package of the static musl binaries with dpkg-deb.
 #   packaging/deb.sh VERSION TARGET BINDIR OUTDIR [REPO_URL]
 # TARGET is x86_64-unknown-linux-musl (amd64) or aarch64-unknown-linux-musl (arm64); BINDIR
-# holds its static `rcon` and `rcon-mgmt`. REPO_URL (default: Cargo.toml's repository) is the
+# holds its static `rcon`. REPO_URL (default: Cargo.toml's repository) is the
 # Homepage and the copyright file's Source: the release workflow passes the repository it runs
 # in. -> OUTDIR/rcon-console_VERSION-1_ARCH.deb; prints its path.
 #
@@ -12,9 +12,8 @@
 # file times are SOURCE_DATE_EPOCH (else the last commit), owners root, gzip -n, single-threaded
 # xz, sorted md5sums. .ci/release-check.sh runs lintian on it and builds it twice.
 #
-# Contents: /usr/bin/rcon and rcon-mgmt (which `rcon --mgmt` runs from rcon's directory), the
-# man page (rcon-mgmt's is a link to it: it takes rcon's arguments), the bash, zsh and fish
-# completions, the README, a DEP-5 copyright file, a changelog and lintian overrides.
+# Contents: /usr/bin/rcon (the management protocol built in), the man page, the bash, zsh
+# and fish completions, the README, a DEP-5 copyright file, a changelog and lintian overrides.
 set -euo pipefail
 [ $# -ge 4 ] || { echo "usage: $0 VERSION TARGET BINDIR OUTDIR [REPO_URL]" >&2; exit 2; }
 version=$1 target=$2 bindir=$3 out=$4
@@ -39,12 +38,9 @@ umask 022
 mkdir -p "$pkg/DEBIAN" "$pkg/usr/bin" "$pkg/usr/share/man/man1" "$pkg/$doc" \
   "$pkg/usr/share/bash-completion/completions" "$pkg/usr/share/zsh/vendor-completions" \
   "$pkg/usr/share/fish/vendor_completions.d" "$pkg/usr/share/lintian/overrides"
-for prog in rcon rcon-mgmt; do
-  [ -f "$bindir/$prog" ] || { echo "deb.sh: $bindir/$prog is missing" >&2; exit 1; }
-  install -m 755 "$bindir/$prog" "$pkg/usr/bin/$prog"
-done
+[ -f "$bindir/rcon" ] || { echo "deb.sh: $bindir/rcon is missing" >&2; exit 1; }
+install -m 755 "$bindir/rcon" "$pkg/usr/bin/rcon"
 gzip -n -9 -c "$root/man/rcon.1" >"$pkg/usr/share/man/man1/rcon.1.gz"
-ln -s rcon.1.gz "$pkg/usr/share/man/man1/rcon-mgmt.1.gz"
 install -m 644 "$root/completions/rcon.bash" "$pkg/usr/share/bash-completion/completions/rcon"
 install -m 644 "$root/completions/_rcon" "$pkg/usr/share/zsh/vendor-completions/_rcon"
 install -m 644 "$root/completions/rcon.fish" "$pkg/usr/share/fish/vendor_completions.d/rcon.fish"
@@ -111,7 +107,7 @@ Description: fast, correct RCON client for Minecraft and other game servers
  also BattlEye RCon, Rust's WebRCON and the 7 Days to Die telnet console:
  one-off commands, an interactive console and batch input, directly, through
  SSH, or to many servers at once. rcon --mgmt speaks the Minecraft Server
- Management Protocol. The programs are statically linked.
+ Management Protocol. The program is statically linked.
 EOF
 chmod 644 "$pkg/DEBIAN/control" "$pkg/DEBIAN/md5sums"
 fix_dir_modes "$pkg"

@@ -3,7 +3,7 @@
 # list named IMAGE (the release workflow then pushes it; .ci/release-check.sh inspects and runs
 # it).
 #   packaging/image.sh VERSION AMD64_BINDIR ARM64_BINDIR IMAGE [REPO_URL]
-# Each BINDIR holds the static musl `rcon` and `rcon-mgmt` of that architecture. REPO_URL
+# Each BINDIR holds the static musl `rcon` of that architecture. REPO_URL
 # (default: Cargo.toml's repository) is the org.opencontainers.image.source label.
 # The build context is made here (see the Dockerfile): the binaries, the licences, the
 # builder's CA bundle (/etc/ssl/certs/ca-certificates.crt, or CA_BUNDLE=FILE) and an empty data
@@ -25,10 +25,8 @@ ctx=$(mktemp -d)
 trap 'rm -rf "$ctx"' EXIT
 umask 022
 mkdir -p "$ctx/bin/amd64" "$ctx/bin/arm64" "$ctx/data"
-for prog in rcon rcon-mgmt; do
-  install -m 755 "$amd64/$prog" "$ctx/bin/amd64/$prog"
-  install -m 755 "$arm64/$prog" "$ctx/bin/arm64/$prog"
-done
+install -m 755 "$amd64/rcon" "$ctx/bin/amd64/rcon"
+install -m 755 "$arm64/rcon" "$ctx/bin/arm64/rcon"
 install -m 644 "$root/LICENSE-MIT" "$root/LICENSE-APACHE" "$root/Dockerfile" "$ctx/"
 install -m 644 "$bundle" "$ctx/ca-certificates.crt"
 

@@ -4,14 +4,12 @@
 #   packaging/smoke.sh VERSION DIR [RUNNER...]
 # RUNNER runs a program of another architecture or OS: `wine`, `qemu-aarch64`, `arch -x86_64`.
 # Checks, each failing the script:
-#   - `rcon --version` and `rcon-mgmt --version` say `rcon VERSION (commit C)`; with
-#     EXPECT_COMMIT=SHA, C is that commit (12 digits) and not `-dirty`;
+#   - `rcon --version` says `rcon VERSION (commit C)`; with EXPECT_COMMIT=SHA, C is that commit
+#     (12 digits) and not `-dirty`; no other program is there (one binary);
 #   - `rcon --demo -c 'echo ...' -c list` answers both; `--demo help` arrives whole (more than
 #     one 4096-character fragment);
 #   - the management protocol: a practice management server and `server status` against it,
-#     then `server stop`, through `rcon --mgmt` (rcon runs the rcon-mgmt next to it). Under
-#     qemu-user a program cannot exec a sibling of another architecture (no binfmt), so there
-#     rcon-mgmt is run by name instead.
+#     then `server stop`, through `rcon --mgmt` (built into rcon).
 # Used by .ci/release-check.sh (every archive it can run) and release.yml's smoke jobs.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -24,7 +22,6 @@ runner=("$@")
 exe=
 [ -f "$dir/rcon.exe" ] && exe=.exe
 rcon=(${runner[@]+"${runner[@]}"} "$dir/rcon$exe")
-mgmt=(${runner[@]+"${runner[@]}"} "$dir/rcon-mgmt$exe")
 fail() {
   echo "smoke.sh: $dir: $*" >&2
   exit 1
@@ -32,7 +29,8 @@ fail() {
 # Wine and Windows write \r\n.
 run() { "$@" | tr -d '\r'; }
 
-for prog in rcon rcon-mgmt; do
+[ ! -e "$dir/rcon-mgmt$exe" ] || fail "rcon-mgmt$exe is there: rcon is one binary now"
+for prog in rcon; do
   [ -f "$dir/$prog$exe" ] || fail "$prog$exe is missing"
   cmd=(${runner[@]+"${runner[@]}"} "$dir/$prog$exe")
   out=$(run "${cmd[@]}" --version) || fail "$prog --version failed"
@@ -52,7 +50,6 @@ size=$(run "${rcon[@]}" --demo help | wc -c) || fail "rcon --demo help failed"
 echo "   --demo: echo and list answered, help $size bytes"
 
 client=("${rcon[@]}")
-case "${runner[0]:-}" in qemu-*) client=("${mgmt[@]}") ;; esac
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 "${client[@]}" --practice-mgmt 127.0.0.1:0 >"$log" 2>&1 &

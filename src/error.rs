@@ -34,7 +34,7 @@ pub enum Error {
     )]
     LoginClosed,
     /// Something did not happen within its time limit.
-    #[error("timed out after {} while {what}", crate::format_duration(*after))]
+    #[error("timed out after {} while {what}", crate::engine::format_duration(*after))]
     Timeout {
         /// Which part of the conversation it was.
         phase: Phase,
@@ -47,7 +47,7 @@ pub enum Error {
     /// of its own (Palworld sends 0).
     #[error(
         "timed out after {} while waiting for the login reply (replies with another id came, as Palworld servers send)",
-        crate::format_duration(*after)
+        crate::engine::format_duration(*after)
     )]
     LoginReplyOtherIds {
         /// The limit that ran out.
@@ -83,7 +83,7 @@ pub enum Error {
     /// Nothing at all came back after the password within the time limit.
     #[error(
         "timed out after {} while waiting for the login reply: nothing came back, so this does not look like an RCON port (Minecraft's is rcon.port in server.properties, 25575 by default; the game port never answers RCON)",
-        crate::format_duration(*after)
+        crate::engine::format_duration(*after)
     )]
     NoLoginReply {
         /// The limit that ran out.
@@ -109,6 +109,15 @@ pub enum Error {
     /// The command contains a NUL byte, which would cut it short on the server; nothing was sent.
     #[error("command contains a NUL character; not sent")]
     CommandHasNul,
+    /// The WebSocket layer (WebRCON) failed in a way of its own: kept as tungstenite's error,
+    /// not its text, so a caller can tell a TLS, HTTP or framing failure apart.
+    #[error("WebSocket {when}: {source}")]
+    WebSocket {
+        /// What was under way.
+        when: &'static str,
+        /// tungstenite's error.
+        source: Box<tungstenite::Error>,
+    },
     /// The transport (for example an SSH tunnel) failed in a way of its own.
     #[error("{0}")]
     Transport(String),
@@ -179,6 +188,7 @@ impl Error {
             | Error::NotRcon { .. }
             | Error::Cancelled
             | Error::Protocol(_)
+            | Error::WebSocket { .. }
             | Error::Status(_)
             | Error::Query(_) => ErrorKind::Connection,
             Error::CommandTooLong { .. } | Error::CommandHasNul | Error::ServerStopped => {

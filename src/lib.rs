@@ -3,8 +3,11 @@
 //!
 //! The modules, by concern:
 //!
-//! - [`rcon`]: the RCON protocol and its engine: the packet codec, the dialects (Minecraft,
-//!   Source, Factorio, Palworld), the sans-IO [`rcon::exchange`] state machine (login, the
+//! - [`engine`]: what every protocol engine shares, below all of them: the one options type,
+//!   the observer, the password, cancellation, the [`engine::Remote`] session interface.
+//! - [`dialect`]: the server families (Minecraft, Source, ..., BattlEye, WebRCON, telnet) as
+//!   data, and [`open`], which picks the RCON client or a console for one: above both.
+//! - [`rcon`]: the RCON protocol and its engine: the packet codec, the sans-IO [`rcon::exchange`] state machine (login, the
 //!   end-of-output probe, what ends an answer, timers) and the blocking [`rcon::client`] driver.
 //! - [`fleet`]: the event loop that runs many exchanges at once over non-blocking sockets.
 //! - [`transport`]: byte streams the engines run over (TCP, the only module that opens
@@ -61,6 +64,8 @@
 //! batch files and writing to the terminal. Those belong to the `rcon` binary.
 
 pub mod consoles;
+pub mod dialect;
+pub mod engine;
 pub mod error;
 pub mod fleet;
 #[cfg(feature = "mgmt")]
@@ -72,32 +77,7 @@ pub mod rcon;
 pub mod text;
 pub mod transport;
 
+pub use dialect::{Dialect, open};
+pub use engine::format_duration;
 pub use error::{Error, ErrorKind, Phase, Result};
 pub use rcon::client::{Client, ClientOptions, EndDetection, Password};
-pub use rcon::dialect::Dialect;
-
-use std::time::Duration;
-
-/// Formats a duration for messages: `1.5s`, `250ms`.
-pub fn format_duration(d: Duration) -> String {
-    let ms = d.as_millis();
-    if ms >= 1000 && ms.is_multiple_of(1000) {
-        format!("{}s", ms / 1000)
-    } else if ms >= 1000 {
-        format!("{:.1}s", d.as_secs_f64())
-    } else {
-        format!("{ms}ms")
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn durations() {
-        assert_eq!(format_duration(Duration::from_millis(1500)), "1.5s");
-        assert_eq!(format_duration(Duration::from_secs(5)), "5s");
-        assert_eq!(format_duration(Duration::from_millis(20)), "20ms");
-    }
-}

@@ -31,7 +31,7 @@ use std::process::ExitCode;
 use app::exit::{Exit, exit_for};
 
 fn main() -> ExitCode {
-    let exit = match app::run(None) {
+    let exit = match app::run() {
         Ok(exit) => exit,
         Err(err) if app::print::output::is_broken_pipe(&err) => Exit::Success,
         Err(err) => {

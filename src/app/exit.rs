@@ -97,9 +97,10 @@ Exit status:
   9    tunnel failed (SSH or proxy command)
   10   --remote: the rcon on the SSH host is missing, too old or speaks another
        protocol version (the message says what to install)
-  130  interrupted by Ctrl-C; a batch first prints every answer it got and says
-       what ran, what was in flight and what was not sent
-  143  stopped by SIGTERM during a batch (the same report as for Ctrl-C)";
+  130  interrupted by Ctrl-C; commands, a batch or several servers first print
+       every answer they got and say what ran, what was in flight and what was not
+       sent
+  143  stopped by SIGTERM while commands ran (the same report as for Ctrl-C)";
 
 /// An error that carries the exit status it should end the process with.
 #[derive(Debug)]

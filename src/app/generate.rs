@@ -32,8 +32,47 @@ fn command() -> clap::Command {
     // The version without the commit, so the files do not change with every commit.
     Args::command()
         .version(env!("CARGO_PKG_VERSION"))
-        .mut_args(|a| a.hide_env_values(true))
+        .mut_args(|a| {
+            let a = a.hide_env_values(true);
+            // --practice-mode is a string the practice runner checks (its RCON modes and its
+            // consoles' are two lists); the completions and the man page offer its values.
+            if a.get_id() == "practice_mode" {
+                a.value_parser(clap::builder::PossibleValuesParser::new(practice_modes()))
+            } else {
+                a
+            }
+        })
 }
+
+/// Every `--practice-mode` value: the RCON practice server's modes, then the consoles'.
+fn practice_modes() -> Vec<&'static str> {
+    rconsole::practice::PracticeMode::ALL
+        .iter()
+        .map(|m| m.name())
+        .chain(rconsole::consoles::practice::Kind::ALL.map(|k| k.name()))
+        .collect()
+}
+
+/// Written into the bash completion ahead of clap_complete's function: profile names for
+/// `-s/--server`, and after a comma the next name of a list (`-s a,<Tab>` offers `a,b`...),
+/// leaving out the names already given.
+const BASH_SERVERS: &str = r#"# Profile names from the config file for -s/--server (the first column of `rcon --list-servers`);
+# after a comma, the next name of the list, without the names already given.
+_rcon_servers() {
+    local cur="$1" prefix="" name names=()
+    if [[ "${cur}" == *,* ]]; then
+        prefix="${cur%,*},"
+        cur="${cur##*,}"
+    fi
+    while read -r name _; do
+        if [[ -n "${name}" && ",${prefix}" != *",${name},"* ]]; then
+            names+=("${name}")
+        fi
+    done < <(rcon --list-servers 2>/dev/null)
+    COMPREPLY=($(compgen -P "${prefix}" -W "${names[*]}" -- "${cur}"))
+}
+
+"#;
 
 /// Replaces `from` with `to` exactly `count` times, failing loudly when clap_complete's output
 /// changed shape (so dynamic completion is never silently lost).
@@ -55,10 +94,13 @@ pub fn completion(shell: Shell) -> String {
     match shell {
         Shell::Bash => {
             let file = "                    COMPREPLY=($(compgen -f \"${cur}\"))\n";
-            let names = format!(
-                "                    COMPREPLY=($(compgen -W \"$({NAMES} | awk '{{print $1}}')\" -- \"${{cur}}\"))\n"
+            let names = "                    _rcon_servers \"${cur}\"\n";
+            let mut text = patch(
+                &text,
+                "_rcon() {\n",
+                &format!("{BASH_SERVERS}_rcon() {{\n"),
+                1,
             );
-            let mut text = text;
             for flag in ["--server", "-s"] {
                 text = patch(
                     &text,
@@ -494,6 +536,49 @@ mod tests {
                 "rendered page lacks {heading}:\n{text}"
             );
         }
+    }
+
+    /// `-h` is the short help: one line per option where it fits, grouped under the headings
+    /// (issue 20: it was 224 lines in one list); `--help` keeps the long texts.
+    #[test]
+    fn short_help_is_grouped_and_short() {
+        let mut cmd = Args::command().term_width(100);
+        let short = cmd.render_help().to_string();
+        let long = cmd.render_long_help().to_string();
+        let headings: Vec<&str> = short
+            .lines()
+            .filter(|l| !l.starts_with(' ') && l.ends_with(':'))
+            .collect();
+        for want in [
+            "Connection:",
+            "Commands:",
+            "Output:",
+            "Several servers:",
+            "Live and timed:",
+            "Management:",
+            "Practice:",
+            "Status:",
+        ] {
+            assert!(headings.contains(&want), "-h lacks {want}: {headings:?}");
+        }
+        // Under "Options:" only what belongs to no group.
+        let options: Vec<&str> = short
+            .split("\nOptions:\n")
+            .nth(1)
+            .and_then(|rest| rest.split("\n\n").next())
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| l.trim_start().starts_with('-'))
+            .collect();
+        assert_eq!(options.len(), 4, "{options:?}");
+        let lines = short.lines().count();
+        assert!(lines <= 110, "-h is {lines} lines:\n{short}");
+        assert!(
+            long.lines().count() > 3 * lines,
+            "--help lost its long texts"
+        );
+        assert!(long.contains("Docker secrets style"));
+        assert!(!short.contains("Docker secrets style"));
     }
 
     #[test]

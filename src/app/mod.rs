@@ -8,56 +8,39 @@ pub mod compat;
 pub mod exit;
 #[cfg(test)]
 mod generate;
+pub mod learned;
 pub mod print;
 pub mod remote;
 pub mod resolve;
 pub mod run;
+pub mod shared;
 
-use rconsole::rcon::client::{Observer, check_command};
-
-use exit::{Exit, fail};
+use exit::Exit;
 use print::output;
 use resolve::plan::{self, Mode};
-use resolve::settings::{self, ConfigFile, Settings};
-pub use run::timed::MgmtHooks;
-// For rcon-mgmt's main; rcon itself never names it.
-#[cfg(feature = "mgmt")]
-#[allow(unused_imports)]
-pub use run::timed::MGMT_HOOKS;
-use run::timed::{hand_to_mgmt_binary, run_timed};
+use resolve::settings::{self, ConfigFile};
+use run::timed::run_timed;
 use run::{fanout, follow, ping_query, practice, single};
 
-/// Prints engine warnings on stderr.
-struct StderrObserver;
-
-impl Observer for StderrObserver {
-    fn warning(&self, message: &str) {
-        eprintln!("rcon: warning: {message}");
-    }
-}
-
-/// Runs the program; the returned status is the process's exit code. `mgmt`: what runs the
-/// management protocol in this binary (`rcon-mgmt` passes it; `rcon` hands `--mgmt` over).
-pub fn run(mgmt: Option<MgmtHooks>) -> anyhow::Result<Exit> {
-    match plan::resolve(plan::parse(), mgmt.is_some())? {
-        Mode::HandToMgmt => hand_to_mgmt_binary(),
+/// Runs the program; the returned status is the process's exit code.
+pub fn run() -> anyhow::Result<Exit> {
+    let plan = plan::resolve(plan::parse())?;
+    rconsole::consoles::set_tuning(plan.tuning);
+    match plan.mode {
         Mode::Practice(p) => practice::serve(&p),
-        Mode::PracticeMgmt(p) => match mgmt {
-            Some(hooks) => (hooks.serve)(&p),
-            None => hand_to_mgmt_binary(),
-        },
+        #[cfg(feature = "mgmt")]
+        Mode::PracticeMgmt(p) => run::mgmt::serve_practice(&p),
         Mode::ListServers(file) => list_servers(&file),
         Mode::InstallLinks(dir) => compat::links::install(&dir),
         Mode::Probe(probe) => ping_query::run(&probe),
         Mode::PrintConfig(servers) => print_config(&servers),
-        Mode::MgmtFanout(plan, servers) => match mgmt {
-            Some(hooks) => (hooks.fanout)(&plan, servers),
-            None => hand_to_mgmt_binary(),
-        },
-        Mode::Mgmt(plan, settings) => match mgmt {
-            Some(hooks) => (hooks.run)(&plan, &settings),
-            None => hand_to_mgmt_binary(),
-        },
+        #[cfg(feature = "mgmt")]
+        Mode::MgmtFanout(plan, servers) => run::mgmt_fanout::run(&plan, servers),
+        #[cfg(feature = "mgmt")]
+        Mode::Mgmt(plan, settings) => run::mgmt::run(&plan, &settings),
+        // Resolution refuses these without the feature (plan::without_mgmt); never reached.
+        #[cfg(not(feature = "mgmt"))]
+        Mode::PracticeMgmt(_) | Mode::MgmtFanout(..) | Mode::Mgmt(..) => Err(plan::without_mgmt()),
         Mode::Follow(options, servers) => follow::run_rcon(&options, servers),
         Mode::Timed(plan) => run_timed(plan),
         Mode::Fanout(plan) => fanout::run_plan(plan),
@@ -89,82 +72,4 @@ fn print_config(servers: &[(Option<String>, String)]) -> anyhow::Result<Exit> {
         }
     }
     Ok(Exit::Success)
-}
-
-/// Refuses, before connecting anywhere, a command that can never be sent (too long for the
-/// dialect, NUL byte), so the server receives nothing.
-fn refuse_unsendable<'a>(
-    commands: &[String],
-    servers: impl IntoIterator<Item = &'a Settings>,
-) -> anyhow::Result<()> {
-    let max = servers
-        .into_iter()
-        .map(|s| s.dialect.value.dialect().max_command_bytes)
-        .min()
-        .unwrap_or(rconsole::rcon::packet::MAX_COMMAND_BYTES);
-    for (i, c) in commands.iter().enumerate() {
-        check_command(c, max).map_err(|e| {
-            let which = if commands.len() > 1 {
-                format!("command {} of {}", i + 1, commands.len())
-            } else {
-                "the command".to_string()
-            };
-            let why = match e {
-                rconsole::Error::CommandTooLong { len, max } => {
-                    format!("{which} is {len} bytes of UTF-8, over the limit of {max}")
-                }
-                rconsole::Error::CommandHasNul => format!("{which} contains a NUL character"),
-                other => format!("{which}: {other}"),
-            };
-            fail(Exit::Refused, format!("{why}; nothing was sent"))
-        })?;
-    }
-    Ok(())
-}
-
-/// Whether a command shuts the server down, after which the connection must be closed at once
-/// (a connected client keeps a vanilla server from stopping cleanly).
-pub fn is_stop_command(command: &str) -> bool {
-    let word = command.trim_start().trim_start_matches('/');
-    let word = word.split_whitespace().next().unwrap_or("");
-    matches!(word, "stop" | "restart")
-}
-
-/// Whether the output (raw bytes) is vanilla's command parse error.
-pub fn is_parse_error(raw: &[u8]) -> bool {
-    raw.trim_ascii_end().ends_with(b"<--[HERE]")
-}
-
-/// A command shortened for messages.
-pub(crate) fn short(command: &str) -> String {
-    let mut s: String = command.chars().take(60).collect();
-    if s.len() < command.len() {
-        s.push('…');
-    }
-    s
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn stop_commands() {
-        assert!(is_stop_command("stop"));
-        assert!(is_stop_command("/stop"));
-        assert!(is_stop_command("  restart now"));
-        assert!(!is_stop_command("stopwatch"));
-        assert!(!is_stop_command("say stop"));
-    }
-
-    #[test]
-    fn parse_errors() {
-        assert!(is_parse_error(
-            b"Unknown or incomplete command, see below for errorfoo<--[HERE]"
-        ));
-        assert!(is_parse_error(b"...foo<--[HERE]\n"));
-        assert!(!is_parse_error(
-            b"There are 0 of a max of 20 players online: "
-        ));
-    }
 }

@@ -15,8 +15,8 @@ use super::battleye::{self, BattlEye};
 use super::telnet::Telnet;
 use super::webrcon::WebRcon;
 use super::{Action, ConsoleExchange, MessageSink, Protocol, Remote};
+use crate::engine::{CANCEL_POLL, Direction, Observer, Options as ClientOptions, Password};
 use crate::error::{Error, Result};
-use crate::rcon::client::{ClientOptions, Direction, Observer, Password};
 use crate::transport::{Connector, Transport};
 
 /// How the driver reaches the server.
@@ -203,7 +203,8 @@ fn ws_io(e: tungstenite::Error) -> io::Error {
     match e {
         tungstenite::Error::Io(e) => e,
         tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed => closed(),
-        other => io::Error::other(other.to_string()),
+        // The typed error rides along as the io::Error's source, not as its text.
+        other => io::Error::other(other),
     }
 }
 
@@ -342,7 +343,7 @@ impl Engine {
                     self.dead = true;
                     return Err(Error::Cancelled);
                 }
-                wake = wake.min(now + crate::rcon::client::CANCEL_POLL);
+                wake = wake.min(now + CANCEL_POLL);
             }
             match self.link.recv(wake) {
                 Ok(Some(data)) => {
@@ -384,9 +385,32 @@ pub struct Console {
     password: Password,
     opts: ClientOptions,
     engine: Arc<Mutex<Option<Engine>>>,
-    busy: Arc<AtomicBool>,
+    pump_state: Arc<PumpState>,
     sink: Option<MessageSink>,
-    pump: Option<(Arc<AtomicBool>, JoinHandle<()>)>,
+    pump: Option<JoinHandle<()>>,
+}
+
+/// What the background reader waits on, with no polling: a command holding the engine
+/// (`busy`), a change of engine (`generation`, after a command, which may have reconnected),
+/// and the end.
+#[derive(Default)]
+struct PumpState {
+    flags: Mutex<PumpFlags>,
+    wake: std::sync::Condvar,
+}
+
+#[derive(Default)]
+struct PumpFlags {
+    busy: bool,
+    generation: u64,
+    stop: bool,
+}
+
+impl PumpState {
+    fn update(&self, f: impl FnOnce(&mut PumpFlags)) {
+        f(&mut self.flags.lock().unwrap_or_else(|p| p.into_inner()));
+        self.wake.notify_all();
+    }
 }
 
 impl std::fmt::Debug for Console {
@@ -412,7 +436,7 @@ impl Console {
             password,
             opts,
             engine: Arc::new(Mutex::new(None)),
-            busy: Arc::new(AtomicBool::new(false)),
+            pump_state: Arc::default(),
             sink: None,
             pump: None,
         };
@@ -564,7 +588,10 @@ impl Console {
                         tungstenite::Error::ConnectionClosed
                         | tungstenite::Error::AlreadyClosed => Error::LoginClosed,
                         tungstenite::Error::Io(e) => Error::io("during the WebSocket upgrade", e),
-                        other => Error::Protocol(format!("WebSocket upgrade failed: {other}")),
+                        other => Error::WebSocket {
+                            when: "upgrade failed",
+                            source: Box::new(other),
+                        },
                     });
                 }
             }
@@ -573,7 +600,7 @@ impl Console {
 
     /// Runs one command; `stopping`: it stops the server, so a close ends its answer.
     fn run(&mut self, command: &str, out: &mut Vec<u8>, stopping: bool) -> Result<()> {
-        crate::rcon::client::check_command(command, self.opts.max_command_bytes)?;
+        crate::engine::check_command(command, self.opts.max_command_bytes)?;
         self.with_engine(|e| {
             e.stopping = stopping;
             e.ex.command(command, Instant::now());
@@ -585,7 +612,7 @@ impl Console {
 
     /// Runs `f` on the live engine, with the background reader held off.
     fn with_engine<T>(&mut self, f: impl FnOnce(&mut Engine) -> Result<T>) -> Result<T> {
-        self.busy.store(true, Ordering::SeqCst);
+        self.pump_state.update(|f| f.busy = true);
         let result = (|| {
             let mut guard = self.engine.lock().unwrap_or_else(|p| p.into_inner());
             if guard.as_ref().is_none_or(|e| e.dead) {
@@ -596,7 +623,10 @@ impl Console {
             let engine = guard.as_mut().expect("connected above");
             f(engine)
         })();
-        self.busy.store(false, Ordering::SeqCst);
+        self.pump_state.update(|f| {
+            f.busy = false;
+            f.generation += 1;
+        });
         result
     }
 
@@ -604,39 +634,46 @@ impl Console {
         if self.pump.is_some() {
             return;
         }
-        let stop = Arc::new(AtomicBool::new(false));
-        let (engine, busy, flag) = (
-            Arc::clone(&self.engine),
-            Arc::clone(&self.busy),
-            Arc::clone(&stop),
-        );
+        let (engine, state) = (Arc::clone(&self.engine), Arc::clone(&self.pump_state));
         let handle = std::thread::spawn(move || {
-            while !flag.load(Ordering::SeqCst) {
-                if busy.load(Ordering::SeqCst) {
-                    std::thread::sleep(Duration::from_millis(5));
-                    continue;
-                }
-                let mut guard = engine.lock().unwrap_or_else(|p| p.into_inner());
-                match guard.as_mut() {
-                    Some(e) if !e.dead => {
-                        let _ =
-                            e.drive(DriveGoal::Until(Instant::now() + Duration::from_millis(50)));
+            let mut seen = None;
+            loop {
+                {
+                    // While a command runs, or after the engine died until a command brings a
+                    // new one, sleep until told (no polling).
+                    let flags = state.flags.lock().unwrap_or_else(|p| p.into_inner());
+                    let flags = state
+                        .wake
+                        .wait_while(flags, |f| !f.stop && (f.busy || seen == Some(f.generation)))
+                        .unwrap_or_else(|p| p.into_inner());
+                    if flags.stop {
+                        return;
                     }
-                    _ => {
-                        drop(guard);
-                        std::thread::sleep(Duration::from_millis(50));
+                    seen = None;
+                    let generation = flags.generation;
+                    drop(flags);
+                    let mut guard = engine.lock().unwrap_or_else(|p| p.into_inner());
+                    match guard.as_mut() {
+                        Some(e) if !e.dead => {
+                            // Reads what arrives and sends the keep-alive when it is due; a
+                            // command waits at most this long for the engine.
+                            let _ = e.drive(DriveGoal::Until(
+                                Instant::now() + Duration::from_millis(50),
+                            ));
+                        }
+                        _ => seen = Some(generation),
                     }
                 }
             }
         });
-        self.pump = Some((stop, handle));
+        self.pump = Some(handle);
     }
 }
 
 impl Drop for Console {
     fn drop(&mut self) {
-        if let Some((stop, handle)) = self.pump.take() {
-            stop.store(true, Ordering::SeqCst);
+        if let Some(handle) = self.pump.take() {
+            self.pump_state.update(|f| f.stop = true);
             let _ = handle.join();
         }
         self.close();

@@ -28,7 +28,7 @@ use mio::{Events, Interest, Poll, Token};
 
 use crate::error::Error;
 use crate::rcon::client::Password;
-use crate::rcon::exchange::{self, Event, Exchange, Learned, Traced};
+use crate::rcon::exchange::{Event, Exchange, Learned, Traced};
 
 mod limits;
 pub use limits::raise_fd_limit;
@@ -43,11 +43,11 @@ pub struct FleetTarget {
     /// The RCON password.
     pub password: Password,
     /// The exchange's settings (its timeout also bounds connecting).
-    pub config: exchange::ExchangeConfig,
+    pub config: crate::engine::Options,
 }
 
 /// Settings of a fleet run.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct FleetOptions {
     /// At most this many connections are open (or being opened) at once.
     pub parallel: usize,
@@ -55,6 +55,10 @@ pub struct FleetOptions {
     pub retries: u32,
     /// The wait before the first retry; it doubles for each further one.
     pub backoff: Duration,
+    /// When set, looked at at least every [`crate::engine::CANCEL_POLL`]: a `true` ends every
+    /// target not yet finished with [`Error::Cancelled`] (its connection closed; a command
+    /// under way may or may not have run) and the run returns.
+    pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl Default for FleetOptions {
@@ -63,6 +67,7 @@ impl Default for FleetOptions {
             parallel: DEFAULT_PARALLEL,
             retries: 0,
             backoff: Duration::from_millis(200),
+            cancel: None,
         }
     }
 }
@@ -123,7 +128,7 @@ pub enum Report {
     Note(String),
     /// The end-of-output method was settled (`Some`) or should be forgotten (`None`).
     Learned(Option<Learned>),
-    /// A packet went over the wire (only with [`exchange::ExchangeConfig::trace`]).
+    /// A packet went over the wire (only when the observer wants packets: [`crate::engine::Observer::wants_packets`]).
     Traced(Traced),
 }
 
@@ -231,7 +236,12 @@ pub fn run(
             .peek()
             .map(|Reverse((at, _))| at.saturating_duration_since(now));
         // Round up, so a wake-up never comes before its deadline and spins.
-        let wait = wait.map(|w| w + Duration::from_micros(500));
+        let mut wait = wait.map(|w| w + Duration::from_micros(500));
+        if lp.opts.cancel.is_some() {
+            wait = Some(wait.map_or(crate::engine::CANCEL_POLL, |w| {
+                w.min(crate::engine::CANCEL_POLL)
+            }));
+        }
         match poll.poll(&mut events, wait) {
             Ok(()) => {}
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -243,6 +253,15 @@ pub fn run(
         }
         lp.fire_timers(&poll, handler);
         if lp.finished() {
+            return Ok(());
+        }
+        if lp
+            .opts
+            .cancel
+            .as_ref()
+            .is_some_and(|c| c.load(std::sync::atomic::Ordering::SeqCst))
+        {
+            lp.cancel_all(&poll, handler);
             return Ok(());
         }
     }
@@ -354,6 +373,21 @@ impl Loop {
         } else {
             self.fail(i, err, poll, handler);
         }
+    }
+
+    /// Ends every target not yet finished with [`Error::Cancelled`].
+    fn cancel_all(&mut self, poll: &Poll, handler: &mut dyn Handler) {
+        for i in 0..self.sessions.len() {
+            if matches!(self.sessions[i].phase, Phase::Over) {
+                continue;
+            }
+            self.close(i, poll);
+            self.sessions[i].phase = Phase::Over;
+            handler.report(i, Report::Failed(Error::Cancelled));
+        }
+        self.pending.clear();
+        self.active = 0;
+        self.backing_off = 0;
     }
 
     /// Ends the target with an error.

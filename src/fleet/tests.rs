@@ -25,9 +25,9 @@ fn target(port: u16) -> FleetTarget {
         host: "127.0.0.1".into(),
         port,
         password: Password::new(PASSWORD),
-        config: exchange::ExchangeConfig {
+        config: crate::engine::Options {
             timeout: Duration::from_secs(10),
-            ..exchange::ExchangeConfig::default()
+            ..crate::engine::Options::default()
         },
     }
 }
@@ -96,7 +96,9 @@ impl Handler for Script {
             }
             Report::Connecting { attempt } => format!("connecting {attempt}"),
             Report::Refused(e) => format!("refused {e}"),
-            Report::Retrying { delay, .. } => format!("retrying {}", crate::format_duration(delay)),
+            Report::Retrying { delay, .. } => {
+                format!("retrying {}", crate::engine::format_duration(delay))
+            }
             Report::Failed(e) => format!("failed {e}"),
             Report::Finished(_) => "finished".into(),
             _ => return,
@@ -160,6 +162,7 @@ fn retries_back_off_without_holding_a_slot() {
         parallel: 1,
         retries: 2,
         backoff: Duration::from_millis(20),
+        ..FleetOptions::default()
     };
     run(vec![target(dead), target(live.port())], opts, &mut h).unwrap();
     assert_eq!(
@@ -219,4 +222,56 @@ fn a_delay_holds_the_next_command_back_and_a_closing_command_reconnects() {
     assert_eq!(s.commands(), ["echo one", "echo two"]);
     // A lower bound only: the second answer cannot come before the delay has passed.
     assert!(h.done_at[0][1] >= h.done_at[0][0] + delay);
+}
+
+/// A cancel (Ctrl-C in the application) ends every target not yet finished with
+/// `Error::Cancelled`, the one waiting for an answer included, and the run returns at once.
+#[test]
+fn a_cancel_ends_every_unfinished_target_and_returns() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let s = practice(PracticeMode::Vanilla);
+    let mut h = Script::new(vec![
+        vec![
+            ("echo a", false, None),
+            ("sleep 30000", false, None),
+            ("echo c", false, None),
+        ],
+        vec![("echo b", false, None), ("sleep 30000", false, None)],
+    ]);
+    let cancel = Arc::new(AtomicBool::new(false));
+    let start = Instant::now();
+    std::thread::scope(|scope| {
+        let flag = Arc::clone(&cancel);
+        let server = &s;
+        scope.spawn(move || {
+            // Raised once both sleeps are on the server: each target has a command under way.
+            let start = Instant::now();
+            while server
+                .commands()
+                .iter()
+                .filter(|c| *c == "sleep 30000")
+                .count()
+                < 2
+            {
+                assert!(start.elapsed() < Duration::from_secs(20));
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            flag.store(true, Ordering::SeqCst);
+        });
+        let opts = FleetOptions {
+            cancel: Some(Arc::clone(&cancel)),
+            ..FleetOptions::default()
+        };
+        run(vec![target(s.port()), target(s.port())], opts, &mut h).unwrap();
+    });
+    assert!(start.elapsed() < Duration::from_secs(20));
+    assert_eq!(h.log[0][1], "done a");
+    assert_eq!(h.log[1][1], "done b");
+    for log in &h.log {
+        assert!(
+            log.last().unwrap().starts_with("failed interrupted"),
+            "{log:?}"
+        );
+    }
 }

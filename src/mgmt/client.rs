@@ -212,8 +212,7 @@ fn ws_error(e: tungstenite::Error) -> MgmtError {
             MgmtError::Closed
         }
         tungstenite::Error::Io(io) => MgmtError::Io(io),
-        tungstenite::Error::Protocol(p) => MgmtError::Protocol(p.to_string()),
-        other => MgmtError::Protocol(other.to_string()),
+        other => MgmtError::WebSocket(Box::new(other)),
     }
 }
 

@@ -68,7 +68,7 @@ pub enum MgmtError {
     #[error("WebSocket handshake failed: {0}")]
     Handshake(String),
     /// Nothing arrived within the time limit.
-    #[error("timed out after {} while {what}", crate::format_duration(*after))]
+    #[error("timed out after {} while {what}", crate::engine::format_duration(*after))]
     Timeout {
         /// What was being waited for.
         what: &'static str,
@@ -81,6 +81,9 @@ pub enum MgmtError {
     /// Reading or writing the connection failed.
     #[error("connection to the management server failed: {0}")]
     Io(std::io::Error),
+    /// The WebSocket layer failed (framing, TLS inside it, capacity): tungstenite's own error.
+    #[error("WebSocket error: {0}")]
+    WebSocket(Box<tungstenite::Error>),
     /// The server sent something that is not JSON-RPC 2.0.
     #[error("protocol error: {0}")]
     Protocol(String),

@@ -126,7 +126,7 @@ pub fn system_roots() -> (Vec<CertificateDer<'static>>, Vec<String>) {
 /// The system's root certificates, and what could not be read of them. On macOS: the PEM
 /// bundle Apple ships and updates with the system, `/etc/ssl/cert.pem` (what `curl` and
 /// LibreSSL there read), or what `SSL_CERT_FILE` / `SSL_CERT_DIR` name. Not the keychain:
-/// reading it needs Apple's Security framework, which would make `rcon-mgmt` link only with
+/// reading it needs Apple's Security framework, which would make `rcon` link only with
 /// the macOS SDK; a certificate added to the keychain is given with `--mgmt-cert` instead.
 #[cfg(target_os = "macos")]
 pub fn system_roots() -> (Vec<CertificateDer<'static>>, Vec<String>) {

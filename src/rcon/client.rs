@@ -8,154 +8,16 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use crate::engine::Remote;
 use crate::error::{Error, Result, TransportFailure};
-use crate::rcon::exchange::{self, Event, Exchange, Learned, Traced};
-use crate::rcon::packet::{DEFAULT_MAX_INCOMING, MAX_COMMAND_BYTES};
+use crate::rcon::exchange::{Event, Exchange, Learned};
 use crate::transport::{Connector, Transport};
 
+pub use crate::engine::{CANCEL_POLL, Direction, Observer, Password, Silent};
+/// The settings of a [`Client`]: the one [`crate::engine::Options`] every engine takes.
+pub type ClientOptions = crate::engine::Options;
+
 pub use crate::rcon::exchange::{EndDetection, SMALL_MTU_COMMAND_BYTES, check_command};
-
-/// Which way a traced packet or chunk of bytes went.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Direction {
-    /// Client to server.
-    Sent,
-    /// Server to client.
-    Received,
-}
-
-/// Receives what the engine does, for warnings, packet traces and remembering servers.
-pub trait Observer: Send + Sync {
-    /// A one-line warning for the user (stderr in the CLI).
-    fn warning(&self, _message: &str) {}
-    /// What was learned about the server, worth saying once (when it is first learned).
-    fn note(&self, message: &str) {
-        self.warning(message);
-    }
-    /// A packet went over the wire, labelled by what it was in context. The login's body (the
-    /// password) is never in it.
-    fn packet(&self, _packet: &Traced) {}
-    /// Whether [`Observer::packet`] wants to be called (lets the hot path skip the work).
-    fn wants_packets(&self) -> bool {
-        false
-    }
-    /// The end-of-output method for this server was settled (`Some`) or turned out wrong and
-    /// should be forgotten (`None`).
-    fn learned(&self, _learned: Option<Learned>) {}
-    /// Bytes of another console protocol went over the wire (BattlEye, WebRCON, telnet; see
-    /// [`crate::consoles`]), already masked: a password is never in them.
-    fn frame(&self, _direction: Direction, _bytes: &[u8], _what: &str) {}
-}
-
-/// An observer that ignores everything.
-#[derive(Debug, Default)]
-pub struct Silent;
-impl Observer for Silent {}
-
-/// Settings of a [`Client`].
-#[derive(Clone)]
-pub struct ClientOptions {
-    /// Bounds connecting, logging in, and the whole wait for one command's output.
-    pub timeout: Duration,
-    /// How the end of output is found.
-    pub end: EndDetection,
-    /// A fixed quiet gap, instead of the adaptive one (see [`Exchange::quiet_gap`]).
-    pub idle_gap: Option<Duration>,
-    /// The longest wait for the sentinel probe's answer.
-    pub probe_timeout: Duration,
-    /// Longest command body, in UTF-8 bytes.
-    pub max_command_bytes: usize,
-    /// Largest incoming size field.
-    pub max_incoming: usize,
-    /// Match output packets and login replies whatever their id (Palworld answers with id 0).
-    pub any_reply_id: bool,
-    /// When the quiet gap passes while a packet is still incomplete (its size field claimed
-    /// more bytes than arrived, as reported for Palworld), return what arrived with a warning.
-    pub partial_on_idle: bool,
-    /// What was learned about this server in an earlier session (skips the probe).
-    pub learned: Option<Learned>,
-    /// Where warnings, traces and learned facts go.
-    pub observer: Arc<dyn Observer>,
-    /// When set, checked at least every [`CANCEL_POLL`] while waiting: a `true` abandons the
-    /// command under way (the connection is closed) with [`Error::Cancelled`].
-    pub cancel: Option<Arc<AtomicBool>>,
-}
-
-/// How often a wait looks at [`ClientOptions::cancel`].
-pub const CANCEL_POLL: Duration = Duration::from_millis(50);
-
-impl std::fmt::Debug for ClientOptions {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ClientOptions")
-            .field("timeout", &self.timeout)
-            .field("end", &self.end)
-            .field("idle_gap", &self.idle_gap)
-            .field("max_command_bytes", &self.max_command_bytes)
-            .field("any_reply_id", &self.any_reply_id)
-            .field("partial_on_idle", &self.partial_on_idle)
-            .field("learned", &self.learned)
-            .finish_non_exhaustive()
-    }
-}
-
-impl ClientOptions {
-    /// The settings of the [`Exchange`] these options describe (the blocking client and the
-    /// fleet's event loop build theirs the same way).
-    pub fn exchange_config(&self) -> exchange::ExchangeConfig {
-        exchange::ExchangeConfig {
-            timeout: self.timeout,
-            end: self.end,
-            idle_gap: self.idle_gap,
-            probe_timeout: self.probe_timeout,
-            max_command_bytes: self.max_command_bytes,
-            max_incoming: self.max_incoming,
-            any_reply_id: self.any_reply_id,
-            partial_on_idle: self.partial_on_idle,
-            learned: self.learned,
-            trace: self.observer.wants_packets(),
-        }
-    }
-}
-
-impl Default for ClientOptions {
-    fn default() -> Self {
-        let cfg = exchange::ExchangeConfig::default();
-        Self {
-            timeout: cfg.timeout,
-            end: EndDetection::Detect,
-            idle_gap: None,
-            probe_timeout: cfg.probe_timeout,
-            max_command_bytes: MAX_COMMAND_BYTES,
-            max_incoming: DEFAULT_MAX_INCOMING,
-            any_reply_id: false,
-            partial_on_idle: false,
-            learned: None,
-            observer: Arc::new(Silent),
-            cancel: None,
-        }
-    }
-}
-
-/// The password, kept out of `Debug` output.
-#[derive(Clone)]
-pub struct Password(String);
-
-impl Password {
-    /// Wraps a password.
-    pub fn new(p: impl Into<String>) -> Self {
-        Self(p.into())
-    }
-    /// The password itself, for the login packet.
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
-}
-
-impl std::fmt::Debug for Password {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Password(****)")
-    }
-}
 
 /// A logged-in RCON session that reconnects when it has to.
 pub struct Client {
@@ -218,14 +80,13 @@ impl Client {
         password: Password,
         opts: ClientOptions,
     ) -> Result<Self> {
-        let cfg = opts.exchange_config();
         let mut client = Self {
             connector,
             password,
             timeout: opts.timeout,
-            observer: opts.observer,
-            cancel: opts.cancel,
-            exchange: Exchange::new(cfg),
+            observer: std::sync::Arc::clone(&opts.observer),
+            cancel: opts.cancel.clone(),
+            exchange: Exchange::new(opts),
             conn: None,
             read_buf: vec![0; READ_BUF_START],
         };
@@ -499,6 +360,42 @@ fn write_error(source: std::io::Error, timeout: Duration) -> Error {
         }
     } else {
         Error::io("while sending", source)
+    }
+}
+
+impl Remote for Client {
+    fn command_into(&mut self, command: &str, out: &mut Vec<u8>) -> Result<()> {
+        Client::command_into(self, command, out)
+    }
+    fn command_then_close(&mut self, command: &str, out: &mut Vec<u8>) -> Result<()> {
+        Client::command_then_close(self, command, out)
+    }
+    fn command_into_last(&mut self, command: &str, out: &mut Vec<u8>) -> Result<()> {
+        Client::command_into_last(self, command, out)
+    }
+    fn close(&mut self) {
+        Client::close(self)
+    }
+    fn check_open(&mut self) -> bool {
+        Client::check_open(self)
+    }
+    fn is_connected(&self) -> bool {
+        Client::is_connected(self)
+    }
+    fn reconnect(&mut self) -> Result<()> {
+        Client::reconnect(self)
+    }
+    fn server(&self) -> String {
+        Client::server(self)
+    }
+    fn max_command_bytes(&self) -> usize {
+        Client::max_command_bytes(self)
+    }
+    fn learned(&self) -> Option<Learned> {
+        Client::learned(self)
+    }
+    fn set_cancel(&mut self, cancel: Option<Arc<AtomicBool>>) {
+        Client::set_cancel(self, cancel)
     }
 }
 

@@ -23,13 +23,15 @@
 //! - [`EndMethod::SinglePacket`]: one packet is the whole answer (Factorio).
 //!
 //! The probe runs once per server: what it learns comes out as [`Event::Learned`] for the caller
-//! to remember, and goes back in as [`ExchangeConfig::learned`] next time. A remembered method that the
+//! to remember, and goes back in as [`Options::learned`] next time. A remembered method that the
 //! server's answers contradict (another implementation now runs on that port) is re-learned on the
 //! spot without losing output.
 
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
+use crate::engine::Options;
+pub use crate::engine::check_command;
 use crate::error::Error;
 use crate::rcon::packet::{DecodeError, Decoder, Packet, encode_into};
 
@@ -251,49 +253,6 @@ pub const VANILLA_LATE_SENTINEL: Duration = Duration::from_secs(1);
 /// as empty.
 pub const END_MARKER_SILENCE: Duration = Duration::from_secs(1);
 
-/// Settings of an [`Exchange`].
-#[derive(Debug, Clone)]
-pub struct ExchangeConfig {
-    /// Bounds the login and the whole wait for one command's answer.
-    pub timeout: Duration,
-    /// How the end of output is chosen.
-    pub end: EndDetection,
-    /// A fixed quiet gap instead of the adaptive one.
-    pub idle_gap: Option<Duration>,
-    /// The longest wait for the probe's answer (it is also bounded by round trips: see
-    /// [`Exchange::probe_wait`]).
-    pub probe_timeout: Duration,
-    /// Longest command body, in UTF-8 bytes.
-    pub max_command_bytes: usize,
-    /// Largest incoming size field.
-    pub max_incoming: usize,
-    /// Match replies whatever their id (Palworld answers with id 0).
-    pub any_reply_id: bool,
-    /// When the gap passes while a packet is incomplete, take what arrived (Palworld).
-    pub partial_on_idle: bool,
-    /// What was learned about this server before (used with [`EndDetection::Detect`]).
-    pub learned: Option<Learned>,
-    /// Whether to emit [`Event::Traced`] for every packet.
-    pub trace: bool,
-}
-
-impl Default for ExchangeConfig {
-    fn default() -> Self {
-        Self {
-            timeout: Duration::from_secs(10),
-            end: EndDetection::Detect,
-            idle_gap: None,
-            probe_timeout: Duration::from_millis(750),
-            max_command_bytes: crate::rcon::packet::MAX_COMMAND_BYTES,
-            max_incoming: crate::rcon::packet::DEFAULT_MAX_INCOMING,
-            any_reply_id: false,
-            partial_on_idle: false,
-            learned: None,
-            trace: false,
-        }
-    }
-}
-
 /// Something that happened, in order.
 #[derive(Debug)]
 #[non_exhaustive]
@@ -317,7 +276,8 @@ pub enum Event {
     Learned(Learned),
     /// The learned method turned out unusable: forget it (the next session probes again).
     Forget,
-    /// A packet went over the wire (only with [`ExchangeConfig::trace`]).
+    /// A packet went over the wire (only when the options' observer
+    /// [wants packets](crate::engine::Observer::wants_packets)).
     Traced(Traced),
 }
 
@@ -387,7 +347,9 @@ struct InFlight {
 /// One RCON conversation over a sequence of connections to the same server.
 #[derive(Debug)]
 pub struct Exchange {
-    cfg: ExchangeConfig,
+    cfg: Options,
+    /// Whether to emit [`Event::Traced`] (the observer wants packets).
+    trace: bool,
     decoder: Decoder,
     state: State,
     /// The method in force once probed, learned or forced; `None` until the probe settles it.
@@ -412,7 +374,7 @@ pub struct Exchange {
     /// What the probe found, said once the first answer has settled the method for good (a
     /// server that refuses sentinels may turn out to have its own end marker).
     pending_note: Option<String>,
-    /// Whether the method in force came from [`ExchangeConfig::learned`].
+    /// Whether the method in force came from [`Options::learned`].
     remembered: bool,
     warned_mtu: bool,
     warned_late: bool,
@@ -429,7 +391,7 @@ pub struct Exchange {
 
 impl Exchange {
     /// A conversation that starts when the first connection is made.
-    pub fn new(cfg: ExchangeConfig) -> Self {
+    pub fn new(cfg: Options) -> Self {
         let (method, probe) = match cfg.end {
             EndDetection::Detect => match cfg.learned {
                 Some(l) => (Some(l.method), None),
@@ -452,6 +414,7 @@ impl Exchange {
             cfg.end == EndDetection::Detect && cfg.learned.is_some_and(|l| l.refuses_sentinel);
         Self {
             decoder: Decoder::new(cfg.max_incoming),
+            trace: cfg.observer.wants_packets(),
             cfg,
             state: State::Disconnected,
             method,
@@ -479,7 +442,7 @@ impl Exchange {
     }
 
     /// The settings.
-    pub fn config(&self) -> &ExchangeConfig {
+    pub fn config(&self) -> &Options {
         &self.cfg
     }
 
@@ -513,7 +476,7 @@ impl Exchange {
         })
     }
 
-    /// The quiet gap in force: [`ExchangeConfig::idle_gap`] if set, else eight round trips or four
+    /// The quiet gap in force: [`Options::idle_gap`] if set, else eight round trips or four
     /// times the longest recent answer latency, whichever is longer, within [`GAP_FLOOR`] (or
     /// [`GAP_FLOOR_UNLEARNED`] before [`TRUSTED_SAMPLES`] answers were timed) and
     /// [`GAP_CEILING`].
@@ -533,7 +496,7 @@ impl Exchange {
     }
 
     /// How long the probe waits for its answer: twenty login round trips, at least 500 ms, at
-    /// most [`ExchangeConfig::probe_timeout`] and the timeout.
+    /// most [`Options::probe_timeout`] and the timeout.
     pub fn probe_wait(&self) -> Duration {
         let rtt = self.rtt.unwrap_or(Duration::ZERO);
         rtt.saturating_mul(20)
@@ -900,7 +863,7 @@ impl Exchange {
 
     fn send(&mut self, id: RequestId, request: Request, body: &[u8]) {
         let hidden = request == Request::Login;
-        if self.cfg.trace {
+        if self.trace {
             self.events.push_back(Event::Traced(Traced {
                 sent: true,
                 id: id.0,
@@ -916,7 +879,7 @@ impl Exchange {
     }
 
     fn trace(&mut self, p: &Packet, role: Role) {
-        if self.cfg.trace {
+        if self.trace {
             self.events.push_back(Event::Traced(Traced {
                 sent: false,
                 id: p.id,
@@ -1395,13 +1358,13 @@ impl Exchange {
             self.warned_late = true;
             format!(
                 "; the gap for this server grows to {}",
-                crate::format_duration(self.quiet_gap())
+                crate::engine::format_duration(self.quiet_gap())
             )
         };
         self.events.push_back(Event::Warning(format!(
             "an answer came {} after its command was sent, after the quiet gap had ended it, and \
              is not shown under it: {preview:?}{more} ({} bytes){grows}",
-            crate::format_duration(late),
+            crate::engine::format_duration(late),
             p.body.len()
         )));
         if let Some(l) = self.learned() {
@@ -1419,7 +1382,7 @@ impl Exchange {
         }
     }
 
-    /// With [`ExchangeConfig::partial_on_idle`]: delivers the body of a packet that is still incomplete
+    /// With [`Options::partial_on_idle`]: delivers the body of a packet that is still incomplete
     /// (its size field claimed more than arrived) with a warning. Whether anything was delivered.
     fn take_partial(&mut self, c: &InFlight) -> bool {
         if !self.cfg.partial_on_idle || self.decoder.buffered() == 0 {
@@ -1454,20 +1417,6 @@ pub(crate) fn later(now: Instant, d: Duration) -> Instant {
     now.checked_add(d)
         .or_else(|| now.checked_add(Duration::from_secs(86_400 * 365)))
         .unwrap_or(now)
-}
-
-/// Checks a command against the limits before anything is sent.
-pub fn check_command(command: &str, max: usize) -> Result<(), Error> {
-    if command.contains('\0') {
-        return Err(Error::CommandHasNul);
-    }
-    if command.len() > max {
-        return Err(Error::CommandTooLong {
-            len: command.len(),
-            max,
-        });
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -262,3 +262,141 @@ fn ctrl_c_abandons_the_running_command_and_returns_to_the_prompt() {
         "the abandoned connection was replaced"
     );
 }
+
+/// A paste of several lines into a terminal that does not bracket pastes arrives as keys, each
+/// line ending in Enter, all in one read: every line runs, in order, and each is in history
+/// (rustyline used to drop what it had read past the first Enter).
+#[cfg(unix)]
+#[test]
+fn a_paste_without_bracketed_paste_runs_every_line_in_order() {
+    let server = start_server("127.0.0.1:0".parse().unwrap());
+    let home = crate::common::home();
+    let mut term = Term::start(server.addr(), home.path(), &[]);
+    let p = prompt(&server);
+    term.wait_for(&p);
+    term.send("echo one\recho two\recho three\r");
+    term.wait_for("\nthree\n");
+    term.wait_for_line(&p, "");
+    term.enter(&p, ":history");
+    term.wait_for("    3  echo three");
+    term.send("\x04");
+    assert_eq!(term.exit_code(), 0);
+    assert_eq!(server.commands(), ["echo one", "echo two", "echo three"]);
+    let history = std::fs::read_to_string(
+        home.path()
+            .join("data")
+            .join("rconsole")
+            .join("history.txt"),
+    )
+    .unwrap();
+    assert_eq!(history, "echo one\necho two\necho three\n:history\n");
+}
+
+/// Ctrl-C while the console waits between reconnect attempts stops the back-off at once: the
+/// command is not sent, no later attempt is made, and the prompt is back (the console goes on).
+#[cfg(unix)]
+#[test]
+fn ctrl_c_stops_the_reconnect_back_off_at_once() {
+    let mut server = start_server("127.0.0.1:0".parse().unwrap());
+    let addr = server.addr();
+    let home = crate::common::home();
+    let mut term = Term::start(addr, home.path(), &[]);
+    let p = prompt(&server);
+    term.wait_for(&p);
+    term.enter(&p, "echo before");
+    server.shutdown();
+    term.line(&p, "echo while down");
+    // The second pause (1 s), with 2 s and 4 s still to come.
+    term.wait_for("retrying in 1s");
+    term.send("\x03");
+    term.wait_for("rcon: interrupted: stopped reconnecting to 127.0.0.1:");
+    term.wait_for_line(&p, "");
+    let screen = term.screen();
+    assert!(!screen.contains("retrying in 2s"), "{screen}");
+    assert!(!screen.contains("still down after"), "{screen}");
+    // Still the console: the server is back, the next command reconnects.
+    let server = start_server(addr);
+    term.enter(&p, "echo back");
+    term.wait_for("\nback\n");
+    term.send("\x04");
+    assert_eq!(term.exit_code(), 0);
+    assert_eq!(server.commands(), ["echo back"]);
+}
+
+/// Ctrl-C while a line of a paste without bracketed paste runs abandons it and sends none of
+/// the lines pasted after it (the line editor had already read them).
+#[cfg(unix)]
+#[test]
+fn ctrl_c_during_a_paste_without_bracketed_paste_sends_no_later_line() {
+    let server = start_server("127.0.0.1:0".parse().unwrap());
+    let home = crate::common::home();
+    let mut term = Term::start(server.addr(), home.path(), &[]);
+    let p = prompt(&server);
+    term.wait_for(&p);
+    term.send("sleep 30000\recho pasted after\r");
+    let start = std::time::Instant::now();
+    while !server.commands().iter().any(|c| c == "sleep 30000") {
+        assert!(
+            start.elapsed() < crate::common::term::LIMIT,
+            "command never arrived"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    term.send("\x03");
+    term.wait_for("interrupted: the command was abandoned");
+    term.wait_for_line(&p, "");
+    term.enter(&p, "echo typed");
+    term.wait_for("\ntyped\n");
+    term.send("\x04");
+    assert_eq!(term.exit_code(), 0);
+    assert_eq!(server.commands(), ["sleep 30000", "echo typed"]);
+}
+
+/// Ctrl-C while the console's first connection waits for the server (`--wait`): there is no
+/// console to go back to, so rcon ends with 130 and says so (the wait used to go on).
+#[cfg(unix)]
+#[test]
+fn ctrl_c_while_the_console_waits_for_the_server_exits_130() {
+    let home = crate::common::home();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let addr = SocketAddr::from(([127, 0, 0, 1], port));
+    let mut term = Term::start(addr, home.path(), &["--wait", "5m"]);
+    term.wait_for(&format!("waiting for 127.0.0.1:{port}"));
+    term.send("\x03");
+    assert_eq!(term.exit_code(), 130, "{}", term.screen());
+    let screen = term.screen();
+    assert!(!screen.contains("waiting for"), "{screen}");
+    assert!(
+        screen.contains(&format!(
+            "rcon: error: interrupted by Ctrl-C while connecting to 127.0.0.1:{port}"
+        )),
+        "{screen}"
+    );
+}
+
+/// A paste larger than the line editor reads at once (1 KiB): the rest waits in the terminal
+/// while the first lines run, and still every line runs, in order.
+#[cfg(unix)]
+#[test]
+fn a_long_paste_without_bracketed_paste_runs_every_line_in_order() {
+    let server = start_server("127.0.0.1:0".parse().unwrap());
+    let home = crate::common::home();
+    let mut term = Term::start(server.addr(), home.path(), &[]);
+    let p = prompt(&server);
+    term.wait_for(&p);
+    let lines: Vec<String> = (0..150)
+        .map(|i| format!("echo pasted line {i:03}"))
+        .collect();
+    let paste: String = lines.iter().map(|l| format!("{l}\r")).collect();
+    assert!(paste.len() > 3000);
+    term.send(&paste);
+    term.wait_for("\npasted line 149\n");
+    term.wait_for_line(&p, "");
+    term.send("\x04");
+    assert_eq!(term.exit_code(), 0);
+    assert_eq!(server.commands(), lines);
+}

@@ -98,14 +98,16 @@ pub fn check_basics(kind: Kind, dialect: &str, marker: &str) {
         .map(|l| serde_json::from_str(l).expect("every stdout line is JSON"))
         .collect();
     let commands: Vec<&serde_json::Value> =
-        records.iter().filter(|r| r.get("type").is_none()).collect();
+        records.iter().filter(|r| r["event"] == "command").collect();
     assert_eq!(commands.len(), 2, "{dialect}: {records:?}");
     assert_eq!(commands[0]["command"], "echo j");
     assert_eq!(commands[0]["response"], "j");
     assert_eq!(commands[0]["ok"], true);
     assert!(
-        records.iter().any(|r| r["type"] == "message"
-            && r["text"].as_str().unwrap_or("").contains("in json")),
+        records
+            .iter()
+            .any(|r| r["event"] == "message"
+                && r["response"].as_str().unwrap_or("").contains("in json")),
         "{dialect}: {records:?}"
     );
 

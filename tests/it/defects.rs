@@ -533,3 +533,39 @@ fn print_config_shows_the_targets_and_what_demo_uses() {
     assert!(!text.contains("a session would fail"), "{text}");
     assert!(text.contains("practice server"), "{text}");
 }
+
+/// The timed and live flags are checked while the command line is resolved (issue 20): a
+/// mistake there is a usage error naming the flag before any server is asked, where the runner
+/// used to find it only after connecting (a refused port then hid it behind exit 4).
+#[test]
+fn timed_and_follow_flag_mistakes_are_usage_errors_before_connecting() {
+    let home = home();
+    // A port nothing listens on: bound, then closed.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    for (args, says) in [
+        (
+            &["--every", "0s", "list"][..],
+            "--every must be more than 0",
+        ),
+        (
+            &["--announce", "bye {left}", "--every", "1m", "list"][..],
+            "required arguments were not provided: --countdown",
+        ),
+        (&["--if", "tps < 5", "list"][..], "--if 'tps < 5'"),
+        (&["--every", "1m"][..], "nothing to run"),
+        (
+            &["--follow", "--poll", "0s"][..],
+            "--poll must be more than 0",
+        ),
+    ] {
+        let out = run(rcon_at(port, home.path()).args(args));
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+}

@@ -440,16 +440,29 @@ fn one_json_schema_for_one_server_and_several() {
     let several = parse(&several);
     assert_eq!(single.len(), 3);
     assert_eq!(several.len(), 6);
-    let base = ["command", "elapsed_ms", "error", "ok", "reason", "response"];
+    let base = [
+        "command",
+        "elapsed_ms",
+        "error",
+        "event",
+        "ok",
+        "reason",
+        "response",
+        "server",
+        "time",
+    ];
     let batch = [
         "command",
         "elapsed_ms",
         "error",
+        "event",
         "file",
         "line",
         "ok",
         "reason",
         "response",
+        "server",
+        "time",
     ];
     for (i, v) in single.iter().enumerate() {
         let want: Vec<&str> = if i == 0 {
@@ -465,7 +478,6 @@ fn one_json_schema_for_one_server_and_several() {
         } else {
             batch.to_vec()
         };
-        want.push("server");
         want.sort();
         assert_eq!(keys(v), want, "{v}");
     }
@@ -556,4 +568,61 @@ fn fanout_reads_piped_stdin_and_honours_output_flags() {
         assert!(stderr(&out).contains(flag), "{}", stderr(&out));
     }
     assert_eq!(a.commands(), ["echo §apiped"]);
+}
+
+/// SIGTERM (and Ctrl-C, the same code) while two servers each run their second of three
+/// commands (issue 20): the answers already printed stay, each server's in-flight command is
+/// named, the rest is counted as not sent, in one line for the whole run, exit 143. The
+/// process used to end by the signal with no word of what ran.
+#[cfg(unix)]
+#[test]
+fn a_signal_mid_fan_out_keeps_the_answers_and_says_what_was_not_sent() {
+    let home = home();
+    let a = strict_vanilla();
+    let b = strict_vanilla();
+    let mut child = fanout(home.path(), &[target("a", a.port()), target("b", b.port())])
+        .args(["-c", "echo one", "-c", "sleep 30000", "-c", "echo three"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut reader = BufReader::new(child.stdout.take().unwrap());
+    let mut seen = Vec::new();
+    for _ in 0..2 {
+        let mut line = String::new();
+        reader.read_line(&mut line).unwrap();
+        seen.push(line);
+    }
+    seen.sort();
+    assert_eq!(seen, ["[a] one\n", "[b] one\n"]);
+    for server in [&a, &b] {
+        let start = Instant::now();
+        while !server.commands().iter().any(|c| c == "sleep 30000") {
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "{:?}",
+                server.commands()
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+    // SAFETY: a signal to a child this test started and has not waited for.
+    assert_eq!(
+        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) },
+        0
+    );
+    let mut rest = String::new();
+    reader.read_to_string(&mut rest).unwrap();
+    let out = wait_with_timeout(child, Duration::from_secs(30));
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(143), "{err}");
+    assert_eq!(rest, "", "nothing after the first answers");
+    assert_eq!(
+        err.trim_end(),
+        "rcon: error: interrupted by SIGTERM: 2 commands ran on 2 servers, 2 were in flight \
+         and may or may not have run ([a] 'sleep 30000', [b] 'sleep 30000'), 2 not sent"
+    );
+    for server in [&a, &b] {
+        assert!(!server.commands().iter().any(|c| c == "echo three"));
+    }
 }

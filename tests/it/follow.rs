@@ -147,6 +147,26 @@ fn rcon_poll_through_a_pipe_survives_a_restart() {
     assert_eq!(e["event"], "joined");
     assert_eq!(e["player"], "Steve");
     assert_eq!(e["server"], format!("127.0.0.1:{}", addr.port()));
+    // The one record schema (issue 20): an event has a command record's keys, plus its player.
+    let mut keys: Vec<&str> = e.as_object().unwrap().keys().map(String::as_str).collect();
+    keys.sort_unstable();
+    assert_eq!(
+        keys,
+        [
+            "command",
+            "elapsed_ms",
+            "error",
+            "event",
+            "ok",
+            "player",
+            "reason",
+            "response",
+            "server",
+            "time"
+        ],
+        "{e}"
+    );
+    assert!(e["command"].is_null() && e["ok"] == true, "{e}");
     server.set_players(&["Steve", "Alex"]);
     let e: Value = serde_json::from_str(&f.line()).unwrap();
     assert_eq!(

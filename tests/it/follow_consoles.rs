@@ -102,7 +102,7 @@ fn expect_player(f: &mut Follower, want: &str, player: &str, server: &str) {
 fn expect_message(f: &mut Follower, text: &str) {
     let e = event(f);
     assert_eq!(e["event"], "message", "{e}");
-    assert_eq!(e["text"], text, "{e}");
+    assert_eq!(e["response"], text, "{e}");
     let raw = e["raw"].as_str().unwrap_or_else(|| panic!("no raw: {e}"));
     if raw.starts_with('{') {
         // Rust's chat: the frame's Message is the chat as JSON, kept as it came.

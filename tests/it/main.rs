@@ -7,6 +7,8 @@ mod common;
 mod batch;
 mod battleye;
 mod compat;
+#[cfg(unix)]
+mod completion;
 mod config;
 mod console;
 mod consoles_common;

@@ -805,3 +805,22 @@ fn every_management_example_in_the_readme_runs() {
         server.system_messages()
     );
 }
+
+/// One binary: `rcon` copied alone into an empty directory (no program next to it) runs
+/// `--mgmt` itself, as an archive, a package or `cargo install` leaves it.
+#[test]
+fn rcon_alone_in_its_directory_runs_the_management_protocol() {
+    let tls = mgmt::tls();
+    let server = mgmt::server(&tls);
+    let home = common::home();
+    let dir = tempfile::tempdir().unwrap();
+    let alone = dir.path().join(common::rcon_bin().file_name().unwrap());
+    std::fs::copy(common::rcon_bin(), &alone).unwrap();
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    let mut cmd = common::program_in(&alone, home.path());
+    cmd.args(["--mgmt", &mgmt::url(&server), "--mgmt-cert"])
+        .arg(&tls.cert)
+        .env("RCON_MGMT_SECRET", mgmt::SECRET)
+        .arg("players");
+    assert_eq!(ok(&mut cmd), "(none)\n");
+}

@@ -74,3 +74,172 @@ fn a_failed_reconnect_does_not_speak_of_a_command() {
     let screen = term.screen();
     assert!(!screen.contains("not sent"), "{screen}");
 }
+
+/// Waits until `server` has received `command`.
+#[cfg(unix)]
+fn wait_for_command(server: &rconsole::practice::PracticeServer, command: &str) {
+    let start = std::time::Instant::now();
+    while !server.commands().iter().any(|c| c == command) {
+        assert!(
+            start.elapsed() < crate::common::term::LIMIT,
+            "{command:?} never arrived: {:?}",
+            server.commands()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
+/// Ctrl-C while the second of three `-c` commands runs: the first answer stays on the screen,
+/// one line says what ran, what was in flight and what was not sent, as for batch input, and
+/// the exit status is 130 (it used to end the process at once, saying nothing).
+#[cfg(unix)]
+#[test]
+fn ctrl_c_during_dash_c_commands_says_what_ran_and_exits_130() {
+    let server = crate::common::strict_vanilla();
+    let home = home();
+    let port = server.port().to_string();
+    let mut term = Term::start_with(
+        home.path(),
+        &[
+            "-H",
+            "127.0.0.1",
+            "-P",
+            &port,
+            "-c",
+            "echo first answer",
+            "-c",
+            "sleep 30000",
+            "-c",
+            "echo never",
+        ],
+    );
+    term.wait_for("first answer");
+    wait_for_command(&server, "sleep 30000");
+    term.send("\x03");
+    assert_eq!(term.exit_code(), 130, "{}", term.screen());
+    let screen = term.screen();
+    assert!(
+        screen.contains(
+            "rcon: error: interrupted by Ctrl-C: 1 command ran, command 2 of 3 ('sleep 30000') \
+             was in flight and may or may not have run, 1 not sent"
+        ),
+        "{screen}"
+    );
+    assert_eq!(server.commands(), ["echo first answer", "sleep 30000"]);
+}
+
+/// SIGTERM between the answers of `-c` commands into a pipe: the answers so far are on
+/// stdout, the report on stderr, exit 143.
+#[cfg(unix)]
+#[test]
+fn sigterm_during_dash_c_commands_keeps_the_answers() {
+    use std::io::Read;
+    let server = crate::common::strict_vanilla();
+    let home = home();
+    let mut child = crate::common::rcon_for(&server, home.path())
+        .args(["-c", "echo one", "-c", "sleep 30000", "-c", "echo three"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 4];
+    child
+        .stdout
+        .as_mut()
+        .unwrap()
+        .read_exact(&mut first)
+        .unwrap();
+    assert_eq!(&first, b"one\n");
+    wait_for_command(&server, "sleep 30000");
+    // SAFETY: a signal to a child this test started and has not waited for.
+    assert_eq!(
+        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) },
+        0
+    );
+    let out = crate::common::wait_with_timeout(child, crate::common::term::LIMIT);
+    assert_eq!(out.status.code(), Some(143), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "", "nothing after the first answer");
+    assert_eq!(
+        stderr(&out).trim_end(),
+        "rcon: error: interrupted by SIGTERM: 1 command ran, command 2 of 3 ('sleep 30000') \
+         was in flight and may or may not have run, 1 not sent"
+    );
+}
+
+/// Ctrl-C while `--wait` waits for the server: the wait ends at once, its progress line is
+/// erased (it stayed on the screen when Ctrl-C ended the process), the report says nothing
+/// was sent, exit 130.
+#[cfg(unix)]
+#[test]
+fn ctrl_c_during_wait_erases_the_progress_line() {
+    let home = home();
+    // A port nothing listens on: every attempt is refused.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+    let mut term = Term::start(addr, home.path(), &["--wait", "5m", "seed"]);
+    term.wait_for(&format!("waiting for 127.0.0.1:{port}"));
+    term.send("\x03");
+    assert_eq!(term.exit_code(), 130, "{}", term.screen());
+    let screen = term.screen();
+    assert!(!screen.contains("waiting for"), "{screen}");
+    assert!(
+        screen.contains(
+            "rcon: error: interrupted by Ctrl-C: 0 commands ran, none was in flight, 1 not sent"
+        ),
+        "{screen}"
+    );
+}
+
+/// Ctrl-C while `--retry` pauses between connection attempts: no further attempt, exit 130
+/// with the report (the pauses double: 20 retries would take minutes).
+#[cfg(unix)]
+#[test]
+fn ctrl_c_during_retry_pauses_stops_at_once() {
+    let home = home();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+    let mut term = Term::start(addr, home.path(), &["--retry", "20", "seed"]);
+    term.wait_for("(retry 2 of 20)");
+    term.send("\x03");
+    assert_eq!(term.exit_code(), 130, "{}", term.screen());
+    let screen = term.screen();
+    assert!(!screen.contains("(retry 4 of 20)"), "{screen}");
+    assert!(
+        screen.contains("interrupted by Ctrl-C: 0 commands ran, none was in flight, 1 not sent"),
+        "{screen}"
+    );
+}
+
+/// Ctrl-C while several servers run, with the progress line on the terminal: the line is
+/// erased before rcon ends (it stayed, `... 2 in flight^C`, with the shell's prompt after it).
+#[cfg(unix)]
+#[test]
+fn ctrl_c_during_fan_out_erases_the_progress_line() {
+    let home = home();
+    let a = crate::common::strict_vanilla();
+    let b = crate::common::strict_vanilla();
+    let ta = format!("a=127.0.0.1:{}", a.port());
+    let tb = format!("b=127.0.0.1:{}", b.port());
+    let mut term = Term::start_with(
+        home.path(),
+        &["--target", &ta, "--target", &tb, "sleep 30000"],
+    );
+    term.wait_for("in flight");
+    wait_for_command(&a, "sleep 30000");
+    term.send("\x03");
+    assert_eq!(term.exit_code(), 130, "{}", term.screen());
+    let screen = term.screen();
+    assert!(!screen.contains("done, 0 failed"), "{screen}");
+    assert!(
+        screen.contains("interrupted by Ctrl-C: 0 commands ran on 2 servers"),
+        "{screen}"
+    );
+}

@@ -15,14 +15,7 @@ use std::path::{Path, PathBuf};
 use crate::app::exit::Exit;
 use crate::app::resolve::settings::Source;
 
-/// A program whose command line rcon can take.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Personality {
-    /// Tiiffi's mcrcon 0.7.2: every argument is one command, -H -P -p -c -r -s -t -w.
-    Mcrcon,
-    /// itzg's rcon-cli: --host --port --password --config, the words joined into one command.
-    RconCli,
-}
+pub use crate::app::resolve::args::Personality;
 
 impl Personality {
     /// Every personality.

@@ -1,5 +1,6 @@
-//! What reaches the terminal: command output in every style ([`output`]) and packet traces
-//! ([`trace`]).
+//! What reaches the terminal: command output in every style ([`output`]), the one JSON record
+//! schema of every mode ([`json`]) and packet traces ([`trace`]).
 
+pub mod json;
 pub mod output;
 pub mod trace;

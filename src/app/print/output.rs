@@ -5,8 +5,6 @@
 use std::io::{self, Write};
 use std::time::Duration;
 
-use serde::Serialize;
-
 use rconsole::text::render;
 
 /// `--color`: when to turn `§` codes into ANSI colours.
@@ -99,42 +97,17 @@ pub struct Record<'a> {
     pub origin: Option<(&'a str, u64)>,
 }
 
-/// The one JSON schema for command results, with one server or several.
-#[derive(Serialize)]
-struct JsonRecord<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    server: Option<&'a str>,
-    command: &'a str,
-    response: &'a str,
-    ok: bool,
-    error: Option<&'a str>,
-    /// Why it failed in one word (`timeout`, `connect`, `command`...), `null` when it did not.
-    reason: Option<&'a str>,
-    elapsed_ms: f64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    file: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    line: Option<u64>,
-}
-
-/// Appends `r` as the one JSON record (and a newline) to `buf`, `response` being its text as
-/// printed. Every mode's records go through here, timed operations included.
+/// Appends `r` as the one JSON record ([`super::json`]) and a newline to `buf`, `response`
+/// being its text as printed. Every mode's command records go through here.
 pub fn write_json(buf: &mut Vec<u8>, server: Option<&str>, r: &Record<'_>, response: &str) {
-    let record = JsonRecord {
-        server,
-        command: r.command,
-        response,
-        ok: r.ok,
-        error: r.error,
-        reason: r.reason,
-        elapsed_ms: (r.elapsed.as_secs_f64() * 1e6).round() / 1e3,
-        file: r.origin.map(|o| o.0),
-        line: r.origin.map(|o| o.1),
-    };
-    // Serialising plain strings and numbers cannot fail.
-    if serde_json::to_writer(&mut *buf, &record).is_ok() {
-        buf.push(b'\n');
-    }
+    let mut record = super::json::JsonRecord::command(server, r.command, response);
+    record.ok = r.ok;
+    record.error = r.error;
+    record.reason = r.reason;
+    record.elapsed_ms = Some(super::json::millis(r.elapsed));
+    record.file = r.origin.map(|o| o.0);
+    record.line = r.origin.map(|o| o.1);
+    record.write(buf);
 }
 
 /// Where command output goes.
@@ -145,6 +118,8 @@ pub struct Printer {
     fix_newlines: bool,
     /// Print nothing (mcrcon's `-s`).
     quiet: bool,
+    /// The server JSON records name when the caller names none (one server's session).
+    server: Option<String>,
 }
 
 impl Printer {
@@ -159,7 +134,14 @@ impl Printer {
             style,
             fix_newlines,
             quiet: false,
+            server: None,
         }
+    }
+
+    /// JSON records name `server` (one server's session; several name each their own).
+    pub fn server(mut self, server: String) -> Self {
+        self.server = Some(server);
+        self
     }
 
     /// With `on`, prints no command output (records and echoes): the exit status and stderr
@@ -215,7 +197,7 @@ impl Printer {
             }
             Style::Json => {
                 let text = render::strip(&self.text(r));
-                write_json(buf, server, r, &text);
+                write_json(buf, server.or(self.server.as_deref()), r, &text);
             }
         }
     }

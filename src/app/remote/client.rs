@@ -22,11 +22,12 @@ use crate::app::print::output::{Printer, Record, Style};
 use crate::app::remote::proto::{self, Frame, PROTOCOL, VERSION};
 use crate::app::remote::session::{self, Opener, RemoteSession};
 use crate::app::remote::{install, journal};
+use crate::app::resolve::plan::BatchPolicy;
 use crate::app::resolve::plan::SessionPlan;
 use crate::app::resolve::settings::{Settings, Source};
-use crate::app::run::batch::{self, BatchPolicy, Input, Tally};
+use crate::app::run::batch::{self, Input, Tally};
 use crate::app::run::interrupt::{Signal, Stop};
-use crate::app::short;
+use crate::app::shared::short;
 
 /// How many commands may be on their way to (or waiting on) the remote side at once. Each is
 /// at most 64 KiB and usually under 100 bytes; 256 in flight fill a 50 ms round trip at over
@@ -441,7 +442,7 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
             "--resume needs exactly one input, one -f FILE or stdin (the journal is kept per input and server)",
         ));
     }
-    crate::app::refuse_unsendable(&plan.commands, [settings])?;
+    crate::app::shared::refuse_unsendable(&plan.commands, [settings])?;
     for path in &plan.files {
         drop(Input::open(path, false)?);
     }
@@ -454,7 +455,7 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
         plan.parse_errors_fail,
     )?;
     let via = starter.via().to_string();
-    let mut printer = plan.printing.printer();
+    let mut printer = plan.printing.printer().server(plan.settings.display_name());
     let stop = Stop::catch();
     let mut progress = Progress {
         resume: plan.batch.resume,

@@ -309,7 +309,8 @@ fn open_session(
     let connector = settings
         .connector()
         .map_err(|e| (exit::exit_for(&e), format!("{e:#}")))?;
-    let observer: Arc<dyn rconsole::rcon::client::Observer> = Arc::new(crate::app::StderrObserver);
+    let observer: Arc<dyn rconsole::rcon::client::Observer> =
+        Arc::new(crate::app::shared::StderrObserver);
     let opts = settings.options(observer);
     let printer = Printer::new(Style::Raw, false).quiet(true);
     let mut session = Session::new(connector, Password::new(password), opts, printer);

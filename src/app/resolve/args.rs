@@ -5,7 +5,6 @@ use std::time::Duration;
 
 use clap::{Parser, ValueEnum};
 
-use crate::app::compat::Personality;
 use crate::app::print::output::ColorChoice;
 
 fn duration(text: &str) -> Result<Duration, String> {
@@ -94,13 +93,15 @@ pub const VERSION: &str = concat!(
 #[derive(Debug, Parser)]
 #[command(name = "rcon", version = VERSION, after_long_help = crate::app::exit::TABLE)]
 pub struct Args {
-    /// Server host name or address.
+    /// Server host name or address; `HOST:PORT` and `[IPv6]:PORT` are accepted.
     #[arg(
         short = 'H',
         long,
         env = "RCON_HOST",
         value_name = "HOST",
-        help = "Server host name or address; HOST:PORT and [IPv6]:PORT are accepted"
+        long_help,
+        help = "Server host name or address (HOST:PORT too)",
+        help_heading = "Connection"
     )]
     pub host: Option<String>,
 
@@ -111,7 +112,10 @@ pub struct Args {
         env = "RCON_PORT",
         value_name = "PORT",
         value_parser = crate::app::resolve::values::parse_port,
-        allow_negative_numbers = true
+        allow_negative_numbers = true,
+        long_help,
+        help = "RCON port [default: 25575]",
+        help_heading = "Connection"
     )]
     pub port: Option<u16>,
 
@@ -122,40 +126,66 @@ pub struct Args {
         long,
         env = "RCON_PASSWORD",
         value_name = "PASSWORD",
-        hide_env_values = true
+        hide_env_values = true,
+        long_help,
+        help = "RCON password (ps shows it: prefer the env)",
+        help_heading = "Connection"
     )]
     pub password: Option<String>,
 
     /// Read the password from the first line of FILE (Docker secrets style; later lines are
     /// ignored, as in `pass` files).
-    #[arg(long, env = "RCON_PASSWORD_FILE", value_name = "FILE", value_parser = path)]
+    #[arg(long, env = "RCON_PASSWORD_FILE", value_name = "FILE", value_parser = path, long_help, help = "Read the password from FILE's first line", help_heading = "Connection")]
     pub password_file: Option<PathBuf>,
 
     /// Use the server profile NAME from the config file (without -s, the `default` profile
     /// applies if there is one). Several names separated by commas, or a profile that lists
     /// `servers = [...]`, run the commands on all of them at once.
-    #[arg(short = 's', long, env = "RCON_SERVER", value_name = "NAME")]
+    #[arg(
+        short = 's',
+        long,
+        env = "RCON_SERVER",
+        value_name = "NAME",
+        long_help,
+        help = "Use config profile NAME (NAME,NAME: several)",
+        help_heading = "Connection"
+    )]
     pub server: Option<String>,
 
     /// Run the commands on every server profile in the config file at once.
-    #[arg(long, conflicts_with_all = ["server", "demo", "target"])]
+    #[arg(long, conflicts_with_all = ["server", "demo", "target"], long_help, help = "Run the commands on every server profile at once", help_heading = "Several servers")]
     pub all: bool,
 
     /// Read the config file at PATH instead of the default one (see --print-config).
-    #[arg(long, env = "RCON_CONFIG", value_name = "PATH", value_parser = path)]
+    #[arg(long, env = "RCON_CONFIG", value_name = "PATH", value_parser = path, long_help, help = "Read this config file instead of the default", help_heading = "Connection")]
     pub config: Option<PathBuf>,
 
     /// Ignore the config file (the default one and any --config or RCON_CONFIG).
-    #[arg(long)]
+    #[arg(
+        long,
+        long_help,
+        help = "Ignore the config file",
+        help_heading = "Connection"
+    )]
     pub no_config: bool,
 
     /// List the server profiles in the config file (names and addresses, no secrets) and exit.
-    #[arg(long)]
+    #[arg(
+        long,
+        long_help,
+        help = "List the config file's server profiles and exit",
+        help_heading = "Connection"
+    )]
     pub list_servers: bool,
 
     /// Print the resolved settings and where each value came from (password masked) and exit;
     /// with management settings, those too (URL, TLS, trust, Origin, where the secret comes from).
-    #[arg(long)]
+    #[arg(
+        long,
+        long_help,
+        help = "Print the resolved settings and where each came from, and exit",
+        help_heading = "Connection"
+    )]
     pub print_config: bool,
 
     /// Read the rest of the command line as that program's, as when rcon runs under its name
@@ -163,18 +193,24 @@ pub struct Args {
     /// MCRCON_HOST/PORT/PASS) or itzg's rcon-cli (--host --port --password --config, the words
     /// one command, RCON_HOST/PORT/PASSWORD, ~/.rcon-cli.yaml). Any failure then exits 1, as
     /// theirs do. Must be the first argument.
-    #[arg(long, value_enum, value_name = "PROGRAM")]
+    #[arg(
+        long,
+        value_enum,
+        value_name = "PROGRAM",
+        long_help,
+        help = "Read the rest of the command line as mcrcon's or rcon-cli's"
+    )]
     pub compat: Option<Personality>,
 
     /// Create `mcrcon` and `rcon-cli` in DIR, which run rcon with those programs' command
     /// lines (symbolic links; on Windows hard links named mcrcon.exe and rcon-cli.exe, or copies
     /// across volumes), and exit. An existing file of that name is never replaced.
-    #[arg(long, value_name = "DIR", value_parser = path)]
+    #[arg(long, value_name = "DIR", value_parser = path, long_help, help = "Create mcrcon and rcon-cli in DIR, running rcon, and exit")]
     pub install_links: Option<PathBuf>,
 
     /// Time limit for connecting, logging in, and the whole wait for each command's output,
     /// e.g. 5s, 500ms [default: 10s].
-    #[arg(short = 't', long, env = "RCON_TIMEOUT", value_name = "DURATION", value_parser = time_limit)]
+    #[arg(short = 't', long, env = "RCON_TIMEOUT", value_name = "DURATION", value_parser = time_limit, long_help, help = "Limit for login and each answer [default: 10s]", help_heading = "Connection")]
     pub timeout: Option<Duration>,
 
     /// Wait up to DURATION (e.g. 60s, 2m) for the server to come up: a refused or closed
@@ -182,65 +218,116 @@ pub struct Args {
     /// progress line on a terminal, until the login is accepted; then the commands run. A
     /// refused password is final at once (exit 5); past DURATION the exit status is the last
     /// attempt's (4, 6...). One server only.
-    #[arg(long, value_name = "DURATION", value_parser = time_limit)]
+    #[arg(long, value_name = "DURATION", value_parser = time_limit, long_help, help = "Wait up to DURATION for the server to come up, then run the commands", help_heading = "Connection")]
     pub wait: Option<Duration>,
 
     /// A command to run (repeatable; run in order, before any trailing COMMAND).
-    #[arg(short = 'c', long = "command", value_name = "CMD")]
+    #[arg(
+        short = 'c',
+        long = "command",
+        value_name = "CMD",
+        long_help,
+        help = "A command to run (repeatable, in order, before COMMAND)",
+        help_heading = "Commands"
+    )]
     pub commands: Vec<String>,
 
     /// How the end of each command's output is found [default: detect].
-    #[arg(long, value_enum, value_name = "HOW")]
+    #[arg(
+        long,
+        value_enum,
+        value_name = "HOW",
+        long_help,
+        help = "How the end of each answer is found [default: detect]",
+        help_heading = "Connection"
+    )]
     pub sentinel: Option<SentinelArg>,
 
     /// A fixed quiet gap that ends an answer when nothing marks its end (--sentinel idle, or a
     /// server that answers no sentinel) [default: adaptive: eight round trips or four times the
     /// slowest recent answer, at least 50ms (100ms until the server has answered three commands)].
-    #[arg(long, value_name = "DURATION", value_parser = duration)]
+    #[arg(long, value_name = "DURATION", value_parser = duration, long_help, help = "A fixed quiet gap that ends an answer [default: adaptive]", help_heading = "Connection")]
     pub idle_gap: Option<Duration>,
 
     /// Forget what was learned about the server (how its answers end) and probe it again.
-    #[arg(long)]
+    #[arg(
+        long,
+        long_help,
+        help = "Forget what was learned about the server and probe it again",
+        help_heading = "Connection"
+    )]
     pub forget: bool,
 
     /// The server family [default: minecraft]; it also picks the default port (25575, or 2306
     /// for battleye, 28016 for webrcon, 8081 for telnet). --sentinel, when given, overrides an
     /// RCON dialect's end-of-output method.
-    #[arg(long, value_enum, env = "RCON_DIALECT", value_name = "DIALECT")]
+    #[arg(
+        long,
+        value_enum,
+        env = "RCON_DIALECT",
+        value_name = "DIALECT",
+        long_help,
+        help = "The server family [default: minecraft]",
+        help_heading = "Connection"
+    )]
     pub dialect: Option<DialectArg>,
 
     /// Reach the server through an SSH tunnel: runs `ssh -W HOST:PORT DEST` (the system OpenSSH
     /// client, no remote shell), so the RCON password never crosses the network in clear text.
     /// --host is then resolved on the SSH server (default localhost). DEST is SSHHOST,
     /// USER@SSHHOST or USER@SSHHOST:SSHPORT. ssh runs with BatchMode=yes: it never prompts.
-    #[arg(long, value_name = "DEST", conflicts_with_all = ["proxy_command", "demo"])]
+    #[arg(long, value_name = "DEST", conflicts_with_all = ["proxy_command", "demo"], long_help, help = "Reach the server through an SSH tunnel (ssh -W HOST:PORT DEST)", help_heading = "Connection")]
     pub ssh: Option<String>,
 
     /// An ssh_config option for --ssh, e.g. IdentityFile=~/.ssh/mc or BatchMode=no
     /// (repeatable; passed as `ssh -o OPTION` before rcon's own defaults, so it wins).
-    #[arg(long, value_name = "OPTION")]
+    #[arg(
+        long,
+        value_name = "OPTION",
+        long_help,
+        help = "An ssh_config option for --ssh (repeatable)",
+        help_heading = "Connection"
+    )]
     pub ssh_option: Vec<String>,
 
     /// Reach the server through any command that connects its stdin/stdout to it, as OpenSSH's
     /// ProxyCommand: %h is the RCON host, %p the port, %% a percent sign. Runs under `sh -c`
     /// (`cmd /C` on Windows).
-    #[arg(long, value_name = "CMD", conflicts_with = "demo")]
+    #[arg(
+        long,
+        value_name = "CMD",
+        conflicts_with = "demo",
+        long_help,
+        help = "Reach the server through a command, as OpenSSH's ProxyCommand",
+        help_heading = "Connection"
+    )]
     pub proxy_command: Option<String>,
 
     /// With --ssh: run `rcon` on the SSH host itself (over the same ssh, BatchMode=yes) and
     /// stream the commands to it, so a file costs one round trip per window of commands, not
     /// one per line (docs/remote.md). The password travels only inside the SSH channel.
-    #[arg(long, conflicts_with_all = ["proxy_command", "demo"])]
+    #[arg(long, conflicts_with_all = ["proxy_command", "demo"], long_help, help = "With --ssh: run rcon on the SSH host and stream the commands to it", help_heading = "Connection")]
     pub remote: bool,
 
     /// The program --remote runs on the SSH host [default: rcon, on the remote PATH].
-    #[arg(long, value_name = "PATH")]
+    #[arg(
+        long,
+        value_name = "PATH",
+        long_help,
+        help = "The program --remote runs on the SSH host [default: rcon]",
+        help_heading = "Connection"
+    )]
     pub remote_rcon: Option<String>,
 
     /// With --remote: when the SSH host has no usable rcon (missing, or too old), copy this rcon
     /// there, to ~/.cache/rconsole/bin (XDG_CACHE_HOME), only when its OS and architecture
     /// match; checked by SHA-256 and by running its --version before first use. Off by default.
-    #[arg(long)]
+    #[arg(
+        long,
+        long_help,
+        help = "With --remote: copy this rcon to the SSH host when it has none usable",
+        help_heading = "Connection"
+    )]
     pub remote_install: bool,
 
     /// Serve the remote protocol on stdin/stdout (what --remote runs on the SSH host; an
@@ -252,40 +339,69 @@ pub struct Args {
     /// the server answered, as kept in the journal of the run that stopped (docs/remote.md;
     /// other stdin lines are refused). A line sent but never answered is refused unless
     /// --resend-in-doubt.
-    #[arg(long)]
+    #[arg(
+        long,
+        long_help,
+        help = "Run the same -f file (or stdin) again from after its last answered line",
+        help_heading = "Commands"
+    )]
     pub resume: bool,
 
     /// With --resume or --retry: send the line in doubt (sent, never answered) again.
-    #[arg(long)]
+    #[arg(
+        long,
+        long_help,
+        help = "With --resume or --retry: send the line in doubt again",
+        help_heading = "Commands"
+    )]
     pub resend_in_doubt: bool,
 
     /// Run the commands on several servers at once: NAME=HOST or NAME=HOST:PORT (repeatable).
     /// Output lines are prefixed with the name in brackets; the exit status is the worst of all
     /// servers. A target is reached directly unless --ssh or --proxy-command is given (the
     /// default profile's tunnel does not apply).
-    #[arg(long, value_name = "NAME=HOST", conflicts_with = "demo")]
+    #[arg(
+        long,
+        value_name = "NAME=HOST",
+        conflicts_with = "demo",
+        long_help,
+        help = "Run on several servers: NAME=HOST or NAME=HOST:PORT (repeatable)",
+        help_heading = "Several servers"
+    )]
     pub target: Vec<String>,
 
     /// With several servers: print each server's output as one block under a line with its
     /// name in brackets, when that server is done, instead of prefixing every line.
-    #[arg(long)]
+    #[arg(
+        long,
+        long_help,
+        help = "Print each server's output as one block, not as prefixed lines",
+        help_heading = "Several servers"
+    )]
     pub group: bool,
 
     /// Read the servers to run on from FILE (`-` for stdin): NDJSON (one JSON object per line,
     /// or one JSON array of them) or CSV with a header row. Columns: name, host, port, dialect,
     /// password_env, password_file, password_command, ssh, tags. Passwords are never inline.
     /// See docs/fleet.md.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["demo", "all", "target"])]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["demo", "all", "target"], long_help, help = "Read the servers to run on from FILE (NDJSON or CSV; - is stdin)", help_heading = "Several servers")]
     pub targets: Option<String>,
 
     /// Keep only the --targets rows that match KEY=VALUE: tag, name, host, dialect or ssh;
     /// VALUE may list alternatives separated by commas. Repeatable: every one must match.
-    #[arg(long = "where", value_name = "KEY=VALUE", requires = "targets")]
+    #[arg(
+        long = "where",
+        value_name = "KEY=VALUE",
+        requires = "targets",
+        long_help,
+        help = "Keep only the --targets rows that match KEY=VALUE",
+        help_heading = "Several servers"
+    )]
     pub where_: Vec<String>,
 
     /// With several servers: at most N connections open at once [default: 10000]. Each needs
     /// a file descriptor; rcon raises its soft limit as far as the hard limit allows.
-    #[arg(long, value_name = "N", value_parser = crate::app::resolve::values::parse_positive_count)]
+    #[arg(long, value_name = "N", value_parser = crate::app::resolve::values::parse_positive_count, long_help, help = "At most N connections open at once [default: 10000]", help_heading = "Several servers")]
     pub parallel: Option<u32>,
 
     /// Try a failed first connect again up to N times (each server's, with several), waiting
@@ -293,25 +409,35 @@ pub struct Args {
     /// retried). With -f files (locally or with --remote), also reconnect after a lost
     /// connection, tunnel or remote side, up to N times in all, and go on after the last
     /// answered line (the line in doubt needs --resend-in-doubt).
-    #[arg(long, value_name = "N", default_value_t = 0, value_parser = crate::app::resolve::values::parse_count)]
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = crate::app::resolve::values::parse_count, long_help, help = "Try a failed connect again up to N times (files: reconnect mid-way)", help_heading = "Connection")]
     pub retry: u32,
 
     /// Run against a built-in practice server (strict vanilla, or the --dialect's console)
     /// instead of a real one: no server or password needed. Try `rcon --demo help`.
-    #[arg(long)]
+    #[arg(
+        long,
+        long_help,
+        help = "Use a built-in practice server (try: rcon --demo help)",
+        help_heading = "Practice"
+    )]
     pub demo: bool,
 
     /// Also show the messages a BattlEye, WebRCON or telnet server sends on its own (chat, log
     /// lines) while commands run: on stderr as `[server] TEXT`, or with --json as records with
-    /// "type":"message" on stdout. The console always shows them; with several servers at once
+    /// "event":"message" on stdout. The console always shows them; with several servers at once
     /// they are not shown.
-    #[arg(long)]
+    #[arg(
+        long,
+        long_help,
+        help = "Also show what a BattlEye, WebRCON or telnet server sends on its own",
+        help_heading = "Output"
+    )]
     pub messages: bool,
 
     /// Run the practice server in the foreground on ADDR (default 127.0.0.1:25575; port 0 picks a
     /// free one) and print its address; for trying other clients and for benchmarks. Its password
     /// is `practice` unless --practice-password sets one.
-    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:25575")]
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:25575", long_help, help = "Run the practice server in the foreground on ADDR", help_heading = "Practice")]
     pub practice_server: Option<String>,
 
     /// The practice server's dialect: vanilla, source, mirror, mirror-trailer8, reject-sentinel,
@@ -322,7 +448,10 @@ pub struct Args {
         long,
         value_name = "MODE",
         default_value = "vanilla",
-        requires = "practice_server"
+        requires = "practice_server",
+        long_help,
+        help = "The practice server's mode (see --help)",
+        help_heading = "Practice"
     )]
     pub practice_mode: String,
 
@@ -331,93 +460,164 @@ pub struct Args {
         long,
         value_name = "PASSWORD",
         default_value = "practice",
-        requires = "practice_server"
+        requires = "practice_server",
+        long_help,
+        help = "The practice server's password",
+        help_heading = "Practice"
     )]
     pub practice_password: String,
 
     /// Delay before each read of the practice server (vanilla mode), to catch clients that send
     /// two packets back to back.
-    #[arg(long, value_name = "DURATION", value_parser = duration, requires = "practice_server")]
+    #[arg(long, value_name = "DURATION", value_parser = duration, requires = "practice_server", long_help, help = "Delay before each read of the practice server", help_heading = "Practice")]
     pub practice_read_delay: Option<Duration>,
 
     /// Show a Minecraft server's status with the Server List Ping (game port, default 25565; no
     /// password needed): version, players, MOTD, latency. HOST defaults to the host of --host,
     /// else localhost. Servers older than 1.7 are asked with the legacy FE 01 ping.
-    #[arg(long, value_name = "HOST[:PORT]", num_args = 0..=1)]
+    #[arg(long, value_name = "HOST[:PORT]", num_args = 0..=1, long_help, help = "Show a Minecraft server's status (Server List Ping; no password)", help_heading = "Status")]
     pub ping: Option<Option<String>>,
 
     /// With --ping: send only the legacy (pre-1.7) FE 01 ping.
-    #[arg(long, requires = "ping")]
+    #[arg(
+        long,
+        requires = "ping",
+        long_help,
+        help = "With --ping: send only the legacy (pre-1.7) ping",
+        help_heading = "Status"
+    )]
     pub legacy: bool,
 
     /// Ask a server over UDP Query (needs enable-query=true; query.port, default 25565; no
     /// password needed): MOTD, map, players. HOST defaults as for --ping.
-    #[arg(long, value_name = "HOST[:PORT]", num_args = 0..=1, conflicts_with = "ping")]
+    #[arg(long, value_name = "HOST[:PORT]", num_args = 0..=1, conflicts_with = "ping", long_help, help = "Ask a server over UDP Query (no password)", help_heading = "Status")]
     pub query: Option<Option<String>>,
 
     /// With --query: the full stat (version, software, plugins, player names).
-    #[arg(long, requires = "query")]
+    #[arg(
+        long,
+        requires = "query",
+        long_help,
+        help = "With --query: the full stat",
+        help_heading = "Status"
+    )]
     pub full: bool,
 
-    /// Print JSON instead of text: one object per command and line (command, response, ok,
-    /// error, elapsed_ms; file and line for batch input; server with several servers); --ping:
+    /// Print JSON instead of text: one object per command and line, the same keys in every
+    /// mode (time, server, event, command, response, ok, error, reason, elapsed_ms; file and
+    /// line for batch input; player, params, raw for --follow events); --ping:
     /// the server's status JSON with address and latency; --query: the stat.
-    #[arg(long, conflicts_with = "group")]
+    #[arg(
+        long,
+        conflicts_with = "group",
+        long_help,
+        help = "Print JSON instead of text: one object per command (NDJSON)",
+        help_heading = "Output"
+    )]
     pub json: bool,
 
     /// Print every packet sent and received to stderr: a hex dump under its decoded header
     /// (size, id, type) and the time since start (--mgmt: every JSON-RPC message). The
     /// password is never shown. One server only.
-    #[arg(short = 'v', long)]
+    #[arg(
+        short = 'v',
+        long,
+        long_help,
+        help = "Print every packet sent and received to stderr",
+        help_heading = "Output"
+    )]
     pub trace: bool,
 
     /// Run the commands in PATH, one per line, mcfunction rules (repeatable, in order; `-` is
     /// stdin). Every file is opened before anything is sent. Without any command or file and
     /// with stdin not a terminal, stdin is read.
-    #[arg(short = 'f', long = "file", value_name = "PATH")]
+    #[arg(
+        short = 'f',
+        long = "file",
+        value_name = "PATH",
+        long_help,
+        help = "Run the commands in PATH, one per line (repeatable; - is stdin)",
+        help_heading = "Commands"
+    )]
     pub files: Vec<String>,
 
     /// Open the interactive console after the commands and files have run.
-    #[arg(short = 'i', long)]
+    #[arg(
+        short = 'i',
+        long,
+        long_help,
+        help = "Open the interactive console after the commands and files",
+        help_heading = "Commands"
+    )]
     pub interactive: bool,
 
     /// Keep going after a failed command (-c, a file or stdin line, on each server) and exit
     /// non-zero at the end; without it the first failure stops the run and nothing later is
     /// sent.
-    #[arg(long)]
+    #[arg(
+        long,
+        long_help,
+        help = "Keep going after a failed command; exit non-zero at the end",
+        help_heading = "Commands"
+    )]
     pub keep_going: bool,
 
     /// Wait this long between commands (-c ones, files and stdin, on each server), e.g. 50ms.
-    #[arg(long, value_name = "DURATION", value_parser = duration)]
+    #[arg(long, value_name = "DURATION", value_parser = duration, long_help, help = "Wait this long between commands, e.g. 50ms", help_heading = "Commands")]
     pub delay: Option<Duration>,
 
     /// Print each command (`> COMMAND`) before its output, for logs.
-    #[arg(long)]
+    #[arg(
+        long,
+        long_help,
+        help = "Print each command (> COMMAND) before its output",
+        help_heading = "Commands"
+    )]
     pub echo: bool,
 
     /// Fill `$(NAME)` in mcfunction macro lines (`$...`) with VALUE (repeatable).
-    #[arg(long = "macro", value_name = "NAME=VALUE", value_parser = macro_arg)]
+    #[arg(long = "macro", value_name = "NAME=VALUE", value_parser = macro_arg, long_help, help = "Fill $(NAME) in mcfunction macro lines with VALUE (repeatable)", help_heading = "Commands")]
     pub macros: Vec<(String, String)>,
 
     /// When to render § colour codes as ANSI colours: auto (stdout is a terminal, TERM is not
     /// dumb, NO_COLOR and CLICOLOR=0 are unset; CLICOLOR_FORCE=1 colours a pipe), always, never.
-    #[arg(long, value_enum, value_name = "WHEN", default_value = "auto")]
+    #[arg(
+        long,
+        value_enum,
+        value_name = "WHEN",
+        default_value = "auto",
+        long_help,
+        help = "When to render § colour codes as ANSI colours",
+        help_heading = "Output"
+    )]
     pub color: ColorChoice,
 
     /// Print output bytes exactly as received (no colour handling, no decoding); one server
     /// only.
-    #[arg(long, conflicts_with_all = ["json", "fix_newlines"])]
+    #[arg(long, conflicts_with_all = ["json", "fix_newlines"], long_help, help = "Print output bytes exactly as received", help_heading = "Output")]
     pub raw: bool,
 
     /// Restore line breaks vanilla drops (MC-7569) where the output's shape makes them certain:
     /// `help` listings (a break before each `/` that starts a command right after other text)
     /// and parse errors. On by default when stdout is a terminal; piped output is left exactly
     /// as received unless this is given.
-    #[arg(long, overrides_with = "no_fix_newlines")]
+    #[arg(
+        long,
+        overrides_with = "no_fix_newlines",
+        long_help,
+        help = "Restore line breaks vanilla drops (default on a terminal)",
+        help_heading = "Output"
+    )]
     pub fix_newlines: bool,
 
     /// Never restore line breaks, not even on a terminal.
-    #[arg(long, overrides_with = "fix_newlines")]
+    #[arg(
+        long,
+        overrides_with = "fix_newlines",
+        long_help,
+        help = "Never restore line breaks, not even on a terminal",
+        help_heading = "Output"
+    )]
     pub no_fix_newlines: bool,
 
     /// Talk to the Minecraft Server Management Protocol (1.21.9+; JSON-RPC over WebSocket) at
@@ -425,43 +625,56 @@ pub struct Args {
     /// profile's mgmt_url. COMMAND words name a method and its arguments: `players`,
     /// `allowlist add Steve`, `server save`; `methods` lists what the server offers. The secret
     /// comes from RCON_MGMT_SECRET, --mgmt-secret-file, the profile's mgmt_secret_file or
-    /// mgmt_secret_command, else the password sources (never from argv). Runs the rcon-mgmt
-    /// program installed next to rcon, which holds the TLS and WebSocket code.
-    #[arg(long, value_name = "URL", num_args = 0..=1, default_missing_value = "")]
+    /// mgmt_secret_command, else the password sources (never from argv).
+    #[arg(long, value_name = "URL", num_args = 0..=1, default_missing_value = "", long_help, help = "Talk to the Minecraft Server Management Protocol at URL", help_heading = "Management")]
     pub mgmt: Option<String>,
 
     /// Run the practice management server (the documented methods and notifications on
     /// in-memory state) in the foreground on ADDR (default 127.0.0.1:25585; port 0 picks a free
     /// one) and print its URL; the secret is --practice-password. ws:// unless
     /// --practice-cert and --practice-key give a PEM certificate and key for wss://.
-    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:25585", conflicts_with = "practice_server")]
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:25585", conflicts_with = "practice_server", long_help, help = "Run the practice management server on ADDR", help_heading = "Practice")]
     pub practice_mgmt: Option<String>,
 
     /// With --practice-mgmt: the PEM certificate (chain) to serve wss:// with.
-    #[arg(long, value_name = "FILE", value_parser = path, requires_all = ["practice_mgmt", "practice_key"])]
+    #[arg(long, value_name = "FILE", value_parser = path, requires_all = ["practice_mgmt", "practice_key"], long_help, help = "With --practice-mgmt: PEM certificate for wss://", help_heading = "Practice")]
     pub practice_cert: Option<PathBuf>,
 
     /// With --practice-mgmt: the PEM private key of --practice-cert.
-    #[arg(long, value_name = "FILE", value_parser = path, requires_all = ["practice_mgmt", "practice_cert"])]
+    #[arg(long, value_name = "FILE", value_parser = path, requires_all = ["practice_mgmt", "practice_cert"], long_help, help = "With --practice-mgmt: the PEM private key of --practice-cert", help_heading = "Practice")]
     pub practice_key: Option<PathBuf>,
 
     /// With --mgmt: trust this PEM certificate (the server's self-signed one, or its CA) instead
     /// of the system's trust store. The host name is still checked.
-    #[arg(long, env = "RCON_MGMT_CERT", value_name = "FILE", value_parser = path, conflicts_with = "mgmt_fingerprint")]
+    #[arg(long, env = "RCON_MGMT_CERT", value_name = "FILE", value_parser = path, conflicts_with = "mgmt_fingerprint", long_help, help = "With --mgmt: trust this PEM certificate", help_heading = "Management")]
     pub mgmt_cert: Option<PathBuf>,
 
     /// With --mgmt: accept only the server certificate with this SHA-256 fingerprint (64 hex
     /// digits, colons allowed), e.g. from `keytool -list` or `openssl x509 -fingerprint -sha256`.
-    #[arg(long, env = "RCON_MGMT_FINGERPRINT", value_name = "SHA256")]
+    #[arg(
+        long,
+        env = "RCON_MGMT_FINGERPRINT",
+        value_name = "SHA256",
+        long_help,
+        help = "With --mgmt: accept only this SHA-256 certificate",
+        help_heading = "Management"
+    )]
     pub mgmt_fingerprint: Option<String>,
 
     /// With --mgmt: send this Origin header, for a proxy that checks it (vanilla checks the Origin
     /// of browsers only, never of a client sending its secret as a Bearer token, as rcon does).
-    #[arg(long, env = "RCON_MGMT_ORIGIN", value_name = "ORIGIN")]
+    #[arg(
+        long,
+        env = "RCON_MGMT_ORIGIN",
+        value_name = "ORIGIN",
+        long_help,
+        help = "With --mgmt: send this Origin header",
+        help_heading = "Management"
+    )]
     pub mgmt_origin: Option<String>,
 
     /// With --mgmt: read the secret from FILE (trailing newline stripped).
-    #[arg(long, env = "RCON_MGMT_SECRET_FILE", value_name = "FILE", value_parser = path)]
+    #[arg(long, env = "RCON_MGMT_SECRET_FILE", value_name = "FILE", value_parser = path, long_help, help = "With --mgmt: the secret's file", help_heading = "Management")]
     pub mgmt_secret_file: Option<PathBuf>,
 
     /// Print server events as they happen until interrupted, one line each (`--json`: NDJSON).
@@ -469,56 +682,104 @@ pub struct Args {
     /// into joined/left events. With BattlEye/WebRCON/telnet: the messages the server pushes
     /// (joins and leaves as joined/left, the rest as message events). A lost connection is
     /// retried (said on stderr) and the follow goes on.
-    #[arg(long, conflicts_with_all = ["countdown", "every", "interactive"])]
+    #[arg(long, conflicts_with_all = ["countdown", "every", "interactive"], long_help, help = "Print server events as they happen until interrupted", help_heading = "Live and timed")]
     pub follow: bool,
 
     /// With --follow over RCON: how often `list` is asked [default: 5s].
-    #[arg(long, value_name = "DURATION", value_parser = duration, requires = "follow")]
+    #[arg(long, value_name = "DURATION", value_parser = duration, requires = "follow", long_help, help = "With --follow over RCON: how often `list` is asked [default: 5s]", help_heading = "Live and timed")]
     pub poll: Option<Duration>,
 
     /// With --follow: run CMD for each event (`sh -c`, `cmd /C` on Windows) with the event in
     /// RCON_EVENT, RCON_EVENT_PLAYER, RCON_EVENT_SERVER, RCON_EVENT_TEXT, RCON_EVENT_JSON and as
     /// one JSON line on stdin; events wait for it in order.
-    #[arg(long, value_name = "CMD", requires = "follow")]
+    #[arg(
+        long,
+        value_name = "CMD",
+        requires = "follow",
+        long_help,
+        help = "With --follow: run CMD for each event",
+        help_heading = "Live and timed"
+    )]
     pub exec: Option<String>,
 
     /// Count down DURATION (e.g. 10m), saying --announce at the announcement times, then run
     /// --then (and any COMMAND/-c). Ctrl-C cancels: nothing more is sent but --cancel-announce.
-    #[arg(long, value_name = "DURATION", value_parser = duration)]
+    #[arg(long, value_name = "DURATION", value_parser = duration, long_help, help = "Count down DURATION with announcements, then run --then", help_heading = "Live and timed")]
     pub countdown: Option<Duration>,
 
     /// With --countdown: the command that announces the time left; {left} becomes e.g.
     /// `5 minutes`, {seconds} the seconds.
-    #[arg(long, value_name = "TEMPLATE", requires = "countdown")]
+    #[arg(
+        long,
+        value_name = "TEMPLATE",
+        requires = "countdown",
+        long_help,
+        help = "With --countdown: the command that announces the time left",
+        help_heading = "Live and timed"
+    )]
     pub announce: Option<String>,
 
     /// With --countdown: the announcement times, e.g. 5m,1m,10s [default: those of 1h, 30m,
     /// 15m, 10m, 5m, 2m, 1m, 30s, 10s, 5s, 4s, 3s, 2s, 1s within the countdown, and its start].
-    #[arg(long, value_name = "LIST", requires = "countdown", value_delimiter = ',', value_parser = duration)]
+    #[arg(long, value_name = "LIST", requires = "countdown", value_delimiter = ',', value_parser = duration, long_help, help = "With --countdown: the announcement times, e.g. 5m,1m,10s", help_heading = "Live and timed")]
     pub at: Vec<Duration>,
 
     /// With --countdown: the command to run when it ends (repeatable, in order).
-    #[arg(long = "then", value_name = "CMD", requires = "countdown")]
+    #[arg(
+        long = "then",
+        value_name = "CMD",
+        requires = "countdown",
+        long_help,
+        help = "With --countdown: the command to run when it ends (repeatable)",
+        help_heading = "Live and timed"
+    )]
     pub then: Vec<String>,
 
     /// With --countdown: the command that announces a cancellation (Ctrl-C).
-    #[arg(long, value_name = "CMD", requires = "countdown")]
+    #[arg(
+        long,
+        value_name = "CMD",
+        requires = "countdown",
+        long_help,
+        help = "With --countdown: the command that announces a cancellation",
+        help_heading = "Live and timed"
+    )]
     pub cancel_announce: Option<String>,
 
     /// Run the commands (or the countdown) again every DURATION until interrupted.
-    #[arg(long, value_name = "DURATION", value_parser = duration)]
+    #[arg(long, value_name = "DURATION", value_parser = duration, long_help, help = "Run the commands again every DURATION until interrupted", help_heading = "Live and timed")]
     pub every: Option<Duration>,
 
     /// Run only if the condition holds, e.g. 'players < 5' (from `list`, or the management
     /// protocol's players); with --every, checked before each run. Operators: < <= > >= == !=.
-    #[arg(long = "if", value_name = "CONDITION")]
+    #[arg(
+        long = "if",
+        value_name = "CONDITION",
+        long_help,
+        help = "Run only if the condition holds, e.g. 'players < 5'",
+        help_heading = "Live and timed"
+    )]
     pub condition: Option<String>,
 
     /// The command to run: the words are joined with single spaces into one command. Words
     /// starting with '-' after the first word belong to the command; one that is an rcon long
     /// option (`list --json`) is sent too, with a note on stderr to put options first.
-    #[arg(value_name = "COMMAND", trailing_var_arg = true)]
+    #[arg(
+        value_name = "COMMAND",
+        trailing_var_arg = true,
+        long_help,
+        help = "The command to run (its words joined with spaces)"
+    )]
     pub command: Vec<String>,
+}
+
+/// A program whose command line rcon can take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Personality {
+    /// Tiiffi's mcrcon 0.7.2: every argument is one command, -H -P -p -c -r -s -t -w.
+    Mcrcon,
+    /// itzg's rcon-cli: --host --port --password --config, the words joined into one command.
+    RconCli,
 }
 
 #[cfg(test)]

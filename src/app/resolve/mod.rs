@@ -9,6 +9,7 @@ pub mod args;
 pub mod config;
 pub mod inventory;
 pub mod mgmt_describe;
+pub mod modes;
 pub mod plan;
 pub mod secrets;
 pub mod settings;

@@ -14,21 +14,19 @@ use crate::app::exit::{Exit, fail};
 use crate::app::print::output::{self, Printer, Style};
 use crate::app::resolve::args::Args;
 use crate::app::resolve::inventory;
+pub use crate::app::resolve::modes::{
+    BatchPolicy, Condition, DEFAULT_POLL, FanoutPolicy, FollowOptions, Layout, Probe,
+    ProbeDefaults, ProbeKind, Timing,
+};
 use crate::app::resolve::settings::{self, ConfigFile, Origins, Settings, Source};
-use crate::app::run::batch::BatchPolicy;
-use crate::app::run::consoles;
-use crate::app::run::countdown::Timing;
-use crate::app::run::fanout::{self, Layout};
-use crate::app::run::follow::FollowOptions;
-use crate::app::run::ping_query::{self, Probe, ProbeKind};
+use rconsole::consoles::Protocol;
 
 /// What this run does, with everything it needs.
 pub enum Mode {
-    /// `--mgmt` or `--practice-mgmt` in `rcon`: run `rcon-mgmt` with the same arguments.
-    HandToMgmt,
     /// `--practice-server ADDR`: an RCON or console practice server in the foreground.
     Practice(PracticePlan),
-    /// `--practice-mgmt ADDR` (in `rcon-mgmt`): the practice management server.
+    /// `--practice-mgmt ADDR`: the practice management server (`mgmt` feature).
+    #[cfg_attr(not(feature = "mgmt"), allow(dead_code))] // refused while resolving
     PracticeMgmt(PracticePlan),
     /// `--list-servers`.
     ListServers(ConfigFile),
@@ -38,9 +36,11 @@ pub enum Mode {
     Probe(Probe),
     /// `--print-config`: each server's settings as text (a name with several).
     PrintConfig(Vec<(Option<String>, String)>),
-    /// `--mgmt` (in `rcon-mgmt`).
+    /// `--mgmt` (`mgmt` feature).
+    #[cfg_attr(not(feature = "mgmt"), allow(dead_code))] // refused while resolving
     Mgmt(MgmtPlan, Box<Settings>),
-    /// `--mgmt` on several servers (in `rcon-mgmt`).
+    /// `--mgmt` on several servers (`mgmt` feature).
+    #[cfg_attr(not(feature = "mgmt"), allow(dead_code))] // refused while resolving
     MgmtFanout(MgmtPlan, Vec<(String, Settings)>),
     /// `--follow` on one or several RCON-family servers.
     Follow(FollowOptions, Vec<(String, Settings)>),
@@ -84,11 +84,13 @@ pub struct PracticePlan {
     /// `--practice-read-delay`.
     pub read_delay: Option<Duration>,
     /// `--practice-cert` and `--practice-key` (management server with TLS).
+    #[cfg_attr(not(feature = "mgmt"), allow(dead_code))]
     pub tls: Option<(PathBuf, PathBuf)>,
 }
 
 /// `--mgmt`: where to and what to run; the profile's settings travel beside it.
 #[derive(Debug, Clone, Default)]
+#[cfg_attr(not(feature = "mgmt"), allow(dead_code))]
 pub struct MgmtPlan {
     /// The URL given to `--mgmt`, if it was one (else the profile's `mgmt_url`).
     pub url: Option<String>,
@@ -141,7 +143,7 @@ pub struct FanoutPlan {
     /// How output is printed.
     pub printing: Printing,
     /// Failures, pacing, parallelism.
-    pub policy: fanout::Policy,
+    pub policy: FanoutPolicy,
 }
 
 /// One server's session.
@@ -359,8 +361,60 @@ fn one_line(text: &str) -> String {
     format!("{} (rcon --help lists the options)", parts.join("; "))
 }
 
-/// Resolves the run. `mgmt_here`: this binary runs `--mgmt` itself (`rcon-mgmt`).
-pub fn resolve(parsed: Parsed, mgmt_here: bool) -> anyhow::Result<Mode> {
+/// The usage error of `--mgmt` and `--practice-mgmt` in a build without the `mgmt` feature.
+pub fn without_mgmt() -> anyhow::Error {
+    fail(
+        Exit::Usage,
+        "this rcon was built without the management protocol (cargo feature `mgmt`), so \
+         --mgmt and --practice-mgmt are not available; build it with the default features",
+    )
+}
+
+/// The resolved run: its mode, and the process-wide settings the runner applies before it
+/// starts (resolution itself changes nothing outside its result).
+pub struct Plan {
+    /// What this run does.
+    pub mode: Mode,
+    /// BattlEye's retransmit and keep-alive intervals (`RCON_BATTLEYE_RETRANSMIT`,
+    /// `RCON_BATTLEYE_KEEPALIVE`).
+    pub tuning: rconsole::consoles::Tuning,
+}
+
+/// Resolves the run.
+pub fn resolve(parsed: Parsed) -> anyhow::Result<Plan> {
+    let tuning = console_tuning()?;
+    let mode = resolve_checked(parsed)?;
+    Ok(Plan { mode, tuning })
+}
+
+/// Takes BattlEye's retransmit and keep-alive intervals from `RCON_BATTLEYE_RETRANSMIT` and
+/// `RCON_BATTLEYE_KEEPALIVE` when set (durations; the tests shorten them). A bad value is a
+/// usage error.
+fn console_tuning() -> anyhow::Result<rconsole::consoles::Tuning> {
+    let mut tuning = rconsole::consoles::Tuning::default();
+    for (name, slot) in [
+        ("RCON_BATTLEYE_RETRANSMIT", &mut tuning.retransmit),
+        ("RCON_BATTLEYE_KEEPALIVE", &mut tuning.keepalive),
+    ] {
+        let Some(text) = std::env::var_os(name) else {
+            continue;
+        };
+        let text = text.to_string_lossy();
+        if text.trim().is_empty() {
+            continue;
+        }
+        let d = crate::app::resolve::values::parse_duration(&text)
+            .map_err(|e| fail(Exit::Usage, format!("{name}: {e}")))?;
+        if d.is_zero() {
+            return Err(fail(Exit::Usage, format!("{name}: must be more than 0")));
+        }
+        *slot = d;
+    }
+    Ok(tuning)
+}
+
+/// [`resolve`]'s checks of the command line as a whole, then the mode.
+fn resolve_checked(parsed: Parsed) -> anyhow::Result<Mode> {
     let Parsed {
         args,
         origins,
@@ -376,6 +430,9 @@ pub fn resolve(parsed: Parsed, mgmt_here: bool) -> anyhow::Result<Mode> {
     }
     if let Some(dir) = &args.install_links {
         return Ok(Mode::InstallLinks(dir.clone()));
+    }
+    if !cfg!(feature = "mgmt") && (args.mgmt.is_some() || args.practice_mgmt.is_some()) {
+        return Err(without_mgmt());
     }
     // --target names RCON addresses; the management protocol's servers are profiles with a
     // mgmt_url (-s, groups, --all). Refused before any hand-off, naming both flags.
@@ -394,10 +451,10 @@ pub fn resolve(parsed: Parsed, mgmt_here: bool) -> anyhow::Result<Mode> {
              until the server is up or the time has passed",
         ));
     }
-    let mode = resolve_mode(args, origins, mgmt_here, compat, double_dash)?;
+    let mode = resolve_mode(args, origins, compat, double_dash)?;
     // The one connection of a session is the one waited for; the other modes connect their
     // own ways (several servers have --retry, --follow reconnects by itself).
-    if wait && !matches!(mode, Mode::Session(_) | Mode::HandToMgmt) {
+    if wait && !matches!(mode, Mode::Session(_)) {
         return Err(fail(
             Exit::Usage,
             "--wait applies to one server's commands, files and console, not to --follow, \
@@ -412,14 +469,9 @@ pub fn resolve(parsed: Parsed, mgmt_here: bool) -> anyhow::Result<Mode> {
 fn resolve_mode(
     args: Args,
     origins: Origins,
-    mgmt_here: bool,
     compat: Option<Tweaks>,
     double_dash: bool,
 ) -> anyhow::Result<Mode> {
-    if (args.mgmt.is_some() || args.practice_mgmt.is_some()) && !mgmt_here {
-        return Ok(Mode::HandToMgmt);
-    }
-    consoles::tune_from_env()?;
     if args.remote_serve {
         return Ok(Mode::RemoteServe);
     }
@@ -463,7 +515,7 @@ fn resolve_mode(
             servers.push((name.value, s));
         }
         if args.mgmt.is_some() && !args.print_config {
-            return Ok(Mode::MgmtFanout(mgmt_plan(&args), servers));
+            return Ok(Mode::MgmtFanout(mgmt_plan(&args)?, servers));
         }
         return several(args, &origins, servers, commands);
     }
@@ -489,7 +541,7 @@ fn resolve_mode(
         )]));
     }
     if args.mgmt.is_some() {
-        return Ok(Mode::Mgmt(mgmt_plan(&args), Box::new(settings)));
+        return Ok(Mode::Mgmt(mgmt_plan(&args)?, Box::new(settings)));
     }
     if follow_or_timed_asked(&args) {
         let one = vec![(settings.display_name(), settings)];
@@ -552,7 +604,7 @@ fn several(
         ));
     }
     let printing = printing(&args);
-    let Some(layout) = fanout::layout(printing.style, args.group) else {
+    let Some(layout) = crate::app::resolve::modes::layout(printing.style, args.group) else {
         return Err(fail(
             Exit::Usage,
             "--raw prints bytes as received, which cannot be labelled by server; use --json \
@@ -565,7 +617,7 @@ fn several(
     if commands.is_empty() && files.is_empty() && !stdin_taken && !std::io::stdin().is_terminal() {
         files.push("-".into());
     }
-    let policy = fanout::Policy {
+    let policy = FanoutPolicy {
         keep_going: args.keep_going,
         delay: args.delay,
         echo: args.echo,
@@ -574,7 +626,7 @@ fn several(
             .map_or(rconsole::fleet::DEFAULT_PARALLEL, |n| n as usize),
         parallel_given: args.parallel.is_some(),
         retries: args.retry,
-        progress: fanout::stderr_is_terminal(),
+        progress: std::io::stderr().is_terminal(),
         messages: args.messages.then_some(args.json),
     };
     Ok(Mode::Fanout(FanoutPlan {
@@ -629,46 +681,93 @@ fn follow_or_timed(
     }
     if args.follow {
         if !commands.is_empty() || !args.files.is_empty() {
+            return Err(follow_runs_no_commands());
+        }
+        let rcon = |s: &Settings| s.dialect.value.dialect().protocol == Protocol::Rcon;
+        let polled = servers.iter().filter(|(_, s)| rcon(s)).count();
+        if polled > 0 && polled < servers.len() {
+            // A group mixing RCON servers (polled) with consoles (pushed messages).
+            let (name, _) = servers
+                .iter()
+                .find(|(_, s)| !rcon(s))
+                .expect("one is not RCON");
             return Err(fail(
                 Exit::Usage,
-                "--follow runs no commands (it prints events); run them separately",
+                format!(
+                    "{name}: --follow takes either RCON servers (polled) or BattlEye/WebRCON/telnet ones (their pushed messages), not both at once; run one --follow for each kind"
+                ),
             ));
         }
-        return Ok(Mode::Follow(follow_options(args), servers));
+        return Ok(Mode::Follow(follow_options(args)?, servers));
     }
+    let timing = timing(args)?.unwrap_or_default();
+    refuse_nothing_to_run(&timing, !commands.is_empty())?;
     Ok(Mode::Timed(TimedPlan {
         servers,
         commands,
-        timing: timing(args).unwrap_or_default(),
+        timing,
     }))
 }
 
-fn follow_options(args: &Args) -> FollowOptions {
-    FollowOptions {
+/// A timed run with no final command and no countdown would do nothing.
+fn refuse_nothing_to_run(timing: &Timing, has_commands: bool) -> anyhow::Result<()> {
+    if timing.then.is_empty() && !has_commands && timing.countdown.is_none() {
+        return Err(fail(
+            Exit::Usage,
+            "nothing to run: give COMMAND, -c or --then",
+        ));
+    }
+    Ok(())
+}
+
+fn follow_runs_no_commands() -> anyhow::Error {
+    fail(
+        Exit::Usage,
+        "--follow runs no commands (it prints events); run them separately",
+    )
+}
+
+fn follow_options(args: &Args) -> anyhow::Result<FollowOptions> {
+    if args.poll.is_some_and(|p| p.is_zero()) {
+        return Err(fail(Exit::Usage, "--poll must be more than 0"));
+    }
+    Ok(FollowOptions {
         json: args.json,
         exec: args.exec.clone(),
         poll: args.poll,
-    }
+    })
 }
 
 fn timing_asked(args: &Args) -> bool {
     args.countdown.is_some() || args.every.is_some() || args.condition.is_some()
 }
 
-fn timing(args: &Args) -> Option<Timing> {
+/// `--countdown`, `--every` and `--if`, checked: a flag that needs another, a zero interval and
+/// a condition that does not parse are usage errors here, before any server is asked.
+fn timing(args: &Args) -> anyhow::Result<Option<Timing>> {
     if !timing_asked(args) {
-        return None;
+        return Ok(None);
     }
-    Some(Timing {
+    if args.countdown.is_none() && args.announce.is_some() {
+        return Err(fail(Exit::Usage, "--announce needs --countdown"));
+    }
+    if args.every.is_some_and(|e| e.is_zero()) {
+        return Err(fail(Exit::Usage, "--every must be more than 0"));
+    }
+    Ok(Some(Timing {
         countdown: args.countdown,
         announce: args.announce.clone(),
         at: args.at.clone(),
         then: args.then.clone(),
         cancel_announce: args.cancel_announce.clone(),
         every: args.every,
-        condition: args.condition.clone(),
+        condition: args
+            .condition
+            .as_deref()
+            .map(Condition::parse)
+            .transpose()?,
         json: args.json,
-    })
+    }))
 }
 
 fn practice_plan(args: &Args, addr: &str) -> PracticePlan {
@@ -681,20 +780,29 @@ fn practice_plan(args: &Args, addr: &str) -> PracticePlan {
     }
 }
 
-fn mgmt_plan(args: &Args) -> MgmtPlan {
+fn mgmt_plan(args: &Args) -> anyhow::Result<MgmtPlan> {
     // `--mgmt players`: clap took the first command word for the URL; a URL has a scheme.
     let (url, first) = match args.mgmt.as_deref() {
         Some("") | None => (None, None),
         Some(u) if u.contains("://") => (Some(u.to_string()), None),
         Some(word) => (None, Some(word.to_string())),
     };
-    MgmtPlan {
+    let words: Vec<String> = first
+        .into_iter()
+        .chain(args.command.iter().cloned())
+        .collect();
+    let timing = timing(args)?;
+    let has_commands = !args.commands.is_empty() || !words.is_empty();
+    if let Some(timing) = &timing {
+        refuse_nothing_to_run(timing, has_commands)?;
+    }
+    if args.follow && has_commands {
+        return Err(follow_runs_no_commands());
+    }
+    Ok(MgmtPlan {
         url,
         lines: args.commands.clone(),
-        words: first
-            .into_iter()
-            .chain(args.command.iter().cloned())
-            .collect(),
+        words,
         cert: args.mgmt_cert.clone(),
         fingerprint: args.mgmt_fingerprint.clone(),
         origin: args.mgmt_origin.clone(),
@@ -702,9 +810,9 @@ fn mgmt_plan(args: &Args) -> MgmtPlan {
         trace: args.trace,
         json: args.json,
         interactive: args.interactive,
-        follow: args.follow.then(|| follow_options(args)),
-        timing: timing(args),
-    }
+        follow: args.follow.then(|| follow_options(args)).transpose()?,
+        timing,
+    })
 }
 
 /// `--ping` / `--query`: they need no password and no RCON session, and read the config file
@@ -725,12 +833,12 @@ fn probe(args: &Args, origins: &Origins) -> anyhow::Result<Option<Probe>> {
         args.server.is_some() && origins.get("server") != Some(&settings::Source::Default);
     let defaults = if names_profile {
         let s = Settings::resolve(args, origins, ConfigFile::load(args, origins)?)?;
-        ping_query::Defaults {
+        ProbeDefaults {
             host: s.host.value,
             timeout: s.timeout.value,
         }
     } else {
-        ping_query::Defaults::from_flags(args.host.as_deref(), args.timeout)?
+        ProbeDefaults::from_flags(args.host.as_deref(), args.timeout)?
     };
     Ok(Some(Probe {
         kind,

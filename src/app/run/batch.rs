@@ -13,6 +13,7 @@ use rconsole::rcon::client::check_command;
 
 use crate::app::exit::{Exit, fail};
 use crate::app::print::output::Record;
+use crate::app::resolve::plan::BatchPolicy;
 use crate::app::run::interrupt::{self, Signal, Stop};
 use crate::app::run::session::{CommandOutcome, PARSE_ERROR, Session};
 use rconsole::text::mcfunction::{Item, Joiner};
@@ -20,25 +21,6 @@ use rconsole::text::mcfunction::{Item, Joiner};
 /// The longest physical line kept in memory; longer ones are reported and skipped (no command
 /// can be that long anyway).
 pub const MAX_LINE_BYTES: usize = 1 << 20;
-
-/// How batch input runs.
-#[derive(Debug, Clone, Default)]
-pub struct BatchPolicy {
-    /// Continue after a failed line.
-    pub keep_going: bool,
-    /// Pause between commands.
-    pub delay: Option<Duration>,
-    /// Print each command before its output.
-    pub echo: bool,
-    /// Values for `$(name)` in macro lines.
-    pub macros: HashMap<String, String>,
-    /// `--resume`: go on after the journal's last answered line.
-    pub resume: bool,
-    /// `--resend-in-doubt`: send the journal's line in doubt again.
-    pub resend_in_doubt: bool,
-    /// `--retry N`: reconnect a lost batch up to N times.
-    pub retry: u32,
-}
 
 /// The running totals over every input of one invocation.
 #[derive(Debug, Default)]
@@ -352,7 +334,7 @@ impl Halt {
         match &self.in_flight {
             Some((at, command)) => text.push_str(&format!(
                 ", {at} ('{}') was in flight and may or may not have run",
-                crate::app::short(command)
+                crate::app::shared::short(command)
             )),
             None => text.push_str(", none was in flight"),
         }
@@ -630,7 +612,7 @@ impl Step<'_> {
         let err = err.context(format!(
             "{}:{line}: command '{}'",
             self.name,
-            crate::app::short(&text)
+            crate::app::shared::short(&text)
         ));
         failed(exit, err, self.opts, self.tally).map(|()| None)
     }

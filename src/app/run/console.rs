@@ -348,29 +348,31 @@ pub fn run(session: &mut Session, settings: &ConsoleContext) -> anyhow::Result<E
     if caught.is_some() {
         session.set_cancel(Arc::clone(&interrupted));
     }
-    session.connect()?;
+    // Ctrl-C while the first connection waits (--wait, --retry) or logs in ends rcon, as
+    // there is no console yet to go back to.
+    match session.connect() {
+        Err(rconsole::Error::Cancelled) => {
+            return Err(crate::app::exit::fail(
+                Exit::Interrupted,
+                format!(
+                    "interrupted by Ctrl-C while connecting to {}",
+                    session.server()
+                ),
+            ));
+        }
+        Err(e) => return Err(e.into()),
+        Ok(_) => {}
+    }
     let server = session.server().to_string();
     eprintln!("rcon: connected to {server}; :help lists console commands, :quit or Ctrl-D leaves");
-    let config = Config::builder()
-        .auto_add_history(false)
-        .history_ignore_dups(false)?
-        .max_history_size(HISTORY_MAX)?
-        .completion_type(CompletionType::List)
-        .build();
-    let mut editor: Editor<ConsoleHelper, DefaultHistory> = Editor::with_config(config)?;
     let mut history = HistoryFile::load(history_path(), &settings.password);
     let mut helper = ConsoleHelper {
         words: BTreeSet::new(),
     };
     for line in &history.entries {
         helper.learn(line);
-        editor.add_history_entry(line.as_str())?;
     }
-    editor.set_helper(Some(helper));
-    // Server messages (BattlEye, WebRCON, telnet) show above the prompt as they arrive.
-    if let Ok(printer) = editor.create_external_printer() {
-        session.set_messages(crate::app::run::consoles::live_sink(printer), true);
-    }
+    let mut editor = new_editor(session, &history, helper)?;
     let prompt = format!("{}> ", settings.name);
     let mut warned_history = false;
     loop {
@@ -408,19 +410,20 @@ pub fn run(session: &mut Session, settings: &ConsoleContext) -> anyhow::Result<E
                 }
             }
             if let Some(meta) = line.strip_prefix(':') {
-                match meta_command(meta, session, &history, &mut editor)? {
+                match meta_command(meta, session, &history, &mut editor, &interrupted)? {
                     Flow::Quit => return Ok(Exit::Success),
                     Flow::Continue => continue,
                 }
             }
-            if !ensure_connected(session, true) {
-                let rest = lines[i + 1..]
-                    .iter()
-                    .filter(|l| !l.trim().is_empty())
-                    .count();
-                if rest > 0 {
-                    eprintln!("rcon: {rest} more pasted line(s) not sent");
-                }
+            // The rest of a paste is not sent after a command that could not go out or was
+            // interrupted: the lines of this input, and whatever the line editor already read
+            // past the Enter (a paste without bracketed paste, keys typed ahead).
+            let rest = lines[i + 1..]
+                .iter()
+                .filter(|l| !l.trim().is_empty())
+                .count();
+            if !ensure_connected(session, true, &interrupted) {
+                stop_paste(rest, session, &history, &mut editor)?;
                 break;
             }
             interrupted.store(false, Ordering::SeqCst);
@@ -429,13 +432,7 @@ pub fn run(session: &mut Session, settings: &ConsoleContext) -> anyhow::Result<E
                 eprintln!(
                     "rcon: interrupted: the command was abandoned and the connection closed (the next command reconnects)"
                 );
-                let rest = lines[i + 1..]
-                    .iter()
-                    .filter(|l| !l.trim().is_empty())
-                    .count();
-                if rest > 0 {
-                    eprintln!("rcon: {rest} more pasted line(s) not sent");
-                }
+                stop_paste(rest, session, &history, &mut editor)?;
                 break;
             } else if let Some(e) = &outcome.error {
                 let hint = if e.kind() == ErrorKind::Refused {
@@ -453,6 +450,73 @@ pub fn run(session: &mut Session, settings: &ConsoleContext) -> anyhow::Result<E
     }
 }
 
+type ConsoleEditor = Editor<ConsoleHelper, DefaultHistory>;
+
+/// A line editor with the console's settings, `history` and `helper`; server messages (BattlEye,
+/// WebRCON, telnet) show above its prompt as they arrive.
+fn new_editor(
+    session: &mut Session,
+    history: &HistoryFile,
+    helper: ConsoleHelper,
+) -> anyhow::Result<ConsoleEditor> {
+    let config = Config::builder()
+        .auto_add_history(false)
+        .history_ignore_dups(false)?
+        .max_history_size(HISTORY_MAX)?
+        .completion_type(CompletionType::List)
+        .build();
+    let mut editor: ConsoleEditor = Editor::with_config(config)?;
+    for line in &history.entries {
+        editor.add_history_entry(line.as_str())?;
+    }
+    editor.set_helper(Some(helper));
+    if let Ok(printer) = editor.create_external_printer() {
+        session.set_messages(crate::app::run::consoles::live_sink(printer), true);
+    }
+    Ok(editor)
+}
+
+/// Says how many lines of a bracketed paste (`rest`) are not sent, and drops what was typed or
+/// pasted ahead of the prompt.
+fn stop_paste(
+    rest: usize,
+    session: &mut Session,
+    history: &HistoryFile,
+    editor: &mut ConsoleEditor,
+) -> anyhow::Result<()> {
+    if rest > 0 {
+        eprintln!("rcon: {rest} more pasted line(s) not sent");
+    }
+    discard_typed_ahead(session, history, editor)
+}
+
+/// Drops input read or typed ahead and not yet edited: what the line editor holds past the last
+/// Enter (it keeps that from one line to the next, so a paste without bracketed paste runs
+/// line by line) goes with a fresh editor, and on Unix what waits in the terminal's queue is
+/// flushed.
+fn discard_typed_ahead(
+    session: &mut Session,
+    history: &HistoryFile,
+    editor: &mut ConsoleEditor,
+) -> anyhow::Result<()> {
+    let helper = editor
+        .helper_mut()
+        .map(|h| std::mem::take(&mut h.words))
+        .unwrap_or_default();
+    *editor = new_editor(session, history, ConsoleHelper { words: helper })?;
+    #[cfg(unix)]
+    {
+        use std::io::IsTerminal;
+        if std::io::stdin().is_terminal() {
+            // SAFETY: tcflush on the process's own stdin, a terminal; no memory is passed.
+            unsafe {
+                libc::tcflush(libc::STDIN_FILENO, libc::TCIFLUSH);
+            }
+        }
+    }
+    Ok(())
+}
+
 enum Flow {
     Continue,
     Quit,
@@ -462,7 +526,8 @@ fn meta_command(
     meta: &str,
     session: &mut Session,
     history: &HistoryFile,
-    editor: &mut Editor<ConsoleHelper, DefaultHistory>,
+    editor: &mut ConsoleEditor,
+    interrupted: &AtomicBool,
 ) -> anyhow::Result<Flow> {
     let mut words = meta.split_whitespace();
     let name = words.next().unwrap_or("");
@@ -504,7 +569,7 @@ fn meta_command(
                 c.close();
             }
             drop(out);
-            ensure_connected(session, false);
+            ensure_connected(session, false, interrupted);
         }
         "forget" => {
             session.forget();
@@ -522,8 +587,9 @@ fn meta_command(
 /// Makes sure the session has a live connection, reconnecting with back-off if the server went
 /// away. Says what it does on stderr; `for_command`: a typed command waits on it (not so for
 /// `:reconnect`), so a failure says it was not sent. Returns false when the server stays
-/// unreachable.
-fn ensure_connected(session: &mut Session, for_command: bool) -> bool {
+/// unreachable, or when Ctrl-C (`interrupted`) stops the back-off: at once, also during a
+/// pause between attempts.
+fn ensure_connected(session: &mut Session, for_command: bool, interrupted: &AtomicBool) -> bool {
     let unsent = if for_command {
         "; the command was not sent"
     } else {
@@ -545,16 +611,35 @@ fn ensure_connected(session: &mut Session, for_command: bool) -> bool {
     } else {
         eprintln!("rcon: reconnecting to {server}");
     }
+    let stopped = || {
+        eprintln!("rcon: interrupted: stopped reconnecting to {server}{unsent}");
+        false
+    };
+    // A Ctrl-C that came before this (none can at the prompt, where it is a key) is not for
+    // this back-off.
+    interrupted.store(false, Ordering::SeqCst);
     let mut waited = Duration::ZERO;
     for (attempt, delay) in BACKOFF.iter().enumerate() {
         if !delay.is_zero() {
-            std::thread::sleep(*delay);
+            if pause(*delay, interrupted) {
+                return stopped();
+            }
             waited += *delay;
         }
         let result = match session.client() {
             Some(c) => c.reconnect(),
             None => session.connect().map(|_| ()),
         };
+        if matches!(result, Err(rconsole::Error::Cancelled))
+            || interrupted.swap(false, Ordering::SeqCst)
+        {
+            // Ctrl-C during the attempt: a login that went through is kept.
+            if result.is_ok() {
+                eprintln!("rcon: reconnected to {server}");
+                return true;
+            }
+            return stopped();
+        }
         match result {
             Ok(()) => {
                 eprintln!("rcon: reconnected to {server}");
@@ -586,6 +671,22 @@ fn ensure_connected(session: &mut Session, for_command: bool) -> bool {
         }
     }
     false
+}
+
+/// Sleeps for `delay`, waking every [`rconsole::rcon::client::CANCEL_POLL`] to look at
+/// `interrupted`; true (and the flag cleared) when Ctrl-C cut it short.
+fn pause(delay: Duration, interrupted: &AtomicBool) -> bool {
+    let end = std::time::Instant::now() + delay;
+    loop {
+        if interrupted.swap(false, Ordering::SeqCst) {
+            return true;
+        }
+        let now = std::time::Instant::now();
+        if now >= end {
+            return false;
+        }
+        std::thread::sleep((end - now).min(rconsole::rcon::client::CANCEL_POLL));
+    }
 }
 
 #[cfg(test)]

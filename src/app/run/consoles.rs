@@ -13,33 +13,6 @@ use rconsole::consoles::{MessageSink, Protocol};
 use crate::app::exit::{Exit, fail};
 use crate::app::resolve::plan::PracticePlan;
 
-/// Takes BattlEye's retransmit and keep-alive intervals from `RCON_BATTLEYE_RETRANSMIT` and
-/// `RCON_BATTLEYE_KEEPALIVE` when set (durations; the tests shorten them). A bad value is a
-/// usage error.
-pub fn tune_from_env() -> anyhow::Result<()> {
-    let mut tuning = rconsole::consoles::Tuning::default();
-    for (name, slot) in [
-        ("RCON_BATTLEYE_RETRANSMIT", &mut tuning.retransmit),
-        ("RCON_BATTLEYE_KEEPALIVE", &mut tuning.keepalive),
-    ] {
-        let Some(text) = std::env::var_os(name) else {
-            continue;
-        };
-        let text = text.to_string_lossy();
-        if text.trim().is_empty() {
-            continue;
-        }
-        let d = crate::app::resolve::values::parse_duration(&text)
-            .map_err(|e| fail(Exit::Usage, format!("{name}: {e}")))?;
-        if d.is_zero() {
-            return Err(fail(Exit::Usage, format!("{name}: must be more than 0")));
-        }
-        *slot = d;
-    }
-    rconsole::consoles::set_tuning(tuning);
-    Ok(())
-}
-
 /// The practice server `--demo` starts for a console dialect (`None` for RCON).
 pub fn demo_server(protocol: Protocol, password: &str) -> anyhow::Result<Option<ConsoleServer>> {
     let kind = match protocol {
@@ -74,7 +47,7 @@ pub fn serve_practice(plan: &PracticePlan) -> Option<anyhow::Result<Exit>> {
             kind,
             ..practice::ConsoleServerConfig::default()
         })
-        .map_err(|e| crate::app::run::practice::cannot_listen("--practice-server", addr, &e))?;
+        .map_err(|e| crate::app::shared::cannot_listen("--practice-server", addr, &e))?;
         let transport = match kind {
             Kind::WebRcon | Kind::Telnet => "TCP",
             _ => "UDP",
@@ -94,15 +67,19 @@ pub fn serve_practice(plan: &PracticePlan) -> Option<anyhow::Result<Exit>> {
 
 /// Where `--messages` sends server messages in one-shot and batch mode: stderr as
 /// `[server] TEXT` (`[NAME] [server] TEXT` with `label`, in a fan-out over several servers), or
-/// with `--json` a `{"type":"message",...}` record per message on stdout.
+/// with `--json` an `"event":"message"` record (the one schema, [`crate::app::print::json`])
+/// per message on stdout.
 pub fn message_sink(json: bool, server: &str, label: bool) -> MessageSink {
     let server = server.to_string();
     Arc::new(move |text: &str| {
         if json {
-            let record = serde_json::json!({"type": "message", "server": server, "text": text});
+            let now = std::time::SystemTime::now();
+            let time = crate::app::print::json::utc_millis(now);
+            let mut line = Vec::new();
+            crate::app::print::json::JsonRecord::event(time, &server, "message", text)
+                .write(&mut line);
             let mut out = std::io::stdout().lock();
-            let _ = writeln!(out, "{record}");
-            let _ = out.flush();
+            let _ = out.write_all(&line).and_then(|()| out.flush());
         } else {
             for line in text.lines() {
                 if label {

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use std::io::Write;
 
 use crate::app::exit::{Exit, fail};
+use crate::app::resolve::plan::Timing;
 use crate::app::run::interrupt;
 
 /// Standard announcement times (time left), used within the countdown when `--at` is not
@@ -84,52 +85,6 @@ impl Clock {
             let left = (at - now).div_f64(self.speed);
             std::thread::sleep(left.min(Duration::from_millis(20)));
         }
-    }
-}
-
-/// `players < 5` and the like.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Condition {
-    op: &'static str,
-    n: usize,
-}
-
-impl Condition {
-    /// Parses `players OP N`, OP one of `< <= > >= == !=` (`=` counts as `==`).
-    pub fn parse(text: &str) -> anyhow::Result<Condition> {
-        let bad = || {
-            fail(
-                Exit::Usage,
-                format!("--if '{text}': expected 'players OP N' with OP one of < <= > >= == !="),
-            )
-        };
-        let t = text.trim();
-        let rest = t.strip_prefix("players").ok_or_else(bad)?.trim_start();
-        let (op, num) = ["<=", ">=", "==", "!=", "<", ">", "="]
-            .iter()
-            .find_map(|op| rest.strip_prefix(op).map(|n| (*op, n)))
-            .ok_or_else(bad)?;
-        let op = if op == "=" { "==" } else { op };
-        let n = num.trim().parse().map_err(|_| bad())?;
-        Ok(Condition { op, n })
-    }
-
-    /// Whether it holds for `players` online.
-    pub fn holds(&self, players: usize) -> bool {
-        match self.op {
-            "<" => players < self.n,
-            "<=" => players <= self.n,
-            ">" => players > self.n,
-            ">=" => players >= self.n,
-            "==" => players == self.n,
-            _ => players != self.n,
-        }
-    }
-}
-
-impl std::fmt::Display for Condition {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "players {} {}", self.op, self.n)
     }
 }
 
@@ -263,27 +218,6 @@ fn on_all(runners: &mut [Box<dyn Runner>], json_out: bool, command: &str) -> Exi
     worst
 }
 
-/// The timed operations, resolved.
-#[derive(Debug, Clone, Default)]
-pub struct Timing {
-    /// `--countdown`: how long before the final commands.
-    pub countdown: Option<Duration>,
-    /// `--announce TEMPLATE` (`{left}` is the time left).
-    pub announce: Option<String>,
-    /// `--at`: announcement times instead of the default schedule.
-    pub at: Vec<Duration>,
-    /// `--then`: the final commands (before the command line's).
-    pub then: Vec<String>,
-    /// `--cancel-announce TEMPLATE`: said when Ctrl-C cancels the countdown.
-    pub cancel_announce: Option<String>,
-    /// `--every`: repeat the whole plan.
-    pub every: Option<Duration>,
-    /// `--if CONDITION`.
-    pub condition: Option<String>,
-    /// `--json`.
-    pub json: bool,
-}
-
 /// Runs the timed plan: `--if`, `--countdown` with its announcements, `--then` and the commands,
 /// again every `--every`.
 pub fn run(
@@ -291,25 +225,9 @@ pub fn run(
     mut runners: Vec<Box<dyn Runner>>,
     commands: &[String],
 ) -> anyhow::Result<Exit> {
-    let condition = timing
-        .condition
-        .as_deref()
-        .map(Condition::parse)
-        .transpose()?;
-    if timing.countdown.is_none() && timing.announce.is_some() {
-        return Err(fail(Exit::Usage, "--announce needs --countdown"));
-    }
+    let condition = timing.condition;
     let mut finals: Vec<String> = timing.then.clone();
     finals.extend(commands.iter().cloned());
-    if finals.is_empty() && timing.countdown.is_none() {
-        return Err(fail(
-            Exit::Usage,
-            "nothing to run: give COMMAND, -c or --then",
-        ));
-    }
-    if timing.every.is_some_and(|e| e.is_zero()) {
-        return Err(fail(Exit::Usage, "--every must be more than 0"));
-    }
     // Every command the run can send, as it will be sent (an announcement with its time).
     let mut planned: Vec<String> = finals.clone();
     if let (Some(total), Some(t)) = (timing.countdown, &timing.announce) {
@@ -455,7 +373,9 @@ impl Runner for RconRunner {
     }
     fn run(&mut self, command: &str) -> anyhow::Result<String> {
         match crate::app::run::timed::run_text(&mut self.session, command) {
-            Ok(t) if crate::app::is_parse_error(t.as_bytes()) => Err(fail(Exit::CommandFailed, t)),
+            Ok(t) if crate::app::shared::is_parse_error(t.as_bytes()) => {
+                Err(fail(Exit::CommandFailed, t))
+            }
             Ok(t) => Ok(t),
             Err(e) => Err(anyhow::Error::new(e)),
         }
@@ -518,18 +438,5 @@ mod tests {
             ),
             "say Restart in 30 seconds (30s)"
         );
-    }
-
-    #[test]
-    fn conditions() {
-        let c = Condition::parse("players < 5").unwrap();
-        assert!(c.holds(4) && !c.holds(5));
-        assert_eq!(c.to_string(), "players < 5");
-        assert!(Condition::parse("players>=2").unwrap().holds(2));
-        assert!(Condition::parse("players = 0").unwrap().holds(0));
-        assert!(Condition::parse("players != 0").unwrap().holds(1));
-        for bad in ["", "players", "players < x", "tps < 5", "players ~ 3"] {
-            assert!(Condition::parse(bad).is_err(), "{bad}");
-        }
     }
 }

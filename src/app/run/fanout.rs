@@ -19,7 +19,7 @@
 //! `--retry N` tries a failed connect again N times, after 200 ms, 400 ms, 800 ms...
 
 use std::collections::{BTreeMap, VecDeque};
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, Write};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -32,14 +32,15 @@ use rconsole::rcon::client::{ClientOptions, Observer};
 use rconsole::transport::Connector;
 
 use crate::app::exit::{self, Exit, fail};
-use crate::app::is_parse_error;
-use crate::app::is_stop_command;
-use crate::app::print::output::{Printer, Record, Style};
-use crate::app::resolve::plan::FanoutPlan;
+use crate::app::print::output::{Printer, Record};
+use crate::app::resolve::plan::{FanoutPlan, FanoutPolicy as Policy, Layout};
 use crate::app::resolve::secrets::Secret;
 use crate::app::resolve::settings::Settings;
+use crate::app::run::interrupt::{self, Signal};
 use crate::app::run::session::{self, PARSE_ERROR};
-use crate::app::short;
+use crate::app::shared::is_parse_error;
+use crate::app::shared::is_stop_command;
+use crate::app::shared::short;
 
 /// At most this many tunnelled targets (each an `ssh` or proxy process and a thread) run at
 /// once.
@@ -98,54 +99,6 @@ impl Planned {
         match &self.origin {
             Some((file, line)) => format!("{file}:{line}: "),
             None => String::new(),
-        }
-    }
-}
-
-/// How the output of several servers is laid out on stdout.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Layout {
-    /// Every line as `[NAME] line`, printed as each command completes.
-    Prefix,
-    /// Each server's output as one block under a `[NAME]` line, when the server is done.
-    Group,
-    /// One JSON object per command (or failure) per line.
-    Json,
-}
-
-/// The run policy, as for one server, plus the fleet's limits.
-#[derive(Debug, Clone, Copy)]
-pub struct Policy {
-    /// Go on after a failed command.
-    pub keep_going: bool,
-    /// Pause between commands.
-    pub delay: Option<Duration>,
-    /// Print each command (`> COMMAND`) before its output.
-    pub echo: bool,
-    /// At most this many connections at once (`--parallel`).
-    pub parallel: usize,
-    /// Whether `--parallel` was given (a cap the descriptor limit forces lower is then said).
-    pub parallel_given: bool,
-    /// Connect retries (`--retry`).
-    pub retries: u32,
-    /// Draw a progress line on stderr (it is a terminal).
-    pub progress: bool,
-    /// `--messages`: show what BattlEye, WebRCON and telnet servers send on their own, labelled
-    /// by server (`Some(true)`: as JSON records).
-    pub messages: Option<bool>,
-}
-
-impl Default for Policy {
-    fn default() -> Self {
-        Self {
-            keep_going: false,
-            delay: None,
-            echo: false,
-            parallel: fleet::DEFAULT_PARALLEL,
-            parallel_given: false,
-            retries: 0,
-            progress: false,
-            messages: None,
         }
     }
 }
@@ -294,7 +247,7 @@ pub fn run_plan(plan: FanoutPlan) -> anyhow::Result<Exit> {
         ));
     }
     let texts: Vec<String> = planned.iter().map(|p| p.text.clone()).collect();
-    crate::app::refuse_unsendable(&texts, plan.servers.iter().map(|(_, s)| s))?;
+    crate::app::shared::refuse_unsendable(&texts, plan.servers.iter().map(|(_, s)| s))?;
     let printer = plan.printing.printer();
     run_settings(plan.servers, &planned, plan.layout, &printer, plan.policy)
 }
@@ -309,7 +262,7 @@ pub fn run_settings(
     policy: Policy,
 ) -> anyhow::Result<Exit> {
     // What is learned about ten thousand servers is written once at the end, not once each.
-    crate::app::run::learned::defer(true);
+    crate::app::learned::defer(true);
     let servers = servers(list)?;
     let result = run(
         servers,
@@ -319,7 +272,7 @@ pub fn run_settings(
         policy,
         &mut io::stdout(),
     );
-    crate::app::run::learned::defer(false);
+    crate::app::learned::defer(false);
     Ok(result?)
 }
 
@@ -369,7 +322,7 @@ pub fn run(
                     host: host.clone(),
                     port,
                     password: s.password.clone(),
-                    config: s.options.exchange_config(),
+                    config: s.options.clone(),
                 },
                 s,
             )),
@@ -393,6 +346,10 @@ pub fn run(
         policy.parallel = fit + tunnel_threads;
     }
     let direct_parallel = policy.parallel.saturating_sub(tunnel_threads).max(1);
+    // Ctrl-C and SIGTERM stop every server, keep what was answered, and say once what ran,
+    // what was in flight and what was not sent (without the guard they ended the process).
+    let stop = interrupt::Stop::catch();
+    let cancel = stop.as_ref().map(interrupt::Stop::flag);
     let queue = Mutex::new(tunnels);
     let (tx, rx) = mpsc::channel::<SessionUpdate>();
     let mut printing = PrintingThread::new(names, commands, layout, policy, printer);
@@ -401,11 +358,12 @@ pub fn run(
         for _ in 0..tunnel_threads {
             let tx = tx.clone();
             let queue = &queue;
+            let cancel = cancel.clone();
             scope.spawn(move || {
                 loop {
                     let next = queue.lock().expect("queue lock").pop_front();
                     let Some((index, server)) = next else { return };
-                    serve(index, server, commands, policy, &tx);
+                    serve(index, server, commands, policy, cancel.as_ref(), &tx);
                 }
             });
         }
@@ -431,6 +389,7 @@ pub fn run(
                             parallel: direct_parallel,
                             retries: policy.retries,
                             backoff: RETRY_BACKOFF,
+                            cancel: cancel.clone(),
                         };
                         fleet::run(targets, opts, &mut handler)
                     })?;
@@ -446,12 +405,18 @@ pub fn run(
         }
         Ok(())
     });
+    printing.signal = stop.as_ref().and_then(interrupt::Stop::received);
     printing.finish();
+    drop(stop);
     result?;
     if let Some(e) = printing.write_error.take() {
         return Err(e);
     }
-    Ok(printing.worst())
+    Ok(match printing.signal {
+        Some(Signal::Interrupt) => Exit::Interrupted,
+        Some(Signal::Terminate) => Exit::Terminated,
+        None => printing.worst(),
+    })
 }
 
 /// What the printing thread keeps: the layout, per-server state, the progress line and the
@@ -474,6 +439,16 @@ struct PrintingThread<'a> {
     progress_shown: bool,
     last_draw: Option<Instant>,
     begun: Instant,
+    /// Commands each server accounted for (answered, failed or in flight when stopped).
+    accounted: Vec<usize>,
+    /// Commands answered before a signal stopped the run.
+    answered: u64,
+    /// Where a command was in flight when a signal stopped the run: server and command.
+    interrupted: Vec<(usize, usize)>,
+    /// Commands a signal kept from being sent.
+    not_sent: u64,
+    /// The signal that stopped the run, once it is over.
+    signal: Option<Signal>,
 }
 
 impl<'a> PrintingThread<'a> {
@@ -503,6 +478,11 @@ impl<'a> PrintingThread<'a> {
             progress_shown: false,
             last_draw: None,
             begun: Instant::now(),
+            accounted: vec![0; total],
+            answered: 0,
+            interrupted: Vec::new(),
+            not_sent: 0,
+            signal: None,
         }
     }
 
@@ -535,6 +515,7 @@ impl<'a> PrintingThread<'a> {
         let _ = write!(err, "\r\x1b[K{line}");
         let _ = err.flush();
         self.progress_shown = true;
+        crate::app::run::interrupt::progress_line(true);
         self.last_draw = Some(Instant::now());
     }
 
@@ -545,6 +526,7 @@ impl<'a> PrintingThread<'a> {
             let _ = write!(err, "\r\x1b[K");
             let _ = err.flush();
             self.progress_shown = false;
+            crate::app::run::interrupt::progress_line(false);
         }
     }
 
@@ -589,8 +571,11 @@ impl<'a> PrintingThread<'a> {
                 error,
             } => {
                 let name = self.names[server].clone();
-                if let Some((_, exit)) = &error {
-                    self.exits[server] = self.exits[server].max(*exit);
+                self.accounted[server] += 1;
+                match &error {
+                    Some((_, Exit::Interrupted)) => self.interrupted.push((server, command)),
+                    Some((_, exit)) => self.exits[server] = self.exits[server].max(*exit),
+                    None => self.answered += 1,
                 }
                 let text = self.format(server, command, &raw, elapsed, &error);
                 match self.layout {
@@ -611,6 +596,19 @@ impl<'a> PrintingThread<'a> {
                         "rcon: error: [{name}] {at}command '{cmd}': {message}"
                     ));
                 }
+            }
+            SessionUpdate::Stopped {
+                server,
+                exit: Exit::Interrupted,
+                ..
+            } => {
+                // Said once for all servers at the end, not once per server.
+                self.not_sent += (self.commands.len() - self.accounted[server]) as u64;
+                if self.layout == Layout::Group {
+                    let block = group_block(&self.names[server], &self.blocks[server]);
+                    self.emit(out, &block);
+                }
+                self.end(server);
             }
             SessionUpdate::Stopped {
                 server,
@@ -681,6 +679,9 @@ impl<'a> PrintingThread<'a> {
     /// The end: clears the progress line and prints the summary.
     fn finish(&mut self) {
         self.clear();
+        if let Some(signal) = self.signal {
+            eprintln!("rcon: error: {}", self.interrupted_line(signal));
+        }
         let failed = self.failures.len();
         // On success the summary is for people watching (a terminal); scripts get silence.
         if failed > 0 || (self.policy.progress && self.total > 1) {
@@ -705,6 +706,45 @@ impl<'a> PrintingThread<'a> {
                 list.join(", ")
             );
         }
+    }
+
+    /// What a signal stopped: `interrupted by Ctrl-C: 12 commands ran on 3 servers, 2 were in
+    /// flight and may or may not have run ([a] say hi, [b] x.mcfunction:3 give), 7 not sent`.
+    fn interrupted_line(&self, signal: Signal) -> String {
+        let servers = self.total;
+        let mut text = format!(
+            "interrupted by {}: {} {} ran on {servers} server{}",
+            signal.name(),
+            self.answered,
+            commands_word(self.answered as usize),
+            if servers == 1 { "" } else { "s" }
+        );
+        match self.interrupted.len() {
+            0 => text.push_str(", none was in flight"),
+            n => {
+                const SHOWN: usize = 5;
+                let mut shown = self.interrupted.clone();
+                shown.sort_unstable();
+                let mut list: Vec<String> = shown
+                    .iter()
+                    .take(SHOWN)
+                    .map(|&(server, command)| {
+                        let (at, cmd) = self.command_label(command);
+                        format!("[{}] {at}'{cmd}'", self.names[server])
+                    })
+                    .collect();
+                if n > SHOWN {
+                    list.push(format!("and {} more", n - SHOWN));
+                }
+                text.push_str(&format!(
+                    ", {n} {} in flight and may or may not have run ({})",
+                    if n == 1 { "was" } else { "were" },
+                    list.join(", ")
+                ));
+            }
+        }
+        text.push_str(&format!(", {} not sent", self.not_sent));
+        text
     }
 
     /// `summary: 9500 ok, 500 failed (500 timeout) in 2.1s; slowest: a 2.0s, b 2.0s, c 1.9s`.
@@ -906,6 +946,26 @@ impl fleet::Handler for FleetHandler<'_> {
                     true,
                 );
             }
+            Report::Failed(rconsole::Error::Cancelled) => {
+                // A signal: the command under way (if any) is in doubt, the rest not sent.
+                let why = "interrupted".to_string();
+                if let Some((i, sent)) = self.states[t].current.take() {
+                    let raw = std::mem::take(&mut self.states[t].raw);
+                    self.send_output(
+                        t,
+                        i,
+                        raw,
+                        sent.elapsed(),
+                        Some((why.clone(), Exit::Interrupted)),
+                    );
+                }
+                self.states[t].stop = true;
+                let _ = self.tx.send(SessionUpdate::Stopped {
+                    server: self.states[t].index,
+                    message: why,
+                    exit: Exit::Interrupted,
+                });
+            }
             Report::Failed(e) => {
                 let exit = Exit::from_error(&e);
                 let why = exit::chain(&e);
@@ -988,8 +1048,20 @@ fn serve(
     server: Server,
     commands: &[Planned],
     policy: Policy,
+    cancel: Option<&Arc<std::sync::atomic::AtomicBool>>,
     tx: &mpsc::Sender<SessionUpdate>,
 ) {
+    let cancelled = || cancel.is_some_and(|c| c.load(std::sync::atomic::Ordering::SeqCst));
+    let interrupted = || {
+        let _ = tx.send(SessionUpdate::Stopped {
+            server: index,
+            message: "interrupted".into(),
+            exit: Exit::Interrupted,
+        });
+    };
+    if cancelled() {
+        return interrupted();
+    }
     let _ = tx.send(SessionUpdate::Started { server: index });
     let Route::Tunnel(connector) = server.route else {
         return;
@@ -1000,7 +1072,7 @@ fn serve(
         attempt += 1;
         let opened = match &server.open {
             Some(open) => open(),
-            None => rconsole::consoles::open(
+            None => rconsole::open(
                 server.protocol,
                 Box::new(Arc::clone(&connector)),
                 server.password.clone(),
@@ -1009,12 +1081,15 @@ fn serve(
         };
         match opened {
             Ok(mut client) => {
+                client.set_cancel(cancel.cloned());
                 if let Some(json) = policy.messages {
                     let sink = crate::app::run::consoles::message_sink(json, &server.name, true);
                     client.set_messages(sink, false);
                 }
                 break client;
             }
+            Err(rconsole::Error::Cancelled) => return interrupted(),
+            Err(_) if cancelled() => return interrupted(),
             Err(err) if retryable(&err) && attempt <= policy.retries => {
                 let delay = RETRY_BACKOFF * 2u32.saturating_pow(attempt - 1);
                 let _ = tx.send(SessionUpdate::Notice(format!(
@@ -1051,6 +1126,9 @@ fn serve(
         {
             thread::sleep(d);
         }
+        if cancelled() {
+            return interrupted();
+        }
         let start = Instant::now();
         let mut raw = Vec::new();
         let result = session::execute(&mut *client, &planned.text, &mut raw, false);
@@ -1061,6 +1139,16 @@ fn serve(
                 !policy.keep_going,
             ),
             Ok(()) => (None, false),
+            Err(rconsole::Error::Cancelled) => {
+                let _ = tx.send(SessionUpdate::Output {
+                    server: index,
+                    command: i,
+                    raw,
+                    elapsed,
+                    error: Some(("interrupted".into(), Exit::Interrupted)),
+                });
+                return interrupted();
+            }
             // The connection is gone: this server cannot go on.
             Err(e) => (Some((exit::chain(&e), Exit::from_error(&e))), true),
         };
@@ -1107,21 +1195,6 @@ pub fn prefixed(name: &str, text: &str) -> String {
 /// A `[name]` line followed by the server's collected output.
 fn group_block(name: &str, body: &str) -> String {
     format!("[{name}]\n{body}")
-}
-
-/// The layout for the style and `--group`; `--raw` has none (bytes cannot be labelled).
-pub fn layout(style: Style, group: bool) -> Option<Layout> {
-    match style {
-        Style::Json => Some(Layout::Json),
-        Style::Raw => None,
-        Style::Text { .. } if group => Some(Layout::Group),
-        Style::Text { .. } => Some(Layout::Prefix),
-    }
-}
-
-/// Whether stderr is a terminal (where the progress line is drawn).
-pub fn stderr_is_terminal() -> bool {
-    io::stderr().is_terminal()
 }
 
 #[cfg(test)]

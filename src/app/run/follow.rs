@@ -10,10 +10,13 @@ use std::io::Write;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
-use serde_json::{Value, json};
+use serde_json::Value;
+
+use crate::app::print::json::{JsonRecord, unix_secs, utc, utc_millis};
 
 use crate::app::exit::Exit;
 use crate::app::print::output::{Printer, Style};
+use crate::app::resolve::plan::{DEFAULT_POLL, FollowOptions};
 use crate::app::resolve::settings::Settings;
 use crate::app::run::session::Session;
 
@@ -21,9 +24,6 @@ use crate::app::run::session::Session;
 /// a `server/status` call.
 #[cfg(feature = "mgmt")]
 const MGMT_CHECK: Duration = Duration::from_secs(15);
-
-/// How often `list` is asked when following over RCON.
-pub const DEFAULT_POLL: Duration = Duration::from_secs(5);
 
 /// One event.
 #[derive(Debug, Clone, PartialEq)]
@@ -110,47 +110,6 @@ pub fn diff(before: &BTreeSet<String>, now: &BTreeSet<String>, server: &str) -> 
         .collect()
 }
 
-/// Now as `2026-12-02T01:30:00Z`.
-pub fn utc_now() -> String {
-    let secs = SystemTime::now()
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    utc(secs)
-}
-
-/// Seconds since 1970 as an RFC 3339 UTC time (days to civil date: Howard Hinnant's algorithm).
-fn utc(secs: u64) -> String {
-    let days = (secs / 86_400) as i64;
-    let rem = secs % 86_400;
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
-}
-
-/// `--follow`, resolved.
-#[derive(Debug, Clone, Default)]
-pub struct FollowOptions {
-    /// NDJSON instead of text lines.
-    pub json: bool,
-    /// `--exec CMD`: run per event.
-    pub exec: Option<String>,
-    /// `--poll`: how often RCON servers are asked (default [`DEFAULT_POLL`]).
-    pub poll: Option<Duration>,
-}
-
 /// Prints events (text or NDJSON) and runs `--exec` for each, in order, from any thread.
 pub struct Emitter {
     json: bool,
@@ -171,29 +130,22 @@ impl Emitter {
         }
     }
 
-    /// The event's JSON line.
+    /// The event's JSON line: the one record schema ([`crate::app::print::json`]).
     pub fn json_line(e: &FollowEvent, time: &str) -> String {
-        let mut o = json!({"time": time, "server": e.server, "event": e.kind});
-        if let Some(p) = &e.player {
-            o["player"] = json!(p);
-        }
-        if !e.params.is_null() {
-            o["params"] = e.params.clone();
-        }
-        if let Some(t) = &e.text {
-            o["text"] = json!(t);
-        }
-        if let Some(r) = &e.raw {
-            o["raw"] = json!(r);
-        }
-        o.to_string()
+        let text = e.text.as_deref().unwrap_or("");
+        let mut record = JsonRecord::event(time.to_string(), &e.server, &e.kind, text);
+        record.player = e.player.as_deref();
+        record.params = (!e.params.is_null()).then_some(&e.params);
+        record.raw = e.raw.as_deref();
+        record.to_line()
     }
 
     /// Prints one event and runs `--exec` for it.
     pub fn emit(&self, e: &FollowEvent) -> std::io::Result<()> {
         let _guard = self.lock.lock().unwrap_or_else(|p| p.into_inner());
-        let time = utc_now();
-        let json_line = Self::json_line(e, &time);
+        let now = SystemTime::now();
+        let time = utc(unix_secs(now));
+        let json_line = Self::json_line(e, &utc_millis(now));
         let line = if self.json {
             json_line.clone()
         } else {
@@ -336,12 +288,6 @@ pub fn reconnect<T>(name: &str, retry: Duration, mut open: impl FnMut() -> anyho
 /// Follows one or several RCON servers by polling `list`.
 pub fn run_rcon(options: &FollowOptions, servers: Vec<(String, Settings)>) -> anyhow::Result<Exit> {
     let poll = options.poll.unwrap_or(DEFAULT_POLL);
-    if poll.is_zero() {
-        return Err(crate::app::exit::fail(
-            crate::app::exit::Exit::Usage,
-            "--poll must be more than 0",
-        ));
-    }
     if servers
         .iter()
         .all(|(_, s)| s.dialect.value.dialect().protocol != rconsole::consoles::Protocol::Rcon)
@@ -352,17 +298,7 @@ pub fn run_rcon(options: &FollowOptions, servers: Vec<(String, Settings)>) -> an
     // Connect to each first, so a wrong address or password fails at once.
     let mut followers = Vec::new();
     for (name, settings) in servers {
-        let opts = settings.options(Arc::new(crate::app::StderrObserver));
-        let protocol = settings.dialect.value.dialect().protocol;
-        if protocol != rconsole::consoles::Protocol::Rcon {
-            // A group mixing RCON servers (polled) with consoles (pushed messages).
-            return Err(crate::app::exit::fail(
-                crate::app::exit::Exit::Usage,
-                format!(
-                    "{name}: --follow takes either RCON servers (polled) or BattlEye/WebRCON/telnet ones (their pushed messages), not both at once; run one --follow for each kind"
-                ),
-            ));
-        }
+        let opts = settings.options(Arc::new(crate::app::shared::StderrObserver));
         let mut session = Session::new(
             settings.connector()?,
             settings.password()?,
@@ -489,12 +425,5 @@ mod tests {
             ]
         );
         assert!(diff(&a, &a, "s").is_empty());
-    }
-
-    #[test]
-    fn times() {
-        assert_eq!(utc(0), "1970-01-01T00:00:00Z");
-        assert_eq!(utc(951_782_400), "2000-02-29T00:00:00Z");
-        assert_eq!(utc(1_796_175_000), "2026-12-02T01:30:00Z");
     }
 }

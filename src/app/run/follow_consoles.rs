@@ -22,10 +22,11 @@ use std::time::Duration;
 
 use rconsole::consoles::{MessageSink, Protocol, Remote};
 
-use crate::app::StderrObserver;
 use crate::app::exit::{Exit, chain, fail};
+use crate::app::resolve::plan::FollowOptions;
 use crate::app::resolve::settings::Settings;
-use crate::app::run::follow::{Emitter, FollowEvent, FollowOptions};
+use crate::app::run::follow::{Emitter, FollowEvent};
+use crate::app::shared::StderrObserver;
 
 /// How often a follow looks whether its connection is still there, and retries a lost one.
 const CHECK: Duration = Duration::from_millis(200);
@@ -168,8 +169,7 @@ impl ConsoleTarget {
             .connector()
             .map_err(|e| rconsole::Error::Protocol(format!("cannot make the connection: {e:#}")))?;
         let opts = self.settings.options(Arc::new(StderrObserver));
-        let mut remote =
-            rconsole::consoles::open(self.protocol, connector, self.password.clone(), opts)?;
+        let mut remote = rconsole::open(self.protocol, connector, self.password.clone(), opts)?;
         remote.set_messages(Arc::clone(sink), true);
         Ok(remote)
     }

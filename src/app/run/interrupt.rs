@@ -1,5 +1,7 @@
-//! Ctrl-C and SIGTERM as a flag: the console abandons the running command, a countdown stops
-//! announcing, batch input stops and says what ran and what was not sent.
+//! Ctrl-C and SIGTERM as a flag: the console abandons the running command (or its reconnect
+//! back-off), a countdown stops announcing, the command line's commands and batch input stop
+//! and say what ran and what was not sent. Where they still end the process (a fan-out), a
+//! progress line on the terminal is erased first ([`progress_line`]).
 //!
 //! The handler only stores to atomics, which is all a signal handler may safely do; whoever
 //! installed it polls them. On Unix it is a `sigaction` for `SIGINT` (and, while a batch runs,
@@ -95,6 +97,109 @@ impl Stop {
         }
     }
 }
+
+/// The one line that says what a signal stopped: how many commands `ran`, which one was in
+/// flight (`where`, its text) and how many were `not_sent`; `also` names what else was not run
+/// (e.g. `the batch input`). For the command line's commands (`-c`); batch input says the same
+/// with `FILE:LINE`.
+pub fn report(
+    signal: Signal,
+    ran: u64,
+    in_flight: Option<(&str, &str)>,
+    not_sent: u64,
+    also: Option<&str>,
+) -> String {
+    let mut text = format!(
+        "interrupted by {}: {ran} command{} ran",
+        signal.name(),
+        if ran == 1 { "" } else { "s" }
+    );
+    match in_flight {
+        Some((at, command)) => text.push_str(&format!(
+            ", {at} ('{}') was in flight and may or may not have run",
+            crate::app::shared::short(command)
+        )),
+        None => text.push_str(", none was in flight"),
+    }
+    text.push_str(&format!(", {not_sent} not sent"));
+    if let Some(also) = also {
+        text.push_str(&format!("; {also} was not run"));
+    }
+    text
+}
+
+/// Sleeps for `delay`, waking every [`rconsole::rcon::client::CANCEL_POLL`]; cut short when
+/// `stop` says a signal came. Returns whether one did.
+pub fn pause(delay: std::time::Duration, stop: Option<&Stop>) -> bool {
+    let end = std::time::Instant::now() + delay;
+    loop {
+        if stop.and_then(Stop::received).is_some() {
+            return true;
+        }
+        let now = std::time::Instant::now();
+        if now >= end {
+            return false;
+        }
+        std::thread::sleep((end - now).min(rconsole::rcon::client::CANCEL_POLL));
+    }
+}
+
+/// Whether a progress line is on the terminal (stderr) now, for the handler that erases it.
+static PROGRESS_SHOWN: AtomicBool = AtomicBool::new(false);
+
+/// Says whether a progress line is on the terminal now (true after drawing one, false after
+/// erasing it). The first call makes Ctrl-C and `SIGTERM`, where they still end the process
+/// (no [`Stop`] guard, no console), erase the line first, so the shell's prompt does not
+/// follow `... 1 in flight^C`; the process still ends by the signal, as before. (Unix; on
+/// Windows the line stays.)
+pub fn progress_line(shown: bool) {
+    PROGRESS_SHOWN.store(shown, Ordering::SeqCst);
+    if shown {
+        static INSTALLED: OnceLock<()> = OnceLock::new();
+        INSTALLED.get_or_init(install_erase);
+    }
+}
+
+/// For each of SIGINT and SIGTERM that still has its default action: a handler that erases the
+/// progress line, puts the default back and raises the signal again.
+#[cfg(unix)]
+fn install_erase() {
+    extern "C" fn on_signal(signal: libc::c_int) {
+        const ERASE: &[u8] = b"\r\x1b[K";
+        // SAFETY: write, sigaction and raise are async-signal-safe; the buffer is static and
+        // the action is a zeroed (default) one.
+        unsafe {
+            if PROGRESS_SHOWN.load(Ordering::SeqCst) {
+                libc::write(libc::STDERR_FILENO, ERASE.as_ptr().cast(), ERASE.len());
+            }
+            let mut default: libc::sigaction = std::mem::zeroed();
+            default.sa_sigaction = libc::SIG_DFL;
+            libc::sigemptyset(&mut default.sa_mask);
+            libc::sigaction(signal, &default, std::ptr::null_mut());
+            libc::raise(signal);
+        }
+    }
+    for signal in [libc::SIGINT, libc::SIGTERM] {
+        // SAFETY: reads the installed action, and replaces it only when it is the default, with
+        // a handler that does only async-signal-safe calls.
+        unsafe {
+            let mut current: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(signal, std::ptr::null(), &mut current) != 0
+                || current.sa_sigaction != libc::SIG_DFL
+            {
+                continue;
+            }
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
+            action.sa_flags = libc::SA_RESTART;
+            libc::sigemptyset(&mut action.sa_mask);
+            libc::sigaction(signal, &action, std::ptr::null_mut());
+        }
+    }
+}
+
+#[cfg(windows)]
+fn install_erase() {}
 
 /// Whether a [`Stop`] guard caught a signal (for reads that cannot hold the guard).
 pub fn stopping() -> bool {

@@ -381,12 +381,6 @@ pub fn run(plan: &MgmtPlan, settings: &Settings) -> anyhow::Result<Exit> {
     let commands = calls(plan);
     let target = resolve(plan, settings)?;
     if let Some(follow) = &plan.follow {
-        if !commands.is_empty() {
-            return Err(fail(
-                Exit::Usage,
-                "--follow runs no commands (it prints events); run them separately",
-            ));
-        }
         return crate::app::run::follow::run_mgmt(follow, &target, false);
     }
     let (mut client, schema) = target.connect()?;
@@ -650,7 +644,7 @@ pub fn serve_practice(plan: &PracticePlan) -> anyhow::Result<Exit> {
         tls,
         ..MgmtPracticeConfig::default()
     })
-    .map_err(|e| crate::app::run::practice::cannot_listen("--practice-mgmt", addr, &e))?;
+    .map_err(|e| crate::app::shared::cannot_listen("--practice-mgmt", addr, &e))?;
     println!("{scheme}://{}", server.addr());
     eprintln!(
         "rcon: practice management server listening on {scheme}://{}; the secret is --practice-password; stop it with `server stop` or Ctrl-C",

@@ -9,9 +9,9 @@
 //! prompt never races another).
 
 use crate::app::exit::{Exit, exit_for, fail};
+use crate::app::resolve::plan::FollowOptions;
 use crate::app::resolve::plan::MgmtPlan;
 use crate::app::resolve::settings::Settings;
-use crate::app::run::follow::FollowOptions;
 use crate::app::run::mgmt::{self, MgmtTarget};
 
 /// Runs the method calls on every server.

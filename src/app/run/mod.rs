@@ -1,10 +1,10 @@
 //! Each mode, run from its resolved plan: one server's session ([`single`] over [`session`],
 //! with [`batch`] input and the [`console`]), several at once ([`fanout`]), `--follow`
 //! ([`follow`] polls RCON and takes management notifications, [`follow_consoles`] the pushed
-//! messages of BattlEye, WebRCON and telnet), the timed operations ([`timed`], [`countdown`]), `--mgmt` ([`mgmt`], on several
-//! servers `mgmt_fanout`; both in `rcon-mgmt`), the other consoles' application side ([`consoles`]), `--ping` and `--query`
-//! ([`ping_query`]), the practice servers ([`practice`]), what is remembered per server
-//! ([`learned`]), and `--wait`'s retries of a session's first connection ([`wait`]).
+//! messages of BattlEye, WebRCON and telnet), the timed operations ([`timed`], [`countdown`]), `--mgmt` (`mgmt`, on several
+//! servers `mgmt_fanout`; both only with the `mgmt` feature), the other consoles' application side ([`consoles`]), `--ping` and `--query`
+//! ([`ping_query`]), the practice servers ([`practice`]),
+//! and `--wait`'s retries of a session's first connection ([`wait`]).
 
 pub mod batch;
 pub mod console;
@@ -14,13 +14,9 @@ pub mod fanout;
 pub mod follow;
 pub mod follow_consoles;
 pub mod interrupt;
-pub mod learned;
-// Used only by the rcon-mgmt binary, which shares this module tree (see `MgmtHooks`).
 #[cfg(feature = "mgmt")]
-#[allow(dead_code)]
 pub mod mgmt;
 #[cfg(feature = "mgmt")]
-#[allow(dead_code)]
 pub mod mgmt_fanout;
 pub mod ping_query;
 pub mod practice;

@@ -12,7 +12,8 @@ use rconsole::rcon::client::Direction;
 use crate::app::exit::{Exit, fail};
 use crate::app::print::output;
 use crate::app::print::trace::Trace;
-use crate::app::resolve::settings::{DEFAULT_TIMEOUT, HostPort};
+use crate::app::resolve::plan::{Probe, ProbeDefaults as Defaults, ProbeKind};
+use crate::app::resolve::settings::HostPort;
 use crate::app::resolve::values::parse_host_port;
 
 /// The game server to ping or query: `HOST[:PORT]` given to the flag, else the host of `--host`
@@ -47,58 +48,6 @@ fn dns_server() -> Option<std::net::SocketAddr> {
         Ok(value) => driver::parse_dns_server(&value),
         Err(_) => driver::system_dns_server(),
     }
-}
-
-/// What `--ping` and `--query` fall back on: the host (without its RCON port) and the time
-/// limit, from the flags, or from the profile `-s` names.
-#[derive(Debug, Clone)]
-pub struct Defaults {
-    /// The host to ask when the flag names none.
-    pub host: String,
-    /// The time limit.
-    pub timeout: Duration,
-}
-
-impl Defaults {
-    /// From the flags alone (no config file): `--host` or localhost, `--timeout` or 10s.
-    pub fn from_flags(host: Option<&str>, timeout: Option<Duration>) -> anyhow::Result<Defaults> {
-        let host = match host {
-            Some(h) => {
-                parse_host_port(h)
-                    .map_err(|why| fail(Exit::Usage, format!("--host: {why}")))?
-                    .0
-            }
-            None => "localhost".into(),
-        };
-        Ok(Defaults {
-            host,
-            timeout: timeout.unwrap_or(DEFAULT_TIMEOUT),
-        })
-    }
-}
-
-/// `--ping` or `--query`, resolved.
-#[derive(Debug, Clone)]
-pub struct Probe {
-    /// Which, and its own options.
-    pub kind: ProbeKind,
-    /// The host and time limit when the flag names no host.
-    pub defaults: Defaults,
-    /// `--json`.
-    pub json: bool,
-    /// Colour in the text output.
-    pub colour: bool,
-    /// `--trace`: the bytes on stderr.
-    pub trace: bool,
-}
-
-/// A status ping or a query, with the `HOST[:PORT]` given to the flag.
-#[derive(Debug, Clone)]
-pub enum ProbeKind {
-    /// `--ping [HOST[:PORT]]`, `--legacy`.
-    Ping { given: Option<String>, legacy: bool },
-    /// `--query [HOST[:PORT]]`, `--full`.
-    Query { given: Option<String>, full: bool },
 }
 
 /// Runs the ping or the query.

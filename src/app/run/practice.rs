@@ -43,7 +43,7 @@ pub fn serve(plan: &PracticePlan) -> anyhow::Result<Exit> {
         mode,
         read_delay: plan.read_delay.unwrap_or_default(),
     })
-    .map_err(|e| cannot_listen("--practice-server", addr, &e))?;
+    .map_err(|e| crate::app::shared::cannot_listen("--practice-server", addr, &e))?;
     println!("{}", server.addr());
     // The default password is public (it is in --help); one set with --practice-password is
     // never shown.
@@ -62,27 +62,4 @@ pub fn serve(plan: &PracticePlan) -> anyhow::Result<Exit> {
     std::io::stdout().flush()?;
     server.wait();
     Ok(Exit::Success)
-}
-
-/// A practice server that cannot bind its address: one line in words (std's text ends in
-/// "(os error 98)"), exit status 4 like any other failure to open a socket, the address named
-/// so the user can pick another (port 0 picks a free one).
-pub fn cannot_listen(flag: &str, addr: &str, e: &std::io::Error) -> anyhow::Error {
-    use std::io::ErrorKind as K;
-    let why = match e.kind() {
-        K::AddrInUse => {
-            "the address is already in use (another server holds the port; give another, or port 0 for a free one)".to_string()
-        }
-        K::PermissionDenied => {
-            "permission denied (ports below 1024 need privileges; give a higher one)".to_string()
-        }
-        K::AddrNotAvailable => {
-            "no network interface of this machine has that address (127.0.0.1 always works)".to_string()
-        }
-        kind => kind.to_string(),
-    };
-    fail(
-        Exit::Connect,
-        format!("{flag}: cannot listen on {addr}: {why}"),
-    )
 }

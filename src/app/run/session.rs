@@ -121,7 +121,14 @@ impl Session {
     pub fn connect(&mut self) -> rconsole::Result<&mut (dyn Remote + 'static)> {
         if self.client.is_none() {
             let mut client = match self.wait.take() {
-                Some(limit) => super::wait::until_up(limit, &self.server, || self.open())?,
+                // Ctrl-C or SIGTERM ends the wait (its progress line cleared) at the next
+                // attempt, at most half a second later.
+                Some(limit) => super::wait::until_up(limit, &self.server, || {
+                    if interrupted() {
+                        return Err(rconsole::Error::Cancelled);
+                    }
+                    self.open()
+                })?,
                 None => {
                     let retries = std::mem::take(&mut self.retries);
                     self.open_retrying(retries)?
@@ -149,7 +156,9 @@ impl Session {
                         crate::app::exit::chain(&err),
                         rconsole::format_duration(delay)
                     );
-                    std::thread::sleep(delay);
+                    if pause_unless_interrupted(delay) {
+                        return Err(rconsole::Error::Cancelled);
+                    }
                 }
                 other => return other,
             }
@@ -162,7 +171,7 @@ impl Session {
             return open();
         }
         let connector = Box::new(Arc::clone(&self.connector));
-        rconsole::consoles::open(
+        rconsole::open(
             self.protocol,
             connector,
             self.password.clone(),
@@ -243,7 +252,7 @@ impl Session {
     ) -> std::io::Result<CommandOutcome> {
         let start = Instant::now();
         let mut raw = Vec::new();
-        let stopped = crate::app::is_stop_command(command);
+        let stopped = crate::app::shared::is_stop_command(command);
         let mut sent = false;
         let already_stopped = self.stopped && self.refuse_after_stop;
         let result = check_command(command, self.max_command_bytes())
@@ -261,7 +270,7 @@ impl Session {
         let error = result.err();
         self.stopped |= stopped && sent && error.is_none();
         let parse_error =
-            self.parse_errors_fail && error.is_none() && crate::app::is_parse_error(&raw);
+            self.parse_errors_fail && error.is_none() && crate::app::shared::is_parse_error(&raw);
         let outcome = CommandOutcome {
             raw,
             error,
@@ -307,6 +316,29 @@ impl Session {
     }
 }
 
+/// Whether Ctrl-C or SIGTERM came while a handler catches them (a batch's or the command
+/// line's [`super::interrupt::Stop`], or the console's flag): a first connection that waits
+/// (`--wait`, `--retry`) gives up with [`rconsole::Error::Cancelled`] instead of going on.
+fn interrupted() -> bool {
+    super::interrupt::stopping() || super::interrupt::raised()
+}
+
+/// Sleeps for `delay` in steps of [`rconsole::rcon::client::CANCEL_POLL`]; true when
+/// [`interrupted`] cut it short.
+fn pause_unless_interrupted(delay: Duration) -> bool {
+    let end = Instant::now() + delay;
+    loop {
+        if interrupted() {
+            return true;
+        }
+        let now = Instant::now();
+        if now >= end {
+            return false;
+        }
+        std::thread::sleep((end - now).min(rconsole::rcon::client::CANCEL_POLL));
+    }
+}
+
 /// Runs one command on `client`, appending its raw output to `raw` (partial on error). A command
 /// that stops the server gets no end-of-output marker, and the connection is closed as soon as
 /// its first answer arrives (a connected client keeps a vanilla server from stopping cleanly).
@@ -316,7 +348,7 @@ pub fn execute(
     raw: &mut Vec<u8>,
     last: bool,
 ) -> rconsole::Result<()> {
-    if crate::app::is_stop_command(command) {
+    if crate::app::shared::is_stop_command(command) {
         client.command_then_close(command, raw)
     } else if last {
         client.command_into_last(command, raw)

@@ -10,16 +10,17 @@ use rconsole::practice::{self, PracticeServer};
 use rconsole::rcon::client::Observer;
 use rconsole::transport::{Connector, TcpConnector};
 
-use crate::app::StderrObserver;
 use crate::app::exit::{self, Exit, fail};
 use crate::app::print::trace;
-use crate::app::refuse_unsendable;
 use crate::app::resolve::plan::SessionPlan;
 use crate::app::run::batch;
 use crate::app::run::console;
 use crate::app::run::consoles;
+use crate::app::run::interrupt::{self, Signal, Stop};
 use crate::app::run::session::{self, Session};
-use crate::app::short;
+use crate::app::shared::StderrObserver;
+use crate::app::shared::refuse_unsendable;
+use crate::app::shared::short;
 
 /// Runs the session the plan describes.
 pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
@@ -85,7 +86,7 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
         password: password.expose().to_string(),
     };
 
-    let printer = plan.printing.printer();
+    let printer = plan.printing.printer().server(settings.display_name());
     let mut session = Session::new(connector, password, opts, printer);
     session.set_protocol(protocol);
     session.wait = plan.wait;
@@ -135,20 +136,60 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
 /// commands, and the first failure stops the run (nothing later is sent, `more_inputs` says
 /// whether files or stdin were still to come) unless `--keep-going`, which reports each failure
 /// and counts it in `tally`.
+///
+/// Ctrl-C or `SIGTERM` stops them as it stops batch input: what was answered is on stdout, and
+/// the error (exit 130 or 143) says how many ran, which was in flight and how many were not
+/// sent; nothing after them (batch input, the console) runs.
 fn run_commands(
     session: &mut Session,
     commands: &[String],
     more_inputs: bool,
-    opts: &batch::BatchPolicy,
+    opts: &crate::app::resolve::plan::BatchPolicy,
     tally: &mut batch::Tally,
 ) -> anyhow::Result<()> {
+    if commands.is_empty() {
+        return Ok(());
+    }
+    let stop = Stop::catch();
+    if let Some(stop) = &stop {
+        session.set_cancel(stop.flag());
+    }
+    let stopped = || stop.as_ref().and_then(Stop::received);
+    // Where the signal stopped the commands: the command in flight (its index), and the index
+    // of the first one not sent.
+    // What was still to run after the commands.
+    let also = if more_inputs {
+        Some("the batch input")
+    } else if session.keeps_open {
+        Some("the console")
+    } else {
+        None
+    };
+    let halt = |signal: Signal, in_flight: Option<usize>, next: usize, tally: &batch::Tally| {
+        let label = in_flight.map(|i| (command_label(i, commands.len()), &commands[i]));
+        let text = interrupt::report(
+            signal,
+            tally.sent,
+            label.as_ref().map(|(at, c)| (at.as_str(), c.as_str())),
+            (commands.len() - next) as u64,
+            also,
+        );
+        let exit = match signal {
+            Signal::Interrupt => Exit::Interrupted,
+            Signal::Terminate => Exit::Terminated,
+        };
+        fail(exit, text)
+    };
     for (i, command) in commands.iter().enumerate() {
-        tally.lines += 1;
         if tally.sent > 0
             && let Some(d) = opts.delay
         {
-            std::thread::sleep(d);
+            interrupt::pause(d, stop.as_ref());
         }
+        if let Some(signal) = stopped() {
+            return Err(halt(signal, None, i, tally));
+        }
+        tally.lines += 1;
         if opts.echo {
             session.printer.echo(command)?;
         }
@@ -159,6 +200,20 @@ fn run_commands(
         } else {
             session.run(command, None)?
         };
+        if let Some(signal) = stopped() {
+            // Answered in full before the signal: it ran. Otherwise it was in flight, or (no
+            // connection yet) never went out.
+            if outcome.error.is_none() {
+                tally.sent += 1;
+                return Err(halt(signal, None, i + 1, tally));
+            }
+            let (in_flight, next) = if outcome.sent {
+                (Some(i), i + 1)
+            } else {
+                (None, i)
+            };
+            return Err(halt(signal, in_flight, next, tally));
+        }
         if outcome.sent {
             tally.sent += 1;
         }
@@ -206,6 +261,16 @@ fn run_commands(
         return Err(fail(exit, message));
     }
     Ok(())
+}
+
+/// How the report names a command of the command line: `-c` commands and the trailing words
+/// alike, by position when there are several.
+fn command_label(i: usize, count: usize) -> String {
+    if count == 1 {
+        "the command".to_string()
+    } else {
+        format!("command {} of {count}", i + 1)
+    }
 }
 
 fn plural(n: usize) -> &'static str {

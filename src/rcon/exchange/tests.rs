@@ -50,7 +50,7 @@ struct Harness {
 }
 
 impl Harness {
-    fn new(cfg: ExchangeConfig) -> Self {
+    fn new(cfg: Options) -> Self {
         let now = Instant::now();
         let mut h = Self {
             ex: Exchange::new(cfg),
@@ -118,7 +118,7 @@ impl Harness {
         self.drain();
     }
 
-    fn run(cfg: ExchangeConfig, steps: &[Step]) -> Self {
+    fn run(cfg: Options, steps: &[Step]) -> Self {
         let mut h = Self::new(cfg);
         for s in steps {
             h.step(s);
@@ -127,15 +127,15 @@ impl Harness {
     }
 }
 
-fn cfg() -> ExchangeConfig {
-    ExchangeConfig {
+fn cfg() -> Options {
+    Options {
         timeout: Duration::from_secs(2),
-        ..ExchangeConfig::default()
+        ..Options::default()
     }
 }
 
-fn learned(method: EndMethod) -> ExchangeConfig {
-    ExchangeConfig {
+fn learned(method: EndMethod) -> Options {
+    Options {
         learned: Some(Learned {
             method,
             rtt: Duration::from_micros(100),
@@ -337,7 +337,7 @@ fn state_probe() {
 fn state_command() {
     struct Case {
         name: &'static str,
-        cfg: ExchangeConfig,
+        cfg: Options,
         steps: Vec<Step>,
         output: &'static [u8],
         done: usize,
@@ -456,7 +456,7 @@ fn state_command() {
         },
         Case {
             name: "silence, unlearned: the floor is 100ms",
-            cfg: ExchangeConfig {
+            cfg: Options {
                 end: EndDetection::Idle,
                 ..cfg()
             },
@@ -477,7 +477,7 @@ fn state_command() {
         },
         Case {
             name: "single packet",
-            cfg: ExchangeConfig {
+            cfg: Options {
                 end: EndDetection::SinglePacket,
                 ..cfg()
             },
@@ -760,7 +760,7 @@ fn quiet_gap_rules() {
         Harness::new(slow).ex.quiet_gap(),
         Duration::from_millis(160)
     );
-    let fixed = ExchangeConfig {
+    let fixed = Options {
         idle_gap: Some(Duration::from_millis(7)),
         ..cfg()
     };
@@ -839,7 +839,7 @@ mod fuzz {
             any_id in any::<bool>(),
             ops in proptest::collection::vec(op(), 0..60),
         ) {
-            let cfg = ExchangeConfig { end, any_reply_id: any_id, partial_on_idle: any_id, ..cfg() };
+            let cfg = Options { end, any_reply_id: any_id, partial_on_idle: any_id, ..cfg() };
             let mut ex = Exchange::new(cfg);
             let mut now = Instant::now();
             let mut last_id = 0i32;

@@ -185,8 +185,9 @@ impl Term {
         self.writer.flush().unwrap();
     }
 
-    /// Types a line, waits until it shows, and presses Enter (as a person would: rustyline
-    /// drops keys typed ahead past an Enter).
+    /// Types a line, waits until it shows, and presses Enter, as a person would (keys typed
+    /// ahead past an Enter are kept on Unix, see docs/console.md, but a test that sends a line
+    /// at a time sees each prompt).
     pub fn line(&mut self, prompt: &str, text: &str) {
         self.send(text);
         self.wait_for_line(prompt, text);

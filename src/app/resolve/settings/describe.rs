@@ -88,11 +88,10 @@ impl Settings {
                 String::new(),
             ));
         } else if let Ok(connector) = self.connector() {
-            let key =
-                crate::app::run::learned::key(&connector.describe(), self.dialect.value.dialect());
+            let key = crate::app::learned::key(&connector.describe(), self.dialect.value.dialect());
             rows.push((
                 "learned",
-                crate::app::run::learned::describe(&key),
+                crate::app::learned::describe(&key),
                 String::new(),
             ));
         }

@@ -336,9 +336,8 @@ impl Settings {
     pub fn options(&self, observer: Arc<dyn Observer>) -> ClientOptions {
         let mut opts = self.engine_options(observer);
         if let Ok(connector) = self.connector() {
-            let key =
-                crate::app::run::learned::key(&connector.describe(), self.dialect.value.dialect());
-            crate::app::run::learned::attach(&mut opts, key, self.forget);
+            let key = crate::app::learned::key(&connector.describe(), self.dialect.value.dialect());
+            crate::app::learned::attach(&mut opts, key, self.forget);
         }
         opts
     }

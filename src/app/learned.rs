@@ -44,8 +44,13 @@ pub fn key(server: &str, dialect: rconsole::Dialect) -> String {
     format!("{server} {}", dialect.name)
 }
 
+/// Found once per process: a one-shot reads the store, then may update it (read again and
+/// written), and each lookup of the data directory (`directories` resolves every base
+/// directory) cost a one-shot about 25,000 instructions (callgrind, BENCHMARKS.md).
 fn path() -> Option<PathBuf> {
-    crate::app::resolve::config::data_dir().map(|d| d.join(FILE_NAME))
+    static PATH: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    PATH.get_or_init(|| crate::app::resolve::config::data_dir().map(|d| d.join(FILE_NAME)))
+        .clone()
 }
 
 fn read() -> LearnedToml {

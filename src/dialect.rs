@@ -1,11 +1,30 @@
-//! Server dialects: what differs between Minecraft, Source, Factorio and Palworld RCON, as data
-//! the engine's [`ClientOptions`] are built from (docs/protocol.md sections 2-4), and the other
-//! consoles (BattlEye, WebRCON, telnet; docs/protocol.md section 8), which name their
-//! [`Protocol`]. The engine itself has no per-game code paths; a dialect only picks its
-//! settings.
+//! Server dialects, above the engines: what differs between Minecraft, Source, Factorio and
+//! Palworld RCON, as data the [`Options`] are built from (docs/protocol.md sections 2-4), and the
+//! other consoles (BattlEye, WebRCON, telnet; docs/protocol.md section 8), which name their
+//! [`Protocol`]; and [`open`], which picks the engine for a protocol. The engines themselves
+//! have no per-game code paths and know nothing of each other; a dialect only picks settings.
 
-use crate::consoles::Protocol;
-use crate::rcon::client::{ClientOptions, EndDetection};
+use crate::consoles::Console;
+use crate::engine::{Options, Password, Protocol, Remote};
+use crate::error::Result;
+use crate::rcon::client::Client;
+use crate::rcon::exchange::EndDetection;
+use crate::transport::Connector;
+
+/// Opens a logged-in session of `protocol`: the RCON [`Client`] or a [`Console`].
+pub fn open(
+    protocol: Protocol,
+    connector: Box<dyn Connector>,
+    password: Password,
+    opts: Options,
+) -> Result<Box<dyn Remote>> {
+    match protocol {
+        Protocol::Rcon => Ok(Box::new(Client::connect(connector, password, opts)?)),
+        other => Ok(Box::new(Console::connect(
+            other, connector, password, opts,
+        )?)),
+    }
+}
 
 /// One server family's RCON behaviour, as the engine needs to know it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -158,7 +177,7 @@ impl Dialect {
     }
 
     /// Sets the dialect's fields of `opts`, keeping the rest (timeouts, observer).
-    pub fn apply(&self, opts: &mut ClientOptions) {
+    pub fn apply(&self, opts: &mut Options) {
         opts.end = self.end;
         opts.max_command_bytes = self.max_command_bytes;
         opts.any_reply_id = self.any_reply_id;
@@ -198,9 +217,9 @@ mod tests {
 
     #[test]
     fn apply_sets_only_dialect_fields() {
-        let mut opts = ClientOptions {
+        let mut opts = Options {
             timeout: std::time::Duration::from_secs(3),
-            ..ClientOptions::default()
+            ..Options::default()
         };
         Dialect::PALWORLD.apply(&mut opts);
         assert_eq!(opts.end, EndDetection::Answered);

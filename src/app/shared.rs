@@ -1,0 +1,119 @@
+//! Helpers every part of the application shares, with no dependency on the runners: which
+//! commands stop a server, what vanilla's parse error looks like, a command shortened for
+//! messages, the check that refuses an unsendable command before anything is sent, and where
+//! engine warnings go.
+
+use rconsole::rcon::client::{Observer, check_command};
+
+use crate::app::exit::{Exit, fail};
+use crate::app::resolve::settings::Settings;
+
+/// Prints engine warnings on stderr.
+pub struct StderrObserver;
+
+impl Observer for StderrObserver {
+    fn warning(&self, message: &str) {
+        eprintln!("rcon: warning: {message}");
+    }
+}
+
+/// Refuses, before connecting anywhere, a command that can never be sent (too long for the
+/// dialect, NUL byte), so the server receives nothing.
+pub fn refuse_unsendable<'a>(
+    commands: &[String],
+    servers: impl IntoIterator<Item = &'a Settings>,
+) -> anyhow::Result<()> {
+    let max = servers
+        .into_iter()
+        .map(|s| s.dialect.value.dialect().max_command_bytes)
+        .min()
+        .unwrap_or(rconsole::rcon::packet::MAX_COMMAND_BYTES);
+    for (i, c) in commands.iter().enumerate() {
+        check_command(c, max).map_err(|e| {
+            let which = if commands.len() > 1 {
+                format!("command {} of {}", i + 1, commands.len())
+            } else {
+                "the command".to_string()
+            };
+            let why = match e {
+                rconsole::Error::CommandTooLong { len, max } => {
+                    format!("{which} is {len} bytes of UTF-8, over the limit of {max}")
+                }
+                rconsole::Error::CommandHasNul => format!("{which} contains a NUL character"),
+                other => format!("{which}: {other}"),
+            };
+            fail(Exit::Refused, format!("{why}; nothing was sent"))
+        })?;
+    }
+    Ok(())
+}
+
+/// Whether a command shuts the server down, after which the connection must be closed at once
+/// (a connected client keeps a vanilla server from stopping cleanly).
+pub fn is_stop_command(command: &str) -> bool {
+    let word = command.trim_start().trim_start_matches('/');
+    let word = word.split_whitespace().next().unwrap_or("");
+    matches!(word, "stop" | "restart")
+}
+
+/// Whether the output (raw bytes) is vanilla's command parse error.
+pub fn is_parse_error(raw: &[u8]) -> bool {
+    raw.trim_ascii_end().ends_with(b"<--[HERE]")
+}
+
+/// A command shortened for messages.
+pub fn short(command: &str) -> String {
+    let mut s: String = command.chars().take(60).collect();
+    if s.len() < command.len() {
+        s.push('…');
+    }
+    s
+}
+
+/// A practice server that cannot bind its address: one line in words (std's text ends in
+/// "(os error 98)"), exit status 4 like any other failure to open a socket, the address named
+/// so the user can pick another (port 0 picks a free one).
+pub fn cannot_listen(flag: &str, addr: &str, e: &std::io::Error) -> anyhow::Error {
+    use std::io::ErrorKind as K;
+    let why = match e.kind() {
+        K::AddrInUse => {
+            "the address is already in use (another server holds the port; give another, or port 0 for a free one)".to_string()
+        }
+        K::PermissionDenied => {
+            "permission denied (ports below 1024 need privileges; give a higher one)".to_string()
+        }
+        K::AddrNotAvailable => {
+            "no network interface of this machine has that address (127.0.0.1 always works)".to_string()
+        }
+        kind => kind.to_string(),
+    };
+    fail(
+        Exit::Connect,
+        format!("{flag}: cannot listen on {addr}: {why}"),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stop_commands() {
+        assert!(is_stop_command("stop"));
+        assert!(is_stop_command("/stop"));
+        assert!(is_stop_command("  restart now"));
+        assert!(!is_stop_command("stopwatch"));
+        assert!(!is_stop_command("say stop"));
+    }
+
+    #[test]
+    fn parse_errors() {
+        assert!(is_parse_error(
+            b"Unknown or incomplete command, see below for errorfoo<--[HERE]"
+        ));
+        assert!(is_parse_error(b"...foo<--[HERE]\n"));
+        assert!(!is_parse_error(
+            b"There are 0 of a max of 20 players online: "
+        ));
+    }
+}

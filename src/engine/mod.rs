@@ -1,0 +1,219 @@
+//! What every protocol engine shares, below all of them: the one options type, the observer
+//! that hears warnings and traces, the password, cancellation, the session interface the
+//! application runs commands through ([`Remote`]) and how durations are written in messages.
+//!
+//! The RCON engine ([`crate::rcon`]) and the other consoles ([`crate::consoles`]) both build
+//! on this module and neither borrows from the other; which of them serves a dialect is
+//! decided above both, in [`crate::dialect`].
+//!
+//! The RCON-only fields of [`Options`] (the end-of-output method, the probe's wait, what was
+//! learned) name the RCON exchange's plain data types; the other consoles ignore them.
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use crate::error::{Error, Result};
+use crate::rcon::exchange::{EndDetection, Learned, Traced};
+use crate::rcon::packet::{DEFAULT_MAX_INCOMING, MAX_COMMAND_BYTES};
+
+mod time;
+pub use time::format_duration;
+
+/// Which wire protocol a dialect speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Protocol {
+    /// Source-style RCON over TCP (Minecraft, Source, Factorio, Palworld): [`crate::Client`].
+    Rcon,
+    /// BattlEye RCon over UDP (DayZ, Arma 2/3, Arma Reforger).
+    BattlEye,
+    /// Rust's WebRCON: JSON over a WebSocket.
+    WebRcon,
+    /// The 7 Days to Die telnet console.
+    Telnet,
+}
+
+/// Which way a traced packet or chunk of bytes went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    /// Client to server.
+    Sent,
+    /// Server to client.
+    Received,
+}
+
+/// Receives what the engine does, for warnings, packet traces and remembering servers.
+pub trait Observer: Send + Sync {
+    /// A one-line warning for the user (stderr in the CLI).
+    fn warning(&self, _message: &str) {}
+    /// What was learned about the server, worth saying once (when it is first learned).
+    fn note(&self, message: &str) {
+        self.warning(message);
+    }
+    /// A packet went over the wire, labelled by what it was in context. The login's body (the
+    /// password) is never in it.
+    fn packet(&self, _packet: &Traced) {}
+    /// Whether [`Observer::packet`] wants to be called (lets the hot path skip the work).
+    fn wants_packets(&self) -> bool {
+        false
+    }
+    /// The end-of-output method for this server was settled (`Some`) or turned out wrong and
+    /// should be forgotten (`None`).
+    fn learned(&self, _learned: Option<Learned>) {}
+    /// Bytes of another console protocol went over the wire (BattlEye, WebRCON, telnet; see
+    /// [`crate::consoles`]), already masked: a password is never in them.
+    fn frame(&self, _direction: Direction, _bytes: &[u8], _what: &str) {}
+}
+
+/// An observer that ignores everything.
+#[derive(Debug, Default)]
+pub struct Silent;
+impl Observer for Silent {}
+
+/// How often a blocking wait looks at [`Options::cancel`].
+pub const CANCEL_POLL: Duration = Duration::from_millis(50);
+
+/// The settings of a session, for every protocol (the one options type: the blocking client,
+/// the consoles' driver and the fleet's event loop all take it, and the RCON
+/// [`Exchange`](crate::rcon::exchange::Exchange) reads its settings from it).
+#[derive(Clone)]
+pub struct Options {
+    /// Bounds connecting, logging in, and the whole wait for one command's output.
+    pub timeout: Duration,
+    /// How the end of output is found (RCON).
+    pub end: EndDetection,
+    /// A fixed quiet gap, instead of the adaptive one (see
+    /// [`Exchange::quiet_gap`](crate::rcon::exchange::Exchange::quiet_gap)); for the consoles
+    /// whose answers end by silence, the gap (else 250 ms).
+    pub idle_gap: Option<Duration>,
+    /// The longest wait for the sentinel probe's answer (RCON; it is also bounded by round
+    /// trips: see [`Exchange::probe_wait`](crate::rcon::exchange::Exchange::probe_wait)).
+    pub probe_timeout: Duration,
+    /// Longest command body, in UTF-8 bytes.
+    pub max_command_bytes: usize,
+    /// Largest incoming size field (RCON).
+    pub max_incoming: usize,
+    /// Match output packets and login replies whatever their id (Palworld answers with id 0).
+    pub any_reply_id: bool,
+    /// When the quiet gap passes while a packet is still incomplete (its size field claimed
+    /// more bytes than arrived, as reported for Palworld), return what arrived with a warning.
+    pub partial_on_idle: bool,
+    /// What was learned about this server in an earlier session (skips the probe).
+    pub learned: Option<Learned>,
+    /// Where warnings, traces and learned facts go.
+    pub observer: Arc<dyn Observer>,
+    /// When set, checked at least every [`CANCEL_POLL`] while waiting: a `true` abandons the
+    /// command under way (the connection is closed) with
+    /// [`crate::Error::Cancelled`].
+    pub cancel: Option<Arc<AtomicBool>>,
+}
+
+impl std::fmt::Debug for Options {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Options")
+            .field("timeout", &self.timeout)
+            .field("end", &self.end)
+            .field("idle_gap", &self.idle_gap)
+            .field("probe_timeout", &self.probe_timeout)
+            .field("max_command_bytes", &self.max_command_bytes)
+            .field("max_incoming", &self.max_incoming)
+            .field("any_reply_id", &self.any_reply_id)
+            .field("partial_on_idle", &self.partial_on_idle)
+            .field("learned", &self.learned)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            timeout: Duration::from_secs(10),
+            end: EndDetection::Detect,
+            idle_gap: None,
+            probe_timeout: Duration::from_millis(750),
+            max_command_bytes: MAX_COMMAND_BYTES,
+            max_incoming: DEFAULT_MAX_INCOMING,
+            any_reply_id: false,
+            partial_on_idle: false,
+            learned: None,
+            observer: Arc::new(Silent),
+            cancel: None,
+        }
+    }
+}
+
+/// The password, kept out of `Debug` output.
+#[derive(Clone)]
+pub struct Password(String);
+
+impl Password {
+    /// Wraps a password.
+    pub fn new(p: impl Into<String>) -> Self {
+        Self(p.into())
+    }
+    /// The password itself, for the login packet.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Password {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Password(****)")
+    }
+}
+
+/// Where server messages go (the console's live printer, stderr with `--messages`, JSON).
+pub type MessageSink = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// One logged-in session with a server, whatever its protocol: what the application runs
+/// commands through.
+pub trait Remote: Send {
+    /// Runs one command, appending its output to `out` (partial on error).
+    fn command_into(&mut self, command: &str, out: &mut Vec<u8>) -> Result<()>;
+    /// Runs a command that stops the server, then closes the connection.
+    fn command_then_close(&mut self, command: &str, out: &mut Vec<u8>) -> Result<()>;
+    /// Runs the session's last command; the connection is closed afterwards in any case.
+    fn command_into_last(&mut self, command: &str, out: &mut Vec<u8>) -> Result<()> {
+        let result = self.command_into(command, out);
+        self.close();
+        result
+    }
+    /// Closes the connection (the next command reconnects).
+    fn close(&mut self);
+    /// Whether the connection still looks open; a dead one is dropped.
+    fn check_open(&mut self) -> bool;
+    /// Whether a connection is open.
+    fn is_connected(&self) -> bool;
+    /// Drops any connection and logs in again.
+    fn reconnect(&mut self) -> Result<()>;
+    /// Where this session goes, e.g. `localhost:2306`.
+    fn server(&self) -> String;
+    /// Longest command the server reads.
+    fn max_command_bytes(&self) -> usize;
+    /// Sends server messages to `sink`; with `live`, also while no command runs (a background
+    /// thread keeps reading, acknowledging and keeping the login alive). RCON servers send no
+    /// messages, so the default ignores it.
+    fn set_messages(&mut self, _sink: MessageSink, _live: bool) {}
+    /// What was learned about the server's answers this session, for next time (RCON only).
+    fn learned(&self) -> Option<Learned> {
+        None
+    }
+    /// Sets (or clears) the flag that abandons the command under way (Ctrl-C in the console).
+    fn set_cancel(&mut self, cancel: Option<Arc<AtomicBool>>);
+}
+
+/// Checks a command against the limits before anything is sent: no NUL byte (it would cut the
+/// command short on the server), at most `max` bytes of UTF-8.
+pub fn check_command(command: &str, max: usize) -> Result<()> {
+    if command.contains('\0') {
+        return Err(Error::CommandHasNul);
+    }
+    if command.len() > max {
+        return Err(Error::CommandTooLong {
+            len: command.len(),
+            max,
+        });
+    }
+    Ok(())
+}
