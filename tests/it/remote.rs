@@ -844,6 +844,7 @@ fn fan_out_over_remote_prints_what_local_fan_out_prints() {
             .map(|l| match serde_json::from_str::<serde_json::Value>(l) {
                 Ok(mut v) if v.is_object() => {
                     v.as_object_mut().unwrap().remove("elapsed_ms");
+                    v.as_object_mut().unwrap().remove("time");
                     v.to_string()
                 }
                 _ => l.to_string(),
