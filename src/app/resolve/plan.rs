@@ -921,6 +921,11 @@ fn commands(args: &Args, note: bool) -> Vec<String> {
 /// to the command (`tp @p 0 -60 0`), but the user most likely meant the option.
 fn misplaced_options(words: &[String]) -> Vec<&str> {
     let mut found = Vec::new();
+    // Building clap's command costs about a quarter of a one-shot's instructions: only when a
+    // word looks like a long option.
+    if !words.iter().skip(1).any(|w| w.starts_with("--")) {
+        return found;
+    }
     let command = Args::command();
     for word in words.iter().skip(1) {
         let Some(name) = word.strip_prefix("--") else {
