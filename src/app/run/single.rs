@@ -81,12 +81,13 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
             settings.display_name(),
         )
     };
+    // JSON records name the server as the console's prompt does (`demo` for --demo).
+    let printer = plan.printing.printer().server(name.clone());
     let console_settings = console::ConsoleContext {
         name,
         password: password.expose().to_string(),
     };
 
-    let printer = plan.printing.printer().server(settings.display_name());
     let mut session = Session::new(connector, password, opts, printer);
     session.set_protocol(protocol);
     session.wait = plan.wait;
