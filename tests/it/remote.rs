@@ -169,6 +169,36 @@ fn a_missing_remote_program_is_exit_10_naming_what_to_do() {
     );
     assert!(err.contains("--remote-install"), "{err}");
     assert_eq!(server.connections(), 0);
+
+    // Several servers: the same exit status and message for each (it was exit 9, a tunnel's).
+    let other = strict_vanilla();
+    let mut cmd = rcon_in(home.path());
+    cmd.env("RCON_PASSWORD", PASSWORD)
+        .args(["--ssh", &sshd.destination()]);
+    for option in sshd.options("user_key", "known_hosts") {
+        cmd.args(["--ssh-option", &option]);
+    }
+    let out = run(cmd.args([
+        "--remote",
+        "--remote-rcon",
+        "/nonexistent/rcon",
+        "--target",
+        &format!("a=127.0.0.1:{}", server.port()),
+        "--target",
+        &format!("b=127.0.0.1:{}", other.port()),
+        "list",
+    ]));
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(10), "{err}");
+    for name in ["a", "b"] {
+        assert!(
+            err.lines().any(|l| l.starts_with(&format!(
+                "rcon: error: [{name}] the remote rcon '/nonexistent/rcon' was not found"
+            ))),
+            "{err}"
+        );
+    }
+    assert_eq!(server.connections() + other.connections(), 0);
 }
 
 /// A fake remote program: a shell script in `dir`.

@@ -419,16 +419,15 @@ pub fn session_opener(plan: &SessionPlan, password: &str) -> anyhow::Result<Open
 
 /// `--remote` for one server of a fan-out: its session runs on that SSH host's rcon, opened
 /// when fan-out gets to it.
-pub fn fanout_opener(settings: &Settings, password: &str) -> anyhow::Result<Opener> {
+pub fn fanout_opener(settings: &Settings, password: &str) -> anyhow::Result<session::FanoutOpener> {
     let starter = Arc::new(Starter::new(settings, password, true, None, true)?);
     let server = format!("{} via {}", settings.target(), starter.via());
     let max = settings.dialect.value.dialect().max_command_bytes;
-    Ok(session::opener(
+    Ok(session::fanout_opener(
         starter,
         server,
         max,
         settings.timeout.value,
-        None,
     ))
 }
 

@@ -19,6 +19,23 @@ use crate::app::remote::proto::Frame;
 /// Opens a session the way `--remote` does (shared by the session's reconnects and by fan-out).
 pub type Opener = Arc<dyn Fn() -> rconsole::Result<Box<dyn Remote>> + Send + Sync>;
 
+/// Opens a remote side for one server of a fan-out, keeping the failure's exit status (a
+/// missing or too old remote rcon is exit 10 there too, as with one server).
+pub type FanoutOpener = Arc<dyn Fn() -> anyhow::Result<Box<dyn Remote>> + Send + Sync>;
+
+/// A [`FanoutOpener`] for `starter`.
+pub fn fanout_opener(
+    starter: Arc<Starter>,
+    server: String,
+    max: usize,
+    timeout: Duration,
+) -> FanoutOpener {
+    Arc::new(move || {
+        RemoteSession::open(Arc::clone(&starter), server.clone(), max, timeout)
+            .map(|s| Box::new(s) as Box<dyn Remote>)
+    })
+}
+
 /// One remote side, over one ssh.
 pub struct RemoteSession {
     starter: Arc<Starter>,

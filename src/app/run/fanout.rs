@@ -81,7 +81,7 @@ pub struct Server {
     /// RCON, or one of the other consoles (BattlEye, WebRCON, telnet).
     pub protocol: Protocol,
     /// `--remote`: opens the session on the SSH host's rcon instead (one remote per host).
-    pub open: Option<crate::app::remote::session::Opener>,
+    pub open: Option<crate::app::remote::session::FanoutOpener>,
 }
 
 /// One command for every server, and where it came from (`file`, `line` for batch input).
@@ -1071,7 +1071,41 @@ fn serve(
     let mut client = loop {
         attempt += 1;
         let opened = match &server.open {
-            Some(open) => open(),
+            Some(open) => match open() {
+                Ok(client) => Ok(client),
+                // The remote side could not start (missing, too old, another protocol
+                // version): its own exit status and message, not retried.
+                Err(e) if !cancelled() => {
+                    let exit = crate::app::exit::exit_for(&e);
+                    let why = format!("{e:#}");
+                    // ssh itself failed (the host down, the tunnel lost): --retry applies.
+                    if exit == Exit::Transport && attempt <= policy.retries {
+                        let delay = RETRY_BACKOFF * 2u32.saturating_pow(attempt - 1);
+                        let _ = tx.send(SessionUpdate::Notice(format!(
+                            "rcon: warning: [{}] {why}; retrying in {}",
+                            server.name,
+                            rconsole::format_duration(delay)
+                        )));
+                        thread::sleep(delay);
+                        continue;
+                    }
+                    let _ = tx.send(SessionUpdate::Output {
+                        server: index,
+                        command: 0,
+                        raw: Vec::new(),
+                        elapsed: Duration::ZERO,
+                        error: Some((why.clone(), exit)),
+                    });
+                    let n = commands.len();
+                    let _ = tx.send(SessionUpdate::Stopped {
+                        server: index,
+                        message: format!("{why}; {n} {} not sent", commands_word(n)),
+                        exit,
+                    });
+                    return;
+                }
+                Err(_) => return interrupted(),
+            },
             None => rconsole::open(
                 server.protocol,
                 Box::new(Arc::clone(&connector)),
