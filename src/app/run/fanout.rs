@@ -1059,6 +1059,23 @@ fn serve(
             exit: Exit::Interrupted,
         });
     };
+    // The server could not be opened: the first command's record carries the error, and every
+    // command is counted as not sent.
+    let cannot_start = |why: String, exit: Exit| {
+        let _ = tx.send(SessionUpdate::Output {
+            server: index,
+            command: 0,
+            raw: Vec::new(),
+            elapsed: Duration::ZERO,
+            error: Some((why.clone(), exit)),
+        });
+        let n = commands.len();
+        let _ = tx.send(SessionUpdate::Stopped {
+            server: index,
+            message: format!("{why}; {n} {} not sent", commands_word(n)),
+            exit,
+        });
+    };
     if cancelled() {
         return interrupted();
     }
@@ -1089,20 +1106,7 @@ fn serve(
                         thread::sleep(delay);
                         continue;
                     }
-                    let _ = tx.send(SessionUpdate::Output {
-                        server: index,
-                        command: 0,
-                        raw: Vec::new(),
-                        elapsed: Duration::ZERO,
-                        error: Some((why.clone(), exit)),
-                    });
-                    let n = commands.len();
-                    let _ = tx.send(SessionUpdate::Stopped {
-                        server: index,
-                        message: format!("{why}; {n} {} not sent", commands_word(n)),
-                        exit,
-                    });
-                    return;
+                    return cannot_start(why, exit);
                 }
                 Err(_) => return interrupted(),
             },
@@ -1134,24 +1138,7 @@ fn serve(
                 )));
                 thread::sleep(delay);
             }
-            Err(err) => {
-                let exit = Exit::from_error(&err);
-                let why = exit::chain(&err);
-                let _ = tx.send(SessionUpdate::Output {
-                    server: index,
-                    command: 0,
-                    raw: Vec::new(),
-                    elapsed: Duration::ZERO,
-                    error: Some((why.clone(), exit)),
-                });
-                let n = commands.len();
-                let _ = tx.send(SessionUpdate::Stopped {
-                    server: index,
-                    message: format!("{why}; {n} {} not sent", commands_word(n)),
-                    exit,
-                });
-                return;
-            }
+            Err(err) => return cannot_start(exit::chain(&err), Exit::from_error(&err)),
         }
     };
     for (i, planned) in commands.iter().enumerate() {
