@@ -466,12 +466,7 @@ fn wording_says_what_happened() {
 #[test]
 fn retry_tries_one_refused_server_again_n_times() {
     let home = home();
-    // A port nothing listens on: bound, then closed.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = crate::common::closed_port();
     let out = run(rcon_at(port, home.path()).args(["--retry", "2", "list"]));
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(4), "{err}");
@@ -540,12 +535,7 @@ fn print_config_shows_the_targets_and_what_demo_uses() {
 #[test]
 fn timed_and_follow_flag_mistakes_are_usage_errors_before_connecting() {
     let home = home();
-    // A port nothing listens on: bound, then closed.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = crate::common::closed_port();
     for (args, says) in [
         (
             &["--every", "0s", "list"][..],

@@ -10,15 +10,6 @@ use std::time::{Duration, Instant};
 use crate::common::*;
 use rconsole::practice::{PracticeMode, PracticeServer, sample_text};
 
-/// A port nothing listens on.
-fn closed_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 /// A server that accepts and reads but never answers; it lives as long as the test.
 fn black_hole() -> u16 {
     let l = TcpListener::bind("127.0.0.1:0").unwrap();

@@ -173,12 +173,7 @@ fn sigterm_during_dash_c_commands_keeps_the_answers() {
 #[test]
 fn ctrl_c_during_wait_erases_the_progress_line() {
     let home = home();
-    // A port nothing listens on: every attempt is refused.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = crate::common::closed_port();
     let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
     let mut term = Term::start(addr, home.path(), &["--wait", "5m", "seed"]);
     term.wait_for(&format!("waiting for 127.0.0.1:{port}"));
@@ -200,11 +195,7 @@ fn ctrl_c_during_wait_erases_the_progress_line() {
 #[test]
 fn ctrl_c_during_retry_pauses_stops_at_once() {
     let home = home();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = crate::common::closed_port();
     let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
     let mut term = Term::start(addr, home.path(), &["--retry", "20", "seed"]);
     term.wait_for("(retry 2 of 20)");

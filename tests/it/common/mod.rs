@@ -256,3 +256,12 @@ pub fn rcon_status(pid: u32) -> Option<String> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     (status.lines().next()? == "Name:\trcon").then_some(status)
 }
+
+/// A port nothing listens on: bound, then closed.
+pub fn closed_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
