@@ -1184,6 +1184,11 @@ impl Exchange {
             let latency = now - c.sent_at;
             self.latency = latency.max(self.latency - self.latency / 64);
             self.samples = self.samples.saturating_add(1);
+            // A command's first packet is a round trip too (plus the server's work): without
+            // it the gap after a packet would rest on the login's one sample, which a loaded
+            // moment can make eight times too long for the whole session (Palworld: 64 ms a
+            // command instead of 10).
+            self.sample_rtt(latency);
         }
         let State::Command(c) = &mut self.state else {
             return;

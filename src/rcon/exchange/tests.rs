@@ -747,6 +747,27 @@ fn state_probe_answered_late() {
     assert_eq!(h.seen.learned, vec![EndMethod::Idle, EndMethod::Vanilla]);
 }
 
+/// A slow round-trip sample (the login's, taken on a loaded moment, or remembered) does not set
+/// the gap after a packet for the whole session: each command's first packet is a sample too.
+#[test]
+fn a_slow_login_does_not_stretch_every_answer() {
+    let mut slow = learned(EndMethod::Silence);
+    slow.learned.as_mut().unwrap().rtt = Duration::from_millis(8);
+    let mut h = Harness::new(slow);
+    h.step(&Wait(8));
+    h.step(&Recv(None, 2, b""));
+    assert_eq!(h.ex.quiet_gap_for_answer(), Duration::from_millis(64));
+    for (n, text) in [b"one", b"two"].into_iter().enumerate() {
+        h.step(&Cmd("list"));
+        h.step(&Wait(1));
+        h.step(&Recv(None, 0, text));
+        h.step(&Wait(u64::try_from(GAP_AFTER_PACKET_FLOOR.as_millis()).unwrap() + 1));
+        assert_eq!(h.seen.done, n + 1, "ended by the short gap after its packet");
+    }
+    assert_eq!(h.seen.output, b"onetwo");
+    assert_eq!(h.ex.quiet_gap_for_answer(), GAP_AFTER_PACKET_FLOOR);
+}
+
 /// The quiet gap: adaptive, with floors, or fixed.
 #[test]
 fn quiet_gap_rules() {
