@@ -10,7 +10,7 @@
 //! its input to the end removes it.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, Seek, SeekFrom, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -165,6 +165,8 @@ pub struct Journal {
     prefix: String,
     /// The first write error, reported once; after it the journal is not kept.
     broken: bool,
+    /// This process's id, asked for once (it is a system call on Linux).
+    pid: u32,
 }
 
 impl Journal {
@@ -186,6 +188,7 @@ impl Journal {
             state,
             prefix: String::new(),
             broken: false,
+            pid: std::process::id(),
         };
         journal.write()?;
         Ok(journal)
@@ -238,16 +241,37 @@ impl Journal {
     fn write(&mut self) -> io::Result<()> {
         let text = format!(
             "{{\"version\":{VERSION},\"pid\":{:>10},\"input\":{},\"server\":{},\"sent\":{:>20},\"answered\":{:>20},\"prefix\":\"{:<64}\"}}\n",
-            std::process::id(),
+            self.pid,
             serde_json::to_string(&self.input).unwrap_or_default(),
             serde_json::to_string(&self.server).unwrap_or_default(),
             self.state.sent,
             self.state.answered,
             self.prefix,
         );
-        self.file.seek(SeekFrom::Start(0))?;
-        self.file.write_all(text.as_bytes())
+        write_at_start(&self.file, text.as_bytes())
     }
+}
+
+/// Writes `bytes` at offset 0 in one positioned write (no seek: two journal updates a command
+/// were four system calls with the seek and the process id, now two).
+#[cfg(unix)]
+fn write_at_start(file: &File, bytes: &[u8]) -> io::Result<()> {
+    std::os::unix::fs::FileExt::write_all_at(file, bytes, 0)
+}
+
+#[cfg(windows)]
+fn write_at_start(file: &File, mut bytes: &[u8]) -> io::Result<()> {
+    let mut offset = 0;
+    while !bytes.is_empty() {
+        match std::os::windows::fs::FileExt::seek_write(file, bytes, offset)? {
+            0 => return Err(io::ErrorKind::WriteZero.into()),
+            n => {
+                bytes = &bytes[n..];
+                offset += n as u64;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The journal of a local-mode batch input (no `--remote`) named `name` against `server`, the
