@@ -761,8 +761,14 @@ fn a_slow_login_does_not_stretch_every_answer() {
         h.step(&Cmd("list"));
         h.step(&Wait(1));
         h.step(&Recv(None, 0, text));
-        h.step(&Wait(u64::try_from(GAP_AFTER_PACKET_FLOOR.as_millis()).unwrap() + 1));
-        assert_eq!(h.seen.done, n + 1, "ended by the short gap after its packet");
+        h.step(&Wait(
+            u64::try_from(GAP_AFTER_PACKET_FLOOR.as_millis()).unwrap() + 1,
+        ));
+        assert_eq!(
+            h.seen.done,
+            n + 1,
+            "ended by the short gap after its packet"
+        );
     }
     assert_eq!(h.seen.output, b"onetwo");
     assert_eq!(h.ex.quiet_gap_for_answer(), GAP_AFTER_PACKET_FLOOR);
