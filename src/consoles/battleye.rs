@@ -491,9 +491,8 @@ impl ConsoleExchange for BattlEye {
                         let answer = std::mem::take(&mut p.held).join("\n");
                         if !self.warned_quirk {
                             self.warned_quirk = true;
-                            self.actions.push_back(Action::Warning(
-                                "the server answered with server messages (0x02) instead of a command answer (a known Arma Reforger behaviour); taking them as the answer".into(),
-                            ));
+                            self.actions
+                                .push_back(Action::Warning(super::Notice::AnswerAsMessages));
                         }
                         self.finish(answer);
                         return;

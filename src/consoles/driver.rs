@@ -317,7 +317,7 @@ impl Engine {
                         };
                         self.observer.frame(d, &bytes, &what);
                     }
-                    Action::Warning(w) => self.observer.warning(&w),
+                    Action::Warning(w) => self.observer.warning(&w.to_string()),
                     Action::Fail(e) => {
                         self.dead = true;
                         return Err(e);

@@ -76,9 +76,38 @@ pub enum Action {
         what: String,
     },
     /// A one-line warning for the user.
-    Warning(String),
+    Warning(Notice),
     /// The exchange failed; the connection is no longer usable.
     Fail(Error),
+}
+
+/// What a console's exchange tells the user that is not an error, typed; its
+/// [`Display`](std::fmt::Display) is the wording `rcon` prints.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Notice {
+    /// BattlEye: the server answered a command with server messages (0x02) instead of a command
+    /// answer, a known Arma Reforger behaviour; they are taken as the answer.
+    AnswerAsMessages,
+    /// WebRCON: a frame that is not WebRCON's JSON was ignored.
+    NotWebRconJson {
+        /// Why it could not be read.
+        reason: String,
+    },
+}
+
+impl std::fmt::Display for Notice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Notice::AnswerAsMessages => f.write_str(
+                "the server answered with server messages (0x02) instead of a command answer (a \
+                 known Arma Reforger behaviour); taking them as the answer",
+            ),
+            Notice::NotWebRconJson { reason } => {
+                write!(f, "ignored a WebRCON frame that is not its JSON: {reason}")
+            }
+        }
+    }
 }
 
 /// A protocol's decisions, as data in and actions out.

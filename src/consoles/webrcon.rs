@@ -103,9 +103,10 @@ impl ConsoleExchange for WebRcon {
             Ok(r) => r,
             Err(e) => {
                 self.trace(false, data, "not WebRCON JSON; ignored".into());
-                self.actions.push_back(Action::Warning(format!(
-                    "ignored a WebRCON frame that is not its JSON: {e}"
-                )));
+                self.actions
+                    .push_back(Action::Warning(super::Notice::NotWebRconJson {
+                        reason: e.to_string(),
+                    }));
                 return;
             }
         };

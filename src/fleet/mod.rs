@@ -123,9 +123,9 @@ pub enum Report {
     /// the server now, to remember.
     Finished(Option<Learned>),
     /// A one-line warning.
-    Warning(String),
+    Warning(crate::rcon::notice::Notice),
     /// A notice about what was learned, worth showing once.
-    Note(String),
+    Note(crate::rcon::notice::Notice),
     /// The end-of-output method was settled (`Some`) or should be forgotten (`None`).
     Learned(Option<Learned>),
     /// A packet went over the wire (only when the observer wants packets: [`crate::engine::Observer::wants_packets`]).

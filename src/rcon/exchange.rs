@@ -33,6 +33,7 @@ use std::time::{Duration, Instant};
 use crate::engine::Options;
 pub use crate::engine::check_command;
 use crate::error::Error;
+use crate::rcon::notice::{Finding, Notice, SentinelReaction};
 use crate::rcon::packet::{DecodeError, Decoder, Packet, encode_into};
 
 /// A request id, as the client chose it and the server echoes it.
@@ -269,9 +270,9 @@ pub enum Event {
     /// fresh connection after the server rejected a sentinel).
     Reconnect,
     /// A one-line notice for the user.
-    Warning(String),
+    Warning(Notice),
     /// A notice about what was learned, worth showing once.
-    Note(String),
+    Note(Notice),
     /// The end-of-output method was settled or changed: remember it for this server.
     Learned(Learned),
     /// The learned method turned out unusable: forget it (the next session probes again).
@@ -356,7 +357,7 @@ pub struct Exchange {
     method: Option<EndMethod>,
     /// Probe steps still to try on the next login.
     probe: Option<bool>,
-    rejected: Vec<&'static str>,
+    rejected: Vec<SentinelReaction>,
     next_id: i32,
     rtt: Option<Duration>,
     latency: Duration,
@@ -373,7 +374,7 @@ pub struct Exchange {
     probe_silent_since: Option<Instant>,
     /// What the probe found, said once the first answer has settled the method for good (a
     /// server that refuses sentinels may turn out to have its own end marker).
-    pending_note: Option<String>,
+    pending_note: Option<Finding>,
     /// Whether the method in force came from [`Options::learned`].
     remembered: bool,
     warned_mtu: bool,
@@ -592,13 +593,9 @@ impl Exchange {
             && command.len() > SMALL_MTU_COMMAND_BYTES
         {
             self.warned_mtu = true;
-            self.events.push_back(Event::Warning(format!(
-                "a command of {} bytes is sent as one {}-byte packet; over links with a small MTU \
-                 (VPNs, some tunnels) a vanilla server may get it in two pieces and close the \
-                 connection",
-                command.len(),
-                command.len() + 14
-            )));
+            self.events.push_back(Event::Warning(Notice::LongCommand {
+                bytes: command.len(),
+            }));
         }
         let id = self.alloc_id();
         self.send(id, Request::Command, command.as_bytes());
@@ -699,7 +696,7 @@ impl Exchange {
                 self.events.push_back(Event::Failed(err));
             }
             State::Probing { positive, .. } => {
-                self.probe_rejected(positive, "closes the connection on");
+                self.probe_rejected(positive, SentinelReaction::Closes);
             }
             State::Command(c) => {
                 self.say_pending_note();
@@ -777,7 +774,7 @@ impl Exchange {
                 // The server ignores sentinels (Factorio-like); the connection is fine.
                 self.probe_silent_since = Some(now - self.probe_wait());
                 self.probe_unanswered = true;
-                self.rejected.push("does not answer");
+                self.rejected.push(SentinelReaction::Ignores);
                 self.settle(EndMethod::Idle);
                 self.state = State::Ready;
                 self.events.push_back(Event::Ready);
@@ -1019,7 +1016,7 @@ impl Exchange {
                 } else if p.id == RequestId::LOGIN_FAILED.0 {
                     self.refuses_sentinel = true;
                     self.trace(&p, Role::SentinelRejected);
-                    self.probe_rejected(positive, "answers with a login failure and closes on");
+                    self.probe_rejected(positive, SentinelReaction::RefusesLogin);
                 } else {
                     self.trace(&p, Role::Stale);
                 }
@@ -1034,7 +1031,7 @@ impl Exchange {
 
     /// The probe's sentinel was refused: the connection is gone; try the next probe step on a
     /// new one, or settle on the quiet gap.
-    fn probe_rejected(&mut self, positive: bool, how: &'static str) {
+    fn probe_rejected(&mut self, positive: bool, how: SentinelReaction) {
         self.rejected.push(how);
         self.state = State::Disconnected;
         self.decoder.clear();
@@ -1075,35 +1072,26 @@ impl Exchange {
         if changed && self.remembered {
             self.remembered = false;
             self.pending_note = None;
-            self.note("answers differently from what was remembered", method);
+            self.note(Finding::Contradicts, method);
         } else if !rejected.is_empty() {
-            let mut hows = rejected.clone();
-            hows.dedup();
-            let which = if rejected.len() > 1 {
-                " (id -2 and positive ids)"
-            } else {
-                ""
-            };
-            let what = format!("{} end-of-output sentinels{which}", hows.join(" or "));
+            let finding = Finding::Sentinels(rejected);
             if method == EndMethod::Silence {
                 // Its first answer may still show an end marker of its own.
-                self.pending_note = Some(what);
+                self.pending_note = Some(finding);
             } else {
-                self.note(&what, method);
+                self.note(finding, method);
             }
-        } else if let Some(what) = self.pending_note.take() {
-            self.note(&what, method);
+        } else if let Some(finding) = self.pending_note.take() {
+            self.note(finding, method);
         }
         if let Some(l) = self.learned() {
             self.events.push_back(Event::Learned(l));
         }
     }
 
-    fn note(&mut self, what: &str, method: EndMethod) {
-        self.events.push_back(Event::Note(format!(
-            "this server {what}; its answers now end by {}",
-            method.describe()
-        )));
+    fn note(&mut self, finding: Finding, method: EndMethod) {
+        self.events
+            .push_back(Event::Note(Notice::Settled { finding, method }));
     }
 
     /// The command under way is complete.
@@ -1113,9 +1101,9 @@ impl Exchange {
     }
 
     fn say_pending_note(&mut self) {
-        if let Some(what) = self.pending_note.take() {
+        if let Some(finding) = self.pending_note.take() {
             let method = self.method.unwrap_or(EndMethod::Silence);
-            self.note(&what, method);
+            self.note(finding, method);
         }
     }
 
@@ -1341,37 +1329,23 @@ impl Exchange {
             .filter(|(id, _)| p.id == id.0 && self.cfg.idle_gap.is_none());
         let text = String::from_utf8_lossy(&p.body);
         let preview: String = text.chars().take(LATE_PREVIEW_CHARS).collect();
-        let more = if preview.len() < text.len() {
-            "..."
-        } else {
-            ""
-        };
-        let Some((_, sent_at)) = quiet else {
-            self.events.push_back(Event::Warning(format!(
-                "an answer to an earlier command (request id {}) came after that answer had \
-                 ended and is not shown under it: {preview:?}{more} ({} bytes)",
-                p.id,
-                p.body.len()
-            )));
+        let cut = preview.len() < text.len();
+        let after_gap = quiet.map(|(_, sent_at)| {
+            let late = now - sent_at;
+            self.latency = self.latency.max(late);
+            let grows = (!std::mem::replace(&mut self.warned_late, true)).then(|| self.quiet_gap());
+            (late, grows)
+        });
+        self.events.push_back(Event::Warning(Notice::LateAnswer {
+            id: p.id,
+            preview,
+            cut,
+            bytes: p.body.len(),
+            after_gap,
+        }));
+        if after_gap.is_none() {
             return;
-        };
-        let late = now - sent_at;
-        self.latency = self.latency.max(late);
-        let grows = if self.warned_late {
-            String::new()
-        } else {
-            self.warned_late = true;
-            format!(
-                "; the gap for this server grows to {}",
-                crate::engine::format_duration(self.quiet_gap())
-            )
-        };
-        self.events.push_back(Event::Warning(format!(
-            "an answer came {} after its command was sent, after the quiet gap had ended it, and \
-             is not shown under it: {preview:?}{more} ({} bytes){grows}",
-            crate::engine::format_duration(late),
-            p.body.len()
-        )));
+        }
         if let Some(l) = self.learned() {
             self.events.push_back(Event::Learned(l));
         }
@@ -1400,11 +1374,10 @@ impl Exchange {
         if !(p.kind == OUTPUT && self.is_reply_id(p, c.id)) {
             return false;
         }
-        self.events.push_back(Event::Warning(format!(
-            "the server declared a {}-byte packet but sent {} bytes, then went quiet; showing what \
-             arrived (the output may be incomplete)",
-            partial.declared, partial.received
-        )));
+        self.events.push_back(Event::Warning(Notice::PartialPacket {
+            declared: partial.declared,
+            received: partial.received,
+        }));
         self.events.push_back(Event::Output(partial.packet.body));
         true
     }

@@ -7,6 +7,7 @@
 
 pub mod client;
 pub mod exchange;
+pub mod notice;
 pub mod packet;
 
 // What differs between Minecraft, Source, Factorio and Palworld servers is data in
