@@ -1,8 +1,21 @@
+# Profile names from the config file for -s/--server (the first column of `rcon --list-servers`);
+# after a comma, the next name of the list, without the names already given.
+function __rcon_servers
+    set -l value (commandline -ct | string replace -r -- '^(--server=|-s)' '')
+    set -l prefix (string match -r -- '^.*,' $value)
+    set -l given (string split -- , "$prefix")
+    for name in (rcon --list-servers 2>/dev/null | string replace -r '\s.*' '')
+        if test -n "$name"; and not contains -- $name $given
+            printf '%s\n' "$prefix$name"
+        end
+    end
+end
+
 complete -c rcon -s H -l host -d 'Server host name or address (HOST:PORT too)' -r
 complete -c rcon -s P -l port -d 'RCON port [default: 25575]' -r
 complete -c rcon -s p -l password -d 'RCON password (ps shows it: prefer the env)' -r
 complete -c rcon -l password-file -d 'Read the password from FILE\'s first line' -r -F
-complete -c rcon -s s -l server -d 'Use config profile NAME (NAME,NAME: several)' -r -f -a "(rcon --list-servers 2>/dev/null | string replace -r '\s.*' '')"
+complete -c rcon -s s -l server -d 'Use config profile NAME (NAME,NAME: several)' -r -f -a "(__rcon_servers)"
 complete -c rcon -l config -d 'Read this config file instead of the default' -r -F
 complete -c rcon -l compat -d 'Read the rest of the command line as mcrcon\'s or rcon-cli\'s' -r -f -a "mcrcon\t'Tiiffi\'s mcrcon 0.7.2: every argument is one command, -H -P -p -c -r -s -t -w'
 rcon-cli\t'itzg\'s rcon-cli: --host --port --password --config, the words joined into one command'"

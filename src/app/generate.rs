@@ -23,10 +23,6 @@ const SHELLS: [Shell; 5] = [
     Shell::Elvish,
 ];
 
-/// The shell pipeline that lists profile names: the first column of `rcon --list-servers`
-/// (which honours `RCON_CONFIG` and prints nothing but names and addresses).
-const NAMES: &str = "rcon --list-servers 2>/dev/null";
-
 fn command() -> clap::Command {
     // Never let the generating environment's RCON_* values into the output.
     // The version without the commit, so the files do not change with every commit.
@@ -74,6 +70,40 @@ _rcon_servers() {
 
 "#;
 
+/// Written into the zsh completion ahead of clap_complete's function, as `BASH_SERVERS` for bash:
+/// profile names for `-s/--server`, and after a comma the next name of the list. `compset -P`
+/// moves the list so far into `IPREFIX`, so the candidates keep it (`-s a,<Tab>` offers `a,b`).
+const ZSH_SERVERS: &str = r#"# Profile names from the config file for -s/--server (the first column of `rcon --list-servers`);
+# after a comma, the next name of the list, without the names already given.
+_rcon_servers() {
+    local -a names given
+    given=(${(s:,:)${(M)PREFIX##*,}})
+    compset -P '*,'
+    names=(${${(f)"$(rcon --list-servers 2>/dev/null)"}%% *})
+    names=(${${names:#}:|given})
+    compadd "$@" -- $names
+}
+
+"#;
+
+/// Written at the top of the fish completion, as `BASH_SERVERS` for bash: profile names for
+/// `-s/--server`, and after a comma the list so far followed by each next name (fish matches the
+/// candidates against the whole token, `--server=` and `-s` aside).
+const FISH_SERVERS: &str = r#"# Profile names from the config file for -s/--server (the first column of `rcon --list-servers`);
+# after a comma, the next name of the list, without the names already given.
+function __rcon_servers
+    set -l value (commandline -ct | string replace -r -- '^(--server=|-s)' '')
+    set -l prefix (string match -r -- '^.*,' $value)
+    set -l given (string split -- , "$prefix")
+    for name in (rcon --list-servers 2>/dev/null | string replace -r '\s.*' '')
+        if test -n "$name"; and not contains -- $name $given
+            printf '%s\n' "$prefix$name"
+        end
+    end
+end
+
+"#;
+
 /// Replaces `from` with `to` exactly `count` times, failing loudly when clap_complete's output
 /// changed shape (so dynamic completion is never silently lost).
 fn patch(text: &str, from: &str, to: &str, count: usize) -> String {
@@ -112,7 +142,13 @@ pub fn completion(shell: Shell) -> String {
             text
         }
         Shell::Zsh => {
-            let names = format!(":NAME:{{compadd -- ${{${{(f)\"$({NAMES})\"}}%% *}}}}' \\");
+            let text = patch(
+                &text,
+                "_rcon() {\n",
+                &format!("{ZSH_SERVERS}_rcon() {{\n"),
+                1,
+            );
+            let names = ":NAME:_rcon_servers' \\";
             // The two spec lines for -s and --server end with `:NAME:_default' \`.
             let mut out = String::new();
             let mut patched = 0;
@@ -120,7 +156,7 @@ pub fn completion(shell: Shell) -> String {
                 if (line.starts_with("'-s+[") || line.starts_with("'--server=["))
                     && line.ends_with(":NAME:_default' \\\n")
                 {
-                    out.push_str(&line.replace(":NAME:_default' \\", &names));
+                    out.push_str(&line.replace(":NAME:_default' \\", names));
                     patched += 1;
                 } else {
                     out.push_str(line);
@@ -130,14 +166,12 @@ pub fn completion(shell: Shell) -> String {
             out
         }
         Shell::Fish => {
-            let mut out = String::new();
+            let mut out = String::from(FISH_SERVERS);
             let mut patched = 0;
             for line in text.split_inclusive('\n') {
                 if line.starts_with("complete -c rcon -s s -l server ") && line.ends_with(" -r\n") {
                     out.push_str(line.trim_end());
-                    out.push_str(&format!(
-                        " -f -a \"({NAMES} | string replace -r '\\s.*' '')\"\n"
-                    ));
+                    out.push_str(" -f -a \"(__rcon_servers)\"\n");
                     patched += 1;
                 } else {
                     out.push_str(line);
