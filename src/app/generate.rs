@@ -352,6 +352,20 @@ const EXAMPLES: &[(&str, &str)] = &[
     ),
 ];
 
+/// The man page's note on the option sections, which are `rcon -h`'s headings in its order.
+const HEADINGS: &str = "The options below are grouped as rcon -h shows them, one line each, \
+     under these headings in this order: Connection, Commands, Output, Several servers, Live and \
+     timed, Management, Practice, Status (before them, the few that belong to none); rcon --help \
+     shows the same with the long texts and the exit statuses.";
+
+/// The man page's section on the shell completions in `completions/`.
+const COMPLETION: &str = "The completions directory of the source and of the release archives \
+     holds completion scripts for bash (rcon.bash), zsh (_rcon), fish (rcon.fish), PowerShell \
+     and elvish. In bash, zsh and fish, -s/--server completes the names of the config file's \
+     profiles and groups (from rcon --list-servers), and after a comma the next name of a list, \
+     the list so far kept: -s alpha,<Tab> offers alpha,beta, alpha,lobby and so on, without the \
+     names already given. PowerShell and elvish complete the options only.";
+
 /// The exit status table, parsed out of the `--help` text so both stay the same.
 fn exit_statuses() -> Vec<(String, String)> {
     let mut rows: Vec<(String, String)> = Vec::new();
@@ -380,8 +394,11 @@ pub fn man_page() -> String {
     man.render_name_section(&mut buf).unwrap();
     man.render_synopsis_section(&mut buf).unwrap();
     man.render_description_section(&mut buf).unwrap();
-    man.render_options_section(&mut buf).unwrap();
     let mut out = String::from_utf8(buf).expect("man page is UTF-8");
+    out.push_str(&format!(".PP\n{}\n", roff(HEADINGS)));
+    let mut buf = Vec::new();
+    man.render_options_section(&mut buf).unwrap();
+    out.push_str(&String::from_utf8(buf).expect("man page is UTF-8"));
     out.push_str(".SH \"EXIT STATUS\"\n");
     for (code, text) in exit_statuses() {
         item(&mut out, &code, &text);
@@ -405,6 +422,8 @@ pub fn man_page() -> String {
              rcon --print-config."
         )
     ));
+    out.push_str(".SH COMPLETION\n");
+    out.push_str(&format!(".PP\n{}\n", roff(COMPLETION)));
     out.push_str(".SH EXAMPLES\n");
     for (cmd, text) in EXAMPLES {
         item(&mut out, cmd, text);
@@ -503,10 +522,31 @@ mod tests {
             ".SH \"EXIT STATUS\"",
             ".SH ENVIRONMENT",
             ".SH FILES",
+            ".SH COMPLETION",
             ".SH EXAMPLES",
         ] {
             assert!(man.contains(section), "missing {section}");
         }
+        // The option sections in `rcon -h`'s order (issue 20).
+        let sections: Vec<&str> = man.lines().filter(|l| l.starts_with(".SH ")).collect();
+        let options = sections
+            .iter()
+            .position(|s| *s == ".SH OPTIONS")
+            .expect("OPTIONS");
+        assert_eq!(
+            sections[options..options + 9],
+            [
+                ".SH OPTIONS",
+                ".SH CONNECTION",
+                ".SH COMMANDS",
+                ".SH OUTPUT",
+                ".SH \"SEVERAL SERVERS\"",
+                ".SH \"LIVE AND TIMED\"",
+                ".SH MANAGEMENT",
+                ".SH PRACTICE",
+                ".SH STATUS",
+            ]
+        );
         let codes: Vec<String> = exit_statuses().into_iter().map(|r| r.0).collect();
         assert_eq!(
             codes,
