@@ -39,7 +39,7 @@ _rcon() {
 
     case "${cmd}" in
         rcon)
-            opts="-H -P -p -s -t -c -v -f -i -h -V --host --port --password --password-file --server --all --config --no-config --list-servers --print-config --compat --install-links --timeout --wait --command --sentinel --idle-gap --forget --dialect --ssh --ssh-option --proxy-command --remote --remote-rcon --remote-install --remote-serve --resume --resend-in-doubt --target --group --targets --where --parallel --retry --demo --messages --practice-server --practice-mode --practice-password --practice-read-delay --ping --legacy --query --full --json --trace --file --interactive --keep-going --delay --echo --macro --color --raw --fix-newlines --no-fix-newlines --mgmt --practice-mgmt --practice-cert --practice-key --mgmt-cert --mgmt-fingerprint --mgmt-origin --mgmt-secret-file --follow --poll --exec --countdown --announce --at --then --cancel-announce --every --if --help --version"
+            opts="-H -P -p -s -t -c -f -i -v -h -V --host --port --password --password-file --server --config --no-config --list-servers --print-config --compat --install-links --timeout --wait --sentinel --idle-gap --forget --dialect --ssh --ssh-option --proxy-command --remote --remote-rcon --remote-install --remote-serve --retry --command --resume --resend-in-doubt --file --interactive --keep-going --delay --echo --macro --messages --json --trace --color --raw --fix-newlines --no-fix-newlines --all --target --group --targets --where --parallel --follow --poll --exec --countdown --announce --at --then --cancel-announce --every --if --mgmt --mgmt-cert --mgmt-fingerprint --mgmt-origin --mgmt-secret-file --demo --practice-server --practice-mode --practice-password --practice-read-delay --practice-mgmt --practice-cert --practice-key --ping --legacy --query --full --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -105,14 +105,6 @@ _rcon() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --command)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -c)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --sentinel)
                     COMPREPLY=($(compgen -W "detect negative positive idle auto" -- "${cur}"))
                     return 0
@@ -141,47 +133,15 @@ _rcon() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --target)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --targets)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --where)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --parallel)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --retry)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --practice-server)
+                --command)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --practice-mode)
-                    COMPREPLY=($(compgen -W "vanilla source mirror mirror-trailer8 reject-sentinel close-nonpositive factorio palworld end-marker silent-empty battleye battleye-lossy battleye-reforger webrcon telnet" -- "${cur}"))
-                    return 0
-                    ;;
-                --practice-password)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --practice-read-delay)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --ping)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --query)
+                -c)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -205,35 +165,19 @@ _rcon() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
-                --mgmt)
+                --target)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --practice-mgmt)
+                --targets)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --practice-cert)
+                --where)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --practice-key)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --mgmt-cert)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --mgmt-fingerprint)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --mgmt-origin)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --mgmt-secret-file)
+                --parallel)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -270,6 +214,62 @@ _rcon() {
                     return 0
                     ;;
                 --if)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mgmt)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mgmt-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mgmt-fingerprint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mgmt-origin)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mgmt-secret-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --practice-server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --practice-mode)
+                    COMPREPLY=($(compgen -W "vanilla source mirror mirror-trailer8 reject-sentinel close-nonpositive factorio palworld end-marker silent-empty battleye battleye-lossy battleye-reforger webrcon telnet" -- "${cur}"))
+                    return 0
+                    ;;
+                --practice-password)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --practice-read-delay)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --practice-mgmt)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --practice-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --practice-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ping)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --query)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

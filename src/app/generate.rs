@@ -23,10 +23,6 @@ const SHELLS: [Shell; 5] = [
     Shell::Elvish,
 ];
 
-/// The shell pipeline that lists profile names: the first column of `rcon --list-servers`
-/// (which honours `RCON_CONFIG` and prints nothing but names and addresses).
-const NAMES: &str = "rcon --list-servers 2>/dev/null";
-
 fn command() -> clap::Command {
     // Never let the generating environment's RCON_* values into the output.
     // The version without the commit, so the files do not change with every commit.
@@ -74,6 +70,40 @@ _rcon_servers() {
 
 "#;
 
+/// Written into the zsh completion ahead of clap_complete's function, as `BASH_SERVERS` for bash:
+/// profile names for `-s/--server`, and after a comma the next name of the list. `compset -P`
+/// moves the list so far into `IPREFIX`, so the candidates keep it (`-s a,<Tab>` offers `a,b`).
+const ZSH_SERVERS: &str = r#"# Profile names from the config file for -s/--server (the first column of `rcon --list-servers`);
+# after a comma, the next name of the list, without the names already given.
+_rcon_servers() {
+    local -a names given
+    given=(${(s:,:)${(M)PREFIX##*,}})
+    compset -P '*,'
+    names=(${${(f)"$(rcon --list-servers 2>/dev/null)"}%% *})
+    names=(${${names:#}:|given})
+    compadd "$@" -- $names
+}
+
+"#;
+
+/// Written at the top of the fish completion, as `BASH_SERVERS` for bash: profile names for
+/// `-s/--server`, and after a comma the list so far followed by each next name (fish matches the
+/// candidates against the whole token, `--server=` and `-s` aside).
+const FISH_SERVERS: &str = r#"# Profile names from the config file for -s/--server (the first column of `rcon --list-servers`);
+# after a comma, the next name of the list, without the names already given.
+function __rcon_servers
+    set -l value (commandline -ct | string replace -r -- '^(--server=|-s)' '')
+    set -l prefix (string match -r -- '^.*,' $value)
+    set -l given (string split -- , "$prefix")
+    for name in (rcon --list-servers 2>/dev/null | string replace -r '\s.*' '')
+        if test -n "$name"; and not contains -- $name $given
+            printf '%s\n' "$prefix$name"
+        end
+    end
+end
+
+"#;
+
 /// Replaces `from` with `to` exactly `count` times, failing loudly when clap_complete's output
 /// changed shape (so dynamic completion is never silently lost).
 fn patch(text: &str, from: &str, to: &str, count: usize) -> String {
@@ -112,7 +142,13 @@ pub fn completion(shell: Shell) -> String {
             text
         }
         Shell::Zsh => {
-            let names = format!(":NAME:{{compadd -- ${{${{(f)\"$({NAMES})\"}}%% *}}}}' \\");
+            let text = patch(
+                &text,
+                "_rcon() {\n",
+                &format!("{ZSH_SERVERS}_rcon() {{\n"),
+                1,
+            );
+            let names = ":NAME:_rcon_servers' \\";
             // The two spec lines for -s and --server end with `:NAME:_default' \`.
             let mut out = String::new();
             let mut patched = 0;
@@ -120,7 +156,7 @@ pub fn completion(shell: Shell) -> String {
                 if (line.starts_with("'-s+[") || line.starts_with("'--server=["))
                     && line.ends_with(":NAME:_default' \\\n")
                 {
-                    out.push_str(&line.replace(":NAME:_default' \\", &names));
+                    out.push_str(&line.replace(":NAME:_default' \\", names));
                     patched += 1;
                 } else {
                     out.push_str(line);
@@ -130,14 +166,12 @@ pub fn completion(shell: Shell) -> String {
             out
         }
         Shell::Fish => {
-            let mut out = String::new();
+            let mut out = String::from(FISH_SERVERS);
             let mut patched = 0;
             for line in text.split_inclusive('\n') {
                 if line.starts_with("complete -c rcon -s s -l server ") && line.ends_with(" -r\n") {
                     out.push_str(line.trim_end());
-                    out.push_str(&format!(
-                        " -f -a \"({NAMES} | string replace -r '\\s.*' '')\"\n"
-                    ));
+                    out.push_str(" -f -a \"(__rcon_servers)\"\n");
                     patched += 1;
                 } else {
                     out.push_str(line);
@@ -318,6 +352,20 @@ const EXAMPLES: &[(&str, &str)] = &[
     ),
 ];
 
+/// The man page's note on the option sections, which are `rcon -h`'s headings in its order.
+const HEADINGS: &str = "The options below are grouped as rcon -h shows them, one line each, \
+     under these headings in this order: Connection, Commands, Output, Several servers, Live and \
+     timed, Management, Practice, Status (before them, the few that belong to none); rcon --help \
+     shows the same with the long texts and the exit statuses.";
+
+/// The man page's section on the shell completions in `completions/`.
+const COMPLETION: &str = "The completions directory of the source and of the release archives \
+     holds completion scripts for bash (rcon.bash), zsh (_rcon), fish (rcon.fish), PowerShell \
+     and elvish. In bash, zsh and fish, -s/--server completes the names of the config file's \
+     profiles and groups (from rcon --list-servers), and after a comma the next name of a list, \
+     the list so far kept: -s alpha,<Tab> offers alpha,beta, alpha,lobby and so on, without the \
+     names already given. PowerShell and elvish complete the options only.";
+
 /// The exit status table, parsed out of the `--help` text so both stay the same.
 fn exit_statuses() -> Vec<(String, String)> {
     let mut rows: Vec<(String, String)> = Vec::new();
@@ -346,8 +394,11 @@ pub fn man_page() -> String {
     man.render_name_section(&mut buf).unwrap();
     man.render_synopsis_section(&mut buf).unwrap();
     man.render_description_section(&mut buf).unwrap();
-    man.render_options_section(&mut buf).unwrap();
     let mut out = String::from_utf8(buf).expect("man page is UTF-8");
+    out.push_str(&format!(".PP\n{}\n", roff(HEADINGS)));
+    let mut buf = Vec::new();
+    man.render_options_section(&mut buf).unwrap();
+    out.push_str(&String::from_utf8(buf).expect("man page is UTF-8"));
     out.push_str(".SH \"EXIT STATUS\"\n");
     for (code, text) in exit_statuses() {
         item(&mut out, &code, &text);
@@ -371,6 +422,8 @@ pub fn man_page() -> String {
              rcon --print-config."
         )
     ));
+    out.push_str(".SH COMPLETION\n");
+    out.push_str(&format!(".PP\n{}\n", roff(COMPLETION)));
     out.push_str(".SH EXAMPLES\n");
     for (cmd, text) in EXAMPLES {
         item(&mut out, cmd, text);
@@ -469,10 +522,31 @@ mod tests {
             ".SH \"EXIT STATUS\"",
             ".SH ENVIRONMENT",
             ".SH FILES",
+            ".SH COMPLETION",
             ".SH EXAMPLES",
         ] {
             assert!(man.contains(section), "missing {section}");
         }
+        // The option sections in `rcon -h`'s order (issue 20).
+        let sections: Vec<&str> = man.lines().filter(|l| l.starts_with(".SH ")).collect();
+        let options = sections
+            .iter()
+            .position(|s| *s == ".SH OPTIONS")
+            .expect("OPTIONS");
+        assert_eq!(
+            sections[options..options + 9],
+            [
+                ".SH OPTIONS",
+                ".SH CONNECTION",
+                ".SH COMMANDS",
+                ".SH OUTPUT",
+                ".SH \"SEVERAL SERVERS\"",
+                ".SH \"LIVE AND TIMED\"",
+                ".SH MANAGEMENT",
+                ".SH PRACTICE",
+                ".SH STATUS",
+            ]
+        );
         let codes: Vec<String> = exit_statuses().into_iter().map(|r| r.0).collect();
         assert_eq!(
             codes,

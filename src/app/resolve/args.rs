@@ -152,10 +152,6 @@ pub struct Args {
     )]
     pub server: Option<String>,
 
-    /// Run the commands on every server profile in the config file at once.
-    #[arg(long, conflicts_with_all = ["server", "demo", "target"], long_help, help = "Run the commands on every server profile at once", help_heading = "Several servers")]
-    pub all: bool,
-
     /// Read the config file at PATH instead of the default one (see --print-config).
     #[arg(long, env = "RCON_CONFIG", value_name = "PATH", value_parser = path, long_help, help = "Read this config file instead of the default", help_heading = "Connection")]
     pub config: Option<PathBuf>,
@@ -220,17 +216,6 @@ pub struct Args {
     /// attempt's (4, 6...). One server only.
     #[arg(long, value_name = "DURATION", value_parser = time_limit, long_help, help = "Wait up to DURATION for the server to come up, then run the commands", help_heading = "Connection")]
     pub wait: Option<Duration>,
-
-    /// A command to run (repeatable; run in order, before any trailing COMMAND).
-    #[arg(
-        short = 'c',
-        long = "command",
-        value_name = "CMD",
-        long_help,
-        help = "A command to run (repeatable, in order, before COMMAND)",
-        help_heading = "Commands"
-    )]
-    pub commands: Vec<String>,
 
     /// How the end of each command's output is found [default: detect].
     #[arg(
@@ -335,6 +320,25 @@ pub struct Args {
     #[arg(long, hide = true)]
     pub remote_serve: bool,
 
+    /// Try a failed first connect again up to N times (each server's, with several), waiting
+    /// 200ms, then 400ms, 800ms... (a refused login or a timeout after connecting is not
+    /// retried). With -f files (locally or with --remote), also reconnect after a lost
+    /// connection, tunnel or remote side, up to N times in all, and go on after the last
+    /// answered line (the line in doubt needs --resend-in-doubt).
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = crate::app::resolve::values::parse_count, long_help, help = "Try a failed connect again up to N times (files: reconnect mid-way)", help_heading = "Connection")]
+    pub retry: u32,
+
+    /// A command to run (repeatable; run in order, before any trailing COMMAND).
+    #[arg(
+        short = 'c',
+        long = "command",
+        value_name = "CMD",
+        long_help,
+        help = "A command to run (repeatable, in order, before COMMAND)",
+        help_heading = "Commands"
+    )]
+    pub commands: Vec<String>,
+
     /// Run the same -f file (or the same lines piped on stdin again) from after the last line
     /// the server answered, as kept in the journal of the run that stopped (docs/remote.md;
     /// other stdin lines are refused). A line sent but never answered is refused unless
@@ -355,178 +359,6 @@ pub struct Args {
         help_heading = "Commands"
     )]
     pub resend_in_doubt: bool,
-
-    /// Run the commands on several servers at once: NAME=HOST or NAME=HOST:PORT (repeatable).
-    /// Output lines are prefixed with the name in brackets; the exit status is the worst of all
-    /// servers. A target is reached directly unless --ssh or --proxy-command is given (the
-    /// default profile's tunnel does not apply).
-    #[arg(
-        long,
-        value_name = "NAME=HOST",
-        conflicts_with = "demo",
-        long_help,
-        help = "Run on several servers: NAME=HOST or NAME=HOST:PORT (repeatable)",
-        help_heading = "Several servers"
-    )]
-    pub target: Vec<String>,
-
-    /// With several servers: print each server's output as one block under a line with its
-    /// name in brackets, when that server is done, instead of prefixing every line.
-    #[arg(
-        long,
-        long_help,
-        help = "Print each server's output as one block, not as prefixed lines",
-        help_heading = "Several servers"
-    )]
-    pub group: bool,
-
-    /// Read the servers to run on from FILE (`-` for stdin): NDJSON (one JSON object per line,
-    /// or one JSON array of them) or CSV with a header row. Columns: name, host, port, dialect,
-    /// password_env, password_file, password_command, ssh, tags. Passwords are never inline.
-    /// See docs/fleet.md.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["demo", "all", "target"], long_help, help = "Read the servers to run on from FILE (NDJSON or CSV; - is stdin)", help_heading = "Several servers")]
-    pub targets: Option<String>,
-
-    /// Keep only the --targets rows that match KEY=VALUE: tag, name, host, dialect or ssh;
-    /// VALUE may list alternatives separated by commas. Repeatable: every one must match.
-    #[arg(
-        long = "where",
-        value_name = "KEY=VALUE",
-        requires = "targets",
-        long_help,
-        help = "Keep only the --targets rows that match KEY=VALUE",
-        help_heading = "Several servers"
-    )]
-    pub where_: Vec<String>,
-
-    /// With several servers: at most N connections open at once [default: 10000]. Each needs
-    /// a file descriptor; rcon raises its soft limit as far as the hard limit allows.
-    #[arg(long, value_name = "N", value_parser = crate::app::resolve::values::parse_positive_count, long_help, help = "At most N connections open at once [default: 10000]", help_heading = "Several servers")]
-    pub parallel: Option<u32>,
-
-    /// Try a failed first connect again up to N times (each server's, with several), waiting
-    /// 200ms, then 400ms, 800ms... (a refused login or a timeout after connecting is not
-    /// retried). With -f files (locally or with --remote), also reconnect after a lost
-    /// connection, tunnel or remote side, up to N times in all, and go on after the last
-    /// answered line (the line in doubt needs --resend-in-doubt).
-    #[arg(long, value_name = "N", default_value_t = 0, value_parser = crate::app::resolve::values::parse_count, long_help, help = "Try a failed connect again up to N times (files: reconnect mid-way)", help_heading = "Connection")]
-    pub retry: u32,
-
-    /// Run against a built-in practice server (strict vanilla, or the --dialect's console)
-    /// instead of a real one: no server or password needed. Try `rcon --demo help`.
-    #[arg(
-        long,
-        long_help,
-        help = "Use a built-in practice server (try: rcon --demo help)",
-        help_heading = "Practice"
-    )]
-    pub demo: bool,
-
-    /// Also show the messages a BattlEye, WebRCON or telnet server sends on its own (chat, log
-    /// lines) while commands run: on stderr as `[server] TEXT`, or with --json as records with
-    /// "event":"message" on stdout. The console always shows them; with several servers at once
-    /// they are not shown.
-    #[arg(
-        long,
-        long_help,
-        help = "Also show what a BattlEye, WebRCON or telnet server sends on its own",
-        help_heading = "Output"
-    )]
-    pub messages: bool,
-
-    /// Run the practice server in the foreground on ADDR (default 127.0.0.1:25575; port 0 picks a
-    /// free one) and print its address; for trying other clients and for benchmarks. Its password
-    /// is `practice` unless --practice-password sets one.
-    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:25575", long_help, help = "Run the practice server in the foreground on ADDR", help_heading = "Practice")]
-    pub practice_server: Option<String>,
-
-    /// The practice server's dialect: vanilla, source, mirror, mirror-trailer8, reject-sentinel,
-    /// close-nonpositive, factorio, palworld; or another console: battleye, battleye-lossy
-    /// (drops, duplicates, reorders and corrupts datagrams on a seeded pattern),
-    /// battleye-reforger, webrcon, telnet.
-    #[arg(
-        long,
-        value_name = "MODE",
-        default_value = "vanilla",
-        requires = "practice_server",
-        long_help,
-        help = "The practice server's mode (see --help)",
-        help_heading = "Practice"
-    )]
-    pub practice_mode: String,
-
-    /// The practice server's password (--practice-server; --demo makes its own).
-    #[arg(
-        long,
-        value_name = "PASSWORD",
-        default_value = "practice",
-        requires = "practice_server",
-        long_help,
-        help = "The practice server's password",
-        help_heading = "Practice"
-    )]
-    pub practice_password: String,
-
-    /// Delay before each read of the practice server (vanilla mode), to catch clients that send
-    /// two packets back to back.
-    #[arg(long, value_name = "DURATION", value_parser = duration, requires = "practice_server", long_help, help = "Delay before each read of the practice server", help_heading = "Practice")]
-    pub practice_read_delay: Option<Duration>,
-
-    /// Show a Minecraft server's status with the Server List Ping (game port, default 25565; no
-    /// password needed): version, players, MOTD, latency. HOST defaults to the host of --host,
-    /// else localhost. Servers older than 1.7 are asked with the legacy FE 01 ping.
-    #[arg(long, value_name = "HOST[:PORT]", num_args = 0..=1, long_help, help = "Show a Minecraft server's status (Server List Ping; no password)", help_heading = "Status")]
-    pub ping: Option<Option<String>>,
-
-    /// With --ping: send only the legacy (pre-1.7) FE 01 ping.
-    #[arg(
-        long,
-        requires = "ping",
-        long_help,
-        help = "With --ping: send only the legacy (pre-1.7) ping",
-        help_heading = "Status"
-    )]
-    pub legacy: bool,
-
-    /// Ask a server over UDP Query (needs enable-query=true; query.port, default 25565; no
-    /// password needed): MOTD, map, players. HOST defaults as for --ping.
-    #[arg(long, value_name = "HOST[:PORT]", num_args = 0..=1, conflicts_with = "ping", long_help, help = "Ask a server over UDP Query (no password)", help_heading = "Status")]
-    pub query: Option<Option<String>>,
-
-    /// With --query: the full stat (version, software, plugins, player names).
-    #[arg(
-        long,
-        requires = "query",
-        long_help,
-        help = "With --query: the full stat",
-        help_heading = "Status"
-    )]
-    pub full: bool,
-
-    /// Print JSON instead of text: one object per command and line, the same keys in every
-    /// mode (time, server, event, command, response, ok, error, reason, elapsed_ms; file and
-    /// line for batch input; player, params, raw for --follow events); --ping:
-    /// the server's status JSON with address and latency; --query: the stat.
-    #[arg(
-        long,
-        conflicts_with = "group",
-        long_help,
-        help = "Print JSON instead of text: one object per command (NDJSON)",
-        help_heading = "Output"
-    )]
-    pub json: bool,
-
-    /// Print every packet sent and received to stderr: a hex dump under its decoded header
-    /// (size, id, type) and the time since start (--mgmt: every JSON-RPC message). The
-    /// password is never shown. One server only.
-    #[arg(
-        short = 'v',
-        long,
-        long_help,
-        help = "Print every packet sent and received to stderr",
-        help_heading = "Output"
-    )]
-    pub trace: bool,
 
     /// Run the commands in PATH, one per line, mcfunction rules (repeatable, in order; `-` is
     /// stdin). Every file is opened before anything is sent. Without any command or file and
@@ -579,6 +411,43 @@ pub struct Args {
     #[arg(long = "macro", value_name = "NAME=VALUE", value_parser = macro_arg, long_help, help = "Fill $(NAME) in mcfunction macro lines with VALUE (repeatable)", help_heading = "Commands")]
     pub macros: Vec<(String, String)>,
 
+    /// Also show the messages a BattlEye, WebRCON or telnet server sends on its own (chat, log
+    /// lines) while commands run: on stderr as `[server] TEXT`, or with --json as records with
+    /// "event":"message" on stdout. The console always shows them; with several servers at once
+    /// they are not shown.
+    #[arg(
+        long,
+        long_help,
+        help = "Also show what a BattlEye, WebRCON or telnet server sends on its own",
+        help_heading = "Output"
+    )]
+    pub messages: bool,
+
+    /// Print JSON instead of text: one object per command and line, the same keys in every
+    /// mode (time, server, event, command, response, ok, error, reason, elapsed_ms; file and
+    /// line for batch input; player, params, raw for --follow events); --ping:
+    /// the server's status JSON with address and latency; --query: the stat.
+    #[arg(
+        long,
+        conflicts_with = "group",
+        long_help,
+        help = "Print JSON instead of text: one object per command (NDJSON)",
+        help_heading = "Output"
+    )]
+    pub json: bool,
+
+    /// Print every packet sent and received to stderr: a hex dump under its decoded header
+    /// (size, id, type) and the time since start (--mgmt: every JSON-RPC message). The
+    /// password is never shown. One server only.
+    #[arg(
+        short = 'v',
+        long,
+        long_help,
+        help = "Print every packet sent and received to stderr",
+        help_heading = "Output"
+    )]
+    pub trace: bool,
+
     /// When to render § colour codes as ANSI colours: auto (stdout is a terminal, TERM is not
     /// dumb, NO_COLOR and CLICOLOR=0 are unset; CLICOLOR_FORCE=1 colours a pipe), always, never.
     #[arg(
@@ -620,62 +489,57 @@ pub struct Args {
     )]
     pub no_fix_newlines: bool,
 
-    /// Talk to the Minecraft Server Management Protocol (1.21.9+; JSON-RPC over WebSocket) at
-    /// URL (wss://HOST:PORT, or ws:// for a server without TLS) instead of RCON; without URL, the
-    /// profile's mgmt_url. COMMAND words name a method and its arguments: `players`,
-    /// `allowlist add Steve`, `server save`; `methods` lists what the server offers. The secret
-    /// comes from RCON_MGMT_SECRET, --mgmt-secret-file, the profile's mgmt_secret_file or
-    /// mgmt_secret_command, else the password sources (never from argv).
-    #[arg(long, value_name = "URL", num_args = 0..=1, default_missing_value = "", long_help, help = "Talk to the Minecraft Server Management Protocol at URL", help_heading = "Management")]
-    pub mgmt: Option<String>,
+    /// Run the commands on every server profile in the config file at once.
+    #[arg(long, conflicts_with_all = ["server", "demo", "target"], long_help, help = "Run the commands on every server profile at once", help_heading = "Several servers")]
+    pub all: bool,
 
-    /// Run the practice management server (the documented methods and notifications on
-    /// in-memory state) in the foreground on ADDR (default 127.0.0.1:25585; port 0 picks a free
-    /// one) and print its URL; the secret is --practice-password. ws:// unless
-    /// --practice-cert and --practice-key give a PEM certificate and key for wss://.
-    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:25585", conflicts_with = "practice_server", long_help, help = "Run the practice management server on ADDR", help_heading = "Practice")]
-    pub practice_mgmt: Option<String>,
-
-    /// With --practice-mgmt: the PEM certificate (chain) to serve wss:// with.
-    #[arg(long, value_name = "FILE", value_parser = path, requires_all = ["practice_mgmt", "practice_key"], long_help, help = "With --practice-mgmt: PEM certificate for wss://", help_heading = "Practice")]
-    pub practice_cert: Option<PathBuf>,
-
-    /// With --practice-mgmt: the PEM private key of --practice-cert.
-    #[arg(long, value_name = "FILE", value_parser = path, requires_all = ["practice_mgmt", "practice_cert"], long_help, help = "With --practice-mgmt: the PEM private key of --practice-cert", help_heading = "Practice")]
-    pub practice_key: Option<PathBuf>,
-
-    /// With --mgmt: trust this PEM certificate (the server's self-signed one, or its CA) instead
-    /// of the system's trust store. The host name is still checked.
-    #[arg(long, env = "RCON_MGMT_CERT", value_name = "FILE", value_parser = path, conflicts_with = "mgmt_fingerprint", long_help, help = "With --mgmt: trust this PEM certificate", help_heading = "Management")]
-    pub mgmt_cert: Option<PathBuf>,
-
-    /// With --mgmt: accept only the server certificate with this SHA-256 fingerprint (64 hex
-    /// digits, colons allowed), e.g. from `keytool -list` or `openssl x509 -fingerprint -sha256`.
+    /// Run the commands on several servers at once: NAME=HOST or NAME=HOST:PORT (repeatable).
+    /// Output lines are prefixed with the name in brackets; the exit status is the worst of all
+    /// servers. A target is reached directly unless --ssh or --proxy-command is given (the
+    /// default profile's tunnel does not apply).
     #[arg(
         long,
-        env = "RCON_MGMT_FINGERPRINT",
-        value_name = "SHA256",
+        value_name = "NAME=HOST",
+        conflicts_with = "demo",
         long_help,
-        help = "With --mgmt: accept only this SHA-256 certificate",
-        help_heading = "Management"
+        help = "Run on several servers: NAME=HOST or NAME=HOST:PORT (repeatable)",
+        help_heading = "Several servers"
     )]
-    pub mgmt_fingerprint: Option<String>,
+    pub target: Vec<String>,
 
-    /// With --mgmt: send this Origin header, for a proxy that checks it (vanilla checks the Origin
-    /// of browsers only, never of a client sending its secret as a Bearer token, as rcon does).
+    /// With several servers: print each server's output as one block under a line with its
+    /// name in brackets, when that server is done, instead of prefixing every line.
     #[arg(
         long,
-        env = "RCON_MGMT_ORIGIN",
-        value_name = "ORIGIN",
         long_help,
-        help = "With --mgmt: send this Origin header",
-        help_heading = "Management"
+        help = "Print each server's output as one block, not as prefixed lines",
+        help_heading = "Several servers"
     )]
-    pub mgmt_origin: Option<String>,
+    pub group: bool,
 
-    /// With --mgmt: read the secret from FILE (trailing newline stripped).
-    #[arg(long, env = "RCON_MGMT_SECRET_FILE", value_name = "FILE", value_parser = path, long_help, help = "With --mgmt: the secret's file", help_heading = "Management")]
-    pub mgmt_secret_file: Option<PathBuf>,
+    /// Read the servers to run on from FILE (`-` for stdin): NDJSON (one JSON object per line,
+    /// or one JSON array of them) or CSV with a header row. Columns: name, host, port, dialect,
+    /// password_env, password_file, password_command, ssh, tags. Passwords are never inline.
+    /// See docs/fleet.md.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["demo", "all", "target"], long_help, help = "Read the servers to run on from FILE (NDJSON or CSV; - is stdin)", help_heading = "Several servers")]
+    pub targets: Option<String>,
+
+    /// Keep only the --targets rows that match KEY=VALUE: tag, name, host, dialect or ssh;
+    /// VALUE may list alternatives separated by commas. Repeatable: every one must match.
+    #[arg(
+        long = "where",
+        value_name = "KEY=VALUE",
+        requires = "targets",
+        long_help,
+        help = "Keep only the --targets rows that match KEY=VALUE",
+        help_heading = "Several servers"
+    )]
+    pub where_: Vec<String>,
+
+    /// With several servers: at most N connections open at once [default: 10000]. Each needs
+    /// a file descriptor; rcon raises its soft limit as far as the hard limit allows.
+    #[arg(long, value_name = "N", value_parser = crate::app::resolve::values::parse_positive_count, long_help, help = "At most N connections open at once [default: 10000]", help_heading = "Several servers")]
+    pub parallel: Option<u32>,
 
     /// Print server events as they happen until interrupted, one line each (`--json`: NDJSON).
     /// With --mgmt: the server's notifications. With RCON: `list` polled every --poll, diffed
@@ -761,6 +625,142 @@ pub struct Args {
     )]
     pub condition: Option<String>,
 
+    /// Talk to the Minecraft Server Management Protocol (1.21.9+; JSON-RPC over WebSocket) at
+    /// URL (wss://HOST:PORT, or ws:// for a server without TLS) instead of RCON; without URL, the
+    /// profile's mgmt_url. COMMAND words name a method and its arguments: `players`,
+    /// `allowlist add Steve`, `server save`; `methods` lists what the server offers. The secret
+    /// comes from RCON_MGMT_SECRET, --mgmt-secret-file, the profile's mgmt_secret_file or
+    /// mgmt_secret_command, else the password sources (never from argv).
+    #[arg(long, value_name = "URL", num_args = 0..=1, default_missing_value = "", long_help, help = "Talk to the Minecraft Server Management Protocol at URL", help_heading = "Management")]
+    pub mgmt: Option<String>,
+
+    /// With --mgmt: trust this PEM certificate (the server's self-signed one, or its CA) instead
+    /// of the system's trust store. The host name is still checked.
+    #[arg(long, env = "RCON_MGMT_CERT", value_name = "FILE", value_parser = path, conflicts_with = "mgmt_fingerprint", long_help, help = "With --mgmt: trust this PEM certificate", help_heading = "Management")]
+    pub mgmt_cert: Option<PathBuf>,
+
+    /// With --mgmt: accept only the server certificate with this SHA-256 fingerprint (64 hex
+    /// digits, colons allowed), e.g. from `keytool -list` or `openssl x509 -fingerprint -sha256`.
+    #[arg(
+        long,
+        env = "RCON_MGMT_FINGERPRINT",
+        value_name = "SHA256",
+        long_help,
+        help = "With --mgmt: accept only this SHA-256 certificate",
+        help_heading = "Management"
+    )]
+    pub mgmt_fingerprint: Option<String>,
+
+    /// With --mgmt: send this Origin header, for a proxy that checks it (vanilla checks the Origin
+    /// of browsers only, never of a client sending its secret as a Bearer token, as rcon does).
+    #[arg(
+        long,
+        env = "RCON_MGMT_ORIGIN",
+        value_name = "ORIGIN",
+        long_help,
+        help = "With --mgmt: send this Origin header",
+        help_heading = "Management"
+    )]
+    pub mgmt_origin: Option<String>,
+
+    /// With --mgmt: read the secret from FILE (trailing newline stripped).
+    #[arg(long, env = "RCON_MGMT_SECRET_FILE", value_name = "FILE", value_parser = path, long_help, help = "With --mgmt: the secret's file", help_heading = "Management")]
+    pub mgmt_secret_file: Option<PathBuf>,
+
+    /// Run against a built-in practice server (strict vanilla, or the --dialect's console)
+    /// instead of a real one: no server or password needed. Try `rcon --demo help`.
+    #[arg(
+        long,
+        long_help,
+        help = "Use a built-in practice server (try: rcon --demo help)",
+        help_heading = "Practice"
+    )]
+    pub demo: bool,
+
+    /// Run the practice server in the foreground on ADDR (default 127.0.0.1:25575; port 0 picks a
+    /// free one) and print its address; for trying other clients and for benchmarks. Its password
+    /// is `practice` unless --practice-password sets one.
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:25575", long_help, help = "Run the practice server in the foreground on ADDR", help_heading = "Practice")]
+    pub practice_server: Option<String>,
+
+    /// The practice server's dialect: vanilla, source, mirror, mirror-trailer8, reject-sentinel,
+    /// close-nonpositive, factorio, palworld; or another console: battleye, battleye-lossy
+    /// (drops, duplicates, reorders and corrupts datagrams on a seeded pattern),
+    /// battleye-reforger, webrcon, telnet.
+    #[arg(
+        long,
+        value_name = "MODE",
+        default_value = "vanilla",
+        requires = "practice_server",
+        long_help,
+        help = "The practice server's mode (see --help)",
+        help_heading = "Practice"
+    )]
+    pub practice_mode: String,
+
+    /// The practice server's password (--practice-server; --demo makes its own).
+    #[arg(
+        long,
+        value_name = "PASSWORD",
+        default_value = "practice",
+        requires = "practice_server",
+        long_help,
+        help = "The practice server's password",
+        help_heading = "Practice"
+    )]
+    pub practice_password: String,
+
+    /// Delay before each read of the practice server (vanilla mode), to catch clients that send
+    /// two packets back to back.
+    #[arg(long, value_name = "DURATION", value_parser = duration, requires = "practice_server", long_help, help = "Delay before each read of the practice server", help_heading = "Practice")]
+    pub practice_read_delay: Option<Duration>,
+
+    /// Run the practice management server (the documented methods and notifications on
+    /// in-memory state) in the foreground on ADDR (default 127.0.0.1:25585; port 0 picks a free
+    /// one) and print its URL; the secret is --practice-password. ws:// unless
+    /// --practice-cert and --practice-key give a PEM certificate and key for wss://.
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:25585", conflicts_with = "practice_server", long_help, help = "Run the practice management server on ADDR", help_heading = "Practice")]
+    pub practice_mgmt: Option<String>,
+
+    /// With --practice-mgmt: the PEM certificate (chain) to serve wss:// with.
+    #[arg(long, value_name = "FILE", value_parser = path, requires_all = ["practice_mgmt", "practice_key"], long_help, help = "With --practice-mgmt: PEM certificate for wss://", help_heading = "Practice")]
+    pub practice_cert: Option<PathBuf>,
+
+    /// With --practice-mgmt: the PEM private key of --practice-cert.
+    #[arg(long, value_name = "FILE", value_parser = path, requires_all = ["practice_mgmt", "practice_cert"], long_help, help = "With --practice-mgmt: the PEM private key of --practice-cert", help_heading = "Practice")]
+    pub practice_key: Option<PathBuf>,
+
+    /// Show a Minecraft server's status with the Server List Ping (game port, default 25565; no
+    /// password needed): version, players, MOTD, latency. HOST defaults to the host of --host,
+    /// else localhost. Servers older than 1.7 are asked with the legacy FE 01 ping.
+    #[arg(long, value_name = "HOST[:PORT]", num_args = 0..=1, long_help, help = "Show a Minecraft server's status (Server List Ping; no password)", help_heading = "Status")]
+    pub ping: Option<Option<String>>,
+
+    /// With --ping: send only the legacy (pre-1.7) FE 01 ping.
+    #[arg(
+        long,
+        requires = "ping",
+        long_help,
+        help = "With --ping: send only the legacy (pre-1.7) ping",
+        help_heading = "Status"
+    )]
+    pub legacy: bool,
+
+    /// Ask a server over UDP Query (needs enable-query=true; query.port, default 25565; no
+    /// password needed): MOTD, map, players. HOST defaults as for --ping.
+    #[arg(long, value_name = "HOST[:PORT]", num_args = 0..=1, conflicts_with = "ping", long_help, help = "Ask a server over UDP Query (no password)", help_heading = "Status")]
+    pub query: Option<Option<String>>,
+
+    /// With --query: the full stat (version, software, plugins, player names).
+    #[arg(
+        long,
+        requires = "query",
+        long_help,
+        help = "With --query: the full stat",
+        help_heading = "Status"
+    )]
+    pub full: bool,
+
     /// The command to run: the words are joined with single spaces into one command. Words
     /// starting with '-' after the first word belong to the command; one that is an rcon long
     /// option (`list --json`) is sent too, with a note on stderr to put options first.
@@ -790,6 +790,33 @@ mod tests {
     #[test]
     fn verify_cli() {
         Args::command().debug_assert();
+    }
+
+    /// Issue 20: `-h` and `--help` show the headings in this order, not in the order the
+    /// fields happened to be written. clap puts a heading where its first argument is
+    /// declared, so the fields above are grouped by heading in this order.
+    #[test]
+    fn help_headings_in_the_issues_order() {
+        const ORDER: [&str; 10] = [
+            "Arguments:",
+            "Options:",
+            "Connection:",
+            "Commands:",
+            "Output:",
+            "Several servers:",
+            "Live and timed:",
+            "Management:",
+            "Practice:",
+            "Status:",
+        ];
+        let mut cmd = Args::command().term_width(100);
+        for (which, help) in [
+            ("-h", cmd.render_help().to_string()),
+            ("--help", cmd.render_long_help().to_string()),
+        ] {
+            let headings: Vec<&str> = help.lines().filter(|l| ORDER.contains(l)).collect();
+            assert_eq!(headings, ORDER, "{which} headings out of order:\n{help}");
+        }
     }
 
     #[test]
