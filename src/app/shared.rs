@@ -93,6 +93,21 @@ pub fn cannot_listen(flag: &str, addr: &str, e: &std::io::Error) -> anyhow::Erro
     )
 }
 
+/// The players in a `list` answer: vanilla's `There are 2 of a max of 20 players online: A, B`
+/// (older and modded servers put the names on the next line); `None` if it is not one.
+pub fn parse_list(text: &str) -> Option<std::collections::BTreeSet<String>> {
+    let plain = rconsole::text::render::strip(text);
+    let (_, names) = plain.split_once("online:")?;
+    Some(
+        names
+            .split([',', '\n'])
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .map(str::to_string)
+            .collect(),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -281,6 +281,24 @@ fn is_closed_pipe(e: &io::Error) -> bool {
         || (cfg!(windows) && matches!(e.raw_os_error(), Some(232 | 233)))
 }
 
+/// `text` with every line prefixed by `[name] `, ending in a newline; an empty output is one
+/// `[name]` line, so that every command leaves a trace.
+pub fn prefixed(name: &str, text: &str) -> String {
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    let mut out = String::with_capacity(body.len() + 16);
+    for line in body.split('\n') {
+        out.push('[');
+        out.push_str(name);
+        out.push(']');
+        if !line.is_empty() {
+            out.push(' ');
+            out.push_str(line);
+        }
+        out.push('\n');
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -20,7 +20,6 @@ use rconsole::transport::tunnel::SshDestination;
 use crate::app::exit::{Exit, fail};
 use crate::app::print::output::{Printer, Record, Style};
 use crate::app::remote::proto::{self, Frame, PROTOCOL, VERSION};
-use crate::app::remote::session::{self, Opener, RemoteSession};
 use crate::app::remote::{install, journal};
 use crate::app::resolve::plan::BatchPolicy;
 use crate::app::resolve::plan::SessionPlan;
@@ -394,41 +393,6 @@ pub fn refuse_unsupported(plan: &SessionPlan) -> anyhow::Result<()> {
         ));
     }
     Ok(())
-}
-
-/// `--remote` for the console (src/app/run/single.rs): the session's connections are remote
-/// sides over ssh, one command at a time. The first is opened now, so that a missing remote
-/// program is exit 10 with what to install, before the prompt.
-pub fn session_opener(plan: &SessionPlan, password: &str) -> anyhow::Result<Opener> {
-    refuse_unsupported(plan)?;
-    let settings = &plan.settings;
-    // The local session applies --delay and --keep-going; the remote side runs what it gets.
-    let starter = Arc::new(Starter::new(
-        settings,
-        password,
-        true,
-        None,
-        plan.parse_errors_fail,
-    )?);
-    let server = format!("{} via {}", settings.target(), starter.via());
-    let max = settings.dialect.value.dialect().max_command_bytes;
-    let timeout = settings.timeout.value;
-    let first = RemoteSession::open(Arc::clone(&starter), server.clone(), max, timeout)?;
-    Ok(session::opener(starter, server, max, timeout, Some(first)))
-}
-
-/// `--remote` for one server of a fan-out: its session runs on that SSH host's rcon, opened
-/// when fan-out gets to it.
-pub fn fanout_opener(settings: &Settings, password: &str) -> anyhow::Result<session::FanoutOpener> {
-    let starter = Arc::new(Starter::new(settings, password, true, None, true)?);
-    let server = format!("{} via {}", settings.target(), starter.via());
-    let max = settings.dialect.value.dialect().max_command_bytes;
-    Ok(session::fanout_opener(
-        starter,
-        server,
-        max,
-        settings.timeout.value,
-    ))
 }
 
 /// Runs the plan's commands, files and stdin on the SSH host's rcon.

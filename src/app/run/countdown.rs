@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use std::io::Write;
 
-use crate::app::exit::{Exit, fail};
+use crate::app::exit::Exit;
 use crate::app::resolve::plan::Timing;
 use crate::app::run::interrupt;
 
@@ -169,7 +169,7 @@ fn report(
         eprintln!("rcon: error: {}: '{command}': {text}", runner.name());
     } else if !text.is_empty() {
         let body = if label {
-            crate::app::run::fanout::prefixed(runner.name(), &text)
+            crate::app::print::output::prefixed(runner.name(), &text)
         } else {
             format!("{}\n", text.trim_end_matches('\n'))
         };
@@ -357,46 +357,6 @@ fn cancel(
         on_all(runners, timing.json, &fill(t, left));
     }
     None
-}
-
-/// An RCON server as a [`Runner`].
-pub struct RconRunner {
-    /// Its name.
-    pub name: String,
-    /// Its session.
-    pub session: crate::app::run::session::Session,
-}
-
-impl Runner for RconRunner {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn run(&mut self, command: &str) -> anyhow::Result<String> {
-        match crate::app::run::timed::run_text(&mut self.session, command) {
-            Ok(t) if crate::app::shared::is_parse_error(t.as_bytes()) => {
-                Err(fail(Exit::CommandFailed, t))
-            }
-            Ok(t) => Ok(t),
-            Err(e) => Err(anyhow::Error::new(e)),
-        }
-    }
-    fn connect(&mut self) -> anyhow::Result<()> {
-        self.session
-            .connect()
-            .map(|_| ())
-            .map_err(anyhow::Error::new)
-    }
-    fn players(&mut self) -> anyhow::Result<usize> {
-        let text = self.run("list")?;
-        crate::app::run::follow::parse_list(&text)
-            .map(|p| p.len())
-            .ok_or_else(|| {
-                fail(
-                    Exit::CommandFailed,
-                    format!("the `list` answer has no player count: {text}"),
-                )
-            })
-    }
 }
 
 #[cfg(test)]

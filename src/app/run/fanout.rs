@@ -32,12 +32,13 @@ use rconsole::rcon::client::{ClientOptions, Observer};
 use rconsole::transport::Connector;
 
 use crate::app::exit::{self, Exit, fail};
-use crate::app::print::output::{Printer, Record};
+use crate::app::print::output::{Printer, Record, prefixed};
 use crate::app::resolve::plan::{FanoutPlan, FanoutPolicy as Policy, Layout};
 use crate::app::resolve::secrets::Secret;
 use crate::app::resolve::settings::Settings;
 use crate::app::run::interrupt::{self, Signal};
 use crate::app::run::session::{self, PARSE_ERROR};
+use crate::app::run::wait;
 use crate::app::shared::is_parse_error;
 use crate::app::shared::is_stop_command;
 use crate::app::shared::short;
@@ -48,9 +49,6 @@ pub const MAX_TUNNELS: usize = 64;
 
 /// File descriptors kept free for stdio, the event loop and the learned-servers file.
 const SPARE_FDS: u64 = 64;
-
-/// The first retry's wait; it doubles for each further one.
-pub const RETRY_BACKOFF: Duration = Duration::from_millis(200);
 
 /// How a server is reached.
 pub enum Route {
@@ -139,7 +137,7 @@ pub fn servers(list: Vec<(String, Settings)>) -> anyhow::Result<Vec<Server>> {
             Route::Direct { .. } => settings.target(),
         };
         let open = if settings.remote {
-            Some(crate::app::remote::client::fanout_opener(
+            Some(crate::app::remote::session::fanout_opener(
                 &settings,
                 password.expose(),
             )?)
@@ -388,7 +386,7 @@ pub fn run(
                         let opts = fleet::FleetOptions {
                             parallel: direct_parallel,
                             retries: policy.retries,
-                            backoff: RETRY_BACKOFF,
+                            backoff: wait::RETRY_BACKOFF,
                             cancel: cancel.clone(),
                         };
                         fleet::run(targets, opts, &mut handler)
@@ -1027,20 +1025,6 @@ impl fleet::Handler for FleetHandler<'_> {
     }
 }
 
-/// Whether a failed connect is worth trying again (`--retry`): the server could not be reached
-/// or the tunnel did not open; a refused login or a protocol error is not retried.
-pub fn retryable(e: &rconsole::Error) -> bool {
-    matches!(
-        e,
-        rconsole::Error::Connect { .. }
-            | rconsole::Error::Timeout {
-                phase: rconsole::Phase::Connect,
-                ..
-            }
-            | rconsole::Error::Transport(_)
-    )
-}
-
 /// One tunnelled server's session on a helper thread: connect, run the commands with the
 /// policy, report each result.
 fn serve(
@@ -1097,7 +1081,7 @@ fn serve(
                     let why = format!("{e:#}");
                     // ssh itself failed (the host down, the tunnel lost): --retry applies.
                     if exit == Exit::Transport && attempt <= policy.retries {
-                        let delay = RETRY_BACKOFF * 2u32.saturating_pow(attempt - 1);
+                        let delay = wait::RETRY_BACKOFF * 2u32.saturating_pow(attempt - 1);
                         let _ = tx.send(SessionUpdate::Notice(format!(
                             "rcon: warning: [{}] {why}; retrying in {}",
                             server.name,
@@ -1128,8 +1112,8 @@ fn serve(
             }
             Err(rconsole::Error::Cancelled) => return interrupted(),
             Err(_) if cancelled() => return interrupted(),
-            Err(err) if retryable(&err) && attempt <= policy.retries => {
-                let delay = RETRY_BACKOFF * 2u32.saturating_pow(attempt - 1);
+            Err(err) if wait::worth_a_retry(&err) && attempt <= policy.retries => {
+                let delay = wait::RETRY_BACKOFF * 2u32.saturating_pow(attempt - 1);
                 let _ = tx.send(SessionUpdate::Notice(format!(
                     "rcon: warning: [{}] {}; retrying in {}",
                     server.name,
@@ -1193,24 +1177,6 @@ fn serve(
         server.options.observer.learned(Some(learned));
     }
     let _ = tx.send(SessionUpdate::Finished { server: index });
-}
-
-/// `text` with every line prefixed by `[name] `, ending in a newline; an empty output is one
-/// `[name]` line, so that every command leaves a trace.
-pub fn prefixed(name: &str, text: &str) -> String {
-    let body = text.strip_suffix('\n').unwrap_or(text);
-    let mut out = String::with_capacity(body.len() + 16);
-    for line in body.split('\n') {
-        out.push('[');
-        out.push_str(name);
-        out.push(']');
-        if !line.is_empty() {
-            out.push(' ');
-            out.push_str(line);
-        }
-        out.push('\n');
-    }
-    out
 }
 
 /// A `[name]` line followed by the server's collected output.

@@ -5,6 +5,7 @@
 
 use std::io::{BufRead, IsTerminal};
 use std::path::PathBuf;
+use std::time::Duration;
 
 use rconsole::Password;
 use rconsole::mgmt::{self, ConnectOptions, Endpoint, MgmtClient, Schema, Trust};
@@ -12,7 +13,7 @@ use rconsole::transport::Connector;
 use serde_json::{Value, json};
 
 use crate::app::exit::{Exit, fail};
-use crate::app::resolve::plan::{MgmtPlan, PracticePlan};
+use crate::app::resolve::plan::{FollowOptions, MgmtPlan, PracticePlan};
 use crate::app::resolve::secrets::{self, Secret};
 use crate::app::resolve::settings::{self, Settings};
 
@@ -360,7 +361,7 @@ pub fn run_words(
 
 fn prefix(label: Option<&str>, text: &str) -> String {
     match label {
-        Some(l) => crate::app::run::fanout::prefixed(l, text),
+        Some(l) => crate::app::print::output::prefixed(l, text),
         None => text.to_string(),
     }
 }
@@ -376,12 +377,69 @@ pub fn calls(plan: &MgmtPlan) -> Vec<Vec<String>> {
     calls
 }
 
+/// After this long without a notification, the management follow checks the connection with
+/// a `server/status` call.
+const MGMT_CHECK: Duration = Duration::from_secs(15);
+
+/// Follows the management notifications of one server; `label` prefixes its lines with
+/// `[name]` (one of several followed at once).
+pub fn run_mgmt(options: &FollowOptions, target: &MgmtTarget, label: bool) -> anyhow::Result<Exit> {
+    let emitter = crate::app::run::follow::events::Emitter::new(options, label);
+    let (mut client, _schema) = target.connect()?;
+    eprintln!(
+        "rcon: following {} (management notifications); Ctrl-C stops",
+        target.name
+    );
+    loop {
+        let mut quiet = Duration::ZERO;
+        loop {
+            match client.next_notification(Duration::from_secs(1)) {
+                Ok(Some(n)) => {
+                    quiet = Duration::ZERO;
+                    emitter.emit(&crate::app::run::follow::events::from_notification(
+                        &n,
+                        &target.name,
+                    ))?
+                }
+                Ok(None) => {
+                    // A server that vanished without closing (power loss, a dropped route)
+                    // sends nothing: after a quiet spell, ask it something small.
+                    quiet += Duration::from_secs(1);
+                    if quiet >= MGMT_CHECK {
+                        quiet = Duration::ZERO;
+                        match client.call("minecraft:server/status", &[]) {
+                            Ok(_) | Err(rconsole::mgmt::MgmtError::Rpc { .. }) => {}
+                            Err(e) => {
+                                eprintln!(
+                                    "rcon: {}: connection lost ({e}); reconnecting",
+                                    target.name
+                                );
+                                break;
+                            }
+                        }
+                    }
+                }
+                Err(e) => {
+                    eprintln!("rcon: {}: connection lost ({e}); reconnecting", target.name);
+                    break;
+                }
+            }
+        }
+        client = crate::app::run::follow::events::reconnect(
+            &target.name,
+            Duration::from_secs(1),
+            || target.connect(),
+        )
+        .0;
+    }
+}
+
 /// `rcon --mgmt ...` for one server.
 pub fn run(plan: &MgmtPlan, settings: &Settings) -> anyhow::Result<Exit> {
     let commands = calls(plan);
     let target = resolve(plan, settings)?;
     if let Some(follow) = &plan.follow {
-        return crate::app::run::follow::run_mgmt(follow, &target, false);
+        return run_mgmt(follow, &target, false);
     }
     let (mut client, schema) = target.connect()?;
     if let Some(timing) = &plan.timing {

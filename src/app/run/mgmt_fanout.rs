@@ -95,7 +95,7 @@ fn follow(
         for target in &targets {
             scope.spawn(move || {
                 // The follow ends only when stdout fails (a closed pipe): end the whole run.
-                let result = crate::app::run::follow::run_mgmt(options, target, true);
+                let result = mgmt::run_mgmt(options, target, true);
                 let code = match result {
                     Ok(exit) => exit,
                     Err(e) if crate::app::print::output::is_broken_pipe(&e) => Exit::Success,

@@ -12,7 +12,6 @@ pub mod consoles;
 pub mod countdown;
 pub mod fanout;
 pub mod follow;
-pub mod follow_consoles;
 pub mod interrupt;
 #[cfg(feature = "mgmt")]
 pub mod mgmt;

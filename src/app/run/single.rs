@@ -94,7 +94,7 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
     session.retries = plan.batch.retry;
     session.parse_errors_fail = plan.parse_errors_fail;
     if settings.remote && !plan.demo {
-        let open = crate::app::remote::client::session_opener(&plan, &console_settings.password)?;
+        let open = crate::app::remote::session::session_opener(&plan, &console_settings.password)?;
         session.opener = Some(open);
     }
     if plan.messages && !inputs_plan.console {

@@ -3,10 +3,11 @@
 use std::sync::Arc;
 
 use crate::app::exit::Exit;
+use crate::app::exit::fail;
 use crate::app::print::output::{Printer, Style};
 use crate::app::resolve::plan::TimedPlan;
 use crate::app::run::countdown;
-use crate::app::run::session::Session;
+use crate::app::run::session::{Session, run_text};
 use crate::app::shared::StderrObserver;
 use crate::app::shared::refuse_unsendable;
 
@@ -36,7 +37,7 @@ pub fn run_timed(plan: TimedPlan) -> anyhow::Result<Exit> {
         );
         // BattlEye, WebRCON and telnet servers get their own protocol, as one-shot runs do.
         session.set_protocol(s.dialect.value.dialect().protocol);
-        runners.push(Box::new(countdown::RconRunner {
+        runners.push(Box::new(RconRunner {
             name: name.clone(),
             session,
         }));
@@ -44,16 +45,42 @@ pub fn run_timed(plan: TimedPlan) -> anyhow::Result<Exit> {
     countdown::run(&timing, runners, &commands)
 }
 
-/// Runs one command on the session (connecting first if needed) and returns its output as
-/// text; a failed command closes the connection, so the next one reconnects.
-pub fn run_text(session: &mut Session, command: &str) -> rconsole::Result<String> {
-    let client = session.connect()?;
-    let mut raw = Vec::new();
-    match crate::app::run::session::execute(client, command, &mut raw, false) {
-        Ok(()) => Ok(rconsole::rcon::packet::decode_output_owned(raw)),
-        Err(e) => {
-            client.close();
-            Err(e)
+/// An RCON server as a countdown's [`Runner`](countdown::Runner).
+pub struct RconRunner {
+    /// Its name.
+    pub name: String,
+    /// Its session.
+    pub session: Session,
+}
+
+impl countdown::Runner for RconRunner {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn run(&mut self, command: &str) -> anyhow::Result<String> {
+        match run_text(&mut self.session, command) {
+            Ok(t) if crate::app::shared::is_parse_error(t.as_bytes()) => {
+                Err(fail(Exit::CommandFailed, t))
+            }
+            Ok(t) => Ok(t),
+            Err(e) => Err(anyhow::Error::new(e)),
         }
+    }
+    fn connect(&mut self) -> anyhow::Result<()> {
+        self.session
+            .connect()
+            .map(|_| ())
+            .map_err(anyhow::Error::new)
+    }
+    fn players(&mut self) -> anyhow::Result<usize> {
+        let text = self.run("list")?;
+        crate::app::shared::parse_list(&text)
+            .map(|p| p.len())
+            .ok_or_else(|| {
+                fail(
+                    Exit::CommandFailed,
+                    format!("the `list` answer has no player count: {text}"),
+                )
+            })
     }
 }
