@@ -18,6 +18,7 @@ use rconsole::text::mcfunction::{Item, Joiner, MACRO_NEEDS_VALUE};
 use rconsole::transport::tunnel::SshDestination;
 
 use crate::app::exit::{Exit, fail};
+use crate::app::print::interrupted::{self, Interrupted};
 use crate::app::print::output::{Printer, Record, Style};
 use crate::app::remote::proto::{self, Frame, PROTOCOL, VERSION};
 use crate::app::remote::{install, journal};
@@ -1513,22 +1514,21 @@ impl Pipe<'_, '_> {
             .collect();
         if let Some(signal) = self.aborted {
             // The stream was ended in order: what was not answered never ran.
-            let ran = progress.tally.sent;
-            let not_sent = unanswered.len();
-            let mut text = format!(
-                "interrupted by {}: {ran} command{} ran, none was in flight, {not_sent} not sent",
-                signal.name(),
-                if ran == 1 { "" } else { "s" }
-            );
-            if !self.read_done {
-                let name = self
-                    .run
+            let unread = (!self.read_done).then(|| {
+                self.run
                     .inputs
                     .get(progress.inputs)
                     .map(|i| if i == "-" { "<stdin>" } else { i.as_str() })
-                    .unwrap_or("the input");
-                text.push_str(&format!(" and the rest of {name} was not read"));
-            }
+                    .unwrap_or("the input")
+                    .to_string()
+            });
+            let text = interrupted::line(&Interrupted {
+                signal: signal.name(),
+                ran: progress.tally.sent,
+                not_sent: unanswered.len() as u64,
+                unread,
+                ..Interrupted::default()
+            });
             let exit = match signal {
                 Signal::Interrupt => Exit::Interrupted,
                 Signal::Terminate => Exit::Terminated,

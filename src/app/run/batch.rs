@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use rconsole::rcon::client::check_command;
 
 use crate::app::exit::{Exit, fail};
+use crate::app::print::interrupted::{self, InFlight, Interrupted};
 use crate::app::print::output::Record;
 use crate::app::resolve::plan::BatchPolicy;
 use crate::app::run::interrupt::{self, Signal, Stop};
@@ -325,26 +326,22 @@ struct Halt {
 
 impl Halt {
     fn into_error(self, tally: &Tally) -> anyhow::Error {
-        let ran = tally.sent;
-        let mut text = format!(
-            "interrupted by {}: {ran} command{} ran",
-            self.signal.name(),
-            if ran == 1 { "" } else { "s" }
-        );
-        match &self.in_flight {
-            Some((at, command)) => text.push_str(&format!(
-                ", {at} ('{}') was in flight and may or may not have run",
-                crate::app::shared::short(command)
-            )),
-            None => text.push_str(", none was in flight"),
-        }
-        match (self.not_sent, &self.unread) {
-            (n, None) => text.push_str(&format!(", {n} not sent")),
-            (0, Some(name)) => text.push_str(&format!(", the rest of {name} was not read")),
-            (n, Some(name)) => text.push_str(&format!(
-                ", {n} not sent and the rest of {name} was not read"
-            )),
-        }
+        let text = interrupted::line(&Interrupted {
+            signal: self.signal.name(),
+            ran: tally.sent,
+            in_flight: self
+                .in_flight
+                .map(|(at, command)| InFlight {
+                    server: None,
+                    at,
+                    command,
+                })
+                .into_iter()
+                .collect(),
+            not_sent: self.not_sent,
+            unread: self.unread,
+            ..Interrupted::default()
+        });
         let exit = match self.signal {
             Signal::Interrupt => Exit::Interrupted,
             Signal::Terminate => Exit::Terminated,

@@ -32,6 +32,7 @@ use rconsole::rcon::client::{ClientOptions, Observer};
 use rconsole::transport::Connector;
 
 use crate::app::exit::{self, Exit, fail};
+use crate::app::print::interrupted::{self, InFlight, Interrupted};
 use crate::app::print::output::{Printer, Record, prefixed};
 use crate::app::resolve::plan::{FanoutPlan, FanoutPolicy as Policy, Layout};
 use crate::app::resolve::secrets::Secret;
@@ -709,40 +710,23 @@ impl<'a> PrintingThread<'a> {
     /// What a signal stopped: `interrupted by Ctrl-C: 12 commands ran on 3 servers, 2 were in
     /// flight and may or may not have run ([a] say hi, [b] x.mcfunction:3 give), 7 not sent`.
     fn interrupted_line(&self, signal: Signal) -> String {
-        let servers = self.total;
-        let mut text = format!(
-            "interrupted by {}: {} {} ran on {servers} server{}",
-            signal.name(),
-            self.answered,
-            commands_word(self.answered as usize),
-            if servers == 1 { "" } else { "s" }
-        );
-        match self.interrupted.len() {
-            0 => text.push_str(", none was in flight"),
-            n => {
-                const SHOWN: usize = 5;
-                let mut shown = self.interrupted.clone();
-                shown.sort_unstable();
-                let mut list: Vec<String> = shown
-                    .iter()
-                    .take(SHOWN)
-                    .map(|&(server, command)| {
-                        let (at, cmd) = self.command_label(command);
-                        format!("[{}] {at}'{cmd}'", self.names[server])
-                    })
-                    .collect();
-                if n > SHOWN {
-                    list.push(format!("and {} more", n - SHOWN));
-                }
-                text.push_str(&format!(
-                    ", {n} {} in flight and may or may not have run ({})",
-                    if n == 1 { "was" } else { "were" },
-                    list.join(", ")
-                ));
-            }
-        }
-        text.push_str(&format!(", {} not sent", self.not_sent));
-        text
+        let mut shown = self.interrupted.clone();
+        shown.sort_unstable();
+        interrupted::line(&Interrupted {
+            signal: signal.name(),
+            ran: self.answered,
+            servers: Some(self.total),
+            in_flight: shown
+                .iter()
+                .map(|&(server, command)| InFlight {
+                    server: Some(self.names[server].clone()),
+                    at: self.commands[command].at(),
+                    command: self.commands[command].text.clone(),
+                })
+                .collect(),
+            not_sent: self.not_sent,
+            ..Interrupted::default()
+        })
     }
 
     /// `summary: 9500 ok, 500 failed (500 timeout) in 2.1s; slowest: a 2.0s, b 2.0s, c 1.9s`.

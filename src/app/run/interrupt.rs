@@ -98,36 +98,6 @@ impl Stop {
     }
 }
 
-/// The one line that says what a signal stopped: how many commands `ran`, which one was in
-/// flight (`where`, its text) and how many were `not_sent`; `also` names what else was not run
-/// (e.g. `the batch input`). For the command line's commands (`-c`); batch input says the same
-/// with `FILE:LINE`.
-pub fn report(
-    signal: Signal,
-    ran: u64,
-    in_flight: Option<(&str, &str)>,
-    not_sent: u64,
-    also: Option<&str>,
-) -> String {
-    let mut text = format!(
-        "interrupted by {}: {ran} command{} ran",
-        signal.name(),
-        if ran == 1 { "" } else { "s" }
-    );
-    match in_flight {
-        Some((at, command)) => text.push_str(&format!(
-            ", {at} ('{}') was in flight and may or may not have run",
-            crate::app::shared::short(command)
-        )),
-        None => text.push_str(", none was in flight"),
-    }
-    text.push_str(&format!(", {not_sent} not sent"));
-    if let Some(also) = also {
-        text.push_str(&format!("; {also} was not run"));
-    }
-    text
-}
-
 /// Sleeps for `delay`, waking every [`rconsole::rcon::client::CANCEL_POLL`]; cut short when
 /// `stop` says a signal came. Returns whether one did.
 pub fn pause(delay: std::time::Duration, stop: Option<&Stop>) -> bool {

@@ -11,6 +11,7 @@ use rconsole::rcon::client::Observer;
 use rconsole::transport::{Connector, TcpConnector};
 
 use crate::app::exit::{self, Exit, fail};
+use crate::app::print::interrupted::{self, InFlight, Interrupted};
 use crate::app::print::trace;
 use crate::app::resolve::plan::SessionPlan;
 use crate::app::run::batch;
@@ -167,14 +168,21 @@ fn run_commands(
         None
     };
     let halt = |signal: Signal, in_flight: Option<usize>, next: usize, tally: &batch::Tally| {
-        let label = in_flight.map(|i| (command_label(i, commands.len()), &commands[i]));
-        let text = interrupt::report(
-            signal,
-            tally.sent,
-            label.as_ref().map(|(at, c)| (at.as_str(), c.as_str())),
-            (commands.len() - next) as u64,
-            also,
-        );
+        let text = interrupted::line(&Interrupted {
+            signal: signal.name(),
+            ran: tally.sent,
+            in_flight: in_flight
+                .map(|i| InFlight {
+                    server: None,
+                    at: command_label(i, commands.len()),
+                    command: commands[i].clone(),
+                })
+                .into_iter()
+                .collect(),
+            not_sent: (commands.len() - next) as u64,
+            not_run: also,
+            ..Interrupted::default()
+        });
         let exit = match signal {
             Signal::Interrupt => Exit::Interrupted,
             Signal::Terminate => Exit::Terminated,
