@@ -13,7 +13,7 @@ pub struct StderrObserver;
 
 impl Observer for StderrObserver {
     fn warning(&self, message: &str) {
-        eprintln!("rcon: warning: {message}");
+        crate::app::print::output::warning(message);
     }
 }
 

@@ -175,9 +175,9 @@ pub fn warn_leading_slashes(name: &str, first: u64, slashes: u64) {
     } else {
         String::new()
     };
-    eprintln!(
-        "rcon: warning: {name}:{first}: leading '/' removed{more}; RCON does not need it and function files do not allow it"
-    );
+    crate::app::print::output::warning(&format!(
+        "{name}:{first}: leading '/' removed{more}; RCON does not need it and function files do not allow it"
+    ));
 }
 
 pub fn read_line<R: BufRead + ?Sized>(
@@ -652,12 +652,12 @@ impl Step<'_> {
         let wait = (Duration::from_millis(200) * 2u32.saturating_pow(self.tally.retried - 1))
             .min(Duration::from_secs(5));
         let left = self.opts.retry - self.tally.retried;
-        eprintln!(
-            "rcon: warning: {name}:{line}: {}; reconnecting in {} ({left} retr{} left)",
+        crate::app::print::output::warning(&format!(
+            "{name}:{line}: {}; reconnecting in {} ({left} retr{} left)",
             crate::app::exit::chain(e),
             rconsole::format_duration(wait),
             if left == 1 { "y" } else { "ies" }
-        );
+        ));
         Ok(Some(wait))
     }
 

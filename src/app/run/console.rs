@@ -406,7 +406,9 @@ pub fn run(session: &mut Session, settings: &ConsoleContext) -> anyhow::Result<E
                         .as_deref()
                         .map(|p| p.display().to_string())
                         .unwrap_or_default();
-                    eprintln!("rcon: warning: cannot save history to {where_}: {e}");
+                    crate::app::print::output::warning(&format!(
+                        "cannot save history to {where_}: {e}"
+                    ));
                 }
             }
             if let Some(meta) = line.strip_prefix(':') {

@@ -107,7 +107,7 @@ pub struct Labelled(pub String);
 
 impl Observer for Labelled {
     fn warning(&self, message: &str) {
-        eprintln!("rcon: warning: [{}] {message}", self.0);
+        crate::app::print::output::warning(&format!("[{}] {message}", self.0));
     }
 }
 
@@ -288,8 +288,8 @@ enum SessionUpdate {
         /// Why it failed (a parse error, or the connection) and the exit status that gives.
         error: Option<(String, Exit)>,
     },
-    /// A line for stderr (a retry), kept apart from the progress line.
-    Notice(String),
+    /// A warning for stderr (a retry), kept apart from the progress line.
+    Warning(String),
     /// The server stopped early: `message` says why and what was not sent.
     Stopped {
         server: usize,
@@ -336,11 +336,11 @@ pub fn run(
     if limit < want {
         let fit = (limit.saturating_sub(SPARE_FDS + 3 * tunnel_threads as u64)).max(1) as usize;
         if policy.parallel_given {
-            eprintln!(
-                "rcon: warning: --parallel {} needs {want} open files, but the limit is {limit}; \
+            crate::app::print::output::warning(&format!(
+                "--parallel {} needs {want} open files, but the limit is {limit}; \
                  running {fit} at once",
                 policy.parallel
-            );
+            ));
         }
         policy.parallel = fit + tunnel_threads;
     }
@@ -561,7 +561,10 @@ impl<'a> PrintingThread<'a> {
                     self.in_flight += 1;
                 }
             }
-            SessionUpdate::Notice(line) => self.eprint(&line),
+            SessionUpdate::Warning(message) => {
+                self.clear();
+                crate::app::print::output::warning(&message);
+            }
             SessionUpdate::Output {
                 server,
                 command,
@@ -976,8 +979,8 @@ impl fleet::Handler for FleetHandler<'_> {
                 }
             }
             Report::Retrying { error, delay } => {
-                let _ = self.tx.send(SessionUpdate::Notice(format!(
-                    "rcon: warning: [{}] {}; retrying in {}",
+                let _ = self.tx.send(SessionUpdate::Warning(format!(
+                    "[{}] {}; retrying in {}",
                     self.states[t].name,
                     exit::chain(&error),
                     rconsole::format_duration(delay)
@@ -1066,8 +1069,8 @@ fn serve(
                     // ssh itself failed (the host down, the tunnel lost): --retry applies.
                     if exit == Exit::Transport && attempt <= policy.retries {
                         let delay = wait::RETRY_BACKOFF * 2u32.saturating_pow(attempt - 1);
-                        let _ = tx.send(SessionUpdate::Notice(format!(
-                            "rcon: warning: [{}] {why}; retrying in {}",
+                        let _ = tx.send(SessionUpdate::Warning(format!(
+                            "[{}] {why}; retrying in {}",
                             server.name,
                             rconsole::format_duration(delay)
                         )));
@@ -1098,8 +1101,8 @@ fn serve(
             Err(_) if cancelled() => return interrupted(),
             Err(err) if wait::worth_a_retry(&err) && attempt <= policy.retries => {
                 let delay = wait::RETRY_BACKOFF * 2u32.saturating_pow(attempt - 1);
-                let _ = tx.send(SessionUpdate::Notice(format!(
-                    "rcon: warning: [{}] {}; retrying in {}",
+                let _ = tx.send(SessionUpdate::Warning(format!(
+                    "[{}] {}; retrying in {}",
                     server.name,
                     exit::chain(&err),
                     rconsole::format_duration(delay)

@@ -132,9 +132,9 @@ source (--password-file, RCON_PASSWORD, a profile's password keys)",
             .parse::<std::net::IpAddr>()
             .is_ok_and(|ip| ip.is_loopback());
     if !(endpoint.tls || loopback || settings.ssh.is_some()) {
-        eprintln!(
-            "rcon: warning: {url} is not TLS: the secret crosses the network in clear text (use wss://, or a tunnel)"
-        );
+        crate::app::print::output::warning(&format!(
+            "{url} is not TLS: the secret crosses the network in clear text (use wss://, or a tunnel)"
+        ));
     }
     let connector = settings::connector(
         settings.ssh.as_ref().map(|s| s.value.as_str()),
@@ -527,7 +527,7 @@ fn lines(client: &mut MgmtClient, schema: &Schema, json_out: bool) -> anyhow::Re
         }
     }
     if !any {
-        eprintln!("rcon: warning: no methods on stdin; nothing was called");
+        crate::app::print::output::warning("no methods on stdin; nothing was called");
     }
     Ok(worst)
 }

@@ -155,11 +155,11 @@ impl Session {
                 Err(err) if attempt < retries && super::wait::worth_a_retry(&err) => {
                     attempt += 1;
                     let delay = super::wait::RETRY_BACKOFF * 2u32.saturating_pow(attempt - 1);
-                    eprintln!(
-                        "rcon: warning: {}; retrying in {} (retry {attempt} of {retries})",
+                    crate::app::print::output::warning(&format!(
+                        "{}; retrying in {} (retry {attempt} of {retries})",
                         crate::app::exit::chain(&err),
                         rconsole::format_duration(delay)
-                    );
+                    ));
                     if pause_unless_interrupted(delay) {
                         return Err(rconsole::Error::Cancelled);
                     }

@@ -129,7 +129,7 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
         return tally.finish();
     }
     if tally.lines == 0 && plan.commands.is_empty() && inputs_plan.stdin_batch {
-        eprintln!("rcon: warning: no commands on stdin; nothing was sent");
+        crate::app::print::output::warning("no commands on stdin; nothing was sent");
     }
     Ok(Exit::Success)
 }

@@ -7,7 +7,8 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
 
-use crate::app::print::json::{JsonRecord, unix_secs, utc, utc_millis};
+use crate::app::print::json::{unix_secs, utc};
+use crate::app::print::output::{Event, Printer, Style, event_json};
 use crate::app::resolve::plan::FollowOptions;
 
 /// One event.
@@ -63,64 +64,55 @@ pub fn from_notification(n: &rconsole::mgmt::Notification, server: &str) -> Foll
     }
 }
 
-/// Prints events (text or NDJSON) and runs `--exec` for each, in order, from any thread.
+/// Prints events (text or NDJSON, through the one [`Printer`]) and runs `--exec` for each, in
+/// order, from any thread.
 pub struct Emitter {
-    json: bool,
     exec: Option<String>,
     /// Prefix lines with `[server]` (several servers).
     label: bool,
-    lock: Mutex<()>,
+    /// Held while an event is printed and its `--exec` runs, so events stay in order.
+    printer: Mutex<Printer>,
 }
 
 impl Emitter {
     /// From the command line; `label` with several servers.
     pub fn new(options: &FollowOptions, label: bool) -> Emitter {
+        let style = if options.json {
+            Style::Json
+        } else {
+            Style::Raw
+        };
         Emitter {
-            json: options.json,
             exec: options.exec.clone(),
             label,
-            lock: Mutex::new(()),
+            printer: Mutex::new(Printer::new(style, false)),
         }
-    }
-
-    /// The event's JSON line: the one record schema ([`crate::app::print::json`]).
-    pub fn json_line(e: &FollowEvent, time: &str) -> String {
-        let text = e.text.as_deref().unwrap_or("");
-        let mut record = JsonRecord::event(time.to_string(), &e.server, &e.kind, text);
-        record.player = e.player.as_deref();
-        record.params = (!e.params.is_null()).then_some(&e.params);
-        record.raw = e.raw.as_deref();
-        record.to_line()
     }
 
     /// Prints one event and runs `--exec` for it.
     pub fn emit(&self, e: &FollowEvent) -> std::io::Result<()> {
-        let _guard = self.lock.lock().unwrap_or_else(|p| p.into_inner());
+        let mut printer = self.printer.lock().unwrap_or_else(|p| p.into_inner());
         let now = SystemTime::now();
-        let time = utc(unix_secs(now));
-        let json_line = Self::json_line(e, &utc_millis(now));
-        let line = if self.json {
-            json_line.clone()
-        } else {
-            let mut l = format!("{time} {}", e.kind);
-            if let Some(p) = e.player.as_ref().or(e.text.as_ref()) {
-                l.push(' ');
-                l.push_str(p);
-            }
-            if self.label {
-                l = format!("[{}] {l}", e.server);
-            }
-            l
-        };
-        {
-            let mut out = std::io::stdout().lock();
-            writeln!(out, "{line}")?;
-            out.flush()?;
-        }
+        let event = e.record();
+        printer.event(&event, now, self.label)?;
         if let Some(cmd) = &self.exec {
-            run_exec(cmd, e, &time, &json_line);
+            run_exec(cmd, e, &utc(unix_secs(now)), &event_json(&event, now));
         }
         Ok(())
+    }
+}
+
+impl FollowEvent {
+    /// The event as the sink prints it.
+    fn record(&self) -> Event<'_> {
+        Event {
+            server: &self.server,
+            kind: &self.kind,
+            player: self.player.as_deref(),
+            text: self.text.as_deref(),
+            params: (!self.params.is_null()).then_some(&self.params),
+            raw: self.raw.as_deref(),
+        }
     }
 }
 
@@ -156,11 +148,14 @@ fn run_exec(cmd: &str, e: &FollowEvent, time: &str, json_line: &str) {
             }
             match child.wait() {
                 Ok(s) if s.success() => {}
-                Ok(s) => eprintln!("rcon: warning: --exec for event {} exited with {s}", e.kind),
-                Err(err) => eprintln!("rcon: warning: --exec: {err}"),
+                Ok(s) => crate::app::print::output::warning(&format!(
+                    "--exec for event {} exited with {s}",
+                    e.kind
+                )),
+                Err(err) => crate::app::print::output::warning(&format!("--exec: {err}")),
             }
         }
-        Err(err) => eprintln!("rcon: warning: cannot run --exec: {err}"),
+        Err(err) => crate::app::print::output::warning(&format!("cannot run --exec: {err}")),
     }
 }
 

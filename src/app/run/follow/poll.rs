@@ -56,9 +56,9 @@ pub fn run(options: &FollowOptions, servers: Vec<(String, Settings)>) -> anyhow:
         })?;
         let known = parse_list(&text);
         if known.is_none() {
-            eprintln!(
-                "rcon: warning: {name}: the `list` answer has no player list; no events until it has: {text}"
-            );
+            crate::app::print::output::warning(&format!(
+                "{name}: the `list` answer has no player list; no events until it has: {text}"
+            ));
         }
         followers.push((name, session, known));
     }
