@@ -1,6 +1,6 @@
 //! The one line that says what Ctrl-C or `SIGTERM` stopped, for every runner that stops in order
 //! (the command line's commands, batch input here or over `--remote`, a fan-out): the runner
-//! fills an [`Interrupted`], [`line`] words it.
+//! fills an [`Interrupted`], [`line()`] words it.
 
 use crate::app::shared::short;
 

@@ -25,9 +25,10 @@ use crate::app::remote::{install, journal};
 use crate::app::resolve::plan::BatchPolicy;
 use crate::app::resolve::plan::SessionPlan;
 use crate::app::resolve::settings::{Settings, Source};
-use crate::app::run::batch::{self, Input, Tally};
-use crate::app::run::interrupt::{Signal, Stop};
+use crate::app::runner::batch::Tally;
+use crate::app::runner::interrupt::{Signal, Stop};
 use crate::app::shared::short;
+use crate::app::source::files::{self, Input};
 
 /// How many commands may be on their way to (or waiting on) the remote side at once. Each is
 /// at most 64 KiB and usually under 100 bytes; 256 in flight fill a 50 ms round trip at over
@@ -211,7 +212,7 @@ impl Link {
             let mut reader = BufReader::with_capacity(64 * 1024, stdout);
             let mut line = Vec::new();
             loop {
-                match batch::read_line(&mut reader, &mut line, proto::MAX_FRAME_BYTES) {
+                match files::read_line(&mut reader, &mut line, proto::MAX_FRAME_BYTES) {
                     Ok(Some(false)) if line.is_empty() => continue,
                     Ok(Some(false)) => {
                         let event = match proto::parse(&line) {
@@ -237,7 +238,7 @@ impl Link {
         std::thread::spawn(move || {
             let mut reader = BufReader::new(stderr);
             let mut line = Vec::new();
-            while let Ok(Some(_)) = batch::read_line(&mut reader, &mut line, 4096) {
+            while let Ok(Some(_)) = files::read_line(&mut reader, &mut line, 4096) {
                 let text = String::from_utf8_lossy(&line).trim().to_string();
                 if text.is_empty() {
                     continue;
@@ -834,7 +835,7 @@ fn read_all(
             if credit.recv().is_err() {
                 return;
             }
-            let (item, last) = match batch::next_item(&mut input, &mut joiner, &mut buf) {
+            let (item, last) = match files::next_item(&mut input, &mut joiner, &mut buf) {
                 Ok(Some(next)) => next,
                 Ok(None) => break,
                 Err(e) => {
@@ -1294,7 +1295,7 @@ impl Pipe<'_, '_> {
                     progress.resume = false;
                     progress.begun = false;
                     if let Some(first) = first_slash {
-                        crate::app::run::batch::warn_leading_slashes(
+                        crate::app::source::files::warn_leading_slashes(
                             self.name(input),
                             first,
                             slashes,
@@ -1451,7 +1452,7 @@ impl Pipe<'_, '_> {
         if let Some(i) = index
             && !self.run.policy().keep_going
         {
-            // A `-c` command: the words of a local run (src/app/run/single.rs).
+            // A `-c` command: the words of a local run (src/app/runner/single.rs).
             self.stop_sending();
             let after = self.run.plan.commands.len() - i - 1;
             let later = after + usize::from(!sent);

@@ -19,7 +19,7 @@ use crate::app::remote::client::{
 use crate::app::remote::proto::Frame;
 use crate::app::resolve::plan::SessionPlan;
 use crate::app::resolve::settings::Settings;
-use crate::app::run::session::Opener;
+use crate::app::runner::session::Opener;
 
 /// Opens a remote side for one server of a fan-out, keeping the failure's exit status (a
 /// missing or too old remote rcon is exit 10 there too, as with one server).
@@ -297,7 +297,7 @@ fn opener_for(
     })
 }
 
-/// `--remote` for the console (src/app/run/single.rs): the session's connections are remote
+/// `--remote` for the console (src/app/runner/single.rs): the session's connections are remote
 /// sides over ssh, one command at a time. The first is opened now, so that a missing remote
 /// program is exit 10 with what to install, before the prompt.
 pub fn session_opener(plan: &SessionPlan, password: &str) -> anyhow::Result<Opener> {

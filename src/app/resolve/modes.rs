@@ -226,8 +226,8 @@ impl std::fmt::Display for Condition {
 mod tests {
     use super::*;
 
-    /// The resolver's direction (issue 20): no file under `src/app/resolve` names a runner, so
-    /// every type a runner receives is defined here or beside the plan.
+    /// The resolver's direction (issue 20): no file under `src/app/resolve` names a runner, a
+    /// source or a mode, so every type they receive is defined here or beside the plan.
     #[test]
     fn no_file_of_the_resolver_imports_a_runner() {
         fn walk(dir: &std::path::Path, found: &mut Vec<String>) {
@@ -241,8 +241,13 @@ mod tests {
                 for (n, line) in text.lines().enumerate() {
                     let code = line.split("//").next().unwrap_or("");
                     // Spelled in two halves, so this line does not match itself.
-                    let runner = ["app", "::run"].concat();
-                    if code.contains(&runner) || code.contains(&["super", "::run"].concat()) {
+                    let runs = ["::runner", "::source", "::mode::", "::mode;"]
+                        .iter()
+                        .any(|r| {
+                            code.contains(&["app", r].concat())
+                                || code.contains(&["super", r].concat())
+                        });
+                    if runs {
                         found.push(format!("{}:{}: {}", path.display(), n + 1, line.trim()));
                     }
                 }

@@ -37,9 +37,9 @@ use crate::app::print::output::{Printer, Record, prefixed};
 use crate::app::resolve::plan::{FanoutPlan, FanoutPolicy as Policy, Layout};
 use crate::app::resolve::secrets::Secret;
 use crate::app::resolve::settings::Settings;
-use crate::app::run::interrupt::{self, Signal};
-use crate::app::run::session::{self, PARSE_ERROR};
-use crate::app::run::wait;
+use crate::app::runner::interrupt::{self, Signal};
+use crate::app::runner::session::{self, PARSE_ERROR};
+use crate::app::runner::wait;
 use crate::app::shared::is_parse_error;
 use crate::app::shared::is_stop_command;
 use crate::app::shared::short;
@@ -233,7 +233,7 @@ pub fn run_plan(plan: FanoutPlan) -> anyhow::Result<Exit> {
         .collect();
     let macros = plan.macros.into_iter().collect();
     for path in &plan.files {
-        let input = crate::app::run::batch::read_commands(path, &macros)?;
+        let input = crate::app::source::files::read_commands(path, &macros)?;
         planned.extend(input.lines.into_iter().map(|(text, line)| Planned {
             text,
             origin: Some((input.name.clone(), line)),
@@ -514,7 +514,7 @@ impl<'a> PrintingThread<'a> {
         let _ = write!(err, "\r\x1b[K{line}");
         let _ = err.flush();
         self.progress_shown = true;
-        crate::app::run::interrupt::progress_line(true);
+        crate::app::runner::interrupt::progress_line(true);
         self.last_draw = Some(Instant::now());
     }
 
@@ -525,7 +525,7 @@ impl<'a> PrintingThread<'a> {
             let _ = write!(err, "\r\x1b[K");
             let _ = err.flush();
             self.progress_shown = false;
-            crate::app::run::interrupt::progress_line(false);
+            crate::app::runner::interrupt::progress_line(false);
         }
     }
 
@@ -1092,7 +1092,7 @@ fn serve(
             Ok(mut client) => {
                 client.set_cancel(cancel.cloned());
                 if let Some(json) = policy.messages {
-                    let sink = crate::app::run::consoles::message_sink(json, &server.name, true);
+                    let sink = crate::app::print::messages::message_sink(json, &server.name, true);
                     client.set_messages(sink, false);
                 }
                 break client;

@@ -2,6 +2,9 @@
 //! URL, secret, certificate trust and Origin (flags, environment, profile), connects, reads
 //! `rpc.discover`, maps COMMAND words onto a method, and prints results as text or `--json`;
 //! with no COMMAND, a console with tab completion of method names (or method lines from stdin).
+//! `--follow` takes the server's notifications ([`run_mgmt`], printing through
+//! `crate::app::source::follow::events`); `--countdown`/`--every` run on the same schedule as
+//! RCON's (`crate::app::source::schedule`).
 
 use std::io::{BufRead, IsTerminal};
 use std::path::PathBuf;
@@ -384,7 +387,7 @@ const MGMT_CHECK: Duration = Duration::from_secs(15);
 /// Follows the management notifications of one server; `label` prefixes its lines with
 /// `[name]` (one of several followed at once).
 pub fn run_mgmt(options: &FollowOptions, target: &MgmtTarget, label: bool) -> anyhow::Result<Exit> {
-    let emitter = crate::app::run::follow::events::Emitter::new(options, label);
+    let emitter = crate::app::source::follow::events::Emitter::new(options, label);
     let (mut client, _schema) = target.connect()?;
     eprintln!(
         "rcon: following {} (management notifications); Ctrl-C stops",
@@ -396,7 +399,7 @@ pub fn run_mgmt(options: &FollowOptions, target: &MgmtTarget, label: bool) -> an
             match client.next_notification(Duration::from_secs(1)) {
                 Ok(Some(n)) => {
                     quiet = Duration::ZERO;
-                    emitter.emit(&crate::app::run::follow::events::from_notification(
+                    emitter.emit(&crate::app::source::follow::events::from_notification(
                         &n,
                         &target.name,
                     ))?
@@ -425,7 +428,7 @@ pub fn run_mgmt(options: &FollowOptions, target: &MgmtTarget, label: bool) -> an
                 }
             }
         }
-        client = crate::app::run::follow::events::reconnect(
+        client = crate::app::source::follow::events::reconnect(
             &target.name,
             Duration::from_secs(1),
             || target.connect(),
@@ -449,7 +452,7 @@ pub fn run(plan: &MgmtPlan, settings: &Settings) -> anyhow::Result<Exit> {
             schema,
         };
         let lines: Vec<String> = commands.iter().map(|w| w.join(" ")).collect();
-        return crate::app::run::countdown::run(timing, vec![Box::new(runner)], &lines);
+        return crate::app::source::schedule::run(timing, vec![Box::new(runner)], &lines);
     }
     if !commands.is_empty() {
         let mut worst = Exit::Success;
@@ -477,7 +480,7 @@ pub fn run(plan: &MgmtPlan, settings: &Settings) -> anyhow::Result<Exit> {
     result
 }
 
-/// A management server as a countdown's [`crate::app::run::countdown::Runner`]: commands are method
+/// A management server as a countdown's [`crate::app::source::schedule::Runner`]: commands are method
 /// words (`server system_message Restart in {left}`, `server stop`).
 struct MgmtRunner {
     name: String,
@@ -485,7 +488,7 @@ struct MgmtRunner {
     schema: Schema,
 }
 
-impl crate::app::run::countdown::Runner for MgmtRunner {
+impl crate::app::source::schedule::Runner for MgmtRunner {
     fn name(&self) -> &str {
         &self.name
     }

@@ -6,10 +6,10 @@ use crate::app::exit::Exit;
 use crate::app::exit::fail;
 use crate::app::print::output::{Printer, Style};
 use crate::app::resolve::plan::TimedPlan;
-use crate::app::run::countdown;
-use crate::app::run::session::{Session, run_text};
+use crate::app::runner::session::{Session, run_text};
 use crate::app::shared::StderrObserver;
 use crate::app::shared::refuse_unsendable;
+use crate::app::source::schedule;
 
 /// The timed operations (`--countdown`, `--every`, `--if`) on one or several RCON servers.
 pub fn run_timed(plan: TimedPlan) -> anyhow::Result<Exit> {
@@ -24,10 +24,10 @@ pub fn run_timed(plan: TimedPlan) -> anyhow::Result<Exit> {
         timing
             .announce
             .iter()
-            .map(|t| countdown::fill(t, std::time::Duration::ZERO)),
+            .map(|t| schedule::fill(t, std::time::Duration::ZERO)),
     );
     refuse_unsendable(&all, servers.iter().map(|(_, s)| s))?;
-    let mut runners: Vec<Box<dyn countdown::Runner>> = Vec::new();
+    let mut runners: Vec<Box<dyn schedule::Runner>> = Vec::new();
     for (name, s) in &servers {
         let mut session = Session::new(
             s.connector()?,
@@ -42,10 +42,10 @@ pub fn run_timed(plan: TimedPlan) -> anyhow::Result<Exit> {
             session,
         }));
     }
-    countdown::run(&timing, runners, &commands)
+    schedule::run(&timing, runners, &commands)
 }
 
-/// An RCON server as a countdown's [`Runner`](countdown::Runner).
+/// An RCON server as a countdown's [`Runner`](schedule::Runner).
 pub struct RconRunner {
     /// Its name.
     pub name: String,
@@ -53,7 +53,7 @@ pub struct RconRunner {
     pub session: Session,
 }
 
-impl countdown::Runner for RconRunner {
+impl schedule::Runner for RconRunner {
     fn name(&self) -> &str {
         &self.name
     }

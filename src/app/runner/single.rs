@@ -12,16 +12,17 @@ use rconsole::transport::{Connector, TcpConnector};
 
 use crate::app::exit::{self, Exit, fail};
 use crate::app::print::interrupted::{self, InFlight, Interrupted};
+use crate::app::print::messages;
 use crate::app::print::trace;
 use crate::app::resolve::plan::SessionPlan;
-use crate::app::run::batch;
-use crate::app::run::console;
-use crate::app::run::consoles;
-use crate::app::run::interrupt::{self, Signal, Stop};
-use crate::app::run::session::{self, Session};
+use crate::app::runner::batch;
+use crate::app::runner::interrupt::{self, Signal, Stop};
+use crate::app::runner::session::{self, Session};
 use crate::app::shared::StderrObserver;
 use crate::app::shared::refuse_unsendable;
 use crate::app::shared::short;
+use crate::app::source::console;
+use crate::app::source::files;
 
 /// Runs the session the plan describes.
 pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
@@ -39,7 +40,7 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
     let inputs = plan
         .files
         .iter()
-        .map(|path| batch::Input::open(path, batch::progress_wanted(path)))
+        .map(|path| files::Input::open(path, batch::progress_wanted(path)))
         .collect::<anyhow::Result<Vec<_>>>()?;
     let observer: Arc<dyn Observer> = if plan.trace {
         Arc::new(trace::Trace::new())
@@ -59,20 +60,21 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
     let (connector, password, name): (Box<dyn Connector>, Password, String) = if plan.demo {
         let password = format!("demo-{}", std::process::id());
         // A console dialect gets its own practice server; RCON the strict vanilla one.
-        let port = if let Some(server) = consoles::demo_server(protocol, &password)? {
-            let port = server.port();
-            _demo_console = Some(server);
-            port
-        } else {
-            let server = PracticeServer::start(practice::PracticeConfig {
-                password: password.clone(),
-                ..practice::PracticeConfig::default()
-            })
-            .context("cannot start the practice server")?;
-            let port = server.port();
-            _demo_server = server;
-            port
-        };
+        let port =
+            if let Some(server) = crate::app::mode::practice::demo_server(protocol, &password)? {
+                let port = server.port();
+                _demo_console = Some(server);
+                port
+            } else {
+                let server = PracticeServer::start(practice::PracticeConfig {
+                    password: password.clone(),
+                    ..practice::PracticeConfig::default()
+                })
+                .context("cannot start the practice server")?;
+                let port = server.port();
+                _demo_server = server;
+                port
+            };
         let connector = TcpConnector::new("127.0.0.1", port);
         (Box::new(connector), Password::new(password), "demo".into())
     } else {
@@ -99,7 +101,7 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
         session.opener = Some(open);
     }
     if plan.messages && !inputs_plan.console {
-        let sink = consoles::message_sink(plan.json, &console_settings.name, false);
+        let sink = messages::message_sink(plan.json, &console_settings.name, false);
         session.set_messages(sink, false);
     }
 
@@ -116,7 +118,7 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
     )?;
     let inputs = inputs_plan
         .stdin_batch
-        .then(batch::Input::stdin)
+        .then(files::Input::stdin)
         .into_iter()
         .chain(inputs)
         .collect();

@@ -13,9 +13,9 @@ use crate::app::exit::Exit;
 use crate::app::print::output::{Printer, Style};
 use crate::app::resolve::plan::{DEFAULT_POLL, FollowOptions};
 use crate::app::resolve::settings::Settings;
-use crate::app::run::follow::events::{Emitter, FollowEvent};
-use crate::app::run::session::Session;
+use crate::app::runner::session::Session;
 use crate::app::shared::parse_list;
+use crate::app::source::follow::events::{Emitter, FollowEvent};
 
 /// The events between two `list` answers: `left` first, then `joined`, each by name.
 pub fn diff(before: &BTreeSet<String>, now: &BTreeSet<String>, server: &str) -> Vec<FollowEvent> {
@@ -88,7 +88,7 @@ pub fn run(options: &FollowOptions, servers: Vec<(String, Settings)>) -> anyhow:
 }
 
 fn list(session: &mut Session) -> rconsole::Result<String> {
-    crate::app::run::session::run_text(session, "list")
+    crate::app::runner::session::run_text(session, "list")
 }
 
 fn poll_loop(

@@ -82,7 +82,7 @@ impl Stop {
         install_stop()
     }
 
-    /// The flag the handlers set, for [`crate::app::run::session::Session::set_cancel`]: a
+    /// The flag the handlers set, for [`crate::app::runner::session::Session::set_cancel`]: a
     /// wait for an answer looks at it and abandons the command.
     pub fn flag(&self) -> Arc<AtomicBool> {
         Arc::clone(flag())

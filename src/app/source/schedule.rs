@@ -1,4 +1,6 @@
-//! Timed operations: `--countdown` with announcements, `--then`, `--every`, `--if`. One
+//! The schedule of the timed operations, as a source of commands: `--countdown` with
+//! announcements, `--then`, `--every`, `--if`, sent through a [`Runner`] (an RCON session,
+//! `crate::app::mode::timed`, or a management client) and printed through the one printer. One
 //! schedule drives every server of a group, so a countdown on several servers runs in step.
 //! Ctrl-C during a countdown or a wait cancels cleanly: nothing more is sent except
 //! `--cancel-announce`, and the exit status is 130. Ctrl-C while a run's commands are being
@@ -12,7 +14,7 @@ use std::time::{Duration, Instant};
 use crate::app::exit::Exit;
 use crate::app::print::output::{Printer, Record, Style};
 use crate::app::resolve::plan::Timing;
-use crate::app::run::interrupt;
+use crate::app::runner::interrupt;
 
 /// Standard announcement times (time left), used within the countdown when `--at` is not
 /// given; the countdown's start is announced too.

@@ -25,8 +25,8 @@ use rconsole::consoles::{MessageSink, Protocol, Remote};
 use crate::app::exit::{Exit, chain, fail};
 use crate::app::resolve::plan::FollowOptions;
 use crate::app::resolve::settings::Settings;
-use crate::app::run::follow::events::{Emitter, FollowEvent, reconnect};
 use crate::app::shared::StderrObserver;
+use crate::app::source::follow::events::{Emitter, FollowEvent, reconnect};
 
 /// How often a follow looks whether its connection is still there, and retries a lost one.
 const CHECK: Duration = Duration::from_millis(200);
