@@ -1,6 +1,6 @@
 //! The schedule of the timed operations, as a source of commands: `--countdown` with
 //! announcements, `--then`, `--every`, `--if`, sent through a [`Runner`] (an RCON session,
-//! `crate::app::mode::timed`, or a management client) and printed through the one printer. One
+//! `mode/timed.rs`, or a management client) and printed through the one printer. One
 //! schedule drives every server of a group, so a countdown on several servers runs in step.
 //! Ctrl-C during a countdown or a wait cancels cleanly: nothing more is sent except
 //! `--cancel-announce`, and the exit status is 130. Ctrl-C while a run's commands are being
