@@ -1,26 +1,33 @@
-//! The `rcon` application: everything between argv and the library, in three stages by folder:
-//! [`resolve`] turns argv, the environment and the config file into one [`plan::Mode`]; [`run`](mod@run)
-//! runs each mode from its plan; [`print`](mod@print) is what reaches the terminal. [`run()`](fn@run) is a single
-//! match on the mode. Before them, [`compat`] turns a personality's command line (rcon run as
-//! `mcrcon` or `rcon-cli`) into rcon's.
+//! The `rcon` application: everything between argv and the library, by folder. [`resolve`]
+//! turns argv, the environment and the config file into one [`plan::Mode`]; then commands come
+//! from a [`source`] (files and stdin, the console, the schedule, `--follow`'s events), a
+//! [`runner`] sends them (one server's session, a fan-out, `--wait`, Ctrl-C), and the sink,
+//! [`print`](mod@print), is what reaches the terminal. The other modes (timed runs, ping and
+//! query, practice servers, `--mgmt`) are in [`mode`]. [`run()`](fn@run) is a single match on
+//! the mode. Before them, [`compat`] turns a personality's command line (rcon run as `mcrcon`
+//! or `rcon-cli`) into rcon's; [`remote`] is `--remote`.
 
 pub mod compat;
 pub mod exit;
 #[cfg(test)]
 mod generate;
 pub mod learned;
+pub mod mode;
 pub mod print;
 pub mod remote;
 pub mod resolve;
-pub mod run;
+pub mod runner;
 pub mod shared;
+pub mod source;
 
 use exit::Exit;
+use mode::timed::run_timed;
+use mode::{ping_query, practice};
 use print::output;
 use resolve::plan::{self, Mode};
 use resolve::settings::{self, ConfigFile};
-use run::timed::run_timed;
-use run::{fanout, follow, ping_query, practice, single};
+use runner::{fanout, single};
+use source::follow;
 
 /// Runs the program; the returned status is the process's exit code.
 pub fn run() -> anyhow::Result<Exit> {
@@ -29,22 +36,22 @@ pub fn run() -> anyhow::Result<Exit> {
     match plan.mode {
         Mode::Practice(p) => practice::serve(&p),
         #[cfg(feature = "mgmt")]
-        Mode::PracticeMgmt(p) => run::mgmt::serve_practice(&p),
+        Mode::PracticeMgmt(p) => mode::mgmt::serve_practice(&p),
         Mode::ListServers(file) => list_servers(&file),
         Mode::InstallLinks(dir) => compat::links::install(&dir),
         Mode::Probe(probe) => ping_query::run(&probe),
         Mode::PrintConfig(servers) => print_config(&servers),
         #[cfg(feature = "mgmt")]
-        Mode::MgmtFanout(plan, servers) => run::mgmt_fanout::run(&plan, servers),
+        Mode::MgmtFanout(plan, servers) => mode::mgmt_fanout::run(&plan, servers),
         #[cfg(feature = "mgmt")]
-        Mode::Mgmt(plan, settings) => run::mgmt::run(&plan, &settings),
+        Mode::Mgmt(plan, settings) => mode::mgmt::run(&plan, &settings),
         // Resolution refuses these without the feature (plan::without_mgmt); never reached.
         #[cfg(not(feature = "mgmt"))]
         Mode::PracticeMgmt(_) | Mode::MgmtFanout(..) | Mode::Mgmt(..) => Err(plan::without_mgmt()),
-        Mode::Follow(options, servers) => follow::run_rcon(&options, servers),
+        Mode::Follow(options, servers) => follow::run(&options, servers),
         Mode::Timed(plan) => run_timed(plan),
         Mode::Fanout(plan) => fanout::run_plan(plan),
-        // The console over --remote is the local console on a remote session (single.rs).
+        // The console over --remote is the local console on a remote session (runner/single.rs).
         Mode::Session(plan) if plan.settings.remote && !plan.demo && !plan.inputs.console => {
             remote::client::run(*plan)
         }

@@ -13,7 +13,7 @@ pub struct StderrObserver;
 
 impl Observer for StderrObserver {
     fn warning(&self, message: &str) {
-        eprintln!("rcon: warning: {message}");
+        crate::app::print::output::warning(message);
     }
 }
 
@@ -90,6 +90,21 @@ pub fn cannot_listen(flag: &str, addr: &str, e: &std::io::Error) -> anyhow::Erro
     fail(
         Exit::Connect,
         format!("{flag}: cannot listen on {addr}: {why}"),
+    )
+}
+
+/// The players in a `list` answer: vanilla's `There are 2 of a max of 20 players online: A, B`
+/// (older and modded servers put the names on the next line); `None` if it is not one.
+pub fn parse_list(text: &str) -> Option<std::collections::BTreeSet<String>> {
+    let plain = rconsole::text::render::strip(text);
+    let (_, names) = plain.split_once("online:")?;
+    Some(
+        names
+            .split([',', '\n'])
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .map(str::to_string)
+            .collect(),
     )
 }
 

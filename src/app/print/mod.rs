@@ -1,6 +1,11 @@
-//! What reaches the terminal: command output in every style ([`output`]), the one JSON record
-//! schema of every mode ([`json`]) and packet traces ([`trace`]).
+//! The sink: what reaches the terminal. Command output in every style, `--follow` events and
+//! the countdown's results through the one `Printer`, and the runners' warnings ([`output`]);
+//! the one JSON record schema of every mode ([`json`]); server messages of `--messages` and the
+//! console ([`messages`]); packet traces ([`trace`]); the line that says what a signal stopped
+//! ([`interrupted`]).
 
+pub mod interrupted;
 pub mod json;
+pub mod messages;
 pub mod output;
 pub mod trace;

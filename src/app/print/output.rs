@@ -3,7 +3,7 @@
 //! (`§` codes as colour or stripped), raw bytes, and one JSON object per command (NDJSON).
 
 use std::io::{self, Write};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use rconsole::text::render;
 
@@ -108,6 +108,34 @@ pub fn write_json(buf: &mut Vec<u8>, server: Option<&str>, r: &Record<'_>, respo
     record.file = r.origin.map(|o| o.0);
     record.line = r.origin.map(|o| o.1);
     record.write(buf);
+}
+
+/// One `--follow` event, as the sink prints it.
+#[derive(Debug)]
+pub struct Event<'a> {
+    /// The server (profile name or address).
+    pub server: &'a str,
+    /// `joined`, `left`, `message`, a notification's path...
+    pub kind: &'a str,
+    /// The player it is about.
+    pub player: Option<&'a str>,
+    /// What a pushed console message says.
+    pub text: Option<&'a str>,
+    /// A management notification's params.
+    pub params: Option<&'a serde_json::Value>,
+    /// A pushed console message exactly as the server sent it.
+    pub raw: Option<&'a str>,
+}
+
+/// The event's JSON record ([`super::json`]) as one line without its newline, stamped `now`:
+/// what JSON style prints and what `--exec` is handed.
+pub fn event_json(e: &Event<'_>, now: SystemTime) -> String {
+    let time = super::json::utc_millis(now);
+    let mut record = super::json::JsonRecord::event(time, e.server, e.kind, e.text.unwrap_or(""));
+    record.player = e.player;
+    record.params = e.params;
+    record.raw = e.raw;
+    record.to_line()
 }
 
 /// Where command output goes.
@@ -221,6 +249,55 @@ impl Printer {
         result
     }
 
+    /// Prints a result that came as text (a command of `--countdown`, `--every` or `--if` on
+    /// one of its servers): in JSON its record naming `server`, the text its response; else
+    /// the text as it is, every line prefixed `[server]` with `label`. A failed command or an
+    /// empty text prints nothing in text (the error is on stderr).
+    pub fn text_result(
+        &mut self,
+        server: &str,
+        label: bool,
+        r: &Record<'_>,
+        text: &str,
+    ) -> io::Result<()> {
+        let mut buf = std::mem::take(&mut self.buf);
+        buf.clear();
+        if self.style == Style::Json {
+            write_json(&mut buf, Some(server), r, if r.ok { text } else { "" });
+        } else if r.ok && !text.is_empty() {
+            if label {
+                buf.extend_from_slice(prefixed(server, text).as_bytes());
+            } else {
+                buf.extend_from_slice(text.trim_end_matches('\n').as_bytes());
+                buf.push(b'\n');
+            }
+        }
+        let result = self.write(&buf);
+        self.buf = buf;
+        result
+    }
+
+    /// Prints one `--follow` event that happened at `now`: its JSON record in JSON style, else
+    /// `TIME KIND PLAYER` (or the message's text), after `[server]` with `label`.
+    pub fn event(&mut self, e: &Event<'_>, now: SystemTime, label: bool) -> io::Result<()> {
+        let mut line = if self.style == Style::Json {
+            event_json(e, now)
+        } else {
+            let time = super::json::utc(super::json::unix_secs(now));
+            let mut l = format!("{time} {}", e.kind);
+            if let Some(p) = e.player.or(e.text) {
+                l.push(' ');
+                l.push_str(p);
+            }
+            if label {
+                l = format!("[{}] {l}", e.server);
+            }
+            l
+        };
+        line.push('\n');
+        self.write(line.as_bytes())
+    }
+
     /// Prints a command before its output (`--echo`); nothing in JSON mode, whose records name
     /// their command.
     pub fn echo(&mut self, command: &str) -> io::Result<()> {
@@ -259,6 +336,11 @@ pub fn print_text(text: &str) -> io::Result<()> {
     lock.flush()
 }
 
+/// Every warning of the application's runners, on stderr: `rcon: warning: MESSAGE`.
+pub fn warning(message: &str) {
+    eprintln!("rcon: warning: {message}");
+}
+
 /// Turns on ANSI escape processing where the console needs it (Windows); elsewhere a no-op.
 fn enable_ansi() {
     #[cfg(windows)]
@@ -279,6 +361,24 @@ pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
 fn is_closed_pipe(e: &io::Error) -> bool {
     e.kind() == io::ErrorKind::BrokenPipe
         || (cfg!(windows) && matches!(e.raw_os_error(), Some(232 | 233)))
+}
+
+/// `text` with every line prefixed by `[name] `, ending in a newline; an empty output is one
+/// `[name]` line, so that every command leaves a trace.
+pub fn prefixed(name: &str, text: &str) -> String {
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    let mut out = String::with_capacity(body.len() + 16);
+    for line in body.split('\n') {
+        out.push('[');
+        out.push_str(name);
+        out.push(']');
+        if !line.is_empty() {
+            out.push(' ');
+            out.push_str(line);
+        }
+        out.push('\n');
+    }
+    out
 }
 
 #[cfg(test)]

@@ -18,16 +18,17 @@ use rconsole::text::mcfunction::{Item, Joiner, MACRO_NEEDS_VALUE};
 use rconsole::transport::tunnel::SshDestination;
 
 use crate::app::exit::{Exit, fail};
+use crate::app::print::interrupted::{self, Interrupted};
 use crate::app::print::output::{Printer, Record, Style};
 use crate::app::remote::proto::{self, Frame, PROTOCOL, VERSION};
-use crate::app::remote::session::{self, Opener, RemoteSession};
 use crate::app::remote::{install, journal};
 use crate::app::resolve::plan::BatchPolicy;
 use crate::app::resolve::plan::SessionPlan;
 use crate::app::resolve::settings::{Settings, Source};
-use crate::app::run::batch::{self, Input, Tally};
-use crate::app::run::interrupt::{Signal, Stop};
+use crate::app::runner::batch::Tally;
+use crate::app::runner::interrupt::{Signal, Stop};
 use crate::app::shared::short;
+use crate::app::source::files::{self, Input};
 
 /// How many commands may be on their way to (or waiting on) the remote side at once. Each is
 /// at most 64 KiB and usually under 100 bytes; 256 in flight fill a 50 ms round trip at over
@@ -211,7 +212,7 @@ impl Link {
             let mut reader = BufReader::with_capacity(64 * 1024, stdout);
             let mut line = Vec::new();
             loop {
-                match batch::read_line(&mut reader, &mut line, proto::MAX_FRAME_BYTES) {
+                match files::read_line(&mut reader, &mut line, proto::MAX_FRAME_BYTES) {
                     Ok(Some(false)) if line.is_empty() => continue,
                     Ok(Some(false)) => {
                         let event = match proto::parse(&line) {
@@ -237,7 +238,7 @@ impl Link {
         std::thread::spawn(move || {
             let mut reader = BufReader::new(stderr);
             let mut line = Vec::new();
-            while let Ok(Some(_)) = batch::read_line(&mut reader, &mut line, 4096) {
+            while let Ok(Some(_)) = files::read_line(&mut reader, &mut line, 4096) {
                 let text = String::from_utf8_lossy(&line).trim().to_string();
                 if text.is_empty() {
                     continue;
@@ -394,41 +395,6 @@ pub fn refuse_unsupported(plan: &SessionPlan) -> anyhow::Result<()> {
         ));
     }
     Ok(())
-}
-
-/// `--remote` for the console (src/app/run/single.rs): the session's connections are remote
-/// sides over ssh, one command at a time. The first is opened now, so that a missing remote
-/// program is exit 10 with what to install, before the prompt.
-pub fn session_opener(plan: &SessionPlan, password: &str) -> anyhow::Result<Opener> {
-    refuse_unsupported(plan)?;
-    let settings = &plan.settings;
-    // The local session applies --delay and --keep-going; the remote side runs what it gets.
-    let starter = Arc::new(Starter::new(
-        settings,
-        password,
-        true,
-        None,
-        plan.parse_errors_fail,
-    )?);
-    let server = format!("{} via {}", settings.target(), starter.via());
-    let max = settings.dialect.value.dialect().max_command_bytes;
-    let timeout = settings.timeout.value;
-    let first = RemoteSession::open(Arc::clone(&starter), server.clone(), max, timeout)?;
-    Ok(session::opener(starter, server, max, timeout, Some(first)))
-}
-
-/// `--remote` for one server of a fan-out: its session runs on that SSH host's rcon, opened
-/// when fan-out gets to it.
-pub fn fanout_opener(settings: &Settings, password: &str) -> anyhow::Result<session::FanoutOpener> {
-    let starter = Arc::new(Starter::new(settings, password, true, None, true)?);
-    let server = format!("{} via {}", settings.target(), starter.via());
-    let max = settings.dialect.value.dialect().max_command_bytes;
-    Ok(session::fanout_opener(
-        starter,
-        server,
-        max,
-        settings.timeout.value,
-    ))
 }
 
 /// Runs the plan's commands, files and stdin on the SSH host's rcon.
@@ -869,7 +835,7 @@ fn read_all(
             if credit.recv().is_err() {
                 return;
             }
-            let (item, last) = match batch::next_item(&mut input, &mut joiner, &mut buf) {
+            let (item, last) = match files::next_item(&mut input, &mut joiner, &mut buf) {
                 Ok(Some(next)) => next,
                 Ok(None) => break,
                 Err(e) => {
@@ -1329,7 +1295,7 @@ impl Pipe<'_, '_> {
                     progress.resume = false;
                     progress.begun = false;
                     if let Some(first) = first_slash {
-                        crate::app::run::batch::warn_leading_slashes(
+                        crate::app::source::files::warn_leading_slashes(
                             self.name(input),
                             first,
                             slashes,
@@ -1486,7 +1452,7 @@ impl Pipe<'_, '_> {
         if let Some(i) = index
             && !self.run.policy().keep_going
         {
-            // A `-c` command: the words of a local run (src/app/run/single.rs).
+            // A `-c` command: the words of a local run (src/app/runner/single.rs).
             self.stop_sending();
             let after = self.run.plan.commands.len() - i - 1;
             let later = after + usize::from(!sent);
@@ -1549,22 +1515,21 @@ impl Pipe<'_, '_> {
             .collect();
         if let Some(signal) = self.aborted {
             // The stream was ended in order: what was not answered never ran.
-            let ran = progress.tally.sent;
-            let not_sent = unanswered.len();
-            let mut text = format!(
-                "interrupted by {}: {ran} command{} ran, none was in flight, {not_sent} not sent",
-                signal.name(),
-                if ran == 1 { "" } else { "s" }
-            );
-            if !self.read_done {
-                let name = self
-                    .run
+            let unread = (!self.read_done).then(|| {
+                self.run
                     .inputs
                     .get(progress.inputs)
                     .map(|i| if i == "-" { "<stdin>" } else { i.as_str() })
-                    .unwrap_or("the input");
-                text.push_str(&format!(" and the rest of {name} was not read"));
-            }
+                    .unwrap_or("the input")
+                    .to_string()
+            });
+            let text = interrupted::line(&Interrupted {
+                signal: signal.name(),
+                ran: progress.tally.sent,
+                not_sent: unanswered.len() as u64,
+                unread,
+                ..Interrupted::default()
+            });
             let exit = match signal {
                 Signal::Interrupt => Exit::Interrupted,
                 Signal::Terminate => Exit::Terminated,

@@ -18,7 +18,7 @@ use crate::app::remote::journal::{self, Journal};
 use crate::app::remote::proto::{self, Frame, PROTOCOL, VERSION};
 use crate::app::resolve::args::Args;
 use crate::app::resolve::settings::{ConfigFile, Origins, Settings};
-use crate::app::run::session::{PARSE_ERROR, Session};
+use crate::app::runner::session::{PARSE_ERROR, Session};
 
 /// The flags a `settings` frame may carry (each followed by its value).
 const ALLOWED: [&str; 6] = [
@@ -48,8 +48,11 @@ fn spawn_reader(input: impl Read + Send + 'static, gone: Arc<AtomicBool>) -> Rec
         let mut ended = false;
         loop {
             line.clear();
-            match crate::app::run::batch::read_line(&mut reader, &mut line, proto::MAX_FRAME_BYTES)
-            {
+            match crate::app::source::files::read_line(
+                &mut reader,
+                &mut line,
+                proto::MAX_FRAME_BYTES,
+            ) {
                 Ok(Some(false)) if line.is_empty() => continue,
                 Ok(Some(false)) => {
                     let msg = match proto::parse(&line) {

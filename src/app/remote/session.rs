@@ -13,18 +13,20 @@ use rconsole::Error;
 use rconsole::consoles::Remote;
 
 use crate::app::exit::Exit;
-use crate::app::remote::client::{Event, Link, StartError, Starter, exit_from_code};
+use crate::app::remote::client::{
+    Event, Link, StartError, Starter, exit_from_code, refuse_unsupported,
+};
 use crate::app::remote::proto::Frame;
-
-/// Opens a session the way `--remote` does (shared by the session's reconnects and by fan-out).
-pub type Opener = Arc<dyn Fn() -> rconsole::Result<Box<dyn Remote>> + Send + Sync>;
+use crate::app::resolve::plan::SessionPlan;
+use crate::app::resolve::settings::Settings;
+use crate::app::runner::session::Opener;
 
 /// Opens a remote side for one server of a fan-out, keeping the failure's exit status (a
 /// missing or too old remote rcon is exit 10 there too, as with one server).
 pub type FanoutOpener = Arc<dyn Fn() -> anyhow::Result<Box<dyn Remote>> + Send + Sync>;
 
 /// A [`FanoutOpener`] for `starter`.
-pub fn fanout_opener(
+fn fanout_opener_for(
     starter: Arc<Starter>,
     server: String,
     max: usize,
@@ -277,7 +279,7 @@ impl Remote for RemoteSession {
 
 /// An [`Opener`] for `starter`; `first`, when given, is handed out by the first call (a
 /// session opened before, so that its failure kept its exit status).
-pub fn opener(
+fn opener_for(
     starter: Arc<Starter>,
     server: String,
     max: usize,
@@ -293,4 +295,39 @@ pub fn opener(
             .map(|s| Box::new(s) as Box<dyn Remote>)
             .map_err(|e| Error::Transport(format!("{e:#}")))
     })
+}
+
+/// `--remote` for the console (src/app/runner/single.rs): the session's connections are remote
+/// sides over ssh, one command at a time. The first is opened now, so that a missing remote
+/// program is exit 10 with what to install, before the prompt.
+pub fn session_opener(plan: &SessionPlan, password: &str) -> anyhow::Result<Opener> {
+    refuse_unsupported(plan)?;
+    let settings = &plan.settings;
+    // The local session applies --delay and --keep-going; the remote side runs what it gets.
+    let starter = Arc::new(Starter::new(
+        settings,
+        password,
+        true,
+        None,
+        plan.parse_errors_fail,
+    )?);
+    let server = format!("{} via {}", settings.target(), starter.via());
+    let max = settings.dialect.value.dialect().max_command_bytes;
+    let timeout = settings.timeout.value;
+    let first = RemoteSession::open(Arc::clone(&starter), server.clone(), max, timeout)?;
+    Ok(opener_for(starter, server, max, timeout, Some(first)))
+}
+
+/// `--remote` for one server of a fan-out: its session runs on that SSH host's rcon, opened
+/// when fan-out gets to it.
+pub fn fanout_opener(settings: &Settings, password: &str) -> anyhow::Result<FanoutOpener> {
+    let starter = Arc::new(Starter::new(settings, password, true, None, true)?);
+    let server = format!("{} via {}", settings.target(), starter.via());
+    let max = settings.dialect.value.dialect().max_command_bytes;
+    Ok(fanout_opener_for(
+        starter,
+        server,
+        max,
+        settings.timeout.value,
+    ))
 }

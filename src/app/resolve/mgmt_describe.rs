@@ -1,6 +1,6 @@
 //! The management settings in `--print-config`: URL, TLS, how the certificate is trusted,
 //! Origin and where the secret comes from (never the secret), each with its source, in the
-//! order `--mgmt` resolves them (src/app/run/mgmt.rs). Pure text: no TLS code, so a build
+//! order `--mgmt` resolves them (src/app/mode/mgmt.rs). Pure text: no TLS code, so a build
 //! without the `mgmt` feature shows them too.
 
 use toml::Spanned;

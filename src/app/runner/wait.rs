@@ -33,6 +33,23 @@ pub fn retryable(e: &Error) -> bool {
     )
 }
 
+/// The first pause of `--retry`; it doubles for each further one.
+pub const RETRY_BACKOFF: Duration = Duration::from_millis(200);
+
+/// Whether a failed connect is worth trying again (`--retry`): the server could not be reached
+/// or the tunnel did not open; a refused login or a protocol error is not retried.
+pub fn worth_a_retry(e: &rconsole::Error) -> bool {
+    matches!(
+        e,
+        rconsole::Error::Connect { .. }
+            | rconsole::Error::Timeout {
+                phase: rconsole::Phase::Connect,
+                ..
+            }
+            | rconsole::Error::Transport(_)
+    )
+}
+
 /// Calls `open` until it succeeds, fails for good ([`retryable`]), or `limit` has passed since
 /// the first attempt (then the last attempt's error is returned, after one line on stderr
 /// saying how long rcon waited). An attempt under way runs to its own end (at most

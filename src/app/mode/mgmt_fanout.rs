@@ -1,7 +1,7 @@
 //! `--mgmt` over several servers (`-s a,b`, a group, `--all`), and `--follow` of their
 //! notifications (labelled `[NAME]`): the same method calls on each
 //! server at once, one thread per server, each answer labelled as RCON fan-out labels it (every
-//! line `[NAME] ...` through [`crate::app::run::fanout::prefixed`]; with `--json` a `server` field), a
+//! line `[NAME] ...` through [`crate::app::print::output::prefixed`]; with `--json` a `server` field), a
 //! failure as `rcon: error: [NAME] ...` on stderr, and the worst exit status of all. A server's
 //! method that fails is reported and the next one runs (as with one server); a server that
 //! cannot be reached or refuses the secret stops there. Each server's URL, trust and secret
@@ -9,10 +9,10 @@
 //! prompt never races another).
 
 use crate::app::exit::{Exit, exit_for, fail};
+use crate::app::mode::mgmt::{self, MgmtTarget};
 use crate::app::resolve::plan::FollowOptions;
 use crate::app::resolve::plan::MgmtPlan;
 use crate::app::resolve::settings::Settings;
-use crate::app::run::mgmt::{self, MgmtTarget};
 
 /// Runs the method calls on every server.
 pub fn run(plan: &MgmtPlan, servers: Vec<(String, Settings)>) -> anyhow::Result<Exit> {
@@ -95,7 +95,7 @@ fn follow(
         for target in &targets {
             scope.spawn(move || {
                 // The follow ends only when stdout fails (a closed pipe): end the whole run.
-                let result = crate::app::run::follow::run_mgmt(options, target, true);
+                let result = mgmt::run_mgmt(options, target, true);
                 let code = match result {
                     Ok(exit) => exit,
                     Err(e) if crate::app::print::output::is_broken_pipe(&e) => Exit::Success,

@@ -32,12 +32,14 @@ use rconsole::rcon::client::{ClientOptions, Observer};
 use rconsole::transport::Connector;
 
 use crate::app::exit::{self, Exit, fail};
-use crate::app::print::output::{Printer, Record};
+use crate::app::print::interrupted::{self, InFlight, Interrupted};
+use crate::app::print::output::{Printer, Record, prefixed};
 use crate::app::resolve::plan::{FanoutPlan, FanoutPolicy as Policy, Layout};
 use crate::app::resolve::secrets::Secret;
 use crate::app::resolve::settings::Settings;
-use crate::app::run::interrupt::{self, Signal};
-use crate::app::run::session::{self, PARSE_ERROR};
+use crate::app::runner::interrupt::{self, Signal};
+use crate::app::runner::session::{self, PARSE_ERROR};
+use crate::app::runner::wait;
 use crate::app::shared::is_parse_error;
 use crate::app::shared::is_stop_command;
 use crate::app::shared::short;
@@ -48,9 +50,6 @@ pub const MAX_TUNNELS: usize = 64;
 
 /// File descriptors kept free for stdio, the event loop and the learned-servers file.
 const SPARE_FDS: u64 = 64;
-
-/// The first retry's wait; it doubles for each further one.
-pub const RETRY_BACKOFF: Duration = Duration::from_millis(200);
 
 /// How a server is reached.
 pub enum Route {
@@ -108,7 +107,7 @@ pub struct Labelled(pub String);
 
 impl Observer for Labelled {
     fn warning(&self, message: &str) {
-        eprintln!("rcon: warning: [{}] {message}", self.0);
+        crate::app::print::output::warning(&format!("[{}] {message}", self.0));
     }
 }
 
@@ -139,7 +138,7 @@ pub fn servers(list: Vec<(String, Settings)>) -> anyhow::Result<Vec<Server>> {
             Route::Direct { .. } => settings.target(),
         };
         let open = if settings.remote {
-            Some(crate::app::remote::client::fanout_opener(
+            Some(crate::app::remote::session::fanout_opener(
                 &settings,
                 password.expose(),
             )?)
@@ -234,7 +233,7 @@ pub fn run_plan(plan: FanoutPlan) -> anyhow::Result<Exit> {
         .collect();
     let macros = plan.macros.into_iter().collect();
     for path in &plan.files {
-        let input = crate::app::run::batch::read_commands(path, &macros)?;
+        let input = crate::app::source::files::read_commands(path, &macros)?;
         planned.extend(input.lines.into_iter().map(|(text, line)| Planned {
             text,
             origin: Some((input.name.clone(), line)),
@@ -289,8 +288,8 @@ enum SessionUpdate {
         /// Why it failed (a parse error, or the connection) and the exit status that gives.
         error: Option<(String, Exit)>,
     },
-    /// A line for stderr (a retry), kept apart from the progress line.
-    Notice(String),
+    /// A warning for stderr (a retry), kept apart from the progress line.
+    Warning(String),
     /// The server stopped early: `message` says why and what was not sent.
     Stopped {
         server: usize,
@@ -337,11 +336,11 @@ pub fn run(
     if limit < want {
         let fit = (limit.saturating_sub(SPARE_FDS + 3 * tunnel_threads as u64)).max(1) as usize;
         if policy.parallel_given {
-            eprintln!(
-                "rcon: warning: --parallel {} needs {want} open files, but the limit is {limit}; \
+            crate::app::print::output::warning(&format!(
+                "--parallel {} needs {want} open files, but the limit is {limit}; \
                  running {fit} at once",
                 policy.parallel
-            );
+            ));
         }
         policy.parallel = fit + tunnel_threads;
     }
@@ -388,7 +387,7 @@ pub fn run(
                         let opts = fleet::FleetOptions {
                             parallel: direct_parallel,
                             retries: policy.retries,
-                            backoff: RETRY_BACKOFF,
+                            backoff: wait::RETRY_BACKOFF,
                             cancel: cancel.clone(),
                         };
                         fleet::run(targets, opts, &mut handler)
@@ -515,7 +514,7 @@ impl<'a> PrintingThread<'a> {
         let _ = write!(err, "\r\x1b[K{line}");
         let _ = err.flush();
         self.progress_shown = true;
-        crate::app::run::interrupt::progress_line(true);
+        crate::app::runner::interrupt::progress_line(true);
         self.last_draw = Some(Instant::now());
     }
 
@@ -526,7 +525,7 @@ impl<'a> PrintingThread<'a> {
             let _ = write!(err, "\r\x1b[K");
             let _ = err.flush();
             self.progress_shown = false;
-            crate::app::run::interrupt::progress_line(false);
+            crate::app::runner::interrupt::progress_line(false);
         }
     }
 
@@ -562,7 +561,10 @@ impl<'a> PrintingThread<'a> {
                     self.in_flight += 1;
                 }
             }
-            SessionUpdate::Notice(line) => self.eprint(&line),
+            SessionUpdate::Warning(message) => {
+                self.clear();
+                crate::app::print::output::warning(&message);
+            }
             SessionUpdate::Output {
                 server,
                 command,
@@ -711,40 +713,23 @@ impl<'a> PrintingThread<'a> {
     /// What a signal stopped: `interrupted by Ctrl-C: 12 commands ran on 3 servers, 2 were in
     /// flight and may or may not have run ([a] say hi, [b] x.mcfunction:3 give), 7 not sent`.
     fn interrupted_line(&self, signal: Signal) -> String {
-        let servers = self.total;
-        let mut text = format!(
-            "interrupted by {}: {} {} ran on {servers} server{}",
-            signal.name(),
-            self.answered,
-            commands_word(self.answered as usize),
-            if servers == 1 { "" } else { "s" }
-        );
-        match self.interrupted.len() {
-            0 => text.push_str(", none was in flight"),
-            n => {
-                const SHOWN: usize = 5;
-                let mut shown = self.interrupted.clone();
-                shown.sort_unstable();
-                let mut list: Vec<String> = shown
-                    .iter()
-                    .take(SHOWN)
-                    .map(|&(server, command)| {
-                        let (at, cmd) = self.command_label(command);
-                        format!("[{}] {at}'{cmd}'", self.names[server])
-                    })
-                    .collect();
-                if n > SHOWN {
-                    list.push(format!("and {} more", n - SHOWN));
-                }
-                text.push_str(&format!(
-                    ", {n} {} in flight and may or may not have run ({})",
-                    if n == 1 { "was" } else { "were" },
-                    list.join(", ")
-                ));
-            }
-        }
-        text.push_str(&format!(", {} not sent", self.not_sent));
-        text
+        let mut shown = self.interrupted.clone();
+        shown.sort_unstable();
+        interrupted::line(&Interrupted {
+            signal: signal.name(),
+            ran: self.answered,
+            servers: Some(self.total),
+            in_flight: shown
+                .iter()
+                .map(|&(server, command)| InFlight {
+                    server: Some(self.names[server].clone()),
+                    at: self.commands[command].at(),
+                    command: self.commands[command].text.clone(),
+                })
+                .collect(),
+            not_sent: self.not_sent,
+            ..Interrupted::default()
+        })
     }
 
     /// `summary: 9500 ok, 500 failed (500 timeout) in 2.1s; slowest: a 2.0s, b 2.0s, c 1.9s`.
@@ -994,8 +979,8 @@ impl fleet::Handler for FleetHandler<'_> {
                 }
             }
             Report::Retrying { error, delay } => {
-                let _ = self.tx.send(SessionUpdate::Notice(format!(
-                    "rcon: warning: [{}] {}; retrying in {}",
+                let _ = self.tx.send(SessionUpdate::Warning(format!(
+                    "[{}] {}; retrying in {}",
                     self.states[t].name,
                     exit::chain(&error),
                     rconsole::format_duration(delay)
@@ -1025,20 +1010,6 @@ impl fleet::Handler for FleetHandler<'_> {
             _ => {}
         }
     }
-}
-
-/// Whether a failed connect is worth trying again (`--retry`): the server could not be reached
-/// or the tunnel did not open; a refused login or a protocol error is not retried.
-pub fn retryable(e: &rconsole::Error) -> bool {
-    matches!(
-        e,
-        rconsole::Error::Connect { .. }
-            | rconsole::Error::Timeout {
-                phase: rconsole::Phase::Connect,
-                ..
-            }
-            | rconsole::Error::Transport(_)
-    )
 }
 
 /// One tunnelled server's session on a helper thread: connect, run the commands with the
@@ -1097,9 +1068,9 @@ fn serve(
                     let why = format!("{e:#}");
                     // ssh itself failed (the host down, the tunnel lost): --retry applies.
                     if exit == Exit::Transport && attempt <= policy.retries {
-                        let delay = RETRY_BACKOFF * 2u32.saturating_pow(attempt - 1);
-                        let _ = tx.send(SessionUpdate::Notice(format!(
-                            "rcon: warning: [{}] {why}; retrying in {}",
+                        let delay = wait::RETRY_BACKOFF * 2u32.saturating_pow(attempt - 1);
+                        let _ = tx.send(SessionUpdate::Warning(format!(
+                            "[{}] {why}; retrying in {}",
                             server.name,
                             rconsole::format_duration(delay)
                         )));
@@ -1121,17 +1092,17 @@ fn serve(
             Ok(mut client) => {
                 client.set_cancel(cancel.cloned());
                 if let Some(json) = policy.messages {
-                    let sink = crate::app::run::consoles::message_sink(json, &server.name, true);
+                    let sink = crate::app::print::messages::message_sink(json, &server.name, true);
                     client.set_messages(sink, false);
                 }
                 break client;
             }
             Err(rconsole::Error::Cancelled) => return interrupted(),
             Err(_) if cancelled() => return interrupted(),
-            Err(err) if retryable(&err) && attempt <= policy.retries => {
-                let delay = RETRY_BACKOFF * 2u32.saturating_pow(attempt - 1);
-                let _ = tx.send(SessionUpdate::Notice(format!(
-                    "rcon: warning: [{}] {}; retrying in {}",
+            Err(err) if wait::worth_a_retry(&err) && attempt <= policy.retries => {
+                let delay = wait::RETRY_BACKOFF * 2u32.saturating_pow(attempt - 1);
+                let _ = tx.send(SessionUpdate::Warning(format!(
+                    "[{}] {}; retrying in {}",
                     server.name,
                     exit::chain(&err),
                     rconsole::format_duration(delay)
@@ -1193,24 +1164,6 @@ fn serve(
         server.options.observer.learned(Some(learned));
     }
     let _ = tx.send(SessionUpdate::Finished { server: index });
-}
-
-/// `text` with every line prefixed by `[name] `, ending in a newline; an empty output is one
-/// `[name]` line, so that every command leaves a trace.
-pub fn prefixed(name: &str, text: &str) -> String {
-    let body = text.strip_suffix('\n').unwrap_or(text);
-    let mut out = String::with_capacity(body.len() + 16);
-    for line in body.split('\n') {
-        out.push('[');
-        out.push_str(name);
-        out.push(']');
-        if !line.is_empty() {
-            out.push(' ');
-            out.push_str(line);
-        }
-        out.push('\n');
-    }
-    out
 }
 
 /// A `[name]` line followed by the server's collected output.

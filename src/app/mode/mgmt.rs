@@ -2,9 +2,13 @@
 //! URL, secret, certificate trust and Origin (flags, environment, profile), connects, reads
 //! `rpc.discover`, maps COMMAND words onto a method, and prints results as text or `--json`;
 //! with no COMMAND, a console with tab completion of method names (or method lines from stdin).
+//! `--follow` takes the server's notifications ([`run_mgmt`], printing through
+//! `crate::app::source::follow::events`); `--countdown`/`--every` run on the same schedule as
+//! RCON's (`crate::app::source::schedule`).
 
 use std::io::{BufRead, IsTerminal};
 use std::path::PathBuf;
+use std::time::Duration;
 
 use rconsole::Password;
 use rconsole::mgmt::{self, ConnectOptions, Endpoint, MgmtClient, Schema, Trust};
@@ -12,7 +16,7 @@ use rconsole::transport::Connector;
 use serde_json::{Value, json};
 
 use crate::app::exit::{Exit, fail};
-use crate::app::resolve::plan::{MgmtPlan, PracticePlan};
+use crate::app::resolve::plan::{FollowOptions, MgmtPlan, PracticePlan};
 use crate::app::resolve::secrets::{self, Secret};
 use crate::app::resolve::settings::{self, Settings};
 
@@ -131,9 +135,9 @@ source (--password-file, RCON_PASSWORD, a profile's password keys)",
             .parse::<std::net::IpAddr>()
             .is_ok_and(|ip| ip.is_loopback());
     if !(endpoint.tls || loopback || settings.ssh.is_some()) {
-        eprintln!(
-            "rcon: warning: {url} is not TLS: the secret crosses the network in clear text (use wss://, or a tunnel)"
-        );
+        crate::app::print::output::warning(&format!(
+            "{url} is not TLS: the secret crosses the network in clear text (use wss://, or a tunnel)"
+        ));
     }
     let connector = settings::connector(
         settings.ssh.as_ref().map(|s| s.value.as_str()),
@@ -360,7 +364,7 @@ pub fn run_words(
 
 fn prefix(label: Option<&str>, text: &str) -> String {
     match label {
-        Some(l) => crate::app::run::fanout::prefixed(l, text),
+        Some(l) => crate::app::print::output::prefixed(l, text),
         None => text.to_string(),
     }
 }
@@ -376,12 +380,69 @@ pub fn calls(plan: &MgmtPlan) -> Vec<Vec<String>> {
     calls
 }
 
+/// After this long without a notification, the management follow checks the connection with
+/// a `server/status` call.
+const MGMT_CHECK: Duration = Duration::from_secs(15);
+
+/// Follows the management notifications of one server; `label` prefixes its lines with
+/// `[name]` (one of several followed at once).
+pub fn run_mgmt(options: &FollowOptions, target: &MgmtTarget, label: bool) -> anyhow::Result<Exit> {
+    let emitter = crate::app::source::follow::events::Emitter::new(options, label);
+    let (mut client, _schema) = target.connect()?;
+    eprintln!(
+        "rcon: following {} (management notifications); Ctrl-C stops",
+        target.name
+    );
+    loop {
+        let mut quiet = Duration::ZERO;
+        loop {
+            match client.next_notification(Duration::from_secs(1)) {
+                Ok(Some(n)) => {
+                    quiet = Duration::ZERO;
+                    emitter.emit(&crate::app::source::follow::events::from_notification(
+                        &n,
+                        &target.name,
+                    ))?
+                }
+                Ok(None) => {
+                    // A server that vanished without closing (power loss, a dropped route)
+                    // sends nothing: after a quiet spell, ask it something small.
+                    quiet += Duration::from_secs(1);
+                    if quiet >= MGMT_CHECK {
+                        quiet = Duration::ZERO;
+                        match client.call("minecraft:server/status", &[]) {
+                            Ok(_) | Err(rconsole::mgmt::MgmtError::Rpc { .. }) => {}
+                            Err(e) => {
+                                eprintln!(
+                                    "rcon: {}: connection lost ({e}); reconnecting",
+                                    target.name
+                                );
+                                break;
+                            }
+                        }
+                    }
+                }
+                Err(e) => {
+                    eprintln!("rcon: {}: connection lost ({e}); reconnecting", target.name);
+                    break;
+                }
+            }
+        }
+        client = crate::app::source::follow::events::reconnect(
+            &target.name,
+            Duration::from_secs(1),
+            || target.connect(),
+        )
+        .0;
+    }
+}
+
 /// `rcon --mgmt ...` for one server.
 pub fn run(plan: &MgmtPlan, settings: &Settings) -> anyhow::Result<Exit> {
     let commands = calls(plan);
     let target = resolve(plan, settings)?;
     if let Some(follow) = &plan.follow {
-        return crate::app::run::follow::run_mgmt(follow, &target, false);
+        return run_mgmt(follow, &target, false);
     }
     let (mut client, schema) = target.connect()?;
     if let Some(timing) = &plan.timing {
@@ -391,7 +452,7 @@ pub fn run(plan: &MgmtPlan, settings: &Settings) -> anyhow::Result<Exit> {
             schema,
         };
         let lines: Vec<String> = commands.iter().map(|w| w.join(" ")).collect();
-        return crate::app::run::countdown::run(timing, vec![Box::new(runner)], &lines);
+        return crate::app::source::schedule::run(timing, vec![Box::new(runner)], &lines);
     }
     if !commands.is_empty() {
         let mut worst = Exit::Success;
@@ -419,7 +480,7 @@ pub fn run(plan: &MgmtPlan, settings: &Settings) -> anyhow::Result<Exit> {
     result
 }
 
-/// A management server as a countdown's [`crate::app::run::countdown::Runner`]: commands are method
+/// A management server as a countdown's [`crate::app::source::schedule::Runner`]: commands are method
 /// words (`server system_message Restart in {left}`, `server stop`).
 struct MgmtRunner {
     name: String,
@@ -427,7 +488,7 @@ struct MgmtRunner {
     schema: Schema,
 }
 
-impl crate::app::run::countdown::Runner for MgmtRunner {
+impl crate::app::source::schedule::Runner for MgmtRunner {
     fn name(&self) -> &str {
         &self.name
     }
@@ -469,7 +530,7 @@ fn lines(client: &mut MgmtClient, schema: &Schema, json_out: bool) -> anyhow::Re
         }
     }
     if !any {
-        eprintln!("rcon: warning: no methods on stdin; nothing was called");
+        crate::app::print::output::warning("no methods on stdin; nothing was called");
     }
     Ok(worst)
 }

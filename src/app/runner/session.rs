@@ -36,6 +36,10 @@ impl CommandOutcome {
     }
 }
 
+/// Opens a connection the way `--remote` does (rcon on the SSH host; shared by the session's
+/// reconnects and by fan-out).
+pub type Opener = Arc<dyn Fn() -> rconsole::Result<Box<dyn Remote>> + Send + Sync>;
+
 /// The text used for a parse error in records and messages.
 pub const PARSE_ERROR: &str = "the server could not parse the command (<--[HERE])";
 
@@ -58,7 +62,7 @@ pub struct Session {
     /// `--wait`: how long the first connection is tried again until the server is up.
     pub wait: Option<Duration>,
     /// `--retry N`: how many times a first connection that failed as fan-out retries
-    /// ([`super::fanout::retryable`]) is tried again, after fan-out's pauses.
+    /// ([`super::wait::worth_a_retry`]) is tried again, after fan-out's pauses.
     pub retries: u32,
     /// Whether vanilla's parse error (`<--[HERE]`) fails the command (not under the mcrcon and
     /// rcon-cli personalities).
@@ -66,7 +70,7 @@ pub struct Session {
     /// Where results go.
     pub printer: Printer,
     /// `--remote`: opens each connection instead of the connector (rcon on the SSH host).
-    pub opener: Option<crate::app::remote::session::Opener>,
+    pub opener: Option<Opener>,
 }
 
 impl Session {
@@ -148,14 +152,14 @@ impl Session {
         let mut attempt = 0;
         loop {
             match self.open() {
-                Err(err) if attempt < retries && super::fanout::retryable(&err) => {
+                Err(err) if attempt < retries && super::wait::worth_a_retry(&err) => {
                     attempt += 1;
-                    let delay = super::fanout::RETRY_BACKOFF * 2u32.saturating_pow(attempt - 1);
-                    eprintln!(
-                        "rcon: warning: {}; retrying in {} (retry {attempt} of {retries})",
+                    let delay = super::wait::RETRY_BACKOFF * 2u32.saturating_pow(attempt - 1);
+                    crate::app::print::output::warning(&format!(
+                        "{}; retrying in {} (retry {attempt} of {retries})",
                         crate::app::exit::chain(&err),
                         rconsole::format_duration(delay)
-                    );
+                    ));
                     if pause_unless_interrupted(delay) {
                         return Err(rconsole::Error::Cancelled);
                     }
@@ -354,6 +358,20 @@ pub fn execute(
         client.command_into_last(command, raw)
     } else {
         client.command_into(command, raw)
+    }
+}
+
+/// Runs one command on the session (connecting first if needed) and returns its output as
+/// text; a failed command closes the connection, so the next one reconnects.
+pub fn run_text(session: &mut Session, command: &str) -> rconsole::Result<String> {
+    let client = session.connect()?;
+    let mut raw = Vec::new();
+    match execute(client, command, &mut raw, false) {
+        Ok(()) => Ok(rconsole::rcon::packet::decode_output_owned(raw)),
+        Err(e) => {
+            client.close();
+            Err(e)
+        }
     }
 }
 

@@ -11,16 +11,18 @@ use rconsole::rcon::client::Observer;
 use rconsole::transport::{Connector, TcpConnector};
 
 use crate::app::exit::{self, Exit, fail};
+use crate::app::print::interrupted::{self, InFlight, Interrupted};
+use crate::app::print::messages;
 use crate::app::print::trace;
 use crate::app::resolve::plan::SessionPlan;
-use crate::app::run::batch;
-use crate::app::run::console;
-use crate::app::run::consoles;
-use crate::app::run::interrupt::{self, Signal, Stop};
-use crate::app::run::session::{self, Session};
+use crate::app::runner::batch;
+use crate::app::runner::interrupt::{self, Signal, Stop};
+use crate::app::runner::session::{self, Session};
 use crate::app::shared::StderrObserver;
 use crate::app::shared::refuse_unsendable;
 use crate::app::shared::short;
+use crate::app::source::console;
+use crate::app::source::files;
 
 /// Runs the session the plan describes.
 pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
@@ -38,7 +40,7 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
     let inputs = plan
         .files
         .iter()
-        .map(|path| batch::Input::open(path, batch::progress_wanted(path)))
+        .map(|path| files::Input::open(path, batch::progress_wanted(path)))
         .collect::<anyhow::Result<Vec<_>>>()?;
     let observer: Arc<dyn Observer> = if plan.trace {
         Arc::new(trace::Trace::new())
@@ -58,20 +60,21 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
     let (connector, password, name): (Box<dyn Connector>, Password, String) = if plan.demo {
         let password = format!("demo-{}", std::process::id());
         // A console dialect gets its own practice server; RCON the strict vanilla one.
-        let port = if let Some(server) = consoles::demo_server(protocol, &password)? {
-            let port = server.port();
-            _demo_console = Some(server);
-            port
-        } else {
-            let server = PracticeServer::start(practice::PracticeConfig {
-                password: password.clone(),
-                ..practice::PracticeConfig::default()
-            })
-            .context("cannot start the practice server")?;
-            let port = server.port();
-            _demo_server = server;
-            port
-        };
+        let port =
+            if let Some(server) = crate::app::mode::practice::demo_server(protocol, &password)? {
+                let port = server.port();
+                _demo_console = Some(server);
+                port
+            } else {
+                let server = PracticeServer::start(practice::PracticeConfig {
+                    password: password.clone(),
+                    ..practice::PracticeConfig::default()
+                })
+                .context("cannot start the practice server")?;
+                let port = server.port();
+                _demo_server = server;
+                port
+            };
         let connector = TcpConnector::new("127.0.0.1", port);
         (Box::new(connector), Password::new(password), "demo".into())
     } else {
@@ -94,11 +97,11 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
     session.retries = plan.batch.retry;
     session.parse_errors_fail = plan.parse_errors_fail;
     if settings.remote && !plan.demo {
-        let open = crate::app::remote::client::session_opener(&plan, &console_settings.password)?;
+        let open = crate::app::remote::session::session_opener(&plan, &console_settings.password)?;
         session.opener = Some(open);
     }
     if plan.messages && !inputs_plan.console {
-        let sink = consoles::message_sink(plan.json, &console_settings.name, false);
+        let sink = messages::message_sink(plan.json, &console_settings.name, false);
         session.set_messages(sink, false);
     }
 
@@ -115,7 +118,7 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
     )?;
     let inputs = inputs_plan
         .stdin_batch
-        .then(batch::Input::stdin)
+        .then(files::Input::stdin)
         .into_iter()
         .chain(inputs)
         .collect();
@@ -128,7 +131,7 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
         return tally.finish();
     }
     if tally.lines == 0 && plan.commands.is_empty() && inputs_plan.stdin_batch {
-        eprintln!("rcon: warning: no commands on stdin; nothing was sent");
+        crate::app::print::output::warning("no commands on stdin; nothing was sent");
     }
     Ok(Exit::Success)
 }
@@ -167,14 +170,21 @@ fn run_commands(
         None
     };
     let halt = |signal: Signal, in_flight: Option<usize>, next: usize, tally: &batch::Tally| {
-        let label = in_flight.map(|i| (command_label(i, commands.len()), &commands[i]));
-        let text = interrupt::report(
-            signal,
-            tally.sent,
-            label.as_ref().map(|(at, c)| (at.as_str(), c.as_str())),
-            (commands.len() - next) as u64,
-            also,
-        );
+        let text = interrupted::line(&Interrupted {
+            signal: signal.name(),
+            ran: tally.sent,
+            in_flight: in_flight
+                .map(|i| InFlight {
+                    server: None,
+                    at: command_label(i, commands.len()),
+                    command: commands[i].clone(),
+                })
+                .into_iter()
+                .collect(),
+            not_sent: (commands.len() - next) as u64,
+            not_run: also,
+            ..Interrupted::default()
+        });
         let exit = match signal {
             Signal::Interrupt => Exit::Interrupted,
             Signal::Terminate => Exit::Terminated,

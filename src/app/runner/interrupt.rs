@@ -82,7 +82,7 @@ impl Stop {
         install_stop()
     }
 
-    /// The flag the handlers set, for [`crate::app::run::session::Session::set_cancel`]: a
+    /// The flag the handlers set, for [`crate::app::runner::session::Session::set_cancel`]: a
     /// wait for an answer looks at it and abandons the command.
     pub fn flag(&self) -> Arc<AtomicBool> {
         Arc::clone(flag())
@@ -96,36 +96,6 @@ impl Stop {
             _ => None,
         }
     }
-}
-
-/// The one line that says what a signal stopped: how many commands `ran`, which one was in
-/// flight (`where`, its text) and how many were `not_sent`; `also` names what else was not run
-/// (e.g. `the batch input`). For the command line's commands (`-c`); batch input says the same
-/// with `FILE:LINE`.
-pub fn report(
-    signal: Signal,
-    ran: u64,
-    in_flight: Option<(&str, &str)>,
-    not_sent: u64,
-    also: Option<&str>,
-) -> String {
-    let mut text = format!(
-        "interrupted by {}: {ran} command{} ran",
-        signal.name(),
-        if ran == 1 { "" } else { "s" }
-    );
-    match in_flight {
-        Some((at, command)) => text.push_str(&format!(
-            ", {at} ('{}') was in flight and may or may not have run",
-            crate::app::shared::short(command)
-        )),
-        None => text.push_str(", none was in flight"),
-    }
-    text.push_str(&format!(", {not_sent} not sent"));
-    if let Some(also) = also {
-        text.push_str(&format!("; {also} was not run"));
-    }
-    text
 }
 
 /// Sleeps for `delay`, waking every [`rconsole::rcon::client::CANCEL_POLL`]; cut short when

@@ -19,8 +19,8 @@ use rustyline::{CompletionType, Config, Context, Editor, Helper};
 use rconsole::ErrorKind;
 
 use crate::app::exit::Exit;
-use crate::app::run::interrupt;
-use crate::app::run::session::Session;
+use crate::app::runner::interrupt;
+use crate::app::runner::session::Session;
 
 /// The environment variable that overrides the history file's path (for tests and for people
 /// who keep dotfiles elsewhere).
@@ -406,7 +406,9 @@ pub fn run(session: &mut Session, settings: &ConsoleContext) -> anyhow::Result<E
                         .as_deref()
                         .map(|p| p.display().to_string())
                         .unwrap_or_default();
-                    eprintln!("rcon: warning: cannot save history to {where_}: {e}");
+                    crate::app::print::output::warning(&format!(
+                        "cannot save history to {where_}: {e}"
+                    ));
                 }
             }
             if let Some(meta) = line.strip_prefix(':') {
@@ -471,7 +473,7 @@ fn new_editor(
     }
     editor.set_helper(Some(helper));
     if let Ok(printer) = editor.create_external_printer() {
-        session.set_messages(crate::app::run::consoles::live_sink(printer), true);
+        session.set_messages(crate::app::print::messages::live_sink(printer), true);
     }
     Ok(editor)
 }

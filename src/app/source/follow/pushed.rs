@@ -25,8 +25,8 @@ use rconsole::consoles::{MessageSink, Protocol, Remote};
 use crate::app::exit::{Exit, chain, fail};
 use crate::app::resolve::plan::FollowOptions;
 use crate::app::resolve::settings::Settings;
-use crate::app::run::follow::{Emitter, FollowEvent};
 use crate::app::shared::StderrObserver;
+use crate::app::source::follow::events::{Emitter, FollowEvent, reconnect};
 
 /// How often a follow looks whether its connection is still there, and retries a lost one.
 const CHECK: Duration = Duration::from_millis(200);
@@ -241,7 +241,7 @@ fn split(protocol: Protocol, text: &str) -> Vec<&str> {
 }
 
 /// Keeps one server's session alive: a lost connection is said once, then retried
-/// ([`crate::app::run::follow::reconnect`]).
+/// ([`reconnect`]).
 fn watch(target: ConsoleTarget, sink: MessageSink, remote: Box<dyn Remote>) {
     let mut remote = remote;
     loop {
@@ -255,8 +255,7 @@ fn watch(target: ConsoleTarget, sink: MessageSink, remote: Box<dyn Remote>) {
         );
         // The old session (and its reader) goes before the new one logs in.
         drop(remote);
-        remote =
-            crate::app::run::follow::reconnect(&target.name, RETRY, || Ok(target.open(&sink)?));
+        remote = reconnect(&target.name, RETRY, || Ok(target.open(&sink)?));
     }
 }
 

@@ -1,4 +1,6 @@
-//! Timed operations: `--countdown` with announcements, `--then`, `--every`, `--if`. One
+//! The schedule of the timed operations, as a source of commands: `--countdown` with
+//! announcements, `--then`, `--every`, `--if`, sent through a [`Runner`] (an RCON session,
+//! `mode/timed.rs`, or a management client) and printed through the one printer. One
 //! schedule drives every server of a group, so a countdown on several servers runs in step.
 //! Ctrl-C during a countdown or a wait cancels cleanly: nothing more is sent except
 //! `--cancel-announce`, and the exit status is 130. Ctrl-C while a run's commands are being
@@ -9,11 +11,10 @@
 
 use std::time::{Duration, Instant};
 
-use std::io::Write;
-
-use crate::app::exit::{Exit, fail};
+use crate::app::exit::Exit;
+use crate::app::print::output::{Printer, Record, Style};
 use crate::app::resolve::plan::Timing;
-use crate::app::run::interrupt;
+use crate::app::runner::interrupt;
 
 /// Standard announcement times (time left), used within the countdown when `--at` is not
 /// given; the countdown's start is announced too.
@@ -133,11 +134,12 @@ pub fn fill(template: &str, left: Duration) -> String {
         .replace("{seconds}", &left.as_secs_f64().round().to_string())
 }
 
-/// Prints one command's result, prefixed with the server with several servers.
+/// Prints one command's result through the printer (the server named with several servers);
+/// a failure is said on stderr.
 fn report(
+    printer: &mut Printer,
     runner: &dyn Runner,
     label: bool,
-    json_out: bool,
     command: &str,
     (result, elapsed): &(anyhow::Result<String>, Duration),
 ) {
@@ -145,41 +147,30 @@ fn report(
         Ok(t) => (t.clone(), true),
         Err(e) => (format!("{e:#}"), false),
     };
-    if json_out {
-        // The record every other mode prints (print::output's schema).
-        let reason = result
-            .as_ref()
-            .err()
-            .and_then(|e| crate::app::exit::exit_for(e).reason());
-        let record = crate::app::print::output::Record {
-            command,
-            raw: b"",
-            ok,
-            error: (!ok).then_some(text.as_str()),
-            reason,
-            elapsed: *elapsed,
-            origin: None,
-        };
-        let mut line = Vec::new();
-        let response = if ok { text.as_str() } else { "" };
-        crate::app::print::output::write_json(&mut line, Some(runner.name()), &record, response);
-        let mut out = std::io::stdout().lock();
-        let _ = out.write_all(&line).and_then(|()| out.flush());
-    } else if !ok {
+    if !ok && printer.style() != Style::Json {
         eprintln!("rcon: error: {}: '{command}': {text}", runner.name());
-    } else if !text.is_empty() {
-        let body = if label {
-            crate::app::run::fanout::prefixed(runner.name(), &text)
-        } else {
-            format!("{}\n", text.trim_end_matches('\n'))
-        };
-        print!("{body}");
+        return;
     }
+    let reason = result
+        .as_ref()
+        .err()
+        .and_then(|e| crate::app::exit::exit_for(e).reason());
+    let record = Record {
+        command,
+        raw: b"",
+        ok,
+        error: (!ok).then_some(text.as_str()),
+        reason,
+        elapsed: *elapsed,
+        origin: None,
+    };
+    // A closed stdout does not stop the schedule (as before: it was never checked).
+    let _ = printer.text_result(runner.name(), label, &record, &text);
 }
 
 /// Runs `command` on every server in step (one thread each, so a slow or dead server delays
 /// no other), then reports in the servers' order; the worst status.
-fn on_all(runners: &mut [Box<dyn Runner>], json_out: bool, command: &str) -> Exit {
+fn on_all(printer: &mut Printer, runners: &mut [Box<dyn Runner>], command: &str) -> Exit {
     let label = runners.len() > 1;
     // Each result with the time from sending to the end of its answer (JSON's elapsed_ms).
     let timed = |r: &mut Box<dyn Runner>| {
@@ -210,7 +201,7 @@ fn on_all(runners: &mut [Box<dyn Runner>], json_out: bool, command: &str) -> Exi
     };
     let mut worst = Exit::Success;
     for (r, result) in runners.iter().zip(&results) {
-        report(r.as_ref(), label, json_out, command, result);
+        report(printer, r.as_ref(), label, command, result);
         if let (Err(e), _) = result {
             worst = worst.max(crate::app::exit::exit_for(e));
         }
@@ -250,6 +241,9 @@ pub fn run(
         }
     }
     catch_interrupt();
+    // The results' one writer: JSON records with --json, else the answers as they came.
+    let style = if timing.json { Style::Json } else { Style::Raw };
+    let mut printer = Printer::new(style, false);
     let clock = Clock::new();
     let mut worst = Exit::Success;
     let mut round_start = Duration::ZERO;
@@ -285,7 +279,14 @@ pub fn run(
                     rest.push((i, r));
                 }
             }
-            let result = one_round(timing, &clock, round_start, &mut round, &finals);
+            let result = one_round(
+                timing,
+                &mut printer,
+                &clock,
+                round_start,
+                &mut round,
+                &finals,
+            );
             // Put them back in order.
             let mut all: Vec<(usize, Box<dyn Runner>)> =
                 selected.iter().copied().zip(round).chain(rest).collect();
@@ -310,6 +311,7 @@ pub fn run(
 /// One countdown (if any) and the final commands; `None` when cancelled.
 fn one_round(
     timing: &Timing,
+    printer: &mut Printer,
     clock: &Clock,
     start: Duration,
     runners: &mut [Box<dyn Runner>],
@@ -319,26 +321,27 @@ fn one_round(
     if let Some(total) = timing.countdown {
         for left in schedule(total, &timing.at) {
             if !clock.sleep_until(start + total - left) {
-                return cancel(timing, clock, start + total, runners);
+                return cancel(timing, printer, clock, start + total, runners);
             }
             if let Some(t) = &timing.announce {
-                worst = worst.max(on_all(runners, timing.json, &fill(t, left)));
+                worst = worst.max(on_all(printer, runners, &fill(t, left)));
             }
         }
         if !clock.sleep_until(start + total) {
-            return cancel(timing, clock, start + total, runners);
+            return cancel(timing, printer, clock, start + total, runners);
         }
     }
     // Once the final commands start they all run: a run is never cut in half (`save-all`
     // without its `stop`); Ctrl-C is heard at the waits.
     for c in finals {
-        worst = worst.max(on_all(runners, timing.json, c));
+        worst = worst.max(on_all(printer, runners, c));
     }
     Some(worst)
 }
 
 fn cancel(
     timing: &Timing,
+    printer: &mut Printer,
     clock: &Clock,
     end: Duration,
     runners: &mut [Box<dyn Runner>],
@@ -354,49 +357,9 @@ fn cancel(
         }
     );
     if let Some(t) = &timing.cancel_announce {
-        on_all(runners, timing.json, &fill(t, left));
+        on_all(printer, runners, &fill(t, left));
     }
     None
-}
-
-/// An RCON server as a [`Runner`].
-pub struct RconRunner {
-    /// Its name.
-    pub name: String,
-    /// Its session.
-    pub session: crate::app::run::session::Session,
-}
-
-impl Runner for RconRunner {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn run(&mut self, command: &str) -> anyhow::Result<String> {
-        match crate::app::run::timed::run_text(&mut self.session, command) {
-            Ok(t) if crate::app::shared::is_parse_error(t.as_bytes()) => {
-                Err(fail(Exit::CommandFailed, t))
-            }
-            Ok(t) => Ok(t),
-            Err(e) => Err(anyhow::Error::new(e)),
-        }
-    }
-    fn connect(&mut self) -> anyhow::Result<()> {
-        self.session
-            .connect()
-            .map(|_| ())
-            .map_err(anyhow::Error::new)
-    }
-    fn players(&mut self) -> anyhow::Result<usize> {
-        let text = self.run("list")?;
-        crate::app::run::follow::parse_list(&text)
-            .map(|p| p.len())
-            .ok_or_else(|| {
-                fail(
-                    Exit::CommandFailed,
-                    format!("the `list` answer has no player count: {text}"),
-                )
-            })
-    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,86 @@
+//! The timed operations (`--countdown`, `--every`, `--if`) on one or several RCON servers.
+
+use std::sync::Arc;
+
+use crate::app::exit::Exit;
+use crate::app::exit::fail;
+use crate::app::print::output::{Printer, Style};
+use crate::app::resolve::plan::TimedPlan;
+use crate::app::runner::session::{Session, run_text};
+use crate::app::shared::StderrObserver;
+use crate::app::shared::refuse_unsendable;
+use crate::app::source::schedule;
+
+/// The timed operations (`--countdown`, `--every`, `--if`) on one or several RCON servers.
+pub fn run_timed(plan: TimedPlan) -> anyhow::Result<Exit> {
+    let TimedPlan {
+        servers,
+        commands,
+        timing,
+    } = plan;
+    let mut all: Vec<String> = timing.then.clone();
+    all.extend(commands.iter().cloned());
+    all.extend(
+        timing
+            .announce
+            .iter()
+            .map(|t| schedule::fill(t, std::time::Duration::ZERO)),
+    );
+    refuse_unsendable(&all, servers.iter().map(|(_, s)| s))?;
+    let mut runners: Vec<Box<dyn schedule::Runner>> = Vec::new();
+    for (name, s) in &servers {
+        let mut session = Session::new(
+            s.connector()?,
+            s.password()?,
+            s.options(Arc::new(StderrObserver)),
+            Printer::new(Style::Raw, false),
+        );
+        // BattlEye, WebRCON and telnet servers get their own protocol, as one-shot runs do.
+        session.set_protocol(s.dialect.value.dialect().protocol);
+        runners.push(Box::new(RconRunner {
+            name: name.clone(),
+            session,
+        }));
+    }
+    schedule::run(&timing, runners, &commands)
+}
+
+/// An RCON server as a countdown's [`Runner`](schedule::Runner).
+pub struct RconRunner {
+    /// Its name.
+    pub name: String,
+    /// Its session.
+    pub session: Session,
+}
+
+impl schedule::Runner for RconRunner {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn run(&mut self, command: &str) -> anyhow::Result<String> {
+        match run_text(&mut self.session, command) {
+            Ok(t) if crate::app::shared::is_parse_error(t.as_bytes()) => {
+                Err(fail(Exit::CommandFailed, t))
+            }
+            Ok(t) => Ok(t),
+            Err(e) => Err(anyhow::Error::new(e)),
+        }
+    }
+    fn connect(&mut self) -> anyhow::Result<()> {
+        self.session
+            .connect()
+            .map(|_| ())
+            .map_err(anyhow::Error::new)
+    }
+    fn players(&mut self) -> anyhow::Result<usize> {
+        let text = self.run("list")?;
+        crate::app::shared::parse_list(&text)
+            .map(|p| p.len())
+            .ok_or_else(|| {
+                fail(
+                    Exit::CommandFailed,
+                    format!("the `list` answer has no player count: {text}"),
+                )
+            })
+    }
+}

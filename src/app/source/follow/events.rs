@@ -1,0 +1,184 @@
+//! What every `--follow` shares: the event ([`FollowEvent`]), its printing and `--exec`
+//! ([`Emitter`]), and reconnecting a lost server ([`reconnect`]).
+
+use std::io::Write;
+use std::sync::Mutex;
+use std::time::{Duration, SystemTime};
+
+use serde_json::Value;
+
+use crate::app::print::json::{unix_secs, utc};
+use crate::app::print::output::{Event, Printer, Style, event_json};
+use crate::app::resolve::plan::FollowOptions;
+
+/// One event.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FollowEvent {
+    /// `joined`, `left`, `started`, `stopping`, `saving`, `saved`, or the notification's own
+    /// path (`allowlist/added`) for others.
+    pub kind: String,
+    /// The player it is about, if any.
+    pub player: Option<String>,
+    /// The server (profile name or address).
+    pub server: String,
+    /// The notification's params (management protocol), else null.
+    pub params: Value,
+    /// What a pushed console message says (`message` events), for people.
+    pub text: Option<String>,
+    /// The console message exactly as the server pushed it (BattlEye, WebRCON, telnet).
+    pub raw: Option<String>,
+}
+
+/// The event for a management notification.
+#[cfg(feature = "mgmt")]
+pub fn from_notification(n: &rconsole::mgmt::Notification, server: &str) -> FollowEvent {
+    let path = n
+        .method
+        .strip_prefix("minecraft:notification/")
+        .unwrap_or(&n.method);
+    let kind = match path {
+        "players/joined" => "joined",
+        "players/left" => "left",
+        "server/started" => "started",
+        "server/stopping" => "stopping",
+        "server/saving" => "saving",
+        "server/saved" => "saved",
+        other => other,
+    };
+    let first = match &n.params {
+        Value::Array(a) => a.first().cloned().unwrap_or(Value::Null),
+        other => other.clone(),
+    };
+    let player = first
+        .get("name")
+        .or_else(|| first.pointer("/player/name"))
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    FollowEvent {
+        kind: kind.to_string(),
+        player,
+        server: server.to_string(),
+        params: n.params.clone(),
+        text: None,
+        raw: None,
+    }
+}
+
+/// Prints events (text or NDJSON, through the one [`Printer`]) and runs `--exec` for each, in
+/// order, from any thread.
+pub struct Emitter {
+    exec: Option<String>,
+    /// Prefix lines with `[server]` (several servers).
+    label: bool,
+    /// Held while an event is printed and its `--exec` runs, so events stay in order.
+    printer: Mutex<Printer>,
+}
+
+impl Emitter {
+    /// From the command line; `label` with several servers.
+    pub fn new(options: &FollowOptions, label: bool) -> Emitter {
+        let style = if options.json {
+            Style::Json
+        } else {
+            Style::Raw
+        };
+        Emitter {
+            exec: options.exec.clone(),
+            label,
+            printer: Mutex::new(Printer::new(style, false)),
+        }
+    }
+
+    /// Prints one event and runs `--exec` for it.
+    pub fn emit(&self, e: &FollowEvent) -> std::io::Result<()> {
+        let mut printer = self.printer.lock().unwrap_or_else(|p| p.into_inner());
+        let now = SystemTime::now();
+        let event = e.record();
+        printer.event(&event, now, self.label)?;
+        if let Some(cmd) = &self.exec {
+            run_exec(cmd, e, &utc(unix_secs(now)), &event_json(&event, now));
+        }
+        Ok(())
+    }
+}
+
+impl FollowEvent {
+    /// The event as the sink prints it.
+    fn record(&self) -> Event<'_> {
+        Event {
+            server: &self.server,
+            kind: &self.kind,
+            player: self.player.as_deref(),
+            text: self.text.as_deref(),
+            params: (!self.params.is_null()).then_some(&self.params),
+            raw: self.raw.as_deref(),
+        }
+    }
+}
+
+/// Runs the `--exec` program for one event and waits for it; a failure is a warning.
+fn run_exec(cmd: &str, e: &FollowEvent, time: &str, json_line: &str) {
+    use std::process::{Command, Stdio};
+    #[cfg(unix)]
+    let mut c = {
+        let mut c = Command::new("sh");
+        c.arg("-c").arg(cmd);
+        c
+    };
+    #[cfg(windows)]
+    let mut c = {
+        let mut c = Command::new("cmd");
+        c.arg("/C").arg(cmd);
+        c
+    };
+    c.env("RCON_EVENT", &e.kind)
+        .env("RCON_EVENT_PLAYER", e.player.as_deref().unwrap_or(""))
+        .env("RCON_EVENT_SERVER", &e.server)
+        .env("RCON_EVENT_TEXT", e.text.as_deref().unwrap_or(""))
+        .env("RCON_EVENT_TIME", time)
+        .env("RCON_EVENT_JSON", json_line)
+        // The program gets the event, never the secrets rcon was given.
+        .env_remove("RCON_PASSWORD")
+        .env_remove("RCON_MGMT_SECRET")
+        .stdin(Stdio::piped());
+    match c.spawn() {
+        Ok(mut child) => {
+            if let Some(mut stdin) = child.stdin.take() {
+                let _ = writeln!(stdin, "{json_line}");
+            }
+            match child.wait() {
+                Ok(s) if s.success() => {}
+                Ok(s) => crate::app::print::output::warning(&format!(
+                    "--exec for event {} exited with {s}",
+                    e.kind
+                )),
+                Err(err) => crate::app::print::output::warning(&format!("--exec: {err}")),
+            }
+        }
+        Err(err) => crate::app::print::output::warning(&format!("cannot run --exec: {err}")),
+    }
+}
+
+/// Opens a lost server again, every `retry` until it works: the first failure is said once,
+/// and so is the success.
+pub fn reconnect<T>(name: &str, retry: Duration, mut open: impl FnMut() -> anyhow::Result<T>) -> T {
+    let mut said = false;
+    loop {
+        match open() {
+            Ok(opened) => {
+                eprintln!("rcon: {name}: reconnected; following again");
+                return opened;
+            }
+            Err(e) => {
+                if !said {
+                    eprintln!(
+                        "rcon: {name}: cannot reconnect yet ({e:#}); retrying every {}",
+                        rconsole::format_duration(retry)
+                    );
+                    said = true;
+                }
+                std::thread::sleep(retry);
+            }
+        }
+    }
+}

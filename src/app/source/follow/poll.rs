@@ -1,0 +1,172 @@
+//! `--follow` on RCON servers: `list` polled every `--poll` (default 5s) and diffed into
+//! `joined` / `left` events. A lost connection is said on stderr and retried every poll, and
+//! the follow goes on; changes made while the server was away come as events after the
+//! reconnect.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::app::exit::Exit;
+use crate::app::print::output::{Printer, Style};
+use crate::app::resolve::plan::{DEFAULT_POLL, FollowOptions};
+use crate::app::resolve::settings::Settings;
+use crate::app::runner::session::Session;
+use crate::app::shared::parse_list;
+use crate::app::source::follow::events::{Emitter, FollowEvent};
+
+/// The events between two `list` answers: `left` first, then `joined`, each by name.
+pub fn diff(before: &BTreeSet<String>, now: &BTreeSet<String>, server: &str) -> Vec<FollowEvent> {
+    let ev = |kind: &str, p: &String| FollowEvent {
+        kind: kind.into(),
+        player: Some(p.clone()),
+        server: server.into(),
+        params: Value::Null,
+        text: None,
+        raw: None,
+    };
+    before
+        .difference(now)
+        .map(|p| ev("left", p))
+        .chain(now.difference(before).map(|p| ev("joined", p)))
+        .collect()
+}
+
+/// Follows one or several RCON servers by polling `list`.
+pub fn run(options: &FollowOptions, servers: Vec<(String, Settings)>) -> anyhow::Result<Exit> {
+    let poll = options.poll.unwrap_or(DEFAULT_POLL);
+    let emitter = Arc::new(Emitter::new(options, servers.len() > 1));
+    // Connect to each first, so a wrong address or password fails at once.
+    let mut followers = Vec::new();
+    for (name, settings) in servers {
+        let opts = settings.options(Arc::new(crate::app::shared::StderrObserver));
+        let mut session = Session::new(
+            settings.connector()?,
+            settings.password()?,
+            opts,
+            Printer::new(Style::Raw, false),
+        );
+        let text = list(&mut session).map_err(|e| {
+            crate::app::exit::fail(
+                crate::app::exit::Exit::from_error(&e),
+                format!("{name}: {}", crate::app::exit::chain(&e)),
+            )
+        })?;
+        let known = parse_list(&text);
+        if known.is_none() {
+            crate::app::print::output::warning(&format!(
+                "{name}: the `list` answer has no player list; no events until it has: {text}"
+            ));
+        }
+        followers.push((name, session, known));
+    }
+    eprintln!(
+        "rcon: following {} by polling `list` every {}; Ctrl-C stops",
+        followers
+            .iter()
+            .map(|(n, ..)| n.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+        rconsole::format_duration(poll)
+    );
+    // A poll loop ends only when stdout fails (closed pipe): the first to end ends the follow.
+    let (done, ended) = std::sync::mpsc::channel();
+    for (name, session, known) in followers {
+        let emitter = Arc::clone(&emitter);
+        let done = done.clone();
+        std::thread::spawn(move || {
+            let _ = done.send(poll_loop(name, session, known, poll, &emitter));
+        });
+    }
+    drop(done);
+    match ended.recv() {
+        Ok(Err(e)) => Err(e.into()),
+        _ => Ok(Exit::Success),
+    }
+}
+
+fn list(session: &mut Session) -> rconsole::Result<String> {
+    crate::app::runner::session::run_text(session, "list")
+}
+
+fn poll_loop(
+    name: String,
+    mut session: Session,
+    mut known: Option<BTreeSet<String>>,
+    poll: Duration,
+    emitter: &Emitter,
+) -> std::io::Result<()> {
+    let mut down = false;
+    loop {
+        std::thread::sleep(poll);
+        match list(&mut session) {
+            Ok(text) => {
+                if down {
+                    eprintln!("rcon: {name}: reconnected; following again");
+                    down = false;
+                }
+                if let Some(now) = parse_list(&text) {
+                    if let Some(before) = &known {
+                        for e in diff(before, &now, &name) {
+                            emitter.emit(&e)?;
+                        }
+                    }
+                    known = Some(now);
+                }
+            }
+            Err(e) => {
+                if !down {
+                    eprintln!(
+                        "rcon: {name}: connection lost ({}); reconnecting every {}",
+                        crate::app::exit::chain(&e),
+                        rconsole::format_duration(poll)
+                    );
+                    down = true;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn list_answers() {
+        let set = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<BTreeSet<_>>();
+        assert_eq!(
+            parse_list("There are 2 of a max of 20 players online: Steve, Alex"),
+            Some(set(&["Alex", "Steve"]))
+        );
+        assert_eq!(
+            parse_list("There are 0 of a max of 20 players online: "),
+            Some(set(&[]))
+        );
+        assert_eq!(
+            parse_list("There are 1/20 players online:\n§aNotch"),
+            Some(set(&["Notch"]))
+        );
+        assert_eq!(parse_list("Unknown command"), None);
+    }
+
+    #[test]
+    fn diffs() {
+        let a: BTreeSet<String> = ["A".into(), "B".into()].into();
+        let b: BTreeSet<String> = ["B".into(), "C".into()].into();
+        let got: Vec<(String, Option<String>)> = diff(&a, &b, "s")
+            .into_iter()
+            .map(|e| (e.kind, e.player))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("left".into(), Some("A".into())),
+                ("joined".into(), Some("C".into()))
+            ]
+        );
+        assert!(diff(&a, &a, "s").is_empty());
+    }
+}
