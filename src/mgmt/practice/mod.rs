@@ -240,8 +240,11 @@ impl MgmtPracticeServer {
     }
 
     fn stop_now(&mut self) {
-        if !self.shared.stop.swap(true, Ordering::SeqCst) {
+        if !self.shared.stop.load(Ordering::SeqCst) {
+            // Queued before the stop is set: a session that sees the stop has it to send (it
+            // was lost when a session checked the flag between the two).
             self.shared.broadcast("server/stopping", None);
+            self.shared.stop.store(true, Ordering::SeqCst);
         }
         if let Some(t) = self.thread.take() {
             let _ = t.join();
@@ -392,6 +395,12 @@ fn session(
             }
         }
         if shared.stop.load(Ordering::SeqCst) {
+            // What was queued before the stop was set (its announcement) still goes out.
+            while let Ok(text) = rx.try_recv() {
+                if !text.is_empty() {
+                    ws.send(Message::text(text)).map_err(io::Error::other)?;
+                }
+            }
             return Ok(());
         }
         match ws.read() {

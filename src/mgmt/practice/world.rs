@@ -154,6 +154,7 @@ fn text_of(message: &Value) -> Result<String, String> {
 pub(super) fn call(hub: &Hub, m: &str, param: Option<Value>) -> Result<Value, String> {
     let version = hub.config.version;
     let mut notes: Vec<(&str, Option<Value>)> = Vec::new();
+    let mut stopping = false;
     let result = {
         let mut st = hub.state.lock().expect("state");
         let st = &mut *st;
@@ -272,7 +273,9 @@ pub(super) fn call(hub: &Hub, m: &str, param: Option<Value>) -> Result<Value, St
                     Ok(json!(true))
                 }
                 "server/stop" => {
-                    hub.stop.store(true, Ordering::SeqCst);
+                    // Set after the notification is queued (below), so that no session sees
+                    // the stop before it has `server/stopping` to send.
+                    stopping = true;
                     notes.push(("server/stopping", None));
                     Ok(json!(true))
                 }
@@ -326,6 +329,9 @@ pub(super) fn call(hub: &Hub, m: &str, param: Option<Value>) -> Result<Value, St
     };
     for (method, params) in notes {
         hub.broadcast(method, params);
+    }
+    if stopping {
+        hub.stop.store(true, Ordering::SeqCst);
     }
     result
 }
