@@ -163,8 +163,7 @@ impl TcpTransport {
 
     /// Writes what a first `write` left over, waiting for room in the send buffer.
     fn write_rest(&mut self, mut rest: &[u8], deadline: Instant) -> io::Result<()> {
-        let registry = self.poll.registry();
-        registry.reregister(
+        self.poll.registry().reregister(
             &mut self.stream,
             TOKEN,
             mio::Interest::READABLE | mio::Interest::WRITABLE,
@@ -209,15 +208,13 @@ impl Transport for TcpTransport {
         } else {
             self.spin_cooldown -= 1;
         }
+        // Nothing was there (the reads above found the socket drained): wait for readiness.
         loop {
-            if remaining(deadline).is_err() {
-                return Err(io::Error::new(io::ErrorKind::TimedOut, "read timed out"));
-            }
-            if self.drained {
-                self.wait(deadline).or_else(|e| match e.kind() {
-                    io::ErrorKind::TimedOut => Ok(()),
-                    _ => Err(e),
-                })?;
+            match self.wait(deadline) {
+                Err(e) if e.kind() == io::ErrorKind::TimedOut => {
+                    return Err(io::Error::new(io::ErrorKind::TimedOut, "read timed out"));
+                }
+                other => other?,
             }
             if let Some(n) = self.try_read(buf)? {
                 return Ok(n);
