@@ -388,30 +388,18 @@ fn session(
     rx: &Receiver<String>,
 ) -> io::Result<()> {
     loop {
-        // Notifications queued for this client go out first, so a stop is announced.
-        while let Ok(text) = rx.try_recv() {
-            if !text.is_empty() {
-                ws.send(Message::text(text)).map_err(io::Error::other)?;
-            }
-        }
-        if shared.stop.load(Ordering::SeqCst) {
-            // What was queued before the stop was set (its announcement) still goes out.
-            while let Ok(text) = rx.try_recv() {
-                if !text.is_empty() {
-                    ws.send(Message::text(text)).map_err(io::Error::other)?;
-                }
-            }
+        // The stop is read before the queue is sent: it is set after its announcement is
+        // queued, so a session that sees it sends `server/stopping` first.
+        let stopping = shared.stop.load(Ordering::SeqCst);
+        send_queued(ws, rx)?;
+        if stopping {
             return Ok(());
         }
         match ws.read() {
             Ok(Message::Text(t)) => {
                 if let Some(reply) = rpc::answer(shared, t.as_str()) {
                     // Notifications the call caused go first, as vanilla sends them.
-                    while let Ok(text) = rx.try_recv() {
-                        if !text.is_empty() {
-                            ws.send(Message::text(text)).map_err(io::Error::other)?;
-                        }
-                    }
+                    send_queued(ws, rx)?;
                     ws.send(Message::text(reply)).map_err(io::Error::other)?;
                 }
             }
@@ -425,6 +413,16 @@ fn session(
             Err(e) => return Err(io::Error::other(e)),
         }
     }
+}
+
+/// Sends the notifications queued for this client.
+fn send_queued(ws: &mut WebSocket<ServerStream>, rx: &Receiver<String>) -> io::Result<()> {
+    while let Ok(text) = rx.try_recv() {
+        if !text.is_empty() {
+            ws.send(Message::text(text)).map_err(io::Error::other)?;
+        }
+    }
+    Ok(())
 }
 
 /// Whether a WebSocket upgrade logs in, as vanilla decides (docs/protocol.md section 9): a
