@@ -307,6 +307,12 @@ impl Printer {
         self.write(format!("> {command}\n").as_bytes())
     }
 
+    /// Prints output this printer already formatted ([`Printer::format_from`]), laid out by
+    /// the caller (fan-out's `[server]` prefixes and grouped blocks), in one write, flushed.
+    pub fn formatted(&mut self, text: &str) -> io::Result<()> {
+        self.write(text.as_bytes())
+    }
+
     /// Writes and flushes at once, batch input included: an answer held back until more input
     /// was read sat unseen for the whole run of a file (issue 20), and costs a person watching
     /// a terminal or a program reading a pipe far more than one write per command costs rcon.

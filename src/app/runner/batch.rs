@@ -4,7 +4,7 @@
 //! or `SIGTERM` stops the run between or during commands, with one line saying what ran, what
 //! was in flight and what was not sent.
 
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, IsTerminal};
 use std::time::{Duration, Instant};
 
 use rconsole::rcon::client::check_command;
@@ -12,6 +12,7 @@ use rconsole::rcon::client::check_command;
 use crate::app::exit::{Exit, fail};
 use crate::app::print::interrupted::{self, InFlight, Interrupted};
 use crate::app::print::output::Record;
+use crate::app::print::progress::ProgressLine;
 use crate::app::resolve::plan::BatchPolicy;
 use crate::app::runner::interrupt::{Signal, Stop};
 use crate::app::runner::session::{CommandOutcome, PARSE_ERROR, Session};
@@ -52,13 +53,13 @@ impl Tally {
     }
 }
 
-/// A progress line on stderr: lines done / total and rate.
+/// A file's progress, on the one progress line: lines done / total and rate.
 struct Progress {
     name: String,
     total: u64,
     start: Instant,
     last: Option<Instant>,
-    shown: bool,
+    line: ProgressLine,
     /// Output shares the terminal: the bar is cleared before each command's output.
     shares_terminal: bool,
 }
@@ -76,25 +77,16 @@ impl Progress {
         self.last = Some(now);
         let secs = (now - self.start).as_secs_f64().max(1e-3);
         let pct = (done * 100).checked_div(self.total).unwrap_or(100);
-        let mut err = io::stderr().lock();
-        let _ = write!(
-            err,
-            "\r\x1b[2K{}: {done}/{} lines ({pct}%), {:.0} lines/s",
+        self.line.show(&format!(
+            "{}: {done}/{} lines ({pct}%), {:.0} lines/s",
             self.name,
             self.total,
             done as f64 / secs
-        );
-        let _ = err.flush();
-        self.shown = true;
+        ));
     }
 
     fn clear(&mut self) {
-        if self.shown {
-            let mut err = io::stderr().lock();
-            let _ = write!(err, "\r\x1b[2K");
-            let _ = err.flush();
-            self.shown = false;
-        }
+        self.line.clear();
     }
 }
 
@@ -191,7 +183,7 @@ fn run_input(
         total,
         start: Instant::now(),
         last: None,
-        shown: false,
+        line: ProgressLine::on_terminal(),
         shares_terminal: io::stdout().is_terminal(),
     });
     let name = input.name.clone();

@@ -19,7 +19,7 @@
 //! `--retry N` tries a failed connect again N times, after 200 ms, 400 ms, 800 ms...
 
 use std::collections::{BTreeMap, VecDeque};
-use std::io::{self, Write};
+use std::io;
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -34,6 +34,7 @@ use rconsole::transport::Connector;
 use crate::app::exit::{self, Exit, fail};
 use crate::app::print::interrupted::{self, InFlight, Interrupted};
 use crate::app::print::output::{Printer, Record, prefixed};
+use crate::app::print::progress::ProgressLine;
 use crate::app::resolve::plan::{FanoutPlan, FanoutPolicy as Policy, Layout};
 use crate::app::resolve::secrets::Secret;
 use crate::app::resolve::settings::Settings;
@@ -247,8 +248,14 @@ pub fn run_plan(plan: FanoutPlan) -> anyhow::Result<Exit> {
     }
     let texts: Vec<String> = planned.iter().map(|p| p.text.clone()).collect();
     crate::app::shared::refuse_unsendable(&texts, plan.servers.iter().map(|(_, s)| s))?;
-    let printer = plan.printing.printer();
-    run_settings(plan.servers, &planned, plan.layout, &printer, plan.policy)
+    let mut printer = plan.printing.printer();
+    run_settings(
+        plan.servers,
+        &planned,
+        plan.layout,
+        &mut printer,
+        plan.policy,
+    )
 }
 
 /// Runs `commands` on every resolved server (profiles of `-s a,b,c`, `--all`, a group,
@@ -257,20 +264,13 @@ pub fn run_settings(
     list: Vec<(String, Settings)>,
     commands: &[Planned],
     layout: Layout,
-    printer: &Printer,
+    printer: &mut Printer,
     policy: Policy,
 ) -> anyhow::Result<Exit> {
     // What is learned about ten thousand servers is written once at the end, not once each.
     crate::app::learned::defer(true);
     let servers = servers(list)?;
-    let result = run(
-        servers,
-        commands,
-        layout,
-        printer,
-        policy,
-        &mut io::stdout(),
-    );
+    let result = run(servers, commands, layout, printer, policy);
     crate::app::learned::defer(false);
     Ok(result?)
 }
@@ -300,15 +300,14 @@ enum SessionUpdate {
     Finished { server: usize },
 }
 
-/// Runs `commands` on every server, printing to `out` as results arrive. Returns the worst
+/// Runs `commands` on every server, printing through `printer` as results arrive. Returns the worst
 /// exit status.
 pub fn run(
     servers: Vec<Server>,
     commands: &[Planned],
     layout: Layout,
-    printer: &Printer,
+    printer: &mut Printer,
     mut policy: Policy,
-    out: &mut dyn Write,
 ) -> io::Result<Exit> {
     let names: Vec<String> = servers.iter().map(|s| s.name.clone()).collect();
     let mut direct = Vec::new();
@@ -393,14 +392,14 @@ pub fn run(
                         fleet::run(targets, opts, &mut handler)
                     })?;
             drop(tx);
-            printing.consume(&rx, out);
+            printing.consume(&rx);
             match loop_thread.join() {
                 Ok(r) => r?,
                 Err(_) => return Err(io::Error::other("the fleet event loop panicked")),
             }
         } else {
             drop(tx);
-            printing.consume(&rx, out);
+            printing.consume(&rx);
         }
         Ok(())
     });
@@ -426,7 +425,7 @@ struct PrintingThread<'a> {
     total: usize,
     layout: Layout,
     policy: Policy,
-    printer: &'a Printer,
+    printer: &'a mut Printer,
     exits: Vec<Exit>,
     blocks: Vec<String>,
     started: Vec<Option<Instant>>,
@@ -435,7 +434,7 @@ struct PrintingThread<'a> {
     done: usize,
     in_flight: usize,
     write_error: Option<io::Error>,
-    progress_shown: bool,
+    progress: ProgressLine,
     last_draw: Option<Instant>,
     begun: Instant,
     /// Commands each server accounted for (answered, failed or in flight when stopped).
@@ -456,7 +455,7 @@ impl<'a> PrintingThread<'a> {
         commands: &'a [Planned],
         layout: Layout,
         policy: Policy,
-        printer: &'a Printer,
+        printer: &'a mut Printer,
     ) -> Self {
         let total = names.len();
         Self {
@@ -474,7 +473,7 @@ impl<'a> PrintingThread<'a> {
             done: 0,
             in_flight: 0,
             write_error: None,
-            progress_shown: false,
+            progress: ProgressLine::new(policy.progress),
             last_draw: None,
             begun: Instant::now(),
             accounted: vec![0; total],
@@ -490,11 +489,11 @@ impl<'a> PrintingThread<'a> {
     }
 
     /// Handles events until every sender is gone, redrawing the progress line now and then.
-    fn consume(&mut self, rx: &mpsc::Receiver<SessionUpdate>, out: &mut dyn Write) {
+    fn consume(&mut self, rx: &mpsc::Receiver<SessionUpdate>) {
         let tick = Duration::from_millis(100);
         loop {
             match rx.recv_timeout(tick) {
-                Ok(event) => self.handle(event, out),
+                Ok(event) => self.handle(event),
                 Err(mpsc::RecvTimeoutError::Timeout) => {}
                 Err(mpsc::RecvTimeoutError::Disconnected) => return,
             }
@@ -506,34 +505,23 @@ impl<'a> PrintingThread<'a> {
 
     fn draw(&mut self) {
         let failed = self.failures.len();
-        let line = format!(
+        self.progress.show(&format!(
             "rcon: {} of {} done, {failed} failed, {} in flight",
             self.done, self.total, self.in_flight
-        );
-        let mut err = io::stderr().lock();
-        let _ = write!(err, "\r\x1b[K{line}");
-        let _ = err.flush();
-        self.progress_shown = true;
-        crate::app::runner::interrupt::progress_line(true);
+        ));
         self.last_draw = Some(Instant::now());
     }
 
     /// Clears the progress line before anything else is written to the terminal.
     fn clear(&mut self) {
-        if self.progress_shown {
-            let mut err = io::stderr().lock();
-            let _ = write!(err, "\r\x1b[K");
-            let _ = err.flush();
-            self.progress_shown = false;
-            crate::app::runner::interrupt::progress_line(false);
-        }
+        self.progress.clear();
     }
 
-    fn emit(&mut self, out: &mut dyn Write, text: &str) {
+    fn emit(&mut self, text: &str) {
         self.clear();
         // Printing keeps going when stdout fails, so that every session can finish.
         if self.write_error.is_none()
-            && let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush())
+            && let Err(e) = self.printer.formatted(text)
         {
             self.write_error = Some(e);
         }
@@ -553,7 +541,7 @@ impl<'a> PrintingThread<'a> {
         self.took[server] = Some(self.started[server].map_or(Duration::ZERO, |s| s.elapsed()));
     }
 
-    fn handle(&mut self, event: SessionUpdate, out: &mut dyn Write) {
+    fn handle(&mut self, event: SessionUpdate) {
         match event {
             SessionUpdate::Started { server } => {
                 if self.started[server].is_none() {
@@ -583,11 +571,11 @@ impl<'a> PrintingThread<'a> {
                 match self.layout {
                     Layout::Prefix if !text.is_empty() => {
                         let t = prefixed(&name, &text);
-                        self.emit(out, &t);
+                        self.emit(&t);
                     }
                     Layout::Prefix => {}
                     Layout::Group => self.blocks[server].push_str(&text),
-                    Layout::Json => self.emit(out, &text),
+                    Layout::Json => self.emit(&text),
                 }
                 // With --keep-going a failed command is reported and the server goes on.
                 if self.policy.keep_going
@@ -608,7 +596,7 @@ impl<'a> PrintingThread<'a> {
                 self.not_sent += (self.commands.len() - self.accounted[server]) as u64;
                 if self.layout == Layout::Group {
                     let block = group_block(&self.names[server], &self.blocks[server]);
-                    self.emit(out, &block);
+                    self.emit(&block);
                 }
                 self.end(server);
             }
@@ -622,7 +610,7 @@ impl<'a> PrintingThread<'a> {
                 self.eprint(&format!("rcon: error: [{name}] {message}"));
                 if self.layout == Layout::Group {
                     let block = group_block(&name, &self.blocks[server]);
-                    self.emit(out, &block);
+                    self.emit(&block);
                 }
                 self.failures.push((server, self.exits[server]));
                 self.end(server);
@@ -633,7 +621,7 @@ impl<'a> PrintingThread<'a> {
                 }
                 if self.layout == Layout::Group {
                     let block = group_block(&self.names[server], &self.blocks[server]);
-                    self.emit(out, &block);
+                    self.emit(&block);
                 }
                 self.end(server);
             }

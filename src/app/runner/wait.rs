@@ -3,10 +3,11 @@
 //! [`Session::connect`](super::session::Session::connect) calls [`until_up`]; nothing else
 //! connects differently.
 
-use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
 
 use rconsole::Error;
+
+use crate::app::print::progress::ProgressLine;
 
 /// The first pause between attempts; it doubles up to [`MAX_PAUSE`], short enough that a
 /// server is found within half a second of coming up.
@@ -60,10 +61,7 @@ pub fn until_up<T>(
     mut open: impl FnMut() -> rconsole::Result<T>,
 ) -> rconsole::Result<T> {
     let start = Instant::now();
-    let mut progress = Progress {
-        on: std::io::stderr().is_terminal(),
-        shown: false,
-    };
+    let mut progress = ProgressLine::on_terminal();
     let mut pause = FIRST_PAUSE;
     let mut attempts = 0u32;
     loop {
@@ -112,37 +110,6 @@ fn reason(e: &Error) -> &'static str {
         Error::Timeout { .. } | Error::NoLoginReply { .. } => "no answer",
         Error::Transport(_) => "tunnel failed",
         _ => "closed",
-    }
-}
-
-/// The progress line is cut to this many characters, so that it never wraps on an 80-column
-/// terminal (a wrapped line cannot be redrawn in place).
-const LINE_MAX: usize = 79;
-
-/// The one progress line, redrawn in place; only on a terminal.
-struct Progress {
-    on: bool,
-    shown: bool,
-}
-
-impl Progress {
-    fn show(&mut self, line: &str) {
-        if self.on {
-            let line: String = line.chars().take(LINE_MAX).collect();
-            let mut err = std::io::stderr().lock();
-            let _ = write!(err, "\r\x1b[2K{line}");
-            let _ = err.flush();
-            self.shown = true;
-        }
-    }
-
-    fn clear(&mut self) {
-        if self.shown {
-            let mut err = std::io::stderr().lock();
-            let _ = write!(err, "\r\x1b[2K");
-            let _ = err.flush();
-            self.shown = false;
-        }
     }
 }
 
