@@ -482,14 +482,7 @@ impl Step<'_> {
 
     /// `--delay` between commands, cut short by Ctrl-C or SIGTERM.
     fn pause(&self, delay: Duration) {
-        let end = Instant::now() + delay;
-        loop {
-            let now = Instant::now();
-            if now >= end || self.stop.and_then(Stop::received).is_some() {
-                return;
-            }
-            std::thread::sleep((end - now).min(rconsole::rcon::client::CANCEL_POLL));
-        }
+        crate::app::runner::interrupt::pause(delay, self.stop);
     }
 
     /// A line that is not sent: reported as `file:line` (and as a JSON record, so a program

@@ -101,9 +101,16 @@ impl Stop {
 /// Sleeps for `delay`, waking every [`rconsole::rcon::client::CANCEL_POLL`]; cut short when
 /// `stop` says a signal came. Returns whether one did.
 pub fn pause(delay: std::time::Duration, stop: Option<&Stop>) -> bool {
+    pause_until(delay, || stop.and_then(Stop::received).is_some())
+}
+
+/// The one cancellable pause of every runner (`--delay`, a retry's back-off, the console's
+/// reconnect): sleeps for `delay` in steps of [`rconsole::rcon::client::CANCEL_POLL`], asking
+/// `stopped` before each step. Returns true when `stopped` cut it short.
+pub fn pause_until(delay: std::time::Duration, mut stopped: impl FnMut() -> bool) -> bool {
     let end = std::time::Instant::now() + delay;
     loop {
-        if stop.and_then(Stop::received).is_some() {
+        if stopped() {
             return true;
         }
         let now = std::time::Instant::now();

@@ -327,20 +327,9 @@ fn interrupted() -> bool {
     super::interrupt::stopping() || super::interrupt::raised()
 }
 
-/// Sleeps for `delay` in steps of [`rconsole::rcon::client::CANCEL_POLL`]; true when
-/// [`interrupted`] cut it short.
+/// Sleeps for `delay`; true when [`interrupted`] cut it short.
 fn pause_unless_interrupted(delay: Duration) -> bool {
-    let end = Instant::now() + delay;
-    loop {
-        if interrupted() {
-            return true;
-        }
-        let now = Instant::now();
-        if now >= end {
-            return false;
-        }
-        std::thread::sleep((end - now).min(rconsole::rcon::client::CANCEL_POLL));
-    }
+    super::interrupt::pause_until(delay, interrupted)
 }
 
 /// Runs one command on `client`, appending its raw output to `raw` (partial on error). A command

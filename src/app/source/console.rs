@@ -675,20 +675,9 @@ fn ensure_connected(session: &mut Session, for_command: bool, interrupted: &Atom
     false
 }
 
-/// Sleeps for `delay`, waking every [`rconsole::rcon::client::CANCEL_POLL`] to look at
-/// `interrupted`; true (and the flag cleared) when Ctrl-C cut it short.
+/// Sleeps for `delay`; true (and the flag cleared) when Ctrl-C cut it short.
 fn pause(delay: Duration, interrupted: &AtomicBool) -> bool {
-    let end = std::time::Instant::now() + delay;
-    loop {
-        if interrupted.swap(false, Ordering::SeqCst) {
-            return true;
-        }
-        let now = std::time::Instant::now();
-        if now >= end {
-            return false;
-        }
-        std::thread::sleep((end - now).min(rconsole::rcon::client::CANCEL_POLL));
-    }
+    crate::app::runner::interrupt::pause_until(delay, || interrupted.swap(false, Ordering::SeqCst))
 }
 
 #[cfg(test)]
