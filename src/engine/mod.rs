@@ -73,6 +73,18 @@ impl Observer for Silent {}
 /// How often a blocking wait looks at [`Options::cancel`].
 pub const CANCEL_POLL: Duration = Duration::from_millis(50);
 
+/// The longest pause between two attempts of `--retry`.
+pub const MAX_RETRY_PAUSE: Duration = Duration::from_secs(5);
+
+/// The pause before retry number `retry` (1 for the first) of `--retry`, for every way rcon
+/// retries (the fleet's event loop, one server, batch input, fan-out's threads): `first`,
+/// doubled for each further retry, never longer than [`MAX_RETRY_PAUSE`].
+pub fn retry_pause(first: Duration, retry: u32) -> Duration {
+    first
+        .saturating_mul(2u32.saturating_pow(retry.saturating_sub(1)))
+        .min(MAX_RETRY_PAUSE)
+}
+
 /// The settings of a session, for every protocol (the one options type: the blocking client,
 /// the consoles' driver and the fleet's event loop all take it, and the RCON
 /// [`Exchange`](crate::rcon::exchange::Exchange) reads its settings from it).

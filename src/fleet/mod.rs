@@ -53,7 +53,8 @@ pub struct FleetOptions {
     pub parallel: usize,
     /// How many times a failed connect is tried again.
     pub retries: u32,
-    /// The wait before the first retry; it doubles for each further one.
+    /// The wait before the first retry; it doubles for each further one, up to
+    /// [`crate::engine::MAX_RETRY_PAUSE`].
     pub backoff: Duration,
     /// When set, looked at at least every [`crate::engine::CANCEL_POLL`]: a `true` ends every
     /// target not yet finished with [`Error::Cancelled`] (its connection closed; a command
@@ -363,7 +364,7 @@ impl Loop {
         }
         s.wake_at = None;
         if s.attempt <= self.opts.retries {
-            let delay = self.opts.backoff * 2u32.saturating_pow(s.attempt - 1);
+            let delay = crate::engine::retry_pause(self.opts.backoff, s.attempt);
             s.phase = Phase::Backoff;
             s.wake_at = Some(Instant::now() + delay);
             self.active -= 1;

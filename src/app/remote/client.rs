@@ -341,10 +341,8 @@ struct Progress {
     /// The input `inputs` has begun (its journal exists on the remote side).
     begun: bool,
     tally: Tally,
-    /// Reconnects left.
-    retries: u32,
-    /// The next wait before reconnecting.
-    backoff: Duration,
+    /// Reconnects left, and the pause before the next.
+    retries: crate::app::runner::wait::Retries,
 }
 
 /// One unanswered or unprinted thing, in input order.
@@ -424,8 +422,7 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
     let stop = Stop::catch();
     let mut progress = Progress {
         resume: plan.batch.resume,
-        retries: plan.batch.retry,
-        backoff: Duration::from_millis(200),
+        retries: crate::app::runner::wait::Retries::new(plan.batch.retry),
         ..Progress::default()
     };
     let stdin_batch = plan.inputs.stdin_batch;
@@ -461,18 +458,34 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
                 let resumable = inputs
                     .get(progress.inputs)
                     .is_none_or(|name| name.as_str() != "-");
-                if progress.retries == 0 || !resumable {
+                let pause = if resumable {
+                    progress.retries.next()
+                } else {
+                    None
+                };
+                let Some(pause) = pause else {
                     return Err(fail(exit, message));
-                }
-                progress.retries -= 1;
+                };
+                let left = progress.retries.left();
                 eprintln!(
-                    "rcon: warning: {message}; reconnecting in {} ({} retr{} left)",
-                    rconsole::format_duration(progress.backoff),
-                    progress.retries,
-                    if progress.retries == 1 { "y" } else { "ies" }
+                    "rcon: warning: {message}; reconnecting in {} ({left} retr{} left)",
+                    rconsole::format_duration(pause),
+                    if left == 1 { "y" } else { "ies" }
                 );
-                std::thread::sleep(progress.backoff);
-                progress.backoff = (progress.backoff * 2).min(Duration::from_secs(5));
+                crate::app::runner::interrupt::pause(pause, stop.as_ref());
+                if let Some(signal) = stop.as_ref().and_then(Stop::received) {
+                    let exit = match signal {
+                        Signal::Interrupt => Exit::Interrupted,
+                        Signal::Terminate => Exit::Terminated,
+                    };
+                    let text = format!(
+                        "interrupted by {} while waiting to reconnect ({message}); {} command{} ran",
+                        signal.name(),
+                        progress.tally.sent,
+                        if progress.tally.sent == 1 { "" } else { "s" }
+                    );
+                    return Err(fail(exit, text));
+                }
                 progress.resume = progress.begun;
             }
         }
@@ -1392,7 +1405,7 @@ impl Pipe<'_, '_> {
         // from the journal, so this attempt is not printed as the line's result.
         if !ok
             && !self.run.policy().keep_going
-            && progress.retries > 0
+            && progress.retries.left() > 0
             && matches!(exit, Some(Exit::Connect | Exit::Connection))
             && (at.is_some_and(|(i, _)| self.run.inputs[i] != "-") || (index.is_some() && !sent))
         {

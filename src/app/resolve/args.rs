@@ -321,7 +321,7 @@ pub struct Args {
     pub remote_serve: bool,
 
     /// Try a failed first connect again up to N times (each server's, with several), waiting
-    /// 200ms, then 400ms, 800ms... (a refused login or a timeout after connecting is not
+    /// 200ms, then 400ms, 800ms... up to 5s (a refused login or a timeout after connecting is not
     /// retried). With -f files (locally or with --remote), also reconnect after a lost
     /// connection, tunnel or remote side, up to N times in all, and go on after the last
     /// answered line (the line in doubt needs --resend-in-doubt).

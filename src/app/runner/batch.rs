@@ -31,8 +31,8 @@ pub struct Tally {
     pub failed: u64,
     /// The exit status the failures add up to.
     pub worst: Option<Exit>,
-    /// `--retry`: reconnects made mid-input so far.
-    pub retried: u32,
+    /// `--retry`: reconnects made mid-input so far, and how many are left.
+    pub retries: crate::app::runner::wait::Retries,
 }
 
 impl Tally {
@@ -449,7 +449,7 @@ impl Step<'_> {
             Exit::from_error(e),
             Exit::Connect | Exit::Connection | Exit::Transport
         ) && !matches!(e, rconsole::Error::Cancelled);
-        if !lost || self.opts.keep_going || self.tally.retried >= self.opts.retry {
+        if !lost || self.opts.keep_going || self.tally.retries.left() == 0 {
             return Ok(None);
         }
         let name = self.name;
@@ -467,10 +467,10 @@ impl Step<'_> {
                 ),
             ));
         }
-        self.tally.retried += 1;
-        let wait = (Duration::from_millis(200) * 2u32.saturating_pow(self.tally.retried - 1))
-            .min(Duration::from_secs(5));
-        let left = self.opts.retry - self.tally.retried;
+        let Some(wait) = self.tally.retries.next() else {
+            return Ok(None);
+        };
+        let left = self.tally.retries.left();
         crate::app::print::output::warning(&format!(
             "{name}:{line}: {}; reconnecting in {} ({left} retr{} left)",
             crate::app::exit::chain(e),

@@ -1043,9 +1043,8 @@ fn serve(
         return;
     };
     let connector: Arc<dyn Connector> = Arc::from(connector);
-    let mut attempt = 0;
+    let mut retries = wait::Retries::new(policy.retries);
     let mut client = loop {
-        attempt += 1;
         let opened = match &server.open {
             Some(open) => match open() {
                 Ok(client) => Ok(client),
@@ -1055,14 +1054,17 @@ fn serve(
                     let exit = crate::app::exit::exit_for(&e);
                     let why = format!("{e:#}");
                     // ssh itself failed (the host down, the tunnel lost): --retry applies.
-                    if exit == Exit::Transport && attempt <= policy.retries {
-                        let delay = wait::RETRY_BACKOFF * 2u32.saturating_pow(attempt - 1);
+                    if exit == Exit::Transport
+                        && let Some(delay) = retries.next()
+                    {
                         let _ = tx.send(SessionUpdate::Warning(format!(
                             "[{}] {why}; retrying in {}",
                             server.name,
                             rconsole::format_duration(delay)
                         )));
-                        thread::sleep(delay);
+                        if crate::app::runner::interrupt::pause_until(delay, cancelled) {
+                            return interrupted();
+                        }
                         continue;
                     }
                     return cannot_start(why, exit);
@@ -1087,24 +1089,29 @@ fn serve(
             }
             Err(rconsole::Error::Cancelled) => return interrupted(),
             Err(_) if cancelled() => return interrupted(),
-            Err(err) if wait::worth_a_retry(&err) && attempt <= policy.retries => {
-                let delay = wait::RETRY_BACKOFF * 2u32.saturating_pow(attempt - 1);
+            Err(err) => {
+                let delay = wait::worth_a_retry(&err).then(|| retries.next()).flatten();
+                let Some(delay) = delay else {
+                    return cannot_start(exit::chain(&err), Exit::from_error(&err));
+                };
                 let _ = tx.send(SessionUpdate::Warning(format!(
                     "[{}] {}; retrying in {}",
                     server.name,
                     exit::chain(&err),
                     rconsole::format_duration(delay)
                 )));
-                thread::sleep(delay);
+                if crate::app::runner::interrupt::pause_until(delay, cancelled) {
+                    return interrupted();
+                }
             }
-            Err(err) => return cannot_start(exit::chain(&err), Exit::from_error(&err)),
         }
     };
     for (i, planned) in commands.iter().enumerate() {
         if i > 0
             && let Some(d) = policy.delay
+            && crate::app::runner::interrupt::pause_until(d, cancelled)
         {
-            thread::sleep(d);
+            return interrupted();
         }
         if cancelled() {
             return interrupted();

@@ -147,18 +147,21 @@ impl Session {
     }
 
     /// [`Session::open`], tried again up to `retries` times with fan-out's rule and pauses
-    /// (200 ms, 400 ms, 800 ms...), one warning on stderr before each pause.
+    /// ([`super::wait::Retries`]), one warning on stderr before each pause.
     fn open_retrying(&self, retries: u32) -> rconsole::Result<Box<dyn Remote>> {
-        let mut attempt = 0;
+        let mut retries = super::wait::Retries::new(retries);
         loop {
             match self.open() {
-                Err(err) if attempt < retries && super::wait::worth_a_retry(&err) => {
-                    attempt += 1;
-                    let delay = super::wait::RETRY_BACKOFF * 2u32.saturating_pow(attempt - 1);
+                Err(err) if super::wait::worth_a_retry(&err) => {
+                    let Some(delay) = retries.next() else {
+                        return Err(err);
+                    };
                     crate::app::print::output::warning(&format!(
-                        "{}; retrying in {} (retry {attempt} of {retries})",
+                        "{}; retrying in {} (retry {} of {})",
                         crate::app::exit::chain(&err),
-                        rconsole::format_duration(delay)
+                        rconsole::format_duration(delay),
+                        retries.used(),
+                        retries.allowed()
                     ));
                     if pause_unless_interrupted(delay) {
                         return Err(rconsole::Error::Cancelled);

@@ -106,7 +106,10 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
     }
 
     let batch_opts = plan.batch;
-    let mut tally = batch::Tally::default();
+    let mut tally = batch::Tally {
+        retries: crate::app::runner::wait::Retries::new(batch_opts.retry),
+        ..batch::Tally::default()
+    };
     let more_inputs = inputs_plan.stdin_batch || !inputs.is_empty();
     session.keeps_open = inputs_plan.console;
     run_commands(
