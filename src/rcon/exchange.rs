@@ -345,6 +345,103 @@ struct InFlight {
     sentinel_after_gap: bool,
 }
 
+/// The next probe step: which sentinel goes out on its own after the next login.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Probe {
+    /// None: the method is settled (learned, forced or probed).
+    Settled,
+    /// The id -2 sentinel.
+    Negative,
+    /// A positive-id sentinel (after the server refused the id -2 one).
+    Positive,
+}
+
+/// What one conversation knows about its server: the value [`Learned`] is made from and
+/// [`Options::learned`] starts it with, apart from the connection's state.
+#[derive(Debug)]
+struct ServerModel {
+    /// The method in force once probed, learned or forced; `None` until the probe settles it.
+    method: Option<EndMethod>,
+    /// The probe step still to try on the next login.
+    probe: Probe,
+    /// How the server reacted to the sentinels it refused, in order.
+    rejected: Vec<SentinelReaction>,
+    /// The shortest round trip seen.
+    rtt: Option<Duration>,
+    /// The longest time from a command to its first packet, over `samples` answers.
+    latency: Duration,
+    samples: u32,
+    /// The server answers sentinels with a login failure (see [`Learned::refuses_sentinel`]).
+    refuses_sentinel: bool,
+    /// The probe went unanswered in time (a busy server may still answer it late).
+    probe_unanswered: bool,
+    /// When a probe went unanswered: the next command's deadline counts from then, so a server
+    /// that stalls after login costs one timeout in all, not the probe's wait on top.
+    probe_silent_since: Option<Instant>,
+    /// Whether the method in force came from [`Options::learned`].
+    remembered: bool,
+}
+
+impl ServerModel {
+    /// What `cfg` says before the first connection: a forced method, what was learned, or
+    /// nothing yet (probe).
+    fn new(cfg: &Options) -> Self {
+        let detect = cfg.end == EndDetection::Detect;
+        let (method, probe) = match cfg.end {
+            EndDetection::Detect => match cfg.learned {
+                Some(l) => (Some(l.method), Probe::Settled),
+                None => (None, Probe::Negative),
+            },
+            EndDetection::Negative => (Some(EndMethod::Sentinel), Probe::Settled),
+            EndDetection::Positive => (Some(EndMethod::PositiveSentinel), Probe::Settled),
+            EndDetection::Idle => (Some(EndMethod::Silence), Probe::Settled),
+            EndDetection::Answered => (Some(EndMethod::Idle), Probe::Settled),
+            EndDetection::Auto => (Some(EndMethod::Vanilla), Probe::Settled),
+            EndDetection::SinglePacket => (Some(EndMethod::SinglePacket), Probe::Settled),
+        };
+        let learned = cfg.learned.filter(|_| detect);
+        ServerModel {
+            method,
+            probe,
+            rejected: Vec::new(),
+            rtt: learned.map(|l| l.rtt),
+            latency: learned.map_or(Duration::ZERO, |l| l.latency),
+            samples: learned.map_or(0, |l| l.samples),
+            refuses_sentinel: learned.is_some_and(|l| l.refuses_sentinel),
+            probe_unanswered: false,
+            probe_silent_since: None,
+            remembered: learned.is_some(),
+        }
+    }
+
+    /// Forgets everything: the next login probes again, as for a server never seen.
+    fn forget(&mut self) {
+        self.method = None;
+        self.probe = Probe::Negative;
+        self.rejected.clear();
+        self.rtt = None;
+        self.latency = Duration::ZERO;
+        self.samples = 0;
+        self.refuses_sentinel = false;
+        self.remembered = false;
+    }
+
+    fn sample_rtt(&mut self, rtt: Duration) {
+        self.rtt = Some(self.rtt.map_or(rtt, |r| r.min(rtt)));
+    }
+}
+
+/// The warnings a session gives once.
+#[derive(Debug, Default)]
+struct Warned {
+    /// An answer packet larger than one TCP segment of a typical link.
+    mtu: bool,
+    /// A late answer.
+    late: bool,
+    /// The request id of the last late answer reported (one warning per answer).
+    late_reported: Option<i32>,
+}
+
 /// One RCON conversation over a sequence of connections to the same server.
 #[derive(Debug)]
 pub struct Exchange {
@@ -353,34 +450,17 @@ pub struct Exchange {
     trace: bool,
     decoder: Decoder,
     state: State,
-    /// The method in force once probed, learned or forced; `None` until the probe settles it.
-    method: Option<EndMethod>,
-    /// Probe steps still to try on the next login.
-    probe: Option<bool>,
-    rejected: Vec<SentinelReaction>,
+    /// What is known about the server: learned earlier, probed, or seen in its answers.
+    server: ServerModel,
     next_id: i32,
-    rtt: Option<Duration>,
-    latency: Duration,
-    samples: u32,
     /// The last command whose answer ended by a quiet gap: its id and when it was sent, to
     /// recognise a late answer.
     quiet_ended: Option<(RequestId, Instant)>,
-    /// The server answers sentinels with a login failure (see [`Learned::refuses_sentinel`]).
-    refuses_sentinel: bool,
-    /// The probe went unanswered in time (a busy server may still answer it late).
-    probe_unanswered: bool,
-    /// When a probe went unanswered: the next command's deadline counts from then, so a server
-    /// that stalls after login costs one timeout in all, not the probe's wait on top.
-    probe_silent_since: Option<Instant>,
     /// What the probe found, said once the first answer has settled the method for good (a
     /// server that refuses sentinels may turn out to have its own end marker).
     pending_note: Option<Finding>,
-    /// Whether the method in force came from [`Options::learned`].
-    remembered: bool,
-    warned_mtu: bool,
-    warned_late: bool,
-    /// The request id of the last late answer reported (one warning per answer).
-    late_reported: Option<i32>,
+    /// The warnings given once per session.
+    warned: Warned,
     /// Whether anything valid arrived on this connection (to tell "not RCON" apart).
     valid_seen: bool,
     first_bytes: Vec<u8>,
@@ -393,47 +473,16 @@ pub struct Exchange {
 impl Exchange {
     /// A conversation that starts when the first connection is made.
     pub fn new(cfg: Options) -> Self {
-        let (method, probe) = match cfg.end {
-            EndDetection::Detect => match cfg.learned {
-                Some(l) => (Some(l.method), None),
-                None => (None, Some(false)),
-            },
-            EndDetection::Negative => (Some(EndMethod::Sentinel), None),
-            EndDetection::Positive => (Some(EndMethod::PositiveSentinel), None),
-            EndDetection::Idle => (Some(EndMethod::Silence), None),
-            EndDetection::Answered => (Some(EndMethod::Idle), None),
-            EndDetection::Auto => (Some(EndMethod::Vanilla), None),
-            EndDetection::SinglePacket => (Some(EndMethod::SinglePacket), None),
-        };
-        let (rtt, latency, samples) = match cfg.learned.filter(|_| cfg.end == EndDetection::Detect)
-        {
-            Some(l) => (Some(l.rtt), l.latency, l.samples),
-            None => (None, Duration::ZERO, 0),
-        };
-        let remembered = cfg.end == EndDetection::Detect && cfg.learned.is_some();
-        let refuses_sentinel =
-            cfg.end == EndDetection::Detect && cfg.learned.is_some_and(|l| l.refuses_sentinel);
         Self {
             decoder: Decoder::new(cfg.max_incoming),
             trace: cfg.observer.wants_packets(),
+            server: ServerModel::new(&cfg),
             cfg,
             state: State::Disconnected,
-            method,
-            probe,
-            rejected: Vec::new(),
             next_id: 0,
-            rtt,
-            latency,
-            samples,
             quiet_ended: None,
-            probe_silent_since: None,
-            refuses_sentinel,
-            probe_unanswered: false,
             pending_note: None,
-            remembered,
-            warned_mtu: false,
-            warned_late: false,
-            late_reported: None,
+            warned: Warned::default(),
             valid_seen: false,
             first_bytes: Vec::new(),
             outbox: VecDeque::new(),
@@ -459,7 +508,7 @@ impl Exchange {
 
     /// The method in force, once known.
     pub fn method(&self) -> Option<EndMethod> {
-        self.method
+        self.server.method
     }
 
     /// What is known about the server now (for remembering at the end of a session), once the
@@ -469,11 +518,11 @@ impl Exchange {
             return None;
         }
         Some(Learned {
-            method: self.method?,
-            rtt: self.rtt.unwrap_or(Duration::ZERO),
-            latency: self.latency,
-            samples: self.samples,
-            refuses_sentinel: self.refuses_sentinel,
+            method: self.server.method?,
+            rtt: self.server.rtt.unwrap_or(Duration::ZERO),
+            latency: self.server.latency,
+            samples: self.server.samples,
+            refuses_sentinel: self.server.refuses_sentinel,
         })
     }
 
@@ -485,21 +534,21 @@ impl Exchange {
         if let Some(g) = self.cfg.idle_gap {
             return g;
         }
-        let floor = if self.samples >= TRUSTED_SAMPLES {
+        let floor = if self.server.samples >= TRUSTED_SAMPLES {
             GAP_FLOOR
         } else {
             GAP_FLOOR_UNLEARNED
         };
-        let rtt = self.rtt.unwrap_or(Duration::ZERO);
+        let rtt = self.server.rtt.unwrap_or(Duration::ZERO);
         rtt.saturating_mul(8)
-            .max(self.latency.saturating_mul(4))
+            .max(self.server.latency.saturating_mul(4))
             .clamp(floor, GAP_CEILING)
     }
 
     /// How long the probe waits for its answer: twenty login round trips, at least 500 ms, at
     /// most [`Options::probe_timeout`] and the timeout.
     pub fn probe_wait(&self) -> Duration {
-        let rtt = self.rtt.unwrap_or(Duration::ZERO);
+        let rtt = self.server.rtt.unwrap_or(Duration::ZERO);
         rtt.saturating_mul(20)
             .max(Duration::from_millis(500))
             .min(self.cfg.probe_timeout)
@@ -585,21 +634,21 @@ impl Exchange {
                 when: "before the command could be sent",
             });
         }
-        let method = self.method.unwrap_or(EndMethod::Silence);
+        let method = self.server.method.unwrap_or(EndMethod::Silence);
         // docs/protocol.md section 2: over a small MTU a packet near the 1460-byte read can
         // arrive in two pieces, and the server then closes the connection.
-        if !self.warned_mtu
+        if !self.warned.mtu
             && self.cfg.max_command_bytes == crate::rcon::packet::MAX_COMMAND_BYTES
             && command.len() > SMALL_MTU_COMMAND_BYTES
         {
-            self.warned_mtu = true;
+            self.warned.mtu = true;
             self.events.push_back(Event::Warning(Notice::LongCommand {
                 bytes: command.len(),
             }));
         }
         let id = self.alloc_id();
         self.send(id, Request::Command, command.as_bytes());
-        let since = self.probe_silent_since.take().unwrap_or(now);
+        let since = self.server.probe_silent_since.take().unwrap_or(now);
         let quiet_until = if then_close {
             None
         } else {
@@ -636,7 +685,7 @@ impl Exchange {
     /// [`Exchange::start_command`].
     pub fn start_last_command(&mut self, command: &str, now: Instant) -> Result<(), Error> {
         self.start_command(command, false, now)?;
-        if self.refuses_sentinel
+        if self.server.refuses_sentinel
             && let State::Command(c) = &mut self.state
             && c.method == EndMethod::Silence
         {
@@ -710,12 +759,12 @@ impl Exchange {
                     self.events.push_back(Event::Failed(Error::Closed {
                         when: "before answering; the command may or may not have run",
                     }));
-                } else if c.sentinel.is_some() && self.remembered {
+                } else if c.sentinel.is_some() && self.server.remembered {
                     // The server closed on the end-of-output probe that what was remembered
                     // about it called safe: another server took the address. Forget it, and
                     // probe afresh on the next connection of this run.
                     self.events.push_back(Event::Forget);
-                    self.forget_method();
+                    self.server.forget();
                     self.events.push_back(Event::Failed(Error::Closed {
                         when: "mid-response; output is incomplete (it closed after the \
                                end-of-output probe, which the server remembered at this address \
@@ -772,9 +821,9 @@ impl Exchange {
                     return;
                 }
                 // The server ignores sentinels (Factorio-like); the connection is fine.
-                self.probe_silent_since = Some(now - self.probe_wait());
-                self.probe_unanswered = true;
-                self.rejected.push(SentinelReaction::Ignores);
+                self.server.probe_silent_since = Some(now - self.probe_wait());
+                self.server.probe_unanswered = true;
+                self.server.rejected.push(SentinelReaction::Ignores);
                 self.settle(EndMethod::Idle);
                 self.state = State::Ready;
                 self.events.push_back(Event::Ready);
@@ -971,9 +1020,10 @@ impl Exchange {
                     return;
                 }
                 self.trace(&p, Role::LoginReply);
-                self.sample_rtt(now - sent_at);
-                match self.probe {
-                    Some(positive) if self.method.is_none() => {
+                self.server.sample_rtt(now - sent_at);
+                match self.server.probe {
+                    probe @ (Probe::Negative | Probe::Positive) if self.server.method.is_none() => {
+                        let positive = probe == Probe::Positive;
                         let sid = if positive {
                             self.alloc_id()
                         } else {
@@ -1002,7 +1052,7 @@ impl Exchange {
                 let (id, sent_at, positive) = (*id, *sent_at, *positive);
                 if p.id == id.0 {
                     self.trace(&p, Role::SentinelReply);
-                    self.sample_rtt(now - sent_at);
+                    self.server.sample_rtt(now - sent_at);
                     let method = if positive {
                         EndMethod::PositiveSentinel
                     } else if p.kind == OUTPUT && p.body == VANILLA_SENTINEL_REPLY {
@@ -1014,7 +1064,7 @@ impl Exchange {
                     self.state = State::Ready;
                     self.events.push_back(Event::Ready);
                 } else if p.id == RequestId::LOGIN_FAILED.0 {
-                    self.refuses_sentinel = true;
+                    self.server.refuses_sentinel = true;
                     self.trace(&p, Role::SentinelRejected);
                     self.probe_rejected(positive, SentinelReaction::RefusesLogin);
                 } else {
@@ -1025,52 +1075,36 @@ impl Exchange {
         }
     }
 
-    fn sample_rtt(&mut self, rtt: Duration) {
-        self.rtt = Some(self.rtt.map_or(rtt, |r| r.min(rtt)));
-    }
-
     /// The probe's sentinel was refused: the connection is gone; try the next probe step on a
     /// new one, or settle on the quiet gap.
     fn probe_rejected(&mut self, positive: bool, how: SentinelReaction) {
-        self.rejected.push(how);
+        self.server.rejected.push(how);
         self.state = State::Disconnected;
         self.decoder.clear();
         self.outbox.clear();
         if positive {
-            self.probe = None;
+            self.server.probe = Probe::Settled;
             self.settle(EndMethod::Silence);
         } else {
-            self.probe = Some(true);
+            self.server.probe = Probe::Positive;
         }
         self.events.push_back(Event::Reconnect);
     }
 
     /// The probe (or evidence) settled the method: announce it once.
-    /// Drops the method in force: the next login probes again, as for a server never seen.
-    fn forget_method(&mut self) {
-        self.method = None;
-        self.probe = Some(false);
-        self.rejected.clear();
-        self.remembered = false;
-        self.refuses_sentinel = false;
-        self.rtt = None;
-        self.latency = Duration::ZERO;
-        self.samples = 0;
-    }
-
     fn settle(&mut self, method: EndMethod) {
         // Silence refined to idle (an empty answer came as an empty packet) contradicts
         // nothing: no note.
-        let refined = self.method == Some(EndMethod::Silence) && method == EndMethod::Idle;
-        let changed = self.method.is_some_and(|m| m != method) && !refined;
-        self.method = Some(method);
-        self.probe = None;
-        let rejected = std::mem::take(&mut self.rejected);
+        let refined = self.server.method == Some(EndMethod::Silence) && method == EndMethod::Idle;
+        let changed = self.server.method.is_some_and(|m| m != method) && !refined;
+        self.server.method = Some(method);
+        self.server.probe = Probe::Settled;
+        let rejected = std::mem::take(&mut self.server.rejected);
         if self.cfg.end != EndDetection::Detect {
             return;
         }
-        if changed && self.remembered {
-            self.remembered = false;
+        if changed && self.server.remembered {
+            self.server.remembered = false;
             self.pending_note = None;
             self.note(Finding::Contradicts, method);
         } else if !rejected.is_empty() {
@@ -1102,7 +1136,7 @@ impl Exchange {
 
     fn say_pending_note(&mut self) {
         if let Some(finding) = self.pending_note.take() {
-            let method = self.method.unwrap_or(EndMethod::Silence);
+            let method = self.server.method.unwrap_or(EndMethod::Silence);
             self.note(finding, method);
         }
     }
@@ -1123,7 +1157,7 @@ impl Exchange {
         // 2. A refusal while a sentinel is out: the server takes sentinels for logins (and
         // closes). It answers in order, so the command's answer was complete before it.
         if c.sentinel.is_some() && p.id == RequestId::LOGIN_FAILED.0 {
-            self.refuses_sentinel = true;
+            self.server.refuses_sentinel = true;
             self.take_command();
             self.trace(&p, Role::SentinelRejected);
             self.settle(EndMethod::Silence);
@@ -1147,10 +1181,10 @@ impl Exchange {
             // The probe's sentinel answered late (a busy server): it does take sentinels after
             // all, and later commands can use them.
             if p.id == RequestId::SENTINEL.0
-                && self.probe_unanswered
-                && self.method == Some(EndMethod::Idle)
+                && self.server.probe_unanswered
+                && self.server.method == Some(EndMethod::Idle)
             {
-                self.probe_unanswered = false;
+                self.server.probe_unanswered = false;
                 let method = if p.kind == OUTPUT && p.body == VANILLA_SENTINEL_REPLY {
                     EndMethod::Vanilla
                 } else {
@@ -1170,13 +1204,13 @@ impl Exchange {
             // The slowest answer, decaying by 1/64 with every answer, so one slow moment (a
             // loaded machine, a lag spike) widens the gap for a while, not for ever.
             let latency = now - c.sent_at;
-            self.latency = latency.max(self.latency - self.latency / 64);
-            self.samples = self.samples.saturating_add(1);
+            self.server.latency = latency.max(self.server.latency - self.server.latency / 64);
+            self.server.samples = self.server.samples.saturating_add(1);
             // A command's first packet is a round trip too (plus the server's work): without
             // it the gap after a packet would rest on the login's one sample, which a loaded
             // moment can make eight times too long for the whole session (Palworld: 64 ms a
             // command instead of 10).
-            self.sample_rtt(latency);
+            self.server.sample_rtt(latency);
         }
         let State::Command(c) = &mut self.state else {
             return;
@@ -1306,7 +1340,7 @@ impl Exchange {
         if let Some(g) = self.cfg.idle_gap {
             return g;
         }
-        let rtt = self.rtt.unwrap_or(Duration::ZERO);
+        let rtt = self.server.rtt.unwrap_or(Duration::ZERO);
         rtt.saturating_mul(8)
             .clamp(GAP_AFTER_PACKET_FLOOR, self.quiet_gap())
     }
@@ -1320,10 +1354,10 @@ impl Exchange {
             && p.id <= self.next_id
             && (p.kind == OUTPUT || p.kind == AUTH_RESPONSE)
             && !p.body.is_empty();
-        if !ours || self.late_reported == Some(p.id) {
+        if !ours || self.warned.late_reported == Some(p.id) {
             return;
         }
-        self.late_reported = Some(p.id);
+        self.warned.late_reported = Some(p.id);
         let quiet = self
             .quiet_ended
             .filter(|(id, _)| p.id == id.0 && self.cfg.idle_gap.is_none());
@@ -1332,8 +1366,8 @@ impl Exchange {
         let cut = preview.len() < text.len();
         let after_gap = quiet.map(|(_, sent_at)| {
             let late = now - sent_at;
-            self.latency = self.latency.max(late);
-            let grows = (!std::mem::replace(&mut self.warned_late, true)).then(|| self.quiet_gap());
+            self.server.latency = self.server.latency.max(late);
+            let grows = (!std::mem::replace(&mut self.warned.late, true)).then(|| self.quiet_gap());
             (late, grows)
         });
         self.events.push_back(Event::Warning(Notice::LateAnswer {

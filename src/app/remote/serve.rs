@@ -1,6 +1,6 @@
 //! `rcon --remote-serve`: the remote side of `--remote` (docs/remote.md). Speaks the protocol of
 //! [`proto`] on stdin and stdout and runs each command, one at a time, through the same
-//! [`Session`] as a local run (one command in flight to the server: PROTOCOL.md section 2), with
+//! [`Session`] as a local run (one command in flight to the server: docs/protocol.md), with
 //! the journal kept in this machine's data directory.
 
 use std::io::{self, BufReader, BufWriter, Read, Write};
