@@ -324,15 +324,75 @@ enum State {
     Command(Box<InFlight>),
 }
 
+/// A command's timers: each one deadline with one meaning (quinn-proto's timer table, in small).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Timer {
+    /// The command's time limit (`--timeout`): the answer is incomplete, or never came.
+    Answer,
+    /// The quiet gap that ends an answer with no end marker (silence, idle); on the last
+    /// command to a server that refuses sentinels, the gap after which the sentinel goes out.
+    Gap,
+    /// Vanilla: no packet this long, so the sentinel goes out late ([`VANILLA_LATE_SENTINEL`]).
+    LateSentinel,
+    /// The server's own end marker: an answer silent this long is empty ([`END_MARKER_SILENCE`]).
+    MarkerSilence,
+}
+
+impl Timer {
+    const ALL: [Timer; 4] = [
+        Timer::Answer,
+        Timer::Gap,
+        Timer::LateSentinel,
+        Timer::MarkerSilence,
+    ];
+    /// The timers that end or move an answer on silence (all but [`Timer::Answer`]).
+    const QUIET: [Timer; 3] = [Timer::Gap, Timer::LateSentinel, Timer::MarkerSilence];
+}
+
+/// When each [`Timer`] is due, if it is set.
+#[derive(Debug, Default)]
+struct Timers([Option<Instant>; 4]);
+
+impl Timers {
+    fn set(&mut self, timer: Timer, at: Instant) {
+        self.0[timer as usize] = Some(at);
+    }
+
+    fn stop(&mut self, timer: Timer) {
+        self.0[timer as usize] = None;
+    }
+
+    /// Stops every timer of [`Timer::QUIET`] (an end marker or a sentinel ends this answer now).
+    fn stop_quiet(&mut self) {
+        for t in Timer::QUIET {
+            self.stop(t);
+        }
+    }
+
+    /// The earliest deadline.
+    fn next(&self) -> Option<Instant> {
+        self.0.iter().flatten().min().copied()
+    }
+
+    /// The first timer (in [`Timer::ALL`]'s order, the answer's limit first) due at `now`,
+    /// stopped.
+    fn expire(&mut self, now: Instant) -> Option<Timer> {
+        let t = Timer::ALL
+            .into_iter()
+            .find(|t| self.0[*t as usize].is_some_and(|at| at <= now))?;
+        self.stop(t);
+        Some(t)
+    }
+}
+
 #[derive(Debug)]
 struct InFlight {
     id: RequestId,
     sent_at: Instant,
-    deadline: Instant,
     /// The method for this answer (may change on evidence).
     method: EndMethod,
-    /// When a quiet gap (or a late sentinel) is due.
-    quiet_until: Option<Instant>,
+    /// The answer's limit and the quiet timers of its method.
+    timers: Timers,
     sentinel: Option<RequestId>,
     got_first: bool,
     /// Stop commands: the first packet or the close ends it, then the connection is closed.
@@ -585,10 +645,7 @@ impl Exchange {
         match &self.state {
             State::Disconnected | State::Ready => None,
             State::LoggingIn { deadline, .. } | State::Probing { deadline, .. } => Some(*deadline),
-            State::Command(c) => Some(match c.quiet_until {
-                Some(q) if q < c.deadline => q,
-                _ => c.deadline,
-            }),
+            State::Command(c) => c.timers.next(),
         }
     }
 
@@ -649,22 +706,26 @@ impl Exchange {
         let id = self.alloc_id();
         self.send(id, Request::Command, command.as_bytes());
         let since = self.server.probe_silent_since.take().unwrap_or(now);
-        let quiet_until = if then_close {
-            None
-        } else {
+        let mut timers = Timers::default();
+        timers.set(Timer::Answer, later(since, self.cfg.timeout));
+        if !then_close {
             match method {
-                EndMethod::Silence => Some(later(now, self.quiet_gap())),
-                EndMethod::Vanilla => Some(later(now, VANILLA_LATE_SENTINEL)),
-                EndMethod::EndMarker => Some(later(now, END_MARKER_SILENCE.max(self.quiet_gap()))),
-                _ => None,
+                EndMethod::Silence => timers.set(Timer::Gap, later(now, self.quiet_gap())),
+                EndMethod::Vanilla => {
+                    timers.set(Timer::LateSentinel, later(now, VANILLA_LATE_SENTINEL));
+                }
+                EndMethod::EndMarker => timers.set(
+                    Timer::MarkerSilence,
+                    later(now, END_MARKER_SILENCE.max(self.quiet_gap())),
+                ),
+                _ => {}
             }
-        };
+        }
         self.state = State::Command(Box::new(InFlight {
             id,
             sent_at: now,
-            deadline: later(since, self.cfg.timeout),
             method,
-            quiet_until,
+            timers,
             sentinel: None,
             got_first: false,
             then_close,
@@ -726,7 +787,7 @@ impl Exchange {
             && matches!(c.method, EndMethod::Silence | EndMethod::Idle)
             && (c.got_first || self.cfg.partial_on_idle)
         {
-            c.quiet_until = Some(later(now, gap));
+            c.timers.set(Timer::Gap, later(now, gap));
         }
     }
 
@@ -828,8 +889,9 @@ impl Exchange {
                 self.state = State::Ready;
                 self.events.push_back(Event::Ready);
             }
-            State::Command(c) => {
-                if now >= c.deadline {
+            State::Command(c) => match c.timers.expire(now) {
+                None => {}
+                Some(Timer::Answer) => {
                     let got = c.got_first || self.decoder.buffered() > 0;
                     let c = match std::mem::replace(&mut self.state, State::Ready) {
                         State::Command(c) => c,
@@ -848,46 +910,41 @@ impl Exchange {
                         },
                         after: self.cfg.timeout,
                     });
-                    return;
                 }
-                let Some(q) = c.quiet_until else { return };
-                if now < q {
-                    return;
+                Some(Timer::Gap)
+                    if c.method == EndMethod::Silence
+                        && c.sentinel_after_first
+                        && c.sentinel.is_none()
+                        && !c.got_first =>
+                {
+                    // The last command's gap passed with no packet: by now the server has
+                    // long read the command, so a sentinel has a read of its own, and its
+                    // refusal comes after an answer that is only late. Should it share the
+                    // command's read after all (a server that had not read the command
+                    // yet), the gap after it ends the answer as before.
+                    c.sentinel = Some(RequestId::SENTINEL);
+                    c.sentinel_after_gap = true;
+                    c.timers.set(Timer::Gap, later(now, gap));
+                    self.send(RequestId::SENTINEL, Request::Sentinel, b"");
                 }
-                c.quiet_until = None;
-                match c.method {
-                    EndMethod::Silence
-                        if c.sentinel_after_first && c.sentinel.is_none() && !c.got_first =>
-                    {
-                        // The last command's gap passed with no packet: by now the server has
-                        // long read the command, so a sentinel has a read of its own, and its
-                        // refusal comes after an answer that is only late. Should it share the
-                        // command's read after all (a server that had not read the command
-                        // yet), the gap after it ends the answer as before.
-                        c.sentinel = Some(RequestId::SENTINEL);
-                        c.sentinel_after_gap = true;
-                        c.quiet_until = Some(later(now, gap));
-                        self.send(RequestId::SENTINEL, Request::Sentinel, b"");
-                    }
-                    EndMethod::Vanilla if c.sentinel.is_none() => {
-                        // Vanilla always answers; this long a silence means a stalled or a
-                        // different server. The command packet has long been read, so the
-                        // sentinel cannot share its read.
-                        let sid = RequestId::SENTINEL;
-                        c.sentinel = Some(sid);
-                        self.send(sid, Request::Sentinel, b"");
-                    }
-                    EndMethod::Silence | EndMethod::Idle | EndMethod::EndMarker => {
-                        let c = match std::mem::replace(&mut self.state, State::Ready) {
-                            State::Command(c) => c,
-                            _ => unreachable!("in the command state"),
-                        };
-                        self.take_partial(&c);
-                        self.finish_quiet(&c);
-                    }
-                    _ => {}
+                Some(Timer::LateSentinel) if c.sentinel.is_none() => {
+                    // Vanilla always answers; this long a silence means a stalled or a
+                    // different server. The command packet has long been read, so the
+                    // sentinel cannot share its read.
+                    let sid = RequestId::SENTINEL;
+                    c.sentinel = Some(sid);
+                    self.send(sid, Request::Sentinel, b"");
                 }
-            }
+                Some(Timer::LateSentinel) => {}
+                Some(Timer::Gap | Timer::MarkerSilence) => {
+                    let c = match std::mem::replace(&mut self.state, State::Ready) {
+                        State::Command(c) => c,
+                        _ => unreachable!("in the command state"),
+                    };
+                    self.take_partial(&c);
+                    self.finish_quiet(&c);
+                }
+            },
         }
     }
 
@@ -1230,7 +1287,7 @@ impl Exchange {
         if p.kind == AUTH_RESPONSE {
             if c.method != EndMethod::EndMarker {
                 c.method = EndMethod::EndMarker;
-                c.quiet_until = None;
+                c.timers.stop_quiet();
                 self.settle(EndMethod::EndMarker);
             }
             if p.body.is_empty() {
@@ -1240,7 +1297,7 @@ impl Exchange {
                 self.done();
             } else {
                 if let State::Command(c) = &mut self.state {
-                    c.quiet_until = None;
+                    c.timers.stop_quiet();
                 }
                 self.trace(&p, Role::Output);
                 self.events.push_back(Event::Output(p.body));
@@ -1280,14 +1337,14 @@ impl Exchange {
                 // its own, and its refusal comes after the rest of this answer.
                 if c.sentinel.is_none() {
                     c.sentinel = Some(RequestId::SENTINEL);
-                    c.quiet_until = None;
+                    c.timers.stop_quiet();
                     self.send(RequestId::SENTINEL, Request::Sentinel, b"");
                 } else if c.sentinel_after_gap {
-                    c.quiet_until = Some(later(now, gap));
+                    c.timers.set(Timer::Gap, later(now, gap));
                 }
             }
             EndMethod::Silence | EndMethod::Idle => {
-                c.quiet_until = Some(later(now, gap));
+                c.timers.set(Timer::Gap, later(now, gap));
             }
             EndMethod::EndMarker if body_len == 0 => {
                 // An empty type-0 packet where an end marker was expected: another server now,
@@ -1301,11 +1358,12 @@ impl Exchange {
                 // Type-0 output where an end marker was expected: another server now; fall back
                 // to the quiet gap for this answer and remember that.
                 c.method = EndMethod::Silence;
-                c.quiet_until = Some(later(now, gap));
+                c.timers.stop_quiet();
+                c.timers.set(Timer::Gap, later(now, gap));
                 self.settle(EndMethod::Silence);
             }
             EndMethod::Vanilla => {
-                c.quiet_until = None;
+                c.timers.stop_quiet();
                 if first && c.sentinel.is_none() {
                     if body_len < VANILLA_FRAGMENT {
                         self.take_command();
