@@ -520,6 +520,27 @@ fn print_config_shows_the_targets_and_what_demo_uses() {
     );
     assert!(block_b.contains("host2"), "{text}");
     assert!(!text.contains("localhost"), "{text}");
+    // Each line says where its value came from: the target, not a default.
+    let source = |block: &str, key: &str| {
+        block
+            .lines()
+            .find(|l| l.starts_with(key))
+            .unwrap_or_else(|| panic!("no {key} line in {block}"))
+            .to_string()
+    };
+    assert!(
+        source(block_a, "host").ends_with("flag --target a"),
+        "{text}"
+    );
+    assert!(
+        source(block_a, "port").ends_with("flag --target a"),
+        "{text}"
+    );
+    assert!(
+        source(block_b, "host").ends_with("flag --target b"),
+        "{text}"
+    );
+    assert!(source(block_b, "port").ends_with("default"), "{text}");
 
     let out = run(rcon_in(home.path()).args(["--demo", "--print-config"]));
     let text = stdout(&out);

@@ -18,7 +18,7 @@ pub use crate::app::resolve::modes::{
     BatchPolicy, Condition, DEFAULT_POLL, FanoutPolicy, FollowOptions, Layout, Probe,
     ProbeDefaults, ProbeKind, Timing,
 };
-use crate::app::resolve::settings::{self, ConfigFile, Origins, Settings, Source};
+use crate::app::resolve::settings::{self, ConfigFile, Origins, Settings, Source, Sourced};
 use rconsole::consoles::Protocol;
 
 /// What this run does, with everything it needs.
@@ -523,10 +523,15 @@ fn resolve_mode(
     // --target before --print-config, so that the targets' settings are what it shows.
     if !args.target.is_empty() {
         let mut servers = Vec::new();
-        for (name, target) in settings::targets(&args)? {
+        for (name, target, named_port) in settings::targets(&args)? {
             let mut s = Settings::resolve(&args, &origins, file.clone())?;
-            s.host.value = target.host;
+            // --print-config says the address came from the target, not the default profile.
+            let flag = Source::Flag(format!("--target {name}"));
+            s.host = Sourced::new(target.host, flag.clone());
             s.port.value = target.port;
+            if named_port {
+                s.port.source = flag;
+            }
             // A target names its own address, so the route to the default profile's server
             // (its ssh or proxy_command) does not apply; --ssh and --proxy-command still do.
             s.drop_profile_route();

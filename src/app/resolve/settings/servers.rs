@@ -102,10 +102,10 @@ impl HostPort {
     }
 }
 
-/// The servers of `--target NAME=HOST:PORT`, in order; a target without a port gets --port
-/// or the default.
-pub fn targets(args: &Args) -> anyhow::Result<Vec<(String, HostPort)>> {
-    let mut out: Vec<(String, HostPort)> = Vec::new();
+/// The servers of `--target NAME=HOST:PORT`, in order, each with whether it named its port;
+/// a target without a port gets --port or the default.
+pub fn targets(args: &Args) -> anyhow::Result<Vec<(String, HostPort, bool)>> {
+    let mut out: Vec<(String, HostPort, bool)> = Vec::new();
     for raw in &args.target {
         let usage = |why: &str| {
             fail(
@@ -118,18 +118,19 @@ pub fn targets(args: &Args) -> anyhow::Result<Vec<(String, HostPort)>> {
         if name.is_empty() || name.chars().any(|c| c.is_whitespace() || c.is_control()) {
             return Err(usage("the name must be non-empty, without spaces"));
         }
-        if out.iter().any(|(n, _)| n == name) {
+        if out.iter().any(|(n, _, _)| n == name) {
             return Err(usage("the name is used twice"));
         }
         let (host, port) = parse_host_port(address.trim()).map_err(|why| usage(&why))?;
         if host.is_empty() {
             return Err(usage("no host"));
         }
+        let named = port.is_some();
         let port = port.or(args.port).unwrap_or(
             args.dialect
                 .map_or(DEFAULT_PORT, |d| d.dialect().default_port),
         );
-        out.push((name.to_string(), HostPort { host, port }));
+        out.push((name.to_string(), HostPort { host, port }, named));
     }
     Ok(out)
 }

@@ -49,7 +49,7 @@ pub struct Sourced<T> {
 }
 
 impl<T> Sourced<T> {
-    pub(super) fn new(value: T, source: Source) -> Self {
+    pub fn new(value: T, source: Source) -> Self {
         Self { value, source }
     }
 }
