@@ -82,9 +82,34 @@ fn methods_over_tls_with_the_certificate_trusted_by_file() {
         "Alex (bypassesPlayerLimit: false, permissionLevel: 4)\n(none)\n(none)\n"
     );
 
-    // --json: the method, its params and the result, one object per call.
+    // --json: the one record every mode prints (issue 20), with the method, its params and
+    // the result added; it used to be {method, params, result, ok} alone.
     let line = ok(rcon().args(["--json", "allowlist", "add", "Zed"]));
     let v: Value = serde_json::from_str(line.trim()).unwrap();
+    let mut keys: Vec<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
+    keys.sort();
+    assert_eq!(
+        keys,
+        [
+            "command",
+            "elapsed_ms",
+            "error",
+            "event",
+            "method",
+            "ok",
+            "params",
+            "reason",
+            "response",
+            "result",
+            "server",
+            "time"
+        ],
+        "{v}"
+    );
+    assert_eq!(v["event"], "command");
+    assert_eq!(v["command"], "allowlist add Zed");
+    assert_eq!(v["response"], "Alex\nZed");
+    assert!(v["elapsed_ms"].as_f64().unwrap() > 0.0, "{v}");
     assert_eq!(v["method"], "minecraft:allowlist/add");
     assert_eq!(v["params"], json!([[{"name": "Zed"}]]));
     assert_eq!(v["ok"], true);
@@ -330,6 +355,9 @@ Unknown registry key in ResourceKey[minecraft:root / minecraft:game_rule]: minec
     assert!(stderr(&out).contains(want), "{}", stderr(&out));
     let line: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
     assert!(line["error"].as_str().unwrap().contains(want), "{line}");
+    assert_eq!(line["ok"], false, "{line}");
+    assert_eq!(line["reason"], "command", "{line}");
+    assert!(line.get("result").is_none(), "{line}");
     assert!(server.system_messages().is_empty());
     for (args, code, want) in [
         (

@@ -329,37 +329,35 @@ pub fn run_words(
         return Ok(());
     }
     let (method, params) = schema.resolve(words).map_err(error)?;
-    match client.call(&method, &params) {
-        Ok(result) => {
-            let text = if json_out {
-                let mut o =
-                    json!({"method": method, "params": params, "result": result, "ok": true});
-                if let Some(l) = label {
-                    o["server"] = json!(l);
-                }
-                o.to_string()
-            } else {
-                prefix(label, &render(&result))
-            };
-            let text = if text.ends_with('\n') {
-                text
-            } else {
-                text + "\n"
-            };
-            crate::app::print::output::print_text(&text)?;
-            Ok(())
-        }
-        Err(e) => {
-            if json_out {
-                let mut o = json!({"method": method, "params": params, "ok": false, "error": e.to_string()});
-                if let Some(l) = label {
-                    o["server"] = json!(l);
-                }
-                crate::app::print::output::print_text(&format!("{o}\n"))?;
-            }
-            Err(error(e))
-        }
+    let started = std::time::Instant::now();
+    let called = client.call(&method, &params);
+    let elapsed = started.elapsed();
+    if json_out {
+        // The one record every mode prints, with the call's method, params and result added.
+        let command = words.join(" ");
+        let params = Value::Array(params);
+        let failure = called.as_ref().err().map(|e| (e.to_string(), exit_of(e)));
+        let text = called.as_ref().map(render).unwrap_or_default();
+        let mut record =
+            crate::app::print::json::JsonRecord::command(label, &command, text.trim_end());
+        record.ok = failure.is_none();
+        record.error = failure.as_ref().map(|f| f.0.as_str());
+        record.reason = failure.as_ref().and_then(|f| f.1.reason());
+        record.elapsed_ms = Some(crate::app::print::json::millis(elapsed));
+        record.method = Some(&method);
+        record.params = Some(&params);
+        record.result = called.as_ref().ok();
+        crate::app::print::output::print_text(&format!("{}\n", record.to_line()))?;
+    } else if let Ok(result) = &called {
+        let text = prefix(label, &render(result));
+        let text = if text.ends_with('\n') {
+            text
+        } else {
+            text + "\n"
+        };
+        crate::app::print::output::print_text(&text)?;
     }
+    called.map(|_| ()).map_err(error)
 }
 
 fn prefix(label: Option<&str>, text: &str) -> String {

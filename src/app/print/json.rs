@@ -12,7 +12,8 @@
 //! - `elapsed_ms`: from the command's send to the end of its answer (`null` for events).
 //!
 //! Context a record has only in some modes is added, never renamed: `file` and `line` for
-//! batch input, `player`, `params` and `raw` for events.
+//! batch input, `player`, `params` and `raw` for events; `method`, `params` and `result` (the
+//! JSON-RPC result as the server sent it) for a management call.
 
 use std::time::{Duration, SystemTime};
 
@@ -49,9 +50,15 @@ pub struct JsonRecord<'a> {
     /// The player an event is about.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub player: Option<&'a str>,
-    /// A management notification's params.
+    /// A management call's method.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub method: Option<&'a str>,
+    /// A management notification's params, or a call's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub params: Option<&'a Value>,
+    /// A management call's result as the server sent it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result: Option<&'a Value>,
     /// A pushed console message exactly as the server sent it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub raw: Option<&'a str>,
@@ -73,7 +80,9 @@ impl<'a> JsonRecord<'a> {
             file: None,
             line: None,
             player: None,
+            method: None,
             params: None,
+            result: None,
             raw: None,
         }
     }
