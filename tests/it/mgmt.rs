@@ -86,10 +86,8 @@ fn methods_over_tls_with_the_certificate_trusted_by_file() {
     // the result added; it used to be {method, params, result, ok} alone.
     let line = ok(rcon().args(["--json", "allowlist", "add", "Zed"]));
     let v: Value = serde_json::from_str(line.trim()).unwrap();
-    let mut keys: Vec<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
-    keys.sort();
     assert_eq!(
-        keys,
+        common::json_keys(&v),
         [
             "command",
             "elapsed_ms",

@@ -338,12 +338,16 @@ pub fn run_words(
         let params = Value::Array(params);
         let failure = called.as_ref().err().map(|e| (e.to_string(), exit_of(e)));
         let text = called.as_ref().map(render).unwrap_or_default();
-        let mut record =
-            crate::app::print::json::JsonRecord::command(label, &command, text.trim_end());
-        record.ok = failure.is_none();
-        record.error = failure.as_ref().map(|f| f.0.as_str());
-        record.reason = failure.as_ref().and_then(|f| f.1.reason());
-        record.elapsed_ms = Some(crate::app::print::json::millis(elapsed));
+        let call = crate::app::print::output::Record {
+            command: &command,
+            raw: text.as_bytes(),
+            ok: failure.is_none(),
+            error: failure.as_ref().map(|f| f.0.as_str()),
+            reason: failure.as_ref().and_then(|f| f.1.reason()),
+            elapsed,
+            origin: None,
+        };
+        let mut record = crate::app::print::output::json_record(label, &call, text.trim_end());
         record.method = Some(&method);
         record.params = Some(&params);
         record.result = called.as_ref().ok();

@@ -100,6 +100,16 @@ pub struct Record<'a> {
 /// Appends `r` as the one JSON record ([`super::json`]) and a newline to `buf`, `response`
 /// being its text as printed. Every mode's command records go through here.
 pub fn write_json(buf: &mut Vec<u8>, server: Option<&str>, r: &Record<'_>, response: &str) {
+    json_record(server, r, response).write(buf);
+}
+
+/// `r` as the one JSON record ([`super::json`]), `response` being its text as printed; a mode
+/// with more to say (a management call's method and result) adds its keys before writing.
+pub fn json_record<'a>(
+    server: Option<&'a str>,
+    r: &Record<'a>,
+    response: &'a str,
+) -> super::json::JsonRecord<'a> {
     let mut record = super::json::JsonRecord::command(server, r.command, response);
     record.ok = r.ok;
     record.error = r.error;
@@ -107,7 +117,7 @@ pub fn write_json(buf: &mut Vec<u8>, server: Option<&str>, r: &Record<'_>, respo
     record.elapsed_ms = Some(super::json::millis(r.elapsed));
     record.file = r.origin.map(|o| o.0);
     record.line = r.origin.map(|o| o.1);
-    record.write(buf);
+    record
 }
 
 /// One `--follow` event, as the sink prints it.

@@ -153,6 +153,18 @@ pub fn stdout(out: &Output) -> String {
 }
 
 /// Stderr as text.
+/// The keys of a JSON record, sorted: what the one-schema tests compare.
+pub fn json_keys(record: &serde_json::Value) -> Vec<String> {
+    let mut keys: Vec<String> = record
+        .as_object()
+        .expect("a JSON object")
+        .keys()
+        .cloned()
+        .collect();
+    keys.sort_unstable();
+    keys
+}
+
 pub fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
