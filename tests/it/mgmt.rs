@@ -105,6 +105,8 @@ fn methods_over_tls_with_the_certificate_trusted_by_file() {
         "{v}"
     );
     assert_eq!(v["event"], "command");
+    // One server's records name it too (the profile, else the URL), as RCON's do.
+    assert_eq!(v["server"], format!("{}/", mgmt::url(&server)), "{v}");
     assert_eq!(v["command"], "allowlist add Zed");
     assert_eq!(v["response"], "Alex\nZed");
     assert!(v["elapsed_ms"].as_f64().unwrap() > 0.0, "{v}");

@@ -299,15 +299,18 @@ pub fn split_words(line: &str) -> Vec<String> {
     words
 }
 
-/// Runs one command's words: `methods` lists the methods; anything else is a call. Prints the
-/// result; an error comes back for the caller to report.
+/// Runs one command's words on `server` (the name its JSON records carry; `prefixed`: its
+/// text lines are `[server] ...`, one of several): `methods` lists the methods; anything else is
+/// a call. Prints the result; an error comes back for the caller to report.
 pub fn run_words(
     client: &mut MgmtClient,
     schema: &Schema,
     words: &[String],
     json_out: bool,
-    label: Option<&str>,
+    server: &str,
+    prefixed: bool,
 ) -> anyhow::Result<()> {
+    let label = prefixed.then_some(server);
     if words.len() == 1 && words[0] == "methods" {
         let mut text = String::new();
         for m in schema.methods.iter().filter(|m| !m.is_notification()) {
@@ -347,7 +350,8 @@ pub fn run_words(
             elapsed,
             origin: None,
         };
-        let mut record = crate::app::print::output::json_record(label, &call, text.trim_end());
+        let mut record =
+            crate::app::print::output::json_record(Some(server), &call, text.trim_end());
         record.method = Some(&method);
         record.params = Some(&params);
         record.result = called.as_ref().ok();
@@ -459,7 +463,7 @@ pub fn run(plan: &MgmtPlan, settings: &Settings) -> anyhow::Result<Exit> {
     if !commands.is_empty() {
         let mut worst = Exit::Success;
         for words in &commands {
-            if let Err(e) = run_words(&mut client, &schema, words, plan.json, None) {
+            if let Err(e) = run_words(&mut client, &schema, words, plan.json, &target.name, false) {
                 let exit = crate::app::exit::exit_for(&e);
                 if exit != Exit::CommandFailed {
                     client.close();
@@ -476,7 +480,7 @@ pub fn run(plan: &MgmtPlan, settings: &Settings) -> anyhow::Result<Exit> {
     let result = if tty || plan.interactive {
         console(&mut client, &schema, &target, plan.json)
     } else {
-        lines(&mut client, &schema, plan.json)
+        lines(&mut client, &schema, &target.name, plan.json)
     };
     client.close();
     result
@@ -512,7 +516,12 @@ impl crate::app::source::schedule::Runner for MgmtRunner {
 }
 
 /// Method lines from stdin, one per line; blank lines and `#` comments skipped.
-fn lines(client: &mut MgmtClient, schema: &Schema, json_out: bool) -> anyhow::Result<Exit> {
+fn lines(
+    client: &mut MgmtClient,
+    schema: &Schema,
+    server: &str,
+    json_out: bool,
+) -> anyhow::Result<Exit> {
     let mut worst = Exit::Success;
     let mut any = false;
     for (n, line) in std::io::stdin().lock().lines().enumerate() {
@@ -522,7 +531,7 @@ fn lines(client: &mut MgmtClient, schema: &Schema, json_out: bool) -> anyhow::Re
             continue;
         }
         any = true;
-        if let Err(e) = run_words(client, schema, &split_words(t), json_out, None) {
+        if let Err(e) = run_words(client, schema, &split_words(t), json_out, server, false) {
             eprintln!("rcon: error: stdin:{}: {e:#}", n + 1);
             let exit = crate::app::exit::exit_for(&e);
             if !matches!(exit, Exit::CommandFailed | Exit::Usage) {
@@ -669,7 +678,14 @@ fn console(
         if matches!(t, ":quit" | ":q" | "exit" | "quit") {
             return Ok(Exit::Success);
         }
-        if let Err(e) = run_words(client, schema, &split_words(t), json_out, None) {
+        if let Err(e) = run_words(
+            client,
+            schema,
+            &split_words(t),
+            json_out,
+            &target.name,
+            false,
+        ) {
             eprintln!("rcon: error: {e:#}");
             if !matches!(
                 crate::app::exit::exit_for(&e),

@@ -127,7 +127,7 @@ fn one(name: &str, target: anyhow::Result<MgmtTarget>, calls: &[Vec<String>], js
     };
     let mut worst = Exit::Success;
     for (i, words) in calls.iter().enumerate() {
-        if let Err(e) = mgmt::run_words(&mut client, &schema, words, json, Some(name)) {
+        if let Err(e) = mgmt::run_words(&mut client, &schema, words, json, name, true) {
             let exit = exit_for(&e);
             let call = words.join(" ");
             if exit != Exit::CommandFailed {
