@@ -56,7 +56,12 @@ pub enum Error {
     /// The server closed the connection before the current exchange was complete.
     #[error("server closed the connection {when}")]
     Closed {
-        /// What was under way, e.g. `during login` or `mid-response; output is incomplete`.
+        /// Which part of the conversation was under way.
+        phase: Phase,
+        /// Whether part of an answer had already come (what was printed is incomplete).
+        partial: bool,
+        /// What was under way, in words, e.g. `during login` or `mid-response; output is
+        /// incomplete`.
         when: &'static str,
     },
     /// A read or write on an established connection failed.

@@ -4,17 +4,20 @@
 //! The modules, by concern:
 //!
 //! - [`engine`]: what every protocol engine shares, below all of them: the one options type,
-//!   the observer, the password, cancellation, the [`engine::Remote`] session interface.
+//!   the observer, the password, cancellation, the [`engine::Remote`] session interface, the
+//!   one sans-IO protocol [`engine::Machine`] shape (RCON and every console) and the one
+//!   blocking [`engine::driver`] that runs a machine over a link.
 //! - [`dialect`]: the server families (Minecraft, Source, ..., BattlEye, WebRCON, telnet) as
 //!   data, and [`open`], which picks the RCON client or a console for one: above both.
-//! - [`rcon`]: the RCON protocol and its engine: the packet codec, the sans-IO [`rcon::exchange`] state machine (login, the
-//!   end-of-output probe, what ends an answer, timers) and the blocking [`rcon::client`] driver.
+//! - [`rcon`]: the RCON protocol and its engine: the packet codec, the sans-IO
+//!   [`rcon::exchange`] state machine (login, the end-of-output probe, what ends an answer,
+//!   timers), its [`rcon::machine`] wrapper and the [`rcon::client`] session.
 //! - [`fleet`]: the event loop that runs many exchanges at once over non-blocking sockets.
 //! - [`transport`]: byte streams the engines run over (TCP, the only module that opens
 //!   sockets) and [`transport::tunnel`], a byte stream over a child process's pipes (`ssh -W`,
-//!   a proxy command).
+//!   a proxy command), and the [`transport::link`]s the driver waits in (a stream, UDP).
 //! - [`consoles`]: the other remote consoles (BattlEye RCon, Rust's WebRCON, 7 Days to Die
-//!   telnet), sans-IO, with their driver and practice servers.
+//!   telnet), sans-IO machines, with their session ([`consoles::Console`]) and practice servers.
 //! - [`minecraft`]: the Server List Ping, the UDP query and SRV records, sans-IO, and their
 //!   network driver.
 //! - [`text`]: the `.mcfunction` line rules for batch input and `§` formatting codes to ANSI or

@@ -36,7 +36,7 @@
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-use super::{Action, ConsoleExchange};
+use crate::engine::{Action, Machine};
 use crate::error::Error;
 
 /// Packet type of the login.
@@ -379,7 +379,7 @@ impl BattlEye {
     }
 }
 
-impl ConsoleExchange for BattlEye {
+impl Machine for BattlEye {
     fn start(&mut self, now: Instant) {
         self.state = BattlEyeState::LoggingIn;
         self.login_first = Some(now);
@@ -390,6 +390,8 @@ impl ConsoleExchange for BattlEye {
         if self.state != BattlEyeState::Ready {
             // A failure is final: a login still under way must not report success later.
             self.fail(Error::Closed {
+                phase: crate::error::Phase::Login,
+                partial: false,
                 when: "before the command (not logged in)",
             });
             return;

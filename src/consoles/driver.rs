@@ -1,12 +1,12 @@
-//! The thin blocking driver under every [`ConsoleExchange`]: moves its bytes over a UDP socket, a
-//! WebSocket (tungstenite) or a [`Transport`], sleeps only in socket reads until the exchange's
-//! wake time, and offers the result as a [`Remote`]. With live messages on (the console), a
-//! background thread keeps reading while no command runs, so server messages show as they
-//! arrive and BattlEye's acks and keep-alives go out on time.
+//! The consoles' session: BattlEye RCon, WebRCON and telnet machines run by the engine's one
+//! blocking [`Driver`] over a UDP socket ([`UdpLink`]), a WebSocket (tungstenite, `WsLink`
+//! here) or a [`Transport`] ([`StreamLink`]), offered as a [`Remote`]. With live messages on
+//! (the console), a background thread keeps reading while no command runs, so server messages
+//! show as they arrive and BattlEye's acks and keep-alives go out on time.
 
 use std::io::{self, Read, Write};
 use std::net::{ToSocketAddrs, UdpSocket};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -14,125 +14,22 @@ use std::time::{Duration, Instant};
 use super::battleye::{self, BattlEye};
 use super::telnet::Telnet;
 use super::webrcon::WebRcon;
-use super::{Action, ConsoleExchange, MessageSink, Protocol, Remote};
-use crate::engine::{CANCEL_POLL, Direction, Observer, Options as ClientOptions, Password};
+use super::{MessageSink, Protocol, Remote};
+use crate::engine::driver::{Driver, Goal};
+use crate::engine::{Direction, Ending, Machine, Options as ClientOptions, Password};
 use crate::error::{Error, Result};
-use crate::transport::{Connector, Transport};
-
-/// How the driver reaches the server.
-trait Link: Send {
-    /// Sends one datagram, frame or chunk.
-    fn send(&mut self, bytes: &[u8]) -> io::Result<()>;
-    /// Waits until `deadline` for the next datagram, frame or chunk; `None` when the deadline
-    /// passed; an error of kind `UnexpectedEof` when the server closed the connection.
-    fn recv(&mut self, deadline: Instant) -> io::Result<Option<Vec<u8>>>;
-    /// Closes the link.
-    fn close(&mut self) {}
-}
-
-fn closed() -> io::Error {
-    io::Error::new(io::ErrorKind::UnexpectedEof, "closed by the server")
-}
-
-/// BattlEye: one connected UDP socket.
-struct UdpLink {
-    socket: UdpSocket,
-    buf: Vec<u8>,
-}
-
-impl Link for UdpLink {
-    fn send(&mut self, bytes: &[u8]) -> io::Result<()> {
-        match self.socket.send(bytes) {
-            // An ICMP "port unreachable" from an earlier datagram: the server may come back;
-            // the exchange's timeout decides.
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    io::ErrorKind::ConnectionRefused | io::ErrorKind::ConnectionReset
-                ) =>
-            {
-                Ok(())
-            }
-            other => other.map(|_| ()),
-        }
-    }
-
-    fn recv(&mut self, deadline: Instant) -> io::Result<Option<Vec<u8>>> {
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return Ok(None);
-            }
-            self.socket.set_read_timeout(Some(left))?;
-            match self.socket.recv(&mut self.buf) {
-                Ok(n) => return Ok(Some(self.buf[..n].to_vec())),
-                // A signal (Ctrl-C) interrupts the wait: the driver looks at its cancel flag.
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        io::ErrorKind::WouldBlock
-                            | io::ErrorKind::TimedOut
-                            | io::ErrorKind::Interrupted
-                    ) =>
-                {
-                    return Ok(None);
-                }
-                // Nobody listens (yet): keep waiting until the deadline. (Linux reports the
-                // ICMP "port unreachable" as refused, Windows as reset.)
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        io::ErrorKind::ConnectionRefused | io::ErrorKind::ConnectionReset
-                    ) =>
-                {
-                    std::thread::sleep(left.min(Duration::from_millis(20)));
-                }
-                Err(e) => return Err(e),
-            }
-        }
-    }
-}
-
-/// Telnet: the byte stream itself.
-struct StreamLink {
-    transport: Box<dyn Transport>,
-    buf: Vec<u8>,
-    timeout: Duration,
-}
-
-impl Link for StreamLink {
-    fn send(&mut self, bytes: &[u8]) -> io::Result<()> {
-        self.transport
-            .write_packet(bytes, Instant::now() + self.timeout)
-    }
-
-    fn recv(&mut self, deadline: Instant) -> io::Result<Option<Vec<u8>>> {
-        match self.transport.read_before(&mut self.buf, deadline) {
-            Ok(0) => Err(closed()),
-            Ok(n) => Ok(Some(self.buf[..n].to_vec())),
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    io::ErrorKind::TimedOut | io::ErrorKind::Interrupted
-                ) =>
-            {
-                Ok(None)
-            }
-            Err(e) => Err(e),
-        }
-    }
-
-    fn close(&mut self) {
-        self.transport.close();
-    }
-}
+use crate::transport::link::{Link, Recv, StreamLink, UdpLink};
+use crate::transport::{Connector, Transport, Waker};
 
 /// A [`Transport`] as the `Read + Write` tungstenite wants: a read past the deadline is
 /// `WouldBlock`, which tungstenite treats as "try again later".
+/// A wake-up ([`Transport::waker`]) is `WouldBlock` too, noted in `woken`: tungstenite keeps
+/// a frame read halfway for the next call either way.
 struct Blocking {
     transport: Box<dyn Transport>,
     deadline: Instant,
     timeout: Duration,
+    woken: bool,
 }
 
 impl Read for Blocking {
@@ -140,6 +37,10 @@ impl Read for Blocking {
         match self.transport.read_before(buf, self.deadline) {
             Err(e) if e.kind() == io::ErrorKind::TimedOut => {
                 Err(io::Error::new(io::ErrorKind::WouldBlock, "deadline passed"))
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {
+                self.woken = true;
+                Err(io::Error::new(io::ErrorKind::WouldBlock, "woken"))
             }
             other => other,
         }
@@ -161,35 +62,49 @@ impl Write for Blocking {
 /// WebRCON: a WebSocket; each text frame is one message of the exchange.
 struct WsLink {
     ws: tungstenite::WebSocket<Blocking>,
+    buf: Vec<u8>,
 }
 
 impl Link for WsLink {
-    fn send(&mut self, bytes: &[u8]) -> io::Result<()> {
+    fn send(&mut self, bytes: &[u8], _deadline: Instant) -> io::Result<()> {
         let text = String::from_utf8_lossy(bytes).into_owned();
         self.ws
             .send(tungstenite::Message::text(text))
             .map_err(ws_io)
     }
 
-    fn recv(&mut self, deadline: Instant) -> io::Result<Option<Vec<u8>>> {
+    fn recv(&mut self, deadline: Instant) -> io::Result<Recv<'_>> {
         self.ws.get_mut().deadline = deadline;
         loop {
             match self.ws.read() {
-                Ok(tungstenite::Message::Text(t)) => return Ok(Some(t.as_bytes().to_vec())),
-                Ok(tungstenite::Message::Binary(b)) => return Ok(Some(b.to_vec())),
-                Ok(tungstenite::Message::Close(_)) => return Err(closed()),
+                Ok(tungstenite::Message::Text(t)) => {
+                    self.buf.clear();
+                    self.buf.extend_from_slice(t.as_bytes());
+                    return Ok(Recv::Data(&self.buf));
+                }
+                Ok(tungstenite::Message::Binary(b)) => {
+                    self.buf.clear();
+                    self.buf.extend_from_slice(&b);
+                    return Ok(Recv::Data(&self.buf));
+                }
+                Ok(tungstenite::Message::Close(_)) => return Ok(Recv::Closed),
                 Ok(_) => continue, // ping, pong: tungstenite answers pings itself
-                Err(tungstenite::Error::Io(e))
-                    if matches!(
-                        e.kind(),
-                        io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted
-                    ) =>
-                {
-                    return Ok(None);
+                Err(tungstenite::Error::Io(e)) if e.kind() == io::ErrorKind::WouldBlock => {
+                    if std::mem::take(&mut self.ws.get_mut().woken) {
+                        return Ok(Recv::Woken);
+                    }
+                    return Ok(Recv::Timeout);
+                }
+                Err(tungstenite::Error::Io(e)) if e.kind() == io::ErrorKind::Interrupted => {
+                    return Ok(Recv::Woken);
                 }
                 Err(e) => return Err(ws_io(e)),
             }
         }
+    }
+
+    fn waker(&mut self) -> Option<crate::transport::Waker> {
+        self.ws.get_mut().transport.waker()
     }
 
     fn close(&mut self) {
@@ -197,6 +112,10 @@ impl Link for WsLink {
         let _ = self.ws.flush();
         self.ws.get_mut().transport.close();
     }
+}
+
+fn closed() -> io::Error {
+    io::Error::new(io::ErrorKind::UnexpectedEof, "closed by the server")
 }
 
 fn ws_io(e: tungstenite::Error) -> io::Error {
@@ -249,7 +168,7 @@ pub fn set_tuning(tuning: Tuning) {
 }
 
 /// The BattlEye clocks: the timeout and idle gap of `opts`, the intervals of [`set_tuning`].
-fn battleye_timings(opts: &ClientOptions) -> battleye::Timings {
+pub(crate) fn battleye_timings(opts: &ClientOptions) -> battleye::Timings {
     let t = TUNING.get().copied().unwrap_or_default();
     battleye::Timings {
         timeout: opts.timeout,
@@ -260,123 +179,13 @@ fn battleye_timings(opts: &ClientOptions) -> battleye::Timings {
 }
 
 /// The silence that ends an answer where the protocol marks no end: `--idle-gap`, else 250 ms.
-fn idle_gap(opts: &ClientOptions) -> Duration {
+pub(crate) fn idle_gap(opts: &ClientOptions) -> Duration {
     opts.idle_gap
         .unwrap_or(battleye::Timings::default().idle_gap)
 }
 
-/// What a drive waits for.
-#[derive(Clone, Copy)]
-enum DriveGoal {
-    Login,
-    Answer,
-    Until(Instant),
-}
-
-/// One connection: the exchange and its link.
-struct Engine {
-    ex: Box<dyn ConsoleExchange>,
-    link: Box<dyn Link>,
-    observer: Arc<dyn Observer>,
-    sink: Option<MessageSink>,
-    timeout: Duration,
-    /// Abandons a command when it turns true (Ctrl-C).
-    cancel: Option<Arc<AtomicBool>>,
-    dead: bool,
-    /// The command under way stops the server: a close ends its answer.
-    stopping: bool,
-}
-
-impl Engine {
-    /// Runs the exchange until `goal`; returns the answer for [`DriveGoal::Answer`].
-    fn drive(&mut self, goal: DriveGoal) -> Result<Option<String>> {
-        loop {
-            // Actions queued after the answer (held server messages, traces) still go out.
-            let mut answer = None;
-            let mut logged_in = false;
-            while let Some(action) = self.ex.poll() {
-                match action {
-                    Action::Send(bytes) => {
-                        if let Err(e) = self.link.send(&bytes) {
-                            self.dead = true;
-                            return Err(Error::io("while sending", e));
-                        }
-                    }
-                    Action::LoggedIn => logged_in = true,
-                    Action::Answer(text) => answer = Some(text),
-                    Action::Message(text) => {
-                        if let Some(sink) = &self.sink {
-                            sink(&text);
-                        }
-                    }
-                    Action::Trace { sent, bytes, what } => {
-                        let d = if sent {
-                            Direction::Sent
-                        } else {
-                            Direction::Received
-                        };
-                        self.observer.frame(d, &bytes, &what);
-                    }
-                    Action::Warning(w) => self.observer.warning(&w.to_string()),
-                    Action::Fail(e) => {
-                        self.dead = true;
-                        return Err(e);
-                    }
-                }
-            }
-            if answer.is_some() {
-                return Ok(answer);
-            }
-            if logged_in && matches!(goal, DriveGoal::Login) {
-                return Ok(None);
-            }
-            let now = Instant::now();
-            let mut wake = self.ex.wake().unwrap_or(now + self.timeout);
-            if let DriveGoal::Until(t) = goal {
-                if now >= t {
-                    return Ok(None);
-                }
-                wake = wake.min(t);
-            } else if let Some(flag) = &self.cancel {
-                if flag.swap(false, Ordering::SeqCst) {
-                    // The exchange is mid-command: start afresh next time.
-                    self.dead = true;
-                    return Err(Error::Cancelled);
-                }
-                wake = wake.min(now + CANCEL_POLL);
-            }
-            match self.link.recv(wake) {
-                Ok(Some(data)) => {
-                    let now = Instant::now();
-                    self.ex.receive(&data, now);
-                    self.ex.tick(now);
-                }
-                Ok(None) => self.ex.tick(Instant::now()),
-                Err(e) => {
-                    self.dead = true;
-                    if e.kind() == io::ErrorKind::UnexpectedEof
-                        && self.stopping
-                        && matches!(goal, DriveGoal::Answer)
-                        && let Some(answer) = self.ex.closed()
-                    {
-                        return Ok(Some(answer));
-                    }
-                    return Err(if e.kind() == io::ErrorKind::UnexpectedEof {
-                        Error::Closed {
-                            when: match goal {
-                                DriveGoal::Login => "during login",
-                                DriveGoal::Answer => "mid-response; output is incomplete",
-                                DriveGoal::Until(_) => "while idle",
-                            },
-                        }
-                    } else {
-                        Error::io("while reading", e)
-                    });
-                }
-            }
-        }
-    }
-}
+/// One connection: the machine, its link and where its actions go.
+type Engine = Driver<Box<dyn Machine>>;
 
 /// A logged-in session of BattlEye RCon, WebRCON or telnet: the [`Remote`] for those dialects.
 pub struct Console {
@@ -388,11 +197,14 @@ pub struct Console {
     pump_state: Arc<PumpState>,
     sink: Option<MessageSink>,
     pump: Option<JoinHandle<()>>,
+    /// Ends the background reader's wait in the link, so a command gets the engine at once
+    /// (only while the reader runs).
+    waker: Option<Waker>,
 }
 
-/// What the background reader waits on, with no polling: a command holding the engine
-/// (`busy`), a change of engine (`generation`, after a command, which may have reconnected),
-/// and the end.
+/// What the background reader waits on, with no polling: the engine held by the application
+/// (`busy`, a command or a setting), a change of engine (`generation`, after a hold, which may
+/// have reconnected), and the end.
 #[derive(Default)]
 struct PumpState {
     flags: Mutex<PumpFlags>,
@@ -401,15 +213,40 @@ struct PumpState {
 
 #[derive(Default)]
 struct PumpFlags {
-    busy: bool,
+    /// How many holds of the engine are under way.
+    busy: u32,
     generation: u64,
     stop: bool,
+    /// The engine's link can be woken: the reader waits in it until the machine's next
+    /// deadline; otherwise in slices of [`UNWAKEABLE_SLICE`].
+    wakeable: bool,
 }
+
+/// How long the background reader waits in a link that cannot be woken (a [`Transport`] of
+/// the embedding program's that has no [`Transport::waker`]) before it lets a command in.
+const UNWAKEABLE_SLICE: Duration = Duration::from_millis(50);
+
+/// How long the background reader waits in a link that can be woken, at most, before it looks
+/// at its flags again (a command wakes it long before).
+const WAKEABLE_SLICE: Duration = Duration::from_secs(3600);
 
 impl PumpState {
     fn update(&self, f: impl FnOnce(&mut PumpFlags)) {
         f(&mut self.flags.lock().unwrap_or_else(|p| p.into_inner()));
         self.wake.notify_all();
+    }
+}
+
+/// The application's hold on the engine: the background reader is out of the way until it
+/// ends.
+struct Busy(Arc<PumpState>);
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        self.0.update(|f| {
+            f.busy -= 1;
+            f.generation += 1;
+        });
     }
 }
 
@@ -439,6 +276,7 @@ impl Console {
             pump_state: Arc::default(),
             sink: None,
             pump: None,
+            waker: None,
         };
         console.reconnect()?;
         // BattlEye drops a client silent for 45 s: keep it logged in between commands too (a
@@ -452,7 +290,7 @@ impl Console {
     fn open(&self) -> Result<Engine> {
         let tracing = self.opts.observer.wants_packets();
         let timeout = self.opts.timeout;
-        let (ex, link): (Box<dyn ConsoleExchange>, Box<dyn Link>) = match self.protocol {
+        let (ex, link): (Box<dyn Machine>, Box<dyn Link>) = match self.protocol {
             Protocol::BattlEye => {
                 let target = self.connector.describe();
                 let addr = target
@@ -471,8 +309,9 @@ impl Console {
                 } else {
                     "[::]:0"
                 };
-                let socket = UdpSocket::bind(local)
+                let link = UdpSocket::bind(local)
                     .and_then(|s| s.connect(addr).map(|()| s))
+                    .and_then(|s| UdpLink::new(s, battleye::MAX_DATAGRAM))
                     .map_err(|source| Error::Connect {
                         addr: addr.to_string(),
                         source,
@@ -483,10 +322,7 @@ impl Console {
                         battleye_timings(&self.opts),
                         tracing,
                     )),
-                    Box::new(UdpLink {
-                        socket,
-                        buf: vec![0; battleye::MAX_DATAGRAM],
-                    }),
+                    Box::new(link),
                 )
             }
             Protocol::Telnet => {
@@ -498,11 +334,7 @@ impl Console {
                         idle_gap(&self.opts),
                         tracing,
                     )),
-                    Box::new(StreamLink {
-                        transport,
-                        buf: vec![0; 64 * 1024],
-                        timeout,
-                    }),
+                    Box::new(StreamLink::new(transport)),
                 )
             }
             Protocol::WebRcon => {
@@ -515,16 +347,10 @@ impl Console {
                 ));
             }
         };
-        Ok(Engine {
-            ex,
-            link,
-            observer: Arc::clone(&self.opts.observer),
-            sink: self.sink.clone(),
-            timeout,
-            cancel: self.opts.cancel.clone(),
-            dead: false,
-            stopping: false,
-        })
+        let mut engine = Driver::new(ex, &self.opts);
+        engine.sink = self.sink.clone();
+        engine.attach(link);
+        Ok(engine)
     }
 
     /// Opens the WebSocket `ws://host:port/PASSWORD`. The password is never traced: the trace
@@ -538,6 +364,7 @@ impl Console {
             transport,
             deadline,
             timeout,
+            woken: false,
         };
         let url = format!("ws://{target}/{}", encode_path(self.password.expose()));
         if tracing {
@@ -560,7 +387,10 @@ impl Console {
                             "WebSocket upgrade accepted",
                         );
                     }
-                    return Ok(WsLink { ws });
+                    return Ok(WsLink {
+                        ws,
+                        buf: Vec::new(),
+                    });
                 }
                 Err(tungstenite::HandshakeError::Interrupted(mid)) => {
                     if Instant::now() >= deadline {
@@ -602,38 +432,59 @@ impl Console {
     fn run(&mut self, command: &str, out: &mut Vec<u8>, stopping: bool) -> Result<()> {
         crate::engine::check_command(command, self.opts.max_command_bytes)?;
         self.with_engine(|e| {
-            e.stopping = stopping;
-            e.ex.command(command, Instant::now());
-            let answer = e.drive(DriveGoal::Answer)?.unwrap_or_default();
-            out.extend_from_slice(answer.as_bytes());
-            Ok(())
+            let ending = if stopping {
+                Ending::StopsServer
+            } else {
+                Ending::Normal
+            };
+            e.machine.command_with(command, ending, Instant::now());
+            e.drive(
+                Goal::Answer {
+                    stops_server: stopping,
+                },
+                Some(out),
+            )
         })
+    }
+
+    /// Holds the background reader off (waking it out of its wait in the link) until the
+    /// returned hold ends.
+    fn busy(&self) -> Busy {
+        self.pump_state.update(|f| f.busy += 1);
+        if let Some(wake) = &self.waker {
+            wake();
+        }
+        Busy(Arc::clone(&self.pump_state))
+    }
+
+    /// The engine, once the background reader let go of it (hold [`Console::busy`] first).
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<Engine>> {
+        self.engine.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Runs `f` on the live engine, with the background reader held off.
     fn with_engine<T>(&mut self, f: impl FnOnce(&mut Engine) -> Result<T>) -> Result<T> {
-        self.pump_state.update(|f| f.busy = true);
-        let result = (|| {
-            let mut guard = self.engine.lock().unwrap_or_else(|p| p.into_inner());
-            if guard.as_ref().is_none_or(|e| e.dead) {
-                drop(guard);
-                self.reconnect()?;
-                guard = self.engine.lock().unwrap_or_else(|p| p.into_inner());
-            }
-            let engine = guard.as_mut().expect("connected above");
-            f(engine)
-        })();
-        self.pump_state.update(|f| {
-            f.busy = false;
-            f.generation += 1;
-        });
-        result
+        let _busy = self.busy();
+        if self.lock().as_ref().is_none_or(|e| !e.is_connected()) {
+            self.reconnect()?;
+        }
+        let mut guard = self.lock();
+        let engine = guard.as_mut().ok_or(Error::Closed {
+            phase: crate::error::Phase::Send,
+            partial: false,
+            when: "before the command could be sent",
+        })?;
+        f(engine)
     }
 
     fn start_pump(&mut self) {
         if self.pump.is_some() {
             return;
         }
+        let waker = self.lock().as_mut().and_then(|e| e.waker());
+        self.waker = waker;
+        let wakeable = self.waker.is_some();
+        self.pump_state.update(|f| f.wakeable = wakeable);
         let (engine, state) = (Arc::clone(&self.engine), Arc::clone(&self.pump_state));
         let handle = std::thread::spawn(move || {
             let mut seen = None;
@@ -644,22 +495,28 @@ impl Console {
                     let flags = state.flags.lock().unwrap_or_else(|p| p.into_inner());
                     let flags = state
                         .wake
-                        .wait_while(flags, |f| !f.stop && (f.busy || seen == Some(f.generation)))
+                        .wait_while(flags, |f| {
+                            !f.stop && (f.busy > 0 || seen == Some(f.generation))
+                        })
                         .unwrap_or_else(|p| p.into_inner());
                     if flags.stop {
                         return;
                     }
                     seen = None;
-                    let generation = flags.generation;
+                    let (generation, wakeable) = (flags.generation, flags.wakeable);
                     drop(flags);
                     let mut guard = engine.lock().unwrap_or_else(|p| p.into_inner());
                     match guard.as_mut() {
-                        Some(e) if !e.dead => {
-                            // Reads what arrives and sends the keep-alive when it is due; a
-                            // command waits at most this long for the engine.
-                            let _ = e.drive(DriveGoal::Until(
-                                Instant::now() + Duration::from_millis(50),
-                            ));
+                        Some(e) if e.is_connected() => {
+                            // Reads what arrives and sends the keep-alive when it is due, in
+                            // the link's wait, until a command wakes it (or, on a link that
+                            // cannot be woken, for a slice a command waits at most).
+                            let slice = if wakeable {
+                                WAKEABLE_SLICE
+                            } else {
+                                UNWAKEABLE_SLICE
+                            };
+                            let _ = e.drive(Goal::Until(Instant::now() + slice), None);
                         }
                         _ => seen = Some(generation),
                     }
@@ -674,6 +531,9 @@ impl Drop for Console {
     fn drop(&mut self) {
         if let Some(handle) = self.pump.take() {
             self.pump_state.update(|f| f.stop = true);
+            if let Some(wake) = &self.waker {
+                wake();
+            }
             let _ = handle.join();
         }
         self.close();
@@ -692,31 +552,37 @@ impl Remote for Console {
     }
 
     fn close(&mut self) {
-        let mut guard = self.engine.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(mut e) = guard.take() {
-            e.link.close();
+        let _busy = self.busy();
+        if let Some(mut e) = self.lock().take() {
+            e.close();
         }
     }
 
     fn check_open(&mut self) -> bool {
-        let guard = self.engine.lock().unwrap_or_else(|p| p.into_inner());
-        match guard.as_ref() {
-            Some(e) => !e.dead,
-            None => false,
-        }
+        let _busy = self.busy();
+        self.lock().as_ref().is_some_and(|e| e.is_connected())
     }
 
     fn is_connected(&self) -> bool {
-        let guard = self.engine.lock().unwrap_or_else(|p| p.into_inner());
-        guard.is_some()
+        let _busy = self.busy();
+        self.lock().is_some()
     }
 
     fn reconnect(&mut self) -> Result<()> {
         self.close();
         let mut engine = self.open()?;
-        engine.ex.start(Instant::now());
-        engine.drive(DriveGoal::Login)?;
-        *self.engine.lock().unwrap_or_else(|p| p.into_inner()) = Some(engine);
+        engine.drive(Goal::Ready, None)?;
+        // The reader waits in the new link: a command must be able to wake it there.
+        let waker = if self.pump.is_some() {
+            engine.waker()
+        } else {
+            None
+        };
+        let _busy = self.busy();
+        *self.lock() = Some(engine);
+        self.waker = waker;
+        let wakeable = self.waker.is_some();
+        self.pump_state.update(|f| f.wakeable = wakeable);
         Ok(())
     }
 
@@ -730,25 +596,19 @@ impl Remote for Console {
 
     fn set_cancel(&mut self, cancel: Option<Arc<AtomicBool>>) {
         self.opts.cancel = cancel.clone();
-        if let Some(e) = self
-            .engine
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .as_mut()
-        {
+        let _busy = self.busy();
+        if let Some(e) = self.lock().as_mut() {
             e.cancel = cancel;
         }
     }
 
     fn set_messages(&mut self, sink: MessageSink, live: bool) {
         self.sink = Some(Arc::clone(&sink));
-        if let Some(e) = self
-            .engine
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .as_mut()
         {
-            e.sink = Some(sink);
+            let _busy = self.busy();
+            if let Some(e) = self.lock().as_mut() {
+                e.sink = Some(sink);
+            }
         }
         if live {
             self.start_pump();
@@ -759,6 +619,56 @@ impl Remote for Console {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use crate::transport::link::memory::{FakeClock, MemoryLink, Read};
+
+    /// Telnet under the engine's driver on an in-memory link: the login, then an answer that
+    /// ends by the idle gap on the fake clock (no real wait), with a log line that arrives
+    /// meanwhile handed to the sink, not the answer.
+    #[test]
+    fn a_telnet_answer_ends_by_its_idle_gap_on_the_fake_clock() {
+        let clock = FakeClock::new();
+        let (link, record) = MemoryLink::new(
+            vec![
+                Read::Data(1, b"Please enter password:\r\n".to_vec()),
+                Read::Data(1, b"Logon successful.\r\n".to_vec()),
+                Read::Data(5, b"Game version: V 1.0\r\n".to_vec()),
+                Read::Data(
+                    5,
+                    b"2026-12-02T01:30:00 12.345 INF Player joined\r\n".to_vec(),
+                ),
+                Read::Silence,
+            ],
+            &clock,
+        );
+        let gap = Duration::from_millis(250);
+        let opts = ClientOptions::default();
+        let machine: Box<dyn Machine> = Box::new(Telnet::new("pw", opts.timeout, gap, false));
+        let messages = Arc::new(Mutex::new(Vec::new()));
+        let mut engine = Driver::new(machine, &opts).with_clock(clock.source());
+        engine.sink = Some({
+            let messages = Arc::clone(&messages);
+            Arc::new(move |m: &str| messages.lock().unwrap().push(m.to_string()))
+        });
+        engine.attach(Box::new(link));
+        engine.drive(Goal::Ready, None).unwrap();
+        let sent_at = clock.now();
+        engine.machine.command("version", sent_at);
+        let mut out = Vec::new();
+        let goal = Goal::Answer {
+            stops_server: false,
+        };
+        engine.drive(goal, Some(&mut out)).unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), "Game version: V 1.0");
+        assert_eq!(
+            *messages.lock().unwrap(),
+            ["2026-12-02T01:30:00 12.345 INF Player joined"]
+        );
+        let writes = record.writes.lock().unwrap().clone();
+        assert_eq!(writes, [b"pw\r\n".to_vec(), b"version\r\n".to_vec()]);
+        // The answer's last line came 5 ms after the command: the gap ran from there.
+        assert_eq!(clock.now(), sent_at + Duration::from_millis(5) + gap);
+    }
 
     #[test]
     fn passwords_are_percent_encoded_in_the_path() {

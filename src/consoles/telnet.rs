@@ -17,7 +17,7 @@
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-use super::{Action, ConsoleExchange};
+use crate::engine::{Action, Machine};
 use crate::error::Error;
 
 /// Longest command sent, in UTF-8 bytes.
@@ -191,7 +191,7 @@ impl Telnet {
     }
 }
 
-impl ConsoleExchange for Telnet {
+impl Machine for Telnet {
     fn start(&mut self, now: Instant) {
         self.started = Some(now);
     }

@@ -4,8 +4,8 @@
 //!
 //! A case is a list of [`Step`]s (server input, the clock moving on, a command, a close) and the
 //! log of everything the exchange did, in order, each entry stamped with the fake clock. The
-//! harness drives an exchange as the driver in `driver.rs` does, and checks on every case what a
-//! table cannot say by itself:
+//! harness drives an exchange as a driver does (the engine's `driver.rs`, the fleet's loop),
+//! and checks on every case what a table cannot say by itself:
 //! - `wake()` tells the truth: a tick before it does nothing, a tick at it moves the wake time on
 //!   (or the driver would spin), and a failed exchange wants no more ticks;
 //! - tracing changes nothing but the traces, and no trace, warning, failure, answer or message
@@ -130,6 +130,8 @@ impl<E: Subject> Harness<E> {
                     self.failed = true;
                     format!("fail {e}")
                 }
+                // RCON's own actions: no console gives them.
+                other => panic!("{}: a console gave {other:?}", self.name),
             };
             self.said.push(what.clone());
             self.record(what);
@@ -145,8 +147,8 @@ impl<E: Subject> Harness<E> {
         }
     }
 
-    /// The driver ticks after every input and every wake: nothing may be due by then, or it
-    /// would spin.
+    /// A driver may tick after any input, and ticks at every wake: nothing may be due by then,
+    /// or it would spin.
     fn check_wake(&self, after: &str) {
         if let Some(w) = self.ex.wake() {
             assert!(

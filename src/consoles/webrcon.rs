@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 
-use super::{Action, ConsoleExchange};
+use crate::engine::{Action, Machine};
 use crate::error::Error;
 
 /// Longest command sent, in UTF-8 bytes.
@@ -73,7 +73,7 @@ impl WebRcon {
     }
 }
 
-impl ConsoleExchange for WebRcon {
+impl Machine for WebRcon {
     fn start(&mut self, _now: Instant) {
         // The upgrade with the password in the path was the login.
         self.started = true;

@@ -1,6 +1,8 @@
 //! What every protocol engine shares, below all of them: the one options type, the observer
 //! that hears warnings and traces, the password, cancellation, the session interface the
-//! application runs commands through ([`Remote`]) and how durations are written in messages.
+//! application runs commands through ([`Remote`]), how durations are written in messages, the
+//! one protocol machine shape ([`Machine`], [`machine`]) and the one blocking [`driver`] that
+//! runs a machine over a [link](crate::transport::link).
 //!
 //! The RCON engine ([`crate::rcon`]) and the other consoles ([`crate::consoles`]) both build
 //! on this module and neither borrows from the other; which of them serves a dialect is
@@ -17,8 +19,13 @@ use crate::error::{Error, Result};
 use crate::rcon::exchange::{EndDetection, Learned, Traced};
 use crate::rcon::packet::{DEFAULT_MAX_INCOMING, MAX_COMMAND_BYTES};
 
+pub mod driver;
+pub mod machine;
 mod time;
 pub use time::format_duration;
+pub(crate) use time::later;
+
+pub use machine::{Action, Ending, Machine, Notice};
 
 /// Which wire protocol a dialect speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,6 +1,14 @@
-//! How durations are written in messages, for every engine and error.
+//! How durations are written in messages, for every engine and error, and deadlines that
+//! never overflow.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+/// `now + d`, or a year on if that overflows (a deadline that never comes in practice).
+pub(crate) fn later(now: Instant, d: Duration) -> Instant {
+    now.checked_add(d)
+        .or_else(|| now.checked_add(Duration::from_secs(86_400 * 365)))
+        .unwrap_or(now)
+}
 
 /// Formats a duration for messages: `1.5s`, `250ms`.
 pub fn format_duration(d: Duration) -> String {

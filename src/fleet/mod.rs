@@ -1,18 +1,31 @@
-//! Many RCON sessions from one thread: an event loop over non-blocking TCP sockets (mio) that
-//! drives one [`Exchange`] per target, the same state machine the blocking [`crate::Client`]
-//! drives, so there is no second protocol implementation.
+//! Many sessions from one thread: an event loop over non-blocking links (mio) that drives one
+//! protocol machine per target, a `Box<dyn` [`Machine`]`>` of the one shape the blocking driver
+//! ([`crate::engine::driver`]) runs too (RCON as [`RconMachine`](crate::rcon::machine::RconMachine),
+//! the consoles' machines of [`crate::consoles`]), so there is no second protocol
+//! implementation and no protocol match in the loop: it writes each [`Action::Send`] (one
+//! packet, datagram or message per write; never two RCON packets in one), feeds the machine
+//! bytes, closes and clock readings, hands its other actions to the [`Handler`] as [`Report`]s,
+//! and decides what a close means as that driver does ([`Machine::peer_closed`],
+//! [`Machine::closed`]). Which machine a target gets is settled once, in `machine.rs`.
+//!
+//! Any dialect over any link: RCON and the 7 Days to Die telnet console over a TCP stream,
+//! BattlEye over UDP datagrams, Rust's WebRCON over a WebSocket (its upgrade included), and on
+//! Unix any of the stream protocols through a tunnel ([`Tunnel`]: `ssh -W` or a proxy command,
+//! the child's pipes registered with the poll). A tunnel that dies is the transport failure
+//! it is ([`Error::Transport`], with the last line the child printed on stderr). On other
+//! platforms a tunnel's pipes cannot be polled; the `rcon` binary runs those targets on helper
+//! threads with the blocking client.
 //!
 //! Every target's connect, login, probe and commands progress at once; nothing here blocks on
 //! one target (a name is resolved before the loop starts, on a few helper threads). At most
 //! [`FleetOptions::parallel`] connections are open at a time; the next target starts as soon as one
 //! finishes, so a dead server holds one slot for its own timeout and delays nobody else. A
-//! connect that fails (refused, unreachable, timed out) is tried again [`FleetOptions::retries`]
-//! times, after a back-off that doubles, without holding a slot meanwhile.
+//! connect that fails (refused, unreachable, timed out, a tunnel that could not start or died
+//! before the login) is tried again [`FleetOptions::retries`] times, after a back-off that
+//! doubles, without holding a slot meanwhile.
 //!
 //! What to run is the caller's business: a [`Handler`] is asked for each target's next step
 //! when it is logged in and after each command, and told everything that happens ([`Report`]).
-//! Tunnels (`ssh -W`, proxy commands) are child processes with blocking pipes; they are not
-//! driven here (the `rcon` binary runs them on helper threads with the blocking client).
 //!
 //! Out of scope: printing, policy (what a failure means for the next command), passwords'
 //! sources. Those belong to the caller.
@@ -23,15 +36,26 @@ use std::io::{self, Read, Write};
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::time::{Duration, Instant};
 
-use mio::net::TcpStream;
+use mio::net::{TcpStream, UdpSocket};
 use mio::{Events, Interest, Poll, Token};
 
+use crate::consoles::Protocol;
+use crate::engine::{Action, Direction, Ending, Machine, Notice};
 use crate::error::Error;
 use crate::rcon::client::Password;
-use crate::rcon::exchange::{Event, Exchange, Learned, Traced};
+use crate::rcon::exchange::{Learned, Traced};
 
 mod limits;
+mod link;
+mod machine;
 pub use limits::raise_fd_limit;
+pub use link::Tunnel;
+
+use link::{Link, Stream, TunnelChild};
+
+/// After a tunnel closes its stdout: how long to wait for it to exit and say why (as the
+/// blocking tunnel waits).
+const EXIT_GRACE: Duration = Duration::from_secs(3);
 
 /// One server to drive.
 #[derive(Debug)]
@@ -42,8 +66,27 @@ pub struct FleetTarget {
     pub port: u16,
     /// The RCON password.
     pub password: Password,
-    /// The exchange's settings (its timeout also bounds connecting).
+    /// The machine's settings (its timeout also bounds connecting).
     pub config: crate::engine::Options,
+    /// Which protocol the server speaks.
+    pub protocol: Protocol,
+    /// Reach it through this tunnel (Unix), not directly: `host` and `port` are then the
+    /// server as the far side sees it.
+    pub tunnel: Option<Tunnel>,
+}
+
+impl FleetTarget {
+    /// An RCON server reached directly.
+    pub fn rcon(host: &str, port: u16, password: Password, config: crate::engine::Options) -> Self {
+        FleetTarget {
+            host: host.to_string(),
+            port,
+            password,
+            config,
+            protocol: Protocol::Rcon,
+            tunnel: None,
+        }
+    }
 }
 
 /// Settings of a fleet run.
@@ -131,6 +174,21 @@ pub enum Report {
     Learned(Option<Learned>),
     /// A packet went over the wire (only when the observer wants packets: [`crate::engine::Observer::wants_packets`]).
     Traced(Traced),
+    /// A message the server sent on its own (a console's chat, log line or event); never
+    /// part of an answer.
+    Message(String),
+    /// Bytes of a console protocol went over the wire, already masked (only when the observer
+    /// wants packets), as [`crate::engine::Observer::frame`] takes them.
+    Frame {
+        /// Sent or received.
+        direction: Direction,
+        /// The bytes to show.
+        bytes: Vec<u8>,
+        /// What they are.
+        what: String,
+    },
+    /// A console's one-line warning.
+    ConsoleWarning(crate::consoles::Notice),
 }
 
 /// The caller's side of a fleet run.
@@ -150,7 +208,12 @@ enum Phase {
     Backoff,
     /// A non-blocking connect is under way.
     Connecting,
-    /// Connected: the exchange runs.
+    /// WebRCON: the WebSocket upgrade is under way.
+    Handshake,
+    /// A tunnel closed its output (or stopped reading): waiting for it to exit, to tell a
+    /// failed tunnel from a plain close.
+    Exiting,
+    /// Connected: the machine runs.
     Open,
     /// Connected and ready, waiting for a command's `not_before`.
     Delay,
@@ -158,22 +221,102 @@ enum Phase {
     Over,
 }
 
+/// Where the conversation on the current connection is: what the blocking driver's
+/// [`Goal`](crate::engine::driver::Goal) would be waiting for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    /// Logging in ([`Action::LoggedIn`] is due).
+    LoggingIn,
+    /// Logged in, no command under way.
+    Idle,
+    /// A command is under way (`stops_server`: a close ends its answer, and the connection is
+    /// closed after it).
+    Command { stops_server: bool },
+}
+
+/// What a tunnel that ended cleanly (or too slowly to tell) means.
+enum Fallback {
+    /// The server closed the connection.
+    Closed,
+    /// This error (a write that failed, an upgrade the server broke off).
+    Error(Error),
+}
+
 struct Slot {
     phase: Phase,
-    exchange: Exchange,
-    password: Password,
+    /// The target's protocol, whichever it is: the loop drives it only through the trait.
+    machine: Box<dyn Machine>,
+    /// Which link to open (a UDP socket for BattlEye, the WebSocket upgrade for WebRCON).
+    protocol: Protocol,
+    /// WebRCON's password, for the upgrade whose path carries it (the machine holds the
+    /// others).
+    ws_password: Option<Password>,
+    /// Bounds connecting, logging in and each answer.
+    timeout: Duration,
+    tunnel: Option<Tunnel>,
+    /// `host:port` as a WebSocket's URL and `Host` name it.
+    address: String,
+    /// Whether the observer wants packets (the WebSocket upgrade is traced here).
+    tracing: bool,
     addrs: Vec<SocketAddr>,
     addr_index: usize,
-    stream: Option<TcpStream>,
-    /// Bytes of a packet the socket did not take whole yet.
-    unsent: VecDeque<u8>,
-    /// When connecting gives up, the back-off ends, or a delayed command is due.
+    link: Option<Link>,
+    /// The tunnel's process, while one runs.
+    child: Option<TunnelChild>,
+    /// What the machine asked to send ([`Action::Send`]) that the link has not taken whole yet:
+    /// one packet, datagram or message each, written one at a time (never two RCON packets in
+    /// one write: a vanilla server handles one packet per read).
+    outbox: Outbox,
+    /// How much of the first of `outbox` a stream already took.
+    sent: usize,
+    /// When connecting or the upgrade gives up, the back-off ends, a delayed command is due or
+    /// an exiting tunnel is looked at again.
     wake_at: Option<Instant>,
     attempt: u32,
     /// A command to start once logged in again (after a stop command closed the connection).
     queued: Option<(String, bool)>,
     /// The deadline last put on the timer heap, to avoid duplicates.
     armed: Option<Instant>,
+    /// Where the current connection's conversation is.
+    stage: Stage,
+    /// An exiting tunnel: until when to wait, and what a clean exit means.
+    exit_until: Option<Instant>,
+    exit_then: Option<Fallback>,
+    /// An exiting tunnel closed while a delayed command waited: when it is due.
+    resume: Option<Instant>,
+}
+
+/// Sends waiting for the link, in order. The first is held apart, so the usual case (one send
+/// at a time, written at once) costs no allocation per target.
+#[derive(Default)]
+struct Outbox {
+    first: Option<Vec<u8>>,
+    rest: VecDeque<Vec<u8>>,
+}
+
+impl Outbox {
+    fn push_back(&mut self, bytes: Vec<u8>) {
+        if self.first.is_none() {
+            self.first = Some(bytes);
+        } else {
+            self.rest.push_back(bytes);
+        }
+    }
+
+    fn front(&self) -> Option<&Vec<u8>> {
+        self.first.as_ref()
+    }
+
+    fn pop_front(&mut self) -> Option<Vec<u8>> {
+        let first = self.first.take();
+        self.first = self.rest.pop_front();
+        first
+    }
+
+    fn clear(&mut self) {
+        self.first = None;
+        self.rest.clear();
+    }
 }
 
 /// Runs every target to the end, calling `handler` as things happen. Returns when every target
@@ -195,18 +338,35 @@ pub fn run(
                 Vec::new()
             }
         };
+        let address = match &t.tunnel {
+            Some(tunnel) => tunnel.address().to_string(),
+            None => crate::transport::Connector::describe(&crate::transport::TcpConnector::new(
+                &t.host, t.port,
+            )),
+        };
         sessions.push(Slot {
             phase: Phase::Pending,
-            exchange: Exchange::new(t.config),
-            password: t.password,
+            tracing: t.config.observer.wants_packets(),
+            timeout: t.config.timeout,
+            ws_password: (t.protocol == Protocol::WebRcon).then(|| t.password.clone()),
+            machine: machine::new(t.protocol, t.config, t.password),
+            protocol: t.protocol,
+            tunnel: t.tunnel,
+            address,
             addrs,
             addr_index: 0,
-            stream: None,
-            unsent: VecDeque::new(),
+            link: None,
+            child: None,
+            outbox: Outbox::default(),
+            sent: 0,
             wake_at: None,
             attempt: 0,
             queued: None,
             armed: None,
+            stage: Stage::LoggingIn,
+            exit_until: None,
+            exit_then: None,
+            resume: None,
         });
     }
     let mut lp = Loop {
@@ -296,7 +456,8 @@ impl Loop {
         }
     }
 
-    /// Starts a connection attempt to the next address (the first one for a new attempt).
+    /// Starts a connection attempt: a tunnel's child, a UDP socket, or a TCP connect to the
+    /// next address (the first one for a new attempt).
     fn connect(&mut self, i: usize, poll: &Poll, handler: &mut dyn Handler) {
         let s = &mut self.sessions[i];
         if !matches!(s.phase, Phase::Connecting) {
@@ -304,7 +465,24 @@ impl Loop {
             s.addr_index = 0;
             handler.report(i, Report::Connecting { attempt: s.attempt });
         }
-        let timeout = s.exchange.config().timeout;
+        s.stage = Stage::LoggingIn;
+        if let Some(tunnel) = &s.tunnel {
+            match tunnel.spawn() {
+                Ok((pipe, mut child)) => {
+                    if let Err(source) = child.register(poll.registry(), Token(i)) {
+                        child.close(poll.registry());
+                        self.fail(i, setup_error(source), poll, handler);
+                        return;
+                    }
+                    self.sessions[i].child = Some(child);
+                    let link = Link::Stream(Stream::Pipe(Box::new(pipe)));
+                    self.attach(i, link, poll, handler);
+                }
+                Err(e) => self.connect_failed(i, e, poll, handler),
+            }
+            return;
+        }
+        let timeout = s.timeout;
         loop {
             let Some(&addr) = s.addrs.get(s.addr_index) else {
                 let err = Error::Connect {
@@ -314,6 +492,26 @@ impl Loop {
                 self.connect_failed(i, err, poll, handler);
                 return;
             };
+            if s.protocol == Protocol::BattlEye {
+                // One connected UDP socket, as the blocking driver opens it: nothing to wait
+                // for, the login's own timeout decides.
+                let local: SocketAddr = if addr.is_ipv4() {
+                    (std::net::Ipv4Addr::UNSPECIFIED, 0).into()
+                } else {
+                    (std::net::Ipv6Addr::UNSPECIFIED, 0).into()
+                };
+                match UdpSocket::bind(local).and_then(|u| u.connect(addr).map(|()| u)) {
+                    Ok(socket) => self.attach(i, Link::Udp(socket), poll, handler),
+                    Err(source) => {
+                        let err = Error::Connect {
+                            addr: addr.to_string(),
+                            source,
+                        };
+                        self.connect_failed(i, err, poll, handler);
+                    }
+                }
+                return;
+            }
             match TcpStream::connect(addr) {
                 Ok(mut stream) => {
                     if let Err(source) = poll.registry().register(
@@ -321,19 +519,11 @@ impl Loop {
                         Token(i),
                         Interest::READABLE | Interest::WRITABLE,
                     ) {
-                        self.fail(
-                            i,
-                            Error::Io {
-                                when: "while setting up the socket",
-                                source,
-                            },
-                            poll,
-                            handler,
-                        );
+                        self.fail(i, setup_error(source), poll, handler);
                         return;
                     }
                     let s = &mut self.sessions[i];
-                    s.stream = Some(stream);
+                    s.link = Some(Link::Stream(Stream::Tcp(stream)));
                     s.phase = Phase::Connecting;
                     if s.addr_index == 0 || s.wake_at.is_none() {
                         s.wake_at = Some(Instant::now() + timeout);
@@ -356,13 +546,114 @@ impl Loop {
         }
     }
 
+    /// A link that needs no connect to wait for (a tunnel, a UDP socket): registers it and
+    /// goes on as after a connect.
+    fn attach(&mut self, i: usize, mut link: Link, poll: &Poll, handler: &mut dyn Handler) {
+        if let Err(source) = link.register(poll.registry(), Token(i)) {
+            link.close(poll.registry());
+            self.fail(i, setup_error(source), poll, handler);
+            return;
+        }
+        self.sessions[i].link = Some(link);
+        self.sessions[i].phase = Phase::Connecting;
+        self.opened(i, poll, handler);
+    }
+
+    /// The link is up: the WebSocket upgrade for WebRCON, else the login.
+    fn opened(&mut self, i: usize, poll: &Poll, handler: &mut dyn Handler) {
+        let s = &mut self.sessions[i];
+        s.wake_at = None;
+        if s.protocol != Protocol::WebRcon {
+            s.phase = Phase::Open;
+            s.machine.start(Instant::now());
+            self.after_machine(i, poll, handler);
+            // Bytes may already be waiting (edge-triggered: read now).
+            self.read(i, poll, handler);
+            return;
+        }
+        let Some(Link::Stream(stream)) = s.link.take() else {
+            return;
+        };
+        let url = format!(
+            "ws://{}/{}",
+            s.address,
+            crate::consoles::driver::encode_path(s.ws_password.as_ref().map_or("", |p| p.expose()))
+        );
+        if s.tracing {
+            let line = format!("GET /******** HTTP/1.1 (Host: {})", s.address);
+            handler.report(
+                i,
+                Report::Frame {
+                    direction: Direction::Sent,
+                    bytes: line.into_bytes(),
+                    what: "WebSocket upgrade (password in the path hidden)".into(),
+                },
+            );
+        }
+        s.phase = Phase::Handshake;
+        s.wake_at = Some(Instant::now() + s.timeout);
+        let attempt = tungstenite::client::client(url.as_str(), stream);
+        self.handshake_step(i, attempt, poll, handler);
+    }
+
+    /// Takes the upgrade's next step.
+    fn handshake_step(
+        &mut self,
+        i: usize,
+        attempt: Result<
+            (
+                tungstenite::WebSocket<Stream>,
+                tungstenite::handshake::client::Response,
+            ),
+            tungstenite::HandshakeError<tungstenite::handshake::client::ClientHandshake<Stream>>,
+        >,
+        poll: &Poll,
+        handler: &mut dyn Handler,
+    ) {
+        let s = &mut self.sessions[i];
+        match attempt {
+            Ok((ws, response)) => {
+                if s.tracing {
+                    let line = format!("HTTP/1.1 {}", response.status());
+                    handler.report(
+                        i,
+                        Report::Frame {
+                            direction: Direction::Received,
+                            bytes: line.into_bytes(),
+                            what: "WebSocket upgrade accepted".into(),
+                        },
+                    );
+                }
+                let s = &mut self.sessions[i];
+                s.link = Some(Link::Ws(Box::new(ws)));
+                s.phase = Phase::Open;
+                s.wake_at = None;
+                s.machine.start(Instant::now());
+                self.after_machine(i, poll, handler);
+                self.read(i, poll, handler);
+            }
+            Err(tungstenite::HandshakeError::Interrupted(mid)) => {
+                s.link = Some(Link::Handshake(Box::new(mid)));
+                self.arm(i);
+            }
+            Err(tungstenite::HandshakeError::Failure(e)) => {
+                let err = upgrade_error(e);
+                // Through a tunnel, a broken-off upgrade may be the tunnel dying: its exit
+                // says.
+                if s.tunnel.is_some() {
+                    self.begin_exit(i, Fallback::Error(err), poll, handler);
+                } else {
+                    self.fail(i, err, poll, handler);
+                }
+            }
+        }
+    }
+
     /// A connect failed for good on this attempt: back off and retry, or fail the target.
     fn connect_failed(&mut self, i: usize, err: Error, poll: &Poll, handler: &mut dyn Handler) {
+        self.close(i, poll);
         let s = &mut self.sessions[i];
-        if let Some(mut stream) = s.stream.take() {
-            let _ = poll.registry().deregister(&mut stream);
-        }
-        s.wake_at = None;
+        s.machine.disconnect();
         if s.attempt <= self.opts.retries {
             let delay = crate::engine::retry_pause(self.opts.backoff, s.attempt);
             s.phase = Phase::Backoff;
@@ -394,6 +685,7 @@ impl Loop {
     /// Ends the target with an error.
     fn fail(&mut self, i: usize, err: Error, poll: &Poll, handler: &mut dyn Handler) {
         self.close(i, poll);
+        self.sessions[i].machine.disconnect();
         self.sessions[i].phase = Phase::Over;
         self.active -= 1;
         handler.report(i, Report::Failed(err));
@@ -402,20 +694,35 @@ impl Loop {
     fn close(&mut self, i: usize, poll: &Poll) {
         let s = &mut self.sessions[i];
         // Dropping the socket closes it (and sends the FIN): no shutdown call needed, which
-        // saves a system call per server.
-        if let Some(mut stream) = s.stream.take() {
-            let _ = poll.registry().deregister(&mut stream);
+        // saves a system call per server. A tunnel's child is ended.
+        if let Some(link) = s.link.take() {
+            link.close(poll.registry());
         }
-        s.unsent.clear();
-        s.wake_at = None;
+        if let Some(child) = s.child.take() {
+            child.close(poll.registry());
+        }
+        s.outbox.clear();
+        s.sent = 0;
+        // A delayed command still runs at its time (on a new connection, if the server closed
+        // this one meanwhile).
+        if !matches!(s.phase, Phase::Delay) {
+            s.wake_at = None;
+        }
+        s.exit_until = None;
+        s.exit_then = None;
     }
 
     /// Puts the target's next deadline on the timer heap.
     fn arm(&mut self, i: usize) {
         let s = &mut self.sessions[i];
         let at = match s.phase {
-            Phase::Open => s.exchange.poll_timeout(),
-            Phase::Connecting | Phase::Backoff | Phase::Delay => s.wake_at,
+            Phase::Open => s.machine.wake(),
+            // A console keeps its clock between commands (BattlEye's keep-alive).
+            Phase::Delay => match (s.wake_at, s.machine.wake()) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            },
+            Phase::Connecting | Phase::Handshake | Phase::Backoff | Phase::Exiting => s.wake_at,
             Phase::Pending | Phase::Over => None,
         };
         if let Some(at) = at
@@ -439,15 +746,15 @@ impl Loop {
             }
             match s.phase {
                 Phase::Open => {
-                    if s.exchange.poll_timeout().is_some_and(|d| d <= now) {
-                        s.exchange.handle_timeout(now);
-                        self.after_exchange(i, poll, handler);
+                    if s.machine.wake().is_some_and(|d| d <= now) {
+                        s.machine.tick(now);
+                        self.after_machine(i, poll, handler);
                     } else {
                         self.arm(i);
                     }
                 }
                 Phase::Connecting if s.wake_at.is_some_and(|w| w <= now) => {
-                    let timeout = s.exchange.config().timeout;
+                    let timeout = s.timeout;
                     self.connect_failed(
                         i,
                         Error::Timeout {
@@ -458,6 +765,23 @@ impl Loop {
                         poll,
                         handler,
                     );
+                }
+                Phase::Handshake if s.wake_at.is_some_and(|w| w <= now) => {
+                    let timeout = s.timeout;
+                    self.fail(
+                        i,
+                        Error::Timeout {
+                            phase: crate::error::Phase::Login,
+                            what: "waiting for the WebSocket upgrade",
+                            after: timeout,
+                        },
+                        poll,
+                        handler,
+                    );
+                }
+                Phase::Exiting if s.wake_at.is_some_and(|w| w <= now) => {
+                    s.wake_at = None;
+                    self.check_exit(i, poll, handler);
                 }
                 Phase::Backoff if s.wake_at.is_some_and(|w| w <= now) => {
                     s.wake_at = None;
@@ -471,6 +795,10 @@ impl Loop {
                     let (text, then_close) = s.queued.take().expect("a delayed command");
                     self.start(i, text, then_close, poll, handler);
                 }
+                Phase::Delay if s.machine.wake().is_some_and(|d| d <= now) => {
+                    s.machine.tick(now);
+                    self.after_machine(i, poll, handler);
+                }
                 _ => self.arm(i),
             }
         }
@@ -480,9 +808,12 @@ impl Loop {
         let Some(s) = self.sessions.get_mut(i) else {
             return;
         };
+        if let Some(child) = s.child.as_mut() {
+            child.drain_stderr(poll.registry());
+        }
         match s.phase {
             Phase::Connecting => {
-                let Some(stream) = s.stream.as_ref() else {
+                let Some(Link::Stream(Stream::Tcp(stream))) = s.link.as_ref() else {
                     return;
                 };
                 match stream.take_error() {
@@ -497,18 +828,20 @@ impl Loop {
                     Err(e) => return self.next_addr(i, e, poll, handler),
                 }
                 let _ = stream.set_nodelay(true);
-                s.phase = Phase::Open;
-                s.wake_at = None;
-                let now = Instant::now();
-                s.exchange.connected(s.password.expose(), now);
-                self.after_exchange(i, poll, handler);
-                // Bytes may already be waiting (edge-triggered: read now).
-                self.read(i, poll, handler);
+                self.opened(i, poll, handler);
+            }
+            Phase::Handshake => {
+                let Some(Link::Handshake(mid)) = s.link.take() else {
+                    return;
+                };
+                let attempt = mid.handshake();
+                self.handshake_step(i, attempt, poll, handler);
             }
             Phase::Open | Phase::Delay => {
                 self.flush(i, poll, handler);
                 self.read(i, poll, handler);
             }
+            Phase::Exiting => self.check_exit(i, poll, handler),
             _ => {}
         }
     }
@@ -516,8 +849,8 @@ impl Loop {
     /// The connect to the current address failed: the next address, or a failed attempt.
     fn next_addr(&mut self, i: usize, e: io::Error, poll: &Poll, handler: &mut dyn Handler) {
         let s = &mut self.sessions[i];
-        if let Some(mut stream) = s.stream.take() {
-            let _ = poll.registry().deregister(&mut stream);
+        if let Some(link) = s.link.take() {
+            link.close(poll.registry());
         }
         let addr = s.addrs[s.addr_index];
         s.addr_index += 1;
@@ -538,19 +871,59 @@ impl Loop {
             if !matches!(s.phase, Phase::Open | Phase::Delay) {
                 return;
             }
-            let Some(stream) = s.stream.as_mut() else {
+            let Some(link) = s.link.as_mut() else {
                 return;
             };
-            match stream.read(&mut self.buf) {
-                Ok(0) => {
-                    s.exchange.handle_closed(false, Instant::now());
-                    self.close(i, poll);
-                    self.after_exchange(i, poll, handler);
+            let got: io::Result<Option<usize>> = match link {
+                Link::Stream(stream) => stream.read(&mut self.buf).map(Some),
+                Link::Udp(socket) => match socket.recv(&mut self.buf) {
+                    // Nobody listens (yet): the machine's timeout decides. (Linux reports the
+                    // ICMP "port unreachable" as refused, Windows as reset.)
+                    Err(e)
+                        if matches!(
+                            e.kind(),
+                            io::ErrorKind::ConnectionRefused | io::ErrorKind::ConnectionReset
+                        ) =>
+                    {
+                        continue;
+                    }
+                    // An empty datagram is not a close.
+                    Ok(0) => continue,
+                    other => other.map(Some),
+                },
+                Link::Ws(ws) => match ws.read() {
+                    Ok(tungstenite::Message::Text(t)) => {
+                        s.machine.receive(t.as_bytes(), Instant::now());
+                        self.after_machine(i, poll, handler);
+                        continue;
+                    }
+                    Ok(tungstenite::Message::Binary(b)) => {
+                        s.machine.receive(&b, Instant::now());
+                        self.after_machine(i, poll, handler);
+                        continue;
+                    }
+                    Ok(tungstenite::Message::Close(_)) => Ok(Some(0)),
+                    // Ping, pong: tungstenite answers pings itself (sent by the next flush).
+                    Ok(_) => continue,
+                    Err(e) => match link::ws_io(e) {
+                        e if e.kind() == io::ErrorKind::WouldBlock => {
+                            let _ = ws.flush();
+                            return;
+                        }
+                        e if e.kind() == io::ErrorKind::UnexpectedEof => Ok(Some(0)),
+                        e => Err(e),
+                    },
+                },
+                Link::Handshake(_) => return,
+            };
+            match got {
+                Ok(Some(0)) | Ok(None) => {
+                    self.closed(i, None, poll, handler);
                     return;
                 }
-                Ok(n) => {
-                    s.exchange.handle_input(&self.buf[..n], Instant::now());
-                    self.after_exchange(i, poll, handler);
+                Ok(Some(n)) => {
+                    s.machine.receive(&self.buf[..n], Instant::now());
+                    self.after_machine(i, poll, handler);
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -562,104 +935,336 @@ impl Loop {
                             | io::ErrorKind::BrokenPipe
                     ) =>
                 {
-                    s.exchange.handle_closed(true, Instant::now());
-                    self.close(i, poll);
-                    self.after_exchange(i, poll, handler);
+                    self.closed(i, Some(e), poll, handler);
                     return;
                 }
                 Err(source) => {
-                    s.exchange.disconnect();
-                    let err = Error::Io {
-                        when: "while reading",
-                        source,
-                    };
-                    self.fail(i, err, poll, handler);
+                    self.link_failed(i, "while reading", source, poll, handler);
                     return;
                 }
             }
         }
     }
 
-    /// Writes what the exchange queued; each packet in one write call where the socket takes
-    /// it (docs/protocol.md section 3).
+    /// The server closed the connection (`reset`: abruptly, with this error). Through a
+    /// tunnel, the tunnel's exit says first whether it failed.
+    fn closed(
+        &mut self,
+        i: usize,
+        reset: Option<io::Error>,
+        poll: &Poll,
+        handler: &mut dyn Handler,
+    ) {
+        if self.sessions[i].tunnel.is_some() && reset.is_none() {
+            return self.begin_exit(i, Fallback::Closed, poll, handler);
+        }
+        self.peer_closed(i, reset, poll, handler);
+    }
+
+    /// What a close by the server means, as the blocking driver decides it: the machine's own
+    /// meaning when it reads one into closes ([`Machine::peer_closed`]: RCON); otherwise an
+    /// abrupt close is the read error it is, and an orderly one ends a stopping command's answer
+    /// ([`Machine::closed`]), fails a login or an answer under way, and while idle only means
+    /// the next command connects again.
+    fn peer_closed(
+        &mut self,
+        i: usize,
+        reset: Option<io::Error>,
+        poll: &Poll,
+        handler: &mut dyn Handler,
+    ) {
+        let s = &mut self.sessions[i];
+        if s.machine.peer_closed(reset.is_some(), Instant::now()) {
+            self.close(i, poll);
+            return self.after_machine(i, poll, handler);
+        }
+        if let Some(e) = reset {
+            return self.link_failed(i, "while reading", e, poll, handler);
+        }
+        let stage = s.stage;
+        // Asked before the disconnect, which may drop the connection's machine.
+        let answer = match stage {
+            Stage::Command { stops_server: true } => s.machine.closed(),
+            _ => None,
+        };
+        self.close(i, poll);
+        self.sessions[i].machine.disconnect();
+        match (stage, answer) {
+            (_, Some(answer)) => self.answered(i, answer.into_bytes(), poll, handler),
+            (Stage::LoggingIn, None) => self.fail(
+                i,
+                Error::Closed {
+                    phase: crate::error::Phase::Login,
+                    partial: false,
+                    when: "during login",
+                },
+                poll,
+                handler,
+            ),
+            (Stage::Command { .. }, None) => self.fail(
+                i,
+                Error::Closed {
+                    phase: crate::error::Phase::Answer,
+                    partial: true,
+                    when: "mid-response; output is incomplete",
+                },
+                poll,
+                handler,
+            ),
+            (Stage::Idle, None) => self.arm(i),
+        }
+    }
+
+    /// A read or write failed: through a tunnel, its exit says first whether it failed.
+    fn link_failed(
+        &mut self,
+        i: usize,
+        when: &'static str,
+        source: io::Error,
+        poll: &Poll,
+        handler: &mut dyn Handler,
+    ) {
+        let err = Error::io(when, source);
+        if self.sessions[i].tunnel.is_some() && !matches!(err, Error::Transport(_)) {
+            return self.begin_exit(i, Fallback::Error(err), poll, handler);
+        }
+        self.fail(i, err, poll, handler);
+    }
+
+    /// A tunnel closed its output or stopped reading: wait (without blocking the loop) for it
+    /// to exit, to tell a failed tunnel from a plain close.
+    fn begin_exit(&mut self, i: usize, then: Fallback, poll: &Poll, handler: &mut dyn Handler) {
+        let s = &mut self.sessions[i];
+        s.resume = match s.phase {
+            Phase::Delay => s.wake_at,
+            _ => None,
+        };
+        s.phase = Phase::Exiting;
+        s.exit_until = Some(Instant::now() + EXIT_GRACE);
+        s.exit_then = Some(then);
+        self.check_exit(i, poll, handler);
+    }
+
+    fn check_exit(&mut self, i: usize, poll: &Poll, handler: &mut dyn Handler) {
+        let now = Instant::now();
+        let s = &mut self.sessions[i];
+        let Some(child) = s.child.as_mut() else {
+            return self.after_exit(i, poll, handler);
+        };
+        match child.try_wait() {
+            Some(status) if !status.success() => {
+                let err = child.failure(poll.registry(), status);
+                self.close(i, poll);
+                let s = &mut self.sessions[i];
+                s.machine.disconnect();
+                // A tunnel that died before the login is a connect that failed: --retry
+                // applies, as it does to a tunnel that could not start.
+                if s.stage != Stage::LoggingIn {
+                    self.fail(i, err, poll, handler);
+                } else {
+                    s.phase = Phase::Connecting;
+                    self.connect_failed(i, err, poll, handler);
+                }
+            }
+            Some(_) => self.after_exit(i, poll, handler),
+            None if s.exit_until.is_some_and(|u| now >= u) => self.after_exit(i, poll, handler),
+            // Woken when it exits (its token turns ready), or at the grace's end.
+            None => match child.watch_exit(poll.registry(), Token(i)) {
+                Ok(()) => {
+                    s.wake_at = s.exit_until;
+                    self.arm(i);
+                }
+                Err(_) => self.after_exit(i, poll, handler),
+            },
+        }
+    }
+
+    /// The tunnel ended cleanly (or did not say in time): the close or error it stood for.
+    fn after_exit(&mut self, i: usize, poll: &Poll, handler: &mut dyn Handler) {
+        let then = self.sessions[i].exit_then.take();
+        self.close(i, poll);
+        let s = &mut self.sessions[i];
+        match s.resume.take() {
+            Some(at) => {
+                s.phase = Phase::Delay;
+                s.wake_at = Some(at);
+            }
+            None => s.phase = Phase::Open,
+        }
+        match then {
+            Some(Fallback::Error(e)) => {
+                s.machine.disconnect();
+                self.fail(i, e, poll, handler);
+            }
+            Some(Fallback::Closed) | None => self.peer_closed(i, None, poll, handler),
+        }
+    }
+
+    /// Writes what the machine asked to send, in order: each packet in one write call where
+    /// the link takes it (docs/protocol.md section 3) and never with the next one, each
+    /// datagram or WebSocket message whole. Sent buffers are dropped, not given back
+    /// ([`Machine::recycle`]): a spare buffer kept by each of 10,000 machines costs more
+    /// memory than the allocation it saves.
     fn flush(&mut self, i: usize, poll: &Poll, handler: &mut dyn Handler) {
         let s = &mut self.sessions[i];
-        let Some(stream) = s.stream.as_mut() else {
+        if !matches!(s.phase, Phase::Open | Phase::Delay) {
+            return;
+        }
+        let Some(link) = s.link.as_mut() else {
             return;
         };
-        loop {
-            if s.unsent.is_empty() {
-                match s.exchange.poll_transmit() {
-                    Some(bytes) => s.unsent.extend(bytes),
-                    None => return,
-                }
-            }
-            let (front, _) = s.unsent.as_slices();
-            let chunk = if front.len() == s.unsent.len() {
-                front.to_vec()
-            } else {
-                s.unsent.iter().copied().collect()
-            };
-            match stream.write(&chunk) {
-                Ok(n) => {
-                    s.unsent.drain(..n);
-                }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(source) => {
-                    s.exchange.disconnect();
-                    let err = Error::Io {
-                        when: "while sending",
-                        source,
-                    };
-                    self.fail(i, err, poll, handler);
+        let failed = match link {
+            Link::Stream(stream) => loop {
+                let Some(packet) = s.outbox.front() else {
                     return;
+                };
+                match stream.write(&packet[s.sent..]) {
+                    Ok(0) if s.sent < packet.len() => break io::ErrorKind::WriteZero.into(),
+                    Ok(n) => {
+                        s.sent += n;
+                        if s.sent >= packet.len() {
+                            s.outbox.pop_front();
+                            s.sent = 0;
+                        }
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => break e,
+                }
+            },
+            Link::Udp(socket) => loop {
+                let Some(datagram) = s.outbox.front() else {
+                    return;
+                };
+                match socket.send(datagram) {
+                    Ok(_) => {}
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    // An ICMP "port unreachable" from an earlier datagram: the server may come
+                    // back; the machine's timeout decides.
+                    Err(e)
+                        if matches!(
+                            e.kind(),
+                            io::ErrorKind::ConnectionRefused | io::ErrorKind::ConnectionReset
+                        ) => {}
+                    Err(e) => break e,
+                }
+                s.outbox.pop_front();
+            },
+            Link::Ws(ws) => {
+                let mut result = Ok(());
+                while let Some(bytes) = s.outbox.pop_front() {
+                    let text = String::from_utf8_lossy(&bytes).into_owned();
+                    result = ws.write(tungstenite::Message::text(text));
+                    if result.is_err() {
+                        break;
+                    }
+                }
+                match result.and_then(|()| ws.flush()) {
+                    Ok(()) => return,
+                    Err(e) => match link::ws_io(e) {
+                        e if e.kind() == io::ErrorKind::WouldBlock => return,
+                        e => e,
+                    },
                 }
             }
-        }
+            Link::Handshake(_) => return,
+        };
+        self.link_failed(i, "while sending", failed, poll, handler);
     }
 
-    /// Writes what the exchange wants sent and hands its events on, acting on them.
-    fn after_exchange(&mut self, i: usize, poll: &Poll, handler: &mut dyn Handler) {
-        self.flush(i, poll, handler);
-        while let Some(event) = self.sessions[i].exchange.poll_event() {
-            if matches!(self.sessions[i].phase, Phase::Over) {
+    /// Takes the machine's actions in order, as the blocking driver does: sends are written,
+    /// reports go to the handler. The login and a whole answer ([`Action::Answer`]) count once
+    /// the batch is taken, so a server message that came with them is reported first, not
+    /// lost when the target then closes; a piecewise answer's [`Action::Done`] counts at once.
+    fn after_machine(&mut self, i: usize, poll: &Poll, handler: &mut dyn Handler) {
+        let mut logged_in = false;
+        let mut answer = None;
+        loop {
+            let s = &mut self.sessions[i];
+            if matches!(s.phase, Phase::Over) {
                 return;
             }
-            match event {
-                Event::Ready => match self.sessions[i].queued.take() {
-                    Some((text, then_close)) => self.start(i, text, then_close, poll, handler),
-                    None => self.ask(i, poll, handler),
-                },
-                Event::Output(bytes) => handler.report(i, Report::Output(bytes)),
-                Event::Done => {
-                    if self.sessions[i].exchange.is_disconnected() {
-                        self.close(i, poll);
-                    }
-                    handler.report(i, Report::Done);
-                    self.ask(i, poll, handler);
+            let Some(action) = s.machine.poll() else {
+                break;
+            };
+            match action {
+                Action::Send(bytes) => {
+                    s.outbox.push_back(bytes);
+                    self.flush(i, poll, handler);
                 }
-                Event::Failed(e) => {
-                    self.fail(i, e, poll, handler);
-                    return;
+                Action::LoggedIn => logged_in = true,
+                Action::Answer(text) => answer = Some(text),
+                Action::Output(bytes) => handler.report(i, Report::Output(bytes)),
+                Action::Done { close } => self.done(i, close, poll, handler),
+                Action::Message(text) => handler.report(i, Report::Message(text)),
+                Action::Trace { sent, bytes, what } => {
+                    let direction = if sent {
+                        Direction::Sent
+                    } else {
+                        Direction::Received
+                    };
+                    handler.report(
+                        i,
+                        Report::Frame {
+                            direction,
+                            bytes,
+                            what,
+                        },
+                    );
                 }
-                Event::Reconnect => {
+                Action::Warning(Notice::Rcon(n)) => handler.report(i, Report::Warning(n)),
+                Action::Warning(w) => handler.report(i, Report::ConsoleWarning(w)),
+                Action::Note(Notice::Rcon(n)) => handler.report(i, Report::Note(n)),
+                // No console gives notes; one would be shown as its warnings are.
+                Action::Note(n) => handler.report(i, Report::ConsoleWarning(n)),
+                Action::Learned(l) => handler.report(i, Report::Learned(l)),
+                Action::Packet(t) => handler.report(i, Report::Traced(t)),
+                Action::Fail(e) => return self.fail(i, e, poll, handler),
+                Action::Reconnect => {
                     self.close(i, poll);
-                    self.sessions[i].phase = Phase::Connecting;
-                    self.sessions[i].addr_index = 0;
-                    self.sessions[i].wake_at = None;
-                    self.connect(i, poll, handler);
-                    return;
+                    let s = &mut self.sessions[i];
+                    s.phase = Phase::Connecting;
+                    s.addr_index = 0;
+                    s.wake_at = None;
+                    return self.connect(i, poll, handler);
                 }
-                Event::Warning(w) => handler.report(i, Report::Warning(w)),
-                Event::Note(n) => handler.report(i, Report::Note(n)),
-                Event::Learned(l) => handler.report(i, Report::Learned(Some(l))),
-                Event::Forget => handler.report(i, Report::Learned(None)),
-                Event::Traced(t) => handler.report(i, Report::Traced(t)),
             }
-            self.flush(i, poll, handler);
+        }
+        if logged_in && self.sessions[i].stage == Stage::LoggingIn {
+            self.sessions[i].stage = Stage::Idle;
+            match self.sessions[i].queued.take() {
+                Some((text, then_close)) => self.start(i, text, then_close, poll, handler),
+                None => self.ask(i, poll, handler),
+            }
+        }
+        if let Some(text) = answer
+            && matches!(self.sessions[i].stage, Stage::Command { .. })
+            && !matches!(self.sessions[i].phase, Phase::Over)
+        {
+            self.answered(i, text.into_bytes(), poll, handler);
         }
         self.arm(i);
+    }
+
+    /// A whole answer came: the output, then the command is done.
+    fn answered(&mut self, i: usize, output: Vec<u8>, poll: &Poll, handler: &mut dyn Handler) {
+        handler.report(i, Report::Output(output));
+        self.done(i, false, poll, handler);
+    }
+
+    /// The command under way is complete (`close`: the machine is done with the connection);
+    /// after a command that stops the server the connection is closed too.
+    fn done(&mut self, i: usize, close: bool, poll: &Poll, handler: &mut dyn Handler) {
+        let s = &mut self.sessions[i];
+        let stops_server = matches!(s.stage, Stage::Command { stops_server: true });
+        s.stage = Stage::Idle;
+        if close || stops_server {
+            self.close(i, poll);
+            self.sessions[i].machine.disconnect();
+        }
+        handler.report(i, Report::Done);
+        self.ask(i, poll, handler);
     }
 
     /// Asks the handler for the target's next step and takes it.
@@ -668,10 +1273,10 @@ impl Loop {
             Next::Close => {
                 self.close(i, poll);
                 let s = &mut self.sessions[i];
-                s.exchange.disconnect();
+                s.machine.disconnect();
                 s.phase = Phase::Over;
                 self.active -= 1;
-                let learned = s.exchange.learned();
+                let learned = s.machine.learned();
                 handler.report(i, Report::Finished(learned));
             }
             Next::Command {
@@ -702,34 +1307,70 @@ impl Loop {
         handler: &mut dyn Handler,
     ) {
         let s = &mut self.sessions[i];
-        if let Err(e) = s.exchange.check_command(&text) {
+        if let Err(e) = s.machine.check_command(&text) {
             handler.report(i, Report::Refused(e));
             return self.ask(i, poll, handler);
         }
-        if s.stream.is_none() || !s.exchange.is_ready() {
-            // A stop command closed the connection: log in again first.
+        if s.link.is_none() || s.stage != Stage::Idle {
+            // A stop command (or the server, while idle) closed the connection: log in again
+            // first.
             s.queued = Some((text, then_close));
-            s.exchange.disconnect();
+            self.close(i, poll);
+            let s = &mut self.sessions[i];
+            s.machine.disconnect();
             s.phase = Phase::Connecting;
             s.addr_index = 0;
             s.wake_at = None;
             return self.connect(i, poll, handler);
         }
-        match s.exchange.start_command(&text, then_close, Instant::now()) {
-            Ok(()) => self.after_exchange(i, poll, handler),
-            Err(e) => {
-                handler.report(i, Report::Refused(e));
-                self.ask(i, poll, handler);
-            }
-        }
+        s.stage = Stage::Command {
+            stops_server: then_close,
+        };
+        let ending = if then_close {
+            Ending::StopsServer
+        } else {
+            Ending::Normal
+        };
+        s.machine.command_with(&text, ending, Instant::now());
+        self.after_machine(i, poll, handler);
     }
 }
 
-/// Resolves every target's host: literal addresses directly, names once each on up to eight
+fn setup_error(source: io::Error) -> Error {
+    Error::Io {
+        when: "while setting up the socket",
+        source,
+    }
+}
+
+/// A failed WebSocket upgrade, as the blocking driver words it.
+fn upgrade_error(e: tungstenite::Error) -> Error {
+    match e {
+        tungstenite::Error::Http(r) if r.status() == 401 || r.status() == 403 => {
+            Error::LoginRefused
+        }
+        tungstenite::Error::Http(r) => Error::Protocol(format!(
+            "the WebSocket upgrade was refused with HTTP {} (is this Rust's WebRCON port, with rcon.web 1?)",
+            r.status()
+        )),
+        // Rust closes the connection on a wrong password.
+        tungstenite::Error::Io(e) if e.kind() == io::ErrorKind::UnexpectedEof => Error::LoginClosed,
+        tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed => {
+            Error::LoginClosed
+        }
+        tungstenite::Error::Io(e) => Error::io("during the WebSocket upgrade", e),
+        other => Error::WebSocket {
+            when: "upgrade failed",
+            source: Box::new(other),
+        },
+    }
+}
+
+/// Resolves every direct target's host: literal addresses directly, names once each on up to eight
 /// helper threads (the resolver blocks), so the loop itself never waits on DNS.
 fn resolve_all(targets: &[FleetTarget]) -> Vec<Result<Vec<SocketAddr>, Error>> {
     let mut names: Vec<&str> = Vec::new();
-    for t in targets {
+    for t in targets.iter().filter(|t| t.tunnel.is_none()) {
         if t.host.parse::<std::net::IpAddr>().is_err() && !names.contains(&t.host.as_str()) {
             names.push(&t.host);
         }
@@ -765,6 +1406,10 @@ fn resolve_all(targets: &[FleetTarget]) -> Vec<Result<Vec<SocketAddr>, Error>> {
     targets
         .iter()
         .map(|t| {
+            // The far side of a tunnel resolves the name.
+            if t.tunnel.is_some() {
+                return Ok(Vec::new());
+            }
             if let Ok(ip) = t.host.parse::<std::net::IpAddr>() {
                 return Ok(vec![SocketAddr::new(ip, t.port)]);
             }

@@ -21,23 +21,25 @@ fn practice(mode: PracticeMode) -> PracticeServer {
 }
 
 fn target(port: u16) -> FleetTarget {
-    FleetTarget {
-        host: "127.0.0.1".into(),
+    FleetTarget::rcon(
+        "127.0.0.1",
         port,
-        password: Password::new(PASSWORD),
-        config: crate::engine::Options {
+        Password::new(PASSWORD),
+        crate::engine::Options {
             timeout: Duration::from_secs(10),
             ..crate::engine::Options::default()
         },
-    }
+    )
 }
 
-fn closed_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+/// A loopback port that refuses connections while the socket lives: bound, never listening, so
+/// no listener of a test running beside can take it (as it could a port bound and let go).
+fn closed_port() -> (socket2::Socket, u16) {
+    let socket = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
+    let any = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
+    socket.bind(&any.into()).unwrap();
+    let port = socket.local_addr().unwrap().as_socket().unwrap().port();
+    (socket, port)
 }
 
 /// Runs a script per target and writes down what happened, as text.
@@ -111,7 +113,7 @@ impl Handler for Script {
 fn every_target_runs_its_commands_in_order_and_a_dead_one_fails_alone() {
     let a = practice(PracticeMode::Vanilla);
     let b = practice(PracticeMode::Source);
-    let dead = closed_port();
+    let (_held, dead) = closed_port();
     let script = |n: usize| (0..n).map(|_| ("echo x", false, None)).collect::<Vec<_>>();
     let mut h = Script::new(vec![
         vec![
@@ -150,9 +152,43 @@ fn every_target_runs_its_commands_in_order_and_a_dead_one_fails_alone() {
     assert!(a.violations().is_empty(), "{:?}", a.violations());
 }
 
+/// The server that handles one packet per read (`silent-empty`: no end marker, nothing for an
+/// empty answer), driven through the one machine shape: every answer on every target, the
+/// empty last one included, is complete and ends by the quiet gap, not by the timeout (a
+/// packet the server left unread, or an answer lost, would fail the target with a timeout).
+#[test]
+fn one_packet_per_read_servers_answer_every_command_the_last_empty_one_included() {
+    let s = practice(PracticeMode::SilentEmpty);
+    let script = || {
+        vec![
+            ("say hi", false, None),
+            ("list", false, None),
+            ("lines 3", false, None),
+            ("say bye", false, None),
+        ]
+    };
+    let mut h = Script::new(vec![script(), script(), script()]);
+    let targets = (0..3).map(|_| target(s.port())).collect();
+    run(targets, FleetOptions::default(), &mut h).unwrap();
+    for log in &h.log {
+        assert_eq!(
+            log,
+            &[
+                "connecting 1",
+                "done ",
+                "done There are 0 of a max of 20 players online: ",
+                "done line 1 of 3line 2 of 3line 3 of 3",
+                "done ",
+                "finished"
+            ]
+        );
+    }
+    assert!(s.violations().is_empty(), "{:?}", s.violations());
+}
+
 #[test]
 fn retries_back_off_without_holding_a_slot() {
-    let dead = closed_port();
+    let (_held, dead) = closed_port();
     let live = practice(PracticeMode::Vanilla);
     let mut h = Script::new(vec![
         vec![("echo x", false, None)],
@@ -274,4 +310,63 @@ fn a_cancel_ends_every_unfinished_target_and_returns() {
             "{log:?}"
         );
     }
+}
+
+/// Reads one RCON packet: its id and body.
+fn read_packet(stream: &mut std::net::TcpStream) -> std::io::Result<(i32, Vec<u8>)> {
+    use std::io::Read;
+    let mut len = [0u8; 4];
+    stream.read_exact(&mut len)?;
+    let mut rest = vec![0u8; i32::from_le_bytes(len) as usize];
+    stream.read_exact(&mut rest)?;
+    let id = i32::from_le_bytes(rest[..4].try_into().unwrap());
+    Ok((id, rest[8..rest.len() - 2].to_vec()))
+}
+
+/// A server that closes an idle connection while a delayed command waits: the command runs at
+/// its time on a new connection (the delay's deadline used to go with the connection, and the
+/// target waited for ever).
+#[test]
+fn a_close_during_a_delay_reconnects_for_the_delayed_command() {
+    use std::io::Write;
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let server = std::thread::spawn(move || {
+        for keep_open in [false, true] {
+            let (mut s, _) = listener.accept().unwrap();
+            let (id, _) = read_packet(&mut s).unwrap();
+            s.write_all(&crate::rcon::packet::encode(id, 2, b""))
+                .unwrap();
+            let (id, body) = read_packet(&mut s).unwrap();
+            s.write_all(&crate::rcon::packet::encode(id, 0, &body))
+                .unwrap();
+            if keep_open {
+                // Until the client closes.
+                while read_packet(&mut s).is_ok() {}
+            }
+        }
+    });
+    let mut t = target(port);
+    t.config.end = crate::rcon::exchange::EndDetection::SinglePacket;
+    let mut h = Script::new(vec![vec![
+        ("first", false, None),
+        ("second", false, Some(Duration::from_millis(300))),
+    ]]);
+    // A target that waits for ever fails the test instead of hanging it.
+    let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let watchdog = std::sync::Arc::clone(&cancel);
+    std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_secs(20));
+        watchdog.store(true, std::sync::atomic::Ordering::SeqCst);
+    });
+    let opts = FleetOptions {
+        cancel: Some(cancel),
+        ..FleetOptions::default()
+    };
+    run(vec![t], opts, &mut h).unwrap();
+    assert_eq!(
+        h.log[0],
+        ["connecting 1", "done first", "done second", "finished"]
+    );
+    server.join().unwrap();
 }

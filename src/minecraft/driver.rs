@@ -105,7 +105,13 @@ fn read_until<T>(
             return Ok(value);
         }
         match conn.read_before(&mut chunk, deadline) {
-            Ok(0) => return Err(Error::Closed { when: what }),
+            Ok(0) => {
+                return Err(Error::Closed {
+                    phase: crate::error::Phase::Answer,
+                    partial: !buf.is_empty(),
+                    when: what,
+                });
+            }
             Ok(n) => {
                 tap(Direction::Received, &chunk[..n]);
                 buf.extend_from_slice(&chunk[..n]);

@@ -403,6 +403,22 @@ struct InFlight {
     /// That sentinel went out when the quiet gap passed with no packet; a gap after the last
     /// packet still ends the answer, in case it shared the command's read.
     sentinel_after_gap: bool,
+    /// The last packet of the answer is as long as a fragment some server follows with more
+    /// ([`may_continue`]), so a close after it may have cut the answer short.
+    last_may_continue: bool,
+}
+
+/// Whether an output packet's body could be a fragment that more of the same answer follows:
+/// vanilla splits every 4096 UTF-16 units, Source at 4096 body bytes, other servers at 4086.
+/// Anything else is the last packet of its answer on every server known
+/// (docs/protocol.md section 4).
+fn may_continue(body: &[u8]) -> bool {
+    let len = body.len();
+    if (4086..=VANILLA_FRAGMENT).contains(&len) {
+        return true;
+    }
+    len > VANILLA_FRAGMENT
+        && String::from_utf8_lossy(body).encode_utf16().count() == VANILLA_FRAGMENT
 }
 
 /// The next probe step: which sentinel goes out on its own after the next login.
@@ -688,6 +704,8 @@ impl Exchange {
         self.check_command(command)?;
         if !self.is_ready() {
             return Err(Error::Closed {
+                phase: crate::error::Phase::Send,
+                partial: false,
                 when: "before the command could be sent",
             });
         }
@@ -731,6 +749,7 @@ impl Exchange {
             then_close,
             sentinel_after_first: false,
             sentinel_after_gap: false,
+            last_may_continue: false,
         }));
         Ok(())
     }
@@ -818,6 +837,8 @@ impl Exchange {
                     // was remembered, and the command may or may not have run.
                     self.events.push_back(Event::Forget);
                     self.events.push_back(Event::Failed(Error::Closed {
+                        phase: crate::error::Phase::Answer,
+                        partial: false,
                         when: "before answering; the command may or may not have run",
                     }));
                 } else if c.sentinel.is_some() && self.server.remembered {
@@ -826,7 +847,25 @@ impl Exchange {
                     // probe afresh on the next connection of this run.
                     self.events.push_back(Event::Forget);
                     self.server.forget();
+                    if c.method == EndMethod::Vanilla && got_first && !c.last_may_continue {
+                        // Vanilla was remembered, so the sentinel went out after a first packet
+                        // of 4096 bytes or more that is no vanilla fragment (not 4096 UTF-16
+                        // units) and no fragment of any other server known: a server that sends
+                        // each answer as one packet of any size, which read the sentinel after
+                        // the command and closed on it. All it wrote for the command came
+                        // before the close: the answer is whole, re-learned on the spot with
+                        // nothing lost. (With a sentinel method remembered the sentinel follows
+                        // a packet of any size, and a close after it says nothing of the rest.)
+                        self.events
+                            .push_back(Event::Warning(Notice::ClosedOnRemembered));
+                        self.done();
+                        self.decoder.clear();
+                        self.outbox.clear();
+                        return;
+                    }
                     self.events.push_back(Event::Failed(Error::Closed {
+                        phase: crate::error::Phase::Answer,
+                        partial: true,
                         when: "mid-response; output is incomplete (it closed after the \
                                end-of-output probe, which the server remembered at this address \
                                answers: what was learned about it is forgotten and the next \
@@ -834,6 +873,8 @@ impl Exchange {
                     }));
                 } else {
                     self.events.push_back(Event::Failed(Error::Closed {
+                        phase: crate::error::Phase::Answer,
+                        partial: got_first || mid_packet,
                         when: if got_first {
                             "mid-response; output is incomplete"
                         } else if mid_packet {
@@ -1313,11 +1354,13 @@ impl Exchange {
         } else {
             self.quiet_gap_for_answer()
         };
+        let last_may_continue = may_continue(&p.body);
         self.trace(&p, Role::Output);
         self.events.push_back(Event::Output(p.body));
         let State::Command(c) = &mut self.state else {
             return;
         };
+        c.last_may_continue = last_may_continue;
         match method {
             EndMethod::SinglePacket => {
                 self.take_command();
@@ -1482,12 +1525,7 @@ const LATE_PREVIEW_CHARS: usize = 120;
 /// server, whose one-read-per-packet rule a small MTU can break (docs/protocol.md section 2).
 pub const SMALL_MTU_COMMAND_BYTES: usize = 1386;
 
-/// `now + d`, or a far-off instant where that would overflow (a timeout of years).
-pub(crate) fn later(now: Instant, d: Duration) -> Instant {
-    now.checked_add(d)
-        .or_else(|| now.checked_add(Duration::from_secs(86_400 * 365)))
-        .unwrap_or(now)
-}
+pub(crate) use crate::engine::later;
 
 #[cfg(test)]
 mod tests;

@@ -3,10 +3,13 @@
 //! - [`packet`]: the wire format, sans-IO (encoding, incremental decoding, limits).
 //! - [`exchange`]: the conversation as a sans-IO state machine: login, the end-of-output
 //!   probe, what ends an answer, what is stale, timers.
-//! - [`client`]: the blocking driver that runs an [`exchange::Exchange`] over a transport.
+//! - [`machine`]: the exchange as the engine's one [`crate::engine::Machine`] shape.
+//! - [`client`]: the RCON session ([`client::Client`]): the machine run by the engine's blocking
+//!   driver over a byte stream.
 
 pub mod client;
 pub mod exchange;
+pub mod machine;
 pub mod notice;
 pub mod packet;
 

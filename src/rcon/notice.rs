@@ -42,6 +42,10 @@ pub enum Notice {
         /// gap it widens to (said once a session).
         after_gap: Option<(Duration, Option<Duration>)>,
     },
+    /// The server closed the connection on the end-of-output sentinel that what was remembered
+    /// about it called safe (another server took the address): the answer had come whole, what
+    /// was learned is forgotten, and the next connection probes the server again.
+    ClosedOnRemembered,
     /// A packet's size field claimed more than arrived before the server went quiet; what
     /// arrived is shown.
     PartialPacket {
@@ -149,6 +153,11 @@ impl fmt::Display for Notice {
                     }
                 }
             }
+            Notice::ClosedOnRemembered => f.write_str(
+                "this server closed the connection on the end-of-output sentinel that what was \
+                 remembered about this address called safe (another server now?); its answer had \
+                 come whole; what was learned is forgotten and the next connection probes again",
+            ),
             Notice::PartialPacket { declared, received } => write!(
                 f,
                 "the server declared a {declared}-byte packet but sent {received} bytes, then went \

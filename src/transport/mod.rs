@@ -3,6 +3,7 @@
 //! The engine only needs "read some bytes before a deadline" and "write one packet", so TCP, an
 //! SSH tunnel's pipes or anything else can carry RCON.
 
+pub mod link;
 pub mod tunnel;
 
 use std::io::{self, Read, Write};
@@ -37,8 +38,36 @@ pub trait Transport: Send {
     fn write_packet(&mut self, bytes: &[u8], deadline: Instant) -> io::Result<()>;
     /// A short description of the peer, for messages.
     fn peer(&self) -> String;
+    /// Something another thread calls to end a [`Transport::read_before`] under way (or the
+    /// next one) early, with an error of kind [`io::ErrorKind::Interrupted`]; `None` when the
+    /// transport cannot be woken.
+    fn waker(&mut self) -> Option<Waker> {
+        None
+    }
     /// Closes the stream; further reads see end of stream.
     fn close(&mut self) {}
+}
+
+/// Ends a wait in a link or transport early, from another thread (a command that wants the
+/// connection a background reader waits on).
+pub type Waker = std::sync::Arc<dyn Fn() + Send + Sync>;
+
+/// A [`Waker`] for a link that waits in `poll`: a `mio::Waker` on `token`, made on the first
+/// call and kept in `slot`, so every waker handed out wakes the same poll.
+pub(crate) fn poll_waker(
+    poll: &mio::Poll,
+    slot: &mut Option<std::sync::Arc<mio::Waker>>,
+    token: mio::Token,
+) -> Option<Waker> {
+    if slot.is_none() {
+        *slot = Some(std::sync::Arc::new(
+            mio::Waker::new(poll.registry(), token).ok()?,
+        ));
+    }
+    let waker = std::sync::Arc::clone(slot.as_ref()?);
+    Some(std::sync::Arc::new(move || {
+        let _ = waker.wake();
+    }))
 }
 
 /// Something that can open a fresh [`Transport`] to the same server, for reconnects.
@@ -80,9 +109,14 @@ pub struct TcpTransport {
     drained: bool,
     /// Reads to go before polling is tried again, after a poll that found nothing.
     spin_cooldown: u8,
+    /// Made on the first [`Transport::waker`] call (a one-shot never pays for it).
+    waker: Option<std::sync::Arc<mio::Waker>>,
+    /// A wake-up was seen by a poll and not yet reported by a read.
+    woken: bool,
 }
 
 const TOKEN: mio::Token = mio::Token(0);
+const WAKE: mio::Token = mio::Token(1);
 
 impl TcpTransport {
     /// Wraps a connected stream, turning on `TCP_NODELAY`.
@@ -104,6 +138,8 @@ impl TcpTransport {
             peer,
             drained: false,
             spin_cooldown: 0,
+            waker: None,
+            woken: false,
         })
     }
 }
@@ -155,10 +191,21 @@ impl TcpTransport {
     fn wait(&mut self, deadline: Instant) -> io::Result<()> {
         let left = remaining(deadline)?;
         match self.poll.poll(&mut self.events, Some(left)) {
-            Ok(()) => Ok(()),
+            Ok(()) => {
+                self.woken |= self.events.iter().any(|e| e.token() == WAKE);
+                Ok(())
+            }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => Ok(()),
             Err(e) => Err(e),
         }
+    }
+
+    /// Reports a wake-up seen by a poll, once.
+    fn take_wake(&mut self) -> io::Result<()> {
+        if std::mem::take(&mut self.woken) {
+            return Err(io::Error::new(io::ErrorKind::Interrupted, "woken"));
+        }
+        Ok(())
     }
 
     /// Writes what a first `write` left over, waiting for room in the send buffer.
@@ -200,6 +247,7 @@ impl Transport for TcpTransport {
         {
             return Ok(n);
         }
+        self.take_wake()?;
         if self.spin_cooldown == 0 {
             if let Some(n) = self.spin_read(buf, deadline)? {
                 return Ok(n);
@@ -219,6 +267,7 @@ impl Transport for TcpTransport {
             if let Some(n) = self.try_read(buf)? {
                 return Ok(n);
             }
+            self.take_wake()?;
         }
     }
 
@@ -241,6 +290,10 @@ impl Transport for TcpTransport {
 
     fn peer(&self) -> String {
         self.peer.clone()
+    }
+
+    fn waker(&mut self) -> Option<Waker> {
+        poll_waker(&self.poll, &mut self.waker, WAKE)
     }
 
     fn close(&mut self) {
@@ -289,7 +342,7 @@ impl TcpConnector {
 
 impl Connector for TcpConnector {
     fn connect(&self, timeout: Duration) -> Result<Box<dyn Transport>> {
-        let deadline = crate::rcon::exchange::later(Instant::now(), timeout);
+        let deadline = crate::engine::later(Instant::now(), timeout);
         let timed_out = Error::Timeout {
             phase: crate::error::Phase::Connect,
             what: "connecting",
@@ -369,6 +422,29 @@ mod tests {
             split_host_port("127.0.0.1:1"),
             ("127.0.0.1".into(), Some(1))
         );
+    }
+
+    /// A read ends when another thread wakes it, a wake-up given before the read is kept for
+    /// it, and data still comes through afterwards.
+    #[test]
+    fn a_tcp_read_ends_when_woken() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let stream = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let (mut server, _) = listener.accept().unwrap();
+        let mut t = TcpTransport::new(stream).unwrap();
+        let wake = t.waker().unwrap();
+        let far = Instant::now() + Duration::from_secs(60);
+        let mut buf = [0u8; 16];
+        wake();
+        let e = t.read_before(&mut buf, far).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::Interrupted);
+        let waker = std::thread::spawn(move || wake());
+        let e = t.read_before(&mut buf, far).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::Interrupted);
+        waker.join().unwrap();
+        server.write_all(b"hi").unwrap();
+        let n = t.read_before(&mut buf, far).unwrap();
+        assert_eq!(&buf[..n], b"hi");
     }
 
     #[test]

@@ -5,6 +5,11 @@
 //! Reads go through a reader thread and a channel, so they can wait with a deadline like a
 //! socket. The child's stderr is kept (the last lines only) so that when the tunnel dies, the
 //! error says why: `Permission denied (publickey)`, `Host key verification failed.`, ...
+//! When the stream ends, the child's exit is waited for with a deadline (to tell a failed
+//! tunnel from a plain close): on Unix a thread blocked in `waitid(WNOWAIT)` says over a channel
+//! when the child has exited, and the transport then reaps it (`ExitWatch`; the fleet's event
+//! loop is woken the same way, through a pipe); on Windows a `WaitForSingleObject` on the
+//! process with a deadline. No polling.
 
 use std::collections::VecDeque;
 use std::ffi::OsString;
@@ -16,7 +21,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result, TransportFailure};
-use crate::transport::{Connector, TcpConnector, Transport, split_host_port};
+use crate::transport::{Connector, TcpConnector, Transport, Waker, split_host_port};
 
 /// How many lines of the child's stderr are kept for error messages.
 const STDERR_LINES: usize = 20;
@@ -294,6 +299,7 @@ impl Connector for ProcessConnector {
         let stderr = child.stderr.take().expect("stderr is piped");
 
         let (tx, rx) = mpsc::channel();
+        let wake = tx.clone();
         thread::Builder::new()
             .name("rcon-tunnel-out".into())
             .spawn(move || pump_stdout(stdout, tx))
@@ -312,11 +318,14 @@ impl Connector for ProcessConnector {
             child,
             stdin,
             rx,
+            wake,
             pending: Vec::new(),
             pos: 0,
             eof: false,
             tail,
             stderr_done: done_rx,
+            #[cfg(unix)]
+            exit: None,
             via,
             peer: self.describe(),
         }))
@@ -335,6 +344,8 @@ enum Chunk {
     Data(Vec<u8>),
     Eof,
     Failed(io::Error),
+    /// From the [`Transport::waker`]: end the read under way (or the next one) early.
+    Wake,
 }
 
 fn pump_stdout(mut stdout: impl Read, tx: mpsc::Sender<Chunk>) {
@@ -382,13 +393,71 @@ pub struct ProcessTransport {
     child: Child,
     stdin: Option<ChildStdin>,
     rx: Receiver<Chunk>,
+    /// The reader thread's channel, for [`Transport::waker`]. (The thread always ends with
+    /// [`Chunk::Eof`] or [`Chunk::Failed`], so holding a sender loses no end of stream.)
+    wake: mpsc::Sender<Chunk>,
     pending: Vec<u8>,
     pos: usize,
     eof: bool,
     tail: Arc<Mutex<VecDeque<String>>>,
     stderr_done: Receiver<()>,
+    /// Started when the stream ends and the exit is waited for.
+    #[cfg(unix)]
+    exit: Option<ExitWatch>,
     via: String,
     peer: String,
+}
+
+/// Calls `then` on a thread of its own once `child` has exited, without reaping it: the thread
+/// blocks in `waitid(P_PID, pid, WEXITED | WNOWAIT)` (and calls `then` too when that wait
+/// fails). The [`Child`] stays with its owner, which reaps it (`try_wait`) once told, and may
+/// kill it meanwhile: an unreaped child keeps its pid, so the pid the thread waits on is never
+/// another process's. (Should the owner reap the child before the thread starts waiting, the
+/// thread's `waitid` fails with `ECHILD` and it ends; only a new child of this process given
+/// the same pid in that instant would keep the thread waiting, on that child, harmlessly, until
+/// it exits.) Used by the blocking tunnel ([`ExitWatch`]) and by the fleet's event loop, which
+/// is woken this way instead of asking the child again and again.
+#[cfg(unix)]
+pub(crate) fn when_exited(child: &Child, then: impl FnOnce() + Send + 'static) {
+    let pid = child.id() as libc::id_t;
+    let watch = move || {
+        loop {
+            // SAFETY: a zeroed siginfo_t is a valid out-parameter; waitid only writes it.
+            let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+            // SAFETY: waits on this process's own child; WNOWAIT leaves it to be reaped.
+            let got =
+                unsafe { libc::waitid(libc::P_PID, pid, &mut info, libc::WEXITED | libc::WNOWAIT) };
+            if got == 0 || io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+                break;
+            }
+        }
+        then();
+    };
+    // Without the thread `then` is dropped unrun: its owner sees what dropping it means
+    // (a closed channel or pipe), so the wait ends at once.
+    let _ = thread::Builder::new()
+        .name("rcon-tunnel-exit".into())
+        .spawn(watch);
+}
+
+/// Says when a child process has exited ([`when_exited`]), over a channel.
+#[cfg(unix)]
+struct ExitWatch(Receiver<()>);
+
+#[cfg(unix)]
+impl ExitWatch {
+    fn start(child: &Child) -> ExitWatch {
+        let (tx, rx) = mpsc::channel();
+        when_exited(child, move || {
+            let _ = tx.send(());
+        });
+        ExitWatch(rx)
+    }
+
+    /// Blocks until the child has exited (true), or `grace` passed (false).
+    fn wait(&self, grace: Duration) -> bool {
+        !matches!(self.0.recv_timeout(grace), Err(RecvTimeoutError::Timeout))
+    }
 }
 
 impl std::fmt::Debug for ProcessTransport {
@@ -419,15 +488,40 @@ impl ProcessTransport {
         Some(TransportFailure(message).into_io())
     }
 
+    /// The child's exit status, waiting up to `grace` for it to exit; `None` when it did not
+    /// (or cannot be asked).
+    #[cfg(unix)]
     fn wait_exit(&mut self, grace: Duration) -> Option<ExitStatus> {
-        let until = Instant::now() + grace;
-        loop {
-            match self.child.try_wait() {
-                Ok(Some(status)) => return Some(status),
-                Ok(None) if Instant::now() < until => thread::sleep(Duration::from_millis(10)),
-                _ => return None,
-            }
+        if let Ok(Some(status)) = self.child.try_wait() {
+            return Some(status);
         }
+        let exit = self
+            .exit
+            .get_or_insert_with(|| ExitWatch::start(&self.child));
+        if !exit.wait(grace) {
+            return None;
+        }
+        self.child.try_wait().ok().flatten()
+    }
+
+    /// The child's exit status, waiting up to `grace` for it to exit; `None` when it did not
+    /// (or cannot be asked). Windows: a wait on the process handle with a deadline
+    /// (`WaitForSingleObject`), no polling.
+    #[cfg(windows)]
+    fn wait_exit(&mut self, grace: Duration) -> Option<ExitStatus> {
+        use std::os::windows::io::AsRawHandle;
+        use windows_sys::Win32::Foundation::WAIT_OBJECT_0;
+        use windows_sys::Win32::System::Threading::WaitForSingleObject;
+        if let Ok(Some(status)) = self.child.try_wait() {
+            return Some(status);
+        }
+        let millis = u32::try_from(grace.as_millis()).unwrap_or(u32::MAX - 1);
+        // SAFETY: the handle is the child's, owned by `self.child` and open for this call.
+        let waited = unsafe { WaitForSingleObject(self.child.as_raw_handle() as _, millis) };
+        if waited != WAIT_OBJECT_0 {
+            return None;
+        }
+        self.child.try_wait().ok().flatten()
     }
 
     /// The most telling stderr line: the last one, with the one before it when the last is
@@ -476,6 +570,9 @@ impl Transport for ProcessTransport {
                 Err(RecvTimeoutError::Timeout) => {
                     return Err(io::Error::new(io::ErrorKind::TimedOut, "read timed out"));
                 }
+                Ok(Chunk::Wake) => {
+                    return Err(io::Error::new(io::ErrorKind::Interrupted, "woken"));
+                }
             }
         }
         if self.pos < self.pending.len() {
@@ -502,6 +599,13 @@ impl Transport for ProcessTransport {
 
     fn peer(&self) -> String {
         self.peer.clone()
+    }
+
+    fn waker(&mut self) -> Option<Waker> {
+        let wake = self.wake.clone();
+        Some(Arc::new(move || {
+            let _ = wake.send(Chunk::Wake);
+        }))
     }
 
     fn close(&mut self) {
@@ -617,6 +721,33 @@ mod tests {
         );
     }
 
+    /// A tunnel that closes its stream and exits only later (ssh after a dropped channel): the
+    /// end of the stream waits for the exit, which says why.
+    #[cfg(unix)]
+    #[test]
+    fn a_command_that_exits_after_closing_its_stream_still_says_why() {
+        let script = "exec >&-; sleep 0.3; echo 'channel 0: open failed' >&2; exit 3";
+        let c = ProcessConnector::shell(script, "localhost", 1);
+        let mut t = c.connect(Duration::from_secs(5)).unwrap();
+        let mut buf = [0u8; 16];
+        let err = t
+            .read_before(&mut buf, Instant::now() + Duration::from_secs(5))
+            .unwrap_err();
+        let failure = TransportFailure::find(&err).expect("a transport failure");
+        assert_eq!(
+            failure.0,
+            "proxy command failed (exit status 3): channel 0: open failed"
+        );
+        // Asked again (a write after the read), the same answer, at once.
+        let err = t
+            .write_packet(b"x", Instant::now() + Duration::from_secs(5))
+            .unwrap_err();
+        assert_eq!(
+            TransportFailure::find(&err).expect("a transport failure").0,
+            "proxy command failed (exit status 3): channel 0: open failed"
+        );
+    }
+
     #[cfg(unix)]
     #[test]
     fn echoing_command_carries_bytes_and_a_clean_exit_is_a_close() {
@@ -628,6 +759,30 @@ mod tests {
         let mut buf = [0u8; 16];
         loop {
             let n = t.read_before(&mut buf, deadline).unwrap();
+            if n == 0 {
+                break;
+            }
+            got.extend_from_slice(&buf[..n]);
+        }
+        assert_eq!(got, b"hello");
+    }
+
+    /// A read on a tunnel ends when another thread wakes it; the stream goes on after.
+    #[cfg(unix)]
+    #[test]
+    fn a_read_on_a_tunnel_ends_when_woken() {
+        let c = ProcessConnector::shell("head -c 5", "localhost", 1);
+        let mut t = c.connect(Duration::from_secs(5)).unwrap();
+        let wake = t.waker().unwrap();
+        let far = Instant::now() + Duration::from_secs(60);
+        let mut buf = [0u8; 16];
+        wake();
+        let e = t.read_before(&mut buf, far).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::Interrupted);
+        t.write_packet(b"hello", far).unwrap();
+        let mut got = Vec::new();
+        loop {
+            let n = t.read_before(&mut buf, far).unwrap();
             if n == 0 {
                 break;
             }

@@ -638,6 +638,46 @@ fn state_last_command() {
     assert_eq!(h.seen.done, 1);
 }
 
+/// Vanilla remembered, and another server at the address that sends each answer as one packet
+/// and closes on the id -2 sentinel: a long first packet that is no vanilla fragment draws the
+/// sentinel, and the close after it ends the answer whole, with what was learned forgotten. A
+/// close after a packet that may be a fragment (4096 UTF-16 units) still fails as incomplete.
+#[test]
+fn state_relearn_on_a_close_after_a_packet_no_server_continues() {
+    let login = || Recv(None, 2, b"");
+    // The harness's packets are static.
+    let leak = |s: String| -> &'static [u8] { Box::leak(s.into_boxed_str()).as_bytes() };
+    let whole = leak("é".repeat(5000));
+    let h = Harness::run(
+        learned(EndMethod::Vanilla),
+        &[login(), Cmd("chars"), Recv(None, 0, whole), Close],
+    );
+    assert_eq!(
+        h.seen.sent.last().map(|p| p.1),
+        Some(-2),
+        "the sentinel went out"
+    );
+    assert_eq!(h.seen.output, whole);
+    assert_eq!(h.seen.done, 1);
+    assert!(h.seen.failed.is_empty(), "{:?}", h.seen.failed);
+    assert_eq!(h.seen.warnings, 1, "said once");
+    assert_eq!(h.seen.forgot, 1);
+    assert!(h.ex.is_disconnected());
+    for fragment in [leak("é".repeat(4096)), leak("x".repeat(4096))] {
+        let h = Harness::run(
+            learned(EndMethod::Vanilla),
+            &[login(), Cmd("chars"), Recv(None, 0, fragment), Close],
+        );
+        assert_eq!(h.seen.done, 0, "{} bytes", fragment.len());
+        assert_eq!(h.seen.failed.len(), 1, "{} bytes", fragment.len());
+        assert!(
+            h.seen.failed[0].contains("output is incomplete"),
+            "{:?}",
+            h.seen.failed
+        );
+    }
+}
+
 /// Re-learning: evidence that contradicts the remembered method.
 #[test]
 fn state_relearn() {
