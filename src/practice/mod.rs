@@ -170,6 +170,16 @@ pub enum Observed {
     },
     /// The client closed its connection.
     Disconnected(u64),
+    /// A read or a write failed and the server gave up the connection, as on a close (an
+    /// interrupted read is tried again).
+    IoFailed {
+        /// Connection number.
+        conn: u64,
+        /// `"read"` or `"write"`.
+        during: &'static str,
+        /// The error, as the system gave it.
+        error: String,
+    },
 }
 
 #[derive(Default)]
@@ -193,7 +203,8 @@ impl ServerState {
 pub struct PracticeServer {
     addr: SocketAddr,
     shared: Arc<ServerState>,
-    accept: Option<thread::JoinHandle<()>>,
+    /// The accept loop, which gives the listener back when it stops.
+    accept: Option<thread::JoinHandle<TcpListener>>,
 }
 
 impl std::fmt::Debug for PracticeServer {
@@ -207,7 +218,30 @@ impl std::fmt::Debug for PracticeServer {
 impl PracticeServer {
     /// Starts listening and serving in background threads.
     pub fn start(config: PracticeConfig) -> io::Result<Self> {
-        let listener = TcpListener::bind(config.bind)?;
+        Self::serve(TcpListener::bind(config.bind)?, config)
+    }
+
+    /// Stops this server as [`PracticeServer::shutdown`] does (every connection closed; what
+    /// it saw stays readable) and starts another with `config` on the same listening socket
+    /// (`config.bind` is not used): a server restarted on the same address, without the port
+    /// ever being free for another socket of the machine to take meanwhile. Connections made
+    /// in between wait in the listen queue for the new server, as they would for a server
+    /// that is slow to come back.
+    pub fn restart(&mut self, config: PracticeConfig) -> io::Result<PracticeServer> {
+        stop(&self.shared, self.addr);
+        let listener = self
+            .accept
+            .take()
+            .ok_or_else(|| io::Error::other("the practice server was already shut down"))?
+            .join()
+            .map_err(|_| io::Error::other("the practice server's accept loop panicked"))?;
+        Self::serve(listener, config)
+    }
+
+    /// Serves on a listener the caller already holds (`config.bind` is not used): a server
+    /// that comes up on a port reserved beforehand, which no other socket of the machine could
+    /// take meanwhile.
+    pub fn serve(listener: TcpListener, config: PracticeConfig) -> io::Result<Self> {
         let addr = listener.local_addr()?;
         let shared = Arc::new(ServerState::default());
         let accept_shared = Arc::clone(&shared);
@@ -310,7 +344,12 @@ fn stop(shared: &ServerState, addr: SocketAddr) {
     let _ = TcpStream::connect_timeout(&addr, Duration::from_millis(200));
 }
 
-fn accept_loop(listener: TcpListener, config: PracticeConfig, shared: Arc<ServerState>) {
+/// Serves until stopped, then gives the listener back ([`PracticeServer::restart`]).
+fn accept_loop(
+    listener: TcpListener,
+    config: PracticeConfig,
+    shared: Arc<ServerState>,
+) -> TcpListener {
     let addr = listener.local_addr().ok();
     for stream in listener.incoming() {
         if shared.stopping.load(Ordering::SeqCst) {
@@ -363,6 +402,7 @@ fn accept_loop(listener: TcpListener, config: PracticeConfig, shared: Arc<Server
                 }
             });
     }
+    listener
 }
 
 enum ConnectionEnd {
@@ -395,6 +435,34 @@ impl Connection {
         self.stream.write_all(&encode(id, kind, body))
     }
 
+    /// One read: `None` once the client closed or a read failed (written down, unless the
+    /// server is stopping). An interrupted read is tried again, as a real server's is.
+    fn read_some(&mut self, buf: &mut [u8]) -> Option<usize> {
+        loop {
+            match self.stream.read(buf) {
+                Ok(0) => return None,
+                Ok(n) => return Some(n),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    self.io_failed("read", &e);
+                    return None;
+                }
+            }
+        }
+    }
+
+    /// Writes down a failed read or write, unless the server is stopping (which closes every
+    /// connection under its reads).
+    fn io_failed(&self, during: &'static str, e: &io::Error) {
+        if !self.shared.stopping.load(Ordering::SeqCst) {
+            self.shared.record(Observed::IoFailed {
+                conn: self.conn,
+                during,
+                error: e.to_string(),
+            });
+        }
+    }
+
     fn record_packet(&self, id: i32, kind: i32, body: &[u8]) {
         let body = if kind == TYPE_LOGIN {
             String::new()
@@ -415,9 +483,8 @@ impl Connection {
             if !self.config.read_delay.is_zero() {
                 thread::sleep(self.config.read_delay);
             }
-            let n = match self.stream.read(&mut buf) {
-                Ok(0) | Err(_) => return ConnectionEnd::ClientClosed,
-                Ok(n) => n,
+            let Some(n) = self.read_some(&mut buf) else {
+                return ConnectionEnd::ClientClosed;
             };
             if n < 10 {
                 return ConnectionEnd::Violation(format!("read of {n} bytes, fewer than 10"));
@@ -469,7 +536,10 @@ impl Connection {
                 }
                 Some(ConnectionEnd::ServerClosed)
             }
-            Err(_) => Some(ConnectionEnd::ClientClosed),
+            Err(e) => {
+                self.io_failed("write", &e);
+                Some(ConnectionEnd::ClientClosed)
+            }
         }
     }
 
@@ -477,9 +547,8 @@ impl Connection {
         let mut decoder = Decoder::default();
         let mut buf = [0u8; 8192];
         loop {
-            let n = match self.stream.read(&mut buf) {
-                Ok(0) | Err(_) => return ConnectionEnd::ClientClosed,
-                Ok(n) => n,
+            let Some(n) = self.read_some(&mut buf) else {
+                return ConnectionEnd::ClientClosed;
             };
             decoder.feed(&buf[..n]);
             loop {
@@ -504,9 +573,8 @@ impl Connection {
         let mut decoder = Decoder::default();
         let mut buf = [0u8; 8192];
         loop {
-            let n = match self.stream.read(&mut buf) {
-                Ok(0) | Err(_) => return ConnectionEnd::ClientClosed,
-                Ok(n) => n,
+            let Some(n) = self.read_some(&mut buf) else {
+                return ConnectionEnd::ClientClosed;
             };
             if let Some(size) = buf[..n].get(..4).filter(|_| decoder.buffered() == 0) {
                 let size = i32::from_le_bytes(size.try_into().expect("4 bytes"));
@@ -584,6 +652,7 @@ impl Connection {
             }
             let n = match self.stream.read(&mut buf) {
                 Ok(0) => return ConnectionEnd::ClientClosed,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e)
                     if matches!(
                         e.kind(),

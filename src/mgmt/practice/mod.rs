@@ -18,13 +18,14 @@ mod document;
 mod rpc;
 mod world;
 
+use std::collections::VecDeque;
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
@@ -74,6 +75,11 @@ pub struct MgmtPracticeConfig {
     pub allowed_origins: Vec<String>,
     /// The vanilla release to play.
     pub version: MgmtVersion,
+    /// Hold each answer this long before sending it (`rpc.discover`'s excepted, so a client
+    /// connects at once), as a slow or busy server would: for tests of what a client does
+    /// while it waits (Ctrl-C). The connection goes on meanwhile: notifications are sent, and
+    /// a client that leaves, or the server stopping, drops the answers still held.
+    pub answer_delay: Option<Duration>,
 }
 
 impl Default for MgmtPracticeConfig {
@@ -84,6 +90,7 @@ impl Default for MgmtPracticeConfig {
             tls: None,
             allowed_origins: Vec::new(),
             version: MgmtVersion::default(),
+            answer_delay: None,
         }
     }
 }
@@ -387,6 +394,8 @@ fn session(
     shared: &Hub,
     rx: &Receiver<String>,
 ) -> io::Result<()> {
+    // Answers held back by `answer_delay`, with when each is due, in order.
+    let mut held: VecDeque<(Instant, String)> = VecDeque::new();
     loop {
         // The stop is read before the queue is sent: it is set after its announcement is
         // queued, so a session that sees it sends `server/stopping` first.
@@ -395,12 +404,21 @@ fn session(
         if stopping {
             return Ok(());
         }
+        while held.front().is_some_and(|(due, _)| *due <= Instant::now()) {
+            let (_, reply) = held.pop_front().expect("looked at above");
+            ws.send(Message::text(reply)).map_err(io::Error::other)?;
+        }
         match ws.read() {
             Ok(Message::Text(t)) => {
                 if let Some(reply) = rpc::answer(shared, t.as_str()) {
                     // Notifications the call caused go first, as vanilla sends them.
                     send_queued(ws, rx)?;
-                    ws.send(Message::text(reply)).map_err(io::Error::other)?;
+                    match shared.config.answer_delay {
+                        Some(delay) if !t.as_str().contains("\"rpc.discover\"") => {
+                            held.push_back((Instant::now() + delay, reply));
+                        }
+                        _ => ws.send(Message::text(reply)).map_err(io::Error::other)?,
+                    }
                 }
             }
             Ok(Message::Close(_)) => return Ok(()),
