@@ -7,6 +7,7 @@
 use std::collections::VecDeque;
 use std::io::{self, Read, Write};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -17,6 +18,7 @@ use tungstenite::{HandshakeError, Message, WebSocket};
 use super::jsonrpc::{self, Incoming, Notification, RpcError};
 use super::{MgmtError, MgmtResult, Trust};
 use crate::Password;
+use crate::engine::CANCEL_POLL;
 use crate::transport::Transport;
 
 /// Where a management server listens, from a `ws://` or `wss://` URL.
@@ -106,6 +108,20 @@ pub struct ConnectOptions {
     /// Called with `>` and each message sent, `<` and each one received, `=` and a note on the
     /// upgrade (whose secret is shown as `****`): for `--trace`.
     pub trace: Option<fn(&str, &str)>,
+    /// Looked at at least every [`CANCEL_POLL`] during the TLS and WebSocket handshakes, and
+    /// given to the connected client ([`MgmtClient::set_cancel`]): `true` abandons the wait with
+    /// [`MgmtError::Cancelled`]. (Opening the transport itself, a TCP connect or a tunnel's
+    /// start, is bounded by the timeout alone.)
+    pub cancel: Option<Arc<AtomicBool>>,
+}
+
+/// `left` of a wait, cut to the cancel poll when there is a cancel flag; `Err` when it is set.
+fn next_wait(cancel: Option<&AtomicBool>, left: Duration) -> MgmtResult<Duration> {
+    match cancel {
+        Some(flag) if flag.load(Ordering::SeqCst) => Err(MgmtError::Cancelled),
+        Some(_) => Ok(left.min(CANCEL_POLL)),
+        None => Ok(left),
+    }
 }
 
 /// A [`Transport`] as a `Read + Write` stream with a wait limit per read.
@@ -184,6 +200,8 @@ pub struct MgmtClient {
     queued: VecDeque<Notification>,
     timeout: Duration,
     peer: String,
+    /// Looked at at least every [`CANCEL_POLL`] while waiting: `true` abandons the wait.
+    cancel: Option<Arc<AtomicBool>>,
 }
 
 fn is_wait(e: &tungstenite::Error) -> bool {
@@ -246,13 +264,23 @@ impl MgmtClient {
         opts: &ConnectOptions,
     ) -> MgmtResult<MgmtClient> {
         let peer = endpoint.url();
+        let deadline = Instant::now() + opts.timeout;
+        let cancel = opts.cancel.as_deref();
+        // The wait for the next read of a handshake: what is left of the time limit, in steps of
+        // the cancel poll; `Err` when the time is up or the cancel flag is set.
+        let wait = || {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(MgmtError::Timeout {
+                    what: "connecting to the management server",
+                    after: opts.timeout,
+                });
+            }
+            next_wait(cancel, left)
+        };
         let pipe = Pipe {
             inner: transport,
-            wait: opts.timeout,
-        };
-        let timed_out = MgmtError::Timeout {
-            what: "connecting to the management server",
-            after: opts.timeout,
+            wait: wait()?,
         };
         let stream = if endpoint.tls {
             let config = Arc::new(opts.trust.client_config()?);
@@ -266,7 +294,11 @@ impl MgmtClient {
             while tls.conn.is_handshaking() {
                 if let Err(e) = tls.conn.complete_io(&mut tls.sock) {
                     return Err(match e.kind() {
-                        io::ErrorKind::WouldBlock => timed_out,
+                        // A read that waited its step: rustls resumes where it was.
+                        io::ErrorKind::WouldBlock => {
+                            tls.sock.wait = wait()?;
+                            continue;
+                        }
                         io::ErrorKind::InvalidData => MgmtError::Tls {
                             peer: peer.clone(),
                             source: e,
@@ -302,39 +334,46 @@ impl MgmtClient {
                 .map_err(|_| MgmtError::Handshake(format!("'{origin}' is not a valid Origin")))?;
             headers.insert("Origin", v);
         }
-        let ws = match tungstenite::client::client(request, stream) {
-            Ok((ws, _response)) => ws,
-            Err(HandshakeError::Interrupted(_)) => return Err(timed_out),
-            Err(HandshakeError::Failure(tungstenite::Error::Http(resp))) => {
-                if resp.status().as_u16() == 401 {
-                    return Err(MgmtError::Unauthorized {
-                        reason: unauthorized_reason(resp.body().as_deref()),
-                    });
+        let mut upgrade = tungstenite::client::client(request, stream);
+        let ws = loop {
+            match upgrade {
+                Ok((ws, _response)) => break ws,
+                // A read that waited its step: the upgrade resumes where it was.
+                Err(HandshakeError::Interrupted(mut mid)) => {
+                    mid.get_mut().get_mut().pipe().wait = wait()?;
+                    upgrade = mid.handshake();
                 }
-                return Err(MgmtError::Handshake(format!(
-                    "the server answered HTTP {}",
-                    resp.status()
-                )));
-            }
-            Err(HandshakeError::Failure(e)) => {
-                let closed = matches!(
-                    e,
-                    tungstenite::Error::Protocol(
-                        tungstenite::error::ProtocolError::HandshakeIncomplete
-                    )
-                ) || matches!(ws_error_kind(&e), Some(MgmtError::Closed));
-                if closed {
+                Err(HandshakeError::Failure(tungstenite::Error::Http(resp))) => {
+                    if resp.status().as_u16() == 401 {
+                        return Err(MgmtError::Unauthorized {
+                            reason: unauthorized_reason(resp.body().as_deref()),
+                        });
+                    }
                     return Err(MgmtError::Handshake(format!(
-                        "the server closed the connection before answering the upgrade (is {} a management port{}?)",
-                        endpoint.port,
-                        if endpoint.tls {
-                            ""
-                        } else {
-                            ", and without TLS"
-                        }
+                        "the server answered HTTP {}",
+                        resp.status()
                     )));
                 }
-                return Err(ws_error(e));
+                Err(HandshakeError::Failure(e)) => {
+                    let closed = matches!(
+                        e,
+                        tungstenite::Error::Protocol(
+                            tungstenite::error::ProtocolError::HandshakeIncomplete
+                        )
+                    ) || matches!(ws_error_kind(&e), Some(MgmtError::Closed));
+                    if closed {
+                        return Err(MgmtError::Handshake(format!(
+                            "the server closed the connection before answering the upgrade (is {} a management port{}?)",
+                            endpoint.port,
+                            if endpoint.tls {
+                                ""
+                            } else {
+                                ", and without TLS"
+                            }
+                        )));
+                    }
+                    return Err(ws_error(e));
+                }
             }
         };
         if let Some(t) = opts.trace {
@@ -355,7 +394,18 @@ impl MgmtClient {
             queued: VecDeque::new(),
             timeout: opts.timeout,
             peer,
+            cancel: opts.cancel.clone(),
         })
+    }
+
+    /// Makes every wait for the server ([`MgmtClient::call`],
+    /// [`MgmtClient::next_notification`]) look at `flag` at least every [`CANCEL_POLL`] and,
+    /// when it is `true`, end with [`MgmtError::Cancelled`]. The flag is left as it is (every
+    /// client sharing it stops: a fan-out); after a cancelled call the connection is done with
+    /// (a late answer would be taken for the next call's), so close it. `None` waits to the
+    /// time limit.
+    pub fn set_cancel(&mut self, flag: Option<Arc<AtomicBool>>) {
+        self.cancel = flag;
     }
 
     /// The server's URL, for messages.
@@ -383,7 +433,7 @@ impl MgmtClient {
                     after: self.timeout,
                 });
             }
-            self.ws.get_mut().pipe().wait = left;
+            self.ws.get_mut().pipe().wait = next_wait(self.cancel.as_deref(), left)?;
             match self.read_one()? {
                 Some(Incoming::Response {
                     id: Some(got),
@@ -412,7 +462,7 @@ impl MgmtClient {
             if left.is_zero() {
                 return Ok(None);
             }
-            self.ws.get_mut().pipe().wait = left;
+            self.ws.get_mut().pipe().wait = next_wait(self.cancel.as_deref(), left)?;
             if let Some(Incoming::Notification(n)) = self.read_one()? {
                 return Ok(Some(n));
             }

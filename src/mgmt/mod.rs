@@ -78,6 +78,10 @@ pub enum MgmtError {
     /// The server closed the connection.
     #[error("the management server closed the connection")]
     Closed,
+    /// The cancel flag ([`MgmtClient::set_cancel`]) stopped a wait for the server (Ctrl-C or
+    /// `SIGTERM`); the call may or may not have run, and the connection is done with.
+    #[error("abandoned while waiting for the management server (interrupted)")]
+    Cancelled,
     /// Reading or writing the connection failed.
     #[error("connection to the management server failed: {0}")]
     Io(std::io::Error),

@@ -2,6 +2,10 @@
 //! URL, secret, certificate trust and Origin (flags, environment, profile), connects, reads
 //! `rpc.discover`, maps COMMAND words onto a method, and prints results as text or `--json`;
 //! with no COMMAND, a console with tab completion of method names (or method lines from stdin).
+//! Every call goes through one [`MgmtSession`], which prints through the sink's `Printer`; the
+//! `-c` calls and words run under the runner policy RCON's commands run under
+//! ([`crate::app::runner::commands`]: `--delay`, `--echo`, `--keep-going`, Ctrl-C), and the
+//! first connection is tried again with `--retry`.
 //! `--follow` takes the server's notifications ([`run_mgmt`], printing through
 //! `crate::app::source::follow::events`); `--countdown`/`--every` run on the same schedule as
 //! RCON's (`crate::app::source::schedule`).
@@ -16,9 +20,14 @@ use rconsole::transport::Connector;
 use serde_json::{Value, json};
 
 use crate::app::exit::{Exit, fail};
-use crate::app::resolve::plan::{FollowOptions, MgmtPlan, PracticePlan};
+use crate::app::print::output::{Printer, Style};
+use crate::app::print::stderr;
+use crate::app::resolve::plan::{BatchPolicy, FollowOptions, MgmtPlan, PracticePlan};
 use crate::app::resolve::secrets::{self, Secret};
 use crate::app::resolve::settings::{self, Settings};
+use crate::app::runner::commands::{self, Failure, Ran, Rest, Target};
+use crate::app::runner::interrupt::Stop;
+use crate::app::source::schedule;
 
 /// Where and how to connect, resolved but not connected.
 pub struct MgmtTarget {
@@ -42,6 +51,7 @@ pub fn exit_of(e: &mgmt::MgmtError) -> Exit {
         E::Tls { .. } => Exit::Connect,
         E::Unauthorized { .. } => Exit::Login,
         E::Timeout { .. } => Exit::Timeout,
+        E::Cancelled => Exit::Interrupted,
         E::Rpc { .. } => Exit::CommandFailed,
         _ => Exit::Connection,
     }
@@ -159,6 +169,7 @@ source (--password-file, RCON_PASSWORD, a profile's password keys)",
             trust,
             timeout: settings.timeout.value,
             trace: plan.trace.then_some(trace_message as fn(&str, &str)),
+            cancel: None,
         },
         name,
     })
@@ -167,7 +178,7 @@ source (--password-file, RCON_PASSWORD, a profile's password keys)",
 /// `--trace` with `--mgmt`: every JSON-RPC message on stderr (the secret travels only in the
 /// upgrade request's header, which is shown masked).
 fn trace_message(direction: &str, text: &str) {
-    eprintln!("rcon: trace {direction} {text}");
+    stderr!("rcon: trace {direction} {text}");
 }
 
 fn read_cert(path: &std::path::Path) -> anyhow::Result<Trust> {
@@ -183,14 +194,49 @@ fn read_cert(path: &std::path::Path) -> anyhow::Result<Trust> {
 impl MgmtTarget {
     /// Connects and reads the schema.
     pub fn connect(&self) -> anyhow::Result<(MgmtClient, Schema)> {
+        self.open().map_err(error)
+    }
+
+    /// [`MgmtTarget::connect`], tried again up to `retries` times (`--retry`) when the server
+    /// could not be reached ([`crate::app::runner::wait::worth_a_retry`]), after the one
+    /// schedule of pauses ([`crate::app::runner::wait::Retries`]) with one warning before each,
+    /// as an RCON session's first connection is.
+    pub fn connect_retrying(&self, retries: u32) -> anyhow::Result<(MgmtClient, Schema)> {
+        let mut retries = crate::app::runner::wait::Retries::new(retries);
+        loop {
+            match self.open() {
+                Err(mgmt::MgmtError::Connect(e)) if crate::app::runner::wait::worth_a_retry(&e) => {
+                    let Some(delay) = retries.next() else {
+                        return Err(error(mgmt::MgmtError::Connect(e)));
+                    };
+                    crate::app::print::output::warning(&format!(
+                        "{}; retrying in {} (retry {} of {})",
+                        crate::app::exit::chain(&e),
+                        rconsole::format_duration(delay),
+                        retries.used(),
+                        retries.allowed()
+                    ));
+                    let stopped = || {
+                        crate::app::runner::interrupt::stopping()
+                            || crate::app::runner::interrupt::raised()
+                    };
+                    if crate::app::runner::interrupt::pause_until(delay, stopped) {
+                        return Err(error(mgmt::MgmtError::Connect(e)));
+                    }
+                }
+                other => return other.map_err(error),
+            }
+        }
+    }
+
+    fn open(&self) -> Result<(MgmtClient, Schema), mgmt::MgmtError> {
         let transport = self
             .connector
             .connect(self.opts.timeout)
-            .map_err(|e| error(mgmt::MgmtError::Connect(e)))?;
-        let mut client =
-            MgmtClient::connect(transport, &self.endpoint, &self.opts).map_err(error)?;
-        let doc = client.call("rpc.discover", &[]).map_err(error)?;
-        let schema = Schema::from_discover(&doc).map_err(error)?;
+            .map_err(mgmt::MgmtError::Connect)?;
+        let mut client = MgmtClient::connect(transport, &self.endpoint, &self.opts)?;
+        let doc = client.call("rpc.discover", &[])?;
+        let schema = Schema::from_discover(&doc)?;
         Ok((client, schema))
     }
 }
@@ -299,73 +345,310 @@ pub fn split_words(line: &str) -> Vec<String> {
     words
 }
 
-/// Runs one command's words on `server` (the name its JSON records carry; `prefixed`: its
-/// text lines are `[server] ...`, one of several): `methods` lists the methods; anything else is
-/// a call. Prints the result; an error comes back for the caller to report.
-pub fn run_words(
-    client: &mut MgmtClient,
-    schema: &Schema,
-    words: &[String],
-    json_out: bool,
-    server: &str,
+/// One management server's connection and the printer of its results: the one path every
+/// call takes, whether it comes from `-c` and the command words ([`MgmtSession::run_calls`],
+/// under the runner policy of [`crate::app::runner::commands`]), stdin, the console or the
+/// schedule of `--countdown` and `--every` (as a [`schedule::Runner`]).
+pub struct MgmtSession {
+    target: MgmtTarget,
+    /// `None` after the connection was lost: the next call connects again.
+    client: Option<MgmtClient>,
+    schema: Schema,
+    printer: Printer,
+    /// Its text lines are `[server] ...` (one of several).
     prefixed: bool,
-) -> anyhow::Result<()> {
-    let label = prefixed.then_some(server);
-    if words.len() == 1 && words[0] == "methods" {
-        let mut text = String::new();
-        for m in schema.methods.iter().filter(|m| !m.is_notification()) {
-            let params: Vec<String> = m.params.iter().map(|p| format!("<{}>", p.name)).collect();
-            let mut line = m.words();
-            if !params.is_empty() {
-                line = format!("{line} {}", params.join(" "));
-            }
-            if json_out {
-                text.push_str(
-                    &json!({"method": m.name, "words": m.words(), "params": m.params.iter().map(|p| &p.name).collect::<Vec<_>>(), "description": m.description}).to_string(),
-                );
-            } else {
-                text.push_str(&format!("{line:<48} {}", m.description));
-            }
-            text.push('\n');
-        }
-        crate::app::print::output::print_text(&prefix(label, &text))?;
-        return Ok(());
-    }
-    let (method, params) = schema.resolve(words).map_err(error)?;
-    let started = std::time::Instant::now();
-    let called = client.call(&method, &params);
-    let elapsed = started.elapsed();
-    if json_out {
-        // The one record every mode prints, with the call's method, params and result added.
-        let command = words.join(" ");
-        let params = Value::Array(params);
-        let failure = called.as_ref().err().map(|e| (e.to_string(), exit_of(e)));
-        let text = called.as_ref().map(render).unwrap_or_default();
-        let call = crate::app::print::output::Record {
-            command: &command,
-            raw: text.as_bytes(),
-            ok: failure.is_none(),
-            error: failure.as_ref().map(|f| f.0.as_str()),
-            reason: failure.as_ref().and_then(|f| f.1.reason()),
-            elapsed,
-            origin: None,
-        };
-        let mut record =
-            crate::app::print::output::json_record(Some(server), &call, text.trim_end());
-        record.method = Some(&method);
-        record.params = Some(&params);
-        record.result = called.as_ref().ok();
-        crate::app::print::output::print_text(&format!("{}\n", record.to_line()))?;
-    } else if let Ok(result) = &called {
-        let text = prefix(label, &render(result));
-        let text = if text.ends_with('\n') {
-            text
+}
+
+impl MgmtSession {
+    /// Connects to `target` (tried again `retries` times, `--retry`); `json`: results are the
+    /// one JSON record; `prefixed`: text lines are labelled with the server's name.
+    pub fn connect(
+        target: MgmtTarget,
+        retries: u32,
+        json: bool,
+        prefixed: bool,
+    ) -> anyhow::Result<MgmtSession> {
+        let (client, schema) = target.connect_retrying(retries)?;
+        let style = if json {
+            Style::Json
         } else {
-            text + "\n"
+            Style::Text { color: false }
         };
-        crate::app::print::output::print_text(&text)?;
+        Ok(MgmtSession {
+            target,
+            client: Some(client),
+            schema,
+            printer: Printer::new(style, false),
+            prefixed,
+        })
     }
-    called.map(|_| ()).map_err(error)
+
+    /// The connection, connecting again first if it was lost (with the cancel flag, if any).
+    fn client(&mut self) -> anyhow::Result<&mut MgmtClient> {
+        if self.client.is_none() {
+            let (client, schema) = self.target.connect()?;
+            self.client = Some(client);
+            self.schema = schema;
+        }
+        Ok(self.client.as_mut().expect("connected above"))
+    }
+
+    /// The name its records and labels carry: the profile, else the URL.
+    pub fn name(&self) -> &str {
+        &self.target.name
+    }
+
+    /// Closes the connection.
+    pub fn close(self) {
+        if let Some(client) = self.client {
+            client.close();
+        }
+    }
+
+    /// Resolves `words` against the schema and calls the method (connecting again first if
+    /// the connection was lost): the method, its parameters, and the result or the server's
+    /// error with how long the call took. Words that match no method are the `Err`.
+    #[allow(clippy::type_complexity)]
+    fn call(
+        &mut self,
+        words: &[String],
+    ) -> anyhow::Result<(
+        String,
+        Vec<Value>,
+        Result<Value, mgmt::MgmtError>,
+        std::time::Duration,
+    )> {
+        let (method, params) = self.schema.resolve(words).map_err(error)?;
+        let client = self.client()?;
+        let started = std::time::Instant::now();
+        let called = client.call(&method, &params);
+        let elapsed = started.elapsed();
+        // Lost (or abandoned at Ctrl-C), not refused: the next call connects again
+        // (--keep-going, the console).
+        if called
+            .as_ref()
+            .is_err_and(|e| !matches!(e, mgmt::MgmtError::Rpc { .. }))
+            && let Some(client) = self.client.take()
+        {
+            client.close();
+        }
+        Ok((method, params, called, elapsed))
+    }
+
+    /// Runs one command's words: `methods` lists the methods; anything else is a call. Prints
+    /// the result through the printer; an error comes back for the caller to report.
+    pub fn run_words(&mut self, words: &[String]) -> anyhow::Result<()> {
+        let name = self.target.name.clone();
+        let label = self.prefixed.then_some(name.as_str());
+        let json_out = self.printer.style() == Style::Json;
+        if words.len() == 1 && words[0] == "methods" {
+            let mut text = String::new();
+            for m in self.schema.methods.iter().filter(|m| !m.is_notification()) {
+                let params: Vec<String> =
+                    m.params.iter().map(|p| format!("<{}>", p.name)).collect();
+                let mut line = m.words();
+                if !params.is_empty() {
+                    line = format!("{line} {}", params.join(" "));
+                }
+                if json_out {
+                    text.push_str(
+                        &json!({"method": m.name, "words": m.words(), "params": m.params.iter().map(|p| &p.name).collect::<Vec<_>>(), "description": m.description}).to_string(),
+                    );
+                } else {
+                    text.push_str(&format!("{line:<48} {}", m.description));
+                }
+                text.push('\n');
+            }
+            self.printer.formatted(&prefix(label, &text))?;
+            return Ok(());
+        }
+        let (method, params, called, elapsed) = self.call(words)?;
+        if json_out {
+            // The one record every mode prints, with the call's method, params and result added.
+            let command = words.join(" ");
+            let params = Value::Array(params);
+            let failure = called.as_ref().err().map(|e| (e.to_string(), exit_of(e)));
+            let text = called.as_ref().map(render).unwrap_or_default();
+            let call = crate::app::print::output::Record {
+                command: &command,
+                raw: text.as_bytes(),
+                ok: failure.is_none(),
+                error: failure.as_ref().map(|f| f.0.as_str()),
+                reason: failure.as_ref().and_then(|f| f.1.reason()),
+                elapsed,
+                origin: None,
+            };
+            let mut record = crate::app::print::output::json_record(
+                Some(&self.target.name),
+                &call,
+                text.trim_end(),
+            );
+            record.method = Some(&method);
+            record.params = Some(&params);
+            record.result = called.as_ref().ok();
+            self.printer.formatted(&format!("{}\n", record.to_line()))?;
+        } else if let Ok(result) = &called {
+            let text = prefix(label, &render(result));
+            let text = if text.ends_with('\n') {
+                text
+            } else {
+                text + "\n"
+            };
+            self.printer.formatted(&text)?;
+        }
+        called.map(|_| ()).map_err(error)
+    }
+
+    /// Runs `calls` in order under the runner policy ([`crate::app::runner::commands`]:
+    /// `--delay`, `--echo`, `--keep-going`, and Ctrl-C or `SIGTERM` while `stop` catches
+    /// them, which ends the calls with [`CallsRan::stopped`] for the caller to report). Every call
+    /// is checked against the server's schema before the first is sent, so a mistyped method
+    /// or argument sends nothing. A call the server refuses is reported on stderr and the next
+    /// one runs; anything else (a lost connection, a timeout) stops the run, unless
+    /// `--keep-going`, and says how many calls were not sent. The worst exit status, or the
+    /// error that stopped the run.
+    pub fn run_calls(
+        &mut self,
+        calls: &[Vec<String>],
+        policy: &BatchPolicy,
+        stop: Option<&Stop>,
+    ) -> anyhow::Result<CallsRan> {
+        for words in calls {
+            if words.len() == 1 && words[0] == "methods" {
+                continue;
+            }
+            if let Err(e) = self.schema.resolve(words) {
+                let none = match calls.len() {
+                    1 => String::new(),
+                    n => format!("; none of the {n} calls was sent"),
+                };
+                let exit = exit_of(&e);
+                return Err(fail(
+                    exit,
+                    format!("{}{}{none}", self.label(words), error(e)),
+                ));
+            }
+        }
+        let lines: Vec<String> = calls.iter().map(|w| w.join(" ")).collect();
+        let mut tally = crate::app::runner::batch::Tally::default();
+        let halted = commands::run_until(self, &lines, Rest::Nothing, policy, &mut tally, stop)?;
+        let server = self.prefixed.then_some(self.target.name.as_str());
+        Ok(CallsRan {
+            exit: tally.worst.unwrap_or(Exit::Success),
+            ran: tally.sent,
+            stopped: halted.map(|h| h.interrupted(&lines, Rest::Nothing, &tally, server)),
+        })
+    }
+
+    /// How a refused call is named with several servers: `[server] 'words': `.
+    fn label(&self, words: &[String]) -> String {
+        if self.prefixed {
+            format!("[{}] '{}': ", self.target.name, words.join(" "))
+        } else {
+            String::new()
+        }
+    }
+}
+
+/// What [`MgmtSession::run_calls`] did.
+pub struct CallsRan {
+    /// The worst exit status of the calls.
+    pub exit: Exit,
+    /// Calls answered.
+    pub ran: u64,
+    /// What a signal stopped, if one did.
+    pub stopped: Option<crate::app::print::interrupted::Interrupted>,
+}
+
+/// A management server as a [`Target`] of the runner policy: a command is a call's words.
+impl Target for MgmtSession {
+    fn run(&mut self, command: &str, _last: bool) -> std::io::Result<Ran> {
+        let words = split_words(command);
+        let Err(e) = self.run_words(&words) else {
+            return Ok(Ran {
+                sent: true,
+                answered: true,
+                failure: None,
+            });
+        };
+        if crate::app::print::output::is_broken_pipe(&e) {
+            return Err(std::io::Error::from(std::io::ErrorKind::BrokenPipe));
+        }
+        let exit = crate::app::exit::exit_for(&e);
+        // A refused call is the server's answer to it: reported, and the next one runs.
+        let refused = exit == Exit::CommandFailed;
+        let message = if refused {
+            format!("{}{e:#}", self.label(&words))
+        } else {
+            // The call that was under way is named, whether or not it is one of several.
+            let server = if self.prefixed {
+                format!("[{}] ", self.target.name)
+            } else {
+                String::new()
+            };
+            format!("{server}'{}': {e:#}", words.join(" "))
+        };
+        Ok(Ran {
+            sent: true,
+            answered: refused,
+            failure: Some(Failure {
+                exit,
+                message,
+                goes_on: refused,
+            }),
+        })
+    }
+
+    fn echo(&mut self, command: &str) -> std::io::Result<()> {
+        if self.prefixed && self.printer.style() != Style::Json {
+            let line =
+                crate::app::print::output::prefixed(&self.target.name, &format!("> {command}"));
+            return self.printer.formatted(&line);
+        }
+        self.printer.echo(command)
+    }
+
+    /// A call waiting for its answer (or a connection made again for it) looks at `flag` at
+    /// least every [`rconsole::engine::CANCEL_POLL`] and, when a signal set it, is abandoned at
+    /// once (the connection closed) and reported as in flight.
+    fn set_cancel(&mut self, flag: std::sync::Arc<std::sync::atomic::AtomicBool>) {
+        if let Some(client) = self.client.as_mut() {
+            client.set_cancel(Some(std::sync::Arc::clone(&flag)));
+        }
+        self.target.opts.cancel = Some(flag);
+    }
+
+    /// `'players': the management server closed the connection; 2 later not sent`.
+    fn stopped_here(&self, failure: &Failure, _sent: bool, later: usize, _rest: Rest) -> String {
+        match later {
+            0 => failure.message.clone(),
+            n => format!("{}; {n} later not sent", failure.message),
+        }
+    }
+}
+
+/// A management server on the schedule of `--countdown` and `--every`: commands are method
+/// words (`server system_message Restart in {left}`, `server stop`), called as every other
+/// call is ([`MgmtSession::call`]).
+impl schedule::Runner for MgmtSession {
+    fn name(&self) -> &str {
+        &self.target.name
+    }
+    fn run(&mut self, command: &str) -> anyhow::Result<String> {
+        let (_, _, result, _) = self.call(&split_words(command))?;
+        result.map(|r| render(&r)).map_err(error)
+    }
+    fn check(&self, command: &str) -> anyhow::Result<()> {
+        self.schema
+            .resolve(&split_words(command))
+            .map(|_| ())
+            .map_err(error)
+    }
+    fn players(&mut self) -> anyhow::Result<usize> {
+        let client = self.client()?;
+        let online = client.call("minecraft:players", &[]).map_err(error)?;
+        Ok(online.as_array().map(Vec::len).unwrap_or(0))
+    }
 }
 
 fn prefix(label: Option<&str>, text: &str) -> String {
@@ -395,7 +678,7 @@ const MGMT_CHECK: Duration = Duration::from_secs(15);
 pub fn run_mgmt(options: &FollowOptions, target: &MgmtTarget, label: bool) -> anyhow::Result<Exit> {
     let emitter = crate::app::source::follow::events::Emitter::new(options, label);
     let (mut client, _schema) = target.connect()?;
-    eprintln!(
+    stderr!(
         "rcon: following {} (management notifications); Ctrl-C stops",
         target.name
     );
@@ -419,7 +702,7 @@ pub fn run_mgmt(options: &FollowOptions, target: &MgmtTarget, label: bool) -> an
                         match client.call("minecraft:server/status", &[]) {
                             Ok(_) | Err(rconsole::mgmt::MgmtError::Rpc { .. }) => {}
                             Err(e) => {
-                                eprintln!(
+                                stderr!(
                                     "rcon: {}: connection lost ({e}); reconnecting",
                                     target.name
                                 );
@@ -429,7 +712,7 @@ pub fn run_mgmt(options: &FollowOptions, target: &MgmtTarget, label: bool) -> an
                     }
                 }
                 Err(e) => {
-                    eprintln!("rcon: {}: connection lost ({e}); reconnecting", target.name);
+                    stderr!("rcon: {}: connection lost ({e}); reconnecting", target.name);
                     break;
                 }
             }
@@ -450,78 +733,64 @@ pub fn run(plan: &MgmtPlan, settings: &Settings) -> anyhow::Result<Exit> {
     if let Some(follow) = &plan.follow {
         return run_mgmt(follow, &target, false);
     }
-    let (mut client, schema) = target.connect()?;
+    let mut session = MgmtSession::connect(target, plan.policy.retry, plan.json, false)?;
     if let Some(timing) = &plan.timing {
-        let runner = MgmtRunner {
-            name: target.name.clone(),
-            client,
-            schema,
-        };
         let lines: Vec<String> = commands.iter().map(|w| w.join(" ")).collect();
-        return crate::app::source::schedule::run(timing, vec![Box::new(runner)], &lines);
+        return schedule::run(timing, vec![Box::new(session)], &lines);
     }
-    if !commands.is_empty() {
-        let mut worst = Exit::Success;
-        for words in &commands {
-            if let Err(e) = run_words(&mut client, &schema, words, plan.json, &target.name, false) {
-                let exit = crate::app::exit::exit_for(&e);
-                if exit != Exit::CommandFailed {
-                    client.close();
-                    return Err(e);
-                }
-                eprintln!("rcon: error: {e:#}");
-                worst = worst.max(exit);
-            }
-        }
-        client.close();
-        return Ok(worst);
-    }
-    let tty = std::io::stdin().is_terminal();
-    let result = if tty || plan.interactive {
-        console(&mut client, &schema, &target, plan.json)
+    let result = if !commands.is_empty() {
+        let stop = Stop::catch();
+        session
+            .run_calls(&commands, &plan.policy, stop.as_ref())
+            .and_then(|ran| match ran.stopped {
+                Some(stopped) => Err(commands::error(&stopped)),
+                None => Ok(ran.exit),
+            })
+    } else if std::io::stdin().is_terminal() || plan.interactive {
+        console(&mut session)
     } else {
-        lines(&mut client, &schema, &target.name, plan.json)
+        lines(&mut session, &plan.policy)
     };
-    client.close();
+    session.close();
     result
 }
 
-/// A management server as a countdown's [`crate::app::source::schedule::Runner`]: commands are method
-/// words (`server system_message Restart in {left}`, `server stop`).
-struct MgmtRunner {
-    name: String,
-    client: MgmtClient,
-    schema: Schema,
-}
-
-impl crate::app::source::schedule::Runner for MgmtRunner {
-    fn name(&self) -> &str {
-        &self.name
+/// Method lines from stdin, one per line; blank lines and `#` comments skipped. A line that
+/// matches no method or that the server refuses is reported as `stdin:N` and the next one
+/// runs; anything else stops the run unless `--keep-going`. `--delay` and `--echo` as for
+/// the command line's calls, and Ctrl-C or `SIGTERM` stops the lines with the one line that
+/// says what ran, as batch input from stdin does.
+fn lines(session: &mut MgmtSession, policy: &BatchPolicy) -> anyhow::Result<Exit> {
+    use crate::app::print::interrupted::{self, InFlight, Interrupted};
+    use crate::app::runner::interrupt::Signal;
+    let stop = Stop::catch();
+    if let Some(stop) = &stop {
+        Target::set_cancel(session, stop.flag());
     }
-    fn run(&mut self, command: &str) -> anyhow::Result<String> {
-        let (method, params) = self.schema.resolve(&split_words(command)).map_err(error)?;
-        let result = self.client.call(&method, &params).map_err(error)?;
-        Ok(render(&result))
-    }
-    fn check(&self, command: &str) -> anyhow::Result<()> {
-        self.schema
-            .resolve(&split_words(command))
-            .map(|_| ())
-            .map_err(error)
-    }
-    fn players(&mut self) -> anyhow::Result<usize> {
-        let online = self.client.call("minecraft:players", &[]).map_err(error)?;
-        Ok(online.as_array().map(Vec::len).unwrap_or(0))
-    }
-}
-
-/// Method lines from stdin, one per line; blank lines and `#` comments skipped.
-fn lines(
-    client: &mut MgmtClient,
-    schema: &Schema,
-    server: &str,
-    json_out: bool,
-) -> anyhow::Result<Exit> {
+    let stopped = || stop.as_ref().and_then(Stop::received);
+    let mut ran = 0u64;
+    let halt = |signal: Signal, ran: u64, in_flight: Option<(usize, &str)>, read: bool| {
+        let text = interrupted::line(&Interrupted {
+            signal: signal.name(),
+            ran,
+            in_flight: in_flight
+                .map(|(n, command)| InFlight {
+                    server: None,
+                    at: format!("stdin:{n}"),
+                    command: command.to_string(),
+                })
+                .into_iter()
+                .collect(),
+            not_sent: u64::from(read),
+            unread: Some("stdin".into()),
+            ..Interrupted::default()
+        });
+        let exit = match signal {
+            Signal::Interrupt => Exit::Interrupted,
+            Signal::Terminate => Exit::Terminated,
+        };
+        fail(exit, text)
+    };
     let mut worst = Exit::Success;
     let mut any = false;
     for (n, line) in std::io::stdin().lock().lines().enumerate() {
@@ -530,14 +799,38 @@ fn lines(
         if t.is_empty() || t.starts_with('#') {
             continue;
         }
+        if any && let Some(d) = policy.delay {
+            crate::app::runner::interrupt::pause(d, stop.as_ref());
+        }
+        // A line read just now was not sent either.
+        if let Some(signal) = stopped() {
+            return Err(halt(signal, ran, None, true));
+        }
         any = true;
-        if let Err(e) = run_words(client, schema, &split_words(t), json_out, server, false) {
-            eprintln!("rcon: error: stdin:{}: {e:#}", n + 1);
-            let exit = crate::app::exit::exit_for(&e);
-            if !matches!(exit, Exit::CommandFailed | Exit::Usage) {
+        if policy.echo {
+            Target::echo(session, t)?;
+        }
+        let result = session.run_words(&split_words(t));
+        let exit = result.as_ref().err().map(crate::app::exit::exit_for);
+        let refused = matches!(exit, Some(Exit::CommandFailed | Exit::Usage));
+        // Words that match no method were never sent.
+        let sent = exit != Some(Exit::Usage);
+        if let Some(signal) = stopped() {
+            // Answered (or refused) before the signal: it ran. Otherwise it was in flight.
+            if exit.is_none() || exit == Some(Exit::CommandFailed) {
+                return Err(halt(signal, ran + 1, None, false));
+            }
+            let in_flight = sent.then_some((n + 1, t));
+            return Err(halt(signal, ran, in_flight, false));
+        }
+        ran += u64::from(sent);
+        if let Err(e) = result {
+            stderr!("rcon: error: stdin:{}: {e:#}", n + 1);
+            let exit = exit.unwrap_or(Exit::CommandFailed);
+            if !refused && !policy.keep_going {
                 return Err(e);
             }
-            worst = worst.max(Exit::CommandFailed);
+            worst = worst.max(if refused { Exit::CommandFailed } else { exit });
         }
     }
     if !any {
@@ -642,28 +935,23 @@ mod completion {
 }
 
 /// The management console: one method per line, Tab completes method names.
-fn console(
-    client: &mut MgmtClient,
-    schema: &Schema,
-    target: &MgmtTarget,
-    json_out: bool,
-) -> anyhow::Result<Exit> {
+fn console(session: &mut MgmtSession) -> anyhow::Result<Exit> {
     use rustyline::error::ReadlineError;
     use rustyline::history::DefaultHistory;
     use rustyline::{CompletionType, Config, Editor};
-    eprintln!(
+    stderr!(
         "rcon: connected to {} (management protocol); `methods` lists methods, Tab completes, Ctrl-D leaves",
-        target.endpoint.url()
+        session.target.endpoint.url()
     );
     let config = Config::builder()
         .auto_add_history(true)
         .completion_type(CompletionType::List)
         .build();
     let mut editor: Editor<completion::Methods, DefaultHistory> = Editor::with_config(config)?;
-    let mut words = schema.callable_words();
+    let mut words = session.schema.callable_words();
     words.push("methods".into());
     editor.set_helper(Some(completion::Methods(words)));
-    let prompt = format!("{} mgmt> ", target.name);
+    let prompt = format!("{} mgmt> ", session.name());
     loop {
         let line = match editor.readline(&prompt) {
             Ok(l) => l,
@@ -678,15 +966,8 @@ fn console(
         if matches!(t, ":quit" | ":q" | "exit" | "quit") {
             return Ok(Exit::Success);
         }
-        if let Err(e) = run_words(
-            client,
-            schema,
-            &split_words(t),
-            json_out,
-            &target.name,
-            false,
-        ) {
-            eprintln!("rcon: error: {e:#}");
+        if let Err(e) = session.run_words(&split_words(t)) {
+            stderr!("rcon: error: {e:#}");
             if !matches!(
                 crate::app::exit::exit_for(&e),
                 Exit::CommandFailed | Exit::Usage
@@ -702,12 +983,7 @@ fn console(
 pub fn serve_practice(plan: &PracticePlan) -> anyhow::Result<Exit> {
     let addr = plan.addr.as_str();
     use rconsole::mgmt::practice::{MgmtPracticeConfig, MgmtPracticeServer};
-    let bind = addr.parse().map_err(|_| {
-        fail(
-            Exit::Usage,
-            format!("--practice-mgmt: '{addr}' is not IP:PORT"),
-        )
-    })?;
+    let bind = plan.bind;
     let read = |p: &std::path::Path| {
         std::fs::read(p)
             .map_err(|e| fail(Exit::Config, format!("cannot read {}: {e}", p.display())))
@@ -724,13 +1000,11 @@ pub fn serve_practice(plan: &PracticePlan) -> anyhow::Result<Exit> {
         ..MgmtPracticeConfig::default()
     })
     .map_err(|e| crate::app::shared::cannot_listen("--practice-mgmt", addr, &e))?;
-    println!("{scheme}://{}", server.addr());
-    eprintln!(
+    crate::app::print::output::print_text(&format!("{scheme}://{}\n", server.addr()))?;
+    stderr!(
         "rcon: practice management server listening on {scheme}://{}; the secret is --practice-password; stop it with `server stop` or Ctrl-C",
         server.addr()
     );
-    use std::io::Write;
-    std::io::stdout().flush()?;
     server.wait();
     Ok(Exit::Success)
 }

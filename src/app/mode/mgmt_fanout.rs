@@ -6,49 +6,27 @@
 //! method that fails is reported and the next one runs (as with one server); a server that
 //! cannot be reached or refuses the secret stops there. Each server's URL, trust and secret
 //! come from its own profile (the secrets are read first, one server after another, so a
-//! prompt never races another).
+//! prompt never races another). Each server's calls run under the one runner policy
+//! (`--keep-going`, `--delay`, `--echo`, `--retry`: [`mgmt::MgmtSession::run_calls`]); Ctrl-C
+//! and SIGTERM stop every server's calls, and one line says what ran on all of them.
 
 use crate::app::exit::{Exit, exit_for, fail};
 use crate::app::mode::mgmt::{self, MgmtTarget};
+use crate::app::print::interrupted::Interrupted;
+use crate::app::print::stderr;
 use crate::app::resolve::plan::FollowOptions;
 use crate::app::resolve::plan::MgmtPlan;
 use crate::app::resolve::settings::Settings;
+use crate::app::runner::commands;
+use crate::app::runner::interrupt::Stop;
 
 /// Runs the method calls on every server.
 pub fn run(plan: &MgmtPlan, servers: Vec<(String, Settings)>) -> anyhow::Result<Exit> {
-    let calls = mgmt::calls(plan);
-    if plan.url.is_some() {
-        return Err(fail(
-            Exit::Usage,
-            "--mgmt URL names one server; with several, each profile's mgmt_url is used (give --mgmt without a URL)",
-        ));
-    }
-    let refuse = |what: &str| {
-        fail(
-            Exit::Usage,
-            format!(
-                "{what} with --mgmt works on one server; on several, --mgmt calls methods (rcon --mgmt -s a,b players) and follows notifications (--follow), and --countdown, --every and --if work over RCON"
-            ),
-        )
-    };
+    // What several servers cannot do was refused while resolving (plan::mgmt_fanout_plan).
     if let Some(options) = &plan.follow {
-        if !calls.is_empty() {
-            return Err(fail(
-                Exit::Usage,
-                "--follow runs no commands (it prints events); run them separately",
-            ));
-        }
         return follow(plan, options, servers);
     }
-    if plan.timing.is_some() {
-        return Err(refuse("a timed operation"));
-    }
-    if calls.is_empty() {
-        return Err(fail(
-            Exit::Usage,
-            "--mgmt on several servers needs the methods to call (words or -c); the console and stdin work with one server",
-        ));
-    }
+    let calls = mgmt::calls(plan);
     let mut targets: Vec<(String, anyhow::Result<MgmtTarget>)> = Vec::new();
     for (name, settings) in servers {
         let target = mgmt::resolve(plan, &settings).map(|mut t| {
@@ -57,20 +35,64 @@ pub fn run(plan: &MgmtPlan, servers: Vec<(String, Settings)>) -> anyhow::Result<
         });
         targets.push((name, target));
     }
-    let json = plan.json;
-    let handles: Vec<_> = targets
-        .into_iter()
-        .map(|(name, target)| {
-            let calls = calls.clone();
-            std::thread::spawn(move || one(&name, target, &calls, json))
-        })
-        .collect();
+    let servers = targets.len();
+    // Ctrl-C and SIGTERM stop every server's calls; one line then says what ran on all.
+    let stop = Stop::catch();
+    let ended: Vec<Ended> = std::thread::scope(|scope| {
+        let handles: Vec<_> = targets
+            .into_iter()
+            .map(|(name, target)| {
+                let (calls, stop) = (&calls, stop.as_ref());
+                scope.spawn(move || one(&name, target, calls, plan, stop))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or(Ended::failed(Exit::Connection)))
+            .collect()
+    });
     let mut worst = Exit::Success;
-    for h in handles {
-        let exit = h.join().unwrap_or(Exit::Connection);
-        worst = worst.max(exit);
+    let mut ran = 0;
+    let mut stopped: Option<Interrupted> = None;
+    for end in ended {
+        worst = worst.max(end.exit);
+        ran += end.ran;
+        if let Some(this) = end.stopped {
+            match stopped.as_mut() {
+                None => stopped = Some(this),
+                Some(all) => {
+                    all.in_flight.extend(this.in_flight);
+                    all.not_sent += this.not_sent;
+                }
+            }
+        }
     }
-    Ok(worst)
+    match stopped {
+        Some(mut all) => {
+            all.ran = ran;
+            all.servers = Some(servers);
+            all.in_flight.sort();
+            Err(commands::error(&all))
+        }
+        None => Ok(worst),
+    }
+}
+
+/// What one server's calls came to.
+struct Ended {
+    exit: Exit,
+    ran: u64,
+    stopped: Option<Interrupted>,
+}
+
+impl Ended {
+    fn failed(exit: Exit) -> Ended {
+        Ended {
+            exit,
+            ran: 0,
+            stopped: None,
+        }
+    }
 }
 
 /// `--follow --mgmt` on several servers: each server's notifications on a thread of its own,
@@ -100,7 +122,7 @@ fn follow(
                     Ok(exit) => exit,
                     Err(e) if crate::app::print::output::is_broken_pipe(&e) => Exit::Success,
                     Err(e) => {
-                        eprintln!("rcon: error: [{}] {e:#}", target.name);
+                        stderr!("rcon: error: [{}] {e:#}", target.name);
                         exit_for(&e)
                     }
                 };
@@ -112,39 +134,60 @@ fn follow(
 }
 
 /// One server's calls; its exit status.
-fn one(name: &str, target: anyhow::Result<MgmtTarget>, calls: &[Vec<String>], json: bool) -> Exit {
-    let stop = |e: &anyhow::Error| {
-        eprintln!("rcon: error: [{name}] {e:#}");
-        exit_for(e)
+fn one(
+    name: &str,
+    target: anyhow::Result<MgmtTarget>,
+    calls: &[Vec<String>],
+    plan: &MgmtPlan,
+    signals: Option<&Stop>,
+) -> Ended {
+    let failed = |e: &anyhow::Error| {
+        stderr!("rcon: error: [{name}] {e:#}");
+        Ended::failed(exit_for(e))
     };
-    let target = match target {
+    let mut target = match target {
         Ok(t) => t,
-        Err(e) => return stop(&e),
+        Err(e) => return failed(&e),
     };
-    let (mut client, schema) = match target.connect() {
-        Ok(c) => c,
-        Err(e) => return stop(&e),
-    };
-    let mut worst = Exit::Success;
-    for (i, words) in calls.iter().enumerate() {
-        if let Err(e) = mgmt::run_words(&mut client, &schema, words, json, name, true) {
-            let exit = exit_for(&e);
-            let call = words.join(" ");
-            if exit != Exit::CommandFailed {
-                let later = calls.len() - i - 1;
-                let not_sent = if later > 0 {
-                    format!("; {later} later not sent")
-                } else {
-                    String::new()
+    // The signals are caught already: a handshake looks at them too.
+    target.opts.cancel = signals.map(Stop::flag);
+    let mut session = match mgmt::MgmtSession::connect(target, plan.policy.retry, plan.json, true) {
+        Ok(s) => s,
+        Err(e) => {
+            // Stopped while connecting: none of its calls was sent.
+            if let Some(signal) = signals.and_then(Stop::received) {
+                let lines: Vec<String> = calls.iter().map(|w| w.join(" ")).collect();
+                let halted = commands::Halted {
+                    signal,
+                    in_flight: None,
+                    next: 0,
                 };
-                eprintln!("rcon: error: [{name}] '{call}': {e:#}{not_sent}");
-                client.close();
-                return worst.max(exit);
+                let tally = crate::app::runner::batch::Tally::default();
+                return Ended {
+                    exit: Exit::Success,
+                    ran: 0,
+                    stopped: Some(halted.interrupted(
+                        &lines,
+                        commands::Rest::Nothing,
+                        &tally,
+                        Some(name),
+                    )),
+                };
             }
-            eprintln!("rcon: error: [{name}] '{call}': {e:#}");
-            worst = worst.max(exit);
+            return failed(&e);
+        }
+    };
+    let result = session.run_calls(calls, &plan.policy, signals);
+    session.close();
+    match result {
+        Ok(ran) => Ended {
+            exit: ran.exit,
+            ran: ran.ran,
+            stopped: ran.stopped,
+        },
+        Err(e) => {
+            stderr!("rcon: error: {e:#}");
+            Ended::failed(exit_for(&e))
         }
     }
-    client.close();
-    worst
 }
