@@ -153,7 +153,7 @@ pub fn chain(err: &(dyn std::error::Error + 'static)) -> String {
         text.push_str("; ");
         text.push_str(hint);
     }
-    text
+    crate::app::words::without_os_codes(&text).into_owned()
 }
 
 /// What the user can do about a library error, naming the flag that helps (the library names

@@ -19,11 +19,12 @@ pub mod resolve;
 pub mod runner;
 pub mod shared;
 pub mod source;
+pub mod words;
 
 use exit::Exit;
 use mode::timed::run_timed;
 use mode::{ping_query, practice};
-use print::output;
+use print::{output, stderr};
 use resolve::plan::{self, Mode};
 use resolve::settings::{self, ConfigFile};
 use runner::{fanout, single};
@@ -64,7 +65,7 @@ pub fn run() -> anyhow::Result<Exit> {
 fn list_servers(file: &ConfigFile) -> anyhow::Result<Exit> {
     let (text, note) = settings::list_servers(file);
     if let Some(note) = note {
-        eprintln!("rcon: {note}");
+        stderr!("rcon: {note}");
     }
     output::print_text(&text)?;
     Ok(Exit::Success)

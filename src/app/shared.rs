@@ -23,18 +23,36 @@ pub fn refuse_unsendable<'a>(
     commands: &[String],
     servers: impl IntoIterator<Item = &'a Settings>,
 ) -> anyhow::Result<()> {
+    refuse_unsendable_at(commands.iter().map(|c| (c.as_str(), None)), servers)
+}
+
+/// [`refuse_unsendable`] for commands that may come from a file: one with an origin is named
+/// `file:line`, the others by their place in the list.
+pub fn refuse_unsendable_at<'a, 'c>(
+    commands: impl ExactSizeIterator<Item = (&'c str, Option<(&'c str, u64)>)>,
+    servers: impl IntoIterator<Item = &'a Settings>,
+) -> anyhow::Result<()> {
     let max = servers
         .into_iter()
         .map(|s| s.dialect.value.dialect().max_command_bytes)
         .min()
         .unwrap_or(rconsole::rcon::packet::MAX_COMMAND_BYTES);
-    for (i, c) in commands.iter().enumerate() {
+    let count = commands.len();
+    for (i, (c, origin)) in commands.enumerate() {
+        let which = || match origin {
+            Some((file, line)) => format!("{file}:{line}: command"),
+            None if count > 1 => format!("command {} of {count}", i + 1),
+            None => "the command".to_string(),
+        };
+        // `rcon "$CMD"` with CMD unset: no server does anything with an empty command.
+        if c.trim().is_empty() {
+            return Err(fail(
+                Exit::Usage,
+                format!("{} is empty; nothing was sent", which()),
+            ));
+        }
         check_command(c, max).map_err(|e| {
-            let which = if commands.len() > 1 {
-                format!("command {} of {}", i + 1, commands.len())
-            } else {
-                "the command".to_string()
-            };
+            let which = which();
             let why = match e {
                 rconsole::Error::CommandTooLong { len, max } => {
                     format!("{which} is {len} bytes of UTF-8, over the limit of {max}")

@@ -11,6 +11,7 @@ use anyhow::Context;
 
 use super::Personality;
 use crate::app::exit::{Exit, fail};
+use crate::app::print::stderr;
 
 /// Creates the links and prints one line for each.
 pub fn install(dir: &Path) -> anyhow::Result<Exit> {
@@ -33,7 +34,7 @@ pub fn install(dir: &Path) -> anyhow::Result<Exit> {
     let on_path = std::env::var_os("PATH")
         .is_some_and(|paths| std::env::split_paths(&paths).any(|d| same_file(&d, dir)));
     if !on_path {
-        eprintln!(
+        stderr!(
             "rcon: warning: {} is not on PATH; scripts find mcrcon and rcon-cli only there",
             dir.display()
         );

@@ -37,6 +37,8 @@ pub fn run_timed(plan: TimedPlan) -> anyhow::Result<Exit> {
         );
         // BattlEye, WebRCON and telnet servers get their own protocol, as one-shot runs do.
         session.set_protocol(s.dialect.value.dialect().protocol);
+        // `--every 1d stop` with a supervisor that restarts the server: each run is sent.
+        session.refuse_after_stop = false;
         runners.push(Box::new(RconRunner {
             name: name.clone(),
             session,

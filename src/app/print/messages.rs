@@ -2,7 +2,6 @@
 //! one-shot and batch runs ([`message_sink`]) and in the console, above the prompt
 //! ([`live_sink`]).
 
-use std::io::Write;
 use std::sync::{Arc, Mutex};
 
 use rconsole::consoles::MessageSink;
@@ -20,14 +19,13 @@ pub fn message_sink(json: bool, server: &str, label: bool) -> MessageSink {
             let mut line = Vec::new();
             crate::app::print::json::JsonRecord::event(time, &server, "message", text)
                 .write(&mut line);
-            let mut out = std::io::stdout().lock();
-            let _ = out.write_all(&line).and_then(|()| out.flush());
+            let _ = crate::app::print::output::write_stdout(&line);
         } else {
             for line in text.lines() {
                 if label {
-                    eprintln!("[{server}] [server] {line}");
+                    super::stderr!("[{server}] [server] {line}");
                 } else {
-                    eprintln!("[server] {line}");
+                    super::stderr!("[server] {line}");
                 }
             }
         }

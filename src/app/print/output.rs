@@ -150,7 +150,6 @@ pub fn event_json(e: &Event<'_>, now: SystemTime) -> String {
 
 /// Where command output goes.
 pub struct Printer {
-    out: io::Stdout,
     buf: Vec<u8>,
     style: Style,
     fix_newlines: bool,
@@ -167,7 +166,6 @@ impl Printer {
             enable_ansi();
         }
         Self {
-            out: io::stdout(),
             buf: Vec::with_capacity(8192),
             style,
             fix_newlines,
@@ -333,10 +331,31 @@ impl Printer {
         if bytes.is_empty() {
             return Ok(());
         }
-        let mut lock = self.out.lock();
+        write_stdout(bytes)
+    }
+}
+
+/// Writes `bytes` on stdout and flushes: the one place every kind of output reaches stdout
+/// through (records, `--print-config` and other text, server messages as JSON), so each is one
+/// write, and on a terminal the progress line is erased around it
+/// ([`crate::app::print::progress::around`]).
+pub fn write_stdout(bytes: &[u8]) -> io::Result<()> {
+    let write = || {
+        let mut lock = io::stdout().lock();
         lock.write_all(bytes)?;
         lock.flush()
+    };
+    if super::stdout_is_terminal() {
+        crate::app::print::progress::around(write)
+    } else {
+        write()
     }
+}
+
+/// Stdout as `--remote-serve`'s channel to its client: protocol frames, not text, so nothing
+/// else is written there while it serves (its messages go to stderr).
+pub fn frame_channel() -> io::StdoutLock<'static> {
+    io::stdout().lock()
 }
 
 /// Whether output bytes print as they are: valid UTF-8, no `\r` to normalise, no `§` code.
@@ -347,14 +366,12 @@ fn is_plain(raw: &[u8]) -> bool {
 /// Prints text as is (no newline added) on stdout, and flushes: for `--print-config` and the
 /// like, which are not command output.
 pub fn print_text(text: &str) -> io::Result<()> {
-    let mut lock = io::stdout().lock();
-    lock.write_all(text.as_bytes())?;
-    lock.flush()
+    write_stdout(text.as_bytes())
 }
 
 /// Every warning of the application's runners, on stderr: `rcon: warning: MESSAGE`.
 pub fn warning(message: &str) {
-    eprintln!("rcon: warning: {message}");
+    super::stderr!("rcon: warning: {message}");
 }
 
 /// Turns on ANSI escape processing where the console needs it (Windows); elsewhere a no-op.

@@ -4,14 +4,71 @@
 //! cannot be redrawn in place), erased before other output reaches the terminal and when it is
 //! dropped, and erased by a signal that ends the process
 //! ([`crate::app::runner::interrupt::progress_line`]).
+//!
+//! Every other line on stderr goes through [`stderr`] (the sink's `print::stderr!`), and stdout's
+//! output on the same terminal through [`around`]: the line is erased, the text written, the
+//! line drawn again below it, so an error or a warning during a batch is never written into
+//! the middle of the progress text.
 
-use std::io::{self, IsTerminal, Write};
+use std::fmt;
+use std::io::{self, Write};
+use std::sync::{Mutex, MutexGuard};
 
 /// The line is cut to this many characters, so that it never wraps on an 80-column terminal.
 pub const LINE_MAX: usize = 79;
 
 /// Erases the terminal's current line and puts the cursor at its start.
 const ERASE: &str = "\r\x1b[2K";
+
+/// What the progress line shows now, while it is shown.
+static SHOWN: Mutex<Option<String>> = Mutex::new(None);
+
+fn shown() -> MutexGuard<'static, Option<String>> {
+    SHOWN.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Writes `args` (and a newline with `newline`) on stderr in one write, without Rust's
+/// ` (os error N)` ([`crate::app::words::without_os_codes`]), around the progress line if one
+/// is shown: erased first, drawn again after a text that ends its line. A closed or full stderr
+/// is ignored.
+pub fn stderr(args: fmt::Arguments<'_>, newline: bool) {
+    let text = match args.as_str() {
+        Some(fixed) => std::borrow::Cow::Borrowed(fixed),
+        None => std::borrow::Cow::Owned(args.to_string()),
+    };
+    // Rust's I/O errors end with their errno; the user reads the words.
+    let mut text = crate::app::words::without_os_codes(&text).into_owned();
+    if newline {
+        text.push('\n');
+    }
+    let shown = shown();
+    let mut err = io::stderr().lock();
+    let Some(line) = shown.as_deref() else {
+        let _ = err.write_all(text.as_bytes());
+        return;
+    };
+    let _ = write!(err, "{ERASE}{text}");
+    if text.ends_with('\n') {
+        let _ = err.write_all(line.as_bytes());
+    }
+    let _ = err.flush();
+}
+
+/// Runs `write` (output on stdout, which is the terminal the progress line is drawn on) with
+/// the line erased before and drawn again after, when one is shown.
+pub fn around<T>(write: impl FnOnce() -> T) -> T {
+    let shown = shown();
+    let Some(line) = shown.as_deref() else {
+        return write();
+    };
+    let mut err = io::stderr().lock();
+    let _ = write!(err, "{ERASE}");
+    let _ = err.flush();
+    let result = write();
+    let _ = err.write_all(line.as_bytes());
+    let _ = err.flush();
+    result
+}
 
 /// The progress line; draws nothing when it is off (stderr is not a terminal).
 #[derive(Debug)]
@@ -28,7 +85,7 @@ impl ProgressLine {
 
     /// A line that is drawn when stderr is a terminal.
     pub fn on_terminal() -> Self {
-        Self::new(io::stderr().is_terminal())
+        Self::new(super::stderr_is_terminal())
     }
 
     /// Draws `line` in place of what the line showed.
@@ -36,9 +93,11 @@ impl ProgressLine {
         if !self.on {
             return;
         }
+        let mut shown = self::shown();
         let mut err = io::stderr().lock();
         let _ = write!(err, "{ERASE}{}", cut(line));
         let _ = err.flush();
+        *shown = Some(cut(line).to_string());
         if !self.shown {
             self.shown = true;
             crate::app::runner::interrupt::progress_line(true);
@@ -48,7 +107,9 @@ impl ProgressLine {
     /// Erases the line (before other output, and at the end).
     pub fn clear(&mut self) {
         if self.shown {
+            let mut shown = self::shown();
             let mut err = io::stderr().lock();
+            *shown = None;
             let _ = write!(err, "{ERASE}");
             let _ = err.flush();
             self.shown = false;

@@ -45,14 +45,14 @@ impl Trace {
             bytes.len()
         );
         out.push_str(&hex_dump(bytes));
-        eprint!("{out}");
+        super::progress::stderr(format_args!("{out}"), false);
     }
 }
 
 /// What an RCON packet type means in the direction it went (docs/protocol.md section 1).
 impl Observer for Trace {
     fn warning(&self, message: &str) {
-        eprintln!("rcon: warning: {message}");
+        super::output::warning(message);
     }
 
     fn packet(&self, p: &Traced) {
@@ -81,7 +81,7 @@ impl Observer for Trace {
             );
             out.push_str(&hex_dump(&bytes));
         }
-        eprint!("{out}");
+        super::progress::stderr(format_args!("{out}"), false);
     }
 
     fn wants_packets(&self) -> bool {

@@ -20,6 +20,7 @@ use rconsole::transport::tunnel::SshDestination;
 use crate::app::exit::{Exit, fail};
 use crate::app::print::interrupted::{self, Interrupted};
 use crate::app::print::output::{Printer, Record, Style};
+use crate::app::print::stderr;
 use crate::app::remote::proto::{self, Frame, PROTOCOL, VERSION};
 use crate::app::remote::{install, journal};
 use crate::app::resolve::plan::BatchPolicy;
@@ -245,7 +246,7 @@ impl Link {
                 }
                 // The remote side's warnings (a slow server, a learned method) are the user's.
                 if text.starts_with("rcon: warning:") {
-                    eprintln!("{text}");
+                    stderr!("{text}");
                 }
                 let mut tail = keep.lock().expect("stderr tail");
                 if tail.len() == STDERR_LINES {
@@ -384,30 +385,20 @@ enum Ended {
     Lost { message: String, exit: Exit },
 }
 
-/// What `--remote` cannot do yet: a usage error (exit 2).
-pub fn refuse_unsupported(plan: &SessionPlan) -> anyhow::Result<()> {
-    if plan.trace || plan.messages || plan.wait.is_some() {
-        return Err(fail(
-            Exit::Usage,
-            "--trace, --messages and --wait are not available with --remote yet",
-        ));
-    }
-    Ok(())
-}
-
 /// Runs the plan's commands, files and stdin on the SSH host's rcon.
 pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
     let settings = &plan.settings;
-    refuse_unsupported(&plan)?;
-    if plan.batch.resume && plan.files.len() + usize::from(plan.inputs.stdin_batch) != 1 {
-        return Err(fail(
-            Exit::Usage,
-            "--resume needs exactly one input, one -f FILE or stdin (the journal is kept per input and server)",
-        ));
-    }
     crate::app::shared::refuse_unsendable(&plan.commands, [settings])?;
+    // Every file is opened, and without --keep-going read ahead and checked, before anything
+    // is sent, as in local mode.
     for path in &plan.files {
-        drop(Input::open(path, false)?);
+        let input = Input::open(path, false)?;
+        if !plan.batch.keep_going {
+            input.check_ahead(
+                &plan.batch.macros,
+                settings.dialect.value.dialect().max_command_bytes,
+            )?;
+        }
     }
     let password = settings.password()?;
     let starter = Starter::new(
@@ -450,7 +441,7 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
                     return progress.tally.finish();
                 }
                 if progress.tally.lines == 0 && plan.commands.is_empty() && stdin_batch {
-                    eprintln!("rcon: warning: no commands on stdin; nothing was sent");
+                    stderr!("rcon: warning: no commands on stdin; nothing was sent");
                 }
                 return Ok(Exit::Success);
             }
@@ -467,7 +458,7 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
                     return Err(fail(exit, message));
                 };
                 let left = progress.retries.left();
-                eprintln!(
+                stderr!(
                     "rcon: warning: {message}; reconnecting in {} ({left} retr{} left)",
                     rconsole::format_duration(pause),
                     if left == 1 { "y" } else { "ies" }
@@ -1359,7 +1350,7 @@ impl Pipe<'_, '_> {
                         self.expect = Some(prefix);
                     }
                     if answered > 0 {
-                        eprintln!(
+                        stderr!(
                             "rcon: resuming {name} after line {answered} (the remote journal's last answered line)"
                         );
                     }
@@ -1496,7 +1487,7 @@ impl Pipe<'_, '_> {
     /// A failed line: reported now with `--keep-going`, else the run stops here.
     fn failure(&mut self, exit: Exit, message: String) {
         if self.run.policy().keep_going {
-            eprintln!("rcon: error: {message}");
+            stderr!("rcon: error: {message}");
             return;
         }
         self.stop_sending();

@@ -15,6 +15,7 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 use crate::app::exit::{Exit, fail};
+use crate::app::print::stderr;
 use crate::app::remote::journal::sha256_hex;
 use crate::app::remote::proto::VERSION;
 
@@ -248,7 +249,7 @@ pub fn ensure(base: &[OsString], via: &str, why: &str) -> anyhow::Result<String>
             ),
         ));
     }
-    eprintln!(
+    stderr!(
         "rcon: copied this rcon ({}) to {host}:{path} (--remote-install)",
         PathBuf::from(&exe)
             .file_name()

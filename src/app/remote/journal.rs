@@ -15,6 +15,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::app::print::stderr;
+
 /// The journal format's version, first in every record.
 pub const VERSION: u32 = 1;
 
@@ -70,8 +72,16 @@ pub fn sha256_hex_of(mut reader: impl io::Read) -> io::Result<String> {
     }
 }
 
+/// Lower-case hex, two digits a byte. (A `format!` per byte was over half of a streamed
+/// stdin's instructions: the journal's chain is written out for every line.)
 fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for &b in bytes {
+        s.push(char::from(DIGITS[usize::from(b >> 4)]));
+        s.push(char::from(DIGITS[usize::from(b & 0x0f)]));
+    }
+    s
 }
 
 /// Where the journal for `content` (the input's SHA-256) run against `server` lives, under
@@ -158,6 +168,7 @@ fn alive(_pid: u32) -> bool {
 pub struct Journal {
     file: File,
     path: PathBuf,
+    /// The input's name and the server, as JSON strings (written with every update).
     input: String,
     server: String,
     state: State,
@@ -183,8 +194,8 @@ impl Journal {
         let mut journal = Journal {
             file,
             path: path.to_path_buf(),
-            input: input.to_string(),
-            server: server.to_string(),
+            input: serde_json::to_string(input).unwrap_or_default(),
+            server: serde_json::to_string(server).unwrap_or_default(),
             state,
             prefix: String::new(),
             broken: false,
@@ -230,7 +241,7 @@ impl Journal {
         }
         if let Err(e) = self.write() {
             self.broken = true;
-            eprintln!(
+            stderr!(
                 "rcon: warning: cannot keep the journal {}: {e}; --resume will not know where this run stopped",
                 self.path.display()
             );
@@ -241,12 +252,7 @@ impl Journal {
     fn write(&mut self) -> io::Result<()> {
         let text = format!(
             "{{\"version\":{VERSION},\"pid\":{:>10},\"input\":{},\"server\":{},\"sent\":{:>20},\"answered\":{:>20},\"prefix\":\"{:<64}\"}}\n",
-            self.pid,
-            serde_json::to_string(&self.input).unwrap_or_default(),
-            serde_json::to_string(&self.server).unwrap_or_default(),
-            self.state.sent,
-            self.state.answered,
-            self.prefix,
+            self.pid, self.input, self.server, self.state.sent, self.state.answered, self.prefix,
         );
         write_at_start(&self.file, text.as_bytes())
     }
@@ -321,7 +327,7 @@ pub fn for_input(
             ));
         }
         if state.answered > 0 {
-            eprintln!(
+            stderr!(
                 "rcon: resuming {name} after line {} (the journal's last answered line)",
                 state.answered
             );
@@ -340,7 +346,7 @@ pub fn for_input(
             Ok(Some((j, state.answered, expect)))
         }
         Err(e) => {
-            eprintln!(
+            stderr!(
                 "rcon: warning: cannot keep the journal {}: {e}; --resume will not know where this run stopped",
                 path.display()
             );

@@ -14,11 +14,12 @@ use rconsole::Password;
 
 use crate::app::exit::{self, Exit};
 use crate::app::print::output::{Printer, Style};
+use crate::app::print::stderr;
 use crate::app::remote::journal::{self, Journal};
 use crate::app::remote::proto::{self, Frame, PROTOCOL, VERSION};
 use crate::app::resolve::args::Args;
 use crate::app::resolve::settings::{ConfigFile, Origins, Settings};
-use crate::app::runner::session::{PARSE_ERROR, Session};
+use crate::app::runner::session::{PARSE_ERROR, Run, Session};
 
 /// The flags a `settings` frame may carry (each followed by its value).
 const ALLOWED: [&str; 6] = [
@@ -87,7 +88,7 @@ fn spawn_reader(input: impl Read + Send + 'static, gone: Arc<AtomicBool>) -> Rec
 pub fn serve() -> anyhow::Result<Exit> {
     let gone = Arc::new(AtomicBool::new(false));
     let rx = spawn_reader(io::stdin(), Arc::clone(&gone));
-    let mut out = BufWriter::new(io::stdout().lock());
+    let mut out = BufWriter::new(crate::app::print::output::frame_channel());
     let mut server = Server {
         out: &mut out,
         gone,
@@ -191,7 +192,7 @@ impl<W: Write> Server<'_, W> {
                             Some(j)
                         }
                         Some(Err(e)) => {
-                            eprintln!(
+                            stderr!(
                                 "rcon: warning: cannot keep the journal on this host: {e}; --resume will not know where this run stopped"
                             );
                             None
@@ -233,9 +234,9 @@ impl<W: Write> Server<'_, W> {
                         j.sent(l);
                     }
                     let outcome = if last {
-                        session.run_last(&text)
+                        session.run_with(&text, Run::printed().last())
                     } else {
-                        session.run(&text, None)
+                        session.run_with(&text, Run::printed())
                     }
                     .map_err(io_err)?;
                     ran_any = true;

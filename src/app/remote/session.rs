@@ -13,9 +13,7 @@ use rconsole::Error;
 use rconsole::consoles::Remote;
 
 use crate::app::exit::Exit;
-use crate::app::remote::client::{
-    Event, Link, StartError, Starter, exit_from_code, refuse_unsupported,
-};
+use crate::app::remote::client::{Event, Link, StartError, Starter, exit_from_code};
 use crate::app::remote::proto::Frame;
 use crate::app::resolve::plan::SessionPlan;
 use crate::app::resolve::settings::Settings;
@@ -190,7 +188,17 @@ fn error_from(exit: Option<Exit>, message: String, timeout: Duration) -> Error {
         },
         Some(Exit::Connection) => {
             if let Some(when) = message.strip_prefix("server closed the connection ") {
-                Error::Closed { when: leak(when) }
+                // The words came over the remote protocol; the phase and whether output was
+                // partial are read back from them (docs/remote.md).
+                Error::Closed {
+                    phase: if when == "during login" {
+                        rconsole::Phase::Login
+                    } else {
+                        rconsole::Phase::Answer
+                    },
+                    partial: when.contains("output is incomplete"),
+                    when: leak(when),
+                }
             } else if let Some((when, why)) = message
                 .strip_prefix("connection lost ")
                 .and_then(|m| m.split_once(": "))
@@ -301,7 +309,6 @@ fn opener_for(
 /// sides over ssh, one command at a time. The first is opened now, so that a missing remote
 /// program is exit 10 with what to install, before the prompt.
 pub fn session_opener(plan: &SessionPlan, password: &str) -> anyhow::Result<Opener> {
-    refuse_unsupported(plan)?;
     let settings = &plan.settings;
     // The local session applies --delay and --keep-going; the remote side runs what it gets.
     let starter = Arc::new(Starter::new(

@@ -12,6 +12,7 @@ use clap::{CommandFactory, FromArgMatches};
 use crate::app::compat::{self, Personality, Stop, Tweaks};
 use crate::app::exit::{Exit, fail};
 use crate::app::print::output::{self, Printer, Style};
+use crate::app::print::stderr;
 use crate::app::resolve::args::Args;
 use crate::app::resolve::inventory;
 pub use crate::app::resolve::modes::{
@@ -77,8 +78,10 @@ impl Printing {
 pub struct PracticePlan {
     /// `IP:PORT` to listen on, as given.
     pub addr: String,
-    /// `--practice-mode`.
-    pub mode: String,
+    /// The same, parsed.
+    pub bind: std::net::SocketAddr,
+    /// `--practice-mode` (for `--practice-server`; the management server has one behaviour).
+    pub mode: PracticeKind,
     /// `--practice-password`.
     pub password: String,
     /// `--practice-read-delay`.
@@ -116,6 +119,8 @@ pub struct MgmtPlan {
     pub follow: Option<FollowOptions>,
     /// `--countdown`, `--every`, `--if`.
     pub timing: Option<Timing>,
+    /// The runner policy of its calls: `--keep-going`, `--delay`, `--echo`, `--retry`.
+    pub policy: BatchPolicy,
 }
 
 /// The timed operations on one or several servers.
@@ -260,7 +265,7 @@ fn parse_personality(personality: Personality, rest: &[std::ffi::OsString]) -> P
             std::process::exit(0);
         }
         Err(Stop::Fail(message)) => {
-            eprintln!("rcon: error: {message}");
+            stderr!("rcon: error: {message}");
             std::process::exit(compat::status(Exit::Usage) as i32);
         }
     };
@@ -334,7 +339,7 @@ fn usage_exit(e: clap::Error, blamed: Option<(String, String)>, hint: Option<&st
         line.push_str("; ");
         line.push_str(hint);
     }
-    eprintln!("rcon: error: {line}");
+    stderr!("rcon: error: {line}");
     std::process::exit(compat::status(Exit::Usage) as i32);
 }
 
@@ -476,10 +481,18 @@ fn resolve_mode(
         return Ok(Mode::RemoteServe);
     }
     if let Some(addr) = &args.practice_mgmt {
-        return Ok(Mode::PracticeMgmt(practice_plan(&args, addr)));
+        return Ok(Mode::PracticeMgmt(practice_plan(
+            &args,
+            "--practice-mgmt",
+            addr,
+        )?));
     }
     if let Some(addr) = &args.practice_server {
-        return Ok(Mode::Practice(practice_plan(&args, addr)));
+        return Ok(Mode::Practice(practice_plan(
+            &args,
+            "--practice-server",
+            addr,
+        )?));
     }
     if args.list_servers {
         return Ok(Mode::ListServers(ConfigFile::load(&args, &origins)?));
@@ -515,7 +528,7 @@ fn resolve_mode(
             servers.push((name.value, s));
         }
         if args.mgmt.is_some() && !args.print_config {
-            return Ok(Mode::MgmtFanout(mgmt_plan(&args)?, servers));
+            return Ok(Mode::MgmtFanout(mgmt_fanout_plan(&args)?, servers));
         }
         return several(args, &origins, servers, commands);
     }
@@ -558,6 +571,32 @@ fn resolve_mode(
         args.interactive,
         std::io::stdin().is_terminal(),
     );
+    if settings.remote && !args.demo {
+        let given: Vec<&str> = [
+            (args.trace, "--trace"),
+            (args.messages, "--messages"),
+            (args.wait.is_some(), "--wait"),
+        ]
+        .into_iter()
+        .filter_map(|(on, flag)| on.then_some(flag))
+        .collect();
+        if !given.is_empty() {
+            return Err(fail(
+                Exit::Usage,
+                format!(
+                    "{} cannot be used with --remote yet (the remote side runs the commands; run without --remote for {})",
+                    given.join(" and "),
+                    if given.len() == 1 { "it" } else { "them" }
+                ),
+            ));
+        }
+    }
+    if args.resume && args.files.len() + usize::from(inputs.stdin_batch) != 1 {
+        return Err(fail(
+            Exit::Usage,
+            "--resume needs exactly one input, one -f FILE or stdin (the journal is kept per input and server)",
+        ));
+    }
     Ok(Mode::Session(Box::new(SessionPlan {
         settings,
         demo: args.demo,
@@ -631,7 +670,7 @@ fn several(
             .map_or(rconsole::fleet::DEFAULT_PARALLEL, |n| n as usize),
         parallel_given: args.parallel.is_some(),
         retries: args.retry,
-        progress: std::io::stderr().is_terminal(),
+        progress: crate::app::print::stderr_is_terminal(),
         messages: args.messages.then_some(args.json),
     };
     Ok(Mode::Fanout(FanoutPlan {
@@ -665,25 +704,7 @@ fn follow_or_timed(
     servers: Vec<(String, Settings)>,
     commands: Vec<String>,
 ) -> anyhow::Result<Mode> {
-    // --echo prints each command before its output in a session or fan-out; the live and timed
-    // modes do not honour it, so it is refused rather than silently dropped.
-    if args.echo {
-        let flag = if args.follow {
-            "--follow"
-        } else if args.countdown.is_some() {
-            "--countdown"
-        } else if args.every.is_some() {
-            "--every"
-        } else {
-            "--if"
-        };
-        return Err(fail(
-            Exit::Usage,
-            format!(
-                "--echo cannot be used with {flag}; drop --echo (with --json each record names its command)"
-            ),
-        ));
-    }
+    refuse_echo_live_or_timed(args)?;
     if args.follow {
         if !commands.is_empty() || !args.files.is_empty() {
             return Err(follow_runs_no_commands());
@@ -775,14 +796,51 @@ fn timing(args: &Args) -> anyhow::Result<Option<Timing>> {
     }))
 }
 
-fn practice_plan(args: &Args, addr: &str) -> PracticePlan {
-    PracticePlan {
+/// What `--practice-mode` names: an RCON behaviour or a console's server.
+#[derive(Debug, Clone, Copy)]
+pub enum PracticeKind {
+    /// One of the RCON practice server's modes.
+    Rcon(rconsole::practice::PracticeMode),
+    /// BattlEye, WebRCON or telnet (and their variants).
+    Console(rconsole::consoles::practice::Kind),
+}
+
+/// The practice server's plan; `flag` (`--practice-server` or `--practice-mgmt`) names the
+/// address in a usage error, and an unknown `--practice-mode` is one too.
+fn practice_plan(args: &Args, flag: &str, addr: &str) -> anyhow::Result<PracticePlan> {
+    let bind = addr
+        .parse()
+        .map_err(|_| fail(Exit::Usage, format!("{flag}: '{addr}' is not IP:PORT")))?;
+    let name = args.practice_mode.as_str();
+    let mode = match (
+        rconsole::practice::PracticeMode::from_name(name),
+        rconsole::consoles::practice::Kind::from_name(name),
+    ) {
+        (_, Some(kind)) => PracticeKind::Console(kind),
+        (Some(mode), None) => PracticeKind::Rcon(mode),
+        (None, None) => {
+            let mut names: Vec<&str> = rconsole::practice::PracticeMode::ALL
+                .iter()
+                .map(|m| m.name())
+                .collect();
+            names.extend(rconsole::consoles::practice::Kind::ALL.map(|k| k.name()));
+            return Err(fail(
+                Exit::Usage,
+                format!(
+                    "unknown --practice-mode '{name}' (one of: {})",
+                    names.join(", ")
+                ),
+            ));
+        }
+    };
+    Ok(PracticePlan {
         addr: addr.to_string(),
-        mode: args.practice_mode.clone(),
+        bind,
+        mode,
         password: args.practice_password.clone(),
         read_delay: args.practice_read_delay,
         tls: args.practice_cert.clone().zip(args.practice_key.clone()),
-    }
+    })
 }
 
 fn mgmt_plan(args: &Args) -> anyhow::Result<MgmtPlan> {
@@ -804,6 +862,23 @@ fn mgmt_plan(args: &Args) -> anyhow::Result<MgmtPlan> {
     if args.follow && has_commands {
         return Err(follow_runs_no_commands());
     }
+    refuse_echo_live_or_timed(args)?;
+    // What reads RCON command files means nothing to method calls: refused, not dropped.
+    let files_only = [
+        (!args.files.is_empty(), "-f"),
+        (args.resume, "--resume"),
+        (args.resend_in_doubt, "--resend-in-doubt"),
+        (!args.macros.is_empty(), "--macro"),
+    ];
+    if let Some((_, flag)) = files_only.iter().find(|(given, _)| *given) {
+        return Err(fail(
+            Exit::Usage,
+            format!(
+                "{flag} cannot be used with --mgmt: it is for files of RCON commands; --mgmt \
+                 takes its calls as words, -c CALL, or one per line on stdin"
+            ),
+        ));
+    }
     Ok(MgmtPlan {
         url,
         lines: args.commands.clone(),
@@ -817,7 +892,57 @@ fn mgmt_plan(args: &Args) -> anyhow::Result<MgmtPlan> {
         interactive: args.interactive,
         follow: args.follow.then(|| follow_options(args)).transpose()?,
         timing,
+        policy: batch_policy(args),
     })
+}
+
+/// --echo prints each command before its output in a session, a fan-out and `--mgmt`'s calls;
+/// the live and timed modes do not honour it, so it is refused rather than silently dropped.
+fn refuse_echo_live_or_timed(args: &Args) -> anyhow::Result<()> {
+    if !args.echo || !follow_or_timed_asked(args) {
+        return Ok(());
+    }
+    let flag = if args.follow {
+        "--follow"
+    } else if args.countdown.is_some() {
+        "--countdown"
+    } else if args.every.is_some() {
+        "--every"
+    } else {
+        "--if"
+    };
+    Err(fail(
+        Exit::Usage,
+        format!(
+            "--echo cannot be used with {flag}; drop --echo (with --json each record names its command)"
+        ),
+    ))
+}
+
+/// [`mgmt_plan`] for several servers, refusing what works on one only: a URL (it names one
+/// server), the timed operations, and no methods at all (the console and stdin).
+fn mgmt_fanout_plan(args: &Args) -> anyhow::Result<MgmtPlan> {
+    let plan = mgmt_plan(args)?;
+    if plan.url.is_some() {
+        return Err(fail(
+            Exit::Usage,
+            "--mgmt URL names one server; with several, each profile's mgmt_url is used (give --mgmt without a URL)",
+        ));
+    }
+    if plan.timing.is_some() {
+        return Err(fail(
+            Exit::Usage,
+            "a timed operation with --mgmt works on one server; on several, --mgmt calls methods (rcon --mgmt -s a,b players) and follows notifications (--follow), and --countdown, --every and --if work over RCON",
+        ));
+    }
+    let no_calls = plan.lines.is_empty() && plan.words.iter().all(|w| w.trim().is_empty());
+    if plan.follow.is_none() && no_calls {
+        return Err(fail(
+            Exit::Usage,
+            "--mgmt on several servers needs the methods to call (words or -c); the console and stdin work with one server",
+        ));
+    }
+    Ok(plan)
 }
 
 /// `--ping` / `--query`: they need no password and no RCON session, and read the config file
@@ -908,7 +1033,7 @@ fn commands(args: &Args, note: bool) -> Vec<String> {
     if note && args.mgmt.is_none() {
         let misplaced = misplaced_options(&args.command);
         if !misplaced.is_empty() {
-            eprintln!(
+            stderr!(
                 "rcon: note: {} came after the command, so the server got {} as part of it; \
                  rcon's options go before the command: rcon {} {}",
                 quoted(&misplaced),
@@ -972,7 +1097,7 @@ fn batch_policy(args: &Args) -> BatchPolicy {
 fn colour(args: &Args) -> bool {
     output::color_enabled(
         args.color,
-        std::io::stdout().is_terminal(),
+        crate::app::print::stdout_is_terminal(),
         &output::ColorEnv::from_env(),
     )
 }
@@ -1003,7 +1128,7 @@ fn fix_newlines(args: &Args) -> bool {
     if args.fix_newlines || args.no_fix_newlines {
         return args.fix_newlines;
     }
-    !args.raw && !args.json && std::io::stdout().is_terminal()
+    !args.raw && !args.json && crate::app::print::stdout_is_terminal()
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use std::process::Stdio;
 use rconsole::Password;
 
 use crate::app::exit::{Exit, fail};
+use crate::app::print::stderr;
 
 /// Where the password will come from, decided without reading or running anything yet (so
 /// `--print-config` can describe it).
@@ -124,7 +125,7 @@ pub fn can_prompt() -> bool {
     }
     #[cfg(unix)]
     {
-        std::io::stderr().is_terminal()
+        crate::app::print::stderr_is_terminal()
             && std::fs::OpenOptions::new()
                 .read(true)
                 .write(true)
@@ -135,7 +136,7 @@ pub fn can_prompt() -> bool {
     // prompt when there is a console to read and stderr shows it.
     #[cfg(windows)]
     {
-        std::io::stderr().is_terminal()
+        crate::app::print::stderr_is_terminal()
             && std::fs::OpenOptions::new()
                 .read(true)
                 .write(true)
@@ -155,12 +156,12 @@ fn prompt(target: &str) -> anyhow::Result<Password> {
         Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {
             // Ctrl-C at the prompt (the terminal is in raw mode, so it arrives as input): end
             // as the shell reports an interrupt.
-            eprintln!();
+            stderr!();
             std::process::exit(130)
         }
         // Ctrl-D at the prompt: the user chose to give none.
         Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
-            eprintln!();
+            stderr!();
             Err(fail(
                 Exit::Usage,
                 "no password entered (end of input at the prompt)",
@@ -182,7 +183,7 @@ pub fn warn_if_exposed(path: &Path) {
         if let Ok(meta) = std::fs::metadata(path) {
             let mode = meta.permissions().mode();
             if mode & 0o044 != 0 {
-                eprintln!(
+                stderr!(
                     "rcon: warning: {} holds a password and is readable by {} (mode {:03o}); \
                      fix it with: chmod 600 {}",
                     path.display(),

@@ -4,21 +4,19 @@
 //! or `SIGTERM` stops the run between or during commands, with one line saying what ran, what
 //! was in flight and what was not sent.
 
-use std::io::{self, IsTerminal};
 use std::time::{Duration, Instant};
-
-use rconsole::rcon::client::check_command;
 
 use crate::app::exit::{Exit, fail};
 use crate::app::print::interrupted::{self, InFlight, Interrupted};
 use crate::app::print::output::Record;
 use crate::app::print::progress::ProgressLine;
+use crate::app::print::stderr;
 use crate::app::resolve::plan::BatchPolicy;
 use crate::app::runner::interrupt::{Signal, Stop};
-use crate::app::runner::session::{CommandOutcome, PARSE_ERROR, Session};
+use crate::app::runner::session::{CommandOutcome, PARSE_ERROR, Run, Session};
 use rconsole::text::mcfunction::{Item, Joiner};
 
-use crate::app::source::files::{Input, next_item, warn_leading_slashes};
+use crate::app::source::files::{Input, next_item, unsendable, warn_leading_slashes};
 
 /// The running totals over every input of one invocation.
 #[derive(Debug, Default)]
@@ -60,8 +58,6 @@ struct Progress {
     start: Instant,
     last: Option<Instant>,
     line: ProgressLine,
-    /// Output shares the terminal: the bar is cleared before each command's output.
-    shares_terminal: bool,
 }
 
 impl Progress {
@@ -92,7 +88,7 @@ impl Progress {
 
 /// Whether a progress bar may be drawn for a file input.
 pub fn progress_wanted(path: &str) -> bool {
-    path != "-" && io::stderr().is_terminal()
+    path != "-" && crate::app::print::stderr_is_terminal()
 }
 
 /// Runs every input in order through the session. Returns an error (with the exit status) at
@@ -184,7 +180,6 @@ fn run_input(
         start: Instant::now(),
         last: None,
         line: ProgressLine::on_terminal(),
-        shares_terminal: io::stdout().is_terminal(),
     });
     let name = input.name.clone();
     let mut slashes: u64 = 0;
@@ -338,29 +333,25 @@ impl Step<'_> {
         if at <= self.skip {
             return Ok(None);
         }
-        let (line, text) = match item {
-            Item::Command(c) => {
-                if c.slash_stripped {
-                    *slashes += 1;
-                    first_slash.get_or_insert(c.line);
-                }
-                (c.line, c.text)
-            }
-            Item::Error { line, message } => {
-                self.tally.lines += 1;
-                let message = if message.starts_with(rconsole::text::mcfunction::MACRO_NEEDS_VALUE)
-                {
-                    format!("{message} (give --macro NAME=VALUE)")
-                } else {
-                    message
-                };
-                return self.refuse(line, "", &message).map(|()| None);
-            }
-        };
-        if let Err(e) = check_command(&text, self.max) {
-            self.tally.lines += 1;
-            return self.refuse(line, &text, &e.to_string()).map(|()| None);
+        if let Item::Command(c) = &item
+            && c.slash_stripped
+        {
+            *slashes += 1;
+            first_slash.get_or_insert(c.line);
         }
+        if let Some((line, why)) = unsendable(&item, self.max) {
+            self.tally.lines += 1;
+            let text = match &item {
+                Item::Command(c) => c.text.as_str(),
+                Item::Error { .. } => "",
+            };
+            return self.refuse(line, text, &why).map(|()| None);
+        }
+        // Every line the rules refuse was refused just above.
+        let Item::Command(command) = item else {
+            return Ok(None);
+        };
+        let (line, text) = (command.line, command.text);
         if self.tally.sent > 0
             && let Some(d) = self.opts.delay
         {
@@ -370,9 +361,6 @@ impl Step<'_> {
             return Ok(Some(Halt::at(signal, None, 1)));
         }
         self.tally.lines += 1;
-        if let Some(p) = self.progress.as_mut().filter(|p| p.shares_terminal) {
-            p.clear();
-        }
         if self.opts.echo {
             self.session.printer.echo(&text)?;
         }
@@ -381,7 +369,11 @@ impl Step<'_> {
                 j.sent(line);
             }
             let origin = Some((self.name, line));
-            let outcome: CommandOutcome = self.session.run_unprinted(&text, origin)?;
+            let how = Run {
+                origin,
+                ..Run::unprinted()
+            };
+            let outcome: CommandOutcome = self.session.run_with(&text, how)?;
             if let Some(j) = self.journal.as_mut() {
                 if !outcome.sent {
                     j.not_sent();
@@ -521,7 +513,7 @@ fn failed(
 ) -> anyhow::Result<()> {
     tally.worst = Some(tally.worst.map_or(exit, |w| w.max(exit)));
     if opts.keep_going {
-        eprintln!("rcon: error: {err:#}");
+        stderr!("rcon: error: {err:#}");
         Ok(())
     } else {
         Err(fail(

@@ -2,13 +2,15 @@
 //! FILE`, `-s a,b`, groups, `--all`): output labelled `[NAME] ` per line (or grouped per server,
 //! or JSON), the worst exit status, a summary on stderr, and on a terminal a live progress line.
 //!
-//! Direct targets run in one event loop ([`rconsole::fleet`]): every connect, login, probe and
-//! command progresses at once over non-blocking sockets, at most `--parallel` connections open
-//! (default [`rconsole::fleet::DEFAULT_PARALLEL`]), so a fleet costs about one timeout however
-//! many of its servers are dead. Tunnelled targets (`--ssh`, `--proxy-command`, or an
-//! inventory row's `ssh`) are child processes with blocking pipes: each runs the blocking
-//! [`Client`](rconsole::Client) on a helper thread of its own (at most [`MAX_TUNNELS`] at once, within
-//! `--parallel`), in the same run and through the same printer.
+//! Every target runs in one event loop ([`rconsole::fleet`]), whatever its dialect (RCON,
+//! BattlEye, telnet, WebRCON) and, on Unix, whether it is reached directly or through a tunnel
+//! (`--ssh`, `--proxy-command`, an inventory row's `ssh`: the child's pipes are polled like
+//! sockets): every connect, login, probe and command progresses at once, at most `--parallel`
+//! connections open (default [`rconsole::fleet::DEFAULT_PARALLEL`]), so a fleet costs about
+//! one timeout however many of its servers are dead. Two kinds of target run on helper
+//! threads with the blocking client instead (at most [`MAX_THREADS`] at once, within
+//! `--parallel`), in the same run and through the same printer: `--remote` sessions, and on
+//! Windows tunnels (a pipe there cannot be polled with sockets).
 //!
 //! Each server's output is printed as soon as each of its commands completes, so a slow or dead
 //! server holds back nobody's output but its own, and only for its own timeout. The policy is
@@ -30,8 +32,10 @@ use rconsole::consoles::Protocol;
 use rconsole::fleet::{self, Next, Report};
 use rconsole::rcon::client::{ClientOptions, Observer};
 use rconsole::transport::Connector;
+use rconsole::transport::tunnel::{ProcessConnector, SshDestination, expand_proxy_command};
 
 use crate::app::exit::{self, Exit, fail};
+use crate::app::print;
 use crate::app::print::interrupted::{self, InFlight, Interrupted};
 use crate::app::print::output::{Printer, Record, prefixed};
 use crate::app::print::progress::ProgressLine;
@@ -45,25 +49,27 @@ use crate::app::shared::is_parse_error;
 use crate::app::shared::is_stop_command;
 use crate::app::shared::short;
 
-/// At most this many tunnelled targets (each an `ssh` or proxy process and a thread) run at
-/// once.
-pub const MAX_TUNNELS: usize = 64;
+/// At most this many targets run on helper threads at once (each a thread, and an `ssh` or
+/// proxy process): `--remote` sessions, and tunnels on Windows.
+pub const MAX_THREADS: usize = 64;
 
 /// File descriptors kept free for stdio, the event loop and the learned-servers file.
 const SPARE_FDS: u64 = 64;
 
-/// How a server is reached.
+/// How a server is run.
 pub enum Route {
-    /// TCP, driven by the event loop.
-    Direct {
-        /// Host name or address.
+    /// On the event loop: directly (TCP, or UDP for BattlEye) or through a tunnel.
+    Fleet {
+        /// Host name or address (as the far side of a tunnel sees it).
         host: String,
         /// Port.
         port: u16,
+        /// The tunnel to reach it through, if any.
+        tunnel: Option<fleet::Tunnel>,
     },
-    /// Through a child process (ssh, a proxy command), or a console other than RCON, on a
-    /// helper thread with the blocking driver.
-    Tunnel(Box<dyn Connector>),
+    /// On a helper thread with the blocking client: `--remote`, or a tunnel where the event
+    /// loop cannot poll pipes (Windows).
+    Thread(Box<dyn Connector>),
 }
 
 /// One server to run the commands on.
@@ -112,31 +118,34 @@ impl Observer for Labelled {
     }
 }
 
-/// Turns resolved settings into servers: a tunnel when `ssh` or a proxy command applies, else
-/// a direct route for the event loop. Reads each password (a file, a command) once per
-/// distinct source.
+/// Turns resolved settings into servers: the event loop's route for every one it can drive,
+/// else a helper thread's. Reads each password (a file, a command) once per distinct source.
 pub fn servers(list: Vec<(String, Settings)>) -> anyhow::Result<Vec<Server>> {
     let passwords = passwords(&list)?;
     let mut ready = Vec::with_capacity(list.len());
     for ((name, settings), password) in list.into_iter().zip(passwords) {
         let connector = settings.connector()?;
         let protocol = settings.dialect.value.dialect().protocol;
-        // The event loop speaks RCON over TCP; tunnels and the other consoles run on helper
-        // threads with the blocking driver.
-        let route = if settings.ssh.is_some()
-            || settings.proxy_command.is_some()
-            || protocol != Protocol::Rcon
-        {
-            Route::Tunnel(connector)
+        let options = settings.options(Arc::new(Labelled(name.clone())));
+        let tunnelled = settings.ssh.is_some() || settings.proxy_command.is_some();
+        // `--remote` runs rcon on the SSH host, and a pipe cannot be polled on Windows: those
+        // run on helper threads with the blocking client.
+        let route = if settings.remote || (tunnelled && !cfg!(unix)) {
+            Route::Thread(connector)
         } else {
-            Route::Direct {
+            Route::Fleet {
                 host: settings.host.value.clone(),
                 port: settings.port.value,
+                tunnel: process_connector(&settings)
+                    .map(|c| fleet::Tunnel::new(&c, options.timeout)),
             }
         };
         let describe = match &route {
-            Route::Tunnel(c) => c.describe(),
-            Route::Direct { .. } => settings.target(),
+            Route::Thread(c) => c.describe(),
+            Route::Fleet {
+                tunnel: Some(t), ..
+            } => t.describe().to_string(),
+            Route::Fleet { tunnel: None, .. } => settings.target(),
         };
         let open = if settings.remote {
             Some(crate::app::remote::session::fanout_opener(
@@ -148,7 +157,7 @@ pub fn servers(list: Vec<(String, Settings)>) -> anyhow::Result<Vec<Server>> {
         };
         ready.push(Server {
             open,
-            options: settings.options(Arc::new(Labelled(name.clone()))),
+            options,
             route,
             describe,
             password,
@@ -157,6 +166,23 @@ pub fn servers(list: Vec<(String, Settings)>) -> anyhow::Result<Vec<Server>> {
         });
     }
     Ok(ready)
+}
+
+/// The tunnel of `settings` (`--ssh`, a proxy command), as [`Settings::connector`] opens it.
+fn process_connector(settings: &Settings) -> Option<ProcessConnector> {
+    let (host, port) = (settings.host.value.as_str(), settings.port.value);
+    if let Some(ssh) = &settings.ssh {
+        let destination = SshDestination::parse(&ssh.value).ok()?;
+        return Some(ProcessConnector::ssh(
+            destination,
+            settings.ssh_options.clone(),
+            host,
+            port,
+        ));
+    }
+    let template = settings.proxy_command.as_ref()?;
+    let command = expand_proxy_command(&template.value, host, port).ok()?;
+    Some(ProcessConnector::shell(command, host, port))
 }
 
 /// How many password files or commands are read or run at once.
@@ -246,8 +272,13 @@ pub fn run_plan(plan: FanoutPlan) -> anyhow::Result<Exit> {
             "no command given for several servers (use COMMAND, -c, -f or stdin)",
         ));
     }
-    let texts: Vec<String> = planned.iter().map(|p| p.text.clone()).collect();
-    crate::app::shared::refuse_unsendable(&texts, plan.servers.iter().map(|(_, s)| s))?;
+    crate::app::shared::refuse_unsendable_at(
+        planned.iter().map(|p| {
+            let origin = p.origin.as_ref().map(|(file, line)| (file.as_str(), *line));
+            (p.text.as_str(), origin)
+        }),
+        plan.servers.iter().map(|(_, s)| s),
+    )?;
     let mut printer = plan.printing.printer();
     run_settings(
         plan.servers,
@@ -312,28 +343,48 @@ pub fn run(
     let names: Vec<String> = servers.iter().map(|s| s.name.clone()).collect();
     let mut direct = Vec::new();
     let mut tunnels = VecDeque::new();
-    for (index, s) in servers.into_iter().enumerate() {
-        match s.route {
-            Route::Direct { ref host, port } => direct.push((
+    for (index, mut s) in servers.into_iter().enumerate() {
+        match std::mem::replace(
+            &mut s.route,
+            Route::Fleet {
+                host: String::new(),
+                port: 0,
+                tunnel: None,
+            },
+        ) {
+            Route::Fleet { host, port, tunnel } => direct.push((
                 index,
                 fleet::FleetTarget {
-                    host: host.clone(),
+                    host,
                     port,
                     password: s.password.clone(),
                     config: s.options.clone(),
+                    protocol: s.protocol,
+                    tunnel,
                 },
                 s,
             )),
-            Route::Tunnel(_) => tunnels.push_back((index, s)),
+            thread => {
+                s.route = thread;
+                tunnels.push_back((index, s));
+            }
         }
     }
-    // One descriptor per open connection (three pipes per tunnel): raise the soft limit, and
-    // stay within it.
-    let tunnel_threads = tunnels.len().min(MAX_TUNNELS).min(policy.parallel);
-    let want = policy.parallel.min(direct.len()) as u64 + 3 * tunnel_threads as u64 + SPARE_FDS;
+    // One descriptor per open connection, three per tunnel (its pipes): raise the soft limit,
+    // and stay within it.
+    let per_target: u64 = if direct.iter().any(|(_, t, _)| t.tunnel.is_some()) {
+        3
+    } else {
+        1
+    };
+    let tunnel_threads = tunnels.len().min(MAX_THREADS).min(policy.parallel);
+    let want = policy.parallel.min(direct.len()) as u64 * per_target
+        + 3 * tunnel_threads as u64
+        + SPARE_FDS;
     let limit = fleet::raise_fd_limit(want);
     if limit < want {
-        let fit = (limit.saturating_sub(SPARE_FDS + 3 * tunnel_threads as u64)).max(1) as usize;
+        let fit = (limit.saturating_sub(SPARE_FDS + 3 * tunnel_threads as u64) / per_target).max(1)
+            as usize;
         if policy.parallel_given {
             crate::app::print::output::warning(&format!(
                 "--parallel {} needs {want} open files, but the limit is {limit}; \
@@ -375,7 +426,7 @@ pub fn run(
                         let mut states = Vec::with_capacity(direct.len());
                         for (index, target, server) in direct {
                             targets.push(target);
-                            states.push(TargetState::new(index, server));
+                            states.push(TargetState::new(index, server, policy.messages));
                         }
                         let mut handler = FleetHandler {
                             states,
@@ -529,7 +580,7 @@ impl<'a> PrintingThread<'a> {
 
     fn eprint(&mut self, line: &str) {
         self.clear();
-        eprintln!("{line}");
+        print::stderr!("{line}");
     }
 
     fn end(&mut self, server: usize) {
@@ -670,12 +721,12 @@ impl<'a> PrintingThread<'a> {
     fn finish(&mut self) {
         self.clear();
         if let Some(signal) = self.signal {
-            eprintln!("rcon: error: {}", self.interrupted_line(signal));
+            print::stderr!("rcon: error: {}", self.interrupted_line(signal));
         }
         let failed = self.failures.len();
         // On success the summary is for people watching (a terminal); scripts get silence.
         if failed > 0 || (self.policy.progress && self.total > 1) {
-            eprintln!("rcon: {}", self.summary());
+            print::stderr!("rcon: {}", self.summary());
         }
         if failed > 0 {
             self.failures.sort_by_key(|(server, _)| *server);
@@ -689,7 +740,7 @@ impl<'a> PrintingThread<'a> {
             if failed > SHOWN {
                 list.push(format!("and {} more", failed - SHOWN));
             }
-            eprintln!(
+            print::stderr!(
                 "rcon: {failed} of {} server{} failed: {}",
                 self.total,
                 if self.total == 1 { "" } else { "s" },
@@ -782,6 +833,8 @@ struct TargetState {
     name: String,
     describe: String,
     observer: Arc<dyn Observer>,
+    /// Where a console's own messages go (`--messages`).
+    sink: Option<rconsole::consoles::MessageSink>,
     /// The next command to send.
     next: usize,
     /// The command under way, when it was sent and what arrived of it.
@@ -792,8 +845,10 @@ struct TargetState {
 }
 
 impl TargetState {
-    fn new(index: usize, server: Server) -> Self {
+    fn new(index: usize, server: Server, messages: Option<bool>) -> Self {
         Self {
+            sink: messages
+                .map(|json| crate::app::print::messages::message_sink(json, &server.name, true)),
             index,
             name: server.name,
             describe: server.describe,
@@ -995,13 +1050,24 @@ impl fleet::Handler for FleetHandler<'_> {
             }
             Report::Learned(l) => self.states[t].observer.learned(l),
             Report::Traced(p) => self.states[t].observer.packet(&p),
+            Report::Message(text) => {
+                if let Some(sink) = &self.states[t].sink {
+                    sink(&text);
+                }
+            }
+            Report::Frame {
+                direction,
+                bytes,
+                what,
+            } => self.states[t].observer.frame(direction, &bytes, &what),
+            Report::ConsoleWarning(w) => self.states[t].observer.warning(&w.to_string()),
             _ => {}
         }
     }
 }
 
-/// One tunnelled server's session on a helper thread: connect, run the commands with the
-/// policy, report each result.
+/// One session on a helper thread (`--remote`, a tunnel on Windows): connect, run the
+/// commands with the policy, report each result.
 fn serve(
     index: usize,
     server: Server,
@@ -1039,7 +1105,7 @@ fn serve(
         return interrupted();
     }
     let _ = tx.send(SessionUpdate::Started { server: index });
-    let Route::Tunnel(connector) = server.route else {
+    let Route::Thread(connector) = server.route else {
         return;
     };
     let connector: Arc<dyn Connector> = Arc::from(connector);

@@ -43,6 +43,39 @@ pub type Opener = Arc<dyn Fn() -> rconsole::Result<Box<dyn Remote>> + Send + Syn
 /// The text used for a parse error in records and messages.
 pub const PARSE_ERROR: &str = "the server could not parse the command (<--[HERE])";
 
+/// How [`Session::run_with`] runs one command.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Run<'a> {
+    /// Where it came from (`FILE`, line), named in its record.
+    pub origin: Option<(&'a str, u64)>,
+    /// Nothing follows it on this connection: its answer may be ended by a step that also
+    /// ends the connection (see `Client::command_into_last`).
+    pub last: bool,
+    /// Its record is printed here; else the caller prints it ([`Session::print`]) or, when
+    /// `--retry` runs it again, drops it.
+    pub print: bool,
+}
+
+impl Run<'_> {
+    /// Printed, from the command line or the console.
+    pub fn printed() -> Self {
+        Run {
+            print: true,
+            ..Run::default()
+        }
+    }
+
+    /// Not printed: the caller prints the outcome or makes text of it.
+    pub fn unprinted() -> Self {
+        Run::default()
+    }
+
+    /// The last command on this connection.
+    pub fn last(self) -> Self {
+        Run { last: true, ..self }
+    }
+}
+
 /// A connection-to-be plus the printer.
 pub struct Session {
     connector: Arc<dyn Connector>,
@@ -215,48 +248,21 @@ impl Session {
         self.opts.observer.learned(None);
     }
 
-    /// Runs one command and prints its record. Only a failed write to stdout is an `Err`;
-    /// everything about the command itself is in the [`CommandOutcome`].
-    pub fn run(
-        &mut self,
-        command: &str,
-        origin: Option<(&str, u64)>,
-    ) -> std::io::Result<CommandOutcome> {
-        self.run_with(command, origin, false)
+    /// Runs one command, connecting first if needed, and (with `how.print`) prints its record:
+    /// the one path every single-server command takes (one-shot and `-c` commands, batch
+    /// input, the console, `--remote-serve`, and through [`run_text`] the schedule and
+    /// `--follow`'s polling). Only a failed write to stdout is an `Err`; everything about the
+    /// command itself is in the [`CommandOutcome`].
+    pub fn run_with(&mut self, command: &str, how: Run<'_>) -> std::io::Result<CommandOutcome> {
+        let outcome = self.outcome(command, how.last);
+        if how.print {
+            self.print(command, how.origin, &outcome)?;
+        }
+        Ok(outcome)
     }
 
-    /// [`Session::run`] for the last command of the session: the connection may be ended to
-    /// learn sooner that the answer is complete (see `Client::command_into_last`).
-    pub fn run_last(&mut self, command: &str) -> std::io::Result<CommandOutcome> {
-        self.run_with(command, None, true)
-    }
-
-    /// [`Session::run`] without printing the record: the caller prints it
-    /// ([`Session::print`]) or, when `--retry` runs it again, drops it.
-    pub fn run_unprinted(
-        &mut self,
-        command: &str,
-        origin: Option<(&str, u64)>,
-    ) -> std::io::Result<CommandOutcome> {
-        self.run_with_print(command, origin, false, false)
-    }
-
-    fn run_with(
-        &mut self,
-        command: &str,
-        origin: Option<(&str, u64)>,
-        last: bool,
-    ) -> std::io::Result<CommandOutcome> {
-        self.run_with_print(command, origin, last, true)
-    }
-
-    fn run_with_print(
-        &mut self,
-        command: &str,
-        origin: Option<(&str, u64)>,
-        last: bool,
-        print: bool,
-    ) -> std::io::Result<CommandOutcome> {
+    /// Runs one command (connecting first if needed), unprinted.
+    fn outcome(&mut self, command: &str, last: bool) -> CommandOutcome {
         let start = Instant::now();
         let mut raw = Vec::new();
         let stopped = crate::app::shared::is_stop_command(command);
@@ -278,21 +284,17 @@ impl Session {
         self.stopped |= stopped && sent && error.is_none();
         let parse_error =
             self.parse_errors_fail && error.is_none() && crate::app::shared::is_parse_error(&raw);
-        let outcome = CommandOutcome {
+        CommandOutcome {
             raw,
             error,
             sent,
             parse_error,
             stopped,
             elapsed: start.elapsed(),
-        };
-        if print {
-            self.print(command, origin, &outcome)?;
         }
-        Ok(outcome)
     }
 
-    /// Prints the record of `outcome` (what [`Session::run`] prints).
+    /// Prints the record of `outcome` (what [`Session::run_with`] prints when asked to).
     pub fn print(
         &mut self,
         command: &str,
@@ -353,15 +355,18 @@ pub fn execute(
     }
 }
 
-/// Runs one command on the session (connecting first if needed) and returns its output as
-/// text; a failed command closes the connection, so the next one reconnects.
+/// Runs one command on the session (connecting first if needed, as every mode does: the
+/// session's one path) and returns its output as text; a failed command closes the connection,
+/// so the next one reconnects.
 pub fn run_text(session: &mut Session, command: &str) -> rconsole::Result<String> {
-    let client = session.connect()?;
-    let mut raw = Vec::new();
-    match execute(client, command, &mut raw, false) {
-        Ok(()) => Ok(rconsole::rcon::packet::decode_output_owned(raw)),
-        Err(e) => {
-            client.close();
+    // `run_with` unprinted: nothing is written, so nothing can fail but the command.
+    let outcome = session.outcome(command, false);
+    match outcome.error {
+        None => Ok(rconsole::rcon::packet::decode_output_owned(outcome.raw)),
+        Some(e) => {
+            if let Some(client) = session.client.as_deref_mut() {
+                client.close();
+            }
             Err(e)
         }
     }

@@ -10,14 +10,13 @@ use rconsole::practice::{self, PracticeServer};
 use rconsole::rcon::client::Observer;
 use rconsole::transport::{Connector, TcpConnector};
 
-use crate::app::exit::{self, Exit, fail};
-use crate::app::print::interrupted::{self, InFlight, Interrupted};
+use crate::app::exit::{self, Exit};
 use crate::app::print::messages;
 use crate::app::print::trace;
 use crate::app::resolve::plan::SessionPlan;
 use crate::app::runner::batch;
-use crate::app::runner::interrupt::{self, Signal, Stop};
-use crate::app::runner::session::{self, Session};
+use crate::app::runner::commands::{self, Failure, Ran, Rest, Target};
+use crate::app::runner::session::{self, Run as How, Session};
 use crate::app::shared::StderrObserver;
 use crate::app::shared::refuse_unsendable;
 use crate::app::shared::short;
@@ -29,12 +28,6 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
     let settings = &plan.settings;
     let inputs_plan = plan.inputs;
     refuse_unsendable(&plan.commands, [settings])?;
-    if plan.batch.resume && plan.files.len() + usize::from(inputs_plan.stdin_batch) != 1 {
-        return Err(fail(
-            Exit::Usage,
-            "--resume needs exactly one input, one -f FILE or stdin (the journal is kept per input and server)",
-        ));
-    }
     // Every input is opened (and a directory refused) before anything is sent, so a typo in
     // the last -f sends nothing.
     let inputs = plan
@@ -105,6 +98,13 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
         session.set_messages(sink, false);
     }
 
+    // Every line of every file is checked before the first command (a -c one included) goes
+    // out; stdin streams, so its lines are checked as they come.
+    if !plan.batch.keep_going {
+        for input in &inputs {
+            input.check_ahead(&plan.batch.macros, session.max_command_bytes())?;
+        }
+    }
     let batch_opts = plan.batch;
     let mut tally = batch::Tally {
         retries: crate::app::runner::wait::Retries::new(batch_opts.retry),
@@ -112,12 +112,23 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
     };
     let more_inputs = inputs_plan.stdin_batch || !inputs.is_empty();
     session.keeps_open = inputs_plan.console;
-    run_commands(
+    // Ctrl-C or SIGTERM stops the commands as it stops batch input: what was answered is on
+    // stdout, and the error (exit 130 or 143) says how many ran, which was in flight and how
+    // many were not sent; nothing after them (batch input, the console) runs.
+    let rest = if more_inputs {
+        Rest::BatchInput
+    } else if session.keeps_open {
+        Rest::Console
+    } else {
+        Rest::Nothing
+    };
+    commands::run(
         &mut session,
         &plan.commands,
-        more_inputs,
+        rest,
         &batch_opts,
         &mut tally,
+        true,
     )?;
     let inputs = inputs_plan
         .stdin_batch
@@ -139,154 +150,47 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
     Ok(Exit::Success)
 }
 
-/// Runs the command-line commands in order, with the batch policy: `--delay` between
-/// commands, and the first failure stops the run (nothing later is sent, `more_inputs` says
-/// whether files or stdin were still to come) unless `--keep-going`, which reports each failure
-/// and counts it in `tally`.
-///
-/// Ctrl-C or `SIGTERM` stops them as it stops batch input: what was answered is on stdout, and
-/// the error (exit 130 or 143) says how many ran, which was in flight and how many were not
-/// sent; nothing after them (batch input, the console) runs.
-fn run_commands(
-    session: &mut Session,
-    commands: &[String],
-    more_inputs: bool,
-    opts: &crate::app::resolve::plan::BatchPolicy,
-    tally: &mut batch::Tally,
-) -> anyhow::Result<()> {
-    if commands.is_empty() {
-        return Ok(());
-    }
-    let stop = Stop::catch();
-    if let Some(stop) = &stop {
-        session.set_cancel(stop.flag());
-    }
-    let stopped = || stop.as_ref().and_then(Stop::received);
-    // Where the signal stopped the commands: the command in flight (its index), and the index
-    // of the first one not sent.
-    // What was still to run after the commands.
-    let also = if more_inputs {
-        Some("the batch input")
-    } else if session.keeps_open {
-        Some("the console")
-    } else {
-        None
-    };
-    let halt = |signal: Signal, in_flight: Option<usize>, next: usize, tally: &batch::Tally| {
-        let text = interrupted::line(&Interrupted {
-            signal: signal.name(),
-            ran: tally.sent,
-            in_flight: in_flight
-                .map(|i| InFlight {
-                    server: None,
-                    at: command_label(i, commands.len()),
-                    command: commands[i].clone(),
-                })
-                .into_iter()
-                .collect(),
-            not_sent: (commands.len() - next) as u64,
-            not_run: also,
-            ..Interrupted::default()
-        });
-        let exit = match signal {
-            Signal::Interrupt => Exit::Interrupted,
-            Signal::Terminate => Exit::Terminated,
-        };
-        fail(exit, text)
-    };
-    for (i, command) in commands.iter().enumerate() {
-        if tally.sent > 0
-            && let Some(d) = opts.delay
-        {
-            interrupt::pause(d, stop.as_ref());
-        }
-        if let Some(signal) = stopped() {
-            return Err(halt(signal, None, i, tally));
-        }
-        tally.lines += 1;
-        if opts.echo {
-            session.printer.echo(command)?;
-        }
-        // Nothing follows the last command on this connection: its answer may be ended by a
-        // step that also ends the connection (one round trip instead of a quiet gap).
-        let outcome = if i + 1 == commands.len() && !more_inputs && !session.keeps_open {
-            session.run_last(command)?
+/// One server's RCON session as a [`Target`] of the command-line commands.
+impl Target for Session {
+    fn run(&mut self, command: &str, last: bool) -> std::io::Result<Ran> {
+        let how = if last {
+            How::printed().last()
         } else {
-            session.run(command, None)?
+            How::printed()
         };
-        if let Some(signal) = stopped() {
-            // Answered in full before the signal: it ran. Otherwise it was in flight, or (no
-            // connection yet) never went out.
-            if outcome.error.is_none() {
-                tally.sent += 1;
-                return Err(halt(signal, None, i + 1, tally));
-            }
-            let (in_flight, next) = if outcome.sent {
-                (Some(i), i + 1)
-            } else {
-                (None, i)
+        let outcome = self.run_with(command, how)?;
+        let failure = (!outcome.ok()).then(|| {
+            let (exit, why) = match &outcome.error {
+                Some(err) => (Exit::from_error(err), exit::chain(err)),
+                None => (Exit::CommandFailed, session::PARSE_ERROR.to_string()),
             };
-            return Err(halt(signal, in_flight, next, tally));
-        }
-        if outcome.sent {
-            tally.sent += 1;
-        }
-        if outcome.ok() {
-            continue;
-        }
-        tally.failed += 1;
-        let (exit, why) = match &outcome.error {
-            Some(err) => (Exit::from_error(err), exit::chain(err)),
-            None => (Exit::CommandFailed, session::PARSE_ERROR.to_string()),
-        };
-        tally.worst = Some(tally.worst.map_or(exit, |w| w.max(exit)));
-        let message = if outcome.sent {
-            format!("command '{}': {why}", short(command))
-        } else {
-            why
-        };
-        if opts.keep_going {
-            eprintln!("rcon: error: {message}");
-            continue;
-        }
-        // Say what was not sent: this command too when it never went out (no connection,
-        // refused login), and every later one.
-        let after = commands.len() - i - 1;
-        let later = after + usize::from(!outcome.sent);
-        let mut message = message;
-        let rest = if more_inputs {
-            " and the batch input"
-        } else {
-            ""
-        };
-        if later > 0 {
-            let which = if outcome.sent { " later" } else { "" };
-            message.push_str(&format!(
-                "; {later}{which} {}{rest} not sent",
-                plural(later)
-            ));
-        } else if more_inputs {
-            message.push_str("; the batch input was not sent");
-        }
-        // Only something after the failed command could have gone on.
-        if after > 0 || more_inputs {
-            message.push_str(" (--keep-going continues past failures)");
-        }
-        return Err(fail(exit, message));
+            let message = if outcome.sent {
+                format!("command '{}': {why}", short(command))
+            } else {
+                why
+            };
+            Failure {
+                exit,
+                message,
+                goes_on: false,
+            }
+        });
+        Ok(Ran {
+            sent: outcome.sent,
+            answered: outcome.error.is_none(),
+            failure,
+        })
     }
-    Ok(())
-}
 
-/// How the report names a command of the command line: `-c` commands and the trailing words
-/// alike, by position when there are several.
-fn command_label(i: usize, count: usize) -> String {
-    if count == 1 {
-        "the command".to_string()
-    } else {
-        format!("command {} of {count}", i + 1)
+    fn echo(&mut self, command: &str) -> std::io::Result<()> {
+        self.printer.echo(command)
     }
-}
 
-fn plural(n: usize) -> &'static str {
-    if n == 1 { "command" } else { "commands" }
+    fn set_cancel(&mut self, flag: std::sync::Arc<std::sync::atomic::AtomicBool>) {
+        Session::set_cancel(self, flag);
+    }
+
+    fn stopped_here(&self, failure: &Failure, sent: bool, later: usize, rest: Rest) -> String {
+        commands::stopped_here(failure, sent, later, rest)
+    }
 }

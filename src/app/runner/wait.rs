@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use rconsole::Error;
 
 use crate::app::print::progress::ProgressLine;
+use crate::app::print::stderr;
 
 /// The first pause between attempts; it doubles up to [`MAX_PAUSE`], short enough that a
 /// server is found within half a second of coming up.
@@ -120,7 +121,7 @@ pub fn until_up<T>(
         }
         if waited >= limit {
             progress.clear();
-            eprintln!(
+            stderr!(
                 "rcon: {server} was not up after waiting {} ({attempts} attempt{}); the last one failed:",
                 rconsole::format_duration(limit),
                 if attempts == 1 { "" } else { "s" }

@@ -19,6 +19,7 @@ use rustyline::{CompletionType, Config, Context, Editor, Helper};
 use rconsole::ErrorKind;
 
 use crate::app::exit::Exit;
+use crate::app::print::stderr;
 use crate::app::runner::interrupt;
 use crate::app::runner::session::Session;
 
@@ -29,14 +30,21 @@ pub const HISTORY_ENV: &str = "RCON_HISTORY";
 /// Most history entries kept.
 const HISTORY_MAX: usize = 1000;
 
-/// Waits between reconnect attempts when the server is down: about 7.5 s in all.
-const BACKOFF: [Duration; 5] = [
-    Duration::ZERO,
-    Duration::from_millis(500),
-    Duration::from_secs(1),
-    Duration::from_secs(2),
-    Duration::from_secs(4),
-];
+/// Reconnect attempts when the server is down: the first at once, then after pauses on the
+/// one retry schedule ([`rconsole::engine::retry_pause`]) from [`RECONNECT_FIRST_PAUSE`]:
+/// 0.5, 1, 2 and 4 s, about 7.5 s in all.
+const RECONNECT_ATTEMPTS: u32 = 5;
+
+/// The pause before the console's second reconnect attempt.
+const RECONNECT_FIRST_PAUSE: Duration = Duration::from_millis(500);
+
+/// The pause before reconnect attempt `attempt` (0 for the first, which goes at once).
+fn reconnect_pause(attempt: u32) -> Duration {
+    match attempt {
+        0 => Duration::ZERO,
+        n => rconsole::engine::retry_pause(RECONNECT_FIRST_PAUSE, n),
+    }
+}
 
 /// The console's own commands, with their help lines.
 const META: [(&str, &str); 7] = [
@@ -364,7 +372,7 @@ pub fn run(session: &mut Session, settings: &ConsoleContext) -> anyhow::Result<E
         Ok(_) => {}
     }
     let server = session.server().to_string();
-    eprintln!("rcon: connected to {server}; :help lists console commands, :quit or Ctrl-D leaves");
+    stderr!("rcon: connected to {server}; :help lists console commands, :quit or Ctrl-D leaves");
     let mut history = HistoryFile::load(history_path(), &settings.password);
     let mut helper = ConsoleHelper {
         words: BTreeSet::new(),
@@ -429,9 +437,9 @@ pub fn run(session: &mut Session, settings: &ConsoleContext) -> anyhow::Result<E
                 break;
             }
             interrupted.store(false, Ordering::SeqCst);
-            let outcome = session.run(line, None)?;
+            let outcome = session.run_with(line, crate::app::runner::session::Run::printed())?;
             if let Some(rconsole::Error::Cancelled) = &outcome.error {
-                eprintln!(
+                stderr!(
                     "rcon: interrupted: the command was abandoned and the connection closed (the next command reconnects)"
                 );
                 stop_paste(rest, session, &history, &mut editor)?;
@@ -442,9 +450,9 @@ pub fn run(session: &mut Session, settings: &ConsoleContext) -> anyhow::Result<E
                 } else {
                     " (the next command reconnects)"
                 };
-                eprintln!("rcon: error: {e}{hint}");
+                stderr!("rcon: error: {e}{hint}");
             } else if outcome.stopped {
-                eprintln!(
+                stderr!(
                     "rcon: the server is stopping; the connection is closed so it can shut down (the next command reconnects)"
                 );
             }
@@ -487,7 +495,7 @@ fn stop_paste(
     editor: &mut ConsoleEditor,
 ) -> anyhow::Result<()> {
     if rest > 0 {
-        eprintln!("rcon: {rest} more pasted line(s) not sent");
+        stderr!("rcon: {rest} more pasted line(s) not sent");
     }
     discard_typed_ahead(session, history, editor)
 }
@@ -534,7 +542,6 @@ fn meta_command(
     let mut words = meta.split_whitespace();
     let name = words.next().unwrap_or("");
     let arg = words.next();
-    let mut out = std::io::stdout().lock();
     match name {
         "q" | "quit" | "exit" => return Ok(Flow::Quit),
         "help" => {
@@ -546,15 +553,14 @@ fn meta_command(
             text.push_str(
                 "Tab completes command names and words from history; Ctrl-C clears the line.\n",
             );
-            out.write_all(text.as_bytes())?;
-            out.flush()?;
+            crate::app::print::output::print_text(&text)?;
         }
         "history" => {
             let n = match arg.map(str::parse::<usize>) {
                 None => history.entries.len(),
                 Some(Ok(n)) => n,
                 Some(Err(_)) => {
-                    eprintln!("rcon: :history takes a number (how many recent entries)");
+                    stderr!("rcon: :history takes a number (how many recent entries)");
                     return Ok(Flow::Continue);
                 }
             };
@@ -563,25 +569,23 @@ fn meta_command(
             for (i, e) in history.entries.iter().enumerate().skip(skip) {
                 text.push_str(&format!("{:>5}  {e}\n", i + 1));
             }
-            out.write_all(text.as_bytes())?;
-            out.flush()?;
+            crate::app::print::output::print_text(&text)?;
         }
         "reconnect" => {
             if let Some(c) = session.client() {
                 c.close();
             }
-            drop(out);
             ensure_connected(session, false, interrupted);
         }
         "forget" => {
             session.forget();
-            eprintln!(
+            stderr!(
                 "rcon: forgot what was learned about {}; the next command probes it again",
                 session.server()
             );
         }
         "clear" => editor.clear_screen()?,
-        _ => eprintln!("rcon: unknown console command ':{name}' (:help lists them)"),
+        _ => stderr!("rcon: unknown console command ':{name}' (:help lists them)"),
     }
     Ok(Flow::Continue)
 }
@@ -609,24 +613,25 @@ fn ensure_connected(session: &mut Session, for_command: bool, interrupted: &Atom
         None => false,
     };
     if had_connection {
-        eprintln!("rcon: the server closed the connection; reconnecting to {server}");
+        stderr!("rcon: the server closed the connection; reconnecting to {server}");
     } else {
-        eprintln!("rcon: reconnecting to {server}");
+        stderr!("rcon: reconnecting to {server}");
     }
     let stopped = || {
-        eprintln!("rcon: interrupted: stopped reconnecting to {server}{unsent}");
+        stderr!("rcon: interrupted: stopped reconnecting to {server}{unsent}");
         false
     };
     // A Ctrl-C that came before this (none can at the prompt, where it is a key) is not for
     // this back-off.
     interrupted.store(false, Ordering::SeqCst);
     let mut waited = Duration::ZERO;
-    for (attempt, delay) in BACKOFF.iter().enumerate() {
+    for attempt in 0..RECONNECT_ATTEMPTS {
+        let delay = reconnect_pause(attempt);
         if !delay.is_zero() {
-            if pause(*delay, interrupted) {
+            if pause(delay, interrupted) {
                 return stopped();
             }
-            waited += *delay;
+            waited += delay;
         }
         let result = match session.client() {
             Some(c) => c.reconnect(),
@@ -637,14 +642,14 @@ fn ensure_connected(session: &mut Session, for_command: bool, interrupted: &Atom
         {
             // Ctrl-C during the attempt: a login that went through is kept.
             if result.is_ok() {
-                eprintln!("rcon: reconnected to {server}");
+                stderr!("rcon: reconnected to {server}");
                 return true;
             }
             return stopped();
         }
         match result {
             Ok(()) => {
-                eprintln!("rcon: reconnected to {server}");
+                stderr!("rcon: reconnected to {server}");
                 return true;
             }
             Err(e)
@@ -653,21 +658,20 @@ fn ensure_connected(session: &mut Session, for_command: bool, interrupted: &Atom
                     ErrorKind::Connect | ErrorKind::Timeout | ErrorKind::Connection
                 ) =>
             {
-                if let Some(next) = BACKOFF.get(attempt + 1) {
-                    eprintln!(
+                if attempt + 1 < RECONNECT_ATTEMPTS {
+                    stderr!(
                         "rcon: cannot reach {server} ({e}); retrying in {}",
-                        rconsole::format_duration(*next)
+                        rconsole::format_duration(reconnect_pause(attempt + 1))
                     );
                 } else {
-                    eprintln!(
-                        "rcon: error: {server} is still down after {} attempts over {}: {e}{unsent} (the next command tries again)",
-                        BACKOFF.len(),
+                    stderr!(
+                        "rcon: error: {server} is still down after {RECONNECT_ATTEMPTS} attempts over {}: {e}{unsent} (the next command tries again)",
                         rconsole::format_duration(waited)
                     );
                 }
             }
             Err(e) => {
-                eprintln!("rcon: error: {e}{unsent}");
+                stderr!("rcon: error: {e}{unsent}");
                 return false;
             }
         }
@@ -682,6 +686,16 @@ fn pause(delay: Duration, interrupted: &AtomicBool) -> bool {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn reconnects_follow_the_one_retry_schedule() {
+        use std::time::Duration;
+        let pauses: Vec<Duration> = (0..super::RECONNECT_ATTEMPTS)
+            .map(super::reconnect_pause)
+            .collect();
+        let ms = Duration::from_millis;
+        assert_eq!(pauses, [ms(0), ms(500), ms(1000), ms(2000), ms(4000)]);
+    }
+
     use super::*;
 
     #[test]

@@ -26,6 +26,8 @@ pub struct Input {
     /// Whether the rest can be read to count what was not sent after an interruption: a file,
     /// or stdin redirected from one (a pipe or terminal could wait forever).
     countable: bool,
+    /// The file's path, which [`Input::check_ahead`] reads ahead; `None` for stdin.
+    path: Option<String>,
 }
 
 impl Input {
@@ -58,6 +60,7 @@ impl Input {
             reader: BufReader::with_capacity(64 * 1024, Box::new(open()?)),
             total,
             countable: true,
+            path: Some(path.to_string()),
         })
     }
 
@@ -68,7 +71,36 @@ impl Input {
             reader: BufReader::with_capacity(64 * 1024, Box::new(io::stdin())),
             total: None,
             countable: stdin_is_a_file(),
+            path: None,
         }
+    }
+
+    /// Reads a file ahead through the mcfunction rules and checks every command against the
+    /// server's limit (`max` bytes, no NUL), so a line that cannot be sent stops the run before
+    /// its first command goes out, not half way through it. Stdin is not read ahead (it streams;
+    /// its lines are checked as they come).
+    pub fn check_ahead(&self, macros: &HashMap<String, String>, max: usize) -> anyhow::Result<()> {
+        let Some(path) = &self.path else {
+            return Ok(());
+        };
+        let mut ahead = Input::open(path, false)?;
+        let mut joiner = Joiner::new(macros.clone());
+        let mut buf = Vec::with_capacity(4096);
+        while let Some((item, last)) = next_item(&mut ahead, &mut joiner, &mut buf)? {
+            if let Some((line, why)) = unsendable(&item, max) {
+                let why = why.strip_suffix("; not sent").unwrap_or(&why);
+                return Err(fail(
+                    Exit::Refused,
+                    format!(
+                        "{path}:{line}: {why}; nothing was sent (every line of a file is checked before the first command goes out; --keep-going sends the others)"
+                    ),
+                ));
+            }
+            if last {
+                break;
+            }
+        }
+        Ok(())
     }
 
     /// How many more items (commands, and lines that could not be sent) the input holds;
@@ -206,14 +238,13 @@ pub fn read_commands(path: &str, macros: &HashMap<String, String>) -> anyhow::Re
         match item {
             Item::Command(c) => lines.push((c.text, c.line)),
             Item::Error { line, message } => {
-                let hint = if message.starts_with(rconsole::text::mcfunction::MACRO_NEEDS_VALUE) {
-                    " (give --macro NAME=VALUE)"
-                } else {
-                    ""
-                };
                 return Err(fail(
                     Exit::Refused,
-                    format!("{}:{line}: {message}{hint}; nothing was sent", input.name),
+                    format!(
+                        "{}:{line}: {}; nothing was sent",
+                        input.name,
+                        with_hint(message)
+                    ),
                 ));
             }
         }
@@ -225,6 +256,26 @@ pub fn read_commands(path: &str, macros: &HashMap<String, String>) -> anyhow::Re
         name: input.name,
         lines,
     })
+}
+
+/// Why an item cannot be sent, as `(line, reason)` for a `file:line: reason` message: a line
+/// the mcfunction rules refuse, or a command over `max` bytes or with a NUL.
+pub fn unsendable(item: &Item, max: usize) -> Option<(u64, String)> {
+    match item {
+        Item::Error { line, message } => Some((*line, with_hint(message.clone()))),
+        Item::Command(c) => rconsole::engine::check_command(&c.text, max)
+            .err()
+            .map(|e| (c.line, e.to_string())),
+    }
+}
+
+/// A line's refusal with the flag that helps: a macro line with no value names `--macro`.
+fn with_hint(message: String) -> String {
+    if message.starts_with(rconsole::text::mcfunction::MACRO_NEEDS_VALUE) {
+        format!("{message} (give --macro NAME=VALUE)")
+    } else {
+        message
+    }
 }
 
 /// The next item of `input` through the mcfunction rules: a command, or a line that cannot be

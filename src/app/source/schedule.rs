@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use crate::app::exit::Exit;
 use crate::app::print::output::{Printer, Record, Style};
+use crate::app::print::stderr;
 use crate::app::resolve::plan::Timing;
 use crate::app::runner::interrupt;
 
@@ -148,7 +149,7 @@ fn report(
         Err(e) => (format!("{e:#}"), false),
     };
     if !ok && printer.style() != Style::Json {
-        eprintln!("rcon: error: {}: '{command}': {text}", runner.name());
+        stderr!("rcon: error: {}: '{command}': {text}", runner.name());
         return;
     }
     let reason = result
@@ -255,12 +256,12 @@ pub fn run(
                 for (i, r) in runners.iter_mut().enumerate() {
                     match r.players() {
                         Ok(n) if c.holds(n) => ok.push(i),
-                        Ok(n) => eprintln!(
+                        Ok(n) => stderr!(
                             "rcon: {}: not run: {n} players online, and the condition is '{c}'",
                             r.name()
                         ),
                         Err(e) => {
-                            eprintln!("rcon: error: {}: cannot count players: {e:#}", r.name());
+                            stderr!("rcon: error: {}: cannot count players: {e:#}", r.name());
                             worst = worst.max(crate::app::exit::exit_for(&e));
                         }
                     }
@@ -302,7 +303,7 @@ pub fn run(
         };
         round_start += every;
         if !clock.sleep_until(round_start) {
-            eprintln!("rcon: stopped (Ctrl-C) before the next run");
+            stderr!("rcon: stopped (Ctrl-C) before the next run");
             return Ok(Exit::Interrupted);
         }
     }
@@ -347,7 +348,7 @@ fn cancel(
     runners: &mut [Box<dyn Runner>],
 ) -> Option<Exit> {
     let left = end.saturating_sub(clock.elapsed());
-    eprintln!(
+    stderr!(
         "rcon: countdown cancelled (Ctrl-C) with {} left; nothing more was sent{}",
         format_left(left),
         if timing.cancel_announce.is_some() {

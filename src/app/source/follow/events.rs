@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use crate::app::print::json::{unix_secs, utc};
 use crate::app::print::output::{Event, Printer, Style, event_json};
+use crate::app::print::stderr;
 use crate::app::resolve::plan::FollowOptions;
 
 /// One event.
@@ -166,12 +167,12 @@ pub fn reconnect<T>(name: &str, retry: Duration, mut open: impl FnMut() -> anyho
     loop {
         match open() {
             Ok(opened) => {
-                eprintln!("rcon: {name}: reconnected; following again");
+                stderr!("rcon: {name}: reconnected; following again");
                 return opened;
             }
             Err(e) => {
                 if !said {
-                    eprintln!(
+                    stderr!(
                         "rcon: {name}: cannot reconnect yet ({e:#}); retrying every {}",
                         rconsole::format_duration(retry)
                     );

@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use crate::app::exit::Exit;
 use crate::app::print::output::{Printer, Style};
+use crate::app::print::stderr;
 use crate::app::resolve::plan::{DEFAULT_POLL, FollowOptions};
 use crate::app::resolve::settings::Settings;
 use crate::app::runner::session::Session;
@@ -62,7 +63,7 @@ pub fn run(options: &FollowOptions, servers: Vec<(String, Settings)>) -> anyhow:
         }
         followers.push((name, session, known));
     }
-    eprintln!(
+    stderr!(
         "rcon: following {} by polling `list` every {}; Ctrl-C stops",
         followers
             .iter()
@@ -104,7 +105,7 @@ fn poll_loop(
         match list(&mut session) {
             Ok(text) => {
                 if down {
-                    eprintln!("rcon: {name}: reconnected; following again");
+                    stderr!("rcon: {name}: reconnected; following again");
                     down = false;
                 }
                 if let Some(now) = parse_list(&text) {
@@ -118,7 +119,7 @@ fn poll_loop(
             }
             Err(e) => {
                 if !down {
-                    eprintln!(
+                    stderr!(
                         "rcon: {name}: connection lost ({}); reconnecting every {}",
                         crate::app::exit::chain(&e),
                         rconsole::format_duration(poll)

@@ -23,6 +23,7 @@ use std::time::Duration;
 use rconsole::consoles::{MessageSink, Protocol, Remote};
 
 use crate::app::exit::{Exit, chain, fail};
+use crate::app::print::stderr;
 use crate::app::resolve::plan::FollowOptions;
 use crate::app::resolve::settings::Settings;
 use crate::app::shared::StderrObserver;
@@ -213,7 +214,7 @@ pub fn run(options: &FollowOptions, servers: Vec<(String, Settings)>) -> anyhow:
             .map_err(|e| fail(Exit::from_error(&e), format!("{name}: {}", chain(&e))))?;
         followers.push((target, sink, remote));
     }
-    eprintln!(
+    stderr!(
         "rcon: following {} (the messages the server pushes); Ctrl-C stops",
         followers
             .iter()
@@ -249,7 +250,7 @@ fn watch(target: ConsoleTarget, sink: MessageSink, remote: Box<dyn Remote>) {
         if remote.check_open() {
             continue;
         }
-        eprintln!(
+        stderr!(
             "rcon: {}: connection lost; reconnecting every second",
             target.name
         );
