@@ -1,7 +1,7 @@
 //! Batch input through the real binary: mcfunction files and stdin against practice servers,
 //! failure policy, JSON records, colours, and a program talking to `rcon --json` through pipes.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -196,10 +196,26 @@ fn too_long_line_is_refused_not_sent() {
     let home = home();
     let text = format!("echo a\necho {}\necho c\n", "é".repeat(800));
     let file = write_file(home.path(), "long.mcfunction", &text);
-    let out = run(rcon_for(&server, home.path()).args(["-f", &file]));
+    // Every line of every file is checked before the first command, a -c one included.
+    let good = write_file(home.path(), "good.mcfunction", "echo g\n");
+    let out = run(rcon_for(&server, home.path()).args(["-c", "echo c", "-f", &good, "-f", &file]));
+    assert_eq!(out.status.code(), Some(8), "stderr: {}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "rcon: error: {file}:2: command is 1605 bytes of UTF-8, over the limit of 1446; \
+nothing was sent (every line of a file is checked before the first command goes out; \
+--keep-going sends the others)\n"
+        )
+    );
+    assert_eq!(stdout(&out), "");
+    assert!(server.commands().is_empty(), "{:?}", server.commands());
+    // Stdin streams: its lines are checked as they come, so the first one ran.
+    let mut cmd = rcon_for(&server, home.path());
+    let (out, _) = run_piped(cmd.args(["-f", "-"]), text);
     assert_eq!(out.status.code(), Some(8), "stderr: {}", stderr(&out));
     assert!(
-        stderr(&out).contains(&format!("{file}:2:")),
+        stderr(&out).contains("<stdin>:2: command is 1605 bytes"),
         "{}",
         stderr(&out)
     );
@@ -325,16 +341,7 @@ fn a_program_gets_each_answer_before_sending_the_next() {
         .spawn()
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    let stdout = child.stdout.take().unwrap();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
-            let Ok(line) = line else { break };
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
+    let rx = lines_of(&mut child);
     for (i, command) in ["echo first", "nosuchcmd", "chars 9000", "echo last"]
         .iter()
         .enumerate()
@@ -405,4 +412,28 @@ fn stop_in_batch_closes_and_exits() {
     assert!(out.status.success(), "stderr: {}", stderr(&out));
     assert_eq!(stdout(&out), "a\nStopping the server\n");
     assert!(start.elapsed() < Duration::from_secs(5));
+}
+
+#[test]
+fn resume_needs_exactly_one_input_before_anything_is_sent() {
+    let server = strict_vanilla();
+    let home = home();
+    let a = write_file(home.path(), "a.mcfunction", "echo a\n");
+    let b = write_file(home.path(), "b.mcfunction", "echo b\n");
+    for args in [
+        &["--resume", "-c", "echo c", "-f", &a, "-f", &b][..],
+        &["--resume", "echo", "word"][..],
+    ] {
+        let out = run(rcon_for(&server, home.path())
+            .args(args)
+            .stdin(Stdio::null()));
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert_eq!(
+            stderr(&out),
+            "rcon: error: --resume needs exactly one input, one -f FILE or stdin (the journal \
+is kept per input and server)\n",
+            "{args:?}"
+        );
+    }
+    assert!(server.commands().is_empty(), "{:?}", server.commands());
 }

@@ -248,9 +248,8 @@ fn mcrcon_exits_1_on_any_failure() {
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stderr(&out).contains("wrong password"), "{}", stderr(&out));
     // Nothing listening (rcon's would be 4).
-    let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let closed = free.local_addr().unwrap().port().to_string();
-    drop(free);
+    let held = crate::common::closed_port();
+    let closed = held.port().to_string();
     let out =
         run(t
             .bare("mcrcon")

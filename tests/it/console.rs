@@ -11,13 +11,22 @@ use crate::common::PASSWORD;
 use crate::common::term::Term;
 
 fn start_server(bind: SocketAddr) -> PracticeServer {
-    PracticeServer::start(PracticeConfig {
+    PracticeServer::start(config(bind)).expect("start practice server")
+}
+
+/// The same server on a port held while it was down.
+fn serve(port: crate::common::ClosedPort) -> PracticeServer {
+    let addr = port.addr();
+    port.serve(config(addr))
+}
+
+fn config(bind: SocketAddr) -> PracticeConfig {
+    PracticeConfig {
         bind,
         password: PASSWORD.into(),
         mode: PracticeMode::Vanilla,
         read_delay: Duration::from_millis(2),
-    })
-    .expect("start practice server")
+    }
 }
 
 fn prompt(server: &PracticeServer) -> String {
@@ -168,7 +177,7 @@ fn reconnects_after_the_server_restarts() {
 
     // Killed while the console sits idle, back before the next command.
     server.shutdown();
-    let server = start_server(addr);
+    let server = serve(crate::common::hold_port(addr));
     term.enter(&p, "echo after restart");
     term.wait_for("the server closed the connection; reconnecting");
     term.wait_for("\nafter restart\n");
@@ -178,6 +187,7 @@ fn reconnects_after_the_server_restarts() {
     term.enter(&p, "stop");
     term.wait_for("the server is stopping");
     server.wait();
+    let down = crate::common::hold_port(addr);
 
     // Down for good: retries with back-off, then gives up on this command without hanging.
     term.line(&p, "echo while down");
@@ -186,7 +196,7 @@ fn reconnects_after_the_server_restarts() {
     term.wait_for_line(&p, "");
 
     // Back up: the next command reconnects and succeeds.
-    let server = start_server(addr);
+    let server = serve(down);
     term.enter(&p, "echo back");
     term.wait_for("reconnected to");
     term.wait_for("\nback\n");
@@ -305,6 +315,7 @@ fn ctrl_c_stops_the_reconnect_back_off_at_once() {
     term.wait_for(&p);
     term.enter(&p, "echo before");
     server.shutdown();
+    let down = crate::common::hold_port(addr);
     term.line(&p, "echo while down");
     // The second pause (1 s), with 2 s and 4 s still to come.
     term.wait_for("retrying in 1s");
@@ -315,7 +326,7 @@ fn ctrl_c_stops_the_reconnect_back_off_at_once() {
     assert!(!screen.contains("retrying in 2s"), "{screen}");
     assert!(!screen.contains("still down after"), "{screen}");
     // Still the console: the server is back, the next command reconnects.
-    let server = start_server(addr);
+    let server = serve(down);
     term.enter(&p, "echo back");
     term.wait_for("\nback\n");
     term.send("\x04");
@@ -358,12 +369,8 @@ fn ctrl_c_during_a_paste_without_bracketed_paste_sends_no_later_line() {
 #[test]
 fn ctrl_c_while_the_console_waits_for_the_server_exits_130() {
     let home = crate::common::home();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let addr = SocketAddr::from(([127, 0, 0, 1], port));
+    let closed = crate::common::closed_port();
+    let (port, addr) = (closed.port(), closed.addr());
     let mut term = Term::start(addr, home.path(), &["--wait", "5m"]);
     term.wait_for(&format!("waiting for 127.0.0.1:{port}"));
     term.send("\x03");

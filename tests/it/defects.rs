@@ -466,7 +466,8 @@ fn wording_says_what_happened() {
 #[test]
 fn retry_tries_one_refused_server_again_n_times() {
     let home = home();
-    let port = crate::common::closed_port();
+    let closed = crate::common::closed_port();
+    let port = closed.port();
     let out = run(rcon_at(port, home.path()).args(["--retry", "2", "list"]));
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(4), "{err}");
@@ -556,7 +557,8 @@ fn print_config_shows_the_targets_and_what_demo_uses() {
 #[test]
 fn timed_and_follow_flag_mistakes_are_usage_errors_before_connecting() {
     let home = home();
-    let port = crate::common::closed_port();
+    let closed = crate::common::closed_port();
+    let port = closed.port();
     for (args, says) in [
         (
             &["--every", "0s", "list"][..],
@@ -579,4 +581,68 @@ fn timed_and_follow_flag_mistakes_are_usage_errors_before_connecting() {
         assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
         assert!(err.contains(says), "{args:?}: {err}");
     }
+}
+
+/// The practice servers' address and mode are checked while the command line is read: one
+/// line each, exit 2, nothing listening.
+#[test]
+fn practice_address_and_mode_are_usage_errors() {
+    let home = crate::common::home();
+    for (args, want) in [
+        (
+            &["--practice-server", "nope"][..],
+            "rcon: error: --practice-server: 'nope' is not IP:PORT\n",
+        ),
+        (
+            &["--practice-mgmt", "127.0.0.1"][..],
+            "rcon: error: --practice-mgmt: '127.0.0.1' is not IP:PORT\n",
+        ),
+    ] {
+        let out = crate::common::run(crate::common::rcon_in(home.path()).args(args));
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(crate::common::stderr(&out), want, "{args:?}");
+        assert_eq!(crate::common::stdout(&out), "", "{args:?}");
+    }
+    let out = crate::common::run(crate::common::rcon_in(home.path()).args([
+        "--practice-server",
+        "127.0.0.1:0",
+        "--practice-mode",
+        "bogus",
+    ]));
+    assert_eq!(out.status.code(), Some(2));
+    let err = crate::common::stderr(&out);
+    assert!(
+        err.starts_with("rcon: error: unknown --practice-mode 'bogus' (one of: vanilla, "),
+        "{err}"
+    );
+    assert!(
+        err.contains("silent-empty") && err.contains("telnet"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert_eq!(crate::common::stdout(&out), "");
+}
+
+/// An empty command (`rcon "$CMD"` with CMD unset, `-c ''`) is a usage error before anything
+/// is sent: no server does anything useful with one (vanilla answers with a parse error).
+#[test]
+fn an_empty_command_is_refused_before_anything_is_sent() {
+    let server = strict_vanilla();
+    let home = home();
+    for (args, want) in [
+        (
+            &[""][..],
+            "rcon: error: the command is empty; nothing was sent\n",
+        ),
+        (
+            &["-c", "echo one", "-c", "  "][..],
+            "rcon: error: command 2 of 2 is empty; nothing was sent\n",
+        ),
+    ] {
+        let out = run(rcon_for(&server, home.path()).args(args));
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(stderr(&out), want, "{args:?}");
+        assert_eq!(stdout(&out), "", "{args:?}");
+    }
+    assert!(server.commands().is_empty(), "{:?}", server.commands());
 }

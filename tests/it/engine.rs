@@ -46,6 +46,8 @@ fn sentinels_seen(server: &PracticeServer) -> usize {
 
 #[test]
 fn every_mode_gives_complete_answers_in_order() {
+    let mut whole_help: Option<String> = None;
+    assert_eq!(MODES[0], PracticeMode::Vanilla);
     for mode in MODES {
         let server = start(mode);
         let home = home();
@@ -71,24 +73,25 @@ fn every_mode_gives_complete_answers_in_order() {
             .map(|l| serde_json::from_str(l).unwrap())
             .collect();
         assert_eq!(records.len(), 204, "{}", mode.name());
-        let response = |i: usize| records[i]["response"].as_str().unwrap().to_string();
-        assert_eq!(
-            response(0),
-            "There are 0 of a max of 20 players online: ",
-            "{}",
-            mode.name()
-        );
-        assert!(response(1).starts_with("/advancement"), "{}", mode.name());
+        let responses: Vec<String> = records
+            .iter()
+            .map(|r| r["response"].as_str().unwrap().to_string())
+            .collect();
+        // The whole help, as the first mode (vanilla, which marks every end) gave it.
+        let help = whole_help.get_or_insert_with(|| responses[1].clone());
         assert!(
-            response(1).ends_with("/whitelist (add|list|off|on|reload|remove)"),
-            "{}",
-            mode.name()
+            help.starts_with("/advancement")
+                && help.ends_with("/whitelist (add|list|off|on|reload|remove)"),
+            "{help}"
         );
-        assert_eq!(response(2), "", "{}: empty answer", mode.name());
-        assert_eq!(response(3), sample_text(100_000), "{}", mode.name());
-        for i in 0..200 {
-            assert_eq!(response(4 + i), format!("line {i}"), "{}", mode.name());
-        }
+        let mut expected = vec![
+            "There are 0 of a max of 20 players online: ".to_string(),
+            help.clone(),
+            String::new(),
+            sample_text(100_000),
+        ];
+        expected.extend((0..200).map(|i| format!("line {i}")));
+        assert_answers(mode, &responses, &expected, &stderr(&out));
         // The end-marker server closes on the probe's two sentinels, and only there.
         let allowed = if mode == PracticeMode::EndMarker {
             2
@@ -257,24 +260,15 @@ fn vanilla_short_answers_take_one_round_trip_once_probed() {
     assert_eq!(sentinels_seen(&server), 3);
 }
 
-/// Restarts a practice server of another mode on the same port.
-fn swap(old: PracticeServer, mode: PracticeMode) -> PracticeServer {
-    let addr = old.addr();
-    drop(old);
-    let mut last = None;
-    for _ in 0..50 {
-        match PracticeServer::start(PracticeConfig {
-            bind: addr,
-            password: PASSWORD.into(),
-            mode,
-            ..PracticeConfig::default()
-        }) {
-            Ok(s) => return s,
-            Err(e) => last = Some(e),
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    panic!("cannot rebind {addr}: {last:?}");
+/// Restarts a practice server of another mode on the same port, on its listening socket (so
+/// the port is never free for another socket to take meanwhile).
+fn swap(mut old: PracticeServer, mode: PracticeMode) -> PracticeServer {
+    old.restart(PracticeConfig {
+        password: PASSWORD.into(),
+        mode,
+        ..PracticeConfig::default()
+    })
+    .expect("the server restarts on its listening socket")
 }
 
 #[test]
@@ -441,6 +435,60 @@ fn one_packet_per_read_server_ends_empty_last_commands_every_time() {
     assert!(server.violations().is_empty(), "{:?}", server.violations());
 }
 
+/// Checks a run's answers against what each command should have answered: every one exact, in
+/// order (0 lost, 0 mixed). Where a server marks no end of an answer at all (the modes whose
+/// answers end by silence: `silent-empty`, `reject-sentinel`), an answer slower than the quiet
+/// gap cannot be told from an empty one, nor a pause between two of its packets from its end
+/// (docs/protocol.md): such an answer may come short (empty, or cut after a packet), and each one
+/// that does must be reported on stderr with its text (its request id keeps it from ever showing
+/// under another command), never dropped without a word. Everywhere else every answer is exact
+/// and nothing is reported late.
+fn assert_answers(mode: PracticeMode, responses: &[String], expected: &[String], err: &str) {
+    assert_eq!(responses.len(), expected.len(), "{}: {err}", mode.name());
+    let ends_by_silence = matches!(
+        mode,
+        PracticeMode::SilentEmpty | PracticeMode::RejectSentinel
+    );
+    let late: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("rcon: warning:") && l.contains("is not shown under it"))
+        .collect();
+    let short: Vec<usize> = (0..responses.len())
+        .filter(|&i| responses[i] != expected[i])
+        .collect();
+    let wrong: Vec<(usize, &String)> = short
+        .iter()
+        .map(|&i| (i, &responses[i]))
+        .filter(|&(i, r)| {
+            // Ended by the gap before (all of) its answer came: what came is the answer's
+            // start, and its rest is reported; a single short answer is reported by its text.
+            let reported = if r.is_empty() && !expected[i].contains('\n') && expected[i].len() < 60
+            {
+                late.iter()
+                    .any(|l| l.contains(&format!("{:?}", expected[i])))
+            } else {
+                !late.is_empty()
+            };
+            !(ends_by_silence && expected[i].starts_with(r.as_str()) && reported)
+        })
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "{}: lost or mixed: {wrong:?}\n{err}",
+        mode.name()
+    );
+    assert!(
+        late.len() >= short.len(),
+        "{}: {} answers short, {} reported late\n{err}",
+        mode.name(),
+        short.len(),
+        late.len()
+    );
+    if !ends_by_silence {
+        assert!(late.is_empty(), "{}: {err}", mode.name());
+    }
+}
+
 /// Keeps every core busy until dropped: spinning threads, each bounded by `limit`.
 struct BusyCores {
     stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
@@ -516,64 +564,54 @@ fn a_loaded_machine_loses_and_mixes_no_answer_in_any_mode() {
             })
             .collect();
         assert_eq!(responses.len(), 1000, "{}", mode.name());
-        let err = stderr(&out);
-        let ends_by_silence = matches!(
-            mode,
-            PracticeMode::SilentEmpty | PracticeMode::RejectSentinel
-        );
-        let wrong: Vec<(usize, &String)> = responses
-            .iter()
-            .enumerate()
-            .filter(|(i, r)| **r != format!("answer {i} of 1000"))
-            // Ended by the gap before its answer came: shown as empty, the answer reported.
-            .filter(|(i, r)| {
-                !(ends_by_silence
-                    && r.is_empty()
-                    && err.lines().any(|l| {
-                        l.starts_with("rcon: warning:")
-                            && l.contains(&format!("\"answer {i} of 1000\""))
-                    }))
-            })
-            .collect();
-        assert!(
-            wrong.is_empty(),
-            "{}: lost or mixed: {wrong:?}\n{err}",
-            mode.name()
-        );
-        if !ends_by_silence {
-            assert!(
-                !err.contains("not shown under it"),
-                "{}: {err}",
-                mode.name()
-            );
-        }
+        let expected: Vec<String> = (0..1000).map(|i| format!("answer {i} of 1000")).collect();
+        assert_answers(mode, &responses, &expected, &stderr(&out));
     }
 }
 
 /// Vanilla remembered at an address where a server that closes on non-positive ids now runs:
-/// the run that meets it fails with exit 7 and says that what was learned is forgotten (and
-/// what `--forget` does); the next run probes afresh and succeeds.
+/// its one-packet answer of 5000 characters is no vanilla fragment, so the close that the
+/// sentinel after it draws ends the answer whole. The run re-learns on the spot with nothing
+/// lost (every command, in order, exit 0, one warning saying what was forgotten), and the
+/// learned store holds what the new server does. (It was exit 7, "output is incomplete".)
 #[test]
-fn a_remembered_server_that_closes_on_the_probe_is_forgotten_and_reprobed() {
+fn a_remembered_server_that_closes_on_the_probe_is_relearned_with_nothing_lost() {
     let server = start(PracticeMode::Vanilla);
     let home = home();
     let learn = run(rcon_for(&server, home.path()).arg("list"));
     assert!(learn.status.success(), "{}", stderr(&learn));
     let server = swap(server, PracticeMode::ClosesOnNonPositiveId);
-    let args = ["-t", "5s", "-c", "echo hi", "-c", "chars 5000"];
+    let args = [
+        "-t",
+        "5s",
+        "-c",
+        "echo hi",
+        "-c",
+        "chars 5000",
+        "-c",
+        "echo after",
+        "-c",
+        "chars 5000",
+    ];
     let out = run(rcon_for(&server, home.path()).args(args));
-    assert_eq!(out.status.code(), Some(7), "{}", stderr(&out));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let long = sample_text(5000);
+    assert_eq!(stdout(&out), format!("hi\n{long}\nafter\n{long}\n"));
     let err = stderr(&out);
-    assert!(err.contains("forgotten"), "{err}");
-    assert!(err.contains("rcon --forget"), "{err}");
+    assert!(err.contains("what was learned is forgotten"), "{err}");
+    assert!(!err.contains("error"), "{err}");
     assert_eq!(
-        err.lines().filter(|l| l.contains("error")).count(),
-        1,
-        "{err}"
+        server.commands(),
+        ["echo hi", "chars 5000", "echo after", "chars 5000"],
+        "each command ran once"
     );
+    let file = home.path().join("data/rconsole/learned-servers.toml");
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.contains("method = \"positive-sentinel\""), "{text}");
     let again = run(rcon_for(&server, home.path()).args(args));
     assert!(again.status.success(), "{}", stderr(&again));
-    assert_eq!(stdout(&again), format!("hi\n{}\n", sample_text(5000)));
+    assert_eq!(stdout(&again), stdout(&out));
+    assert_eq!(stderr(&again), "");
 }
 
 /// `--demo` runs against its own in-process server: it leaves nothing in the learned store that a

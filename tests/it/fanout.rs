@@ -59,7 +59,7 @@ fn three_servers_one_down_two_complete_and_a_summary() {
         &[
             target("lobby", lobby.port()),
             target("survival", survival.port()),
-            target("dead", dead),
+            target("dead", dead.port()),
         ],
     )
     .args([
@@ -177,15 +177,11 @@ fn json_names_the_server_of_every_result() {
     let a = strict_vanilla();
     let dead = closed_port();
     let home = home();
-    let out = run(
-        fanout(home.path(), &[target("a", a.port()), target("dead", dead)]).args([
-            "--json",
-            "-c",
-            "seed",
-            "-c",
-            "nosuchcommand",
-        ]),
-    );
+    let out = run(fanout(
+        home.path(),
+        &[target("a", a.port()), target("dead", dead.port())],
+    )
+    .args(["--json", "-c", "seed", "-c", "nosuchcommand"]));
     // The parse error on `a` gives 1, the dead server 4: the worst wins.
     assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
     let values: Vec<serde_json::Value> = stdout(&out)
@@ -522,11 +518,26 @@ fn fanout_batch_stops_at_the_first_failure_with_file_and_line() {
         stderr(&out)
     );
     // A dead server: nothing was sent, and the count says so without "later".
-    let out = run(fanout(home.path(), &[target("dead", closed_port())]).args(["-f", f]));
+    let dead = closed_port();
+    let out = run(fanout(home.path(), &[target("dead", dead.port())]).args(["-f", f]));
     assert_eq!(out.status.code(), Some(4));
     let err = stderr(&out);
     assert!(err.contains("; 4 commands not sent"), "{err}");
     assert!(!err.contains("later"), "{err}");
+    // A line that can never be sent is named by file and line, before anything goes out.
+    let long = home.path().join("long.mcfunction");
+    std::fs::write(&long, format!("echo one\n\necho {}\n", "x".repeat(1500))).unwrap();
+    let l = long.to_str().unwrap();
+    let a = strict_vanilla();
+    let out = run(fanout(home.path(), &[target("a", a.port())]).args(["-f", l]));
+    assert_eq!(out.status.code(), Some(8), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "rcon: error: {l}:3: command is 1505 bytes of UTF-8, over the limit of 1446; nothing was sent\n"
+        )
+    );
+    assert!(a.commands().is_empty(), "{:?}", a.commands());
 }
 
 #[test]

@@ -99,13 +99,16 @@ impl Drop for Follower {
 }
 
 fn rcon_server(bind: std::net::SocketAddr) -> PracticeServer {
-    PracticeServer::start(PracticeConfig {
+    PracticeServer::start(rcon_config(bind)).expect("start practice server")
+}
+
+fn rcon_config(bind: std::net::SocketAddr) -> PracticeConfig {
+    PracticeConfig {
         bind,
         password: common::PASSWORD.into(),
         mode: PracticeMode::Vanilla,
         read_delay: Duration::from_millis(2),
-    })
-    .expect("start practice server")
+    }
 }
 
 /// `2026-12-02T01:30:00Z EVENT...`: the time is RFC 3339 UTC, the rest is returned.
@@ -175,8 +178,10 @@ fn rcon_poll_through_a_pipe_survives_a_restart() {
     // The server goes away: said once, then retried.
     server.shutdown();
     drop(server);
+    // Held while down: refused, and no other test's server can take the port meanwhile.
+    let down = common::hold_port(addr);
     f.wait_err("connection lost");
-    let server = rcon_server(addr);
+    let server = down.serve(rcon_config(addr));
     server.set_players(&["Alex"]);
     f.wait_err("reconnected");
     // What changed while it was away comes as events after the reconnect.
@@ -241,8 +246,11 @@ fn management_notifications_through_a_pipe_survive_a_restart() {
 
     // Restart: the stop is announced, the connection lost, retried, and following goes on.
     server.shutdown();
+    // Held while down, let go only as the server binds it again.
+    let down = common::hold_port(addr);
     assert_eq!(after_time(&f.line()), "stopping");
     f.wait_err("connection lost");
+    drop(down);
     let server = mgmt::start(addr, &tls, None);
     f.wait_err("reconnected");
     server.join("Alex");
@@ -295,8 +303,10 @@ mod pty {
         server.join("Steve");
         term.wait_for("Z joined Steve");
         server.shutdown();
+        let down = common::hold_port(addr);
         term.wait_for("Z stopping");
         term.wait_for("connection lost");
+        drop(down);
         let server = mgmt::start(addr, &tls, None);
         term.wait_for("reconnected");
         server.join("Alex");

@@ -22,6 +22,7 @@ mod engine;
 mod fanout;
 mod faults;
 mod fleet;
+mod fleet_consoles;
 mod follow;
 mod follow_consoles;
 mod interop;

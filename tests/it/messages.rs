@@ -141,3 +141,38 @@ fn a_practice_server_on_a_busy_port_says_so_and_exits_4() {
         );
     }
 }
+
+/// I/O failures say what happened in words, without Rust's errno suffix, on stderr and in
+/// JSON records alike.
+#[test]
+fn io_failures_carry_no_os_error_codes() {
+    let home = home();
+    let closed = closed_port();
+    let port = closed.port().to_string();
+    let out = run(rcon_in(home.path()).args(["-H", "127.0.0.1", "-P", &port, "-p", "x", "list"]));
+    let err = one_error(&out, 4);
+    assert!(
+        err.contains("Connection refused") || err.contains("refused"),
+        "{err}"
+    );
+    let out = run(rcon_in(home.path()).args(["--config", "/nonexistent/rcon.toml", "list"]));
+    let err = one_error(&out, 3);
+    assert!(err.contains("cannot read config file"), "{err}");
+    let out = run(rcon_in(home.path()).args(["--demo", "-f", "/nonexistent/cmds.txt"]));
+    one_error(&out, 2);
+    let out = run(rcon_in(home.path()).args([
+        "-H",
+        "127.0.0.1",
+        "-P",
+        &port,
+        "-p",
+        "x",
+        "--json",
+        "list",
+    ]));
+    assert_eq!(out.status.code(), Some(4));
+    let record: serde_json::Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    let error = record["error"].as_str().unwrap();
+    assert!(error.starts_with("cannot connect to 127.0.0.1:"), "{error}");
+    assert!(!error.contains("os error"), "{error}");
+}

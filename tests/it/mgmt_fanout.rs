@@ -66,6 +66,72 @@ fn a_method_on_several_servers_labelled_by_server() {
     got.sort();
     assert_eq!(got, [("a".to_string(), 1), ("b".to_string(), 2)]);
     assert!(!common::stderr(&out).contains(mgmt::SECRET));
+    // Each server checks every call before its first: a mistyped one sends nothing anywhere.
+    let out = common::run(rcon().args([
+        "--mgmt",
+        "-s",
+        "a,b",
+        "-c",
+        "server system_message hello",
+        "-c",
+        "bogus",
+    ]));
+    assert_eq!(out.status.code(), Some(2), "{}", common::stderr(&out));
+    assert_eq!(common::stdout(&out), "");
+    let err = sorted(&common::stderr(&out));
+    assert_eq!(err.len(), 2, "{err:?}");
+    for (line, name) in err.iter().zip(["a", "b"]) {
+        let want = format!("rcon: error: [{name}] 'bogus': no management method matches 'bogus'");
+        assert!(line.starts_with(&want), "{line}");
+        assert!(line.ends_with("; none of the 2 calls was sent"), "{line}");
+    }
+    assert!(a.system_messages().is_empty() && b.system_messages().is_empty());
+}
+
+/// Ctrl-C stops every server's calls (here in `--delay`'s pause after each one's first call)
+/// and one line says what ran on all of them, as RCON fan-out does; the answers are on stdout.
+#[cfg(unix)]
+#[test]
+fn ctrl_c_stops_every_servers_calls_with_one_line() {
+    use std::process::Stdio;
+    let tls = mgmt::tls();
+    let (a, b) = (mgmt::server(&tls), mgmt::server(&tls));
+    a.join("Steve");
+    b.join("Alex");
+    let home = common::home();
+    write_config(
+        home.path(),
+        &format!(
+            "{}{}",
+            profile("a", &mgmt::url(&a), &tls.cert),
+            profile("b", &mgmt::url(&b), &tls.cert)
+        ),
+    );
+    let mut child = common::rcon_in(home.path())
+        .env("RCON_MGMT_SECRET", mgmt::SECRET)
+        .args(["--mgmt", "-s", "a,b", "--delay", "60s"])
+        .args(["-c", "players", "-c", "players"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let rx = common::lines_of(&mut child);
+    let limit = std::time::Duration::from_secs(30);
+    let mut got = Vec::new();
+    for _ in 0..2 {
+        got.push(rx.recv_timeout(limit).expect("each server's first answer"));
+    }
+    common::signal(&child, libc::SIGINT);
+    let out = common::wait_with_timeout(child, limit);
+    got.extend(rx.iter());
+    got.sort();
+    assert_eq!(out.status.code(), Some(130), "{}", common::stderr(&out));
+    assert_eq!(got, ["[a] Steve", "[b] Alex"]);
+    assert_eq!(
+        common::stderr(&out),
+        "rcon: error: interrupted by Ctrl-C: 2 commands ran on 2 servers, none was in flight, \
+2 not sent\n"
+    );
 }
 
 #[test]
@@ -191,4 +257,83 @@ fn notifications_of_several_servers_are_followed_with_their_names() {
         .strip_prefix("[a] ")
         .unwrap_or_else(|| panic!("{line:?}"));
     assert_eq!(crate::follow::after_time(rest), "joined Steve");
+}
+
+/// Ctrl-C ends every server's wait at once, whatever it waits for: here `a`'s call, which the
+/// server holds for an hour, and `b`'s TLS handshake with a listener that never answers; one
+/// line says `a`'s call was in flight and `b`'s was not sent, long before `--timeout` (60 s).
+#[cfg(unix)]
+#[test]
+fn ctrl_c_ends_a_waiting_call_and_a_waiting_handshake_at_once() {
+    use rconsole::mgmt::practice::MgmtPracticeConfig;
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let tls = mgmt::tls();
+    let a = mgmt::start_with(MgmtPracticeConfig {
+        answer_delay: Some(std::time::Duration::from_secs(3600)),
+        ..mgmt::config(&tls)
+    });
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let b_url = format!("wss://{}", silent.local_addr().unwrap());
+    let home = common::home();
+    write_config(
+        home.path(),
+        &format!(
+            "{}{}",
+            profile("a", &mgmt::url(&a), &tls.cert),
+            profile("b", &b_url, &tls.cert)
+        ),
+    );
+    let mut child = common::rcon_in(home.path())
+        .env("RCON_MGMT_SECRET", mgmt::SECRET)
+        .args(["--mgmt", "-s", "a,b", "--trace", "--timeout", "60s"])
+        .args(["-c", "players"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The hang guard only: the run ends long before it, or waits for --timeout.
+    let limit = std::time::Duration::from_secs(30);
+    let (accepted_tx, accepted) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = accepted_tx.send(silent.accept().map(|(stream, _)| stream));
+    });
+    let stderr_pipe = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr_pipe).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    // Held open, unanswered, until the run ends.
+    let _b = accepted
+        .recv_timeout(limit)
+        .expect("b's connection")
+        .unwrap();
+    loop {
+        let line = rx.recv_timeout(limit).expect("the trace of a's call");
+        if line.starts_with("rcon: trace > ") && line.contains("minecraft:players") {
+            break;
+        }
+    }
+    common::signal(&child, libc::SIGINT);
+    let out = common::wait_with_timeout(child, limit);
+    let rest: Vec<String> = rx.iter().collect();
+    assert_eq!(out.status.code(), Some(130), "{rest:?}");
+    assert_eq!(common::stdout(&out), "");
+    let errors: Vec<&String> = rest
+        .iter()
+        .filter(|l| !l.starts_with("rcon: trace"))
+        .collect();
+    assert_eq!(
+        errors,
+        [
+            "rcon: error: interrupted by Ctrl-C: 0 commands ran on 2 servers, 1 was in flight \
+             and may or may not have run ([a] 'players'), 1 not sent"
+        ],
+        "{rest:?}"
+    );
 }

@@ -165,10 +165,8 @@ fn wrong_password_exits_5_with_one_line() {
 
 #[test]
 fn closed_port_exits_4() {
-    let port = {
-        let l = TcpListener::bind("127.0.0.1:0").unwrap();
-        l.local_addr().unwrap().port()
-    };
+    let closed = closed_port();
+    let port = closed.port();
     let home = home();
     let out = run(rcon_at(port, home.path()).args(["list"]));
     assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use crate::common::sshd::Sshd;
 use crate::common::*;
-use rconsole::practice::{PracticeConfig, PracticeMode, PracticeServer, sample_text};
+use rconsole::practice::{PracticeConfig, PracticeMode, sample_text};
 
 /// How long a test waits for something that should happen soon; a hang fails, never a delay.
 const LIMIT: Duration = Duration::from_secs(60);
@@ -25,6 +25,16 @@ fn rcon_remote(sshd: &Sshd, home: &Path, rcon_port: u16) -> Command {
     let mut cmd = sshd.rcon(home, "user_key", "known_hosts", rcon_port);
     cmd.arg("--remote").arg("--remote-rcon").arg(rcon_bin());
     cmd
+}
+
+/// What a restarted server runs: strict vanilla, as [`strict_vanilla`] starts it.
+fn vanilla_again() -> PracticeConfig {
+    PracticeConfig {
+        password: PASSWORD.into(),
+        mode: PracticeMode::Vanilla,
+        read_delay: Duration::from_millis(2),
+        ..PracticeConfig::default()
+    }
 }
 
 fn numbered(n: usize) -> String {
@@ -127,6 +137,23 @@ fn commands_and_stdin_run_remotely_and_failures_stop_there() {
         "rcon: error: command 'bogus': the server could not parse the command (<--[HERE]); 1 later command not sent (--keep-going continues past failures)\n"
     );
     assert!(!server.commands().contains(&"echo never".to_string()));
+
+    // A file's unsendable line is found before anything goes to the SSH host, as locally.
+    let file = home.path().join("bad.mcfunction");
+    std::fs::write(&file, format!("echo first\necho {}\n", "x".repeat(2000))).unwrap();
+    let before = server.commands().len();
+    let out = run(rcon_remote(&sshd, home.path(), server.port())
+        .arg("-f")
+        .arg(&file));
+    assert_eq!(out.status.code(), Some(8), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(
+            ":2: command is 2005 bytes of UTF-8, over the limit of 1446; nothing was sent"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(server.commands().len(), before);
 
     let mut child = rcon_remote(&sshd, home.path(), server.port())
         .stdin(Stdio::piped())
@@ -321,7 +348,7 @@ fn ssh_to(sshd: &Sshd) -> Vec<u32> {
 }
 
 #[cfg(target_os = "linux")]
-fn wait_for_commands(server: &PracticeServer, n: usize) {
+fn wait_for_commands(server: &rconsole::practice::PracticeServer, n: usize) {
     let start = std::time::Instant::now();
     while server.commands().len() < n {
         assert!(
@@ -463,14 +490,11 @@ fn a_server_restart_mid_file_is_crossed_with_retry() {
         file.to_str().unwrap(),
     ]));
     wait_for_commands(&first, 100);
-    first.shutdown();
-    let second = PracticeServer::start(PracticeConfig {
-        bind: addr,
-        password: PASSWORD.into(),
-        mode: PracticeMode::Vanilla,
-        read_delay: Duration::from_millis(2),
-    })
-    .expect("the restarted server listens on the same port");
+    // Restarted on its listening socket: the port is never free for another socket of the
+    // machine to take (binding it again failed now and then under load, EADDRINUSE).
+    let second = first
+        .restart(vanilla_again())
+        .expect("the server restarts on its listening socket");
     let out = wait_with_timeout(child, LIMIT);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stderr(&out).contains("reconnecting"), "{}", stderr(&out));
@@ -516,17 +540,12 @@ fn local_mode_resumes_a_file_after_the_server_went_away() {
         );
         std::thread::sleep(Duration::from_millis(10));
     }
-    first.shutdown();
+    // Restarted on its listening socket: every connection closes (rcon, without --retry,
+    // stops there), and the port is never free for another socket to take.
+    let second = first.restart(vanilla_again()).expect("the server restarts");
     let out = wait_with_timeout(child, LIMIT);
     assert!(!out.status.success(), "{}", stderr(&out));
     assert!(stderr(&out).contains("stopped here"), "{}", stderr(&out));
-    let second = PracticeServer::start(PracticeConfig {
-        bind: addr,
-        password: PASSWORD.into(),
-        mode: PracticeMode::Vanilla,
-        read_delay: Duration::from_millis(2),
-    })
-    .expect("the restarted server listens on the same port");
     let mut out = run(&mut rcon(&["--resume"]));
     if out.status.code() == Some(8) {
         let err = stderr(&out);
@@ -990,17 +1009,10 @@ fn local_mode_resumes_stdin_when_the_same_lines_are_piped_again() {
         );
         std::thread::sleep(Duration::from_millis(10));
     }
-    first.shutdown();
+    let second = first.restart(vanilla_again()).expect("the server restarts");
     let out = wait_with_timeout(child, LIMIT);
     let _ = writer.join();
     assert!(!out.status.success(), "{}", stderr(&out));
-    let second = PracticeServer::start(PracticeConfig {
-        bind: addr,
-        password: PASSWORD.into(),
-        mode: PracticeMode::Vanilla,
-        read_delay: Duration::from_millis(2),
-    })
-    .expect("the restarted server listens on the same port");
     // Other lines: refused before anything is sent, and the journal is kept.
     let other = run_with_stdin(
         &mut rcon(&["--resume", "--resend-in-doubt"]),
@@ -1140,14 +1152,11 @@ fn local_mode_retry_crosses_a_server_restart_mid_file() {
             );
             std::thread::sleep(Duration::from_millis(10));
         }
-        first.shutdown();
-        let second = PracticeServer::start(PracticeConfig {
-            bind: addr,
-            password: PASSWORD.into(),
-            mode: PracticeMode::Vanilla,
-            read_delay: Duration::from_millis(2),
-        })
-        .expect("the restarted server listens on the same port");
+        // Restarted on its listening socket: the port is never free for another socket of
+        // the machine to take (binding it again failed now and then under load, EADDRINUSE).
+        let second = first
+            .restart(vanilla_again())
+            .expect("the server restarts on its listening socket");
         let out = wait_with_timeout(child, LIMIT);
         let err = stderr(&out);
         let mut printed = stdout(&out);
@@ -1179,5 +1188,31 @@ fn local_mode_retry_crosses_a_server_restart_mid_file() {
         }
         all.extend(later);
         assert_eq!(all, numbered_commands(300), "resend {resend}");
+    }
+}
+
+/// What `--remote` cannot do yet is refused while the command line is read, naming the flags,
+/// before any password is asked for or ssh started (no sshd needed: nothing connects).
+#[test]
+fn flags_remote_cannot_honour_are_usage_errors_naming_them() {
+    let home = home();
+    for (extra, want) in [
+        (&["--trace"][..], "--trace cannot be used with --remote yet"),
+        (
+            &["--messages", "--wait", "5s"][..],
+            "--messages and --wait cannot be used with --remote yet",
+        ),
+    ] {
+        let out = run(crate::common::rcon_in(home.path())
+            .args(["--remote", "--ssh", "nobody@127.0.0.1", "-p", "x"])
+            .args(extra)
+            .arg("list"));
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).starts_with(&format!("rcon: error: {want} ")),
+            "{}",
+            stderr(&out)
+        );
+        assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
     }
 }

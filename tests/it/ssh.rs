@@ -6,7 +6,7 @@
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use crate::common::sshd::{Sshd, free_port};
+use crate::common::sshd::Sshd;
 use crate::common::term::Term;
 use crate::common::*;
 use rconsole::practice::{PracticeMode, sample_text};
@@ -94,9 +94,9 @@ fn closed_rcon_port_behind_the_tunnel_exits_9_with_the_reason() {
         return;
     };
     let home = home();
-    let closed = free_port();
+    let closed = closed_port();
     let out = run(sshd
-        .rcon(home.path(), "user_key", "known_hosts", closed)
+        .rcon(home.path(), "user_key", "known_hosts", closed.port())
         .arg("list"));
     assert_eq!(out.status.code(), Some(9), "{}", stderr(&out));
     let err = stderr(&out);
@@ -245,12 +245,13 @@ fn several_targets_share_one_ssh_host() {
         return;
     };
     let live = strict_vanilla();
+    let gone = closed_port();
     let home = home();
     let mut cmd = rcon_in(home.path());
     cmd.env("RCON_PASSWORD", PASSWORD)
         .args(["--ssh", &sshd.destination()])
         .args(["--target", &format!("live=127.0.0.1:{}", live.port())])
-        .args(["--target", &format!("gone=127.0.0.1:{}", free_port())]);
+        .args(["--target", &format!("gone=127.0.0.1:{}", gone.port())]);
     for option in sshd.options("user_key", "known_hosts") {
         cmd.args(["--ssh-option", &option]);
     }

@@ -147,29 +147,6 @@ fn a_slow_link_gets_each_answer_while_later_commands_are_still_to_go() {
     }
 }
 
-/// Sends `signal` to the running `rcon`.
-#[cfg(unix)]
-fn signal(child: &Child, signal: libc::c_int) {
-    // SAFETY: sends a signal to a child this test started and has not waited for.
-    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, signal) }, 0);
-}
-
-/// Sends each stdout line of `child` as it arrives.
-#[cfg(unix)]
-fn lines_of(child: &mut Child) -> mpsc::Receiver<String> {
-    let stdout = child.stdout.take().unwrap();
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
-            let Ok(line) = line else { break };
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    rx
-}
-
 /// A batch of five lines stopped by `sig` while line 3 (a 60 s `sleep`) runs; its stdout lines
 /// (JSON records with `json`) and the server's commands.
 #[cfg(unix)]

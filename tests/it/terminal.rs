@@ -69,6 +69,8 @@ fn a_failed_reconnect_does_not_speak_of_a_command() {
     term.enter(&p, "echo one");
     term.wait_for("\none\n");
     server.shutdown();
+    // Refused, and no other test's server can take the port, while it is down.
+    let _down = crate::common::hold_port(server.addr());
     term.line(&p, ":reconnect");
     term.wait_for("is still down after");
     let screen = term.screen();
@@ -173,8 +175,8 @@ fn sigterm_during_dash_c_commands_keeps_the_answers() {
 #[test]
 fn ctrl_c_during_wait_erases_the_progress_line() {
     let home = home();
-    let port = crate::common::closed_port();
-    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+    let closed = crate::common::closed_port();
+    let (port, addr) = (closed.port(), closed.addr());
     let mut term = Term::start(addr, home.path(), &["--wait", "5m", "seed"]);
     term.wait_for(&format!("waiting for 127.0.0.1:{port}"));
     term.send("\x03");
@@ -195,8 +197,8 @@ fn ctrl_c_during_wait_erases_the_progress_line() {
 #[test]
 fn ctrl_c_during_retry_pauses_stops_at_once() {
     let home = home();
-    let port = crate::common::closed_port();
-    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+    let closed = crate::common::closed_port();
+    let addr = closed.addr();
     let mut term = Term::start(addr, home.path(), &["--retry", "20", "seed"]);
     term.wait_for("(retry 2 of 20)");
     term.send("\x03");
@@ -233,4 +235,58 @@ fn ctrl_c_during_fan_out_erases_the_progress_line() {
         screen.contains("interrupted by Ctrl-C: 0 commands ran on 2 servers"),
         "{screen}"
     );
+}
+
+/// A batch with its output in a file and its progress line on the terminal: an error during
+/// the run is a line of its own (it was written into the progress text, `... 205 lines/srcon:
+/// error: ...`), and the progress line is drawn again below it.
+#[cfg(unix)]
+#[test]
+fn an_error_during_a_batch_is_never_written_into_the_progress_line() {
+    let home = home();
+    let server = crate::common::strict_vanilla();
+    let work = home.path().join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    std::fs::write(work.join("k.txt"), "list\nnosuchcmd\nlist\n").unwrap();
+    let port = server.port().to_string();
+    let rcon = crate::common::rcon_bin();
+    let rcon = rcon.to_str().unwrap();
+    let mut term = Term::start_program(
+        home.path(),
+        std::path::Path::new("/bin/sh"),
+        &[
+            "-c",
+            r#"exec "$0" "$@" > out.txt"#,
+            rcon,
+            "-H",
+            "127.0.0.1",
+            "-P",
+            &port,
+            "--keep-going",
+            "-f",
+            "k.txt",
+        ],
+        &[],
+    );
+    assert_eq!(term.exit_code(), 1, "{}", term.screen());
+    let screen = term.screen();
+    let lines: Vec<&str> = screen.lines().filter(|l| !l.is_empty()).collect();
+    assert_eq!(
+        lines,
+        [
+            "rcon: error: k.txt:2: command 'nosuchcmd': the server could not parse the command \
+(<--[HERE])",
+            "rcon: error: 1 of 3 commands failed (see above)"
+        ],
+        "{screen}"
+    );
+    // The progress line was drawn, erased for the error and drawn again after it.
+    let raw = term.raw();
+    let error = raw.find("rcon: error: k.txt:2").expect("the error");
+    assert!(raw[..error].contains("k.txt: 1/3 lines"), "{raw:?}");
+    assert!(raw[..error].ends_with("\r\x1b[2K"), "{raw:?}");
+    assert!(raw[error..].contains("\nk.txt: 1/3 lines"), "{raw:?}");
+    assert_eq!(server.commands(), ["list", "nosuchcmd", "list"]);
+    let out = std::fs::read_to_string(work.join("out.txt")).unwrap();
+    assert_eq!(out.matches("players online").count(), 2, "{out}");
 }

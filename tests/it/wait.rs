@@ -4,7 +4,7 @@
 //! terminal.
 
 use std::io::Read;
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{TcpListener, TcpStream};
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -12,20 +12,12 @@ use crate::common::term::Term;
 use crate::common::*;
 use rconsole::practice::{Observed, PracticeConfig, PracticeServer};
 
-/// A loopback port with nothing listening on it (bound to port 0, then released).
-fn free_port() -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.local_addr().unwrap().port()
-}
-
 /// The practice server (test password) on `port`, which rcon is already trying.
-fn server_on(port: u16) -> PracticeServer {
-    PracticeServer::start(PracticeConfig {
-        bind: SocketAddr::from(([127, 0, 0, 1], port)),
+fn server_on(port: ClosedPort) -> PracticeServer {
+    port.serve(PracticeConfig {
         password: PASSWORD.into(),
         ..PracticeConfig::default()
     })
-    .expect("start the practice server on the released port")
 }
 
 /// What a forwarder in front of the server does with one accepted connection.
@@ -80,8 +72,8 @@ fn relay(client: TcpStream, backend: u16) {
 #[test]
 fn waits_for_a_server_that_starts_later() {
     let home = home();
-    let port = free_port();
-    let child = rcon_at(port, home.path())
+    let port = closed_port();
+    let child = rcon_at(port.port(), home.path())
         .args(["--wait", "20s", "list"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -149,8 +141,8 @@ fn a_login_with_no_answer_yet_is_tried_again() {
 fn past_the_limit_the_last_failure_decides_the_status() {
     let home = home();
     // Nothing listens: 4, as without --wait.
-    let port = free_port();
-    let out = run(rcon_at(port, home.path()).args(["--wait", "1s", "list"]));
+    let closed = closed_port();
+    let out = run(rcon_at(closed.port(), home.path()).args(["--wait", "1s", "list"]));
     assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
     let err = stderr(&out);
     assert!(err.contains("was not up after waiting 1s"), "{err}");
@@ -192,11 +184,11 @@ fn wait_is_for_one_server_session() {
 #[test]
 fn a_terminal_shows_one_progress_line_while_waiting() {
     let home = home();
-    let port = free_port();
-    let addr = SocketAddr::from(([127, 0, 0, 1], port));
+    let closed = closed_port();
+    let (port, addr) = (closed.port(), closed.addr());
     let mut term = Term::start(addr, home.path(), &["--wait", "1m", "seed"]);
     term.wait_for(&format!("waiting for 127.0.0.1:{port}"));
-    let server = server_on(port);
+    let server = server_on(closed);
     assert_eq!(term.exit_code(), 0, "{}", term.screen());
     let screen = term.screen();
     assert!(screen.contains("Seed: [-4172144997902289642]"), "{screen}");

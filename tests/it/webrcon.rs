@@ -28,9 +28,8 @@ fn the_password_in_the_url_is_never_shown() {
     assert!(stdout(&out).contains("webrcon"), "{}", stdout(&out));
 
     // Nobody listening: the error names the address, not the URL with the password.
-    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = closed.local_addr().unwrap().port();
-    drop(closed);
+    let closed = crate::common::closed_port();
+    let port = closed.port();
     let out = run(rcon_at(port, home.path()).args(["--dialect", "webrcon", "echo x"]));
     assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
     assert!(!stderr(&out).contains(PASSWORD), "{}", stderr(&out));

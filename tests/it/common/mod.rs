@@ -269,11 +269,84 @@ pub fn rcon_status(pid: u32) -> Option<String> {
     (status.lines().next()? == "Name:\trcon").then_some(status)
 }
 
-/// A port nothing listens on: bound, then closed.
-pub fn closed_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
+/// A loopback port that refuses every connection for as long as this lives: a socket bound to
+/// it that never listens. A port bound and then let go can be taken by a listener of a test
+/// running beside (the thousand-server fleet test binds a thousand): a "dead" target then
+/// reached another test's live server (seen under Wine in CI, failing both tests). Holding the
+/// port keeps it ours; [`ClosedPort::listen`] brings a server up on it later.
+pub struct ClosedPort {
+    socket: socket2::Socket,
+    port: u16,
+}
+
+impl ClosedPort {
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    pub fn addr(&self) -> std::net::SocketAddr {
+        std::net::SocketAddr::from(([127, 0, 0, 1], self.port))
+    }
+
+    /// Listens on the port, which was never free meanwhile.
+    pub fn listen(self) -> std::net::TcpListener {
+        self.socket.listen(128).expect("listen on the held port");
+        self.socket.into()
+    }
+
+    /// A practice server (test password, `config` otherwise) on the port.
+    pub fn serve(self, config: PracticeConfig) -> PracticeServer {
+        PracticeServer::serve(self.listen(), config).expect("serve on the held port")
+    }
+}
+
+/// A port nothing listens on, held for as long as the value lives (see [`ClosedPort`]).
+pub fn closed_port() -> ClosedPort {
+    hold_port(std::net::SocketAddr::from(([127, 0, 0, 1], 0)))
+}
+
+/// The port of a server just stopped, held while it is down (see [`ClosedPort`]): connections
+/// are refused as by a stopped server, and no test running beside can take the port before the
+/// server comes back on it ([`ClosedPort::serve`], or dropping the hold right before a server of
+/// another kind binds the port again).
+pub fn hold_port(addr: std::net::SocketAddr) -> ClosedPort {
+    use socket2::{Domain, Socket, Type};
+    let socket = Socket::new(Domain::for_address(addr), Type::STREAM, None).expect("a socket");
+    // As std's TcpListener::bind does on Unix: the stopped server's closed connections may
+    // still be in TIME_WAIT on the port.
+    #[cfg(unix)]
+    socket.set_reuse_address(true).expect("SO_REUSEADDR");
+    socket
+        .bind(&addr.into())
+        .unwrap_or_else(|e| panic!("hold {addr}: {e}"));
+    let port = socket
         .local_addr()
-        .unwrap()
-        .port()
+        .expect("the bound address")
+        .as_socket()
+        .expect("an IP address")
+        .port();
+    ClosedPort { socket, port }
+}
+
+/// Sends `signal` to the running `rcon`.
+#[cfg(unix)]
+pub fn signal(child: &std::process::Child, signal: libc::c_int) {
+    // SAFETY: sends a signal to a child this test started and has not waited for.
+    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, signal) }, 0);
+}
+
+/// Sends each stdout line of `child` as it arrives.
+pub fn lines_of(child: &mut std::process::Child) -> std::sync::mpsc::Receiver<String> {
+    use std::io::BufRead;
+    let stdout = child.stdout.take().expect("stdout piped");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    rx
 }

@@ -2,7 +2,7 @@
 //! the `--ssh` tests. Unix only.
 
 use std::fs;
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -68,8 +68,8 @@ fn current_user() -> String {
         .to_string()
 }
 
-/// A port nothing listens on right now.
-pub fn free_port() -> u16 {
+/// A port nothing listens on right now, for sshd to bind (it cannot be handed a socket).
+fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .expect("bind")
         .local_addr()
@@ -103,45 +103,64 @@ impl Sshd {
         fs::copy(p("user_key.pub"), p("authorized_keys")).expect("authorized_keys");
         // sshd running as root needs its privilege separation directory.
         let _ = fs::create_dir_all("/run/sshd");
-        let port = free_port();
         let host_pub = fs::read_to_string(p("host_key.pub")).expect("host key");
-        fs::write(
-            p("known_hosts"),
-            format!("[127.0.0.1]:{port} {}", host_pub.trim()),
-        )
-        .expect("known_hosts");
         fs::write(p("empty_known_hosts"), "").expect("empty known_hosts");
-        let config = format!(
-            "Port {port}\nListenAddress 127.0.0.1\nHostKey {host}\nPidFile {pid}\n\
-             AuthorizedKeysFile {keys}\nStrictModes no\nUsePAM no\nPubkeyAuthentication yes\n\
-             PasswordAuthentication no\nKbdInteractiveAuthentication no\nAllowTcpForwarding yes\n\
-             PermitRootLogin yes\nPermitTTY no\nX11Forwarding no\nLogLevel VERBOSE\n{extra}",
-            host = p("host_key").display(),
-            pid = p("sshd.pid").display(),
-            keys = p("authorized_keys").display(),
-        );
-        fs::write(p("sshd_config"), config).expect("sshd_config");
-        let log = fs::File::create(p("sshd.log")).expect("sshd log");
-        let mut child = Command::new(SSHD)
-            .args(["-D", "-e", "-f"])
-            .arg(p("sshd_config"))
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(log)
-            .spawn()
-            .expect("start sshd");
-        let until = Instant::now() + Duration::from_secs(15);
-        loop {
-            if let Ok(Some(status)) = child.try_wait() {
+        // sshd binds its port itself, so a port found free may be taken by a test running
+        // beside before sshd binds it: sshd then says it cannot bind and exits, and another
+        // port is tried. Nothing else is tried again.
+        let mut tries = 0;
+        let (child, port) = loop {
+            tries += 1;
+            let port = free_port();
+            fs::write(
+                p("known_hosts"),
+                format!("[127.0.0.1]:{port} {}", host_pub.trim()),
+            )
+            .expect("known_hosts");
+            let config = format!(
+                "Port {port}\nListenAddress 127.0.0.1\nHostKey {host}\nPidFile {pid}\n\
+                 AuthorizedKeysFile {keys}\nStrictModes no\nUsePAM no\nPubkeyAuthentication yes\n\
+                 PasswordAuthentication no\nKbdInteractiveAuthentication no\nAllowTcpForwarding yes\n\
+                 PermitRootLogin yes\nPermitTTY no\nX11Forwarding no\nLogLevel VERBOSE\n{extra}",
+                host = p("host_key").display(),
+                pid = p("sshd.pid").display(),
+                keys = p("authorized_keys").display(),
+            );
+            fs::write(p("sshd_config"), config).expect("sshd_config");
+            let log = fs::File::create(p("sshd.log")).expect("sshd log");
+            let mut child = Command::new(SSHD)
+                .args(["-D", "-e", "-f"])
+                .arg(p("sshd_config"))
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(log)
+                .spawn()
+                .expect("start sshd");
+            // Up once it says it listens (a connect could reach another test's listener).
+            let listening = format!("Server listening on 127.0.0.1 port {port}.");
+            let until = Instant::now() + Duration::from_secs(15);
+            let up = loop {
                 let log = fs::read_to_string(p("sshd.log")).unwrap_or_default();
-                panic!("sshd exited with {status}: {log}");
+                if log.contains(&listening) {
+                    break true;
+                }
+                if let Ok(Some(status)) = child.try_wait() {
+                    let log = fs::read_to_string(p("sshd.log")).unwrap_or_default();
+                    if log.contains("Address already in use") && tries < 5 {
+                        break false;
+                    }
+                    panic!("sshd exited with {status}: {log}");
+                }
+                assert!(
+                    Instant::now() < until,
+                    "sshd did not listen on {port}: {log}"
+                );
+                std::thread::sleep(Duration::from_millis(20));
+            };
+            if up {
+                break (child, port);
             }
-            if TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                break;
-            }
-            assert!(Instant::now() < until, "sshd did not listen on {port}");
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        };
         Sshd {
             child,
             port,

@@ -44,6 +44,16 @@ impl Term {
     /// [`Term::start_with`], then each `(KEY, Some(VALUE))` set and each `(KEY, None)` removed
     /// (`TERM` and `NO_COLOR` are set by default).
     pub fn start_with_env(home: &Path, args: &[&str], env: &[(&str, Option<&str>)]) -> Term {
+        Term::start_program(home, &super::rcon_bin(), args, env)
+    }
+
+    /// [`Term::start_with_env`] for another program (a shell that redirects rcon's stdout).
+    pub fn start_program(
+        home: &Path,
+        program: &Path,
+        args: &[&str],
+        env: &[(&str, Option<&str>)],
+    ) -> Term {
         let pair = native_pty_system()
             .openpty(PtySize {
                 rows: 30,
@@ -52,7 +62,7 @@ impl Term {
                 pixel_height: 0,
             })
             .expect("open a pty");
-        let mut cmd = CommandBuilder::new(super::rcon_bin());
+        let mut cmd = CommandBuilder::new(program);
         cmd.env_clear();
         cmd.env("HOME", home);
         cmd.env("XDG_DATA_HOME", home.join("data"));
