@@ -44,6 +44,13 @@ deb_env() {
 }
 deb_cargo() { deb_env /usr/bin/cargo "$@"; }
 build_std=(-Zbuild-std=std,panic_abort)
+# The release profile is optimised for size (Cargo.toml says why); std built here stays at
+# opt-level 3, as the prebuilt std the release workflow links is. Not in Cargo.toml: a build
+# without -Zbuild-std warns that these packages match nothing. bench/oneshot-cost.sh passes
+# the same.
+release_std=(--config profile.release.package.std.opt-level=3
+  --config profile.release.package.core.opt-level=3
+  --config profile.release.package.alloc.opt-level=3)
 # Clippy in the same compile as the build: `cargo clippy` is cargo with clippy-driver as the
 # workspace's rustc and the lint flags in CLIPPY_ARGS; clippy-driver also generates code, so
 # the test build (or the link) and the lint share one compile of std and every dependency
@@ -244,7 +251,7 @@ musl() {
   mkdir -p "$base/musl-lib"
   ln -sf /usr/lib/llvm-14/lib/libunwind.a "$base/musl-lib/libunwind.a"
   export CARGO_TARGET_X86_64_UNKNOWN_LINUX_MUSL_RUSTFLAGS="-C link-self-contained=no -L native=$base/musl-lib"
-  timed deb_cargo build --release --locked "${build_std[@]}" --bin rcon \
+  timed deb_cargo build --release --locked "${build_std[@]}" "${release_std[@]}" --bin rcon \
     --target "$target" --target-dir "$tdir"
   local bin=$tdir/$target/release/rcon
   expect_file "static(ally|-pie) linked" "statically linked" "$bin"

@@ -59,7 +59,10 @@ build() {
     env PATH="/usr/bin:$PATH" CARGO=/usr/bin/cargo RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 \
       CARGO_TARGET_X86_64_UNKNOWN_LINUX_MUSL_LINKER="$root/.ci/musl/cc" \
       CARGO_TARGET_X86_64_UNKNOWN_LINUX_MUSL_RUSTFLAGS="-C link-self-contained=no -L native=$base/musl-lib" \
-      /usr/bin/cargo build --quiet --release --locked -Zbuild-std=std,panic_abort --bin rcon \
+      /usr/bin/cargo build --quiet --release --locked -Zbuild-std=std,panic_abort \
+      --config profile.release.package.std.opt-level=3 \
+      --config profile.release.package.core.opt-level=3 \
+      --config profile.release.package.alloc.opt-level=3 --bin rcon \
       --target "$target" --target-dir "$tdir"
   )
   cp "$tdir/$target/release/rcon" "$out"
