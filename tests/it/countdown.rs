@@ -300,14 +300,6 @@ mod interrupt {
     use super::*;
     use std::process::Stdio;
 
-    fn sigint(pid: u32) {
-        let s = std::process::Command::new("kill")
-            .args(["-INT", &pid.to_string()])
-            .status()
-            .unwrap();
-        assert!(s.success());
-    }
-
     fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
         let deadline = Instant::now() + Duration::from_secs(30);
         while !done() {
@@ -316,8 +308,10 @@ mod interrupt {
         }
     }
 
-    #[test]
-    fn ctrl_c_cancels_a_countdown_and_announces_it() {
+    /// A ten-minute countdown with a cancellation announcement, stopped by `signal` after its
+    /// first announcement: the cancellation goes out, nothing else, and one line names the
+    /// signal (`name`) with the time left; the exit status is `code`.
+    fn a_signal_cancels_a_countdown(signal: libc::c_int, name: &str, code: i32) {
         let server = common::strict_vanilla();
         let home = common::home();
         let child = common::rcon_for(&server, home.path())
@@ -333,18 +327,33 @@ mod interrupt {
             .spawn()
             .unwrap();
         wait_until("the first announcement", || !server.commands().is_empty());
-        sigint(child.id());
+        common::signal(&child, signal);
         let out = common::wait_with_timeout(child, Duration::from_secs(30));
-        assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+        assert_eq!(out.status.code(), Some(code), "{}", stderr(&out));
         assert_eq!(
             server.commands(),
             says(&["say Restart in 10 minutes", "say Restart cancelled"])
         );
         let err = stderr(&out);
         assert!(
-            err.contains("countdown cancelled (Ctrl-C) with 10 minutes left"),
+            err.contains(&format!(
+                "countdown cancelled ({name}) with 10 minutes left; nothing more was sent but \
+                 the cancellation"
+            )),
             "{err}"
         );
+    }
+
+    #[test]
+    fn ctrl_c_cancels_a_countdown_and_announces_it() {
+        a_signal_cancels_a_countdown(libc::SIGINT, "Ctrl-C", 130);
+    }
+
+    /// A service manager stopping a countdown (`systemctl stop`, `kill`): the players who were
+    /// told of a restart are told it is off, as with Ctrl-C, and the exit status says SIGTERM.
+    #[test]
+    fn sigterm_cancels_a_countdown_and_announces_it() {
+        a_signal_cancels_a_countdown(libc::SIGTERM, "SIGTERM", 143);
     }
 
     #[test]
@@ -365,14 +374,15 @@ mod interrupt {
             .spawn()
             .unwrap();
         wait_until("the first announcement", || !server.commands().is_empty());
-        sigint(child.id());
+        common::signal(&child, libc::SIGINT);
         let out = common::wait_with_timeout(child, Duration::from_secs(30));
         assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
         assert_eq!(server.commands(), says(&["say 1 hour"]));
     }
 
-    #[test]
-    fn every_repeats_until_ctrl_c() {
+    /// `--every` stopped by `signal` (`name`) after three runs: whole runs only, one line that
+    /// names the signal, exit status `code`.
+    fn every_repeats_until(signal: libc::c_int, name: &str, code: i32) {
         let server = common::strict_vanilla();
         let home = common::home();
         let child = common::rcon_for(&server, home.path())
@@ -383,9 +393,9 @@ mod interrupt {
             .spawn()
             .unwrap();
         wait_until("three runs", || server.commands().len() >= 6);
-        sigint(child.id());
+        common::signal(&child, signal);
         let out = common::wait_with_timeout(child, Duration::from_secs(30));
-        assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+        assert_eq!(out.status.code(), Some(code), "{}", stderr(&out));
         let commands = server.commands();
         // Whole runs, in order: each `say tick` is followed by its `seed`.
         for pair in commands.chunks(2) {
@@ -396,6 +406,21 @@ mod interrupt {
                 .lines()
                 .all(|l| l == "Seed: [-4172144997902289642]")
         );
+        let err = stderr(&out);
+        assert!(
+            err.contains(&format!("rcon: stopped ({name}) before the next run")),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn every_repeats_until_ctrl_c() {
+        every_repeats_until(libc::SIGINT, "Ctrl-C", 130);
+    }
+
+    #[test]
+    fn every_repeats_until_sigterm() {
+        every_repeats_until(libc::SIGTERM, "SIGTERM", 143);
     }
 }
 

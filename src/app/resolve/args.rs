@@ -567,7 +567,8 @@ pub struct Args {
     pub exec: Option<String>,
 
     /// Count down DURATION (e.g. 10m), saying --announce at the announcement times, then run
-    /// --then (and any COMMAND/-c). Ctrl-C cancels: nothing more is sent but --cancel-announce.
+    /// --then (and any COMMAND/-c). Ctrl-C or SIGTERM cancels: nothing more is sent but
+    /// --cancel-announce.
     #[arg(long, value_name = "DURATION", value_parser = duration, long_help, help = "Count down DURATION with announcements, then run --then", help_heading = "Live and timed")]
     pub countdown: Option<Duration>,
 
@@ -599,7 +600,7 @@ pub struct Args {
     )]
     pub then: Vec<String>,
 
-    /// With --countdown: the command that announces a cancellation (Ctrl-C).
+    /// With --countdown: the command that announces a cancellation (Ctrl-C or SIGTERM).
     #[arg(
         long,
         value_name = "CMD",

@@ -2,9 +2,11 @@
 //! announcements, `--then`, `--every`, `--if`, sent through a [`Runner`] (an RCON session,
 //! `mode/timed.rs`, or a management client) and printed through the one printer. One
 //! schedule drives every server of a group, so a countdown on several servers runs in step.
-//! Ctrl-C during a countdown or a wait cancels cleanly: nothing more is sent except
-//! `--cancel-announce`, and the exit status is 130. Ctrl-C while a run's commands are being
-//! sent lets that run finish first (a run is never cut in half).
+//! Ctrl-C or `SIGTERM` (a service manager stopping the run, `kill`) during a countdown or a
+//! wait cancels cleanly: nothing more is sent except `--cancel-announce`, one line names the
+//! signal and the time left, and the exit status is 130 (Ctrl-C) or 143 (`SIGTERM`), the
+//! runner's one signal policy ([`Stop`]). A signal while a run's commands are being sent lets
+//! that run finish first (a run is never cut in half).
 //!
 //! The clock is real time; the `RCON_CLOCK_SPEED` environment variable (a test hook) makes it
 //! run N times faster, so tests can count down ten minutes in one second.
@@ -15,7 +17,7 @@ use crate::app::exit::Exit;
 use crate::app::print::output::{Printer, Record, Style};
 use crate::app::print::stderr;
 use crate::app::resolve::plan::Timing;
-use crate::app::runner::interrupt;
+use crate::app::runner::interrupt::{self, Signal, Stop};
 
 /// Standard announcement times (time left), used within the countdown when `--at` is not
 /// given; the countdown's start is announced too.
@@ -40,13 +42,21 @@ pub trait Runner: Send {
     }
 }
 
-/// Catches Ctrl-C from now on (a second Ctrl-C still cancels the same way).
-fn catch_interrupt() {
-    interrupt::catch();
+/// The signal that cancels the schedule, if one came: Ctrl-C or `SIGTERM` while the run's
+/// [`Stop`] guard lives, or Ctrl-C alone where the guard could not be installed.
+fn stopped(stop: Option<&Stop>) -> Option<Signal> {
+    match stop {
+        Some(stop) => stop.received(),
+        None => interrupt::raised().then_some(Signal::Interrupt),
+    }
 }
 
-fn interrupted() -> bool {
-    interrupt::raised()
+/// The exit status of a run that `signal` cancelled.
+fn cancelled(signal: Signal) -> Exit {
+    match signal {
+        Signal::Interrupt => Exit::Interrupted,
+        Signal::Terminate => Exit::Terminated,
+    }
 }
 
 /// Time as the schedule sees it: real time, sped up by `RCON_CLOCK_SPEED`.
@@ -74,15 +84,15 @@ impl Clock {
         self.start.elapsed().mul_f64(self.speed)
     }
 
-    /// Sleeps until schedule time `at`; `false` if Ctrl-C came first.
-    pub fn sleep_until(&self, at: Duration) -> bool {
+    /// Sleeps until schedule time `at`; the signal, if one came first.
+    pub fn sleep_until(&self, at: Duration, stop: Option<&Stop>) -> Option<Signal> {
         loop {
-            if interrupted() {
-                return false;
+            if let Some(signal) = stopped(stop) {
+                return Some(signal);
             }
             let now = self.elapsed();
             if now >= at {
-                return true;
+                return None;
             }
             let left = (at - now).div_f64(self.speed);
             std::thread::sleep(left.min(Duration::from_millis(20)));
@@ -241,7 +251,13 @@ pub fn run(
                 .map_err(|e| e.context(format!("{name}: '{c}': nothing was sent")))?;
         }
     }
-    catch_interrupt();
+    // Ctrl-C and SIGTERM cancel from now on; where the guard cannot be installed, Ctrl-C
+    // alone does (SIGTERM then ends the process, as by default).
+    let stop = Stop::catch();
+    if stop.is_none() {
+        interrupt::catch();
+    }
+    let stop = stop.as_ref();
     // The results' one writer: JSON records with --json, else the answers as they came.
     let style = if timing.json { Style::Json } else { Style::Raw };
     let mut printer = Printer::new(style, false);
@@ -283,7 +299,7 @@ pub fn run(
             let result = one_round(
                 timing,
                 &mut printer,
-                &clock,
+                (&clock, stop),
                 round_start,
                 &mut round,
                 &finals,
@@ -294,62 +310,65 @@ pub fn run(
             all.sort_by_key(|(i, _)| *i);
             runners = all.into_iter().map(|(_, r)| r).collect();
             match result {
-                Some(exit) => worst = worst.max(exit),
-                None => return Ok(Exit::Interrupted),
+                Ok(exit) => worst = worst.max(exit),
+                Err(signal) => return Ok(cancelled(signal)),
             }
         }
         let Some(every) = timing.every else {
             return Ok(worst);
         };
         round_start += every;
-        if !clock.sleep_until(round_start) {
-            stderr!("rcon: stopped (Ctrl-C) before the next run");
-            return Ok(Exit::Interrupted);
+        if let Some(signal) = clock.sleep_until(round_start, stop) {
+            stderr!("rcon: stopped ({}) before the next run", signal.name());
+            return Ok(cancelled(signal));
         }
     }
 }
 
-/// One countdown (if any) and the final commands; `None` when cancelled.
+/// One countdown (if any) and the final commands; the signal when one cancelled it.
 fn one_round(
     timing: &Timing,
     printer: &mut Printer,
-    clock: &Clock,
+    (clock, stop): (&Clock, Option<&Stop>),
     start: Duration,
     runners: &mut [Box<dyn Runner>],
     finals: &[String],
-) -> Option<Exit> {
+) -> Result<Exit, Signal> {
     let mut worst = Exit::Success;
     if let Some(total) = timing.countdown {
+        let end = start + total;
         for left in schedule(total, &timing.at) {
-            if !clock.sleep_until(start + total - left) {
-                return cancel(timing, printer, clock, start + total, runners);
+            if let Some(signal) = clock.sleep_until(end - left, stop) {
+                return Err(cancel(timing, printer, (clock, signal), end, runners));
             }
             if let Some(t) = &timing.announce {
                 worst = worst.max(on_all(printer, runners, &fill(t, left)));
             }
         }
-        if !clock.sleep_until(start + total) {
-            return cancel(timing, printer, clock, start + total, runners);
+        if let Some(signal) = clock.sleep_until(end, stop) {
+            return Err(cancel(timing, printer, (clock, signal), end, runners));
         }
     }
     // Once the final commands start they all run: a run is never cut in half (`save-all`
-    // without its `stop`); Ctrl-C is heard at the waits.
+    // without its `stop`); a signal is heard at the waits.
     for c in finals {
         worst = worst.max(on_all(printer, runners, c));
     }
-    Some(worst)
+    Ok(worst)
 }
 
+/// Says that `signal` cancelled the countdown ending at `end` and sends `--cancel-announce`.
 fn cancel(
     timing: &Timing,
     printer: &mut Printer,
-    clock: &Clock,
+    (clock, signal): (&Clock, Signal),
     end: Duration,
     runners: &mut [Box<dyn Runner>],
-) -> Option<Exit> {
+) -> Signal {
     let left = end.saturating_sub(clock.elapsed());
     stderr!(
-        "rcon: countdown cancelled (Ctrl-C) with {} left; nothing more was sent{}",
+        "rcon: countdown cancelled ({}) with {} left; nothing more was sent{}",
+        signal.name(),
         format_left(left),
         if timing.cancel_announce.is_some() {
             " but the cancellation"
@@ -360,7 +379,7 @@ fn cancel(
     if let Some(t) = &timing.cancel_announce {
         on_all(printer, runners, &fill(t, left));
     }
-    None
+    signal
 }
 
 #[cfg(test)]
