@@ -438,6 +438,101 @@ fn echo_with_timed_modes_is_refused_naming_both_flags() {
     }
 }
 
+/// `--follow` and the timed operations silently dropped the flags that shape a batch, its
+/// retries or its output: `--countdown 5m --then stop -f restart.txt` counted down and sent
+/// none of the file; `-i --exec CMD` and `--countdown ... --poll 1s` passed clap because
+/// `--follow`, which they require, conflicts with `-i` and `--countdown`. Each is now one usage
+/// error naming both flags, before anything is sent (the port is held closed: nothing listens).
+#[test]
+fn flags_the_live_and_timed_modes_would_ignore_are_refused_naming_both() {
+    let home = home();
+    let closed = crate::common::closed_port();
+    let port = closed.port().to_string();
+    let base = ["-H", "127.0.0.1", "-P", &port, "-p", "x"];
+    let cases: &[(&[&str], &str, &str)] = &[
+        (
+            &["--countdown", "5m", "--then", "stop", "-f", "restart.txt"],
+            "-f",
+            "--countdown",
+        ),
+        (
+            &["--every", "1h", "--keep-going", "-c", "save-all"],
+            "--keep-going",
+            "--every",
+        ),
+        (
+            &["--every", "1h", "--delay", "1s", "-c", "save-all"],
+            "--delay",
+            "--every",
+        ),
+        (
+            &["--countdown", "1m", "--retry", "2", "--then", "stop"],
+            "--retry",
+            "--countdown",
+        ),
+        (
+            &["--if", "players < 5", "--macro", "a=b", "-c", "stop"],
+            "--macro",
+            "--if",
+        ),
+        (
+            &["--every", "1h", "--trace", "-c", "list"],
+            "--trace",
+            "--every",
+        ),
+        (
+            &["--every", "1h", "--raw", "-c", "list"],
+            "--raw",
+            "--every",
+        ),
+        (
+            &["--every", "1h", "--parallel", "4", "-c", "list"],
+            "--parallel",
+            "--every",
+        ),
+        (&["--follow", "--keep-going"], "--keep-going", "--follow"),
+        (&["--follow", "--retry", "1"], "--retry", "--follow"),
+        (&["--follow", "--messages"], "--messages", "--follow"),
+        (
+            &["--follow", "--fix-newlines"],
+            "--fix-newlines",
+            "--follow",
+        ),
+        (&["--follow", "--group"], "--group", "--follow"),
+        (&["-i", "--exec", "echo {}"], "--exec", "--follow"),
+        (
+            &["--countdown", "1m", "--poll", "1s", "--then", "stop"],
+            "--poll",
+            "--follow",
+        ),
+    ];
+    for (argv, flag, mode) in cases {
+        let out = run(rcon_in(home.path())
+            .args(base)
+            .args(*argv)
+            .stdin(std::process::Stdio::null()));
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{argv:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{argv:?}: {err}");
+        assert!(
+            err.contains(&format!("{flag} ")) && err.contains(mode),
+            "{argv:?}: {err}"
+        );
+        assert!(stdout(&out).is_empty(), "{argv:?}");
+    }
+    // What they do honour still runs: --json with a timed operation (against a live server).
+    let server = crate::common::strict_vanilla();
+    let out = run(crate::common::rcon_for(&server, home.path())
+        .env("RCON_CLOCK_SPEED", "100")
+        .args(["--json", "--countdown", "1s", "--then", "seed"]));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("\"command\":\"seed\""),
+        "{}",
+        stdout(&out)
+    );
+}
+
 #[test]
 fn wording_says_what_happened() {
     let home = home();

@@ -448,6 +448,21 @@ fn resolve_checked(parsed: Parsed) -> anyhow::Result<Mode> {
              management servers with -s NAME, a group or --all, each profile with its mgmt_url",
         ));
     }
+    // clap's `requires = "follow"` does not fire when a flag that conflicts with --follow is
+    // given (`-i --exec CMD`, `--countdown 5m --poll 1s`), so it is checked here.
+    for (given, flag) in [
+        (args.exec.is_some(), "--exec"),
+        (args.poll.is_some(), "--poll"),
+    ] {
+        if given && !args.follow {
+            return Err(fail(
+                Exit::Usage,
+                format!(
+                    "{flag} goes with --follow (it shapes how events are followed); drop {flag} or add --follow"
+                ),
+            ));
+        }
+    }
     let wait = args.wait.is_some();
     if wait && args.retry > 0 {
         return Err(fail(
@@ -705,6 +720,7 @@ fn follow_or_timed(
     commands: Vec<String>,
 ) -> anyhow::Result<Mode> {
     refuse_echo_live_or_timed(args)?;
+    refuse_unused_live_or_timed(args)?;
     if args.follow {
         if !commands.is_empty() || !args.files.is_empty() {
             return Err(follow_runs_no_commands());
@@ -902,7 +918,18 @@ fn refuse_echo_live_or_timed(args: &Args) -> anyhow::Result<()> {
     if !args.echo || !follow_or_timed_asked(args) {
         return Ok(());
     }
-    let flag = if args.follow {
+    let flag = live_or_timed_flag(args);
+    Err(fail(
+        Exit::Usage,
+        format!(
+            "--echo cannot be used with {flag}; drop --echo (with --json each record names its command)"
+        ),
+    ))
+}
+
+/// The name of the live or timed mode asked for, as its flag (when [`follow_or_timed_asked`]).
+fn live_or_timed_flag(args: &Args) -> &'static str {
+    if args.follow {
         "--follow"
     } else if args.countdown.is_some() {
         "--countdown"
@@ -910,13 +937,88 @@ fn refuse_echo_live_or_timed(args: &Args) -> anyhow::Result<()> {
         "--every"
     } else {
         "--if"
+    }
+}
+
+/// The flags that shape a batch, its retries or its output, which `--follow` and the timed
+/// operations over RCON do not honour: refused with them, naming both flags, rather than
+/// silently dropped (`rcon --countdown 5m -f restart.txt` would otherwise count down and send
+/// none of the file).
+fn refuse_unused_live_or_timed(args: &Args) -> anyhow::Result<()> {
+    let follow = args.follow;
+    let batch = if follow {
+        "it prints events and sends no commands"
+    } else {
+        "it sends COMMAND, -c and --then on its schedule, no files or console"
     };
-    Err(fail(
-        Exit::Usage,
-        format!(
-            "--echo cannot be used with {flag}; drop --echo (with --json each record names its command)"
+    let output = if follow {
+        "it prints events, not answers"
+    } else {
+        "it prints each answer as it came, or a JSON record with --json"
+    };
+    let unused: [(bool, &str, &str); 15] = [
+        (!args.files.is_empty(), "-f", batch),
+        (args.interactive, "--interactive", batch),
+        (
+            args.keep_going,
+            "--keep-going",
+            if follow {
+                batch
+            } else {
+                "a failed command is reported and the schedule goes on anyway"
+            },
         ),
-    ))
+        (
+            args.delay.is_some(),
+            "--delay",
+            if follow {
+                batch
+            } else {
+                "the schedule says when each command goes out (--at, --every)"
+            },
+        ),
+        (
+            args.retry > 0,
+            "--retry",
+            if follow {
+                "it reconnects by itself when a server goes away"
+            } else {
+                "every server is connected once, before anything is sent"
+            },
+        ),
+        (args.resume, "--resume", batch),
+        (args.resend_in_doubt, "--resend-in-doubt", batch),
+        (!args.macros.is_empty(), "--macro", batch),
+        (
+            args.trace,
+            "--trace",
+            "it shows no packets; trace one command at a time",
+        ),
+        (args.messages, "--messages", output),
+        (args.raw, "--raw", output),
+        (args.fix_newlines, "--fix-newlines", output),
+        (args.no_fix_newlines, "--no-fix-newlines", output),
+        (
+            args.parallel.is_some(),
+            "--parallel",
+            "every server is run at once, in step",
+        ),
+        (
+            args.group,
+            "--group",
+            "each line is labelled with its server as it comes",
+        ),
+    ];
+    match unused.iter().find(|(given, _, _)| *given) {
+        None => Ok(()),
+        Some((_, flag, why)) => Err(fail(
+            Exit::Usage,
+            format!(
+                "{flag} cannot be used with {}: {why}; drop {flag}",
+                live_or_timed_flag(args)
+            ),
+        )),
+    }
 }
 
 /// [`mgmt_plan`] for several servers, refusing what works on one only: a URL (it names one
