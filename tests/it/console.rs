@@ -11,7 +11,8 @@ use crate::common::PASSWORD;
 use crate::common::term::Term;
 
 fn start_server(bind: SocketAddr) -> PracticeServer {
-    PracticeServer::start(config(bind)).expect("start practice server")
+    PracticeServer::serve(crate::common::listener(bind), config(bind))
+        .expect("start practice server")
 }
 
 /// The same server on a port held while it was down.
@@ -176,18 +177,18 @@ fn reconnects_after_the_server_restarts() {
     term.wait_for("\nbefore\n");
 
     // Killed while the console sits idle, back before the next command.
-    server.shutdown();
-    let server = serve(crate::common::hold_port(addr));
+    let server = serve(crate::common::stop_holding(addr, || server.shutdown()));
     term.enter(&p, "echo after restart");
     term.wait_for("the server closed the connection; reconnecting");
     term.wait_for("\nafter restart\n");
     assert_eq!(server.commands(), ["echo after restart"]);
 
     // `stop`: the console closes its connection at once and says so.
-    term.enter(&p, "stop");
-    term.wait_for("the server is stopping");
-    server.wait();
-    let down = crate::common::hold_port(addr);
+    let down = crate::common::stop_holding(addr, || {
+        term.enter(&p, "stop");
+        term.wait_for("the server is stopping");
+        server.wait();
+    });
 
     // Down for good: retries with back-off, then gives up on this command without hanging.
     term.line(&p, "echo while down");
@@ -314,8 +315,7 @@ fn ctrl_c_stops_the_reconnect_back_off_at_once() {
     let p = prompt(&server);
     term.wait_for(&p);
     term.enter(&p, "echo before");
-    server.shutdown();
-    let down = crate::common::hold_port(addr);
+    let down = crate::common::stop_holding(addr, || server.shutdown());
     term.line(&p, "echo while down");
     // The second pause (1 s), with 2 s and 4 s still to come.
     term.wait_for("retrying in 1s");

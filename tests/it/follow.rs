@@ -99,7 +99,7 @@ impl Drop for Follower {
 }
 
 fn rcon_server(bind: std::net::SocketAddr) -> PracticeServer {
-    PracticeServer::start(rcon_config(bind)).expect("start practice server")
+    PracticeServer::serve(common::listener(bind), rcon_config(bind)).expect("start practice server")
 }
 
 fn rcon_config(bind: std::net::SocketAddr) -> PracticeConfig {
@@ -124,7 +124,7 @@ pub(crate) fn after_time(line: &str) -> &str {
 
 #[test]
 fn rcon_poll_through_a_pipe_survives_a_restart() {
-    let mut server = rcon_server("127.0.0.1:0".parse().unwrap());
+    let server = rcon_server("127.0.0.1:0".parse().unwrap());
     let addr = server.addr();
     let home = common::home();
     // --exec's command is sh (the Windows build runs cmd): its files are checked on Unix only.
@@ -175,11 +175,9 @@ fn rcon_poll_through_a_pipe_survives_a_restart() {
         (Some("joined"), Some("Alex"))
     );
 
-    // The server goes away: said once, then retried.
-    server.shutdown();
-    drop(server);
-    // Held while down: refused, and no other test's server can take the port meanwhile.
-    let down = common::hold_port(addr);
+    // The server goes away: said once, then retried. Held while down: refused, and no other
+    // test's server can take the port meanwhile.
+    let down = common::stop_holding(addr, || drop(server));
     f.wait_err("connection lost");
     let server = down.serve(rcon_config(addr));
     server.set_players(&["Alex"]);

@@ -68,9 +68,8 @@ fn a_failed_reconnect_does_not_speak_of_a_command() {
     term.wait_for(&p);
     term.enter(&p, "echo one");
     term.wait_for("\none\n");
-    server.shutdown();
     // Refused, and no other test's server can take the port, while it is down.
-    let _down = crate::common::hold_port(server.addr());
+    let _down = crate::common::stop_holding(server.addr(), || server.shutdown());
     term.line(&p, ":reconnect");
     term.wait_for("is still down after");
     let screen = term.screen();

@@ -94,15 +94,17 @@ pub fn rcon_at(port: u16, home: &Path) -> Command {
     cmd
 }
 
-/// Starts a practice server in `mode` with `read_delay` before each read.
+/// Starts a practice server in `mode` with `read_delay` before each read, on a [`listener`]
+/// (its port can be held before it stops: [`stop_holding`]).
 pub fn server(mode: PracticeMode, read_delay: Duration) -> PracticeServer {
-    PracticeServer::start(PracticeConfig {
+    let bind = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
+    let config = PracticeConfig {
+        bind,
         password: PASSWORD.into(),
         mode,
         read_delay,
-        ..PracticeConfig::default()
-    })
-    .expect("start practice server")
+    };
+    PracticeServer::serve(listener(bind), config).expect("start practice server")
 }
 
 /// A strict vanilla server that delays each read by 2 ms, so a client that sends two packets
@@ -308,17 +310,10 @@ pub fn closed_port() -> ClosedPort {
 /// The port of a server just stopped, held while it is down (see [`ClosedPort`]): connections
 /// are refused as by a stopped server, and no test running beside can take the port before the
 /// server comes back on it ([`ClosedPort::serve`], or dropping the hold right before a server of
-/// another kind binds the port again).
+/// another kind binds the port again). Between the stop and the hold the port is free for an
+/// instant; [`stop_holding`] closes that gap for servers on a [`listener`].
 pub fn hold_port(addr: std::net::SocketAddr) -> ClosedPort {
-    use socket2::{Domain, Socket, Type};
-    let socket = Socket::new(Domain::for_address(addr), Type::STREAM, None).expect("a socket");
-    // As std's TcpListener::bind does on Unix: the stopped server's closed connections may
-    // still be in TIME_WAIT on the port.
-    #[cfg(unix)]
-    socket.set_reuse_address(true).expect("SO_REUSEADDR");
-    socket
-        .bind(&addr.into())
-        .unwrap_or_else(|e| panic!("hold {addr}: {e}"));
+    let socket = sharable(addr);
     let port = socket
         .local_addr()
         .expect("the bound address")
@@ -326,6 +321,48 @@ pub fn hold_port(addr: std::net::SocketAddr) -> ClosedPort {
         .expect("an IP address")
         .port();
     ClosedPort { socket, port }
+}
+
+/// A socket bound to `addr` that a [`hold_port`] can share while it listens: SO_REUSEADDR, as
+/// std's TcpListener::bind sets on Unix (a stopped server's closed connections may still be in
+/// TIME_WAIT on the port), and on Unix SO_REUSEPORT, which lets a second socket of this process
+/// bind the port while the first still listens (connections go only to listening sockets).
+fn sharable(addr: std::net::SocketAddr) -> socket2::Socket {
+    use socket2::{Domain, Socket, Type};
+    let socket = Socket::new(Domain::for_address(addr), Type::STREAM, None).expect("a socket");
+    #[cfg(unix)]
+    {
+        socket.set_reuse_address(true).expect("SO_REUSEADDR");
+        socket.set_reuse_port(true).expect("SO_REUSEPORT");
+    }
+    socket
+        .bind(&addr.into())
+        .unwrap_or_else(|e| panic!("bind {addr}: {e}"));
+    socket
+}
+
+/// A listening socket on `addr` (port 0: a free one) for a practice server
+/// ([`PracticeServer::serve`]) whose port a test will hold while the server is down.
+pub fn listener(addr: std::net::SocketAddr) -> std::net::TcpListener {
+    let socket = sharable(addr);
+    socket.listen(128).expect("listen");
+    socket.into()
+}
+
+/// Stops a server on a [`listener`] (`stop`) and holds its port while it is down. On Unix the
+/// hold is bound first, beside the listening socket, so the port is never free: a test's
+/// outgoing connection or another test's listener took it in the instant between a stop and a
+/// later hold ("hold 127.0.0.1:35681: Address already in use", once in ten loaded runs).
+/// Elsewhere (no SO_REUSEPORT) the hold follows the stop.
+pub fn stop_holding(addr: std::net::SocketAddr, stop: impl FnOnce()) -> ClosedPort {
+    if cfg!(unix) {
+        let held = hold_port(addr);
+        stop();
+        held
+    } else {
+        stop();
+        hold_port(addr)
+    }
 }
 
 /// Sends `signal` to the running `rcon`.
