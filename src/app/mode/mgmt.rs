@@ -785,11 +785,7 @@ fn lines(session: &mut MgmtSession, policy: &BatchPolicy) -> anyhow::Result<Exit
             unread: Some("stdin".into()),
             ..Interrupted::default()
         });
-        let exit = match signal {
-            Signal::Interrupt => Exit::Interrupted,
-            Signal::Terminate => Exit::Terminated,
-        };
-        fail(exit, text)
+        fail(signal.exit(), text)
     };
     let mut worst = Exit::Success;
     let mut any = false;

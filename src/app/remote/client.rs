@@ -465,10 +465,7 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
                 );
                 crate::app::runner::interrupt::pause(pause, stop.as_ref());
                 if let Some(signal) = stop.as_ref().and_then(Stop::received) {
-                    let exit = match signal {
-                        Signal::Interrupt => Exit::Interrupted,
-                        Signal::Terminate => Exit::Terminated,
-                    };
+                    let exit = signal.exit();
                     let text = format!(
                         "interrupted by {} while waiting to reconnect ({message}); {} command{} ran",
                         signal.name(),
@@ -1534,11 +1531,7 @@ impl Pipe<'_, '_> {
                 unread,
                 ..Interrupted::default()
             });
-            let exit = match signal {
-                Signal::Interrupt => Exit::Interrupted,
-                Signal::Terminate => Exit::Terminated,
-            };
-            return Ended::Done(Err(fail(exit, text)));
+            return Ended::Done(Err(fail(signal.exit(), text)));
         }
         if self.ended
             && let Some(e) = self.stop_error.take()

@@ -157,11 +157,7 @@ impl Halt {
             unread: self.unread,
             ..Interrupted::default()
         });
-        let exit = match self.signal {
-            Signal::Interrupt => Exit::Interrupted,
-            Signal::Terminate => Exit::Terminated,
-        };
-        fail(exit, text)
+        fail(self.signal.exit(), text)
     }
 }
 

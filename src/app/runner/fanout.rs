@@ -462,8 +462,7 @@ pub fn run(
         return Err(e);
     }
     Ok(match printing.signal {
-        Some(Signal::Interrupt) => Exit::Interrupted,
-        Some(Signal::Terminate) => Exit::Terminated,
+        Some(signal) => signal.exit(),
         None => printing.worst(),
     })
 }

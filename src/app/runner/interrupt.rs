@@ -56,6 +56,14 @@ pub enum Signal {
 }
 
 impl Signal {
+    /// The exit status of a run it stopped: 130 (Ctrl-C) or 143 (`SIGTERM`).
+    pub fn exit(self) -> crate::app::exit::Exit {
+        match self {
+            Signal::Interrupt => crate::app::exit::Exit::Interrupted,
+            Signal::Terminate => crate::app::exit::Exit::Terminated,
+        }
+    }
+
     /// How messages name it.
     pub fn name(self) -> &'static str {
         match self {

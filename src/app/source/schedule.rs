@@ -51,14 +51,6 @@ fn stopped(stop: Option<&Stop>) -> Option<Signal> {
     }
 }
 
-/// The exit status of a run that `signal` cancelled.
-fn cancelled(signal: Signal) -> Exit {
-    match signal {
-        Signal::Interrupt => Exit::Interrupted,
-        Signal::Terminate => Exit::Terminated,
-    }
-}
-
 /// Time as the schedule sees it: real time, sped up by `RCON_CLOCK_SPEED`.
 pub struct Clock {
     start: Instant,
@@ -311,7 +303,7 @@ pub fn run(
             runners = all.into_iter().map(|(_, r)| r).collect();
             match result {
                 Ok(exit) => worst = worst.max(exit),
-                Err(signal) => return Ok(cancelled(signal)),
+                Err(signal) => return Ok(signal.exit()),
             }
         }
         let Some(every) = timing.every else {
@@ -320,7 +312,7 @@ pub fn run(
         round_start += every;
         if let Some(signal) = clock.sleep_until(round_start, stop) {
             stderr!("rcon: stopped ({}) before the next run", signal.name());
-            return Ok(cancelled(signal));
+            return Ok(signal.exit());
         }
     }
 }
