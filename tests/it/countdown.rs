@@ -151,6 +151,77 @@ fn a_group_counts_down_in_step() {
     );
 }
 
+/// `--targets` rows for `count` servers, all of them `server` (its connections count apart).
+#[cfg(unix)]
+fn many(home: &std::path::Path, count: usize, port: u16) -> String {
+    let mut text = String::from("name,host,port\n");
+    for i in 0..count {
+        text.push_str(&format!("s{i},127.0.0.1,{port}\n"));
+    }
+    let path = home.join("fleet.csv");
+    std::fs::write(&path, text).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+/// A countdown on `count` servers, all of them `server`, under `ulimit LIMIT`.
+#[cfg(unix)]
+fn counted_down(
+    home: &std::path::Path,
+    count: usize,
+    port: u16,
+    limit: &str,
+) -> std::process::Output {
+    let inventory = many(home, count, port);
+    let mut cmd = common::rcon_in(home);
+    cmd.env("RCON_PASSWORD", common::PASSWORD)
+        .env("RCON_CLOCK_SPEED", "60")
+        .args(["--targets", &inventory])
+        .args([
+            "--countdown",
+            "1m",
+            "--at",
+            "30s",
+            "--announce",
+            "say {left}",
+        ])
+        .args(["--then", "say done"]);
+    run(&mut common::under_ulimit(&cmd, limit))
+}
+
+/// Every server of a group holds its connection for the whole countdown: a group that needs
+/// more descriptors than the soft limit raises it (as fan-out does) instead of failing half
+/// way through connecting.
+#[cfg(unix)]
+#[test]
+fn a_group_past_the_soft_descriptor_limit_counts_down() {
+    let server = common::strict_vanilla();
+    let home = common::home();
+    let out = counted_down(home.path(), 300, server.port(), "-Sn 128");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let commands = server.commands();
+    for said in ["say 30 seconds", "say done"] {
+        let times = commands.iter().filter(|c| *c == said).count();
+        assert_eq!(times, 300, "{said}");
+    }
+}
+
+/// A group that needs more descriptors than the hard limit allows is refused before anything
+/// is sent, in one line that names the limit.
+#[cfg(unix)]
+#[test]
+fn a_group_past_the_hard_descriptor_limit_is_refused_before_anything_is_sent() {
+    let server = common::strict_vanilla();
+    let home = common::home();
+    let out = counted_down(home.path(), 300, server.port(), "-n 96");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        "rcon: error: a timed run on 300 servers holds 664 open files at once, but the limit is \
+         96 (ulimit -n); nothing was sent\n"
+    );
+    assert_eq!(server.commands(), Vec::<String>::new());
+}
+
 /// A vanilla-like server (one packet per answer, `Unknown request 0` for the sentinel probe)
 /// that answers `say done` only after 3 s; `answered` turns true when it has.
 fn slow_to_answer(answered: std::sync::Arc<std::sync::atomic::AtomicBool>) -> u16 {

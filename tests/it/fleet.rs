@@ -501,22 +501,15 @@ fn a_low_descriptor_limit_lowers_parallel_and_says_so() {
         .collect();
     let inv = inventory(home.path(), &rows);
     let mut cmd = rcon_in(home.path());
-    // The binary under test (RCONSOLE_TEST_BIN: the static musl one in .ci/cross.sh) as $0.
-    cmd.env("RCON_PASSWORD", PASSWORD)
-        .args([
-            "-c",
-            "ulimit -n 96 && exec \"$0\" --targets \"$1\" --parallel 500 -c 'echo hi'",
-        ])
-        .arg(rcon_bin())
-        .arg(&inv);
-    let mut sh = std::process::Command::new("sh");
-    for (k, v) in cmd.get_envs() {
-        match v {
-            Some(v) => sh.env(k, v),
-            None => sh.env_remove(k),
-        };
-    }
-    sh.args(cmd.get_args()).stdin(Stdio::null());
+    cmd.env("RCON_PASSWORD", PASSWORD).args([
+        "--targets",
+        &inv,
+        "--parallel",
+        "500",
+        "-c",
+        "echo hi",
+    ]);
+    let mut sh = under_ulimit(&cmd, "-n 96");
     let out = run(&mut sh);
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(

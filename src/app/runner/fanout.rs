@@ -54,7 +54,7 @@ use crate::app::shared::short;
 pub const MAX_THREADS: usize = 64;
 
 /// File descriptors kept free for stdio, the event loop and the learned-servers file.
-const SPARE_FDS: u64 = 64;
+pub const SPARE_FDS: u64 = 64;
 
 /// How a server is run.
 pub enum Route {
@@ -192,7 +192,7 @@ const PASSWORD_WORKERS: usize = 16;
 /// read or run once, distinct ones up to [`PASSWORD_WORKERS`] at a time (an inventory of
 /// `kubectl get secret` commands would otherwise take one round trip to the cluster per row,
 /// in turn); the terminal prompt, when nothing gives a password, is asked once for all.
-fn passwords(list: &[(String, Settings)]) -> anyhow::Result<Vec<Password>> {
+pub fn passwords(list: &[(String, Settings)]) -> anyhow::Result<Vec<Password>> {
     let key = |s: &Settings| -> Option<String> {
         match s.password.as_ref().map(|p| &p.value) {
             Some(Secret::File(path)) => Some(format!("file {}", path.display())),

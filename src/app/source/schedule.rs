@@ -17,6 +17,7 @@ use crate::app::exit::Exit;
 use crate::app::print::output::{Printer, Record, Style};
 use crate::app::print::stderr;
 use crate::app::resolve::plan::Timing;
+use crate::app::runner::at_once;
 use crate::app::runner::interrupt::{self, Signal, Stop};
 
 /// Standard announcement times (time left), used within the countdown when `--at` is not
@@ -171,37 +172,27 @@ fn report(
     let _ = printer.text_result(runner.name(), label, &record, &text);
 }
 
-/// Runs `command` on every server in step (one thread each, so a slow or dead server delays
-/// no other), then reports in the servers' order; the worst status.
+/// Runs `command` on every server in step (at once, on at most [`at_once::MAX_WORKERS`]
+/// threads, so a slow or dead server delays no other), then reports in the servers' order; the
+/// worst status.
 fn on_all(printer: &mut Printer, runners: &mut [Box<dyn Runner>], command: &str) -> Exit {
     let label = runners.len() > 1;
     // Each result with the time from sending to the end of its answer (JSON's elapsed_ms).
-    let timed = |r: &mut Box<dyn Runner>| {
+    let results: Vec<(anyhow::Result<String>, Duration)> = at_once::each(runners, |r| {
         let start = Instant::now();
         let result = r.run(command);
         (result, start.elapsed())
-    };
-    let results: Vec<(anyhow::Result<String>, Duration)> = if let [only] = runners {
-        vec![timed(only)]
-    } else {
-        std::thread::scope(|scope| {
-            let running: Vec<_> = runners
-                .iter_mut()
-                .map(|r| scope.spawn(move || timed(r)))
-                .collect();
-            running
-                .into_iter()
-                .map(|t| {
-                    t.join().unwrap_or_else(|_| {
-                        (
-                            Err(anyhow::anyhow!("the command's thread failed")),
-                            Duration::ZERO,
-                        )
-                    })
-                })
-                .collect()
+    })
+    .into_iter()
+    .map(|r| {
+        r.unwrap_or_else(|| {
+            (
+                Err(anyhow::anyhow!("the command's thread failed")),
+                Duration::ZERO,
+            )
         })
-    };
+    })
+    .collect();
     let mut worst = Exit::Success;
     for (r, result) in runners.iter().zip(&results) {
         report(printer, r.as_ref(), label, command, result);
@@ -234,7 +225,9 @@ pub fn run(
     if let (Some(total), Some(t)) = (timing.countdown, &timing.cancel_announce) {
         planned.push(fill(t, total));
     }
-    for r in runners.iter_mut() {
+    // Every server connects, and every command is checked, before anything is sent to any;
+    // the servers at once, the first failure in their order reported.
+    let ready = at_once::each(&mut runners, |r| -> anyhow::Result<()> {
         let name = r.name().to_string();
         r.connect()
             .map_err(|e| e.context(format!("{name}: nothing was sent")))?;
@@ -242,6 +235,15 @@ pub fn run(
             r.check(c)
                 .map_err(|e| e.context(format!("{name}: '{c}': nothing was sent")))?;
         }
+        Ok(())
+    });
+    for (r, result) in runners.iter().zip(ready) {
+        result.unwrap_or_else(|| {
+            Err(anyhow::anyhow!(
+                "{}: nothing was sent: the connecting thread failed",
+                r.name()
+            ))
+        })?;
     }
     // Ctrl-C and SIGTERM cancel from now on; where the guard cannot be installed, Ctrl-C
     // alone does (SIGTERM then ends the process, as by default).
@@ -260,9 +262,13 @@ pub fn run(
         let selected: Vec<usize> = match &condition {
             None => (0..runners.len()).collect(),
             Some(c) => {
+                // Every server's count at once; said in the servers' order.
+                let counts = at_once::each(&mut runners, |r| r.players());
                 let mut ok = Vec::new();
-                for (i, r) in runners.iter_mut().enumerate() {
-                    match r.players() {
+                for (i, (r, count)) in runners.iter().zip(counts).enumerate() {
+                    let count =
+                        count.unwrap_or_else(|| Err(anyhow::anyhow!("the counting thread failed")));
+                    match count {
                         Ok(n) if c.holds(n) => ok.push(i),
                         Ok(n) => stderr!(
                             "rcon: {}: not run: {n} players online, and the condition is '{c}'",

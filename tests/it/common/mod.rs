@@ -113,6 +113,25 @@ pub fn strict_vanilla() -> PracticeServer {
     server(PracticeMode::Vanilla, Duration::from_millis(2))
 }
 
+/// `cmd` (its program, arguments and environment) run by `sh` after `ulimit LIMIT`, so the
+/// binary under test meets a lower descriptor or memory limit than the test's own.
+#[cfg(unix)]
+pub fn under_ulimit(cmd: &Command, limit: &str) -> Command {
+    let mut sh = Command::new("sh");
+    sh.arg("-c")
+        .arg(format!("ulimit {limit} && exec \"$0\" \"$@\""))
+        .arg(cmd.get_program())
+        .args(cmd.get_args())
+        .stdin(Stdio::null());
+    for (key, value) in cmd.get_envs() {
+        match value {
+            Some(v) => sh.env(key, v),
+            None => sh.env_remove(key),
+        };
+    }
+    sh
+}
+
 /// Runs a command to completion, with a guard against hangs. The guard is generous (a hang is
 /// forever, not minutes): a 50 MB answer under Wine on a loaded 2-core machine took over 60 s.
 pub fn run(cmd: &mut Command) -> Output {
