@@ -1,14 +1,15 @@
 //! `--mgmt` over several servers (`-s a,b`, a group, `--all`), and `--follow` of their
-//! notifications (labelled `[NAME]`): the same method calls on each
-//! server at once, one thread per server, each answer labelled as RCON fan-out labels it (every
-//! line `[NAME] ...` through [`crate::app::print::output::prefixed`]; with `--json` a `server` field), a
-//! failure as `rcon: error: [NAME] ...` on stderr, and the worst exit status of all. A server's
-//! method that fails is reported and the next one runs (as with one server); a server that
-//! cannot be reached or refuses the secret stops there. Each server's URL, trust and secret
-//! come from its own profile (the secrets are read first, one server after another, so a
-//! prompt never races another). Each server's calls run under the one runner policy
-//! (`--keep-going`, `--delay`, `--echo`, `--retry`: [`mgmt::MgmtSession::run_calls`]); Ctrl-C
-//! and SIGTERM stop every server's calls, and one line says what ran on all of them.
+//! notifications (labelled `[NAME]`): the same method calls on each server at once (on at
+//! most [`at_once::MAX_WORKERS`] threads, each taking the next server), each answer labelled
+//! as RCON fan-out labels it (every line `[NAME] ...` through
+//! [`crate::app::print::output::prefixed`]; with `--json` a `server` field), a failure as
+//! `rcon: error: [NAME] ...` on stderr, and the worst exit status of all. A server's method
+//! that fails is reported and the next one runs (as with one server); a server that cannot be
+//! reached or refuses the secret stops there. Each server's URL, trust and secret come from
+//! its own profile (the secrets are read first, one server after another, so a prompt never
+//! races another). Each server's calls run under the one runner policy (`--keep-going`,
+//! `--delay`, `--echo`, `--retry`: [`mgmt::MgmtSession::run_calls`]); Ctrl-C and SIGTERM stop
+//! every server's calls, and one line says what ran on all of them.
 
 use crate::app::exit::{Exit, exit_for, fail};
 use crate::app::mode::mgmt::{self, MgmtTarget};
@@ -17,6 +18,7 @@ use crate::app::print::stderr;
 use crate::app::resolve::plan::FollowOptions;
 use crate::app::resolve::plan::MgmtPlan;
 use crate::app::resolve::settings::Settings;
+use crate::app::runner::at_once;
 use crate::app::runner::commands;
 use crate::app::runner::interrupt::Stop;
 
@@ -38,19 +40,16 @@ pub fn run(plan: &MgmtPlan, servers: Vec<(String, Settings)>) -> anyhow::Result<
     let servers = targets.len();
     // Ctrl-C and SIGTERM stop every server's calls; one line then says what ran on all.
     let stop = Stop::catch();
-    let ended: Vec<Ended> = std::thread::scope(|scope| {
-        let handles: Vec<_> = targets
-            .into_iter()
-            .map(|(name, target)| {
-                let (calls, stop) = (&calls, stop.as_ref());
-                scope.spawn(move || one(&name, target, calls, plan, stop))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or(Ended::failed(Exit::Connection)))
-            .collect()
-    });
+    // Every server at once, on at most `at_once::MAX_WORKERS` threads.
+    let mut targets: Vec<Option<(String, anyhow::Result<MgmtTarget>)>> =
+        targets.into_iter().map(Some).collect();
+    let ended: Vec<Ended> = at_once::each(&mut targets, |slot| {
+        let (name, target) = slot.take().expect("each server is run once");
+        one(&name, target, &calls, plan, stop.as_ref())
+    })
+    .into_iter()
+    .map(|e| e.unwrap_or(Ended::failed(Exit::Connection)))
+    .collect();
     let mut worst = Exit::Success;
     let mut ran = 0;
     let mut stopped: Option<Interrupted> = None;
