@@ -122,6 +122,24 @@ fn an_unreachable_server_fails_before_anything_is_announced() {
     assert_eq!(err.lines().count(), 1, "{err}");
 }
 
+/// Every server of a group is connected to at once before anything is announced: a server that
+/// never answers fails the run after one timeout, and by then the next one was tried too.
+#[test]
+fn a_group_is_connected_to_at_once_before_anything_is_announced() {
+    let (a, b) = (common::black_hole(), common::black_hole());
+    let home = common::home();
+    let out = run(common::rcon_in(home.path())
+        .env("RCON_PASSWORD", common::PASSWORD)
+        .args(["-t", "1s"])
+        .args(["--target", &format!("a=127.0.0.1:{}", a.port())])
+        .args(["--target", &format!("b=127.0.0.1:{}", b.port())])
+        .args(["--countdown", "1m", "--announce", "say {left}"]));
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(6), "{err}");
+    assert!(err.starts_with("rcon: error: a: nothing was sent"), "{err}");
+    assert_eq!((a.accepted(), b.accepted()), (1, 1), "{err}");
+}
+
 #[test]
 fn a_group_counts_down_in_step() {
     let a = common::strict_vanilla();

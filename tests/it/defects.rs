@@ -201,15 +201,7 @@ fn a_refused_command_is_said_once() {
 
 /// A TCP port that accepts and never answers.
 fn silent_port() -> u16 {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = l.local_addr().unwrap().port();
-    std::thread::spawn(move || {
-        let mut held = Vec::new();
-        for s in l.incoming().flatten() {
-            held.push(s);
-        }
-    });
-    port
+    black_hole().port()
 }
 
 #[test]

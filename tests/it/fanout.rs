@@ -3,26 +3,14 @@
 //! nobody else.
 
 use std::io::{BufRead, BufReader, Read};
-use std::net::TcpListener;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use crate::common::*;
 use rconsole::practice::{PracticeMode, PracticeServer, sample_text};
 
-/// A server that accepts and reads but never answers; it lives as long as the test.
 fn black_hole() -> u16 {
-    let l = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = l.local_addr().unwrap().port();
-    std::thread::spawn(move || {
-        for mut s in l.incoming().flatten() {
-            std::thread::spawn(move || {
-                let mut buf = [0u8; 1024];
-                while matches!(s.read(&mut buf), Ok(n) if n > 0) {}
-            });
-        }
-    });
-    port
+    crate::common::black_hole().port()
 }
 
 fn target(name: &str, port: u16) -> String {

@@ -3,8 +3,7 @@
 //! in one run, the summary and the JSON exit reason.
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Read};
-use std::net::TcpListener;
+use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
@@ -159,20 +158,7 @@ fn seen_around_connections(events: &[rconsole::practice::Observed]) -> Vec<Strin
 
 /// Listeners that accept, never answer, and hold each connection until the client closes it.
 fn holes(n: usize) -> Vec<u16> {
-    let mut ports = Vec::new();
-    for _ in 0..n {
-        let l = TcpListener::bind("127.0.0.1:0").unwrap();
-        ports.push(l.local_addr().unwrap().port());
-        std::thread::spawn(move || {
-            for mut s in l.incoming().flatten() {
-                std::thread::spawn(move || {
-                    let mut buf = [0u8; 1024];
-                    while matches!(s.read(&mut buf), Ok(n) if n > 0) {}
-                });
-            }
-        });
-    }
-    ports
+    (0..n).map(|_| black_hole().port()).collect()
 }
 
 /// How many TCP sockets a process has open (Linux).

@@ -268,6 +268,30 @@ fn a_follow_that_cannot_connect_at_first_fails_at_once() {
     );
 }
 
+/// Every server of a group is connected to at once before the follow starts: a server that
+/// never answers fails the run after one timeout, and by then the next one was tried too (one
+/// after another, the run ended at the first and never reached the second). The same for the
+/// consoles that push their messages (telnet here).
+#[test]
+fn a_group_is_connected_to_at_once_and_a_silent_server_fails_it_after_one_timeout() {
+    for dialect in ["minecraft", "telnet"] {
+        let (a, b) = (common::black_hole(), common::black_hole());
+        let home = common::home();
+        let out = common::run(
+            common::rcon_in(home.path())
+                .env("RCON_PASSWORD", common::PASSWORD)
+                .args(["--dialect", dialect, "-t", "1s"])
+                .args(["--target", &format!("a=127.0.0.1:{}", a.port())])
+                .args(["--target", &format!("b=127.0.0.1:{}", b.port())])
+                .arg("--follow"),
+        );
+        let err = common::stderr(&out);
+        assert_eq!(out.status.code(), Some(6), "{dialect}: {err}");
+        assert!(err.starts_with("rcon: error: a: "), "{dialect}: {err}");
+        assert_eq!((a.accepted(), b.accepted()), (1, 1), "{dialect}: {err}");
+    }
+}
+
 mod pty {
     use super::*;
     use common::term::Term;

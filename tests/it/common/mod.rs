@@ -321,6 +321,43 @@ impl ClosedPort {
     }
 }
 
+/// A server that accepts, reads and never answers; it lives as long as the test process.
+pub struct BlackHole {
+    port: u16,
+    accepted: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl BlackHole {
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// How many connections it has accepted.
+    pub fn accepted(&self) -> usize {
+        self.accepted.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+/// A [`BlackHole`] on a free loopback port: each connection is read (and held) until the
+/// client closes it.
+pub fn black_hole() -> BlackHole {
+    use std::io::Read;
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    let accepted = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let count = std::sync::Arc::clone(&accepted);
+    std::thread::spawn(move || {
+        for mut s in l.incoming().flatten() {
+            count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 1024];
+                while matches!(s.read(&mut buf), Ok(n) if n > 0) {}
+            });
+        }
+    });
+    BlackHole { port, accepted }
+}
+
 /// A port nothing listens on, held for as long as the value lives (see [`ClosedPort`]).
 pub fn closed_port() -> ClosedPort {
     hold_port(std::net::SocketAddr::from(([127, 0, 0, 1], 0)))

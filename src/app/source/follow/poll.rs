@@ -15,6 +15,7 @@ use crate::app::print::stderr;
 use crate::app::resolve::plan::{DEFAULT_POLL, FollowOptions};
 use crate::app::resolve::settings::Settings;
 use crate::app::runner::session::Session;
+use crate::app::runner::{at_once, fanout};
 use crate::app::shared::parse_list;
 use crate::app::source::follow::events::{Emitter, FollowEvent};
 
@@ -39,22 +40,38 @@ pub fn diff(before: &BTreeSet<String>, now: &BTreeSet<String>, server: &str) -> 
 pub fn run(options: &FollowOptions, servers: Vec<(String, Settings)>) -> anyhow::Result<Exit> {
     let poll = options.poll.unwrap_or(DEFAULT_POLL);
     let emitter = Arc::new(Emitter::new(options, servers.len() > 1));
-    // Connect to each first, so a wrong address or password fails at once.
-    let mut followers = Vec::new();
-    for (name, settings) in servers {
-        let opts = settings.options(Arc::new(crate::app::shared::StderrObserver));
-        let mut session = Session::new(
+    // Connect to each first (all at once, each password read once), so a wrong address or
+    // password fails at once; the first failure in the servers' order is the one said.
+    let several = servers.len() > 1;
+    let passwords = fanout::passwords(&servers)?;
+    let mut sessions = Vec::with_capacity(servers.len());
+    for ((name, settings), password) in servers.into_iter().zip(passwords) {
+        // With several servers, the engine's warnings name theirs, as fan-out's do.
+        let observer: Arc<dyn rconsole::rcon::client::Observer> = if several {
+            Arc::new(fanout::Labelled(name.clone()))
+        } else {
+            Arc::new(crate::app::shared::StderrObserver)
+        };
+        let session = Session::new(
             settings.connector()?,
-            settings.password()?,
-            opts,
+            password,
+            settings.options(observer),
             Printer::new(Style::Raw, false),
         );
-        let text = list(&mut session).map_err(|e| {
+        sessions.push((name, session));
+    }
+    let first = at_once::each(&mut sessions, |(name, session)| {
+        list(session).map_err(|e| {
             crate::app::exit::fail(
                 crate::app::exit::Exit::from_error(&e),
                 format!("{name}: {}", crate::app::exit::chain(&e)),
             )
-        })?;
+        })
+    });
+    let mut followers = Vec::with_capacity(sessions.len());
+    for ((name, session), text) in sessions.into_iter().zip(first) {
+        let text =
+            text.unwrap_or_else(|| Err(anyhow::anyhow!("{name}: the connecting thread failed")))?;
         let known = parse_list(&text);
         if known.is_none() {
             crate::app::print::output::warning(&format!(

@@ -26,6 +26,7 @@ use crate::app::exit::{Exit, chain, fail};
 use crate::app::print::stderr;
 use crate::app::resolve::plan::FollowOptions;
 use crate::app::resolve::settings::Settings;
+use crate::app::runner::{at_once, fanout};
 use crate::app::shared::StderrObserver;
 use crate::app::source::follow::events::{Emitter, FollowEvent, reconnect};
 
@@ -186,11 +187,12 @@ pub fn run(options: &FollowOptions, servers: Vec<(String, Settings)>) -> anyhow:
     }
     let emitter = Arc::new(Emitter::new(options, servers.len() > 1));
     let (done, ended) = mpsc::channel::<std::io::Error>();
-    // Connect to each first, so a wrong address or password fails at once.
-    let mut followers = Vec::new();
-    for (name, settings) in servers {
+    // Connect to each first (all at once, each password read once), so a wrong address or
+    // password fails at once; the first failure in the servers' order is the one said.
+    let passwords = fanout::passwords(&servers)?;
+    let mut targets = Vec::with_capacity(servers.len());
+    for ((name, settings), password) in servers.into_iter().zip(passwords) {
         let protocol = settings.dialect.value.dialect().protocol;
-        let password = settings.password()?;
         let target = ConsoleTarget {
             name: name.clone(),
             settings,
@@ -209,9 +211,24 @@ pub fn run(options: &FollowOptions, servers: Vec<(String, Settings)>) -> anyhow:
                 }
             })
         };
-        let remote = target
-            .open(&sink)
-            .map_err(|e| fail(Exit::from_error(&e), format!("{name}: {}", chain(&e))))?;
+        targets.push((target, sink));
+    }
+    let opened = at_once::each(&mut targets, |(target, sink)| {
+        target.open(sink).map_err(|e| {
+            fail(
+                Exit::from_error(&e),
+                format!("{}: {}", target.name, chain(&e)),
+            )
+        })
+    });
+    let mut followers = Vec::with_capacity(targets.len());
+    for ((target, sink), remote) in targets.into_iter().zip(opened) {
+        let remote = remote.unwrap_or_else(|| {
+            Err(anyhow::anyhow!(
+                "{}: the connecting thread failed",
+                target.name
+            ))
+        })?;
         followers.push((target, sink, remote));
     }
     stderr!(
