@@ -198,6 +198,14 @@ pub trait Handler {
     fn next(&mut self, target: usize) -> Next;
     /// Something happened to `target`.
     fn report(&mut self, target: usize, report: Report);
+    /// `target` failed (its connect, after the retries, its login or the command under way):
+    /// `Some(at)` connects it again at `at` and goes on (asking [`Handler::next`] once it is
+    /// logged in, a command under way not sent again), instead of ending it with
+    /// [`Report::Failed`]. For runs that last until stopped (`--follow`). By default a failure
+    /// ends the target.
+    fn lost(&mut self, _target: usize, _error: &Error) -> Option<Instant> {
+        None
+    }
 }
 
 #[derive(Debug)]
@@ -682,12 +690,25 @@ impl Loop {
         self.backing_off = 0;
     }
 
-    /// Ends the target with an error.
+    /// Ends the target with an error, or where the handler takes the loss
+    /// ([`Handler::lost`]), connects it again later.
     fn fail(&mut self, i: usize, err: Error, poll: &Poll, handler: &mut dyn Handler) {
         self.close(i, poll);
         self.sessions[i].machine.disconnect();
-        self.sessions[i].phase = Phase::Over;
         self.active -= 1;
+        if let Some(at) = handler.lost(i, &err) {
+            let s = &mut self.sessions[i];
+            s.phase = Phase::Backoff;
+            s.stage = Stage::LoggingIn;
+            s.queued = None;
+            s.resume = None;
+            s.attempt = 0;
+            s.wake_at = Some(at);
+            self.backing_off += 1;
+            self.arm(i);
+            return;
+        }
+        self.sessions[i].phase = Phase::Over;
         handler.report(i, Report::Failed(err));
     }
 

@@ -48,6 +48,8 @@ struct Script {
     log: Vec<Vec<String>>,
     output: Vec<Vec<u8>>,
     done_at: Vec<Vec<Instant>>,
+    /// How many more failures of each target to take as losses ([`Handler::lost`]).
+    lose: Vec<u32>,
 }
 
 impl Script {
@@ -65,6 +67,7 @@ impl Script {
             log: vec![Vec::new(); n],
             output: vec![Vec::new(); n],
             done_at: vec![Vec::new(); n],
+            lose: vec![0; n],
         }
     }
 }
@@ -106,6 +109,17 @@ impl Handler for Script {
             _ => return,
         };
         self.log[t].push(line);
+    }
+
+    fn lost(&mut self, t: usize, error: &Error) -> Option<Instant> {
+        if self.lose[t] == 0 {
+            return None;
+        }
+        self.lose[t] -= 1;
+        // What came of the failed command before it failed (a part of its answer).
+        let part = std::mem::take(&mut self.output[t]).len();
+        self.log[t].push(format!("lost {error} ({part} bytes)"));
+        Some(Instant::now() + Duration::from_millis(20))
     }
 }
 
@@ -258,6 +272,54 @@ fn a_delay_holds_the_next_command_back_and_a_closing_command_reconnects() {
     assert_eq!(s.commands(), ["echo one", "echo two"]);
     // A lower bound only: the second answer cannot come before the delay has passed.
     assert!(h.done_at[0][1] >= h.done_at[0][0] + delay);
+}
+
+/// A handler that takes a failure as a loss ([`Handler::lost`]) has the target connected again
+/// and asked for its next command: the command that failed is not sent again. A connect that
+/// fails is a loss too, until the handler ends it.
+#[test]
+fn a_lost_target_connects_again_and_goes_on_until_the_handler_ends_it() {
+    let s = practice(PracticeMode::Vanilla);
+    let (_held, dead) = closed_port();
+    let mut h = Script::new(vec![
+        vec![
+            ("echo a", false, None),
+            // The server sends the answer's first packet, then closes the connection.
+            ("drop 20000", false, None),
+            ("echo c", false, None),
+        ],
+        vec![("echo x", false, None)],
+    ]);
+    h.lose = vec![1, 2];
+    run(
+        vec![target(s.port()), target(dead)],
+        FleetOptions::default(),
+        &mut h,
+    )
+    .unwrap();
+    assert_eq!(h.log[0].len(), 6, "{:?}", h.log[0]);
+    assert_eq!(h.log[0][..2], ["connecting 1", "done a"]);
+    assert!(h.log[0][2].starts_with("lost "), "{:?}", h.log[0]);
+    assert_eq!(h.log[0][3..], ["connecting 1", "done c", "finished"]);
+    assert_eq!(s.commands(), ["echo a", "drop 20000", "echo c"]);
+    assert_eq!(s.connections(), 2);
+    let dead_log: Vec<&str> = h.log[1]
+        .iter()
+        .map(|l| &l[..l.find(' ').unwrap_or(l.len())])
+        .collect();
+    assert_eq!(
+        dead_log,
+        [
+            "connecting",
+            "lost",
+            "connecting",
+            "lost",
+            "connecting",
+            "failed"
+        ],
+        "{:?}",
+        h.log[1]
+    );
 }
 
 /// A cancel (Ctrl-C in the application) ends every target not yet finished with
