@@ -79,6 +79,20 @@ pub fn is_parse_error(raw: &[u8]) -> bool {
     raw.trim_ascii_end().ends_with(b"<--[HERE]")
 }
 
+/// Server names for a message: all of them, or for a large group the first three and how many
+/// more (`s0, s1, s2 and 197 more servers`).
+pub fn some_names(names: &[String]) -> String {
+    const ALL_UP_TO: usize = 5;
+    if names.len() <= ALL_UP_TO {
+        return names.join(", ");
+    }
+    format!(
+        "{} and {} more servers",
+        names[..3].join(", "),
+        names.len() - 3
+    )
+}
+
 /// A command shortened for messages.
 pub fn short(command: &str) -> String {
     let mut s: String = command.chars().take(60).collect();
@@ -128,6 +142,17 @@ pub fn parse_list(text: &str) -> Option<std::collections::BTreeSet<String>> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_large_group_is_named_in_short() {
+        let names = |n: usize| (0..n).map(|i| format!("s{i}")).collect::<Vec<_>>();
+        assert_eq!(super::some_names(&names(1)), "s0");
+        assert_eq!(super::some_names(&names(5)), "s0, s1, s2, s3, s4");
+        assert_eq!(
+            super::some_names(&names(200)),
+            "s0, s1, s2 and 197 more servers"
+        );
+    }
+
     use super::*;
 
     #[test]

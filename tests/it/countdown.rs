@@ -169,18 +169,6 @@ fn a_group_counts_down_in_step() {
     );
 }
 
-/// `--targets` rows for `count` servers, all of them `server` (its connections count apart).
-#[cfg(unix)]
-fn many(home: &std::path::Path, count: usize, port: u16) -> String {
-    let mut text = String::from("name,host,port\n");
-    for i in 0..count {
-        text.push_str(&format!("s{i},127.0.0.1,{port}\n"));
-    }
-    let path = home.join("fleet.csv");
-    std::fs::write(&path, text).unwrap();
-    path.to_str().unwrap().to_string()
-}
-
 /// A countdown on `count` servers, all of them `server`, under `ulimit LIMIT`.
 #[cfg(unix)]
 fn counted_down(
@@ -189,7 +177,7 @@ fn counted_down(
     port: u16,
     limit: &str,
 ) -> std::process::Output {
-    let inventory = many(home, count, port);
+    let inventory = common::same_server_inventory(home, count, port);
     let mut cmd = common::rcon_in(home);
     cmd.env("RCON_PASSWORD", common::PASSWORD)
         .env("RCON_CLOCK_SPEED", "60")

@@ -292,6 +292,48 @@ fn a_group_is_connected_to_at_once_and_a_silent_server_fails_it_after_one_timeou
     }
 }
 
+/// A large group is followed on the event loop: one thread for all of its servers (Linux
+/// counts them in /proc; a thread per server before), its connections within a soft
+/// descriptor limit far below what it needs (raised, as fan-out raises it), and every server
+/// asked again and again.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_large_group_is_followed_on_one_event_loop() {
+    let server = common::strict_vanilla();
+    let home = common::home();
+    let inventory = common::same_server_inventory(home.path(), 200, server.port());
+    let mut cmd = common::rcon_in(home.path());
+    cmd.env("RCON_PASSWORD", common::PASSWORD).args([
+        "--targets",
+        &inventory,
+        "--poll",
+        "100ms",
+        "--follow",
+    ]);
+    let mut f = Follower::spawn(&mut common::under_ulimit(&cmd, "-Sn 128"));
+    let line = f.wait_err("rcon: following");
+    assert!(
+        line.starts_with("rcon: following s0, s1, s2 and 197 more servers by polling"),
+        "{line}"
+    );
+    // `sh` ran `exec rcon`: the same process.
+    let threads = std::fs::read_dir(format!("/proc/{}/task", f.child.id()))
+        .unwrap()
+        .count();
+    assert!(threads <= 3, "{threads} threads for 200 servers");
+    let deadline = Instant::now() + WAIT;
+    let lists = || server.commands().iter().filter(|c| *c == "list").count();
+    while lists() < 600 {
+        assert!(Instant::now() < deadline, "{} polls in {WAIT:?}", lists());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(
+        f.drain_err().iter().all(|l| !l.contains("error")),
+        "{:?}",
+        f.drain_err()
+    );
+}
+
 mod pty {
     use super::*;
     use common::term::Term;

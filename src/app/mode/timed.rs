@@ -40,19 +40,8 @@ pub fn run_timed(plan: TimedPlan) -> anyhow::Result<Exit> {
                 2
             }
         })
-        .sum::<u64>()
-        + fanout::SPARE_FDS;
-    let limit = rconsole::fleet::raise_fd_limit(want);
-    if limit < want {
-        return Err(fail(
-            Exit::Usage,
-            format!(
-                "a timed run on {} servers holds {want} open files at once, but the limit is \
-                 {limit} (ulimit -n); nothing was sent",
-                servers.len()
-            ),
-        ));
-    }
+        .sum::<u64>();
+    fanout::hold_every_connection(servers.len(), want, "a timed run")?;
     // Each password read once per file or command, the prompt asked once for all.
     let passwords = fanout::passwords(&servers)?;
     let several = servers.len() > 1;

@@ -120,13 +120,19 @@ impl Observer for Labelled {
 
 /// Turns resolved settings into servers: the event loop's route for every one it can drive,
 /// else a helper thread's. Reads each password (a file, a command) once per distinct source.
-pub fn servers(list: Vec<(String, Settings)>) -> anyhow::Result<Vec<Server>> {
+/// `label`: the engine's warnings name their server (several servers).
+pub fn servers(list: Vec<(String, Settings)>, label: bool) -> anyhow::Result<Vec<Server>> {
     let passwords = passwords(&list)?;
     let mut ready = Vec::with_capacity(list.len());
     for ((name, settings), password) in list.into_iter().zip(passwords) {
         let connector = settings.connector()?;
         let protocol = settings.dialect.value.dialect().protocol;
-        let options = settings.options(Arc::new(Labelled(name.clone())));
+        let observer: Arc<dyn Observer> = if label {
+            Arc::new(Labelled(name.clone()))
+        } else {
+            Arc::new(crate::app::shared::StderrObserver)
+        };
+        let options = settings.options(observer);
         let tunnelled = settings.ssh.is_some() || settings.proxy_command.is_some();
         // `--remote` runs rcon on the SSH host, and a pipe cannot be polled on Windows: those
         // run on helper threads with the blocking client.
@@ -166,6 +172,43 @@ pub fn servers(list: Vec<(String, Settings)>) -> anyhow::Result<Vec<Server>> {
         });
     }
     Ok(ready)
+}
+
+/// For runs that hold every server's connection at once (`--countdown` and `--every` on a
+/// group, `--follow`): raises the soft descriptor limit to `want` (what `servers` connections
+/// need, plus [`SPARE_FDS`]), or says before anything is sent that the hard limit is lower.
+pub fn hold_every_connection(servers: usize, want: u64, what: &str) -> anyhow::Result<()> {
+    let want = want + SPARE_FDS;
+    let limit = fleet::raise_fd_limit(want);
+    if limit < want {
+        return Err(fail(
+            Exit::Usage,
+            format!(
+                "{what} on {servers} servers holds {want} open files at once, but the limit is \
+                 {limit} (ulimit -n); nothing was sent"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// What the event loop reports that only a target's observer hears (warnings and notes, worded
+/// with `describe`, what was learned, packets and frames); any other report is given back.
+pub fn observe(observer: &dyn Observer, describe: &str, report: Report) -> Option<Report> {
+    match report {
+        Report::Warning(w) => observer.warning(&format!("{describe}: {w}")),
+        Report::Note(n) => observer.note(&format!("{describe}: {n}")),
+        Report::Learned(l) => observer.learned(l),
+        Report::Traced(p) => observer.packet(&p),
+        Report::Frame {
+            direction,
+            bytes,
+            what,
+        } => observer.frame(direction, &bytes, &what),
+        Report::ConsoleWarning(w) => observer.warning(&w.to_string()),
+        other => return Some(other),
+    }
+    None
 }
 
 /// The tunnel of `settings` (`--ssh`, a proxy command), as [`Settings::connector`] opens it.
@@ -300,7 +343,7 @@ pub fn run_settings(
 ) -> anyhow::Result<Exit> {
     // What is learned about ten thousand servers is written once at the end, not once each.
     crate::app::learned::defer(true);
-    let servers = servers(list)?;
+    let servers = servers(list, true)?;
     let result = run(servers, commands, layout, printer, policy);
     crate::app::learned::defer(false);
     Ok(result?)
@@ -933,6 +976,10 @@ impl fleet::Handler for FleetHandler<'_> {
     }
 
     fn report(&mut self, t: usize, report: Report) {
+        let s = &self.states[t];
+        let Some(report) = observe(s.observer.as_ref(), &s.describe, report) else {
+            return;
+        };
         match report {
             Report::Connecting { attempt: 1 } => {
                 let _ = self.tx.send(SessionUpdate::Started {
@@ -1039,27 +1086,11 @@ impl fleet::Handler for FleetHandler<'_> {
                     });
                 }
             }
-            Report::Warning(w) => {
-                let s = &self.states[t];
-                s.observer.warning(&format!("{}: {w}", s.describe));
-            }
-            Report::Note(n) => {
-                let s = &self.states[t];
-                s.observer.note(&format!("{}: {n}", s.describe));
-            }
-            Report::Learned(l) => self.states[t].observer.learned(l),
-            Report::Traced(p) => self.states[t].observer.packet(&p),
             Report::Message(text) => {
                 if let Some(sink) = &self.states[t].sink {
                     sink(&text);
                 }
             }
-            Report::Frame {
-                direction,
-                bytes,
-                what,
-            } => self.states[t].observer.frame(direction, &bytes, &what),
-            Report::ConsoleWarning(w) => self.states[t].observer.warning(&w.to_string()),
             _ => {}
         }
     }

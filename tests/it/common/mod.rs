@@ -132,6 +132,18 @@ pub fn under_ulimit(cmd: &Command, limit: &str) -> Command {
     sh
 }
 
+/// A `--targets` file (in `home`) of `count` servers `s0`, `s1`, ... that are all the one on
+/// `port`: a large group without a server each.
+pub fn same_server_inventory(home: &Path, count: usize, port: u16) -> String {
+    let mut text = String::from("name,host,port\n");
+    for i in 0..count {
+        text.push_str(&format!("s{i},127.0.0.1,{port}\n"));
+    }
+    let path = home.join("fleet.csv");
+    std::fs::write(&path, text).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
 /// Runs a command to completion, with a guard against hangs. The guard is generous (a hang is
 /// forever, not minutes): a 50 MB answer under Wine on a loaded 2-core machine took over 60 s.
 pub fn run(cmd: &mut Command) -> Output {

@@ -233,11 +233,12 @@ pub fn run(options: &FollowOptions, servers: Vec<(String, Settings)>) -> anyhow:
     }
     stderr!(
         "rcon: following {} (the messages the server pushes); Ctrl-C stops",
-        followers
-            .iter()
-            .map(|(t, ..)| t.name.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
+        crate::app::shared::some_names(
+            &followers
+                .iter()
+                .map(|(t, ..)| t.name.clone())
+                .collect::<Vec<_>>()
+        )
     );
     for (target, sink, remote) in followers {
         std::thread::spawn(move || watch(target, sink, remote));
