@@ -4,8 +4,11 @@
 # spreads SERVERS targets over them, then runs, for each binary given, RUNS times each:
 #   rcon --targets FILE --countdown 2s --at 1s --announce 'say in {left}' --then seed
 # once under the soft descriptor limit of 1024 (a common default) and once under the hard
-# limit, printing wall time, peak RSS (GNU time) and the exit status. Binaries are measured
-# round by round, so they see the same machine. Not a test; prints figures.
+# limit, printing wall time, peak RSS (GNU time) and the exit status; then
+#   rcon --targets FILE --poll 1s --follow
+# for 4 s under the hard limit, printing its threads, resident memory and CPU time (Linux /proc)
+# at the end. Binaries are measured round by round, so they see the same machine. Not a test;
+# prints figures.
 #
 # Usage: bench/timed-group.sh [--servers 1500] [--ports 30] [--runs 3] BIN...
 #   e.g. bench/timed-group.sh /tmp/old/rcon target/release/rcon
@@ -71,5 +74,21 @@ for run in $(seq "$runs"); do
       read -r wall rss < <(tail -1 "$work/time")
       printf '%-40s %8s %8s %10s %5s\n' "$bin" "$soft" "$wall" "$rss" "$out"
     done
+  done
+done
+echo
+echo "# --follow on the same servers, 4 s in (poll 1s)"
+printf '%-40s %8s %10s %8s\n' binary threads rss_KiB cpu_ms
+tick=$(getconf CLK_TCK)
+for run in $(seq "$runs"); do
+  for bin in "${bins[@]}"; do
+    "$bin" --targets "$work/targets.csv" --poll 1s --follow > /dev/null 2> "$work/err" &
+    pid=$!
+    sleep 4
+    threads=$(ls "/proc/$pid/task" | wc -l)
+    rss=$(awk '/VmRSS/ {print $2}' "/proc/$pid/status")
+    cpu=$(awk -v t="$tick" '{print ($14 + $15) * 1000 / t}' "/proc/$pid/stat")
+    kill "$pid"; wait "$pid" 2>/dev/null || true
+    printf '%-40s %8s %10s %8s\n' "$bin" "$threads" "$rss" "$cpu"
   done
 done
