@@ -228,6 +228,51 @@ fn a_group_past_the_hard_descriptor_limit_is_refused_before_anything_is_sent() {
     assert_eq!(server.commands(), Vec::<String>::new());
 }
 
+/// A server restarted between two announcements (its connection closed while the countdown
+/// waited) gets the next announcement on a new connection: the closed one is noticed before
+/// anything is sent into it, so nothing fails and nothing is in doubt.
+#[test]
+fn a_server_restarted_during_the_countdown_gets_the_rest_of_it() {
+    let config = |bind| rconsole::practice::PracticeConfig {
+        bind,
+        password: common::PASSWORD.into(),
+        mode: rconsole::practice::PracticeMode::Vanilla,
+        read_delay: Duration::from_millis(2),
+    };
+    let any = "127.0.0.1:0".parse().unwrap();
+    let first = rconsole::practice::PracticeServer::serve(common::listener(any), config(any))
+        .expect("start practice server");
+    let addr = first.addr();
+    let home = common::home();
+    // Schedule time runs twice as fast: announcements 2 s apart in real time.
+    let child = common::rcon_for(&first, home.path())
+        .env("RCON_CLOCK_SPEED", "2")
+        .args([
+            "--countdown",
+            "10s",
+            "--at",
+            "6s,2s",
+            "--announce",
+            "say {left}",
+        ])
+        .args(["--then", "say done"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn rcon");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !first.commands().contains(&"say 6 seconds".to_string()) {
+        assert!(Instant::now() < deadline, "no first announcement");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let held = common::stop_holding(addr, || drop(first));
+    let second = held.serve(config(addr));
+    let out = common::wait_with_timeout(child, Duration::from_secs(60));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stderr(&out), "");
+    assert_eq!(second.commands(), says(&["say 2 seconds", "say done"]));
+}
+
 /// A vanilla-like server (one packet per answer, `Unknown request 0` for the sentinel probe)
 /// that answers `say done` only after 3 s; `answered` turns true when it has.
 fn slow_to_answer(answered: std::sync::Arc<std::sync::atomic::AtomicBool>) -> u16 {

@@ -84,6 +84,14 @@ impl schedule::Runner for RconRunner {
         &self.name
     }
     fn run(&mut self, command: &str) -> anyhow::Result<String> {
+        // The connection sat idle since the last step (minutes, in a long countdown): one the
+        // server closed meanwhile (a restart, an idle limit) is noticed now and replaced,
+        // rather than the command sent into it and then in doubt.
+        if let Some(client) = self.session.client()
+            && client.is_connected()
+        {
+            client.check_open();
+        }
         match run_text(&mut self.session, command) {
             Ok(t) if crate::app::shared::is_parse_error(t.as_bytes()) => {
                 Err(fail(Exit::CommandFailed, t))
