@@ -18,6 +18,15 @@ pub fn each<T: Send, R: Send>(
     items: &mut [T],
     work: impl Fn(&mut T) -> R + Sync,
 ) -> Vec<Option<R>> {
+    each_within(items, MAX_WORKERS, work)
+}
+
+/// [`each`] on at most `cap` threads (at least one).
+pub fn each_within<T: Send, R: Send>(
+    items: &mut [T],
+    cap: usize,
+    work: impl Fn(&mut T) -> R + Sync,
+) -> Vec<Option<R>> {
     if let [only] = items {
         return vec![Some(work(only))];
     }
@@ -37,7 +46,7 @@ pub fn each<T: Send, R: Send>(
     };
     thread::scope(|scope| {
         let mut started = Vec::new();
-        for n in 0..count.min(MAX_WORKERS) {
+        for n in 0..count.min(cap.max(1)) {
             match thread::Builder::new()
                 .name(format!("server-{n}"))
                 .spawn_scoped(scope, worker)

@@ -20,10 +20,10 @@
 //! text, colour, `--fix-newlines` and the JSON schema are the same, plus `server` in JSON.
 //! `--retry N` tries a failed connect again N times, after 200 ms, 400 ms, 800 ms...
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::io;
+use std::sync::Arc;
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -42,6 +42,7 @@ use crate::app::print::progress::ProgressLine;
 use crate::app::resolve::plan::{FanoutPlan, FanoutPolicy as Policy, Layout};
 use crate::app::resolve::secrets::Secret;
 use crate::app::resolve::settings::Settings;
+use crate::app::runner::at_once;
 use crate::app::runner::interrupt::{self, Signal};
 use crate::app::runner::session::{self, PARSE_ERROR};
 use crate::app::runner::wait;
@@ -385,7 +386,7 @@ pub fn run(
 ) -> io::Result<Exit> {
     let names: Vec<String> = servers.iter().map(|s| s.name.clone()).collect();
     let mut direct = Vec::new();
-    let mut tunnels = VecDeque::new();
+    let mut tunnels = Vec::new();
     for (index, mut s) in servers.into_iter().enumerate() {
         match std::mem::replace(
             &mut s.route,
@@ -409,7 +410,7 @@ pub fn run(
             )),
             thread => {
                 s.route = thread;
-                tunnels.push_back((index, s));
+                tunnels.push((index, s));
             }
         }
     }
@@ -442,21 +443,20 @@ pub fn run(
     // what was in flight and what was not sent (without the guard they ended the process).
     let stop = interrupt::Stop::catch();
     let cancel = stop.as_ref().map(interrupt::Stop::flag);
-    let queue = Mutex::new(tunnels);
     let (tx, rx) = mpsc::channel::<SessionUpdate>();
     let mut printing = PrintingThread::new(names, commands, layout, policy, printer);
 
     let result = thread::scope(|scope| -> io::Result<()> {
-        for _ in 0..tunnel_threads {
+        if !tunnels.is_empty() {
             let tx = tx.clone();
-            let queue = &queue;
             let cancel = cancel.clone();
+            let mut tunnels: Vec<Option<(usize, Server)>> = tunnels.into_iter().map(Some).collect();
             scope.spawn(move || {
-                loop {
-                    let next = queue.lock().expect("queue lock").pop_front();
-                    let Some((index, server)) = next else { return };
-                    serve(index, server, commands, policy, cancel.as_ref(), &tx);
-                }
+                at_once::each_within(&mut tunnels, tunnel_threads, |slot| {
+                    if let Some((index, server)) = slot.take() {
+                        serve(index, server, commands, policy, cancel.as_ref(), &tx);
+                    }
+                });
             });
         }
         if !direct.is_empty() {
