@@ -332,6 +332,14 @@ fn a_large_group_is_followed_on_one_event_loop() {
         "{:?}",
         f.drain_err()
     );
+    // What the first answers taught is written once every server has answered, while the
+    // follow goes on (not only when it ends, which a service's follow may never do).
+    let learned = home.path().join("data/rconsole/learned-servers.toml");
+    let text = std::fs::read_to_string(&learned).unwrap_or_default();
+    assert!(
+        text.contains(&format!("\"127.0.0.1:{} minecraft\"", server.port())),
+        "{text:?}"
+    );
 }
 
 mod pty {

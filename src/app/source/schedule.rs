@@ -226,7 +226,9 @@ pub fn run(
         planned.push(fill(t, total));
     }
     // Every server connects, and every command is checked, before anything is sent to any;
-    // the servers at once, the first failure in their order reported.
+    // the servers at once, the first failure in their order reported. What they teach about
+    // their servers is written once for all of them, not once each.
+    crate::app::learned::defer(true);
     let ready = at_once::each(&mut runners, |r| -> anyhow::Result<()> {
         let name = r.name().to_string();
         r.connect()
@@ -237,6 +239,7 @@ pub fn run(
         }
         Ok(())
     });
+    crate::app::learned::defer(false);
     for (r, result) in runners.iter().zip(ready) {
         result.unwrap_or_else(|| {
             Err(anyhow::anyhow!(

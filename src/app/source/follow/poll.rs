@@ -141,6 +141,8 @@ fn on_the_loop(
         stop: Arc::clone(&stop),
         tx,
     };
+    // Until every server has answered once, what is learned is kept to be written once.
+    crate::app::learned::defer(true);
     let ran = std::thread::scope(|scope| {
         let event_loop = scope.spawn(|| {
             let ran = fleet::run(targets, opts, &mut poller);
@@ -155,6 +157,7 @@ fn on_the_loop(
             .unwrap_or_else(|_| Err(std::io::Error::other("the event loop panicked")));
         (ended, ran)
     });
+    crate::app::learned::defer(false);
     match ran {
         (Ok(Ended::Failed(e)), _) => Err(e),
         (Ok(Ended::Output(e)), _) => Err(e.into()),
@@ -195,6 +198,8 @@ impl Poller<'_> {
             .iter_mut()
             .find_map(|r| r.as_mut().and_then(|r| r.as_mut().err()))
             .map(|e| std::mem::replace(e, anyhow::anyhow!("reported")));
+        // What the first answers taught about the servers, written once for all of them.
+        crate::app::learned::defer(false);
         match failed {
             Some(e) => self.end(Ended::Failed(e)),
             None => following(&self.names, self.poll),
@@ -315,6 +320,7 @@ fn on_threads(
         );
         sessions.push((name, session));
     }
+    crate::app::learned::defer(true);
     let first = at_once::each(&mut sessions, |(name, session)| {
         list(session).map_err(|e| {
             crate::app::exit::fail(
@@ -323,6 +329,7 @@ fn on_threads(
             )
         })
     });
+    crate::app::learned::defer(false);
     let mut followers = Vec::with_capacity(sessions.len());
     for ((name, session), text) in sessions.into_iter().zip(first) {
         let text =
