@@ -49,7 +49,8 @@ pub fn run() -> anyhow::Result<Exit> {
         // Resolution refuses these without the feature (plan::without_mgmt); never reached.
         #[cfg(not(feature = "mgmt"))]
         Mode::PracticeMgmt(_) | Mode::MgmtFanout(..) | Mode::Mgmt(..) => Err(plan::without_mgmt()),
-        Mode::Follow(options, servers) => follow::run(&options, servers),
+        Mode::FollowPolled(options, servers) => follow::poll::run(&options, servers),
+        Mode::FollowPushed(options, servers) => follow::pushed::run(&options, servers),
         Mode::Timed(plan) => run_timed(plan),
         Mode::Fanout(plan) => fanout::run_plan(plan),
         // The console over --remote is the local console on a remote session (runner/single.rs).

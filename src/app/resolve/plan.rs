@@ -43,8 +43,10 @@ pub enum Mode {
     /// `--mgmt` on several servers (`mgmt` feature).
     #[cfg_attr(not(feature = "mgmt"), allow(dead_code))] // refused while resolving
     MgmtFanout(MgmtPlan, Vec<(String, Settings)>),
-    /// `--follow` on one or several RCON-family servers.
-    Follow(FollowOptions, Vec<(String, Settings)>),
+    /// `--follow` on one or several RCON servers: `list` polled.
+    FollowPolled(FollowOptions, Vec<(String, Settings)>),
+    /// `--follow` on one or several BattlEye, WebRCON or telnet servers: what they push.
+    FollowPushed(FollowOptions, Vec<(String, Settings)>),
     /// `--countdown`, `--every`, `--if` on one or several servers.
     Timed(TimedPlan),
     /// Commands on several servers at once.
@@ -740,7 +742,17 @@ fn follow_or_timed(
                 ),
             ));
         }
-        return Ok(Mode::Follow(follow_options(args)?, servers));
+        let options = follow_options(args)?;
+        if polled == 0 {
+            if args.poll.is_some() {
+                return Err(fail(
+                    Exit::Usage,
+                    "--poll is for RCON servers: BattlEye, WebRCON and telnet servers push their messages, nothing is polled",
+                ));
+            }
+            return Ok(Mode::FollowPushed(options, servers));
+        }
+        return Ok(Mode::FollowPolled(options, servers));
     }
     let timing = timing(args)?.unwrap_or_default();
     refuse_nothing_to_run(&timing, !commands.is_empty())?;

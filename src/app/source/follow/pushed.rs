@@ -179,12 +179,6 @@ impl ConsoleTarget {
 
 /// Follows the pushed messages of one or several BattlEye/WebRCON/telnet servers.
 pub fn run(options: &FollowOptions, servers: Vec<(String, Settings)>) -> anyhow::Result<Exit> {
-    if options.poll.is_some() {
-        return Err(fail(
-            Exit::Usage,
-            "--poll is for RCON servers: BattlEye, WebRCON and telnet servers push their messages, nothing is polled",
-        ));
-    }
     let emitter = Arc::new(Emitter::new(options, servers.len() > 1));
     let (done, ended) = mpsc::channel::<std::io::Error>();
     // Connect to each first (all at once, each password read once), so a wrong address or
