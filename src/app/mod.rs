@@ -45,10 +45,23 @@ pub fn run() -> anyhow::Result<Exit> {
         #[cfg(feature = "mgmt")]
         Mode::MgmtFanout(plan, servers) => mode::mgmt_fanout::run(&plan, servers),
         #[cfg(feature = "mgmt")]
+        Mode::MgmtFanoutFollow(plan, options, servers) => {
+            mode::mgmt_fanout::follow(&plan, &options, servers)
+        }
+        #[cfg(feature = "mgmt")]
         Mode::Mgmt(plan, settings) => mode::mgmt::run(&plan, &settings),
+        #[cfg(feature = "mgmt")]
+        Mode::MgmtFollow(plan, options, settings) => mode::mgmt::follow(&plan, &options, &settings),
+        #[cfg(feature = "mgmt")]
+        Mode::MgmtTimed(plan, timing, settings) => mode::mgmt::timed(&plan, &timing, &settings),
         // Resolution refuses these without the feature (plan::without_mgmt); never reached.
         #[cfg(not(feature = "mgmt"))]
-        Mode::PracticeMgmt(_) | Mode::MgmtFanout(..) | Mode::Mgmt(..) => Err(plan::without_mgmt()),
+        Mode::PracticeMgmt(_)
+        | Mode::MgmtFanout(..)
+        | Mode::MgmtFanoutFollow(..)
+        | Mode::Mgmt(..)
+        | Mode::MgmtFollow(..)
+        | Mode::MgmtTimed(..) => Err(plan::without_mgmt()),
         Mode::FollowPolled(options, servers) => follow::poll::run(&options, servers),
         Mode::FollowPushed(options, servers) => follow::pushed::run(&options, servers),
         Mode::Timed(plan) => run_timed(plan),

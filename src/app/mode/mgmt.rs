@@ -22,7 +22,7 @@ use serde_json::{Value, json};
 use crate::app::exit::{Exit, fail};
 use crate::app::print::output::{Printer, Style};
 use crate::app::print::stderr;
-use crate::app::resolve::plan::{BatchPolicy, FollowOptions, MgmtPlan, PracticePlan};
+use crate::app::resolve::plan::{BatchPolicy, FollowOptions, MgmtPlan, PracticePlan, Timing};
 use crate::app::resolve::secrets::{self, Secret};
 use crate::app::resolve::settings::{self, Settings};
 use crate::app::runner::commands::{self, Failure, Ran, Rest, Target};
@@ -726,18 +726,30 @@ pub fn run_mgmt(options: &FollowOptions, target: &MgmtTarget, label: bool) -> an
     }
 }
 
-/// `rcon --mgmt ...` for one server.
+/// `rcon --mgmt --follow` on one server: its notifications.
+pub fn follow(
+    plan: &MgmtPlan,
+    options: &FollowOptions,
+    settings: &Settings,
+) -> anyhow::Result<Exit> {
+    run_mgmt(options, &resolve(plan, settings)?, false)
+}
+
+/// `rcon --mgmt` with `--countdown`, `--every` or `--if`: the schedule over one server's
+/// management session.
+pub fn timed(plan: &MgmtPlan, timing: &Timing, settings: &Settings) -> anyhow::Result<Exit> {
+    let lines: Vec<String> = calls(plan).iter().map(|w| w.join(" ")).collect();
+    let target = resolve(plan, settings)?;
+    let session = MgmtSession::connect(target, plan.policy.retry, plan.json, false)?;
+    schedule::run(timing, vec![Box::new(session)], &lines)
+}
+
+/// `rcon --mgmt ...` for one server: the method calls given, else the console (a terminal or
+/// `-i`), else one call per line of stdin.
 pub fn run(plan: &MgmtPlan, settings: &Settings) -> anyhow::Result<Exit> {
     let commands = calls(plan);
     let target = resolve(plan, settings)?;
-    if let Some(follow) = &plan.follow {
-        return run_mgmt(follow, &target, false);
-    }
     let mut session = MgmtSession::connect(target, plan.policy.retry, plan.json, false)?;
-    if let Some(timing) = &plan.timing {
-        let lines: Vec<String> = commands.iter().map(|w| w.join(" ")).collect();
-        return schedule::run(timing, vec![Box::new(session)], &lines);
-    }
     let result = if !commands.is_empty() {
         let stop = Stop::catch();
         session

@@ -25,9 +25,6 @@ use crate::app::runner::interrupt::Stop;
 /// Runs the method calls on every server.
 pub fn run(plan: &MgmtPlan, servers: Vec<(String, Settings)>) -> anyhow::Result<Exit> {
     // What several servers cannot do was refused while resolving (plan::mgmt_fanout_plan).
-    if let Some(options) = &plan.follow {
-        return follow(plan, options, servers);
-    }
     let calls = mgmt::calls(plan);
     let mut targets: Vec<(String, anyhow::Result<MgmtTarget>)> = Vec::new();
     for (name, settings) in servers {
@@ -97,7 +94,7 @@ impl Ended {
 /// `--follow --mgmt` on several servers: each server's notifications on a thread of its own,
 /// lines labelled `[NAME]`. Every server is connected to first, so one that cannot be reached
 /// fails the run at once; later losses are retried per server, as with one.
-fn follow(
+pub fn follow(
     plan: &MgmtPlan,
     options: &FollowOptions,
     servers: Vec<(String, Settings)>,

@@ -37,12 +37,21 @@ pub enum Mode {
     Probe(Probe),
     /// `--print-config`: each server's settings as text (a name with several).
     PrintConfig(Vec<(Option<String>, String)>),
-    /// `--mgmt` (`mgmt` feature).
+    /// `--mgmt` (`mgmt` feature): method calls, the console or stdin's lines.
     #[cfg_attr(not(feature = "mgmt"), allow(dead_code))] // refused while resolving
     Mgmt(MgmtPlan, Box<Settings>),
-    /// `--mgmt` on several servers (`mgmt` feature).
+    /// `--mgmt --follow`: one server's notifications.
+    #[cfg_attr(not(feature = "mgmt"), allow(dead_code))] // refused while resolving
+    MgmtFollow(MgmtPlan, FollowOptions, Box<Settings>),
+    /// `--mgmt` with `--countdown`, `--every` or `--if` (one server).
+    #[cfg_attr(not(feature = "mgmt"), allow(dead_code))] // refused while resolving
+    MgmtTimed(MgmtPlan, Timing, Box<Settings>),
+    /// `--mgmt` on several servers: the same method calls on each.
     #[cfg_attr(not(feature = "mgmt"), allow(dead_code))] // refused while resolving
     MgmtFanout(MgmtPlan, Vec<(String, Settings)>),
+    /// `--mgmt --follow` on several servers: their notifications, labelled.
+    #[cfg_attr(not(feature = "mgmt"), allow(dead_code))] // refused while resolving
+    MgmtFanoutFollow(MgmtPlan, FollowOptions, Vec<(String, Settings)>),
     /// `--follow` on one or several RCON servers: `list` polled.
     FollowPolled(FollowOptions, Vec<(String, Settings)>),
     /// `--follow` on one or several BattlEye, WebRCON or telnet servers: what they push.
@@ -117,10 +126,6 @@ pub struct MgmtPlan {
     pub json: bool,
     /// `--interactive`.
     pub interactive: bool,
-    /// `--follow`: notifications instead of calls.
-    pub follow: Option<FollowOptions>,
-    /// `--countdown`, `--every`, `--if`.
-    pub timing: Option<Timing>,
     /// The runner policy of its calls: `--keep-going`, `--delay`, `--echo`, `--retry`.
     pub policy: BatchPolicy,
 }
@@ -545,7 +550,10 @@ fn resolve_mode(
             servers.push((name.value, s));
         }
         if args.mgmt.is_some() && !args.print_config {
-            return Ok(Mode::MgmtFanout(mgmt_fanout_plan(&args)?, servers));
+            return match mgmt_fanout_plan(&args)? {
+                (plan, Some(follow)) => Ok(Mode::MgmtFanoutFollow(plan, follow, servers)),
+                (plan, None) => Ok(Mode::MgmtFanout(plan, servers)),
+            };
         }
         return several(args, &origins, servers, commands);
     }
@@ -576,7 +584,12 @@ fn resolve_mode(
         )]));
     }
     if args.mgmt.is_some() {
-        return Ok(Mode::Mgmt(mgmt_plan(&args)?, Box::new(settings)));
+        let settings = Box::new(settings);
+        return Ok(match mgmt_plan(&args)? {
+            (plan, Some(follow), _) => Mode::MgmtFollow(plan, follow, settings),
+            (plan, None, Some(timing)) => Mode::MgmtTimed(plan, timing, settings),
+            (plan, None, None) => Mode::Mgmt(plan, settings),
+        });
     }
     if follow_or_timed_asked(&args) {
         let one = vec![(settings.display_name(), settings)];
@@ -871,7 +884,9 @@ fn practice_plan(args: &Args, flag: &str, addr: &str) -> anyhow::Result<Practice
     })
 }
 
-fn mgmt_plan(args: &Args) -> anyhow::Result<MgmtPlan> {
+/// `--mgmt`'s plan, with `--follow`'s options or the timed operations when asked for (at most
+/// one of them: `--follow` conflicts with the timed flags).
+fn mgmt_plan(args: &Args) -> anyhow::Result<(MgmtPlan, Option<FollowOptions>, Option<Timing>)> {
     // `--mgmt players`: clap took the first command word for the URL; a URL has a scheme.
     let (url, first) = match args.mgmt.as_deref() {
         Some("") | None => (None, None),
@@ -907,7 +922,7 @@ fn mgmt_plan(args: &Args) -> anyhow::Result<MgmtPlan> {
             ),
         ));
     }
-    Ok(MgmtPlan {
+    let plan = MgmtPlan {
         url,
         lines: args.commands.clone(),
         words,
@@ -918,10 +933,10 @@ fn mgmt_plan(args: &Args) -> anyhow::Result<MgmtPlan> {
         trace: args.trace,
         json: args.json,
         interactive: args.interactive,
-        follow: args.follow.then(|| follow_options(args)).transpose()?,
-        timing,
         policy: batch_policy(args),
-    })
+    };
+    let follow = args.follow.then(|| follow_options(args)).transpose()?;
+    Ok((plan, follow, timing))
 }
 
 /// --echo prints each command before its output in a session, a fan-out and `--mgmt`'s calls;
@@ -1035,28 +1050,28 @@ fn refuse_unused_live_or_timed(args: &Args) -> anyhow::Result<()> {
 
 /// [`mgmt_plan`] for several servers, refusing what works on one only: a URL (it names one
 /// server), the timed operations, and no methods at all (the console and stdin).
-fn mgmt_fanout_plan(args: &Args) -> anyhow::Result<MgmtPlan> {
-    let plan = mgmt_plan(args)?;
+fn mgmt_fanout_plan(args: &Args) -> anyhow::Result<(MgmtPlan, Option<FollowOptions>)> {
+    let (plan, follow, timing) = mgmt_plan(args)?;
     if plan.url.is_some() {
         return Err(fail(
             Exit::Usage,
             "--mgmt URL names one server; with several, each profile's mgmt_url is used (give --mgmt without a URL)",
         ));
     }
-    if plan.timing.is_some() {
+    if timing.is_some() {
         return Err(fail(
             Exit::Usage,
             "a timed operation with --mgmt works on one server; on several, --mgmt calls methods (rcon --mgmt -s a,b players) and follows notifications (--follow), and --countdown, --every and --if work over RCON",
         ));
     }
     let no_calls = plan.lines.is_empty() && plan.words.iter().all(|w| w.trim().is_empty());
-    if plan.follow.is_none() && no_calls {
+    if follow.is_none() && no_calls {
         return Err(fail(
             Exit::Usage,
             "--mgmt on several servers needs the methods to call (words or -c); the console and stdin work with one server",
         ));
     }
-    Ok(plan)
+    Ok((plan, follow))
 }
 
 /// `--ping` / `--query`: they need no password and no RCON session, and read the config file
