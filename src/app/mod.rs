@@ -66,10 +66,8 @@ pub fn run() -> anyhow::Result<Exit> {
         Mode::FollowPushed(options, servers) => follow::pushed::run(&options, servers),
         Mode::Timed(plan) => run_timed(plan),
         Mode::Fanout(plan) => fanout::run_plan(plan),
+        Mode::RemoteSession(plan) => remote::client::run(*plan),
         // The console over --remote is the local console on a remote session (runner/single.rs).
-        Mode::Session(plan) if plan.settings.remote && !plan.demo && !plan.inputs.console => {
-            remote::client::run(*plan)
-        }
         Mode::Session(plan) => single::run(*plan),
         Mode::RemoteServe => remote::serve::serve(),
     }

@@ -62,6 +62,10 @@ pub enum Mode {
     Fanout(FanoutPlan),
     /// One server: commands, batch input, the console.
     Session(Box<SessionPlan>),
+    /// One server's commands and batch input sent to `rcon` on the SSH host (`--remote`,
+    /// without the console: the console over `--remote` is a [`Mode::Session`] on a remote
+    /// session).
+    RemoteSession(Box<SessionPlan>),
     /// `--remote-serve`: the remote side of `--remote` on stdin and stdout.
     RemoteServe,
 }
@@ -627,7 +631,8 @@ fn resolve_mode(
             "--resume needs exactly one input, one -f FILE or stdin (the journal is kept per input and server)",
         ));
     }
-    Ok(Mode::Session(Box::new(SessionPlan {
+    let remote = settings.remote && !args.demo && !inputs.console;
+    let plan = Box::new(SessionPlan {
         settings,
         demo: args.demo,
         commands,
@@ -643,7 +648,12 @@ fn resolve_mode(
         wait: args.wait,
         parse_errors_fail: compat.is_none_or(|t| t.parse_errors_fail),
         files: args.files,
-    })))
+    });
+    Ok(if remote {
+        Mode::RemoteSession(plan)
+    } else {
+        Mode::Session(plan)
+    })
 }
 
 /// Several servers: their settings, `--follow` or the timed operations, or commands on all.
