@@ -183,12 +183,7 @@ fn measured(cmd: &mut Command) -> Run {
             .arg(cmd.get_program())
             .args(cmd.get_args())
             .stdin(Stdio::null());
-        for (key, value) in cmd.get_envs() {
-            match value {
-                Some(v) => timed.env(key, v),
-                None => timed.env_remove(key),
-            };
-        }
+        copy_env(cmd, &mut timed);
         let out = run(&mut timed);
         let took = start.elapsed();
         let text = std::fs::read_to_string(report.path()).unwrap_or_default();

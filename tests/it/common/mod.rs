@@ -123,13 +123,18 @@ pub fn under_ulimit(cmd: &Command, limit: &str) -> Command {
         .arg(cmd.get_program())
         .args(cmd.get_args())
         .stdin(Stdio::null());
-    for (key, value) in cmd.get_envs() {
+    copy_env(cmd, &mut sh);
+    sh
+}
+
+/// Gives `to` the environment changes made on `from` (what it sets and what it removes).
+pub fn copy_env(from: &Command, to: &mut Command) {
+    for (key, value) in from.get_envs() {
         match value {
-            Some(v) => sh.env(key, v),
-            None => sh.env_remove(key),
+            Some(v) => to.env(key, v),
+            None => to.env_remove(key),
         };
     }
-    sh
 }
 
 /// A `--targets` file (in `home`) of `count` servers `s0`, `s1`, ... that are all the one on
