@@ -255,8 +255,9 @@ impl fleet::Handler for Poller<'_> {
             fleet::Report::Output(bytes) => self.raw[t].extend_from_slice(&bytes),
             fleet::Report::Done => {
                 self.due[t] = Instant::now() + self.poll;
+                // Decoded as the blocking client decodes an answer.
                 let raw = std::mem::take(&mut self.raw[t]);
-                self.answer(t, &String::from_utf8_lossy(&raw));
+                self.answer(t, &rconsole::rcon::packet::decode_output_owned(raw));
             }
             fleet::Report::Finished(learned) if learned.is_some() => observer.learned(learned),
             fleet::Report::Failed(rconsole::Error::Cancelled) => {}
