@@ -134,6 +134,12 @@ pub enum Next {
         /// Wait until then before sending it.
         not_before: Option<Instant>,
     },
+    /// Nothing to send now: stay connected (reading what the server pushes, a console's
+    /// keep-alive going on) and ask again at `until`.
+    Wait {
+        /// When to ask again.
+        until: Instant,
+    },
     /// Nothing more: close the connection; the target is finished.
     Close,
 }
@@ -198,8 +204,9 @@ pub trait Handler {
     fn next(&mut self, target: usize) -> Next;
     /// Something happened to `target`.
     fn report(&mut self, target: usize, report: Report);
-    /// `target` failed (its connect, after the retries, its login or the command under way):
-    /// `Some(at)` connects it again at `at` and goes on (asking [`Handler::next`] once it is
+    /// `target` failed (its connect, after the retries, its login or the command under way),
+    /// or the server closed its connection while nothing was under way: `Some(at)` connects it
+    /// again at `at` and goes on (asking [`Handler::next`] once it is
     /// logged in, a command under way not sent again), instead of ending it with
     /// [`Report::Failed`]. For runs that last until stopped (`--follow`). By default a failure
     /// ends the target.
@@ -695,21 +702,27 @@ impl Loop {
     fn fail(&mut self, i: usize, err: Error, poll: &Poll, handler: &mut dyn Handler) {
         self.close(i, poll);
         self.sessions[i].machine.disconnect();
-        self.active -= 1;
         if let Some(at) = handler.lost(i, &err) {
-            let s = &mut self.sessions[i];
-            s.phase = Phase::Backoff;
-            s.stage = Stage::LoggingIn;
-            s.queued = None;
-            s.resume = None;
-            s.attempt = 0;
-            s.wake_at = Some(at);
-            self.backing_off += 1;
-            self.arm(i);
-            return;
+            return self.retake(i, at);
         }
         self.sessions[i].phase = Phase::Over;
+        self.active -= 1;
         handler.report(i, Report::Failed(err));
+    }
+
+    /// A lost target the handler takes back ([`Handler::lost`]): closed, it waits until `at`
+    /// without holding a slot, then connects again.
+    fn retake(&mut self, i: usize, at: Instant) {
+        let s = &mut self.sessions[i];
+        s.phase = Phase::Backoff;
+        s.stage = Stage::LoggingIn;
+        s.queued = None;
+        s.resume = None;
+        s.attempt = 0;
+        s.wake_at = Some(at);
+        self.active -= 1;
+        self.backing_off += 1;
+        self.arm(i);
     }
 
     fn close(&mut self, i: usize, poll: &Poll) {
@@ -813,8 +826,11 @@ impl Loop {
                 Phase::Delay if s.wake_at.is_some_and(|w| w <= now) => {
                     s.wake_at = None;
                     s.phase = Phase::Open;
-                    let (text, then_close) = s.queued.take().expect("a delayed command");
-                    self.start(i, text, then_close, poll, handler);
+                    match s.queued.take() {
+                        Some((text, then_close)) => self.start(i, text, then_close, poll, handler),
+                        // A wait ([`Next::Wait`]) is over: what next?
+                        None => self.ask(i, poll, handler),
+                    }
                 }
                 Phase::Delay if s.machine.wake().is_some_and(|d| d <= now) => {
                     s.machine.tick(now);
@@ -995,9 +1011,15 @@ impl Loop {
         handler: &mut dyn Handler,
     ) {
         let s = &mut self.sessions[i];
+        let idle = s.stage == Stage::Idle;
         if s.machine.peer_closed(reset.is_some(), Instant::now()) {
             self.close(i, poll);
-            return self.after_machine(i, poll, handler);
+            self.after_machine(i, poll, handler);
+            let s = &self.sessions[i];
+            if idle && s.link.is_none() && matches!(s.phase, Phase::Open | Phase::Delay) {
+                self.idle_closed(i, handler);
+            }
+            return;
         }
         if let Some(e) = reset {
             return self.link_failed(i, "while reading", e, poll, handler);
@@ -1032,7 +1054,25 @@ impl Loop {
                 poll,
                 handler,
             ),
-            (Stage::Idle, None) => self.arm(i),
+            (Stage::Idle, None) => {
+                self.arm(i);
+                self.idle_closed(i, handler);
+            }
+        }
+    }
+
+    /// The server closed the connection while nothing was under way: a loss where the handler
+    /// wants the server back at once (a follow, [`Handler::lost`]); otherwise the next command
+    /// connects again.
+    fn idle_closed(&mut self, i: usize, handler: &mut dyn Handler) {
+        let closed = Error::Closed {
+            phase: crate::error::Phase::Idle,
+            partial: false,
+            when: "while idle",
+        };
+        if let Some(at) = handler.lost(i, &closed) {
+            self.sessions[i].machine.disconnect();
+            self.retake(i, at);
         }
     }
 
@@ -1299,6 +1339,13 @@ impl Loop {
                 self.active -= 1;
                 let learned = s.machine.learned();
                 handler.report(i, Report::Finished(learned));
+            }
+            Next::Wait { until } => {
+                let s = &mut self.sessions[i];
+                s.queued = None;
+                s.phase = Phase::Delay;
+                s.wake_at = Some(until);
+                self.arm(i);
             }
             Next::Command {
                 text,

@@ -432,3 +432,88 @@ fn a_close_during_a_delay_reconnects_for_the_delayed_command() {
     );
     server.join().unwrap();
 }
+
+/// A handler that waits ([`Next::Wait`]) keeps the connection and is asked again when the wait
+/// is over; a close by the server meanwhile is a loss the handler may take: connected again
+/// (logged in anew) and asked again.
+#[test]
+fn a_wait_holds_the_connection_and_a_close_meanwhile_is_a_loss() {
+    use std::io::Write;
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let server = std::thread::spawn(move || {
+        // The first connection: a login and one command, then closed while the client waits.
+        let (mut s, _) = listener.accept().unwrap();
+        let (id, _) = read_packet(&mut s).unwrap();
+        s.write_all(&crate::rcon::packet::encode(id, 2, b""))
+            .unwrap();
+        let (id, body) = read_packet(&mut s).unwrap();
+        s.write_all(&crate::rcon::packet::encode(id, 0, &body))
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(100));
+        drop(s);
+        // The second: a login, held until the client closes it.
+        let (mut s, _) = listener.accept().unwrap();
+        let (id, _) = read_packet(&mut s).unwrap();
+        s.write_all(&crate::rcon::packet::encode(id, 2, b""))
+            .unwrap();
+        while read_packet(&mut s).is_ok() {}
+    });
+
+    struct Waiter {
+        asked: u32,
+        log: Vec<String>,
+    }
+    impl Handler for Waiter {
+        fn next(&mut self, _: usize) -> Next {
+            self.asked += 1;
+            let now = Instant::now();
+            match self.asked {
+                1 => Next::Command {
+                    text: "first".into(),
+                    then_close: false,
+                    not_before: None,
+                },
+                // The server closes the connection during this wait.
+                2 => Next::Wait {
+                    until: now + Duration::from_secs(10),
+                },
+                // After the reconnect: a short wait that ends by itself.
+                3 => Next::Wait {
+                    until: now + Duration::from_millis(50),
+                },
+                _ => Next::Close,
+            }
+        }
+        fn report(&mut self, _: usize, report: Report) {
+            match report {
+                Report::Connecting { .. } => self.log.push("connecting".into()),
+                Report::Done => self.log.push("done".into()),
+                Report::Failed(e) => self.log.push(format!("failed {e}")),
+                Report::Finished(_) => self.log.push("finished".into()),
+                _ => {}
+            }
+        }
+        fn lost(&mut self, _: usize, error: &Error) -> Option<Instant> {
+            self.log.push(format!("lost {error}"));
+            Some(Instant::now())
+        }
+    }
+
+    let mut t = target(port);
+    t.config.end = crate::rcon::exchange::EndDetection::SinglePacket;
+    let mut h = Waiter {
+        asked: 0,
+        log: Vec::new(),
+    };
+    let start = Instant::now();
+    run(vec![t], FleetOptions::default(), &mut h).unwrap();
+    assert_eq!(h.log.len(), 5, "{:?}", h.log);
+    assert_eq!(h.log[..2], ["connecting", "done"]);
+    assert!(h.log[2].starts_with("lost "), "{:?}", h.log);
+    assert_eq!(h.log[3..], ["connecting", "finished"]);
+    assert_eq!(h.asked, 4);
+    // The ten-second wait ended with the close, not by its time.
+    assert!(start.elapsed() < Duration::from_secs(10));
+    server.join().unwrap();
+}
