@@ -17,7 +17,7 @@ const WAIT: Duration = Duration::from_secs(30);
 
 /// A running `rcon --follow` with its output lines arriving on channels.
 pub(crate) struct Follower {
-    child: Child,
+    pub(crate) child: Child,
     out: Receiver<String>,
     err: Receiver<String>,
     seen_err: Vec<String>,

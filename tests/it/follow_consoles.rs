@@ -312,3 +312,38 @@ fn telnet_messages_in_a_terminal_across_a_restart() {
     assert_ne!(term.exit_code(), 0);
     assert!(!term.raw().contains(common::PASSWORD));
 }
+
+/// A large group of consoles is followed on the event loop as RCON's is: one thread for all of
+/// its servers (Linux counts them in /proc; a thread per server before), and every server's
+/// pushed message comes out.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_large_group_of_consoles_is_followed_on_one_event_loop() {
+    let server = start(Kind::Telnet, "127.0.0.1:0".parse().unwrap());
+    let home = common::home();
+    let inventory = common::same_server_inventory(home.path(), 100, server.port());
+    let mut f = Follower::spawn(
+        common::rcon_in(home.path())
+            .env("RCON_PASSWORD", common::PASSWORD)
+            .args(["--dialect", "telnet", "--targets", &inventory, "--follow"]),
+    );
+    let line = f.wait_err("rcon: following");
+    assert!(
+        line.starts_with("rcon: following s0, s1, s2 and 97 more servers (the messages"),
+        "{line}"
+    );
+    let threads = std::fs::read_dir(format!("/proc/{}/task", f.child.id()))
+        .unwrap()
+        .count();
+    assert!(threads <= 3, "{threads} threads for 100 servers");
+    hook(&server, "telnet", &["join", "Steve"]);
+    let mut joined = std::collections::BTreeSet::new();
+    while joined.len() < 100 {
+        let line = f.line();
+        if let Some((name, rest)) = line.strip_prefix('[').and_then(|l| l.split_once("] "))
+            && after_time(rest) == "joined Steve"
+        {
+            joined.insert(name.to_string());
+        }
+    }
+}

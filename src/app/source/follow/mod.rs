@@ -5,5 +5,6 @@
 //! of them print events and run `--exec` through [`events`].
 
 pub mod events;
+pub mod looped;
 pub mod poll;
 pub mod pushed;

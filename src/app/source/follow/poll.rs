@@ -4,11 +4,8 @@
 //! reconnect.
 
 use std::collections::BTreeSet;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, mpsc};
-use std::time::{Duration, Instant};
-
-use rconsole::fleet;
+use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::Value;
 
@@ -21,6 +18,7 @@ use crate::app::runner::session::Session;
 use crate::app::runner::{at_once, fanout};
 use crate::app::shared::parse_list;
 use crate::app::source::follow::events::{Emitter, FollowEvent};
+use crate::app::source::follow::looped;
 
 /// The events between two `list` answers: `left` first, then `joined`, each by name.
 pub fn diff(before: &BTreeSet<String>, now: &BTreeSet<String>, server: &str) -> Vec<FollowEvent> {
@@ -45,26 +43,17 @@ pub fn run(options: &FollowOptions, servers: Vec<(String, Settings)>) -> anyhow:
     let poll = options.poll.unwrap_or(DEFAULT_POLL);
     let emitter = Arc::new(Emitter::new(options, servers.len() > 1));
     let several = servers.len() > 1;
-    // Every connection is held for the whole follow: the socket (three pipes through a
-    // tunnel), and on a thread its own poller.
-    let tunnelled = |s: &Settings| s.ssh.is_some() || s.proxy_command.is_some();
-    let threads = servers
-        .iter()
-        .any(|(_, s)| s.remote || (tunnelled(s) && !cfg!(unix)));
-    let want = servers
-        .iter()
-        .map(|(_, s)| u64::from(threads) + if tunnelled(s) { 3 } else { 1 })
-        .sum();
-    fanout::hold_every_connection(servers.len(), want, "--follow")?;
+    let threads = looped::on_threads(&servers)?;
     if threads {
         return on_threads(servers, poll, &emitter);
     }
     let names: Vec<String> = servers.iter().map(|(n, _)| n.clone()).collect();
-    on_the_loop(names, fanout::servers(servers, several)?, poll, &emitter)
+    let servers = fanout::servers(servers, several)?;
+    looped::run(names, servers, looped::Watch::Poll(poll), &emitter)
 }
 
 /// Says that the follow has begun, once every server answered its first `list`.
-fn following(names: &[String], poll: Duration) {
+pub(super) fn following(names: &[String], poll: Duration) {
     stderr!(
         "rcon: following {} by polling `list` every {}; Ctrl-C stops",
         crate::app::shared::some_names(names),
@@ -73,7 +62,7 @@ fn following(names: &[String], poll: Duration) {
 }
 
 /// The players in a first `list` answer, with a warning when it has none.
-fn first_players(name: &str, text: &str) -> Option<BTreeSet<String>> {
+pub(super) fn first_players(name: &str, text: &str) -> Option<BTreeSet<String>> {
     let known = parse_list(text);
     if known.is_none() {
         crate::app::print::output::warning(&format!(
@@ -81,218 +70,6 @@ fn first_players(name: &str, text: &str) -> Option<BTreeSet<String>> {
         ));
     }
     known
-}
-
-/// How a follow on the event loop ended.
-enum Ended {
-    /// A server could not be reached, or failed its first `list`.
-    Failed(anyhow::Error),
-    /// stdout failed (a closed pipe).
-    Output(std::io::Error),
-}
-
-/// Every server on the event loop: `list` when each is logged in, then every `poll`; a lost
-/// connection is said once and connected again every `poll` ([`fleet::Handler::lost`]).
-fn on_the_loop(
-    names: Vec<String>,
-    servers: Vec<fanout::Server>,
-    poll: Duration,
-    emitter: &Emitter,
-) -> anyhow::Result<Exit> {
-    let count = servers.len();
-    let mut targets = Vec::with_capacity(count);
-    let mut observers = Vec::with_capacity(count);
-    let mut describes = Vec::with_capacity(count);
-    for s in servers {
-        let fanout::Route::Fleet { host, port, tunnel } = s.route else {
-            unreachable!("threaded routes are followed on threads");
-        };
-        observers.push(Arc::clone(&s.options.observer));
-        describes.push(s.describe);
-        targets.push(fleet::FleetTarget {
-            host,
-            port,
-            password: s.password,
-            config: s.options,
-            protocol: s.protocol,
-            tunnel,
-        });
-    }
-    let stop = Arc::new(AtomicBool::new(false));
-    let (tx, rx) = mpsc::channel();
-    let opts = fleet::FleetOptions {
-        parallel: count.max(1),
-        retries: 0,
-        backoff: poll,
-        cancel: Some(Arc::clone(&stop)),
-    };
-    let now = Instant::now();
-    let mut poller = Poller {
-        first: (0..count).map(|_| None).collect(),
-        known: vec![None; count],
-        raw: vec![Vec::new(); count],
-        down: vec![false; count],
-        due: vec![now; count],
-        names,
-        observers,
-        describes,
-        poll,
-        emitter,
-        stop: Arc::clone(&stop),
-        tx,
-    };
-    // Until every server has answered once, what is learned is kept to be written once.
-    crate::app::learned::defer(true);
-    let ran = std::thread::scope(|scope| {
-        let event_loop = scope.spawn(|| {
-            let ran = fleet::run(targets, opts, &mut poller);
-            drop(poller);
-            ran
-        });
-        // The loop runs until a failure or a closed stdout stops it.
-        let ended = rx.recv();
-        stop.store(true, Ordering::SeqCst);
-        let ran = event_loop
-            .join()
-            .unwrap_or_else(|_| Err(std::io::Error::other("the event loop panicked")));
-        (ended, ran)
-    });
-    crate::app::learned::defer(false);
-    match ran {
-        (Ok(Ended::Failed(e)), _) => Err(e),
-        (Ok(Ended::Output(e)), _) => Err(e.into()),
-        (Err(_), Err(e)) => Err(e.into()),
-        (Err(_), Ok(())) => Ok(Exit::Success),
-    }
-}
-
-/// The follow's side of the event loop.
-struct Poller<'e> {
-    names: Vec<String>,
-    describes: Vec<String>,
-    observers: Vec<Arc<dyn rconsole::rcon::client::Observer>>,
-    /// Each server's first `list`: its players (`Ok`), or why it failed; `None` until then.
-    first: Vec<Option<Result<(), anyhow::Error>>>,
-    known: Vec<Option<BTreeSet<String>>>,
-    raw: Vec<Vec<u8>>,
-    /// The connection was lost, and said so: the next answer says it is back.
-    down: Vec<bool>,
-    /// When each server's next `list` is due.
-    due: Vec<Instant>,
-    poll: Duration,
-    emitter: &'e Emitter,
-    stop: Arc<AtomicBool>,
-    tx: mpsc::Sender<Ended>,
-}
-
-impl Poller<'_> {
-    /// A server's first `list` came to `result`; when every server's has, the follow begins,
-    /// or the first failure in the servers' order ends it.
-    fn settled(&mut self, t: usize, result: Result<(), anyhow::Error>) {
-        self.first[t] = Some(result);
-        if self.first.iter().any(Option::is_none) {
-            return;
-        }
-        let failed = self
-            .first
-            .iter_mut()
-            .find_map(|r| r.as_mut().and_then(|r| r.as_mut().err()))
-            .map(|e| std::mem::replace(e, anyhow::anyhow!("reported")));
-        // What the first answers taught about the servers, written once for all of them.
-        crate::app::learned::defer(false);
-        match failed {
-            Some(e) => self.end(Ended::Failed(e)),
-            None => following(&self.names, self.poll),
-        }
-    }
-
-    fn end(&mut self, ended: Ended) {
-        self.stop.store(true, Ordering::SeqCst);
-        let _ = self.tx.send(ended);
-    }
-
-    fn answer(&mut self, t: usize, text: &str) {
-        if self.first[t].is_none() {
-            self.known[t] = first_players(&self.names[t], text);
-            return self.settled(t, Ok(()));
-        }
-        if self.down[t] {
-            stderr!("rcon: {}: reconnected; following again", self.names[t]);
-            self.down[t] = false;
-        }
-        let Some(now) = parse_list(text) else {
-            return;
-        };
-        if let Some(before) = &self.known[t] {
-            for e in diff(before, &now, &self.names[t]) {
-                if let Err(err) = self.emitter.emit(&e) {
-                    return self.end(Ended::Output(err));
-                }
-            }
-        }
-        self.known[t] = Some(now);
-    }
-}
-
-impl fleet::Handler for Poller<'_> {
-    fn next(&mut self, t: usize) -> fleet::Next {
-        if self.stop.load(Ordering::SeqCst) {
-            return fleet::Next::Close;
-        }
-        fleet::Next::Command {
-            text: "list".into(),
-            then_close: false,
-            not_before: Some(self.due[t]),
-        }
-    }
-
-    fn report(&mut self, t: usize, report: fleet::Report) {
-        let observer = self.observers[t].as_ref();
-        let Some(report) = fanout::observe(observer, &self.describes[t], report) else {
-            return;
-        };
-        match report {
-            fleet::Report::Output(bytes) => self.raw[t].extend_from_slice(&bytes),
-            fleet::Report::Done => {
-                self.due[t] = Instant::now() + self.poll;
-                // Decoded as the blocking client decodes an answer.
-                let raw = std::mem::take(&mut self.raw[t]);
-                self.answer(t, &rconsole::rcon::packet::decode_output_owned(raw));
-            }
-            fleet::Report::Finished(learned) if learned.is_some() => observer.learned(learned),
-            fleet::Report::Failed(rconsole::Error::Cancelled) => {}
-            // Only a first connect or `list` fails a server; later losses are taken (`lost`).
-            fleet::Report::Failed(e) if self.first[t].is_none() => {
-                let name = &self.names[t];
-                let failed = crate::app::exit::fail(
-                    crate::app::exit::Exit::from_error(&e),
-                    format!("{name}: {}", crate::app::exit::chain(&e)),
-                );
-                self.settled(t, Err(failed));
-            }
-            _ => {}
-        }
-    }
-
-    fn lost(&mut self, t: usize, error: &rconsole::Error) -> Option<Instant> {
-        if self.first[t].is_none() || self.stop.load(Ordering::SeqCst) {
-            return None;
-        }
-        self.raw[t].clear();
-        if !self.down[t] {
-            stderr!(
-                "rcon: {}: connection lost ({}); reconnecting every {}",
-                self.names[t],
-                crate::app::exit::chain(error),
-                rconsole::format_duration(self.poll)
-            );
-            self.down[t] = true;
-        }
-        // Asked at once when back: the wait was the reconnect's.
-        let now = Instant::now();
-        self.due[t] = now;
-        Some(now + self.poll)
-    }
 }
 
 /// Every server on a thread of its own with the blocking client: connected to at once first,

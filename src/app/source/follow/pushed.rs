@@ -2,7 +2,9 @@
 //! they arrive (nothing is polled). Recognisable joins and leaves become `joined` / `left`
 //! events, every other line a `message` event; each carries the line as the server sent it
 //! (`raw`). A lost connection (the server closed it, or a BattlEye keep-alive went unanswered
-//! for the timeout) is said on stderr and retried every second, and the follow goes on.
+//! for the timeout) is said on stderr and retried every second, and the follow goes on. The
+//! servers are read on the fleet's event loop ([`looped`]); `--remote` and tunnels on Windows
+//! on a thread each.
 //!
 //! The mapping ([`event_for`]):
 //! - BattlEye (DayZ, Arma): `Player #N NAME (IP:PORT) connected` is `joined NAME`,
@@ -29,6 +31,7 @@ use crate::app::resolve::settings::Settings;
 use crate::app::runner::{at_once, fanout};
 use crate::app::shared::StderrObserver;
 use crate::app::source::follow::events::{Emitter, FollowEvent, reconnect};
+use crate::app::source::follow::looped;
 
 /// How often a follow looks whether its connection is still there, and retries a lost one.
 const CHECK: Duration = Duration::from_millis(200);
@@ -177,9 +180,26 @@ impl ConsoleTarget {
     }
 }
 
-/// Follows the pushed messages of one or several BattlEye/WebRCON/telnet servers.
+/// Says that the follow has begun, once every server is logged in.
+pub(super) fn following(names: &[String]) {
+    stderr!(
+        "rcon: following {} (the messages the server pushes); Ctrl-C stops",
+        crate::app::shared::some_names(names)
+    );
+}
+
+/// Follows the pushed messages of one or several BattlEye/WebRCON/telnet servers: on the event
+/// loop, or where a server cannot be driven there (`--remote`, a tunnel on Windows), a thread
+/// per server.
 pub fn run(options: &FollowOptions, servers: Vec<(String, Settings)>) -> anyhow::Result<Exit> {
-    let emitter = Arc::new(Emitter::new(options, servers.len() > 1));
+    let several = servers.len() > 1;
+    if !looped::on_threads(&servers)? {
+        let emitter = Emitter::new(options, several);
+        let names: Vec<String> = servers.iter().map(|(n, _)| n.clone()).collect();
+        let servers = fanout::servers(servers, several)?;
+        return looped::run(names, servers, looped::Watch::Pushed, &emitter);
+    }
+    let emitter = Arc::new(Emitter::new(options, several));
     let (done, ended) = mpsc::channel::<std::io::Error>();
     // Connect to each first (all at once, each password read once), so a wrong address or
     // password fails at once; the first failure in the servers' order is the one said.
@@ -225,14 +245,11 @@ pub fn run(options: &FollowOptions, servers: Vec<(String, Settings)>) -> anyhow:
         })?;
         followers.push((target, sink, remote));
     }
-    stderr!(
-        "rcon: following {} (the messages the server pushes); Ctrl-C stops",
-        crate::app::shared::some_names(
-            &followers
-                .iter()
-                .map(|(t, ..)| t.name.clone())
-                .collect::<Vec<_>>()
-        )
+    following(
+        &followers
+            .iter()
+            .map(|(t, ..)| t.name.clone())
+            .collect::<Vec<_>>(),
     );
     for (target, sink, remote) in followers {
         std::thread::spawn(move || watch(target, sink, remote));
@@ -246,7 +263,7 @@ pub fn run(options: &FollowOptions, servers: Vec<(String, Settings)>) -> anyhow:
 }
 
 /// The lines of one pushed message: WebRCON's chat JSON is one, anything else line by line.
-fn split(protocol: Protocol, text: &str) -> Vec<&str> {
+pub(super) fn split(protocol: Protocol, text: &str) -> Vec<&str> {
     if protocol == Protocol::WebRcon && text.trim_start().starts_with('{') {
         return vec![text];
     }

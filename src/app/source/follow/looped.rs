@@ -1,0 +1,344 @@
+//! `--follow` on the fleet's event loop, for every server it can drive (all but `--remote` and
+//! tunnels on Windows): RCON servers asked `list` every `--poll` ([`Watch::Poll`]), BattlEye,
+//! WebRCON and telnet servers read for what they push ([`Watch::Pushed`]), one thread for the
+//! whole group. Every server is connected to at once; the follow begins when each has answered
+//! (or logged in), and the first failure in the group's order ends it before that. A
+//! connection lost later (the server closed it, a command or keep-alive failed) is said once
+//! and connected again ([`fleet::Handler::lost`]): every poll for RCON, every second for the
+//! consoles, until the server is back (`reconnected; following again`).
+
+use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, mpsc};
+use std::time::{Duration, Instant};
+
+use rconsole::consoles::Protocol;
+use rconsole::fleet;
+use rconsole::rcon::client::Observer;
+
+use crate::app::exit::{Exit, chain, fail};
+use crate::app::print::stderr;
+use crate::app::resolve::settings::Settings;
+use crate::app::runner::fanout;
+use crate::app::shared::parse_list;
+use crate::app::source::follow::events::Emitter;
+use crate::app::source::follow::{poll, pushed};
+
+/// How a console that pushes its messages is connected again after a loss.
+const RETRY: Duration = Duration::from_secs(1);
+
+/// How a consoles' wait for pushed messages is broken up: it is asked again this often.
+const IDLE: Duration = Duration::from_secs(3600);
+
+/// What a follow watches.
+#[derive(Debug, Clone, Copy)]
+pub enum Watch {
+    /// RCON: `list`, every so often, diffed into `joined` and `left`.
+    Poll(Duration),
+    /// Each console's pushed messages.
+    Pushed,
+}
+
+/// Whether the follow of `servers` must run on threads (`--remote`, or a tunnel where the loop
+/// cannot poll pipes: Windows) rather than on the event loop; every connection is held for the
+/// whole follow, so the descriptor limit is checked (and raised) here, before anything is sent.
+pub fn on_threads(servers: &[(String, Settings)]) -> anyhow::Result<bool> {
+    let tunnelled = |s: &Settings| s.ssh.is_some() || s.proxy_command.is_some();
+    let threads = servers
+        .iter()
+        .any(|(_, s)| s.remote || (tunnelled(s) && !cfg!(unix)));
+    // The socket (three pipes through a tunnel), and on a thread its own poller.
+    let want = servers
+        .iter()
+        .map(|(_, s)| u64::from(threads) + if tunnelled(s) { 3 } else { 1 })
+        .sum();
+    fanout::hold_every_connection(servers.len(), want, "--follow")?;
+    Ok(threads)
+}
+
+/// How a follow on the event loop ended.
+enum Ended {
+    /// A server could not be reached, or failed its first `list`.
+    Failed(anyhow::Error),
+    /// stdout failed (a closed pipe).
+    Output(std::io::Error),
+}
+
+/// Follows `servers` (every one on the event loop's route), printing through `emitter`, until
+/// stdout fails; an error when a server cannot be reached at first.
+pub fn run(
+    names: Vec<String>,
+    servers: Vec<fanout::Server>,
+    watch: Watch,
+    emitter: &Emitter,
+) -> anyhow::Result<Exit> {
+    let count = servers.len();
+    let mut targets = Vec::with_capacity(count);
+    let mut observers = Vec::with_capacity(count);
+    let mut describes = Vec::with_capacity(count);
+    let mut protocols = Vec::with_capacity(count);
+    for s in servers {
+        let fanout::Route::Fleet { host, port, tunnel } = s.route else {
+            unreachable!("threaded routes are followed on threads");
+        };
+        observers.push(Arc::clone(&s.options.observer));
+        describes.push(s.describe);
+        protocols.push(s.protocol);
+        targets.push(fleet::FleetTarget {
+            host,
+            port,
+            password: s.password,
+            config: s.options,
+            protocol: s.protocol,
+            tunnel,
+        });
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    let (tx, rx) = mpsc::channel();
+    let opts = fleet::FleetOptions {
+        parallel: count.max(1),
+        retries: 0,
+        backoff: RETRY,
+        cancel: Some(Arc::clone(&stop)),
+    };
+    let now = Instant::now();
+    let mut follower = Follower {
+        first: (0..count).map(|_| None).collect(),
+        known: vec![None; count],
+        raw: vec![Vec::new(); count],
+        down: vec![Down::Up; count],
+        due: vec![now; count],
+        names,
+        observers,
+        describes,
+        protocols,
+        watch,
+        emitter,
+        stop: Arc::clone(&stop),
+        tx,
+    };
+    // Until every server has answered once, what is learned is kept to be written once.
+    crate::app::learned::defer(true);
+    let ran = std::thread::scope(|scope| {
+        let event_loop = scope.spawn(|| {
+            let ran = fleet::run(targets, opts, &mut follower);
+            drop(follower);
+            ran
+        });
+        // The loop runs until a failure or a closed stdout stops it.
+        let ended = rx.recv();
+        stop.store(true, Ordering::SeqCst);
+        let ran = event_loop
+            .join()
+            .unwrap_or_else(|_| Err(std::io::Error::other("the event loop panicked")));
+        (ended, ran)
+    });
+    crate::app::learned::defer(false);
+    match ran {
+        (Ok(Ended::Failed(e)), _) => Err(e),
+        (Ok(Ended::Output(e)), _) => Err(e.into()),
+        (Err(_), Err(e)) => Err(e.into()),
+        (Err(_), Ok(())) => Ok(Exit::Success),
+    }
+}
+
+/// Where a server's connection is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Down {
+    /// Connected (or never lost).
+    Up,
+    /// Lost, and said so.
+    Lost,
+    /// Lost, and a reconnect failed too, which was said (consoles).
+    Retrying,
+}
+
+/// The follow's side of the event loop.
+struct Follower<'e> {
+    names: Vec<String>,
+    describes: Vec<String>,
+    observers: Vec<Arc<dyn Observer>>,
+    protocols: Vec<Protocol>,
+    /// Each server's first answer (or login): `Ok`, or why it failed; `None` until then.
+    first: Vec<Option<Result<(), anyhow::Error>>>,
+    /// RCON: the players of the last `list`.
+    known: Vec<Option<BTreeSet<String>>>,
+    raw: Vec<Vec<u8>>,
+    down: Vec<Down>,
+    /// RCON: when each server's next `list` is due.
+    due: Vec<Instant>,
+    watch: Watch,
+    emitter: &'e Emitter,
+    stop: Arc<AtomicBool>,
+    tx: mpsc::Sender<Ended>,
+}
+
+impl Follower<'_> {
+    /// A server's first answer (or login) came to `result`; when every server's has, the
+    /// follow begins, or the first failure in the servers' order ends it.
+    fn settled(&mut self, t: usize, result: Result<(), anyhow::Error>) {
+        self.first[t] = Some(result);
+        if self.first.iter().any(Option::is_none) {
+            return;
+        }
+        let failed = self
+            .first
+            .iter_mut()
+            .find_map(|r| r.as_mut().and_then(|r| r.as_mut().err()))
+            .map(|e| std::mem::replace(e, anyhow::anyhow!("reported")));
+        // What the first answers taught about the servers, written once for all of them.
+        crate::app::learned::defer(false);
+        match (failed, self.watch) {
+            (Some(e), _) => self.end(Ended::Failed(e)),
+            (None, Watch::Poll(every)) => poll::following(&self.names, every),
+            (None, Watch::Pushed) => pushed::following(&self.names),
+        }
+    }
+
+    fn end(&mut self, ended: Ended) {
+        self.stop.store(true, Ordering::SeqCst);
+        let _ = self.tx.send(ended);
+    }
+
+    /// Back after a loss: said once.
+    fn back(&mut self, t: usize) {
+        if self.down[t] != Down::Up {
+            stderr!("rcon: {}: reconnected; following again", self.names[t]);
+            self.down[t] = Down::Up;
+        }
+    }
+
+    /// A `list` answer.
+    fn answer(&mut self, t: usize, text: &str) {
+        if self.first[t].is_none() {
+            self.known[t] = poll::first_players(&self.names[t], text);
+            return self.settled(t, Ok(()));
+        }
+        self.back(t);
+        let Some(now) = parse_list(text) else {
+            return;
+        };
+        if let Some(before) = &self.known[t] {
+            for e in poll::diff(before, &now, &self.names[t]) {
+                if let Err(err) = self.emitter.emit(&e) {
+                    return self.end(Ended::Output(err));
+                }
+            }
+        }
+        self.known[t] = Some(now);
+    }
+
+    /// A message a console pushed: its lines as events.
+    fn pushed(&mut self, t: usize, text: &str) {
+        let protocol = self.protocols[t];
+        for line in pushed::split(protocol, text) {
+            if let Some(e) = pushed::event_for(protocol, line, &self.names[t])
+                && let Err(err) = self.emitter.emit(&e)
+            {
+                return self.end(Ended::Output(err));
+            }
+        }
+    }
+}
+
+impl fleet::Handler for Follower<'_> {
+    fn next(&mut self, t: usize) -> fleet::Next {
+        if self.stop.load(Ordering::SeqCst) {
+            return fleet::Next::Close;
+        }
+        match self.watch {
+            Watch::Poll(_) => fleet::Next::Command {
+                text: "list".into(),
+                then_close: false,
+                not_before: Some(self.due[t]),
+            },
+            Watch::Pushed => {
+                // Logged in: the first time, this server is ready; after a loss, it is back.
+                if self.first[t].is_none() {
+                    self.settled(t, Ok(()));
+                } else {
+                    self.back(t);
+                }
+                fleet::Next::Wait {
+                    until: Instant::now() + IDLE,
+                }
+            }
+        }
+    }
+
+    fn report(&mut self, t: usize, report: fleet::Report) {
+        let observer = self.observers[t].as_ref();
+        let Some(report) = fanout::observe(observer, &self.describes[t], report) else {
+            return;
+        };
+        match report {
+            fleet::Report::Output(bytes) => self.raw[t].extend_from_slice(&bytes),
+            fleet::Report::Done => {
+                if let Watch::Poll(every) = self.watch {
+                    self.due[t] = Instant::now() + every;
+                }
+                // Decoded as the blocking client decodes an answer.
+                let raw = std::mem::take(&mut self.raw[t]);
+                self.answer(t, &rconsole::rcon::packet::decode_output_owned(raw));
+            }
+            fleet::Report::Message(text) => {
+                if let Watch::Pushed = self.watch {
+                    self.pushed(t, &text);
+                }
+            }
+            fleet::Report::Finished(learned) if learned.is_some() => observer.learned(learned),
+            fleet::Report::Failed(rconsole::Error::Cancelled) => {}
+            // Only a first connect or answer fails a server; later losses are taken (`lost`).
+            fleet::Report::Failed(e) if self.first[t].is_none() => {
+                let name = &self.names[t];
+                let failed = fail(Exit::from_error(&e), format!("{name}: {}", chain(&e)));
+                self.settled(t, Err(failed));
+            }
+            _ => {}
+        }
+    }
+
+    fn lost(&mut self, t: usize, error: &rconsole::Error) -> Option<Instant> {
+        if self.first[t].is_none() || self.stop.load(Ordering::SeqCst) {
+            return None;
+        }
+        self.raw[t].clear();
+        let name = &self.names[t];
+        let now = Instant::now();
+        match self.watch {
+            Watch::Poll(every) => {
+                if self.down[t] == Down::Up {
+                    stderr!(
+                        "rcon: {name}: connection lost ({}); reconnecting every {}",
+                        chain(error),
+                        rconsole::format_duration(every)
+                    );
+                    self.down[t] = Down::Lost;
+                }
+                // Asked at once when back: the wait was the reconnect's.
+                self.due[t] = now;
+                Some(now + every)
+            }
+            Watch::Pushed => {
+                match self.down[t] {
+                    Down::Up => {
+                        stderr!("rcon: {name}: connection lost; reconnecting every second");
+                        self.down[t] = Down::Lost;
+                        // The first try is at once, as the threads' follow tried.
+                        return Some(now);
+                    }
+                    Down::Lost => {
+                        stderr!(
+                            "rcon: {name}: cannot reconnect yet ({}); retrying every {}",
+                            chain(error),
+                            rconsole::format_duration(RETRY)
+                        );
+                        self.down[t] = Down::Retrying;
+                    }
+                    Down::Retrying => {}
+                }
+                Some(now + RETRY)
+            }
+        }
+    }
+}
