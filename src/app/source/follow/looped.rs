@@ -15,14 +15,15 @@ use std::time::{Duration, Instant};
 use rconsole::consoles::Protocol;
 use rconsole::fleet;
 use rconsole::rcon::client::Observer;
+use serde_json::Value;
 
 use crate::app::exit::{Exit, chain, fail};
 use crate::app::print::stderr;
 use crate::app::resolve::settings::Settings;
 use crate::app::runner::fanout;
 use crate::app::shared::parse_list;
-use crate::app::source::follow::events::Emitter;
-use crate::app::source::follow::{poll, pushed};
+use crate::app::source::follow::events::{Emitter, FollowEvent};
+use crate::app::source::follow::mapping;
 
 /// How a console that pushes its messages is connected again after a loss.
 const RETRY: Duration = Duration::from_secs(1);
@@ -37,6 +38,51 @@ pub enum Watch {
     Poll(Duration),
     /// Each console's pushed messages.
     Pushed,
+}
+
+/// The events between two `list` answers: `left` first, then `joined`, each by name.
+pub fn diff(before: &BTreeSet<String>, now: &BTreeSet<String>, server: &str) -> Vec<FollowEvent> {
+    let ev = |kind: &str, p: &String| FollowEvent {
+        kind: kind.into(),
+        player: Some(p.clone()),
+        server: server.into(),
+        params: Value::Null,
+        text: None,
+        raw: None,
+    };
+    before
+        .difference(now)
+        .map(|p| ev("left", p))
+        .chain(now.difference(before).map(|p| ev("joined", p)))
+        .collect()
+}
+
+/// Says that the follow has begun, once every server answered its first `list`.
+pub fn following(names: &[String], poll: Duration) {
+    stderr!(
+        "rcon: following {} by polling `list` every {}; Ctrl-C stops",
+        crate::app::shared::some_names(names),
+        rconsole::format_duration(poll)
+    );
+}
+
+/// The players in a first `list` answer, with a warning when it has none.
+pub fn first_players(name: &str, text: &str) -> Option<BTreeSet<String>> {
+    let known = parse_list(text);
+    if known.is_none() {
+        crate::app::print::output::warning(&format!(
+            "{name}: the `list` answer has no player list; no events until it has: {text}"
+        ));
+    }
+    known
+}
+
+/// Says that the follow of pushed messages has begun, once every server is logged in.
+pub fn following_pushed(names: &[String]) {
+    stderr!(
+        "rcon: following {} (the messages the server pushes); Ctrl-C stops",
+        crate::app::shared::some_names(names)
+    );
 }
 
 /// Whether the follow of `servers` must run on threads (`--remote`, or a tunnel where the loop
@@ -190,8 +236,8 @@ impl Follower<'_> {
         crate::app::learned::defer(false);
         match (failed, self.watch) {
             (Some(e), _) => self.end(Ended::Failed(e)),
-            (None, Watch::Poll(every)) => poll::following(&self.names, every),
-            (None, Watch::Pushed) => pushed::following(&self.names),
+            (None, Watch::Poll(every)) => following(&self.names, every),
+            (None, Watch::Pushed) => following_pushed(&self.names),
         }
     }
 
@@ -211,7 +257,7 @@ impl Follower<'_> {
     /// A `list` answer.
     fn answer(&mut self, t: usize, text: &str) {
         if self.first[t].is_none() {
-            self.known[t] = poll::first_players(&self.names[t], text);
+            self.known[t] = first_players(&self.names[t], text);
             return self.settled(t, Ok(()));
         }
         self.back(t);
@@ -219,7 +265,7 @@ impl Follower<'_> {
             return;
         };
         if let Some(before) = &self.known[t] {
-            for e in poll::diff(before, &now, &self.names[t]) {
+            for e in diff(before, &now, &self.names[t]) {
                 if let Err(err) = self.emitter.emit(&e) {
                     return self.end(Ended::Output(err));
                 }
@@ -231,8 +277,8 @@ impl Follower<'_> {
     /// A message a console pushed: its lines as events.
     fn pushed(&mut self, t: usize, text: &str) {
         let protocol = self.protocols[t];
-        for line in pushed::split(protocol, text) {
-            if let Some(e) = pushed::event_for(protocol, line, &self.names[t])
+        for line in mapping::split(protocol, text) {
+            if let Some(e) = mapping::event_for(protocol, line, &self.names[t])
                 && let Err(err) = self.emitter.emit(&e)
             {
                 return self.end(Ended::Output(err));

@@ -6,5 +6,6 @@
 
 pub mod events;
 pub mod looped;
+pub mod mapping;
 pub mod poll;
 pub mod pushed;

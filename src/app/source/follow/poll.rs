@@ -7,8 +7,6 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::Value;
-
 use crate::app::exit::Exit;
 use crate::app::print::output::{Printer, Style};
 use crate::app::print::stderr;
@@ -17,25 +15,8 @@ use crate::app::resolve::settings::Settings;
 use crate::app::runner::session::Session;
 use crate::app::runner::{at_once, fanout};
 use crate::app::shared::parse_list;
-use crate::app::source::follow::events::{Emitter, FollowEvent};
-use crate::app::source::follow::looped;
-
-/// The events between two `list` answers: `left` first, then `joined`, each by name.
-pub fn diff(before: &BTreeSet<String>, now: &BTreeSet<String>, server: &str) -> Vec<FollowEvent> {
-    let ev = |kind: &str, p: &String| FollowEvent {
-        kind: kind.into(),
-        player: Some(p.clone()),
-        server: server.into(),
-        params: Value::Null,
-        text: None,
-        raw: None,
-    };
-    before
-        .difference(now)
-        .map(|p| ev("left", p))
-        .chain(now.difference(before).map(|p| ev("joined", p)))
-        .collect()
-}
+use crate::app::source::follow::events::Emitter;
+use crate::app::source::follow::looped::{self, diff, first_players, following};
 
 /// Follows one or several RCON servers by polling `list`: on the event loop, or where a server
 /// cannot be driven there (`--remote`, a tunnel on Windows), a thread per server.
@@ -50,26 +31,6 @@ pub fn run(options: &FollowOptions, servers: Vec<(String, Settings)>) -> anyhow:
     let names: Vec<String> = servers.iter().map(|(n, _)| n.clone()).collect();
     let servers = fanout::servers(servers, several)?;
     looped::run(names, servers, looped::Watch::Poll(poll), &emitter)
-}
-
-/// Says that the follow has begun, once every server answered its first `list`.
-pub(super) fn following(names: &[String], poll: Duration) {
-    stderr!(
-        "rcon: following {} by polling `list` every {}; Ctrl-C stops",
-        crate::app::shared::some_names(names),
-        rconsole::format_duration(poll)
-    );
-}
-
-/// The players in a first `list` answer, with a warning when it has none.
-pub(super) fn first_players(name: &str, text: &str) -> Option<BTreeSet<String>> {
-    let known = parse_list(text);
-    if known.is_none() {
-        crate::app::print::output::warning(&format!(
-            "{name}: the `list` answer has no player list; no events until it has: {text}"
-        ));
-    }
-    known
 }
 
 /// Every server on a thread of its own with the blocking client: connected to at once first,
