@@ -353,6 +353,16 @@ impl BlackHole {
     pub fn accepted(&self) -> usize {
         self.accepted.load(std::sync::atomic::Ordering::SeqCst)
     }
+
+    /// How many connections it has accepted, once that is at least `n` or ten seconds have
+    /// passed (its thread may not have run yet on a loaded machine when a client is done).
+    pub fn accepted_at_least(&self, n: usize) -> usize {
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while self.accepted() < n && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        self.accepted()
+    }
 }
 
 /// A [`BlackHole`] on a free loopback port: each connection is read (and held) until the
