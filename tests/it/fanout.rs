@@ -2,7 +2,7 @@
 //! exit status, a summary naming the failed servers, and a dead or silent server that delays
 //! nobody else.
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
@@ -567,6 +567,7 @@ fn fanout_reads_piped_stdin_and_honours_output_flags() {
 #[cfg(unix)]
 #[test]
 fn a_signal_mid_fan_out_keeps_the_answers_and_says_what_was_not_sent() {
+    use std::io::Read;
     let home = home();
     let a = strict_vanilla();
     let b = strict_vanilla();

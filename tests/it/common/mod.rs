@@ -139,6 +139,7 @@ pub fn copy_env(from: &Command, to: &mut Command) {
 
 /// A `--targets` file (in `home`) of `count` servers `s0`, `s1`, ... that are all the one on
 /// `port`: a large group without a server each.
+#[cfg(unix)]
 pub fn same_server_inventory(home: &Path, count: usize, port: u16) -> String {
     let mut text = String::from("name,host,port\n");
     for i in 0..count {
