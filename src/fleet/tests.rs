@@ -385,23 +385,35 @@ fn read_packet(stream: &mut std::net::TcpStream) -> std::io::Result<(i32, Vec<u8
     Ok((id, rest[8..rest.len() - 2].to_vec()))
 }
 
+/// The fake servers' side of a connection: the next one accepted, its login answered.
+fn accept_login(listener: &TcpListener) -> std::net::TcpStream {
+    use std::io::Write;
+    let (mut s, _) = listener.accept().unwrap();
+    let (id, _) = read_packet(&mut s).unwrap();
+    s.write_all(&crate::rcon::packet::encode(id, 2, b""))
+        .unwrap();
+    s
+}
+
+/// Answers one command on `s` with its own text, in one packet.
+fn echo_one(s: &mut std::net::TcpStream) {
+    use std::io::Write;
+    let (id, body) = read_packet(s).unwrap();
+    s.write_all(&crate::rcon::packet::encode(id, 0, &body))
+        .unwrap();
+}
+
 /// A server that closes an idle connection while a delayed command waits: the command runs at
 /// its time on a new connection (the delay's deadline used to go with the connection, and the
 /// target waited for ever).
 #[test]
 fn a_close_during_a_delay_reconnects_for_the_delayed_command() {
-    use std::io::Write;
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     let server = std::thread::spawn(move || {
         for keep_open in [false, true] {
-            let (mut s, _) = listener.accept().unwrap();
-            let (id, _) = read_packet(&mut s).unwrap();
-            s.write_all(&crate::rcon::packet::encode(id, 2, b""))
-                .unwrap();
-            let (id, body) = read_packet(&mut s).unwrap();
-            s.write_all(&crate::rcon::packet::encode(id, 0, &body))
-                .unwrap();
+            let mut s = accept_login(&listener);
+            echo_one(&mut s);
             if keep_open {
                 // Until the client closes.
                 while read_packet(&mut s).is_ok() {}
@@ -438,25 +450,16 @@ fn a_close_during_a_delay_reconnects_for_the_delayed_command() {
 /// (logged in anew) and asked again.
 #[test]
 fn a_wait_holds_the_connection_and_a_close_meanwhile_is_a_loss() {
-    use std::io::Write;
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     let server = std::thread::spawn(move || {
         // The first connection: a login and one command, then closed while the client waits.
-        let (mut s, _) = listener.accept().unwrap();
-        let (id, _) = read_packet(&mut s).unwrap();
-        s.write_all(&crate::rcon::packet::encode(id, 2, b""))
-            .unwrap();
-        let (id, body) = read_packet(&mut s).unwrap();
-        s.write_all(&crate::rcon::packet::encode(id, 0, &body))
-            .unwrap();
+        let mut s = accept_login(&listener);
+        echo_one(&mut s);
         std::thread::sleep(Duration::from_millis(100));
         drop(s);
         // The second: a login, held until the client closes it.
-        let (mut s, _) = listener.accept().unwrap();
-        let (id, _) = read_packet(&mut s).unwrap();
-        s.write_all(&crate::rcon::packet::encode(id, 2, b""))
-            .unwrap();
+        let mut s = accept_login(&listener);
         while read_packet(&mut s).is_ok() {}
     });
 
