@@ -1,14 +1,11 @@
 //! The timed operations (`--countdown`, `--every`, `--if`) on one or several RCON servers.
 
-use std::sync::Arc;
-
 use crate::app::exit::Exit;
 use crate::app::exit::fail;
 use crate::app::print::output::{Printer, Style};
 use crate::app::resolve::plan::TimedPlan;
 use crate::app::runner::fanout;
 use crate::app::runner::session::{Session, run_text};
-use crate::app::shared::StderrObserver;
 use crate::app::shared::refuse_unsendable;
 use crate::app::source::schedule;
 
@@ -28,35 +25,18 @@ pub fn run_timed(plan: TimedPlan) -> anyhow::Result<Exit> {
             .map(|t| schedule::fill(t, std::time::Duration::ZERO)),
     );
     refuse_unsendable(&all, servers.iter().map(|(_, s)| s))?;
-    // Every server holds its connection for the whole schedule (its socket and the poller
-    // that waits on it; three pipes instead of the socket through a tunnel): a group larger
-    // than the descriptor limit is said before anything is sent.
-    let want = servers
-        .iter()
-        .map(|(_, s)| {
-            if s.ssh.is_some() || s.proxy_command.is_some() {
-                4
-            } else {
-                2
-            }
-        })
-        .sum::<u64>();
-    fanout::hold_every_connection(servers.len(), want, "a timed run")?;
+    // Every server holds its blocking session for the whole schedule: a group larger than the
+    // descriptor limit is said before anything is sent.
+    fanout::hold_every_connection(&servers, true, "a timed run")?;
     // Each password read once per file or command, the prompt asked once for all.
     let passwords = fanout::passwords(&servers)?;
     let several = servers.len() > 1;
     let mut runners: Vec<Box<dyn schedule::Runner>> = Vec::new();
     for ((name, s), password) in servers.iter().zip(passwords) {
-        // With several servers, the engine's warnings name theirs, as fan-out's do.
-        let observer: Arc<dyn rconsole::rcon::client::Observer> = if several {
-            Arc::new(fanout::Labelled(name.clone()))
-        } else {
-            Arc::new(StderrObserver)
-        };
         let mut session = Session::new(
             s.connector()?,
             password,
-            s.options(observer),
+            s.options(fanout::observer(name, several)),
             Printer::new(Style::Raw, false),
         );
         // BattlEye, WebRCON and telnet servers get their own protocol, as one-shot runs do.

@@ -119,6 +119,16 @@ impl Observer for Labelled {
     }
 }
 
+/// Where a server's engine warnings go: labelled with its name when it is one of several
+/// (`label`), as fan-out labels every line, else as one server's.
+pub fn observer(name: &str, label: bool) -> Arc<dyn Observer> {
+    if label {
+        Arc::new(Labelled(name.to_string()))
+    } else {
+        Arc::new(crate::app::shared::StderrObserver)
+    }
+}
+
 /// Turns resolved settings into servers: the event loop's route for every one it can drive,
 /// else a helper thread's. Reads each password (a file, a command) once per distinct source.
 /// `label`: the engine's warnings name their server (several servers).
@@ -128,12 +138,7 @@ pub fn servers(list: Vec<(String, Settings)>, label: bool) -> anyhow::Result<Vec
     for ((name, settings), password) in list.into_iter().zip(passwords) {
         let connector = settings.connector()?;
         let protocol = settings.dialect.value.dialect().protocol;
-        let observer: Arc<dyn Observer> = if label {
-            Arc::new(Labelled(name.clone()))
-        } else {
-            Arc::new(crate::app::shared::StderrObserver)
-        };
-        let options = settings.options(observer);
+        let options = settings.options(observer(&name, label));
         let tunnelled = settings.ssh.is_some() || settings.proxy_command.is_some();
         // `--remote` runs rcon on the SSH host, and a pipe cannot be polled on Windows: those
         // run on helper threads with the blocking client.
@@ -176,17 +181,30 @@ pub fn servers(list: Vec<(String, Settings)>, label: bool) -> anyhow::Result<Vec
 }
 
 /// For runs that hold every server's connection at once (`--countdown` and `--every` on a
-/// group, `--follow`): raises the soft descriptor limit to `want` (what `servers` connections
-/// need, plus [`SPARE_FDS`]), or says before anything is sent that the hard limit is lower.
-pub fn hold_every_connection(servers: usize, want: u64, what: &str) -> anyhow::Result<()> {
-    let want = want + SPARE_FDS;
+/// group, `--follow`): raises the soft descriptor limit to what they need (a socket each, three
+/// pipes through a tunnel, plus a poller of its own for a blocking session: `blocking`, and
+/// [`SPARE_FDS`]), or says before anything is sent that the hard limit is lower.
+pub fn hold_every_connection(
+    servers: &[(String, Settings)],
+    blocking: bool,
+    what: &str,
+) -> anyhow::Result<()> {
+    let want = servers
+        .iter()
+        .map(|(_, s)| {
+            let tunnelled = s.ssh.is_some() || s.proxy_command.is_some();
+            u64::from(blocking) + if tunnelled { 3 } else { 1 }
+        })
+        .sum::<u64>()
+        + SPARE_FDS;
     let limit = fleet::raise_fd_limit(want);
     if limit < want {
         return Err(fail(
             Exit::Usage,
             format!(
-                "{what} on {servers} servers holds {want} open files at once, but the limit is \
-                 {limit} (ulimit -n); nothing was sent"
+                "{what} on {} servers holds {want} open files at once, but the limit is \
+                 {limit} (ulimit -n); nothing was sent",
+                servers.len()
             ),
         ));
     }

@@ -88,17 +88,11 @@ pub fn following_pushed(names: &[String]) {
 /// Whether the follow of `servers` must run on threads (`--remote`, or a tunnel where the loop
 /// cannot poll pipes: Windows) rather than on the event loop; every connection is held for the
 /// whole follow, so the descriptor limit is checked (and raised) here, before anything is sent.
-pub fn on_threads(servers: &[(String, Settings)]) -> anyhow::Result<bool> {
-    let tunnelled = |s: &Settings| s.ssh.is_some() || s.proxy_command.is_some();
+pub fn needs_threads(servers: &[(String, Settings)]) -> anyhow::Result<bool> {
     let threads = servers
         .iter()
-        .any(|(_, s)| s.remote || (tunnelled(s) && !cfg!(unix)));
-    // The socket (three pipes through a tunnel), and on a thread its own poller.
-    let want = servers
-        .iter()
-        .map(|(_, s)| u64::from(threads) + if tunnelled(s) { 3 } else { 1 })
-        .sum();
-    fanout::hold_every_connection(servers.len(), want, "--follow")?;
+        .any(|(_, s)| s.remote || ((s.ssh.is_some() || s.proxy_command.is_some()) && !cfg!(unix)));
+    fanout::hold_every_connection(servers, threads, "--follow")?;
     Ok(threads)
 }
 

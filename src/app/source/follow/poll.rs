@@ -24,7 +24,7 @@ pub fn run(options: &FollowOptions, servers: Vec<(String, Settings)>) -> anyhow:
     let poll = options.poll.unwrap_or(DEFAULT_POLL);
     let emitter = Arc::new(Emitter::new(options, servers.len() > 1));
     let several = servers.len() > 1;
-    let threads = looped::on_threads(&servers)?;
+    let threads = looped::needs_threads(&servers)?;
     if threads {
         return on_threads(servers, poll, &emitter);
     }
@@ -45,16 +45,10 @@ fn on_threads(
     let passwords = fanout::passwords(&servers)?;
     let mut sessions = Vec::with_capacity(servers.len());
     for ((name, settings), password) in servers.into_iter().zip(passwords) {
-        // With several servers, the engine's warnings name theirs, as fan-out's do.
-        let observer: Arc<dyn rconsole::rcon::client::Observer> = if several {
-            Arc::new(fanout::Labelled(name.clone()))
-        } else {
-            Arc::new(crate::app::shared::StderrObserver)
-        };
         let session = Session::new(
             settings.connector()?,
             password,
-            settings.options(observer),
+            settings.options(fanout::observer(&name, several)),
             Printer::new(Style::Raw, false),
         );
         sessions.push((name, session));
