@@ -103,6 +103,13 @@ pub struct FleetOptions {
     /// target not yet finished with [`Error::Cancelled`] (its connection closed; a command
     /// under way may or may not have run) and the run returns.
     pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    /// The loop's waker: when set, looked at after every round of events and at least every
+    /// [`crate::engine::CANCEL_POLL`]. A `true` (the loop sets it back to `false`) asks every
+    /// target that waits ([`Next::Wait`]) for its next step at once, and connects at once every
+    /// target waiting to connect again ([`Handler::lost`]); a delayed command keeps its time.
+    /// The handler sets it when something it waited for happened (every target ready, a
+    /// signal's flag), so the loop can be handed a new step while it runs.
+    pub wake: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl Default for FleetOptions {
@@ -112,6 +119,7 @@ impl Default for FleetOptions {
             retries: 0,
             backoff: Duration::from_millis(200),
             cancel: None,
+            wake: None,
         }
     }
 }
@@ -413,7 +421,7 @@ pub fn run(
             .map(|Reverse((at, _))| at.saturating_duration_since(now));
         // Round up, so a wake-up never comes before its deadline and spins.
         let mut wait = wait.map(|w| w + Duration::from_micros(500));
-        if lp.opts.cancel.is_some() {
+        if lp.opts.cancel.is_some() || lp.opts.wake.is_some() {
             wait = Some(wait.map_or(crate::engine::CANCEL_POLL, |w| {
                 w.min(crate::engine::CANCEL_POLL)
             }));
@@ -428,6 +436,15 @@ pub fn run(
             lp.on_ready(i, &poll, handler);
         }
         lp.fire_timers(&poll, handler);
+        while lp
+            .opts
+            .wake
+            .as_ref()
+            .is_some_and(|w| w.swap(false, std::sync::atomic::Ordering::SeqCst))
+        {
+            lp.wake_waiting();
+            lp.fire_timers(&poll, handler);
+        }
         if lp.finished() {
             return Ok(());
         }
@@ -679,6 +696,24 @@ impl Loop {
             self.arm(i);
         } else {
             self.fail(i, err, poll, handler);
+        }
+    }
+
+    /// The waker was set ([`FleetOptions::wake`]): every target that waits is due now (a
+    /// [`Next::Wait`] is asked again, a lost target connects), for [`Loop::fire_timers`].
+    fn wake_waiting(&mut self) {
+        let now = Instant::now();
+        for i in 0..self.sessions.len() {
+            let s = &mut self.sessions[i];
+            let waiting = match s.phase {
+                Phase::Delay => s.queued.is_none(),
+                Phase::Backoff => true,
+                _ => false,
+            };
+            if waiting && s.wake_at.is_some_and(|w| w > now) {
+                s.wake_at = Some(now);
+                self.arm(i);
+            }
         }
     }
 

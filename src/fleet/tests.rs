@@ -520,3 +520,91 @@ fn a_wait_holds_the_connection_and_a_close_meanwhile_is_a_loss() {
     assert!(start.elapsed() < Duration::from_secs(10));
     server.join().unwrap();
 }
+
+/// The waker ([`FleetOptions::wake`]) hands the running loop a new step: two targets wait for
+/// an hour once logged in; when the second is ready the handler sets the waker, and both are
+/// asked again at once (a step that depends on every target, as a group's countdown does). A
+/// target waiting to connect again is connected at once too.
+#[test]
+fn the_waker_asks_every_waiting_target_again_at_once() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let server = practice(PracticeMode::Vanilla);
+    let (_held, dead) = closed_port();
+
+    struct Gate {
+        wake: Arc<AtomicBool>,
+        ready: Vec<bool>,
+        log: Vec<Vec<String>>,
+    }
+    impl Handler for Gate {
+        fn next(&mut self, t: usize) -> Next {
+            if !self.ready[t] {
+                self.ready[t] = true;
+                self.log[t].push("ready".into());
+                if self.ready[..2].iter().all(|r| *r) {
+                    self.wake.store(true, Ordering::SeqCst);
+                }
+                return Next::Wait {
+                    until: Instant::now() + Duration::from_secs(3600),
+                };
+            }
+            match self.log[t].last().map(String::as_str) {
+                Some("ready") => Next::Command {
+                    text: format!("echo {t}"),
+                    then_close: false,
+                    not_before: None,
+                },
+                _ => Next::Close,
+            }
+        }
+        fn report(&mut self, t: usize, report: Report) {
+            match report {
+                Report::Done => self.log[t].push("done".into()),
+                Report::Failed(e) => self.log[t].push(format!("failed {e}")),
+                Report::Finished(_) => self.log[t].push("finished".into()),
+                _ => {}
+            }
+        }
+        fn lost(&mut self, t: usize, _: &Error) -> Option<Instant> {
+            // The refused target: taken back once, an hour from now; the waker cuts it short.
+            if self.log[t].is_empty() {
+                self.log[t].push("lost".into());
+                return Some(Instant::now() + Duration::from_secs(3600));
+            }
+            None
+        }
+    }
+
+    let wake = Arc::new(AtomicBool::new(false));
+    let mut h = Gate {
+        wake: Arc::clone(&wake),
+        ready: vec![false, false, true],
+        log: vec![Vec::new(); 3],
+    };
+    // Without the waker the targets would wait an hour: the watchdog fails the test instead.
+    let cancel = Arc::new(AtomicBool::new(false));
+    let watchdog = Arc::clone(&cancel);
+    std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_secs(20));
+        watchdog.store(true, Ordering::SeqCst);
+    });
+    let start = Instant::now();
+    let opts = FleetOptions {
+        wake: Some(wake),
+        cancel: Some(cancel),
+        ..FleetOptions::default()
+    };
+    run(
+        vec![target(server.port()), target(server.port()), target(dead)],
+        opts,
+        &mut h,
+    )
+    .unwrap();
+    assert!(start.elapsed() < Duration::from_secs(60), "{:?}", h.log);
+    for t in 0..2 {
+        assert_eq!(h.log[t], ["ready", "done", "finished"], "{:?}", h.log);
+    }
+    assert_eq!(h.log[2].len(), 2, "{:?}", h.log);
+    assert!(h.log[2][1].starts_with("failed "), "{:?}", h.log);
+}

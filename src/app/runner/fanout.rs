@@ -500,6 +500,7 @@ pub fn run(
                             retries: policy.retries,
                             backoff: wait::RETRY_BACKOFF,
                             cancel: cancel.clone(),
+                            wake: None,
                         };
                         fleet::run(targets, opts, &mut handler)
                     })?;

@@ -140,6 +140,7 @@ pub fn run(
         retries: 0,
         backoff: RETRY,
         cancel: Some(Arc::clone(&stop)),
+        wake: None,
     };
     let now = Instant::now();
     let mut follower = Follower {
