@@ -226,7 +226,7 @@ fn a_group_past_the_hard_descriptor_limit_is_refused_before_anything_is_sent() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert_eq!(
         stderr(&out),
-        "rcon: error: a timed run on 300 servers holds 664 open files at once, but the limit is \
+        "rcon: error: a timed run on 300 servers holds 364 open files at once, but the limit is \
          96 (ulimit -n); nothing was sent\n"
     );
     assert_eq!(server.commands(), Vec::<String>::new());

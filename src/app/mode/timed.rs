@@ -1,4 +1,6 @@
-//! The timed operations (`--countdown`, `--every`, `--if`) on one or several RCON servers.
+//! The timed operations (`--countdown`, `--every`, `--if`) on one or several RCON servers:
+//! on the fleet's event loop ([`schedule::looped`]), or where a server cannot be driven there
+//! (`--remote`, a tunnel on Windows) with blocking sessions ([`schedule::run`]).
 
 use crate::app::exit::Exit;
 use crate::app::exit::fail;
@@ -25,12 +27,16 @@ pub fn run_timed(plan: TimedPlan) -> anyhow::Result<Exit> {
             .map(|t| schedule::fill(t, std::time::Duration::ZERO)),
     );
     refuse_unsendable(&all, servers.iter().map(|(_, s)| s))?;
-    // Every server holds its blocking session for the whole schedule: a group larger than the
+    // Every server holds its connection for the whole schedule: a group larger than the
     // descriptor limit is said before anything is sent.
-    fanout::hold_every_connection(&servers, true, "a timed run")?;
-    // Each password read once per file or command, the prompt asked once for all.
-    let passwords = fanout::passwords(&servers)?;
+    let threads = fanout::needs_threads(&servers, "a timed run")?;
     let several = servers.len() > 1;
+    if !threads {
+        // Each password read once per file or command, the prompt asked once for all.
+        let servers = fanout::servers(servers, several)?;
+        return schedule::looped::run(&timing, servers, &commands);
+    }
+    let passwords = fanout::passwords(&servers)?;
     let mut runners: Vec<Box<dyn schedule::Runner>> = Vec::new();
     for ((name, s), password) in servers.iter().zip(passwords) {
         let mut session = Session::new(
@@ -87,14 +93,6 @@ impl schedule::Runner for RconRunner {
             .map_err(anyhow::Error::new)
     }
     fn players(&mut self) -> anyhow::Result<usize> {
-        let text = self.run("list")?;
-        crate::app::shared::parse_list(&text)
-            .map(|p| p.len())
-            .ok_or_else(|| {
-                fail(
-                    Exit::CommandFailed,
-                    format!("the `list` answer has no player count: {text}"),
-                )
-            })
+        schedule::count(self.run("list"))
     }
 }

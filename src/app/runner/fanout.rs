@@ -211,6 +211,18 @@ pub fn hold_every_connection(
     Ok(())
 }
 
+/// For runs that hold every connection (`what`: `--follow`, a timed run): whether `servers`
+/// must run on threads with blocking sessions (`--remote`, or a tunnel where the loop cannot
+/// poll pipes: Windows) rather than on the event loop; the descriptor limit is checked (and
+/// raised) for that route by [`hold_every_connection`], before anything is sent.
+pub fn needs_threads(servers: &[(String, Settings)], what: &str) -> anyhow::Result<bool> {
+    let threads = servers
+        .iter()
+        .any(|(_, s)| s.remote || ((s.ssh.is_some() || s.proxy_command.is_some()) && !cfg!(unix)));
+    hold_every_connection(servers, threads, what)?;
+    Ok(threads)
+}
+
 /// What the event loop reports that only a target's observer hears (warnings and notes, worded
 /// with `describe`, what was learned, packets and frames); any other report is given back.
 pub fn observe(observer: &dyn Observer, describe: &str, report: Report) -> Option<Report> {

@@ -19,7 +19,6 @@ use serde_json::Value;
 
 use crate::app::exit::{Exit, chain, fail};
 use crate::app::print::stderr;
-use crate::app::resolve::settings::Settings;
 use crate::app::runner::fanout;
 use crate::app::shared::parse_list;
 use crate::app::source::follow::events::{Emitter, FollowEvent};
@@ -83,17 +82,6 @@ pub fn following_pushed(names: &[String]) {
         "rcon: following {} (the messages the server pushes); Ctrl-C stops",
         crate::app::shared::some_names(names)
     );
-}
-
-/// Whether the follow of `servers` must run on threads (`--remote`, or a tunnel where the loop
-/// cannot poll pipes: Windows) rather than on the event loop; every connection is held for the
-/// whole follow, so the descriptor limit is checked (and raised) here, before anything is sent.
-pub fn needs_threads(servers: &[(String, Settings)]) -> anyhow::Result<bool> {
-    let threads = servers
-        .iter()
-        .any(|(_, s)| s.remote || ((s.ssh.is_some() || s.proxy_command.is_some()) && !cfg!(unix)));
-    fanout::hold_every_connection(servers, threads, "--follow")?;
-    Ok(threads)
 }
 
 /// How a follow on the event loop ended.

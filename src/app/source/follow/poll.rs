@@ -24,7 +24,7 @@ pub fn run(options: &FollowOptions, servers: Vec<(String, Settings)>) -> anyhow:
     let poll = options.poll.unwrap_or(DEFAULT_POLL);
     let emitter = Arc::new(Emitter::new(options, servers.len() > 1));
     let several = servers.len() > 1;
-    let threads = looped::needs_threads(&servers)?;
+    let threads = fanout::needs_threads(&servers, "--follow")?;
     if threads {
         return on_threads(servers, poll, &emitter);
     }

@@ -51,7 +51,7 @@ impl ConsoleTarget {
 /// per server.
 pub fn run(options: &FollowOptions, servers: Vec<(String, Settings)>) -> anyhow::Result<Exit> {
     let several = servers.len() > 1;
-    if !looped::needs_threads(&servers)? {
+    if !fanout::needs_threads(&servers, "--follow")? {
         let emitter = Emitter::new(options, several);
         let names: Vec<String> = servers.iter().map(|(n, _)| n.clone()).collect();
         let servers = fanout::servers(servers, several)?;

@@ -1,0 +1,296 @@
+//! The timed plan (`--countdown`, `--every`, `--if`) on the fleet's event loop, for every
+//! server it can drive (all but `--remote` and tunnels on Windows): one thread for the whole
+//! group, each server walking the plan on its own [`Timeline`] and waiting for its next step
+//! on its open connection ([`fleet::Next::Wait`]). Every server connects first; the plan's
+//! clock starts when all are logged in (the loop's waker hands them their first step), and the
+//! first failure in the group's order ends the run before anything is sent. A signal wakes
+//! every waiting server: a countdown is cancelled (with `--cancel-announce`), a run between
+//! two `--every` runs ends, a run's final commands that have begun all go out. A connection
+//! the server closes while a server waits is opened again for its next step; a step whose
+//! server cannot be reached fails, and the plan goes on.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use rconsole::fleet;
+use rconsole::rcon::client::Observer;
+
+use crate::app::exit::{Exit, chain, fail};
+use crate::app::resolve::plan::Timing;
+use crate::app::runner::fanout;
+use crate::app::runner::interrupt::Stop;
+use crate::app::shared::{is_parse_error, is_stop_command};
+use crate::app::source::schedule::{
+    Board, Clock, Kind, Plan, Step, StepId, Timeline, Took, completed, count,
+};
+
+/// How long a server that waits for the others is asked again, at the latest (the waker asks
+/// it sooner).
+const IDLE: Duration = Duration::from_secs(3600);
+
+/// Runs the timed plan on `servers` (every one on the event loop's route); `commands` are the
+/// command line's, after `--then`'s.
+pub fn run(
+    timing: &Timing,
+    servers: Vec<fanout::Server>,
+    commands: &[String],
+) -> anyhow::Result<Exit> {
+    let plan = Plan::new(timing, commands);
+    let count = servers.len();
+    let mut targets = Vec::with_capacity(count);
+    let mut names = Vec::with_capacity(count);
+    let mut observers = Vec::with_capacity(count);
+    let mut describes = Vec::with_capacity(count);
+    for s in servers {
+        let fanout::Route::Fleet { host, port, tunnel } = s.route else {
+            unreachable!("threaded routes run the blocking schedule");
+        };
+        names.push(s.name);
+        observers.push(Arc::clone(&s.options.observer));
+        describes.push(s.describe);
+        targets.push(fleet::FleetTarget {
+            host,
+            port,
+            password: s.password,
+            config: s.options,
+            protocol: s.protocol,
+            tunnel,
+        });
+    }
+    // Ctrl-C and SIGTERM set the signal's flag, which is the loop's waker too: every waiting
+    // server is asked again at once. Where the guard cannot be installed, the signals keep
+    // their effect (ending the process).
+    let stop = Stop::catch();
+    let wake = stop
+        .as_ref()
+        .map_or_else(|| Arc::new(AtomicBool::new(false)), Stop::flag);
+    let end = Arc::new(AtomicBool::new(false));
+    let opts = fleet::FleetOptions {
+        parallel: count.max(1),
+        retries: 0,
+        backoff: Duration::from_secs(1),
+        cancel: Some(Arc::clone(&end)),
+        wake: Some(Arc::clone(&wake)),
+    };
+    let mut timer = Timer {
+        board: Board::new(names.clone(), &plan, timing.json),
+        lines: vec![Timeline::default(); count],
+        plan,
+        names,
+        observers,
+        describes,
+        ready: (0..count).map(|_| None).collect(),
+        clock: None,
+        failed: None,
+        flight: (0..count).map(|_| None).collect(),
+        raw: vec![Vec::new(); count],
+        over: vec![false; count],
+        stop: stop.as_ref(),
+        wake,
+        end,
+    };
+    // What the servers teach at login is written once, when every one has logged in.
+    crate::app::learned::defer(true);
+    let ran = fleet::run(targets, opts, &mut timer);
+    crate::app::learned::defer(false);
+    ran?;
+    if let Some(e) = timer.failed {
+        return Err(e);
+    }
+    Ok(timer.board.finish())
+}
+
+/// A step under way on a server: what it is and when it was sent.
+struct Flight {
+    step: Step,
+    sent: Instant,
+}
+
+/// The timed plan's side of the event loop.
+struct Timer<'s> {
+    plan: Plan,
+    board: Board,
+    lines: Vec<Timeline>,
+    names: Vec<String>,
+    observers: Vec<Arc<dyn Observer>>,
+    describes: Vec<String>,
+    /// Each server's login: `Ok`, or why it failed; `None` until then.
+    ready: Vec<Option<Result<(), anyhow::Error>>>,
+    /// The plan's clock, from when every server was ready.
+    clock: Option<Clock>,
+    /// The first failure in the servers' order, when one kept the plan from starting.
+    failed: Option<anyhow::Error>,
+    flight: Vec<Option<Flight>>,
+    raw: Vec<Vec<u8>>,
+    /// Servers with nothing more to do.
+    over: Vec<bool>,
+    stop: Option<&'s Stop>,
+    wake: Arc<AtomicBool>,
+    /// Set to end every server: the plan could not start.
+    end: Arc<AtomicBool>,
+}
+
+impl Timer<'_> {
+    /// Server `t` logged in (or could not): when every server has, the plan's clock starts and
+    /// the waker hands each its first step, or the first failure in the servers' order ends
+    /// the run with nothing sent.
+    fn settled(&mut self, t: usize, result: Result<(), anyhow::Error>) {
+        self.ready[t] = Some(result);
+        if self.ready.iter().any(Option::is_none) {
+            return;
+        }
+        crate::app::learned::defer(false);
+        let failed = self
+            .ready
+            .iter_mut()
+            .find_map(|r| r.as_mut().and_then(|r| r.as_mut().err()))
+            .map(|e| std::mem::replace(e, anyhow::anyhow!("reported")));
+        match failed {
+            Some(e) => {
+                self.failed = Some(e);
+                self.end.store(true, Ordering::SeqCst);
+            }
+            None => {
+                self.clock = Some(Clock::new());
+                self.wake.store(true, Ordering::SeqCst);
+            }
+        }
+    }
+
+    /// Server `t`'s due step, the halt a signal caused said once; `None` when it is over.
+    fn due(&mut self, t: usize, clock: &Clock) -> Option<Step> {
+        let signal = self.stop.and_then(Stop::received);
+        let (step, halt) = self.lines[t].due(&self.plan, clock.elapsed(), signal);
+        if let Some(h) = halt {
+            self.board.halt(h);
+        }
+        self.board.moved(t, self.lines[t].position());
+        if step.is_none() {
+            self.over[t] = true;
+        }
+        step
+    }
+
+    /// Server `t`'s step under way came to `result`.
+    fn took(&mut self, t: usize, result: anyhow::Result<String>) {
+        let Some(Flight { step, sent }) = self.flight[t].take() else {
+            return;
+        };
+        self.step_done(t, step, result, sent.elapsed());
+    }
+
+    fn step_done(&mut self, t: usize, step: Step, result: anyhow::Result<String>, took: Duration) {
+        let took = match step.kind {
+            Kind::Count => Took::Players(count(result)),
+            _ => Took::Answer(result, took),
+        };
+        completed(
+            &mut self.board,
+            &self.plan,
+            (t, &mut self.lines[t]),
+            step,
+            took,
+        );
+    }
+}
+
+impl fleet::Handler for Timer<'_> {
+    fn next(&mut self, t: usize) -> fleet::Next {
+        if self.ready[t].is_none() {
+            self.settled(t, Ok(()));
+        }
+        if self.failed.is_some() || self.over[t] {
+            return fleet::Next::Close;
+        }
+        let Some(clock) = self.clock else {
+            // Waiting for the others to log in.
+            return fleet::Next::Wait {
+                until: Instant::now() + IDLE,
+            };
+        };
+        let step = self.due(t, &clock);
+        match step {
+            None => fleet::Next::Close,
+            Some(step) if step.at > clock.elapsed() => fleet::Next::Wait {
+                until: clock.instant(step.at),
+            },
+            Some(step) => {
+                let text = step.command.clone();
+                let then_close = step.kind != Kind::Count && is_stop_command(&text);
+                self.flight[t] = Some(Flight {
+                    step,
+                    sent: Instant::now(),
+                });
+                fleet::Next::Command {
+                    text,
+                    then_close,
+                    not_before: None,
+                }
+            }
+        }
+    }
+
+    fn report(&mut self, t: usize, report: fleet::Report) {
+        let observer = self.observers[t].as_ref();
+        let Some(report) = fanout::observe(observer, &self.describes[t], report) else {
+            return;
+        };
+        match report {
+            fleet::Report::Output(bytes) => self.raw[t].extend_from_slice(&bytes),
+            fleet::Report::Done => {
+                let raw = std::mem::take(&mut self.raw[t]);
+                let result = if is_parse_error(&raw) {
+                    let text = rconsole::rcon::packet::decode_output_owned(raw);
+                    Err(fail(Exit::CommandFailed, text))
+                } else {
+                    Ok(rconsole::rcon::packet::decode_output_owned(raw))
+                };
+                self.took(t, result);
+            }
+            fleet::Report::Refused(e) => self.took(t, Err(anyhow::Error::new(e))),
+            fleet::Report::Finished(learned) if learned.is_some() => observer.learned(learned),
+            fleet::Report::Failed(rconsole::Error::Cancelled) => {}
+            fleet::Report::Failed(e) if self.ready[t].is_none() => {
+                let name = &self.names[t];
+                let failed = fail(
+                    Exit::from_error(&e),
+                    format!("{name}: nothing was sent: {}", chain(&e)),
+                );
+                self.settled(t, Err(failed));
+            }
+            fleet::Report::Failed(e) => {
+                // Only where `lost` let the server go: its step under way failed.
+                self.took(t, Err(anyhow::Error::new(e)));
+                self.over[t] = true;
+                self.board.moved(t, StepId::END);
+            }
+            _ => {}
+        }
+    }
+
+    fn lost(&mut self, t: usize, error: &rconsole::Error) -> Option<Instant> {
+        self.raw[t].clear();
+        if self.ready[t].is_none() || self.failed.is_some() || self.over[t] {
+            return None;
+        }
+        let Some(clock) = self.clock else {
+            // Closed while it waited for the others: connected again at once.
+            return Some(Instant::now());
+        };
+        let failure = || fail(Exit::from_error(error), chain(error));
+        if let Some(Flight { step, sent }) = self.flight[t].take() {
+            // The step under way failed (it may or may not have run).
+            self.step_done(t, step, Err(failure()), sent.elapsed());
+        } else if let Some(step) = self.due(t, &clock)
+            && step.at <= clock.elapsed()
+        {
+            // Connecting for a step that is due failed: that step fails.
+            self.step_done(t, step, Err(failure()), Duration::ZERO);
+        }
+        // Connected again when its next step is due (at once if that has passed).
+        let again = self.due(t, &clock).map(|step| clock.instant(step.at));
+        let now = Instant::now();
+        again.map(|at| at.max(now))
+    }
+}

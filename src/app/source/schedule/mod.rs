@@ -1,0 +1,891 @@
+//! The schedule of the timed operations, as a source of commands: `--countdown` with
+//! announcements, `--then`, `--every`, `--if`, sent through a [`Runner`] (an RCON session,
+//! `mode/timed.rs`, or a management client) and printed through the one printer. One
+//! schedule drives every server of a group, so a countdown on several servers runs in step.
+//! Ctrl-C or `SIGTERM` (a service manager stopping the run, `kill`) during a countdown or a
+//! wait cancels cleanly: nothing more is sent except `--cancel-announce`, one line names the
+//! signal and the time left, and the exit status is 130 (Ctrl-C) or 143 (`SIGTERM`), the
+//! runner's one signal policy ([`Stop`]). A signal while a run's commands are being sent lets
+//! that run finish first (a run is never cut in half).
+//!
+//! The clock is real time; the `RCON_CLOCK_SPEED` environment variable (a test hook) makes it
+//! run N times faster, so tests can count down ten minutes in one second.
+
+use std::time::{Duration, Instant};
+
+use crate::app::exit::Exit;
+use crate::app::print::output::{Printer, Record, Style};
+use crate::app::print::stderr;
+use crate::app::resolve::plan::Timing;
+use crate::app::runner::at_once;
+use crate::app::runner::interrupt::{self, Signal, Stop};
+
+pub mod looped;
+
+/// Standard announcement times (time left), used within the countdown when `--at` is not
+/// given; the countdown's start is announced too.
+pub const MARKS: [u64; 14] = [3600, 1800, 900, 600, 300, 120, 60, 30, 10, 5, 4, 3, 2, 1];
+
+/// What a countdown talks to: an RCON session or a management client.
+pub trait Runner: Send {
+    /// The server's name for output.
+    fn name(&self) -> &str;
+    /// Runs one command; its output as text.
+    fn run(&mut self, command: &str) -> anyhow::Result<String>;
+    /// How many players are online (for `--if`).
+    fn players(&mut self) -> anyhow::Result<usize>;
+    /// Connects now, so an unreachable server fails the run before anything is announced.
+    fn connect(&mut self) -> anyhow::Result<()> {
+        Ok(())
+    }
+    /// Checks a command before anything is sent: a management method's words against the
+    /// server's schema (RCON commands are the server's to judge).
+    fn check(&self, _command: &str) -> anyhow::Result<()> {
+        Ok(())
+    }
+}
+
+/// The signal that cancels the schedule, if one came: Ctrl-C or `SIGTERM` while the run's
+/// [`Stop`] guard lives, or Ctrl-C alone where the guard could not be installed.
+fn stopped(stop: Option<&Stop>) -> Option<Signal> {
+    match stop {
+        Some(stop) => stop.received(),
+        None => interrupt::raised().then_some(Signal::Interrupt),
+    }
+}
+
+/// Time as the schedule sees it: real time, sped up by `RCON_CLOCK_SPEED`.
+#[derive(Debug, Clone, Copy)]
+pub struct Clock {
+    start: Instant,
+    speed: f64,
+}
+
+impl Clock {
+    /// A clock starting now.
+    pub fn new() -> Clock {
+        let speed = std::env::var("RCON_CLOCK_SPEED")
+            .ok()
+            .and_then(|s| s.parse::<f64>().ok())
+            .filter(|s| s.is_finite() && *s > 0.0)
+            .unwrap_or(1.0);
+        Clock {
+            start: Instant::now(),
+            speed,
+        }
+    }
+
+    /// Schedule time since the start.
+    pub fn elapsed(&self) -> Duration {
+        self.start.elapsed().mul_f64(self.speed)
+    }
+
+    /// The instant schedule time `at` comes.
+    pub fn instant(&self, at: Duration) -> Instant {
+        self.start + at.div_f64(self.speed)
+    }
+
+    /// Sleeps until schedule time `at`; the signal, if one came first.
+    pub fn sleep_until(&self, at: Duration, stop: Option<&Stop>) -> Option<Signal> {
+        loop {
+            if let Some(signal) = stopped(stop) {
+                return Some(signal);
+            }
+            let now = self.elapsed();
+            if now >= at {
+                return None;
+            }
+            let left = (at - now).div_f64(self.speed);
+            std::thread::sleep(left.min(Duration::from_millis(20)));
+        }
+    }
+}
+
+/// The announcement times (time left, longest first) for a countdown of `total`: the given
+/// ones within it, else its start and the standard marks below it.
+pub fn schedule(total: Duration, given: &[Duration]) -> Vec<Duration> {
+    let mut times: Vec<Duration> = if given.is_empty() {
+        std::iter::once(total)
+            .chain(MARKS.iter().map(|s| Duration::from_secs(*s)))
+            .filter(|t| *t <= total && !t.is_zero())
+            .collect()
+    } else {
+        given
+            .iter()
+            .copied()
+            .filter(|t| *t <= total && !t.is_zero())
+            .collect()
+    };
+    times.sort_by(|a, b| b.cmp(a));
+    times.dedup();
+    times
+}
+
+/// Time left in words: `10 minutes`, `1 minute 30 seconds`, `1 hour`, `45 seconds`.
+pub fn format_left(d: Duration) -> String {
+    let secs = d.as_secs_f64().round() as u64;
+    let unit = |n: u64, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    let (h, m, s) = (secs / 3600, secs % 3600 / 60, secs % 60);
+    let mut parts = Vec::new();
+    if h > 0 {
+        parts.push(unit(h, "hour"));
+    }
+    if m > 0 {
+        parts.push(unit(m, "minute"));
+    }
+    if s > 0 || parts.is_empty() {
+        parts.push(unit(s, "second"));
+    }
+    parts.join(" ")
+}
+
+/// The announcement for `left`: `{left}` and `{seconds}` filled in.
+pub fn fill(template: &str, left: Duration) -> String {
+    template
+        .replace("{left}", &format_left(left))
+        .replace("{seconds}", &left.as_secs_f64().round().to_string())
+}
+
+/// Where a step sits in a timed run, in the order output is printed: its round (`--every`),
+/// then its place in the round. A cancellation comes after every step of its round.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub struct StepId {
+    round: u64,
+    index: usize,
+}
+
+impl StepId {
+    /// After every step: a server that has nothing more to do.
+    pub const END: StepId = StepId {
+        round: u64::MAX,
+        index: usize::MAX,
+    };
+}
+
+/// What a step is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// `list`, to count the players for `--if`.
+    Count,
+    /// An announcement of the countdown.
+    Announce,
+    /// A final command (`--then`, then the command line's).
+    Final,
+    /// `--cancel-announce`, after a signal cancelled the countdown.
+    Cancel,
+}
+
+/// A step a server is due to take.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Step {
+    /// Where it sits.
+    pub id: StepId,
+    /// Schedule time ([`Clock`]) at which it is due; at once when that has passed.
+    pub at: Duration,
+    /// The command to send.
+    pub command: String,
+    /// What it is.
+    pub kind: Kind,
+}
+
+/// Why a run ended early, said once for the whole group ([`Board::halt`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Halt {
+    /// A signal during the countdown, with this much left; `announced`: `--cancel-announce`
+    /// goes out.
+    Cancelled {
+        signal: Signal,
+        left: Duration,
+        announced: bool,
+    },
+    /// A signal between two runs of `--every` (or before the first).
+    BeforeNextRun(Signal),
+}
+
+impl Halt {
+    /// The signal behind it.
+    pub fn signal(self) -> Signal {
+        match self {
+            Halt::Cancelled { signal, .. } | Halt::BeforeNextRun(signal) => signal,
+        }
+    }
+}
+
+/// The timed plan every server of a run walks: `--if`'s count, the announcements of
+/// `--countdown` at their times, the final commands at its end, again every `--every`.
+pub struct Plan {
+    countdown: Option<Duration>,
+    /// Time left at each announcement, longest first, with the announcement as sent.
+    announcements: Vec<(Duration, String)>,
+    finals: Vec<String>,
+    every: Option<Duration>,
+    condition: Option<crate::app::resolve::modes::Condition>,
+    cancel: Option<String>,
+}
+
+impl Plan {
+    /// The plan of `timing`, the command line's `commands` after `--then`'s.
+    pub fn new(timing: &Timing, commands: &[String]) -> Plan {
+        let mut finals = timing.then.clone();
+        finals.extend(commands.iter().cloned());
+        let announcements = match (timing.countdown, &timing.announce) {
+            (Some(total), Some(t)) => schedule(total, &timing.at)
+                .into_iter()
+                .map(|left| (left, fill(t, left)))
+                .collect(),
+            _ => Vec::new(),
+        };
+        Plan {
+            countdown: timing.countdown,
+            announcements,
+            finals,
+            every: timing.every,
+            condition: timing.condition,
+            cancel: timing.cancel_announce.clone(),
+        }
+    }
+
+    /// Every command the run can send, as it will be sent (an announcement with its time, the
+    /// cancellation with the whole countdown left), to check before anything is sent.
+    pub fn planned(&self) -> Vec<String> {
+        let mut all = self.finals.clone();
+        all.extend(self.announcements.iter().map(|(_, a)| a.clone()));
+        if let (Some(total), Some(t)) = (self.countdown, &self.cancel) {
+            all.push(fill(t, total));
+        }
+        all
+    }
+
+    fn steps(&self) -> usize {
+        usize::from(self.condition.is_some()) + self.announcements.len() + self.finals.len()
+    }
+
+    fn first_final(&self) -> usize {
+        usize::from(self.condition.is_some()) + self.announcements.len()
+    }
+
+    /// The start and the end of the countdown of `round`, in schedule time.
+    fn round(&self, round: u64) -> (Duration, Duration) {
+        let start = self.every.map_or(Duration::ZERO, |e| {
+            e.saturating_mul(round.min(u32::MAX as u64) as u32)
+        });
+        (start, start + self.countdown.unwrap_or(Duration::ZERO))
+    }
+
+    /// The step at `index` of `round`.
+    fn step(&self, round: u64, index: usize) -> Step {
+        let (start, end) = self.round(round);
+        let id = StepId { round, index };
+        let announced = index.checked_sub(usize::from(self.condition.is_some()));
+        let (at, command, kind) = match announced {
+            None => (start, "list".to_string(), Kind::Count),
+            Some(a) if a < self.announcements.len() => {
+                let (left, text) = &self.announcements[a];
+                (end - *left, text.clone(), Kind::Announce)
+            }
+            Some(a) => (
+                end,
+                self.finals[a - self.announcements.len()].clone(),
+                Kind::Final,
+            ),
+        };
+        Step {
+            id,
+            at,
+            command,
+            kind,
+        }
+    }
+}
+
+/// One server's place in a [`Plan`]: the step it is due to take. The blocking runner and the
+/// event loop both walk a plan with it, so a countdown, `--every` and `--if` behave the same
+/// on every route.
+#[derive(Debug, Clone, Default)]
+pub struct Timeline {
+    round: u64,
+    index: usize,
+    /// The cancellation it is due to send, once a signal cancelled its countdown.
+    cancelling: Option<Step>,
+    over: bool,
+}
+
+impl Timeline {
+    /// Where it is, for the order of output.
+    pub fn position(&self) -> StepId {
+        match (&self.cancelling, self.over) {
+            (_, true) => StepId::END,
+            (Some(c), false) => c.id,
+            (None, false) => StepId {
+                round: self.round,
+                index: self.index,
+            },
+        }
+    }
+
+    /// Its next step at schedule time `now`, or `None` when it has nothing more to do; with
+    /// the halt a `signal` caused here, if it caused one. A signal cancels a countdown (the
+    /// cancellation announced, if there is one) and ends a run between two `--every` runs; once
+    /// a run's final commands have begun they all go out (a run is never cut in half).
+    pub fn due(
+        &mut self,
+        plan: &Plan,
+        now: Duration,
+        signal: Option<Signal>,
+    ) -> (Option<Step>, Option<Halt>) {
+        if self.over {
+            return (None, None);
+        }
+        if let Some(c) = &self.cancelling {
+            return (Some(c.clone()), None);
+        }
+        if let Some(signal) = signal {
+            let step = plan.step(self.round, self.index);
+            let running_finals = step.kind == Kind::Final && self.index > plan.first_final();
+            let counting_down = plan.countdown.is_some()
+                && (step.kind == Kind::Announce
+                    || (step.kind == Kind::Final && self.index == plan.first_final()));
+            if counting_down {
+                let (_, end) = plan.round(self.round);
+                let left = end.saturating_sub(now);
+                let halt = Halt::Cancelled {
+                    signal,
+                    left,
+                    announced: plan.cancel.is_some(),
+                };
+                let Some(t) = &plan.cancel else {
+                    self.over = true;
+                    return (None, Some(halt));
+                };
+                let cancel = Step {
+                    id: StepId {
+                        round: self.round,
+                        index: usize::MAX,
+                    },
+                    at: now,
+                    command: fill(t, left),
+                    kind: Kind::Cancel,
+                };
+                self.cancelling = Some(cancel.clone());
+                return (Some(cancel), Some(halt));
+            }
+            if !running_finals {
+                self.over = true;
+                return (None, Some(Halt::BeforeNextRun(signal)));
+            }
+        }
+        (Some(plan.step(self.round, self.index)), None)
+    }
+
+    /// The step it was due to take is done (answered or failed); for `--if`'s count, `players`
+    /// is the count, `None` when it failed.
+    pub fn completed(&mut self, plan: &Plan, kind: Kind, players: Option<usize>) {
+        match kind {
+            Kind::Cancel => self.over = true,
+            Kind::Count => {
+                let holds =
+                    players.is_some_and(|n| plan.condition.as_ref().is_none_or(|c| c.holds(n)));
+                if holds {
+                    self.index += 1;
+                } else {
+                    self.next_round(plan);
+                }
+            }
+            Kind::Announce | Kind::Final => {
+                self.index += 1;
+                if self.index >= plan.steps() {
+                    self.next_round(plan);
+                }
+            }
+        }
+    }
+
+    fn next_round(&mut self, plan: &Plan) {
+        if plan.every.is_some() {
+            self.round += 1;
+            self.index = 0;
+        } else {
+            self.over = true;
+        }
+    }
+}
+
+/// What one server's step came to, for the [`Board`].
+pub enum Outcome {
+    /// A command's answer (or failure), with the time from sending it to the end of its answer.
+    Answer {
+        command: String,
+        result: anyhow::Result<String>,
+        elapsed: Duration,
+    },
+    /// `--if` did not hold: this many players were online.
+    NotRun(usize),
+    /// `--if`'s count failed.
+    CountFailed(anyhow::Error),
+}
+
+/// Prints the outcomes of a timed run, each step's in the servers' order once every server has
+/// taken it (or gone past it), and says once why the run ended early; keeps the worst status.
+pub struct Board {
+    printer: Printer,
+    names: Vec<String>,
+    condition: Option<String>,
+    at: Vec<StepId>,
+    held: std::collections::BTreeMap<StepId, Vec<(usize, Outcome)>>,
+    worst: Exit,
+    halt: Option<Halt>,
+}
+
+impl Board {
+    /// A board for `names` (labelled when there are several), JSON records with `json`.
+    pub fn new(names: Vec<String>, plan: &Plan, json: bool) -> Board {
+        let style = if json { Style::Json } else { Style::Raw };
+        Board {
+            printer: Printer::new(style, false),
+            at: vec![StepId::default(); names.len()],
+            names,
+            condition: plan.condition.as_ref().map(ToString::to_string),
+            held: std::collections::BTreeMap::new(),
+            worst: Exit::Success,
+            halt: None,
+        }
+    }
+
+    /// Server `server` took step `id` to `outcome`.
+    pub fn record(&mut self, server: usize, id: StepId, outcome: Outcome) {
+        let exit = match &outcome {
+            Outcome::Answer { result: Err(e), .. } | Outcome::CountFailed(e) => {
+                crate::app::exit::exit_for(e)
+            }
+            _ => Exit::Success,
+        };
+        self.worst = self.worst.max(exit);
+        self.held.entry(id).or_default().push((server, outcome));
+    }
+
+    /// Server `server` is now at `position` ([`Timeline::position`]): every step all servers
+    /// have gone past is printed.
+    pub fn moved(&mut self, server: usize, position: StepId) {
+        self.at[server] = position;
+        let low = self.at.iter().min().copied().unwrap_or(StepId::END);
+        while let Some(entry) = self.held.first_entry() {
+            if *entry.key() >= low && low != StepId::END {
+                return;
+            }
+            let mut outcomes = entry.remove();
+            outcomes.sort_by_key(|(server, _)| *server);
+            for (server, outcome) in outcomes {
+                self.print(server, outcome);
+            }
+        }
+    }
+
+    fn print(&mut self, server: usize, outcome: Outcome) {
+        let name = &self.names[server];
+        match outcome {
+            Outcome::NotRun(n) => stderr!(
+                "rcon: {name}: not run: {n} players online, and the condition is '{}'",
+                self.condition.as_deref().unwrap_or("")
+            ),
+            Outcome::CountFailed(e) => stderr!("rcon: error: {name}: cannot count players: {e:#}"),
+            Outcome::Answer {
+                command,
+                result,
+                elapsed,
+            } => {
+                let (text, ok) = match &result {
+                    Ok(t) => (t.clone(), true),
+                    Err(e) => (format!("{e:#}"), false),
+                };
+                if !ok && self.printer.style() != Style::Json {
+                    stderr!("rcon: error: {name}: '{command}': {text}");
+                    return;
+                }
+                let reason = result
+                    .as_ref()
+                    .err()
+                    .and_then(|e| crate::app::exit::exit_for(e).reason());
+                let record = Record {
+                    command: &command,
+                    raw: b"",
+                    ok,
+                    error: (!ok).then_some(text.as_str()),
+                    reason,
+                    elapsed,
+                    origin: None,
+                };
+                // A closed stdout does not stop the schedule (as before: it was never checked).
+                let label = self.names.len() > 1;
+                let _ = self.printer.text_result(name, label, &record, &text);
+            }
+        }
+    }
+
+    /// Says, once for the group, why the run ends early.
+    pub fn halt(&mut self, halt: Halt) {
+        if self.halt.is_some() {
+            return;
+        }
+        self.halt = Some(halt);
+        match halt {
+            Halt::Cancelled {
+                signal,
+                left,
+                announced,
+            } => stderr!(
+                "rcon: countdown cancelled ({}) with {} left; nothing more was sent{}",
+                signal.name(),
+                format_left(left),
+                if announced {
+                    " but the cancellation"
+                } else {
+                    ""
+                }
+            ),
+            Halt::BeforeNextRun(signal) => {
+                stderr!("rcon: stopped ({}) before the next run", signal.name())
+            }
+        }
+    }
+
+    /// Prints what is left; the run's status: the signal's when one ended it early, else the
+    /// worst of its steps.
+    pub fn finish(mut self) -> Exit {
+        for server in 0..self.at.len() {
+            self.moved(server, StepId::END);
+        }
+        match self.halt {
+            Some(h) => h.signal().exit(),
+            None => self.worst,
+        }
+    }
+}
+
+/// The players in `list`'s answer (`--if`'s count over RCON), or why there is no count.
+pub fn count(result: anyhow::Result<String>) -> anyhow::Result<usize> {
+    let text = result?;
+    crate::app::shared::parse_list(&text)
+        .map(|p| p.len())
+        .ok_or_else(|| {
+            crate::app::exit::fail(
+                Exit::CommandFailed,
+                format!("the `list` answer has no player count: {text}"),
+            )
+        })
+}
+
+/// What a server's step came to.
+pub enum Took {
+    /// A command's answer, with the time from sending it to the end of its answer.
+    Answer(anyhow::Result<String>, Duration),
+    /// `--if`'s count.
+    Players(anyhow::Result<usize>),
+}
+
+/// Takes `step`'s result on `server` to the board and the server's timeline: a count decides
+/// the round, anything else is printed in its turn.
+pub fn completed(
+    board: &mut Board,
+    plan: &Plan,
+    (server, timeline): (usize, &mut Timeline),
+    step: Step,
+    took: Took,
+) {
+    let players = match took {
+        Took::Players(Ok(n)) => {
+            if plan.condition.as_ref().is_some_and(|c| !c.holds(n)) {
+                board.record(server, step.id, Outcome::NotRun(n));
+            }
+            Some(n)
+        }
+        Took::Players(Err(e)) => {
+            board.record(server, step.id, Outcome::CountFailed(e));
+            None
+        }
+        Took::Answer(result, elapsed) => {
+            board.record(
+                server,
+                step.id,
+                Outcome::Answer {
+                    command: step.command,
+                    result,
+                    elapsed,
+                },
+            );
+            None
+        }
+    };
+    timeline.completed(plan, step.kind, players);
+    board.moved(server, timeline.position());
+}
+
+/// Runs the timed plan on blocking runners (a management client; an RCON server the event
+/// loop cannot drive): every server connects and every command is checked before anything is
+/// sent; then the servers whose step is due take it at once (at most [`at_once::MAX_WORKERS`]
+/// threads, so a slow or dead server delays no other), in step, until the plan is over or a
+/// signal ends it.
+pub fn run(
+    timing: &Timing,
+    mut runners: Vec<Box<dyn Runner>>,
+    commands: &[String],
+) -> anyhow::Result<Exit> {
+    let plan = Plan::new(timing, commands);
+    let planned = plan.planned();
+    // Every server connects, and every command is checked, before anything is sent to any;
+    // the servers at once, the first failure in their order reported. What they teach about
+    // their servers is written once for all of them, not once each.
+    crate::app::learned::defer(true);
+    let ready = at_once::each(&mut runners, |r| -> anyhow::Result<()> {
+        let name = r.name().to_string();
+        r.connect()
+            .map_err(|e| e.context(format!("{name}: nothing was sent")))?;
+        for c in &planned {
+            r.check(c)
+                .map_err(|e| e.context(format!("{name}: '{c}': nothing was sent")))?;
+        }
+        Ok(())
+    });
+    crate::app::learned::defer(false);
+    for (r, result) in runners.iter().zip(ready) {
+        result.unwrap_or_else(|| {
+            Err(anyhow::anyhow!(
+                "{}: nothing was sent: the connecting thread failed",
+                r.name()
+            ))
+        })?;
+    }
+    // Ctrl-C and SIGTERM cancel from now on; where the guard cannot be installed, Ctrl-C
+    // alone does (SIGTERM then ends the process, as by default).
+    let stop = Stop::catch();
+    if stop.is_none() {
+        interrupt::catch();
+    }
+    let stop = stop.as_ref();
+    let names = runners.iter().map(|r| r.name().to_string()).collect();
+    let mut board = Board::new(names, &plan, timing.json);
+    let mut lines = vec![Timeline::default(); runners.len()];
+    let clock = Clock::new();
+    loop {
+        let signal = stopped(stop);
+        let now = clock.elapsed();
+        let mut due: Vec<(usize, Step)> = Vec::new();
+        for (i, line) in lines.iter_mut().enumerate() {
+            let (step, halt) = line.due(&plan, now, signal);
+            if let Some(h) = halt {
+                board.halt(h);
+            }
+            board.moved(i, line.position());
+            due.extend(step.map(|s| (i, s)));
+        }
+        let Some(next) = due.iter().map(|(_, s)| s.at).min() else {
+            break;
+        };
+        if next > now && signal.is_none() {
+            // Woken by the time or by a signal: either way, what is due is asked again.
+            clock.sleep_until(next, stop);
+            continue;
+        }
+        // Every server whose step is due takes it now, at once (`due` is in the servers' order).
+        let mut steps = due.into_iter().filter(|(_, s)| s.at <= now).peekable();
+        let mut taking: Vec<(usize, &mut Box<dyn Runner>, Step)> = Vec::new();
+        for (i, r) in runners.iter_mut().enumerate() {
+            if let Some((_, step)) = steps.next_if(|(j, _)| *j == i) {
+                taking.push((i, r, step));
+            }
+        }
+        let results = at_once::each(&mut taking, |(_, r, step)| {
+            if step.kind == Kind::Count {
+                return Took::Players(r.players());
+            }
+            let start = Instant::now();
+            let result = r.run(&step.command);
+            Took::Answer(result, start.elapsed())
+        });
+        for ((i, _, step), took) in taking.into_iter().zip(results) {
+            let took = took.unwrap_or_else(|| {
+                let failed = anyhow::anyhow!("the command's thread failed");
+                match step.kind {
+                    Kind::Count => Took::Players(Err(failed)),
+                    _ => Took::Answer(Err(failed), Duration::ZERO),
+                }
+            });
+            completed(&mut board, &plan, (i, &mut lines[i]), step, took);
+        }
+    }
+    Ok(board.finish())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn secs(v: &[u64]) -> Vec<Duration> {
+        v.iter().map(|s| Duration::from_secs(*s)).collect()
+    }
+
+    fn secs_f(s: u64) -> Duration {
+        Duration::from_secs(s)
+    }
+
+    /// A countdown of 60 s announced at 30 s and 10 s, then `stop`.
+    fn countdown(cancel: Option<&str>) -> Plan {
+        let timing = Timing {
+            countdown: Some(secs_f(60)),
+            announce: Some("say {left}".into()),
+            at: secs(&[30, 10]),
+            cancel_announce: cancel.map(String::from),
+            ..Timing::default()
+        };
+        Plan::new(&timing, &["stop".to_string()])
+    }
+
+    /// Walks `line` to its end with nothing going wrong: each step's time and command.
+    fn walk(plan: &Plan, line: &mut Timeline, players: Option<usize>) -> Vec<(u64, String)> {
+        let mut seen = Vec::new();
+        while let (Some(step), None) = line.due(plan, Duration::ZERO, None) {
+            seen.push((step.at.as_secs(), step.command.clone()));
+            line.completed(plan, step.kind, players);
+            if seen.len() > 20 {
+                break;
+            }
+        }
+        seen
+    }
+
+    #[test]
+    fn a_timeline_walks_the_announcements_then_the_finals() {
+        let plan = countdown(None);
+        assert_eq!(plan.planned(), ["stop", "say 30 seconds", "say 10 seconds"]);
+        let got = walk(&plan, &mut Timeline::default(), None);
+        let want = [(30, "say 30 seconds"), (50, "say 10 seconds"), (60, "stop")];
+        let want: Vec<(u64, String)> = want.iter().map(|(a, c)| (*a, c.to_string())).collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn a_signal_cancels_a_countdown_with_its_announcement_once() {
+        let plan = countdown(Some("say off ({left})"));
+        let mut line = Timeline::default();
+        let (step, _) = line.due(&plan, Duration::ZERO, None);
+        line.completed(&plan, step.unwrap().kind, None);
+        // Ctrl-C 35 s in: 25 s left, the cancellation due at once, said once.
+        let now = secs_f(35);
+        let (step, halt) = line.due(&plan, now, Some(Signal::Interrupt));
+        let step = step.unwrap();
+        assert_eq!(
+            (step.kind, step.command.as_str()),
+            (Kind::Cancel, "say off (25 seconds)")
+        );
+        assert_eq!(
+            halt,
+            Some(Halt::Cancelled {
+                signal: Signal::Interrupt,
+                left: secs_f(25),
+                announced: true
+            })
+        );
+        assert_eq!(
+            line.due(&plan, now, Some(Signal::Interrupt)),
+            (Some(step.clone()), None)
+        );
+        line.completed(&plan, Kind::Cancel, None);
+        assert_eq!(line.due(&plan, now, Some(Signal::Interrupt)), (None, None));
+        assert_eq!(line.position(), StepId::END);
+        // Without a cancellation: nothing more at all.
+        let plan = countdown(None);
+        let mut line = Timeline::default();
+        let (step, halt) = line.due(&plan, Duration::ZERO, Some(Signal::Terminate));
+        assert_eq!(step, None);
+        assert!(matches!(
+            halt,
+            Some(Halt::Cancelled {
+                announced: false,
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn final_commands_that_began_all_go_out_and_every_stops_between_runs() {
+        let timing = Timing {
+            every: Some(secs_f(3600)),
+            ..Timing::default()
+        };
+        let plan = Plan::new(&timing, &["save-all".to_string(), "say saved".to_string()]);
+        let mut line = Timeline::default();
+        let (step, _) = line.due(&plan, Duration::ZERO, None);
+        line.completed(&plan, step.unwrap().kind, None);
+        // A signal after the run's first command: its second still goes out.
+        let (step, halt) = line.due(&plan, Duration::ZERO, Some(Signal::Interrupt));
+        assert_eq!((step.unwrap().command.as_str(), halt), ("say saved", None));
+        line.completed(&plan, Kind::Final, None);
+        // Then the next run does not begin.
+        let (step, halt) = line.due(&plan, secs_f(1), Some(Signal::Interrupt));
+        assert_eq!(
+            (step, halt),
+            (None, Some(Halt::BeforeNextRun(Signal::Interrupt)))
+        );
+    }
+
+    #[test]
+    fn if_runs_a_round_only_where_it_holds_and_counts_again_next_time() {
+        let timing = Timing {
+            every: Some(secs_f(60)),
+            condition: Some(crate::app::resolve::modes::Condition::parse("players < 2").unwrap()),
+            ..Timing::default()
+        };
+        let plan = Plan::new(&timing, &["say hi".to_string()]);
+        let mut line = Timeline::default();
+        let (count, _) = line.due(&plan, Duration::ZERO, None);
+        let count = count.unwrap();
+        assert_eq!((count.kind, count.command.as_str()), (Kind::Count, "list"));
+        // Three online: not this round; the next round counts again at 60 s.
+        line.completed(&plan, Kind::Count, Some(3));
+        let (next, _) = line.due(&plan, Duration::ZERO, None);
+        let next = next.unwrap();
+        assert_eq!((next.kind, next.at), (Kind::Count, secs_f(60)));
+        // One online: the round runs. A failed count is a round not run.
+        line.completed(&plan, Kind::Count, Some(1));
+        let (run, _) = line.due(&plan, secs_f(60), None);
+        assert_eq!(run.unwrap().command, "say hi");
+        line.completed(&plan, Kind::Final, None);
+        line.completed(&plan, Kind::Count, None);
+        assert_eq!(
+            line.due(&plan, Duration::ZERO, None).0.unwrap().at,
+            secs_f(180)
+        );
+    }
+
+    #[test]
+    fn schedules() {
+        assert_eq!(
+            schedule(Duration::from_secs(600), &[]),
+            secs(&[600, 300, 120, 60, 30, 10, 5, 4, 3, 2, 1])
+        );
+        assert_eq!(
+            schedule(Duration::from_secs(90), &[]),
+            secs(&[90, 60, 30, 10, 5, 4, 3, 2, 1])
+        );
+        assert_eq!(
+            schedule(Duration::from_secs(600), &secs(&[60, 300, 900, 60])),
+            secs(&[300, 60])
+        );
+    }
+
+    #[test]
+    fn words_for_time_left() {
+        assert_eq!(format_left(Duration::from_secs(600)), "10 minutes");
+        assert_eq!(format_left(Duration::from_secs(60)), "1 minute");
+        assert_eq!(format_left(Duration::from_secs(90)), "1 minute 30 seconds");
+        assert_eq!(format_left(Duration::from_secs(3600)), "1 hour");
+        assert_eq!(format_left(Duration::from_secs(1)), "1 second");
+        assert_eq!(format_left(Duration::ZERO), "0 seconds");
+        assert_eq!(
+            fill(
+                "say Restart in {left} ({seconds}s)",
+                Duration::from_secs(30)
+            ),
+            "say Restart in 30 seconds (30s)"
+        );
+    }
+}
