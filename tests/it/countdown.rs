@@ -295,6 +295,136 @@ fn a_server_restarted_during_the_countdown_gets_the_rest_of_it() {
     assert_eq!(second.commands(), says(&["say 2 seconds", "say done"]));
 }
 
+/// A server of a group that goes down between two announcements and stays down: its later
+/// steps fail (said on stderr, each naming the server and the command), the rest of the group
+/// gets the whole countdown, and the exit status is the failure's.
+#[test]
+fn a_server_down_for_the_rest_of_a_group_countdown_fails_its_steps_alone() {
+    let config = |bind| rconsole::practice::PracticeConfig {
+        bind,
+        password: common::PASSWORD.into(),
+        mode: rconsole::practice::PracticeMode::Vanilla,
+        read_delay: Duration::from_millis(2),
+    };
+    let any = "127.0.0.1:0".parse().unwrap();
+    let doomed = rconsole::practice::PracticeServer::serve(common::listener(any), config(any))
+        .expect("start practice server");
+    let addr = doomed.addr();
+    let stays = common::strict_vanilla();
+    let home = common::home();
+    let mut child = common::rcon_in(home.path())
+        .env("RCON_PASSWORD", common::PASSWORD)
+        .env("RCON_CLOCK_SPEED", "2")
+        .args(["-t", "2s"])
+        .args(["--target", &format!("a=127.0.0.1:{}", stays.port())])
+        .args(["--target", &format!("b={addr}")])
+        .args(["--json", "--countdown", "10s", "--at", "6s,2s"])
+        .args(["--announce", "say {left}", "--then", "say done"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn rcon");
+    let lines = common::lines_of(&mut child);
+    // Both servers' first announcement is answered (printed in the servers' order)...
+    for want in ["a", "b"] {
+        let line = lines
+            .recv_timeout(Duration::from_secs(30))
+            .expect("no first announcement");
+        let v: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(
+            (v["server"].as_str(), v["ok"].as_bool()),
+            (Some(want), Some(true)),
+            "{line}"
+        );
+    }
+    // ...then b goes down for good.
+    let _held = common::stop_holding(addr, || drop(doomed));
+    let out = common::wait_with_timeout(child, Duration::from_secs(60));
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(4), "{err}");
+    let rest: Vec<(String, String, bool)> = lines
+        .iter()
+        .map(|l| {
+            let v: Value = serde_json::from_str(&l).unwrap();
+            (
+                v["server"].as_str().unwrap_or("").to_string(),
+                v["command"].as_str().unwrap_or("").to_string(),
+                v["ok"] == true,
+            )
+        })
+        .collect();
+    let row = |s: &str, c: &str, ok| (s.to_string(), c.to_string(), ok);
+    assert_eq!(
+        rest,
+        [
+            row("a", "say 2 seconds", true),
+            row("b", "say 2 seconds", false),
+            row("a", "say done", true),
+            row("b", "say done", false),
+        ]
+    );
+    assert_eq!(
+        stays.commands(),
+        says(&["say 6 seconds", "say 2 seconds", "say done"])
+    );
+}
+
+/// A long `--every` on a large group runs on one event loop: one thread (counted in /proc),
+/// one socket a server within a soft descriptor limit far below what it needs (raised), every
+/// server's runs whole when Ctrl-C ends it between two runs.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_large_group_repeats_on_one_event_loop_until_ctrl_c() {
+    let server = common::strict_vanilla();
+    let home = common::home();
+    let inventory = common::same_server_inventory(home.path(), 200, server.port());
+    let mut cmd = common::rcon_in(home.path());
+    cmd.env("RCON_PASSWORD", common::PASSWORD)
+        .env("RCON_CLOCK_SPEED", "3600")
+        .args(["--targets", &inventory])
+        .args(["--every", "1h", "-c", "say tick", "-c", "seed"]);
+    let child = common::under_ulimit(&cmd, "-Sn 128")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn rcon");
+    let ticks = || {
+        server
+            .commands()
+            .iter()
+            .filter(|c| *c == "say tick")
+            .count()
+    };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while ticks() < 400 {
+        assert!(Instant::now() < deadline, "{} ticks in a minute", ticks());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // `sh` ran `exec rcon`: the same process.
+    let threads = std::fs::read_dir(format!("/proc/{}/task", child.id()))
+        .unwrap()
+        .count();
+    assert!(threads <= 2, "{threads} threads for 200 servers");
+    // A socket a server and a few more (a blocking session a server held a poller of its own).
+    let files = std::fs::read_dir(format!("/proc/{}/fd", child.id()))
+        .unwrap()
+        .count();
+    assert!(files < 200 + 32, "{files} open files for 200 servers");
+    common::signal(&child, libc::SIGINT);
+    let out = common::wait_with_timeout(child, Duration::from_secs(30));
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert_eq!(err, "rcon: stopped (Ctrl-C) before the next run\n");
+    let commands = server.commands();
+    let seeds = commands.iter().filter(|c| *c == "seed").count();
+    assert_eq!(ticks(), seeds, "a run cut in half");
+    assert_eq!(
+        seeds % 200,
+        0,
+        "{seeds} seeds: not every server ran every run"
+    );
+}
+
 /// A vanilla-like server (one packet per answer, `Unknown request 0` for the sentinel probe)
 /// that answers `say done` only after 3 s; `answered` turns true when it has.
 fn slow_to_answer(answered: std::sync::Arc<std::sync::atomic::AtomicBool>) -> u16 {

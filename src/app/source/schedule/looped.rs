@@ -19,7 +19,7 @@ use rconsole::rcon::client::Observer;
 use crate::app::exit::{Exit, chain, fail};
 use crate::app::resolve::plan::Timing;
 use crate::app::runner::fanout;
-use crate::app::runner::interrupt::Stop;
+use crate::app::runner::interrupt::{Signal, Stop};
 use crate::app::shared::{is_parse_error, is_stop_command};
 use crate::app::source::schedule::{
     Board, Clock, Kind, Plan, Step, StepId, Timeline, Took, completed, count,
@@ -87,6 +87,7 @@ pub fn run(
         raw: vec![Vec::new(); count],
         over: vec![false; count],
         stop: stop.as_ref(),
+        signal: None,
         wake,
         end,
     };
@@ -126,6 +127,8 @@ struct Timer<'s> {
     /// Servers with nothing more to do.
     over: Vec<bool>,
     stop: Option<&'s Stop>,
+    /// The signal, with the schedule time it was first seen ([`Timeline::due`]).
+    signal: Option<(Signal, Duration)>,
     wake: Arc<AtomicBool>,
     /// Set to end every server: the plan could not start.
     end: Arc<AtomicBool>,
@@ -160,8 +163,11 @@ impl Timer<'_> {
 
     /// Server `t`'s due step, the halt a signal caused said once; `None` when it is over.
     fn due(&mut self, t: usize, clock: &Clock) -> Option<Step> {
-        let signal = self.stop.and_then(Stop::received);
-        let (step, halt) = self.lines[t].due(&self.plan, clock.elapsed(), signal);
+        let now = clock.elapsed();
+        if self.signal.is_none() {
+            self.signal = self.stop.and_then(Stop::received).map(|s| (s, now));
+        }
+        let (step, halt) = self.lines[t].due(&self.plan, now, self.signal);
         if let Some(h) = halt {
             self.board.halt(h);
         }

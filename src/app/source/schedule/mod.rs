@@ -326,12 +326,15 @@ impl Timeline {
     /// Its next step at schedule time `now`, or `None` when it has nothing more to do; with
     /// the halt a `signal` caused here, if it caused one. A signal cancels a countdown (the
     /// cancellation announced, if there is one) and ends a run between two `--every` runs; once
-    /// a run's final commands have begun they all go out (a run is never cut in half).
+    /// a run's final commands have begun they all go out (a run is never cut in half). The
+    /// signal comes with the schedule time it was first seen: a step due by then still goes
+    /// out, so every server of a group, whatever order they are asked in, makes the same
+    /// choice.
     pub fn due(
         &mut self,
         plan: &Plan,
         now: Duration,
-        signal: Option<Signal>,
+        signal: Option<(Signal, Duration)>,
     ) -> (Option<Step>, Option<Halt>) {
         if self.over {
             return (None, None);
@@ -339,8 +342,10 @@ impl Timeline {
         if let Some(c) = &self.cancelling {
             return (Some(c.clone()), None);
         }
-        if let Some(signal) = signal {
-            let step = plan.step(self.round, self.index);
+        let step = plan.step(self.round, self.index);
+        if let Some((signal, seen)) = signal
+            && step.at > seen
+        {
             let running_finals = step.kind == Kind::Final && self.index > plan.first_final();
             let counting_down = plan.countdown.is_some()
                 && (step.kind == Kind::Announce
@@ -374,7 +379,7 @@ impl Timeline {
                 return (None, Some(Halt::BeforeNextRun(signal)));
             }
         }
-        (Some(plan.step(self.round, self.index)), None)
+        (Some(step), None)
     }
 
     /// The step it was due to take is done (answered or failed); for `--if`'s count, `players`
@@ -665,9 +670,13 @@ pub fn run(
     let mut board = Board::new(names, &plan, timing.json);
     let mut lines = vec![Timeline::default(); runners.len()];
     let clock = Clock::new();
+    // The signal, with the schedule time it was first seen ([`Timeline::due`]).
+    let mut signal: Option<(Signal, Duration)> = None;
     loop {
-        let signal = stopped(stop);
         let now = clock.elapsed();
+        if signal.is_none() {
+            signal = stopped(stop).map(|s| (s, now));
+        }
         let mut due: Vec<(usize, Step)> = Vec::new();
         for (i, line) in lines.iter_mut().enumerate() {
             let (step, halt) = line.due(&plan, now, signal);
@@ -770,7 +779,7 @@ mod tests {
         line.completed(&plan, step.unwrap().kind, None);
         // Ctrl-C 35 s in: 25 s left, the cancellation due at once, said once.
         let now = secs_f(35);
-        let (step, halt) = line.due(&plan, now, Some(Signal::Interrupt));
+        let (step, halt) = line.due(&plan, now, Some((Signal::Interrupt, now)));
         let step = step.unwrap();
         assert_eq!(
             (step.kind, step.command.as_str()),
@@ -785,16 +794,23 @@ mod tests {
             })
         );
         assert_eq!(
-            line.due(&plan, now, Some(Signal::Interrupt)),
+            line.due(&plan, now, Some((Signal::Interrupt, now))),
             (Some(step.clone()), None)
         );
         line.completed(&plan, Kind::Cancel, None);
-        assert_eq!(line.due(&plan, now, Some(Signal::Interrupt)), (None, None));
+        assert_eq!(
+            line.due(&plan, now, Some((Signal::Interrupt, now))),
+            (None, None)
+        );
         assert_eq!(line.position(), StepId::END);
         // Without a cancellation: nothing more at all.
         let plan = countdown(None);
         let mut line = Timeline::default();
-        let (step, halt) = line.due(&plan, Duration::ZERO, Some(Signal::Terminate));
+        let (step, halt) = line.due(
+            &plan,
+            Duration::ZERO,
+            Some((Signal::Terminate, Duration::ZERO)),
+        );
         assert_eq!(step, None);
         assert!(matches!(
             halt,
@@ -803,6 +819,29 @@ mod tests {
                 ..
             })
         ));
+    }
+
+    /// A group's servers are asked one after another: one asked after the signal came must
+    /// choose as one asked before it did, so a step due by the time the signal was first seen
+    /// still goes out everywhere.
+    #[test]
+    fn a_step_due_when_the_signal_was_first_seen_still_goes_out() {
+        let timing = Timing {
+            every: Some(secs_f(60)),
+            ..Timing::default()
+        };
+        let plan = Plan::new(&timing, &["save-all".to_string()]);
+        let mut line = Timeline::default();
+        line.completed(&plan, Kind::Final, None);
+        // The second run was due at 60 s; the signal was seen at 61 s, this server asked at 62 s.
+        let (step, halt) = line.due(&plan, secs_f(62), Some((Signal::Interrupt, secs_f(61))));
+        assert_eq!((step.unwrap().at, halt), (secs_f(60), None));
+        line.completed(&plan, Kind::Final, None);
+        let (step, halt) = line.due(&plan, secs_f(62), Some((Signal::Interrupt, secs_f(61))));
+        assert_eq!(
+            (step, halt),
+            (None, Some(Halt::BeforeNextRun(Signal::Interrupt)))
+        );
     }
 
     #[test]
@@ -816,11 +855,12 @@ mod tests {
         let (step, _) = line.due(&plan, Duration::ZERO, None);
         line.completed(&plan, step.unwrap().kind, None);
         // A signal after the run's first command: its second still goes out.
-        let (step, halt) = line.due(&plan, Duration::ZERO, Some(Signal::Interrupt));
+        let signal = Some((Signal::Interrupt, secs_f(1)));
+        let (step, halt) = line.due(&plan, secs_f(1), signal);
         assert_eq!((step.unwrap().command.as_str(), halt), ("say saved", None));
         line.completed(&plan, Kind::Final, None);
         // Then the next run does not begin.
-        let (step, halt) = line.due(&plan, secs_f(1), Some(Signal::Interrupt));
+        let (step, halt) = line.due(&plan, secs_f(1), signal);
         assert_eq!(
             (step, halt),
             (None, Some(Halt::BeforeNextRun(Signal::Interrupt)))
