@@ -164,3 +164,31 @@ pub fn hint(err: &rconsole::Error) -> Option<&'static str> {
         _ => None,
     }
 }
+
+/// Which signal stopped a run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Signal {
+    /// Ctrl-C (`SIGINT`; Ctrl-C or Ctrl-Break on Windows).
+    #[default]
+    Interrupt = 1,
+    /// `SIGTERM` (a service manager, `kill`, a container stopping).
+    Terminate = 2,
+}
+
+impl Signal {
+    /// The exit status of a run it stopped: 130 (Ctrl-C) or 143 (`SIGTERM`).
+    pub fn exit(self) -> Exit {
+        match self {
+            Signal::Interrupt => Exit::Interrupted,
+            Signal::Terminate => Exit::Terminated,
+        }
+    }
+
+    /// How messages name it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Signal::Interrupt => "Ctrl-C",
+            Signal::Terminate => "SIGTERM",
+        }
+    }
+}

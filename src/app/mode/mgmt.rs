@@ -783,7 +783,7 @@ fn lines(session: &mut MgmtSession, policy: &BatchPolicy) -> anyhow::Result<Exit
     let mut ran = 0u64;
     let halt = |signal: Signal, ran: u64, in_flight: Option<(usize, &str)>, read: bool| {
         let text = interrupted::line(&Interrupted {
-            signal: signal.name(),
+            signal,
             ran,
             in_flight: in_flight
                 .map(|(n, command)| InFlight {

@@ -2,13 +2,14 @@
 //! (the command line's commands, batch input here or over `--remote`, a fan-out): the runner
 //! fills an [`Interrupted`], [`line()`] words it.
 
+use crate::app::exit::Signal;
 use crate::app::shared::short;
 
 /// What a signal stopped.
 #[derive(Debug, Clone, Default)]
 pub struct Interrupted {
-    /// How messages name the signal (`Ctrl-C`, `SIGTERM`).
-    pub signal: &'static str,
+    /// Which signal (messages name it `Ctrl-C` or `SIGTERM`).
+    pub signal: Signal,
     /// Commands answered.
     pub ran: u64,
     /// With a fan-out, how many servers it ran on (the in-flight commands are then a list,
@@ -46,7 +47,7 @@ const SHOWN: usize = 5;
 pub fn line(s: &Interrupted) -> String {
     let mut text = format!(
         "interrupted by {}: {} command{} ran",
-        s.signal,
+        s.signal.name(),
         s.ran,
         if s.ran == 1 { "" } else { "s" }
     );
@@ -115,7 +116,7 @@ mod tests {
     #[test]
     fn one_server() {
         let s = Interrupted {
-            signal: "Ctrl-C",
+            signal: Signal::Interrupt,
             ran: 2,
             in_flight: vec![in_flight(None, "x.mcfunction:3", "sleep 60000")],
             not_sent: 2,
@@ -126,7 +127,7 @@ mod tests {
             "interrupted by Ctrl-C: 2 commands ran, x.mcfunction:3 ('sleep 60000') was in flight and may or may not have run, 2 not sent"
         );
         let s = Interrupted {
-            signal: "SIGTERM",
+            signal: Signal::Terminate,
             ran: 1,
             not_sent: 0,
             unread: Some("<stdin>".into()),
@@ -137,7 +138,7 @@ mod tests {
             "interrupted by SIGTERM: 1 command ran, none was in flight, the rest of <stdin> was not read"
         );
         let s = Interrupted {
-            signal: "Ctrl-C",
+            signal: Signal::Interrupt,
             ran: 0,
             not_sent: 1,
             not_run: Some("the console"),
@@ -152,7 +153,7 @@ mod tests {
     #[test]
     fn fan_out() {
         let s = Interrupted {
-            signal: "SIGTERM",
+            signal: Signal::Terminate,
             ran: 2,
             servers: Some(2),
             in_flight: vec![
@@ -170,7 +171,7 @@ mod tests {
             .map(|i| in_flight(Some(&i.to_string()), "", "c"))
             .collect();
         let s = Interrupted {
-            signal: "Ctrl-C",
+            signal: Signal::Interrupt,
             ran: 1,
             servers: Some(1),
             in_flight: many,

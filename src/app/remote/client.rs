@@ -1525,7 +1525,7 @@ impl Pipe<'_, '_> {
                     .to_string()
             });
             let text = interrupted::line(&Interrupted {
-                signal: signal.name(),
+                signal,
                 ran: progress.tally.sent,
                 not_sent: unanswered.len() as u64,
                 unread,

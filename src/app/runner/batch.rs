@@ -142,7 +142,7 @@ struct Halt {
 impl Halt {
     fn into_error(self, tally: &Tally) -> anyhow::Error {
         let text = interrupted::line(&Interrupted {
-            signal: self.signal.name(),
+            signal: self.signal,
             ran: tally.sent,
             in_flight: self
                 .in_flight

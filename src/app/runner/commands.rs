@@ -132,7 +132,7 @@ impl Halted {
         server: Option<&str>,
     ) -> Interrupted {
         Interrupted {
-            signal: self.signal.name(),
+            signal: self.signal,
             ran: tally.sent,
             in_flight: self
                 .in_flight
@@ -159,12 +159,7 @@ impl Halted {
 
 /// The error (exit 130 or 143) that says what a signal stopped.
 pub fn error(stopped: &Interrupted) -> anyhow::Error {
-    let exit = if stopped.signal == Signal::Terminate.name() {
-        Exit::Terminated
-    } else {
-        Exit::Interrupted
-    };
-    fail(exit, interrupted::line(stopped))
+    fail(stopped.signal.exit(), interrupted::line(stopped))
 }
 
 /// [`run`] with the signals caught by the caller (`stop`, shared by several servers' threads):

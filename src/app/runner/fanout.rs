@@ -828,7 +828,7 @@ impl<'a> PrintingThread<'a> {
         let mut shown = self.interrupted.clone();
         shown.sort_unstable();
         interrupted::line(&Interrupted {
-            signal: signal.name(),
+            signal,
             ran: self.answered,
             servers: Some(self.total),
             in_flight: shown

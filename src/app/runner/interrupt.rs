@@ -46,32 +46,7 @@ pub fn raised() -> bool {
     FLAG.get().is_some_and(|flag| flag.load(Ordering::SeqCst))
 }
 
-/// Which signal stopped a run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Signal {
-    /// Ctrl-C (`SIGINT`; Ctrl-C or Ctrl-Break on Windows).
-    Interrupt = 1,
-    /// `SIGTERM` (a service manager, `kill`, a container stopping).
-    Terminate = 2,
-}
-
-impl Signal {
-    /// The exit status of a run it stopped: 130 (Ctrl-C) or 143 (`SIGTERM`).
-    pub fn exit(self) -> crate::app::exit::Exit {
-        match self {
-            Signal::Interrupt => crate::app::exit::Exit::Interrupted,
-            Signal::Terminate => crate::app::exit::Exit::Terminated,
-        }
-    }
-
-    /// How messages name it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Signal::Interrupt => "Ctrl-C",
-            Signal::Terminate => "SIGTERM",
-        }
-    }
-}
+pub use crate::app::exit::Signal;
 
 /// While alive, Ctrl-C and `SIGTERM` set the flag [`Stop::flag`] returns instead of ending the
 /// process, so a batch can finish printing what was answered and say what was not sent. Dropping

@@ -85,19 +85,11 @@ impl Clock {
         self.start + at.div_f64(self.speed)
     }
 
-    /// Sleeps until schedule time `at`; the signal, if one came first.
-    pub fn sleep_until(&self, at: Duration, stop: Option<&Stop>) -> Option<Signal> {
-        loop {
-            if let Some(signal) = stopped(stop) {
-                return Some(signal);
-            }
-            let now = self.elapsed();
-            if now >= at {
-                return None;
-            }
-            let left = (at - now).div_f64(self.speed);
-            std::thread::sleep(left.min(Duration::from_millis(20)));
-        }
+    /// Sleeps until schedule time `at`, or until a signal comes: the runners' one cancellable
+    /// pause ([`interrupt::pause_until`]).
+    pub fn sleep_until(&self, at: Duration, stop: Option<&Stop>) {
+        let left = at.saturating_sub(self.elapsed()).div_f64(self.speed);
+        interrupt::pause_until(left, || stopped(stop).is_some());
     }
 }
 
