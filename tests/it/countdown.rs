@@ -237,15 +237,7 @@ fn a_group_past_the_hard_descriptor_limit_is_refused_before_anything_is_sent() {
 /// anything is sent into it, so nothing fails and nothing is in doubt.
 #[test]
 fn a_server_restarted_during_the_countdown_gets_the_rest_of_it() {
-    let config = |bind| rconsole::practice::PracticeConfig {
-        bind,
-        password: common::PASSWORD.into(),
-        mode: rconsole::practice::PracticeMode::Vanilla,
-        read_delay: Duration::from_millis(2),
-    };
-    let any = "127.0.0.1:0".parse().unwrap();
-    let first = rconsole::practice::PracticeServer::serve(common::listener(any), config(any))
-        .expect("start practice server");
+    let first = common::restartable_vanilla("127.0.0.1:0".parse().unwrap());
     let addr = first.addr();
     let home = common::home();
     // Schedule time runs twice as fast: announcements 2 s apart in real time. --json: a
@@ -280,7 +272,7 @@ fn a_server_restarted_during_the_countdown_gets_the_rest_of_it() {
         .expect("no first announcement");
     assert_eq!(record(first_record), ("say 6 seconds".to_string(), true));
     let held = common::stop_holding(addr, || drop(first));
-    let second = held.serve(config(addr));
+    let second = held.serve(common::vanilla_config(addr));
     let out = common::wait_with_timeout(child, Duration::from_secs(60));
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(stderr(&out), "");
@@ -300,15 +292,7 @@ fn a_server_restarted_during_the_countdown_gets_the_rest_of_it() {
 /// gets the whole countdown, and the exit status is the failure's.
 #[test]
 fn a_server_down_for_the_rest_of_a_group_countdown_fails_its_steps_alone() {
-    let config = |bind| rconsole::practice::PracticeConfig {
-        bind,
-        password: common::PASSWORD.into(),
-        mode: rconsole::practice::PracticeMode::Vanilla,
-        read_delay: Duration::from_millis(2),
-    };
-    let any = "127.0.0.1:0".parse().unwrap();
-    let doomed = rconsole::practice::PracticeServer::serve(common::listener(any), config(any))
-        .expect("start practice server");
+    let doomed = common::restartable_vanilla("127.0.0.1:0".parse().unwrap());
     let addr = doomed.addr();
     let stays = common::strict_vanilla();
     let home = common::home();

@@ -9,7 +9,6 @@ use std::process::{Child, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
-use rconsole::practice::{PracticeConfig, PracticeMode, PracticeServer};
 use serde_json::Value;
 
 /// Long enough for a loaded machine; the waits end as soon as the line is there.
@@ -98,19 +97,6 @@ impl Drop for Follower {
     }
 }
 
-fn rcon_server(bind: std::net::SocketAddr) -> PracticeServer {
-    PracticeServer::serve(common::listener(bind), rcon_config(bind)).expect("start practice server")
-}
-
-fn rcon_config(bind: std::net::SocketAddr) -> PracticeConfig {
-    PracticeConfig {
-        bind,
-        password: common::PASSWORD.into(),
-        mode: PracticeMode::Vanilla,
-        read_delay: Duration::from_millis(2),
-    }
-}
-
 /// `2026-12-02T01:30:00Z EVENT...`: the time is RFC 3339 UTC, the rest is returned.
 pub(crate) fn after_time(line: &str) -> &str {
     let (time, rest) = line.split_once(' ').unwrap_or_else(|| panic!("{line:?}"));
@@ -124,7 +110,7 @@ pub(crate) fn after_time(line: &str) -> &str {
 
 #[test]
 fn rcon_poll_through_a_pipe_survives_a_restart() {
-    let server = rcon_server("127.0.0.1:0".parse().unwrap());
+    let server = common::restartable_vanilla("127.0.0.1:0".parse().unwrap());
     let addr = server.addr();
     let home = common::home();
     // --exec's command is sh (the Windows build runs cmd): its files are checked on Unix only.
@@ -179,7 +165,7 @@ fn rcon_poll_through_a_pipe_survives_a_restart() {
     // test's server can take the port meanwhile.
     let down = common::stop_holding(addr, || drop(server));
     f.wait_err("connection lost");
-    let server = down.serve(rcon_config(addr));
+    let server = down.serve(common::vanilla_config(addr));
     server.set_players(&["Alex"]);
     f.wait_err("reconnected");
     // What changed while it was away comes as events after the reconnect.
@@ -352,7 +338,7 @@ mod pty {
 
     #[test]
     fn rcon_poll_in_a_terminal() {
-        let server = rcon_server("127.0.0.1:0".parse().unwrap());
+        let server = common::restartable_vanilla("127.0.0.1:0".parse().unwrap());
         let home = common::home();
         let mut term = Term::start(server.addr(), home.path(), &["--follow", "--poll", "100ms"]);
         term.wait_for("Ctrl-C stops");
@@ -395,8 +381,8 @@ mod pty {
 
 #[test]
 fn several_servers_are_followed_at_once_with_their_names() {
-    let a = rcon_server("127.0.0.1:0".parse().unwrap());
-    let b = rcon_server("127.0.0.1:0".parse().unwrap());
+    let a = common::restartable_vanilla("127.0.0.1:0".parse().unwrap());
+    let b = common::restartable_vanilla("127.0.0.1:0".parse().unwrap());
     let home = common::home();
     let mut f = Follower::spawn(
         common::rcon_in(home.path())

@@ -91,6 +91,46 @@ pub struct Server {
     pub open: Option<crate::app::remote::session::FanoutOpener>,
 }
 
+/// What a handler on the event loop keeps of a [`Server`] whose target the loop took.
+pub struct Looped {
+    /// The label in output and messages.
+    pub name: String,
+    /// Where it is, for warnings.
+    pub describe: String,
+    /// Where its engine warnings go.
+    pub observer: Arc<dyn Observer>,
+    /// RCON, or one of the other consoles.
+    pub protocol: Protocol,
+}
+
+/// Splits servers that all take the event loop's route (`--follow`, a timed run) into the
+/// loop's targets and what their handler keeps of each, in order.
+pub fn looped(servers: Vec<Server>) -> (Vec<fleet::FleetTarget>, Vec<Looped>) {
+    servers
+        .into_iter()
+        .map(|s| {
+            let Route::Fleet { host, port, tunnel } = s.route else {
+                unreachable!("a server on a helper thread's route is not given to the loop");
+            };
+            let kept = Looped {
+                name: s.name,
+                describe: s.describe,
+                observer: Arc::clone(&s.options.observer),
+                protocol: s.protocol,
+            };
+            let target = fleet::FleetTarget {
+                host,
+                port,
+                password: s.password,
+                config: s.options,
+                protocol: s.protocol,
+                tunnel,
+            };
+            (target, kept)
+        })
+        .unzip()
+}
+
 /// One command for every server, and where it came from (`file`, `line` for batch input).
 #[derive(Debug, Clone)]
 pub struct Planned {

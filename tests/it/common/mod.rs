@@ -113,6 +113,23 @@ pub fn strict_vanilla() -> PracticeServer {
     server(PracticeMode::Vanilla, Duration::from_millis(2))
 }
 
+/// Strict vanilla's settings on `bind`, for a server a test stops and starts again there
+/// ([`restartable_vanilla`], [`stop_holding`]).
+pub fn vanilla_config(bind: std::net::SocketAddr) -> rconsole::practice::PracticeConfig {
+    rconsole::practice::PracticeConfig {
+        bind,
+        password: PASSWORD.into(),
+        mode: PracticeMode::Vanilla,
+        read_delay: Duration::from_millis(2),
+    }
+}
+
+/// Strict vanilla on a [`listener`] at `bind` (port 0: a free one), so a test can stop it and
+/// start it again on the same address.
+pub fn restartable_vanilla(bind: std::net::SocketAddr) -> PracticeServer {
+    PracticeServer::serve(listener(bind), vanilla_config(bind)).expect("start practice server")
+}
+
 /// `cmd` (its program, arguments and environment) run by `sh` after `ulimit LIMIT`, so the
 /// binary under test meets a lower descriptor or memory limit than the test's own.
 #[cfg(unix)]

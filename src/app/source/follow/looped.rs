@@ -101,25 +101,14 @@ pub fn run(
     emitter: &Emitter,
 ) -> anyhow::Result<Exit> {
     let count = servers.len();
-    let mut targets = Vec::with_capacity(count);
+    let (targets, kept) = fanout::looped(servers);
     let mut observers = Vec::with_capacity(count);
     let mut describes = Vec::with_capacity(count);
     let mut protocols = Vec::with_capacity(count);
-    for s in servers {
-        let fanout::Route::Fleet { host, port, tunnel } = s.route else {
-            unreachable!("threaded routes are followed on threads");
-        };
-        observers.push(Arc::clone(&s.options.observer));
-        describes.push(s.describe);
-        protocols.push(s.protocol);
-        targets.push(fleet::FleetTarget {
-            host,
-            port,
-            password: s.password,
-            config: s.options,
-            protocol: s.protocol,
-            tunnel,
-        });
+    for k in kept {
+        observers.push(k.observer);
+        describes.push(k.describe);
+        protocols.push(k.protocol);
     }
     let stop = Arc::new(AtomicBool::new(false));
     let (tx, rx) = mpsc::channel();

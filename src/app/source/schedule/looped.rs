@@ -38,25 +38,14 @@ pub fn run(
 ) -> anyhow::Result<Exit> {
     let plan = Plan::new(timing, commands);
     let count = servers.len();
-    let mut targets = Vec::with_capacity(count);
+    let (targets, kept) = fanout::looped(servers);
     let mut names = Vec::with_capacity(count);
     let mut observers = Vec::with_capacity(count);
     let mut describes = Vec::with_capacity(count);
-    for s in servers {
-        let fanout::Route::Fleet { host, port, tunnel } = s.route else {
-            unreachable!("threaded routes run the blocking schedule");
-        };
-        names.push(s.name);
-        observers.push(Arc::clone(&s.options.observer));
-        describes.push(s.describe);
-        targets.push(fleet::FleetTarget {
-            host,
-            port,
-            password: s.password,
-            config: s.options,
-            protocol: s.protocol,
-            tunnel,
-        });
+    for k in kept {
+        names.push(k.name);
+        observers.push(k.observer);
+        describes.push(k.describe);
     }
     // Ctrl-C and SIGTERM set the signal's flag, which is the loop's waker too: every waiting
     // server is asked again at once. Where the guard cannot be installed, the signals keep
