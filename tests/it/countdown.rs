@@ -682,31 +682,40 @@ mod interrupt {
     }
 }
 
+/// A countdown on each console dialect speaks that console's protocol (on the event loop, as
+/// fan-out does): the announcements and the final command, each answered, nothing else run.
 #[test]
-fn a_countdown_on_a_telnet_console_speaks_its_protocol() {
+fn a_countdown_on_each_console_speaks_its_protocol() {
     use crate::consoles_common::{console_server, rcon_dialect};
     use rconsole::consoles::practice::Kind;
-    let server = console_server(Kind::Telnet);
-    let home = common::home();
-    let out = run(rcon_dialect(&server, "telnet", home.path())
-        .env("RCON_CLOCK_SPEED", "30")
-        .args([
-            "--countdown",
-            "3s",
-            "--at",
-            "2s,1s",
-            "--announce",
-            "echo {seconds}",
-        ])
-        .args(["--then", "echo done"]));
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(stdout(&out), "2\n1\ndone\n");
-    assert_eq!(
-        server
-            .stats()
-            .executed
-            .load(std::sync::atomic::Ordering::SeqCst),
-        3
-    );
+    for (kind, dialect) in [
+        (Kind::Telnet, "telnet"),
+        (Kind::BattlEye, "battleye"),
+        (Kind::WebRcon, "webrcon"),
+    ] {
+        let server = console_server(kind);
+        let home = common::home();
+        let out = run(rcon_dialect(&server, dialect, home.path())
+            .env("RCON_CLOCK_SPEED", "30")
+            .args([
+                "--countdown",
+                "3s",
+                "--at",
+                "2s,1s",
+                "--announce",
+                "echo {seconds}",
+            ])
+            .args(["--then", "echo done"]));
+        assert!(out.status.success(), "{dialect}: {}", stderr(&out));
+        assert_eq!(stdout(&out), "2\n1\ndone\n", "{dialect}");
+        assert_eq!(
+            server
+                .stats()
+                .executed
+                .load(std::sync::atomic::Ordering::SeqCst),
+            3,
+            "{dialect}"
+        );
+    }
     // (--follow there follows the console's pushed messages: tests/it/follow_consoles.rs.)
 }
