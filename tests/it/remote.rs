@@ -172,6 +172,33 @@ fn commands_and_stdin_run_remotely_and_failures_stop_there() {
     assert_eq!(stdout(&out), want);
 }
 
+/// A countdown through `--remote` takes the blocking route (the remote rcon runs each step)
+/// and walks the same plan as one on the event loop: the announcements at their times, then
+/// the final command, printed as they are answered.
+#[test]
+fn a_countdown_runs_through_remote_as_it_runs_locally() {
+    let data = tempfile::tempdir().unwrap();
+    let Some(sshd) = remote_sshd(data.path()) else {
+        return;
+    };
+    let server = strict_vanilla();
+    let home = home();
+    let out = run(rcon_remote(&sshd, home.path(), server.port())
+        .env("RCON_CLOCK_SPEED", "30")
+        .args([
+            "--countdown",
+            "3s",
+            "--at",
+            "2s,1s",
+            "--announce",
+            "echo {seconds}",
+        ])
+        .args(["--then", "seed"]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "2\n1\nSeed: [-4172144997902289642]\n");
+    assert_eq!(server.commands(), ["echo 2", "echo 1", "seed"]);
+}
+
 #[test]
 fn a_missing_remote_program_is_exit_10_naming_what_to_do() {
     let data = tempfile::tempdir().unwrap();

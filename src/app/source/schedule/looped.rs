@@ -270,8 +270,9 @@ impl fleet::Handler for Timer<'_> {
             return None;
         }
         let Some(clock) = self.clock else {
-            // Closed while it waited for the others: connected again at once.
-            return Some(Instant::now());
+            // Closed while it waited for the others: connected again in a second, or at once
+            // when the plan starts (the waker).
+            return Some(Instant::now() + Duration::from_secs(1));
         };
         let failure = || fail(Exit::from_error(error), chain(error));
         if let Some(Flight { step, sent }) = self.flight[t].take() {
