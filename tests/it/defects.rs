@@ -658,6 +658,10 @@ fn timed_and_follow_flag_mistakes_are_usage_errors_before_connecting() {
         (&["--if", "tps < 5", "list"][..], "--if 'tps < 5'"),
         (&["--every", "1m"][..], "nothing to run"),
         (
+            &["--every", "1m", "--countdown", "5m", "stop"][..],
+            "must be longer than --countdown",
+        ),
+        (
             &["--follow", "--poll", "0s"][..],
             "--poll must be more than 0",
         ),

@@ -611,7 +611,8 @@ pub struct Args {
     )]
     pub cancel_announce: Option<String>,
 
-    /// Run the commands (or the countdown) again every DURATION until interrupted.
+    /// Run the commands (or the countdown) again every DURATION until interrupted; with
+    /// --countdown, DURATION must be longer than the countdown.
     #[arg(long, value_name = "DURATION", value_parser = duration, long_help, help = "Run the commands again every DURATION until interrupted", help_heading = "Live and timed")]
     pub every: Option<Duration>,
 

@@ -831,6 +831,21 @@ fn timing(args: &Args) -> anyhow::Result<Option<Timing>> {
     if args.every.is_some_and(|e| e.is_zero()) {
         return Err(fail(Exit::Usage, "--every must be more than 0"));
     }
+    // Each run's countdown must end before the next run begins: otherwise every later run
+    // would start late and send its announcements in a burst, all overdue at once.
+    if let (Some(every), Some(countdown)) = (args.every, args.countdown)
+        && every <= countdown
+    {
+        return Err(fail(
+            Exit::Usage,
+            format!(
+                "--every {} must be longer than --countdown {}: each run's countdown would \
+                 still be going when the next run began",
+                rconsole::format_duration(every),
+                rconsole::format_duration(countdown)
+            ),
+        ));
+    }
     Ok(Some(Timing {
         countdown: args.countdown,
         announce: args.announce.clone(),
