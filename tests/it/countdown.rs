@@ -602,6 +602,51 @@ mod interrupt {
         );
     }
 
+    /// A group's countdown waits minutes between announcements on the event loop: Ctrl-C
+    /// reaches every server at once (the loop's waker), each gets the cancellation, and one
+    /// line says so for the group.
+    #[test]
+    fn ctrl_c_cancels_a_group_countdown_on_every_server_at_once() {
+        let (a, b) = (common::strict_vanilla(), common::strict_vanilla());
+        let home = common::home();
+        let child = common::rcon_in(home.path())
+            .env("RCON_PASSWORD", common::PASSWORD)
+            .args(["--target", &format!("a=127.0.0.1:{}", a.port())])
+            .args(["--target", &format!("b=127.0.0.1:{}", b.port())])
+            .args(["--countdown", "10m", "--announce", "say Restart in {left}"])
+            .args([
+                "--cancel-announce",
+                "say Restart cancelled",
+                "--then",
+                "stop",
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        wait_until("the first announcements", || {
+            !a.commands().is_empty() && !b.commands().is_empty()
+        });
+        let signalled = Instant::now();
+        common::signal(&child, libc::SIGINT);
+        let out = common::wait_with_timeout(child, Duration::from_secs(30));
+        assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+        // Not at the next announcement (five minutes on): at once.
+        assert!(signalled.elapsed() < Duration::from_secs(20));
+        for server in [&a, &b] {
+            assert_eq!(
+                server.commands(),
+                says(&["say Restart in 10 minutes", "say Restart cancelled"])
+            );
+        }
+        let err = stderr(&out);
+        assert_eq!(
+            err.matches("countdown cancelled (Ctrl-C)").count(),
+            1,
+            "{err}"
+        );
+    }
+
     #[test]
     fn ctrl_c_cancels_a_countdown_and_announces_it() {
         a_signal_cancels_a_countdown(libc::SIGINT, "Ctrl-C", 130);
