@@ -647,6 +647,33 @@ mod interrupt {
         );
     }
 
+    /// Ctrl-C while the group is still connecting (one server never answers its login) ends
+    /// the run as it always has, by the signal, and nothing reaches the server that was ready.
+    #[test]
+    fn ctrl_c_while_a_group_connects_sends_nothing() {
+        use std::os::unix::process::ExitStatusExt;
+        let ready = common::strict_vanilla();
+        let silent = common::black_hole();
+        let home = common::home();
+        let child = common::rcon_in(home.path())
+            .env("RCON_PASSWORD", common::PASSWORD)
+            .args(["-t", "60s"])
+            .args(["--target", &format!("ready=127.0.0.1:{}", ready.port())])
+            .args(["--target", &format!("silent=127.0.0.1:{}", silent.port())])
+            .args(["--countdown", "1m", "--announce", "say {left}"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        wait_until("both connections", || silent.accepted() >= 1);
+        // The ready server's login is answered at once; give it a moment to be done.
+        std::thread::sleep(Duration::from_millis(300));
+        common::signal(&child, libc::SIGINT);
+        let out = common::wait_with_timeout(child, Duration::from_secs(30));
+        assert_eq!(out.status.signal(), Some(libc::SIGINT), "{}", stderr(&out));
+        assert_eq!(ready.commands(), Vec::<String>::new());
+    }
+
     #[test]
     fn ctrl_c_cancels_a_countdown_and_announces_it() {
         a_signal_cancels_a_countdown(libc::SIGINT, "Ctrl-C", 130);

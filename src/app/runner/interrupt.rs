@@ -41,6 +41,12 @@ pub fn catch() -> Option<Arc<AtomicBool>> {
     INSTALLED.get_or_init(install).then(|| Arc::clone(flag))
 }
 
+/// The one flag every handler sets, without installing any: for a loop that is woken by it
+/// (the fleet's waker) before the [`Stop`] guard that sets it is installed.
+pub fn shared_flag() -> Arc<AtomicBool> {
+    Arc::clone(flag())
+}
+
 /// Whether Ctrl-C was pressed since [`catch`] (or since whoever holds the flag cleared it).
 pub fn raised() -> bool {
     FLAG.get().is_some_and(|flag| flag.load(Ordering::SeqCst))

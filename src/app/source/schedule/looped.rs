@@ -19,7 +19,7 @@ use rconsole::rcon::client::Observer;
 use crate::app::exit::{Exit, chain, fail};
 use crate::app::resolve::plan::Timing;
 use crate::app::runner::fanout;
-use crate::app::runner::interrupt::{Signal, Stop};
+use crate::app::runner::interrupt::{self, Signal, Stop};
 use crate::app::shared::{is_parse_error, is_stop_command};
 use crate::app::source::schedule::{
     Board, Clock, Kind, Plan, Step, StepId, Timeline, Took, completed, count,
@@ -47,13 +47,11 @@ pub fn run(
         observers.push(k.observer);
         describes.push(k.describe);
     }
-    // Ctrl-C and SIGTERM set the signal's flag, which is the loop's waker too: every waiting
-    // server is asked again at once. Where the guard cannot be installed, the signals keep
-    // their effect (ending the process).
-    let stop = Stop::catch();
-    let wake = stop
-        .as_ref()
-        .map_or_else(|| Arc::new(AtomicBool::new(false)), Stop::flag);
+    // Once the plan starts, Ctrl-C and SIGTERM set the signals' flag, which is the loop's
+    // waker too: every waiting server is asked again at once. Until then (connecting), and
+    // where the guard cannot be installed, they keep their effect: the process ends, nothing
+    // sent.
+    let wake = interrupt::shared_flag();
     let end = Arc::new(AtomicBool::new(false));
     let opts = fleet::FleetOptions {
         parallel: count.max(1),
@@ -75,7 +73,7 @@ pub fn run(
         flight: (0..count).map(|_| None).collect(),
         raw: vec![Vec::new(); count],
         over: vec![false; count],
-        stop: stop.as_ref(),
+        stop: None,
         signal: None,
         wake,
         end,
@@ -98,7 +96,7 @@ struct Flight {
 }
 
 /// The timed plan's side of the event loop.
-struct Timer<'s> {
+struct Timer {
     plan: Plan,
     board: Board,
     lines: Vec<Timeline>,
@@ -115,7 +113,8 @@ struct Timer<'s> {
     raw: Vec<Vec<u8>>,
     /// Servers with nothing more to do.
     over: Vec<bool>,
-    stop: Option<&'s Stop>,
+    /// The signals' guard, from when the plan starts.
+    stop: Option<Stop>,
     /// The signal, with the schedule time it was first seen ([`Timeline::due`]).
     signal: Option<(Signal, Duration)>,
     wake: Arc<AtomicBool>,
@@ -123,7 +122,7 @@ struct Timer<'s> {
     end: Arc<AtomicBool>,
 }
 
-impl Timer<'_> {
+impl Timer {
     /// Server `t` logged in (or could not): when every server has, the plan's clock starts and
     /// the waker hands each its first step, or the first failure in the servers' order ends
     /// the run with nothing sent.
@@ -144,6 +143,7 @@ impl Timer<'_> {
                 self.end.store(true, Ordering::SeqCst);
             }
             None => {
+                self.stop = Stop::catch();
                 self.clock = Some(Clock::new());
                 self.wake.store(true, Ordering::SeqCst);
             }
@@ -154,7 +154,11 @@ impl Timer<'_> {
     fn due(&mut self, t: usize, clock: &Clock) -> Option<Step> {
         let now = clock.elapsed();
         if self.signal.is_none() {
-            self.signal = self.stop.and_then(Stop::received).map(|s| (s, now));
+            self.signal = self
+                .stop
+                .as_ref()
+                .and_then(Stop::received)
+                .map(|s| (s, now));
         }
         let (step, halt) = self.lines[t].due(&self.plan, now, self.signal);
         if let Some(h) = halt {
@@ -190,7 +194,7 @@ impl Timer<'_> {
     }
 }
 
-impl fleet::Handler for Timer<'_> {
+impl fleet::Handler for Timer {
     fn next(&mut self, t: usize) -> fleet::Next {
         if self.ready[t].is_none() {
             self.settled(t, Ok(()));
