@@ -53,7 +53,7 @@ pub fn run() -> anyhow::Result<Exit> {
         #[cfg(feature = "mgmt")]
         Mode::MgmtFollow(plan, options, settings) => mode::mgmt::follow(&plan, &options, &settings),
         #[cfg(feature = "mgmt")]
-        Mode::MgmtTimed(plan, timing, settings) => mode::mgmt::timed(&plan, &timing, &settings),
+        Mode::MgmtTimed(plan, timing, servers) => mode::mgmt::timed(&plan, &timing, servers),
         // Resolution refuses these without the feature (plan::without_mgmt); never reached.
         #[cfg(not(feature = "mgmt"))]
         Mode::PracticeMgmt(_)

@@ -735,13 +735,40 @@ pub fn follow(
     run_mgmt(options, &resolve(plan, settings)?, false)
 }
 
-/// `rcon --mgmt` with `--countdown`, `--every` or `--if`: the schedule over one server's
-/// management session.
-pub fn timed(plan: &MgmtPlan, timing: &Timing, settings: &Settings) -> anyhow::Result<Exit> {
+/// `rcon --mgmt` with `--countdown`, `--every` or `--if`: the schedule over each server's
+/// management session, in step (the blocking driver, [`schedule::run`]). Each secret is read
+/// first, one server after another (a prompt never races another); then every server connects
+/// at once, and the first failure in the servers' order ends the run with nothing sent.
+pub fn timed(
+    plan: &MgmtPlan,
+    timing: &Timing,
+    servers: Vec<(String, Settings)>,
+) -> anyhow::Result<Exit> {
     let lines: Vec<String> = calls(plan).iter().map(|w| w.join(" ")).collect();
-    let target = resolve(plan, settings)?;
-    let session = MgmtSession::connect(target, plan.policy.retry, plan.json, false)?;
-    schedule::run(timing, vec![Box::new(session)], &lines)
+    let several = servers.len() > 1;
+    let mut targets = Vec::with_capacity(servers.len());
+    for (name, settings) in &servers {
+        let mut target = resolve(plan, settings)?;
+        if several {
+            target.name = name.clone();
+        }
+        targets.push(Some(target));
+    }
+    let sessions = crate::app::runner::at_once::each(&mut targets, |slot| {
+        let target = slot.take().expect("each server connects once");
+        MgmtSession::connect(target, plan.policy.retry, plan.json, false)
+    });
+    let mut runners: Vec<Box<dyn schedule::Runner>> = Vec::with_capacity(sessions.len());
+    for ((name, _), session) in servers.iter().zip(sessions) {
+        let session = session
+            .unwrap_or_else(|| Err(anyhow::anyhow!("the connecting thread failed")))
+            .map_err(|e| match several {
+                true => e.context(format!("{name}: nothing was sent")),
+                false => e,
+            })?;
+        runners.push(Box::new(session));
+    }
+    schedule::run(timing, runners, &lines)
 }
 
 /// `rcon --mgmt ...` for one server: the method calls given, else the console (a terminal or

@@ -43,9 +43,9 @@ pub enum Mode {
     /// `--mgmt --follow`: one server's notifications.
     #[cfg_attr(not(feature = "mgmt"), allow(dead_code))] // refused while resolving
     MgmtFollow(MgmtPlan, FollowOptions, Box<Settings>),
-    /// `--mgmt` with `--countdown`, `--every` or `--if` (one server).
+    /// `--mgmt` with `--countdown`, `--every` or `--if`, on one or several servers.
     #[cfg_attr(not(feature = "mgmt"), allow(dead_code))] // refused while resolving
-    MgmtTimed(MgmtPlan, Timing, Box<Settings>),
+    MgmtTimed(MgmtPlan, Timing, Vec<(String, Settings)>),
     /// `--mgmt` on several servers: the same method calls on each.
     #[cfg_attr(not(feature = "mgmt"), allow(dead_code))] // refused while resolving
     MgmtFanout(MgmtPlan, Vec<(String, Settings)>),
@@ -555,8 +555,9 @@ fn resolve_mode(
         }
         if args.mgmt.is_some() && !args.print_config {
             return match mgmt_fanout_plan(&args)? {
-                (plan, Some(follow)) => Ok(Mode::MgmtFanoutFollow(plan, follow, servers)),
-                (plan, None) => Ok(Mode::MgmtFanout(plan, servers)),
+                (plan, Some(follow), _) => Ok(Mode::MgmtFanoutFollow(plan, follow, servers)),
+                (plan, None, Some(timing)) => Ok(Mode::MgmtTimed(plan, timing, servers)),
+                (plan, None, None) => Ok(Mode::MgmtFanout(plan, servers)),
             };
         }
         return several(args, &origins, servers, commands);
@@ -591,7 +592,9 @@ fn resolve_mode(
         let settings = Box::new(settings);
         return Ok(match mgmt_plan(&args)? {
             (plan, Some(follow), _) => Mode::MgmtFollow(plan, follow, settings),
-            (plan, None, Some(timing)) => Mode::MgmtTimed(plan, timing, settings),
+            (plan, None, Some(timing)) => {
+                Mode::MgmtTimed(plan, timing, vec![(settings.display_name(), *settings)])
+            }
             (plan, None, None) => Mode::Mgmt(plan, settings),
         });
     }
@@ -1074,8 +1077,10 @@ fn refuse_unused_live_or_timed(args: &Args) -> anyhow::Result<()> {
 }
 
 /// [`mgmt_plan`] for several servers, refusing what works on one only: a URL (it names one
-/// server), the timed operations, and no methods at all (the console and stdin).
-fn mgmt_fanout_plan(args: &Args) -> anyhow::Result<(MgmtPlan, Option<FollowOptions>)> {
+/// server) and no methods at all (the console and stdin).
+fn mgmt_fanout_plan(
+    args: &Args,
+) -> anyhow::Result<(MgmtPlan, Option<FollowOptions>, Option<Timing>)> {
     let (plan, follow, timing) = mgmt_plan(args)?;
     if plan.url.is_some() {
         return Err(fail(
@@ -1083,20 +1088,14 @@ fn mgmt_fanout_plan(args: &Args) -> anyhow::Result<(MgmtPlan, Option<FollowOptio
             "--mgmt URL names one server; with several, each profile's mgmt_url is used (give --mgmt without a URL)",
         ));
     }
-    if timing.is_some() {
-        return Err(fail(
-            Exit::Usage,
-            "a timed operation with --mgmt works on one server; on several, --mgmt calls methods (rcon --mgmt -s a,b players) and follows notifications (--follow), and --countdown, --every and --if work over RCON",
-        ));
-    }
     let no_calls = plan.lines.is_empty() && plan.words.iter().all(|w| w.trim().is_empty());
-    if follow.is_none() && no_calls {
+    if follow.is_none() && timing.is_none() && no_calls {
         return Err(fail(
             Exit::Usage,
             "--mgmt on several servers needs the methods to call (words or -c); the console and stdin work with one server",
         ));
     }
-    Ok((plan, follow))
+    Ok((plan, follow, timing))
 }
 
 /// `--ping` / `--query`: they need no password and no RCON session, and read the config file
