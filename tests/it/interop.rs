@@ -1,6 +1,7 @@
 //! `rcon` against third-party RCON servers the project did not write (tests/peers/, installed by
 //! `tests/peers/install.sh`): each answers the end-of-output sentinel its own way, and several
-//! commands in one session (short and multi-fragment output) must come back complete and in order.
+//! commands in one session (short and multi-fragment output) must come back complete and in order,
+//! as must a timed run's (`--if`, `--countdown`) on the event loop.
 //!
 //! Without the peers installed these tests say so loudly and pass, unless `RCONSOLE_STRICT=1` is set, where a
 //! missing peer is a failure.
@@ -36,6 +37,15 @@ fn check_session(launcher: &str, commands: &[(&str, String)], expect_warning: bo
     // A wrong password is refused with exit 5 by every peer.
     let out = run(rcon_peer(&peer, "wrong", home.path()).arg("list"));
     assert_eq!(out.status.code(), Some(5), "{launcher}: {}", stderr(&out));
+
+    // A timed run (the fleet's event loop): `--if` counts the players from `list`, then a
+    // countdown's announcement and its final command, each answer whole.
+    let out = run(rcon_peer(&peer, password, home.path())
+        .env("RCON_CLOCK_SPEED", "20")
+        .args(["--if", "players < 1", "--countdown", "2s", "--at", "1s"])
+        .args(["--announce", "echo {seconds}", "--then", "echo done"]));
+    assert!(out.status.success(), "{launcher}: {}", stderr(&out));
+    assert_eq!(stdout(&out), "1\ndone\n", "{launcher}: {}", stderr(&out));
 }
 
 const LIST: &str = "There are 0 of a max of 20 players online: ";
