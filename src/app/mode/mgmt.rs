@@ -754,18 +754,16 @@ pub fn timed(
         }
         targets.push(Some(target));
     }
-    let sessions = crate::app::runner::at_once::each(&mut targets, |slot| {
+    let sessions = crate::app::runner::at_once::try_each(&mut targets, |slot| {
         let target = slot.take().expect("each server connects once");
         MgmtSession::connect(target, plan.policy.retry, plan.json, false)
     });
     let mut runners: Vec<Box<dyn schedule::Runner>> = Vec::with_capacity(sessions.len());
     for ((name, _), session) in servers.iter().zip(sessions) {
-        let session = session
-            .unwrap_or_else(|| Err(anyhow::anyhow!("the connecting thread failed")))
-            .map_err(|e| match several {
-                true => e.context(format!("{name}: nothing was sent")),
-                false => e,
-            })?;
+        let session = session.map_err(|e| match several {
+            true => e.context(format!("{name}: nothing was sent")),
+            false => e,
+        })?;
         runners.push(Box::new(session));
     }
     schedule::run(timing, runners, &lines)

@@ -1,6 +1,7 @@
 //! The same blocking work on many servers at once, on a bounded number of threads: what the
-//! timed operations (`--countdown`, `--every`, `--if`) do at each step of their schedule on a
-//! group, where every server holds its connection for the whole schedule. At most
+//! runs that cannot use the fleet's event loop do on a group (the timed operations over
+//! `--remote`, a tunnel on Windows or `--mgmt`, at each step of their schedule; `--mgmt`'s
+//! calls; the first connects of a threaded follow). At most
 //! [`MAX_WORKERS`] threads run at once, each taking the next server when it is done with one,
 //! so a group of ten thousand servers costs [`MAX_WORKERS`] threads, not ten thousand, and a
 //! slow or dead server holds back nobody else unless [`MAX_WORKERS`] of them are slow at once.
@@ -19,6 +20,20 @@ pub fn each<T: Send, R: Send>(
     work: impl Fn(&mut T) -> R + Sync,
 ) -> Vec<Option<R>> {
     each_within(items, MAX_WORKERS, work)
+}
+
+/// [`each`] for work that can fail: an item whose work panicked gets an error too (a bug in
+/// rcon), so every caller words one kind of failure.
+pub fn try_each<T: Send, R: Send>(
+    items: &mut [T],
+    work: impl Fn(&mut T) -> anyhow::Result<R> + Sync,
+) -> Vec<anyhow::Result<R>> {
+    each(items, work)
+        .into_iter()
+        .map(|r| {
+            r.unwrap_or_else(|| Err(anyhow::anyhow!("its worker thread failed (a bug in rcon)")))
+        })
+        .collect()
 }
 
 /// [`each`] on at most `cap` threads (at least one).

@@ -54,7 +54,7 @@ fn on_threads(
         sessions.push((name, session));
     }
     crate::app::learned::defer(true);
-    let first = at_once::each(&mut sessions, |(name, session)| {
+    let first = at_once::try_each(&mut sessions, |(name, session)| {
         list(session).map_err(|e| {
             crate::app::exit::fail(
                 crate::app::exit::Exit::from_error(&e),
@@ -65,8 +65,7 @@ fn on_threads(
     crate::app::learned::defer(false);
     let mut followers = Vec::with_capacity(sessions.len());
     for ((name, session), text) in sessions.into_iter().zip(first) {
-        let text =
-            text.unwrap_or_else(|| Err(anyhow::anyhow!("{name}: the connecting thread failed")))?;
+        let text = text?;
         let known = first_players(&name, &text);
         followers.push((name, session, known));
     }

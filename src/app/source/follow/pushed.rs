@@ -85,7 +85,7 @@ pub fn run(options: &FollowOptions, servers: Vec<(String, Settings)>) -> anyhow:
         };
         targets.push((target, sink));
     }
-    let opened = at_once::each(&mut targets, |(target, sink)| {
+    let opened = at_once::try_each(&mut targets, |(target, sink)| {
         target.open(sink).map_err(|e| {
             fail(
                 Exit::from_error(&e),
@@ -95,12 +95,7 @@ pub fn run(options: &FollowOptions, servers: Vec<(String, Settings)>) -> anyhow:
     });
     let mut followers = Vec::with_capacity(targets.len());
     for ((target, sink), remote) in targets.into_iter().zip(opened) {
-        let remote = remote.unwrap_or_else(|| {
-            Err(anyhow::anyhow!(
-                "{}: the connecting thread failed",
-                target.name
-            ))
-        })?;
+        let remote = remote?;
         followers.push((target, sink, remote));
     }
     looped::following_pushed(

@@ -636,7 +636,7 @@ pub fn run(
     // the servers at once, the first failure in their order reported. What they teach about
     // their servers is written once for all of them, not once each.
     crate::app::learned::defer(true);
-    let ready = at_once::each(&mut runners, |r| -> anyhow::Result<()> {
+    let ready = at_once::try_each(&mut runners, |r| -> anyhow::Result<()> {
         let name = r.name().to_string();
         r.connect()
             .map_err(|e| e.context(format!("{name}: nothing was sent")))?;
@@ -647,14 +647,7 @@ pub fn run(
         Ok(())
     });
     crate::app::learned::defer(false);
-    for (r, result) in runners.iter().zip(ready) {
-        result.unwrap_or_else(|| {
-            Err(anyhow::anyhow!(
-                "{}: nothing was sent: the connecting thread failed",
-                r.name()
-            ))
-        })?;
-    }
+    ready.into_iter().collect::<anyhow::Result<Vec<()>>>()?;
     // Ctrl-C and SIGTERM cancel from now on; where the guard cannot be installed, Ctrl-C
     // alone does (SIGTERM then ends the process, as by default).
     let stop = Stop::catch();
