@@ -221,6 +221,9 @@ pub trait Handler {
     fn lost(&mut self, _target: usize, _error: &Error) -> Option<Instant> {
         None
     }
+    /// The waker was set ([`FleetOptions::wake`]): called before the waiting targets are asked
+    /// again, so the handler can look at what woke it (a signal) even when no target waits.
+    fn woken(&mut self) {}
 }
 
 #[derive(Debug)]
@@ -442,6 +445,7 @@ pub fn run(
             .as_ref()
             .is_some_and(|w| w.swap(false, std::sync::atomic::Ordering::SeqCst))
         {
+            handler.woken();
             lp.wake_waiting();
             lp.fire_timers(&poll, handler);
         }

@@ -523,8 +523,9 @@ fn a_wait_holds_the_connection_and_a_close_meanwhile_is_a_loss() {
 
 /// The waker ([`FleetOptions::wake`]) hands the running loop a new step: two targets wait for
 /// an hour once logged in; when the second is ready the handler sets the waker, and both are
-/// asked again at once (a step that depends on every target, as a group's countdown does). A
-/// target waiting to connect again is connected at once too.
+/// asked again at once (a step that depends on every target, as a group's countdown does), the
+/// handler told first ([`Handler::woken`]). A target waiting to connect again is connected at
+/// once too.
 #[test]
 fn the_waker_asks_every_waiting_target_again_at_once() {
     use std::sync::Arc;
@@ -536,6 +537,7 @@ fn the_waker_asks_every_waiting_target_again_at_once() {
         wake: Arc<AtomicBool>,
         ready: Vec<bool>,
         log: Vec<Vec<String>>,
+        woken: u32,
     }
     impl Handler for Gate {
         fn next(&mut self, t: usize) -> Next {
@@ -566,6 +568,9 @@ fn the_waker_asks_every_waiting_target_again_at_once() {
                 _ => {}
             }
         }
+        fn woken(&mut self) {
+            self.woken += 1;
+        }
         fn lost(&mut self, t: usize, _: &Error) -> Option<Instant> {
             // The refused target: taken back once, an hour from now; the waker cuts it short.
             if self.log[t].is_empty() {
@@ -581,6 +586,7 @@ fn the_waker_asks_every_waiting_target_again_at_once() {
         wake: Arc::clone(&wake),
         ready: vec![false, false, true],
         log: vec![Vec::new(); 3],
+        woken: 0,
     };
     // Without the waker the targets would wait an hour: the watchdog fails the test instead.
     let cancel = Arc::new(AtomicBool::new(false));
@@ -606,5 +612,7 @@ fn the_waker_asks_every_waiting_target_again_at_once() {
         assert_eq!(h.log[t], ["ready", "done", "finished"], "{:?}", h.log);
     }
     assert_eq!(h.log[2].len(), 2, "{:?}", h.log);
+    // The handler heard the wake-up it asked for, once.
+    assert_eq!(h.woken, 1);
     assert!(h.log[2][1].starts_with("failed "), "{:?}", h.log);
 }

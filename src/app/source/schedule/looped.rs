@@ -47,10 +47,10 @@ pub fn run(
         observers.push(k.observer);
         describes.push(k.describe);
     }
-    // Once the plan starts, Ctrl-C and SIGTERM set the signals' flag, which is the loop's
-    // waker too: every waiting server is asked again at once. Until then (connecting), and
-    // where the guard cannot be installed, they keep their effect: the process ends, nothing
-    // sent.
+    // Ctrl-C and SIGTERM set the signals' flag, which is the loop's waker too: while the group
+    // connects they end the run with nothing sent; once the plan runs, every waiting server is
+    // asked again at once. Where the guard cannot be installed they keep their effect.
+    let stop = Stop::catch();
     let wake = interrupt::shared_flag();
     let end = Arc::new(AtomicBool::new(false));
     let opts = fleet::FleetOptions {
@@ -73,7 +73,7 @@ pub fn run(
         flight: (0..count).map(|_| None).collect(),
         raw: vec![Vec::new(); count],
         over: vec![false; count],
-        stop: None,
+        stop,
         signal: None,
         wake,
         end,
@@ -113,7 +113,7 @@ struct Timer {
     raw: Vec<Vec<u8>>,
     /// Servers with nothing more to do.
     over: Vec<bool>,
-    /// The signals' guard, from when the plan starts.
+    /// The signals' guard.
     stop: Option<Stop>,
     /// The signal, with the schedule time it was first seen ([`Timeline::due`]).
     signal: Option<(Signal, Duration)>,
@@ -143,7 +143,6 @@ impl Timer {
                 self.end.store(true, Ordering::SeqCst);
             }
             None => {
-                self.stop = Stop::catch();
                 self.clock = Some(Clock::new());
                 self.wake.store(true, Ordering::SeqCst);
             }
@@ -265,6 +264,23 @@ impl fleet::Handler for Timer {
                 self.board.moved(t, StepId::END);
             }
             _ => {}
+        }
+    }
+
+    fn woken(&mut self) {
+        // A signal while the group connects: the run ends, nothing sent.
+        if self.clock.is_none()
+            && self.failed.is_none()
+            && let Some(signal) = self.stop.as_ref().and_then(Stop::received)
+        {
+            self.failed = Some(fail(
+                signal.exit(),
+                format!(
+                    "stopped ({}) while connecting; nothing was sent",
+                    signal.name()
+                ),
+            ));
+            self.end.store(true, Ordering::SeqCst);
         }
     }
 
