@@ -15,6 +15,26 @@ fn profile(name: &str, url: &str, cert: &std::path::Path) -> String {
     )
 }
 
+/// `rcon --mgmt -s a,dead` with profile `a` on `alive` and `dead` on a port nobody listens on.
+fn with_a_dead_one(
+    home: &std::path::Path,
+    tls: &mgmt::Tls,
+    alive: &rconsole::mgmt::practice::MgmtPracticeServer,
+) -> std::process::Command {
+    write_config(
+        home,
+        &format!(
+            "{}{}",
+            profile("a", &mgmt::url(alive), &tls.cert),
+            profile("dead", "wss://127.0.0.1:1", &tls.cert)
+        ),
+    );
+    let mut cmd = common::rcon_in(home);
+    cmd.env("RCON_MGMT_SECRET", mgmt::SECRET)
+        .args(["--mgmt", "-s", "a,dead"]);
+    cmd
+}
+
 fn sorted(text: &str) -> Vec<String> {
     let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
     lines.sort();
@@ -140,19 +160,7 @@ fn a_dead_server_fails_alone_with_the_worst_exit_status() {
     let a = mgmt::server(&tls);
     a.join("Steve");
     let home = common::home();
-    write_config(
-        home.path(),
-        &format!(
-            "{}{}",
-            profile("a", &mgmt::url(&a), &tls.cert),
-            profile("dead", "wss://127.0.0.1:1", &tls.cert)
-        ),
-    );
-    let out = common::run(
-        common::rcon_in(home.path())
-            .env("RCON_MGMT_SECRET", mgmt::SECRET)
-            .args(["--mgmt", "-s", "a,dead", "-c", "players"]),
-    );
+    let out = common::run(with_a_dead_one(home.path(), &tls, &a).args(["-c", "players"]));
     assert_eq!(out.status.code(), Some(4), "{}", common::stderr(&out));
     assert_eq!(common::stdout(&out), "[a] Steve\n");
     let err = common::stderr(&out);
@@ -266,18 +274,9 @@ fn a_countdown_on_several_servers_runs_in_step() {
     assert_eq!(records[5].1, "server stop");
     // A server that cannot be reached fails the run before anything is sent to the others.
     let c = mgmt::server(&tls);
-    write_config(
-        home.path(),
-        &format!(
-            "{}{}",
-            profile("a", &mgmt::url(&c), &tls.cert),
-            profile("dead", "wss://127.0.0.1:1", &tls.cert)
-        ),
-    );
     let out = common::run(
-        common::rcon_in(home.path())
-            .env("RCON_MGMT_SECRET", mgmt::SECRET)
-            .args(["--mgmt", "-s", "a,dead", "--countdown", "1m"])
+        with_a_dead_one(home.path(), &tls, &c)
+            .args(["--countdown", "1m"])
             .args(["--announce", "server system_message Restart in {left}"]),
     );
     assert_eq!(out.status.code(), Some(4), "{}", common::stderr(&out));

@@ -12,9 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
-use rconsole::consoles::Protocol;
 use rconsole::fleet;
-use rconsole::rcon::client::Observer;
 use serde_json::Value;
 
 use crate::app::exit::{Exit, chain, fail};
@@ -101,15 +99,7 @@ pub fn run(
     emitter: &Emitter,
 ) -> anyhow::Result<Exit> {
     let count = servers.len();
-    let (targets, kept) = fanout::looped(servers);
-    let mut observers = Vec::with_capacity(count);
-    let mut describes = Vec::with_capacity(count);
-    let mut protocols = Vec::with_capacity(count);
-    for k in kept {
-        observers.push(k.observer);
-        describes.push(k.describe);
-        protocols.push(k.protocol);
-    }
+    let (targets, servers) = fanout::looped(servers);
     let stop = Arc::new(AtomicBool::new(false));
     let (tx, rx) = mpsc::channel();
     let opts = fleet::FleetOptions {
@@ -127,9 +117,7 @@ pub fn run(
         down: vec![Down::Up; count],
         due: vec![now; count],
         names,
-        observers,
-        describes,
-        protocols,
+        servers,
         watch,
         emitter,
         stop: Arc::clone(&stop),
@@ -174,9 +162,7 @@ enum Down {
 /// The follow's side of the event loop.
 struct Follower<'e> {
     names: Vec<String>,
-    describes: Vec<String>,
-    observers: Vec<Arc<dyn Observer>>,
-    protocols: Vec<Protocol>,
+    servers: Vec<fanout::Looped>,
     /// Each server's first answer (or login): `Ok`, or why it failed; `None` until then.
     first: Vec<Option<Result<(), anyhow::Error>>>,
     /// RCON: the players of the last `list`.
@@ -248,7 +234,7 @@ impl Follower<'_> {
 
     /// A message a console pushed: its lines as events.
     fn pushed(&mut self, t: usize, text: &str) {
-        let protocol = self.protocols[t];
+        let protocol = self.servers[t].protocol;
         for line in mapping::split(protocol, text) {
             if let Some(e) = mapping::event_for(protocol, line, &self.names[t])
                 && let Err(err) = self.emitter.emit(&e)
@@ -285,8 +271,8 @@ impl fleet::Handler for Follower<'_> {
     }
 
     fn report(&mut self, t: usize, report: fleet::Report) {
-        let observer = self.observers[t].as_ref();
-        let Some(report) = fanout::observe(observer, &self.describes[t], report) else {
+        let observer = self.servers[t].observer.as_ref();
+        let Some(report) = fanout::observe(observer, &self.servers[t].describe, report) else {
             return;
         };
         match report {

@@ -14,7 +14,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use rconsole::fleet;
-use rconsole::rcon::client::Observer;
 
 use crate::app::exit::{Exit, chain, fail};
 use crate::app::resolve::plan::Timing;
@@ -38,15 +37,7 @@ pub fn run(
 ) -> anyhow::Result<Exit> {
     let plan = Plan::new(timing, commands);
     let count = servers.len();
-    let (targets, kept) = fanout::looped(servers);
-    let mut names = Vec::with_capacity(count);
-    let mut observers = Vec::with_capacity(count);
-    let mut describes = Vec::with_capacity(count);
-    for k in kept {
-        names.push(k.name);
-        observers.push(k.observer);
-        describes.push(k.describe);
-    }
+    let (targets, servers) = fanout::looped(servers);
     // Ctrl-C and SIGTERM set the signals' flag, which is the loop's waker too: while the group
     // connects they end the run with nothing sent; once the plan runs, every waiting server is
     // asked again at once. Where the guard cannot be installed they keep their effect.
@@ -61,12 +52,14 @@ pub fn run(
         wake: Some(Arc::clone(&wake)),
     };
     let mut timer = Timer {
-        board: Board::new(names.clone(), &plan, timing.json),
+        board: Board::new(
+            servers.iter().map(|s| s.name.clone()).collect(),
+            &plan,
+            timing.json,
+        ),
         lines: vec![Timeline::default(); count],
         plan,
-        names,
-        observers,
-        describes,
+        servers,
         ready: (0..count).map(|_| None).collect(),
         clock: None,
         failed: None,
@@ -100,9 +93,7 @@ struct Timer {
     plan: Plan,
     board: Board,
     lines: Vec<Timeline>,
-    names: Vec<String>,
-    observers: Vec<Arc<dyn Observer>>,
-    describes: Vec<String>,
+    servers: Vec<fanout::Looped>,
     /// Each server's login: `Ok`, or why it failed; `None` until then.
     ready: Vec<Option<Result<(), anyhow::Error>>>,
     /// The plan's clock, from when every server was ready.
@@ -230,8 +221,8 @@ impl fleet::Handler for Timer {
     }
 
     fn report(&mut self, t: usize, report: fleet::Report) {
-        let observer = self.observers[t].as_ref();
-        let Some(report) = fanout::observe(observer, &self.describes[t], report) else {
+        let observer = self.servers[t].observer.as_ref();
+        let Some(report) = fanout::observe(observer, &self.servers[t].describe, report) else {
             return;
         };
         match report {
@@ -250,7 +241,7 @@ impl fleet::Handler for Timer {
             fleet::Report::Finished(learned) if learned.is_some() => observer.learned(learned),
             fleet::Report::Failed(rconsole::Error::Cancelled) => {}
             fleet::Report::Failed(e) if self.ready[t].is_none() => {
-                let name = &self.names[t];
+                let name = &self.servers[t].name;
                 let failed = fail(
                     Exit::from_error(&e),
                     format!("{name}: nothing was sent: {}", chain(&e)),
