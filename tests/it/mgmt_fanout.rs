@@ -15,6 +15,23 @@ fn profile(name: &str, url: &str, cert: &std::path::Path) -> String {
     )
 }
 
+/// A config with profiles `a` and `b` on those management servers.
+fn two_servers(
+    home: &std::path::Path,
+    tls: &mgmt::Tls,
+    a: &rconsole::mgmt::practice::MgmtPracticeServer,
+    b: &rconsole::mgmt::practice::MgmtPracticeServer,
+) {
+    write_config(
+        home,
+        &format!(
+            "{}{}",
+            profile("a", &mgmt::url(a), &tls.cert),
+            profile("b", &mgmt::url(b), &tls.cert)
+        ),
+    );
+}
+
 /// `rcon --mgmt -s a,dead` with profile `a` on `alive` and `dead` on a port nobody listens on.
 fn with_a_dead_one(
     home: &std::path::Path,
@@ -223,14 +240,7 @@ fn a_countdown_on_several_servers_runs_in_step() {
     let tls = mgmt::tls();
     let (a, b) = (mgmt::server(&tls), mgmt::server(&tls));
     let home = common::home();
-    write_config(
-        home.path(),
-        &format!(
-            "{}{}",
-            profile("a", &mgmt::url(&a), &tls.cert),
-            profile("b", &mgmt::url(&b), &tls.cert)
-        ),
-    );
+    two_servers(home.path(), &tls, &a, &b);
     let out = common::run(
         common::rcon_in(home.path())
             .env("RCON_MGMT_SECRET", mgmt::SECRET)
@@ -293,14 +303,7 @@ fn notifications_of_several_servers_are_followed_with_their_names() {
     let tls = mgmt::tls();
     let (a, b) = (mgmt::server(&tls), mgmt::server(&tls));
     let home = common::home();
-    write_config(
-        home.path(),
-        &format!(
-            "{}{}",
-            profile("a", &mgmt::url(&a), &tls.cert),
-            profile("b", &mgmt::url(&b), &tls.cert)
-        ),
-    );
+    two_servers(home.path(), &tls, &a, &b);
     let mut f = crate::follow::Follower::spawn(
         common::rcon_in(home.path())
             .env("RCON_MGMT_SECRET", mgmt::SECRET)

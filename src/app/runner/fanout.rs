@@ -103,6 +103,14 @@ pub struct Looped {
     pub protocol: Protocol,
 }
 
+impl Looped {
+    /// What the event loop reports that only this server's observer hears goes there
+    /// ([`observe`]); any other report is given back.
+    pub fn observe(&self, report: Report) -> Option<Report> {
+        observe(self.observer.as_ref(), &self.describe, report)
+    }
+}
+
 /// Splits servers that all take the event loop's route (`--follow`, a timed run) into the
 /// loop's targets and what their handler keeps of each, in order.
 pub fn looped(servers: Vec<Server>) -> (Vec<fleet::FleetTarget>, Vec<Looped>) {

@@ -271,8 +271,7 @@ impl fleet::Handler for Follower<'_> {
     }
 
     fn report(&mut self, t: usize, report: fleet::Report) {
-        let observer = self.servers[t].observer.as_ref();
-        let Some(report) = fanout::observe(observer, &self.servers[t].describe, report) else {
+        let Some(report) = self.servers[t].observe(report) else {
             return;
         };
         match report {
@@ -290,7 +289,9 @@ impl fleet::Handler for Follower<'_> {
                     self.pushed(t, &text);
                 }
             }
-            fleet::Report::Finished(learned) if learned.is_some() => observer.learned(learned),
+            fleet::Report::Finished(learned) if learned.is_some() => {
+                self.servers[t].observer.learned(learned)
+            }
             fleet::Report::Failed(rconsole::Error::Cancelled) => {}
             // Only a first connect or answer fails a server; later losses are taken (`lost`).
             fleet::Report::Failed(e) if self.first[t].is_none() => {

@@ -221,8 +221,7 @@ impl fleet::Handler for Timer {
     }
 
     fn report(&mut self, t: usize, report: fleet::Report) {
-        let observer = self.servers[t].observer.as_ref();
-        let Some(report) = fanout::observe(observer, &self.servers[t].describe, report) else {
+        let Some(report) = self.servers[t].observe(report) else {
             return;
         };
         match report {
@@ -238,7 +237,9 @@ impl fleet::Handler for Timer {
                 self.took(t, result);
             }
             fleet::Report::Refused(e) => self.took(t, Err(anyhow::Error::new(e))),
-            fleet::Report::Finished(learned) if learned.is_some() => observer.learned(learned),
+            fleet::Report::Finished(learned) if learned.is_some() => {
+                self.servers[t].observer.learned(learned)
+            }
             fleet::Report::Failed(rconsole::Error::Cancelled) => {}
             fleet::Report::Failed(e) if self.ready[t].is_none() => {
                 let name = &self.servers[t].name;
