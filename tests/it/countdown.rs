@@ -122,6 +122,38 @@ fn an_unreachable_server_fails_before_anything_is_announced() {
     assert_eq!(err.lines().count(), 1, "{err}");
 }
 
+/// A countdown's announcements (`say`: an empty answer) on the event loop against the server
+/// that reads one packet per read, answers an empty command with nothing at all and closes on
+/// a sentinel (the practice `silent-empty` mode, docs/protocol.md section 4): every
+/// announcement and the final command arrive once, each empty answer ends by the quiet gap (a
+/// wait for the 10 s timeout would exit 6), and `--if` counts from its `list`.
+#[test]
+fn a_countdown_on_a_one_packet_per_read_server_that_answers_empty_with_nothing() {
+    let server = common::server(
+        rconsole::practice::PracticeMode::SilentEmpty,
+        Duration::from_millis(2),
+    );
+    let home = common::home();
+    let out = run(common::rcon_for(&server, home.path())
+        .env("RCON_CLOCK_SPEED", "30")
+        .args(["-t", "10s", "--if", "players < 1"])
+        .args([
+            "--countdown",
+            "3s",
+            "--at",
+            "2s,1s",
+            "--announce",
+            "say {seconds}",
+        ])
+        .args(["--then", "say done", "-c", "seed"]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        server.commands(),
+        says(&["list", "say 2", "say 1", "say done", "seed"])
+    );
+    assert_eq!(stdout(&out), "Seed: [-4172144997902289642]\n");
+}
+
 /// Every server of a group is connected to at once before anything is announced: a server that
 /// never answers fails the run after one timeout, and by then the next one was tried too.
 #[test]
