@@ -21,7 +21,7 @@ use crate::app::runner::fanout;
 use crate::app::runner::interrupt::{self, Signal, Stop};
 use crate::app::shared::{is_parse_error, is_stop_command};
 use crate::app::source::schedule::{
-    Board, Clock, Kind, Plan, Step, StepId, Timeline, Took, completed, count,
+    Board, Clock, Kind, Plan, Step, Timeline, Took, completed, count,
 };
 
 /// How long a server that waits for the others is asked again, at the latest (the waker asks
@@ -65,7 +65,6 @@ pub fn run(
         failed: None,
         flight: (0..count).map(|_| None).collect(),
         raw: vec![Vec::new(); count],
-        over: vec![false; count],
         stop,
         signal: None,
         wake,
@@ -102,8 +101,6 @@ struct Timer {
     failed: Option<anyhow::Error>,
     flight: Vec<Option<Flight>>,
     raw: Vec<Vec<u8>>,
-    /// Servers with nothing more to do.
-    over: Vec<bool>,
     /// The signals' guard.
     stop: Option<Stop>,
     /// The signal, with the schedule time it was first seen ([`Timeline::due`]).
@@ -155,9 +152,6 @@ impl Timer {
             self.board.halt(h);
         }
         self.board.moved(t, self.lines[t].position());
-        if step.is_none() {
-            self.over[t] = true;
-        }
         step
     }
 
@@ -189,7 +183,7 @@ impl fleet::Handler for Timer {
         if self.ready[t].is_none() {
             self.settled(t, Ok(()));
         }
-        if self.failed.is_some() || self.over[t] {
+        if self.failed.is_some() || self.lines[t].is_over() {
             return fleet::Next::Close;
         }
         let Some(clock) = self.clock else {
@@ -252,8 +246,8 @@ impl fleet::Handler for Timer {
             fleet::Report::Failed(e) => {
                 // Only where `lost` let the server go: its step under way failed.
                 self.took(t, Err(anyhow::Error::new(e)));
-                self.over[t] = true;
-                self.board.moved(t, StepId::END);
+                self.lines[t].abandon();
+                self.board.moved(t, self.lines[t].position());
             }
             _ => {}
         }
@@ -278,7 +272,7 @@ impl fleet::Handler for Timer {
 
     fn lost(&mut self, t: usize, error: &rconsole::Error) -> Option<Instant> {
         self.raw[t].clear();
-        if self.ready[t].is_none() || self.failed.is_some() || self.over[t] {
+        if self.ready[t].is_none() || self.failed.is_some() || self.lines[t].is_over() {
             return None;
         }
         let Some(clock) = self.clock else {

@@ -319,6 +319,16 @@ impl Timeline {
         }
     }
 
+    /// Whether it has nothing more to do.
+    pub fn is_over(&self) -> bool {
+        self.over
+    }
+
+    /// Ends it here: its server was let go (it failed and will not be connected again).
+    pub fn abandon(&mut self) {
+        self.over = true;
+    }
+
     /// Its next step at schedule time `now`, or `None` when it has nothing more to do; with
     /// the halt a `signal` caused here, if it caused one. A signal cancels a countdown (the
     /// cancellation announced, if there is one) and ends a run between two `--every` runs; once
