@@ -442,6 +442,8 @@ pub struct Board {
     names: Vec<String>,
     condition: Option<String>,
     at: Vec<StepId>,
+    /// The lowest position of all (what holds output back), and how many servers are there.
+    low: (StepId, usize),
     held: std::collections::BTreeMap<StepId, Vec<(usize, Outcome)>>,
     worst: Exit,
     halt: Option<Halt>,
@@ -454,6 +456,7 @@ impl Board {
         Board {
             printer: Printer::new(style, false),
             at: vec![StepId::default(); names.len()],
+            low: (StepId::default(), names.len()),
             names,
             condition: plan.condition.as_ref().map(ToString::to_string),
             held: std::collections::BTreeMap::new(),
@@ -476,9 +479,19 @@ impl Board {
 
     /// Server `server` is now at `position` ([`Timeline::position`]): every step all servers
     /// have gone past is printed.
+    /// Positions only move forward; only the last server to leave the lowest one can print
+    /// anything, so a step of a large group costs one scan of the positions, not one a server.
     pub fn moved(&mut self, server: usize, position: StepId) {
-        self.at[server] = position;
+        let before = std::mem::replace(&mut self.at[server], position);
+        if before == position || before != self.low.0 {
+            return;
+        }
+        self.low.1 -= 1;
+        if self.low.1 > 0 {
+            return;
+        }
         let low = self.at.iter().min().copied().unwrap_or(StepId::END);
+        self.low = (low, self.at.iter().filter(|p| **p == low).count());
         while let Some(entry) = self.held.first_entry() {
             if *entry.key() >= low && low != StepId::END {
                 return;
