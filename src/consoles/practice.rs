@@ -219,14 +219,34 @@ impl ConsoleServer {
                 (addr, t)
             }
             Kind::WebRcon | Kind::Telnet => {
-                let listener = TcpListener::bind(config.bind)?;
-                listener.set_nonblocking(true)?;
-                let addr = listener.local_addr()?;
-                let (stop, stats) = (Arc::clone(&stop), Arc::clone(&stats));
-                let t = thread::spawn(move || tcp_server(listener, config, &stop, &stats));
-                (addr, t)
+                return ConsoleServer::serve(TcpListener::bind(config.bind)?, config);
             }
         };
+        Ok(ConsoleServer {
+            addr,
+            stop,
+            stats,
+            thread: Some(thread),
+        })
+    }
+
+    /// Starts a WebRCON or telnet server (`config.kind`; its `bind` is not used) on `listener`,
+    /// already bound: a test that stops a server and starts it again on the same port can hold
+    /// the port meanwhile with a socket sharing it, so nobody else takes it.
+    pub fn serve(listener: TcpListener, config: ConsoleServerConfig) -> io::Result<ConsoleServer> {
+        if !matches!(config.kind, Kind::WebRcon | Kind::Telnet) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "only a WebRCON or telnet server listens on TCP",
+            ));
+        }
+        listener.set_nonblocking(true)?;
+        let addr = listener.local_addr()?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let stats = Arc::new(Stats::default());
+        let (thread_stop, thread_stats) = (Arc::clone(&stop), Arc::clone(&stats));
+        let thread =
+            thread::spawn(move || tcp_server(listener, config, &thread_stop, &thread_stats));
         Ok(ConsoleServer {
             addr,
             stop,

@@ -14,14 +14,33 @@ use crate::consoles_common::rcon_dialect;
 use crate::consoles_fanout::write_config;
 use crate::follow::{Follower, after_time};
 
-fn start(kind: Kind, bind: SocketAddr) -> ConsoleServer {
-    ConsoleServer::start(ConsoleServerConfig {
+fn config(kind: Kind, bind: SocketAddr) -> ConsoleServerConfig {
+    ConsoleServerConfig {
         bind,
         password: common::PASSWORD.into(),
         kind,
         ..ConsoleServerConfig::default()
-    })
+    }
+}
+
+fn start(kind: Kind, bind: SocketAddr) -> ConsoleServer {
+    match kind {
+        Kind::BattlEye | Kind::BattlEyeLossy | Kind::BattlEyeReforger => {
+            ConsoleServer::start(config(kind, bind))
+        }
+        // On a listener a hold can share, so the port is never free while the server restarts
+        // (common::stop_holding, then back_on).
+        Kind::WebRcon | Kind::Telnet => {
+            ConsoleServer::serve(common::listener(bind), config(kind, bind))
+        }
+    }
     .expect("start practice console server")
+}
+
+/// A WebRCON or telnet server of `kind` again on the port `held` kept while it was down.
+fn back_on(kind: Kind, held: common::ClosedPort) -> ConsoleServer {
+    let addr = held.addr();
+    ConsoleServer::serve(held.listen(), config(kind, addr)).expect("serve on the held port")
 }
 
 /// A profile `[servers.NAME]` for 127.0.0.1:`port` with the test password.
@@ -156,13 +175,21 @@ fn follow_through_a_pipe_across_a_restart(x: &Expect) {
     }
 
     // The server goes away: said once, retried, and the follow goes on after it is back.
-    drop(server);
-    // A TCP server's port is held while it is down, let go only as the server binds it again.
-    // (BattlEye's is a UDP port: a TCP socket of anyone may have the same number.)
-    let down = (x.kind != Kind::BattlEye).then(|| common::hold_port(addr));
+    // A TCP server's port is held while it is down (from before the stop, so nobody takes it
+    // in between), let go once the server listens on it again. (BattlEye's is a UDP port: a
+    // TCP socket of anyone may have the same number.)
+    let down = match x.kind {
+        Kind::BattlEye => {
+            drop(server);
+            None
+        }
+        _ => Some(common::stop_holding(addr, || drop(server))),
+    };
     f.wait_err("connection lost");
-    drop(down);
-    let server = start(x.kind, addr);
+    let server = match down {
+        Some(held) => back_on(x.kind, held),
+        None => start(x.kind, addr),
+    };
     f.wait_err("reconnected");
     hook(&server, x.dialect, &["join", "Alex"]);
     expect_player(&mut f, "joined", "Alex", &name);
@@ -300,11 +327,9 @@ fn telnet_messages_in_a_terminal_across_a_restart() {
     hook(&server, "telnet", &["join", "Steve"]);
     term.wait_for("Z joined Steve");
     term.wait_for("Z message GMSG: Player 'Steve' joined the game");
-    drop(server);
-    let down = common::hold_port(addr);
+    let down = common::stop_holding(addr, || drop(server));
     term.wait_for("connection lost");
-    drop(down);
-    let server = start(Kind::Telnet, addr);
+    let server = back_on(Kind::Telnet, down);
     term.wait_for("reconnected");
     hook(&server, "telnet", &["leave", "Steve"]);
     term.wait_for("Z left Steve");
