@@ -44,7 +44,7 @@ complete -c rcon -s c -l command -d 'A command to run (repeatable, in order, bef
 complete -c rcon -s f -l file -d 'Run the commands in PATH, one per line (repeatable; - is stdin)' -r
 complete -c rcon -l delay -d 'Wait this long between commands, e.g. 50ms' -r
 complete -c rcon -l macro -d 'Fill $(NAME) in mcfunction macro lines with VALUE (repeatable)' -r
-complete -c rcon -l color -d 'When to render § colour codes as ANSI colours' -r -f -a "auto\t'When stdout is a terminal that shows colour, unless the environment says otherwise (see [`ColorEnv`])'
+complete -c rcon -l color -d 'When to render § colour codes as ANSI colours' -r -f -a "auto\t'When stdout is a terminal that shows colour, unless NO_COLOR is set, CLICOLOR=0 or TERM=dumb (CLICOLOR_FORCE colours a pipe too)'
 always\t'Always'
 never\t'Never: codes are stripped'"
 complete -c rcon -l target -d 'Run on several servers: NAME=HOST or NAME=HOST:PORT (repeatable)' -r

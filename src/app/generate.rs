@@ -655,6 +655,35 @@ mod tests {
         assert!(!short.contains("Docker secrets style"));
     }
 
+    /// Doc comments are clap's help texts too: rustdoc's intra-doc links (`[`Name`]`,
+    /// `[text](path)`, `[text][Name]`) would show as written in `rcon --help`, the man page and
+    /// the completions (issue 41: `(see [`ColorEnv`])`).
+    #[test]
+    fn no_intra_doc_links_in_help_man_or_completions() {
+        let mut cmd = command();
+        let mut texts = vec![
+            ("rcon -h".to_string(), cmd.render_help().to_string()),
+            (
+                "rcon --help".to_string(),
+                cmd.render_long_help().to_string(),
+            ),
+        ];
+        texts.extend(files());
+        for (name, text) in texts {
+            for link in ["[`", "`]", "](", "]["] {
+                let at = text.find(link);
+                assert!(
+                    at.is_none(),
+                    "{name} holds rustdoc link syntax {link}: ...{}...",
+                    &text[at.unwrap().saturating_sub(40)..]
+                        .chars()
+                        .take(80)
+                        .collect::<String>()
+                );
+            }
+        }
+    }
+
     #[test]
     fn generated_completions_parse() {
         for (shell, file, check) in [

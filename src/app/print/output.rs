@@ -10,8 +10,8 @@ use rconsole::text::render;
 /// `--color`: when to turn `§` codes into ANSI colours.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum ColorChoice {
-    /// When stdout is a terminal that shows colour, unless the environment says otherwise
-    /// (see [`ColorEnv`]).
+    /// When stdout is a terminal that shows colour, unless NO_COLOR is set, CLICOLOR=0 or
+    /// TERM=dumb (CLICOLOR_FORCE colours a pipe too).
     #[default]
     Auto,
     /// Always.
