@@ -282,8 +282,8 @@ const FILES: &[(&str, &str)] = &[
         "The config file on Windows.",
     ),
     (
-        "~/.rcon-cli.yaml, ~/.rcon-cli.yml, ~/.rcon-cli.env",
-        "Read only when rcon runs as rcon-cli (without its --config FILE): the first found gives host, port and password under the flags and the environment.",
+        "~/.rcon-cli.json, .toml, .yaml, .yml, .dotenv, .env",
+        "Read only when rcon runs as rcon-cli (without its --config FILE): the first found of ~/.rcon-cli with viper's extensions (json, toml, yaml, yml, properties, props, prop, hcl, tfvars, dotenv, env, ini) gives host, port and password under the flags and the environment.",
     ),
     (
         "$XDG_DATA_HOME/rconsole/history.txt",

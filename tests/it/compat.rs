@@ -369,6 +369,84 @@ fn rcon_cli_reads_its_config_file() {
     );
 }
 
+/// Issue 41: rcon-cli's defaults and config search are its current source's (cobra and viper),
+/// not its README's usage text, which still says port 27015.
+#[test]
+fn rcon_cli_defaults_and_config_search_are_its_current_sources() {
+    let t = Setup::new();
+    let out = run(t.bare("rcon-cli").arg("--help"));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("(default: 25575)") && !stdout(&out).contains("27015"),
+        "{}",
+        stdout(&out)
+    );
+    // viper tries .json and .toml before .yaml: the first found is the one read.
+    let home = t.home.path();
+    std::fs::write(home.join(".rcon-cli.yaml"), "port: 1\npassword: wrong\n").unwrap();
+    std::fs::write(
+        home.join(".rcon-cli.toml"),
+        format!(
+            "host = \"127.0.0.1\"\nport = {}\npassword = \"{PASSWORD}\"\n",
+            t.server.port()
+        ),
+    )
+    .unwrap();
+    let out = run(t.bare("rcon-cli").arg("list"));
+    assert!(out.status.success(), "{}", stderr(&out));
+    std::fs::write(
+        home.join(".rcon-cli.json"),
+        format!(
+            "{{\"host\": \"127.0.0.1\", \"port\": {}, \"password\": \"{PASSWORD}\", \"extra\": [1]}}",
+            t.server.port()
+        ),
+    )
+    .unwrap();
+    std::fs::remove_file(home.join(".rcon-cli.toml")).unwrap();
+    let out = run(t.bare("rcon-cli").arg("seed"));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(t.server.commands(), ["list", "seed"]);
+}
+
+/// Issue 41: rcon-cli's keyword `exit` closes its session, piped or typed, and never reaches
+/// the server (where a Source server would stop).
+#[test]
+fn rcon_cli_exit_closes_the_session_and_is_never_sent() {
+    let t = Setup::new();
+    let out = run_piped(&mut t.rcon_cli(), "list\n  exit \nseed\n");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(t.server.commands(), ["list"]);
+    // Any other word is a command, `exit` inside one too.
+    let out = run_piped(&mut t.rcon_cli(), "say exit\nexit now\n");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(t.server.commands(), ["list", "say exit", "exit now"]);
+    // mcrcon's personality has no such word: rcon's own rules.
+    let out = run_piped(&mut t.mcrcon(), "exit\n");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(t.server.commands().last().map(String::as_str), Some("exit"));
+}
+
+#[cfg(unix)]
+#[test]
+fn rcon_cli_exit_leaves_its_console() {
+    let t = Setup::new();
+    let port = t.server.port().to_string();
+    let program = t.dir.join("rcon-cli");
+    let mut term = crate::common::term::Term::start_program(
+        t.home.path(),
+        &program,
+        &["--host", "127.0.0.1", "--port", &port],
+        &[],
+    );
+    let prompt = format!("127.0.0.1:{port}> ");
+    term.wait_for(&prompt);
+    term.wait_for("exit, :quit or Ctrl-D leaves");
+    term.enter(&prompt, "echo one");
+    term.line(&prompt, "exit");
+    assert_eq!(term.exit_code(), 0, "{}", term.screen());
+    assert_eq!(t.server.commands(), ["echo one"]);
+}
+
 #[test]
 fn rcon_cli_reads_piped_lines_and_exits_1_on_failure() {
     // `docker exec -i mc rcon-cli` with commands on stdin.

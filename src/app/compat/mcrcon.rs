@@ -135,6 +135,7 @@ pub(super) fn translate(args: &[String], env: &Env) -> Result<Translation, Stop>
     Ok(rcon.finish(Tweaks {
         quiet: silent,
         parse_errors_fail: false,
+        quit_word: None,
     }))
 }
 

@@ -83,6 +83,8 @@ pub struct Tweaks {
     /// Whether vanilla's parse error (`<--[HERE]`) fails the command. Neither program looks at
     /// the answer: it is printed and the next command runs, exit status 0.
     pub parse_errors_fail: bool,
+    /// A line that ends the console and piped input instead of being sent (rcon-cli's `exit`).
+    pub quit_word: Option<&'static str>,
 }
 
 /// A personality's command line as rcon's.

@@ -1,24 +1,42 @@
-//! itzg rcon-cli's command line (the Go client in the itzg/minecraft-server image) as rcon's:
-//! `--host`, `--port`, `--password`, `--config` (also after command words, as cobra allows,
-//! `--` ends them), the other words joined into one command; `RCON_HOST`, `RCON_PORT`,
-//! `RCON_PASSWORD` under the flags; its config file under those: `--config FILE`, else the first
-//! of `~/.rcon-cli.yaml`, `~/.rcon-cli.yml`, `~/.rcon-cli.env`, with the keys `host`, `port`
-//! and `password` (YAML `key: value` lines, or `key=value` lines in a `.env` file).
+//! itzg rcon-cli's command line (the Go client in the itzg/minecraft-server image) as rcon's,
+//! from its current source (cobra flags, viper settings), not its README's usage text:
+//! `--host` (default `localhost`), `--port` (default 25575 since its 1.6.0; the README still
+//! says 27015), `--password`, `--config` (also after command words, as cobra allows, `--` ends
+//! them), the other words joined into one command; `RCON_HOST`, `RCON_PORT`, `RCON_PASSWORD`
+//! under the flags; its config file under those: `--config FILE`, else the first of
+//! `~/.rcon-cli.EXT` in viper's order of extensions ([`HOME_FILES`]), with the keys `host`,
+//! `port` and `password`. Its console's keyword `exit` ([`QUIT_WORD`]) ends the session.
 
 use std::path::{Path, PathBuf};
 
 use super::{Env, RconArgv, Source, Stop, Translation, Tweaks, from_env, port_number};
 
-/// rcon-cli's default port (the Source engine's; the itzg image's config file names 25575).
-const DEFAULT_PORT: u16 = 27015;
+/// The line that ends rcon-cli's console or its piped input: it closes the session and is never
+/// sent (on a Source server `exit` would stop the server).
+pub(super) const QUIT_WORD: &str = "exit";
 
-/// The config files looked for in the home directory, in order (viper's order: YAML first).
-const HOME_FILES: [&str; 3] = [".rcon-cli.yaml", ".rcon-cli.yml", ".rcon-cli.env"];
+/// The config files looked for in the home directory: `.rcon-cli` with each extension viper
+/// tries, in its order; the first that exists is the one read.
+const HOME_FILES: [&str; 12] = [
+    ".rcon-cli.json",
+    ".rcon-cli.toml",
+    ".rcon-cli.yaml",
+    ".rcon-cli.yml",
+    ".rcon-cli.properties",
+    ".rcon-cli.props",
+    ".rcon-cli.prop",
+    ".rcon-cli.hcl",
+    ".rcon-cli.tfvars",
+    ".rcon-cli.dotenv",
+    ".rcon-cli.env",
+    ".rcon-cli.ini",
+];
 
 /// What `rcon-cli --help` prints.
 const USAGE: &str = "\
 rcon running as rcon-cli: the words are joined into one command and sent; with no words, the
-interactive console opens on a terminal and piped lines are read as commands.
+interactive console opens on a terminal and piped lines are read as commands. The line `exit`
+ends the session (it is not sent).
 
 Usage:
   rcon-cli [flags] [RCON command ...]
@@ -29,11 +47,12 @@ Examples:
   RCON_PORT=25575 rcon-cli stop
 
 Flags:
-      --config FILE       config file (default: ~/.rcon-cli.yaml, .yml or .env)
+      --config FILE       config file (default: the first of ~/.rcon-cli.json, .toml, .yaml,
+                          .yml, .env...)
   -h, --help              this help
       --host HOST         RCON server's host name (default: localhost)
       --password PASS     RCON server's password
-      --port PORT         RCON port (default: 27015)
+      --port PORT         RCON port (default: 25575)
 
 Environment: RCON_HOST, RCON_PORT, RCON_PASSWORD (flags win; both win over the config file).
 Any failure exits 1. rcon's own options: run it as rcon (rcon --help).
@@ -129,7 +148,7 @@ pub(super) fn translate(args: &[String], env: &Env) -> Result<Translation, Stop>
         .or_else(|| key("password"));
 
     let mut rcon = RconArgv::new();
-    rcon.endpoint(host, port, DEFAULT_PORT);
+    rcon.endpoint(host, port, rconsole::Dialect::MINECRAFT.default_port);
     if let Some((pw, source)) = password {
         rcon.setting("password", &pw, Some(source));
     }
@@ -142,36 +161,40 @@ pub(super) fn translate(args: &[String], env: &Env) -> Result<Translation, Stop>
     Ok(rcon.finish(Tweaks {
         quiet: false,
         parse_errors_fail: false,
+        quit_word: Some(QUIT_WORD),
     }))
 }
 
 /// rcon-cli's config file: its `host`, `port` and `password` keys with their line numbers.
 struct ConfigFile {
     path: PathBuf,
-    keys: Vec<(String, String, usize)>,
+    keys: Vec<Pair>,
 }
 
 impl ConfigFile {
-    /// Reads and parses `path`: `key=value` lines for a `.env` file, else YAML.
+    /// Reads and parses `path` by its extension, as viper does: YAML (also with none), JSON,
+    /// TOML, or `key=value` lines for `.env` and `.dotenv`. viper's other formats (properties,
+    /// HCL, INI) are refused: rcon-cli's viper no longer reads them either.
     fn read(path: &Path) -> Result<ConfigFile, Stop> {
         let shown = path.display();
+        // Go's `filepath.Ext`: from the name's last dot on, so `.env` alone is a .env file.
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        let dotenv = name.ends_with(".env");
-        let ext = Path::new(name).extension().and_then(|e| e.to_str());
-        if !dotenv && !matches!(ext, None | Some("yaml" | "yml")) {
-            return Err(Stop::Fail(format!(
-                "rcon-cli config {shown}: only YAML (.yaml, .yml) and .env files are read"
-            )));
-        }
+        let ext = name.rsplit_once('.').map(|(_, ext)| ext);
+        let parse: fn(&str) -> Result<Vec<Pair>, LineError> = match ext {
+            None | Some("yaml" | "yml") => yaml_pairs,
+            Some("json") => json_pairs,
+            Some("toml") => toml_pairs,
+            Some("env" | "dotenv") => dotenv_pairs,
+            Some(_) => {
+                return Err(Stop::Fail(format!(
+                    "rcon-cli config {shown}: only YAML, JSON, TOML and .env files are read"
+                )));
+            }
+        };
         let text = std::fs::read_to_string(path)
             .map_err(|e| Stop::Fail(format!("cannot read rcon-cli config {shown}: {e}")))?;
         let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-        let parsed = if dotenv {
-            dotenv_pairs(text)
-        } else {
-            yaml_pairs(text)
-        };
-        let keys = parsed
+        let keys = parse(text)
             .map_err(|(line, why)| Stop::Fail(format!("rcon-cli config {shown}:{line}: {why}")))?;
         Ok(ConfigFile {
             path: path.to_path_buf(),
@@ -198,13 +221,72 @@ impl ConfigFile {
     }
 }
 
+/// A key, its value and its line.
+type Pair = (String, String, usize);
+
+/// The keys rcon-cli reads; JSON and TOML files may hold others of any shape.
+fn wanted(key: &str) -> bool {
+    ["host", "port", "password"]
+        .iter()
+        .any(|k| k.eq_ignore_ascii_case(key))
+}
+
+/// The line of `text` where `needle` first appears (1 when it does not).
+fn line_of(text: &str, needle: &str) -> usize {
+    text.find(needle)
+        .map_or(1, |at| text[..at].matches('\n').count() + 1)
+}
+
+/// A JSON object's `host`, `port` and `password`: strings, numbers or booleans.
+fn json_pairs(text: &str) -> Result<Vec<Pair>, LineError> {
+    use serde_json::Value;
+    let object: serde_json::Map<String, Value> =
+        serde_json::from_str(text).map_err(|e| (e.line(), e.to_string()))?;
+    let mut pairs = Vec::new();
+    for (key, value) in object.into_iter().filter(|(k, _)| wanted(k)) {
+        let line = line_of(text, &format!("\"{key}\""));
+        let value = match value {
+            Value::String(s) => s,
+            Value::Null => String::new(),
+            Value::Number(_) | Value::Bool(_) => value.to_string(),
+            Value::Array(_) | Value::Object(_) => {
+                return Err((line, format!("'{key}' is not a plain value")));
+            }
+        };
+        pairs.push((key, value, line));
+    }
+    Ok(pairs)
+}
+
+/// A TOML document's top-level `host`, `port` and `password`: strings, numbers or booleans.
+fn toml_pairs(text: &str) -> Result<Vec<Pair>, LineError> {
+    use toml::Value;
+    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+        let line = e
+            .span()
+            .map_or(1, |s| text[..s.start].matches('\n').count() + 1);
+        (line, e.message().to_string())
+    })?;
+    let mut pairs = Vec::new();
+    for (key, value) in table.into_iter().filter(|(k, _)| wanted(k)) {
+        let line = line_of(text, &key);
+        let value = match value {
+            Value::String(s) => s,
+            Value::Integer(_) | Value::Float(_) | Value::Boolean(_) => value.to_string(),
+            _ => return Err((line, format!("'{key}' is not a plain value"))),
+        };
+        pairs.push((key, value, line));
+    }
+    Ok(pairs)
+}
+
 /// A parse failure: the line number and why.
 type LineError = (usize, String);
 
 /// `key: value` lines of a flat YAML mapping (what rcon-cli's config holds): comments, `---`,
 /// quoted and plain scalars. Anything nested, a list, a block scalar, an anchor or a flow
 /// collection is refused rather than misread.
-fn yaml_pairs(text: &str) -> Result<Vec<(String, String, usize)>, LineError> {
+fn yaml_pairs(text: &str) -> Result<Vec<Pair>, LineError> {
     let mut pairs = Vec::new();
     for (n, line) in text.lines().enumerate() {
         let n = n + 1;
@@ -293,7 +375,7 @@ fn after_quote(rest: &str) -> Result<(), String> {
 }
 
 /// `key=value` lines (`export ` allowed, `#` comments, `"..."` and `'...'` values).
-fn dotenv_pairs(text: &str) -> Result<Vec<(String, String, usize)>, LineError> {
+fn dotenv_pairs(text: &str) -> Result<Vec<Pair>, LineError> {
     let mut pairs = Vec::new();
     for (n, line) in text.lines().enumerate() {
         let n = n + 1;
@@ -377,7 +459,8 @@ mod tests {
     fn defaults_are_rcon_clis() {
         let a = argv(&["list"]);
         assert!(a.contains(&"--host=localhost".to_string()), "{a:?}");
-        assert!(a.contains(&"--port=27015".to_string()), "{a:?}");
+        // 25575 since rcon-cli 1.6.0 (its README's usage text still says 27015).
+        assert!(a.contains(&"--port=25575".to_string()), "{a:?}");
         // No words: no command (the console or piped lines).
         assert!(!argv(&[]).contains(&"--".to_string()));
     }
@@ -420,6 +503,62 @@ mod tests {
     }
 
     #[test]
+    fn home_files_in_vipers_order_and_its_formats() {
+        let home = tempfile::tempdir().unwrap();
+        let env = env_with(&[], Some(home.path().into()));
+        std::fs::write(home.path().join(".rcon-cli.env"), "port=1111\n").unwrap();
+        std::fs::write(home.path().join(".rcon-cli.yml"), "port: 2222\n").unwrap();
+        assert!(argv_in(&["list"], &env).contains(&"--port=2222".to_string()));
+        std::fs::write(
+            home.path().join(".rcon-cli.toml"),
+            "Port = 3333\npassword = 'p w'\n[other]\nport = 9\n",
+        )
+        .unwrap();
+        let a = argv_in(&["list"], &env);
+        assert!(a.contains(&"--port=3333".to_string()), "{a:?}");
+        assert!(a.contains(&"--password=p w".to_string()), "{a:?}");
+        std::fs::write(
+            home.path().join(".rcon-cli.json"),
+            r#"{"port": 4444, "host": "h", "extra": {"a": [1]}}"#,
+        )
+        .unwrap();
+        let a = argv_in(&["list"], &env);
+        assert!(a.contains(&"--port=4444".to_string()), "{a:?}");
+        assert!(a.contains(&"--host=h".to_string()), "{a:?}");
+        // The first found is the one read, even in a format rcon does not read.
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(".rcon-cli.ini"), "port=1\n").unwrap();
+        std::fs::write(dir.path().join(".rcon-cli.hcl"), "port = 1\n").unwrap();
+        let args = vec!["list".to_string()];
+        let env = env_with(&[], Some(dir.path().into()));
+        assert!(
+            matches!(translate(&args, &env), Err(Stop::Fail(m)) if m.contains(".rcon-cli.hcl"))
+        );
+    }
+
+    #[test]
+    fn json_and_toml_values() {
+        assert_eq!(
+            json_pairs("{\n\"host\": \"a\",\n\"port\": 1}").unwrap(),
+            [
+                ("host".into(), "a".into(), 2),
+                ("port".into(), "1".into(), 3)
+            ]
+        );
+        assert_eq!(json_pairs("{\"password\": [1]}").unwrap_err().0, 1);
+        assert_eq!(json_pairs("{\n\"port\": }").unwrap_err().0, 2);
+        assert_eq!(
+            toml_pairs("host = 'a'\nPORT = 2\n").unwrap(),
+            [
+                ("PORT".into(), "2".into(), 2),
+                ("host".into(), "a".into(), 1)
+            ]
+        );
+        assert_eq!(toml_pairs("a = 1\nport = \n").unwrap_err().0, 2);
+        assert_eq!(toml_pairs("[host]\nx = 1\n").unwrap_err().0, 1);
+    }
+
+    #[test]
     fn config_file_errors_are_reported() {
         let dir = tempfile::tempdir().unwrap();
         let bad = dir.path().join("c.yaml");
@@ -431,8 +570,8 @@ mod tests {
         assert!(
             matches!(translate(&missing, &env), Err(Stop::Fail(m)) if m.contains("cannot read"))
         );
-        let json = vec!["--config=x.json".to_string()];
-        assert!(matches!(translate(&json, &env), Err(Stop::Fail(m)) if m.contains("only YAML")));
+        let ini = vec!["--config=x.ini".to_string()];
+        assert!(matches!(translate(&ini, &env), Err(Stop::Fail(m)) if m.contains("only YAML")));
         std::fs::write(&bad, "port: abc\n").unwrap();
         assert!(matches!(translate(&args, &env), Err(Stop::Fail(m)) if m.contains("c.yaml:1")));
     }

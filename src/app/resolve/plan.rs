@@ -189,6 +189,8 @@ pub struct SessionPlan {
     /// Whether vanilla's parse error fails a command (not for mcrcon and rcon-cli, whose
     /// scripts expect the answer printed and exit status 0).
     pub parse_errors_fail: bool,
+    /// A line that ends the console and piped input instead of being sent (rcon-cli's `exit`).
+    pub quit_word: Option<&'static str>,
 }
 
 /// What a session reads, from what was given and whether stdin is a terminal.
@@ -659,6 +661,7 @@ fn resolve_mode(
         },
         wait: args.wait,
         parse_errors_fail: compat.is_none_or(|t| t.parse_errors_fail),
+        quit_word: compat.and_then(|t| t.quit_word),
         files: args.files,
     });
     Ok(if remote {

@@ -82,6 +82,7 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
     let console_settings = console::ConsoleContext {
         name,
         password: password.expose().to_string(),
+        quit_word: plan.quit_word,
     };
 
     let mut session = Session::new(connector, password, opts, printer);
@@ -132,7 +133,7 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
     )?;
     let inputs = inputs_plan
         .stdin_batch
-        .then(files::Input::stdin)
+        .then(|| files::Input::stdin().ending_at(plan.quit_word))
         .into_iter()
         .chain(inputs)
         .collect();

@@ -344,6 +344,8 @@ pub struct ConsoleContext {
     pub name: String,
     /// The password in effect, so history never stores it.
     pub password: String,
+    /// A line that leaves the console like `:quit` (rcon-cli's `exit`), never sent.
+    pub quit_word: Option<&'static str>,
 }
 
 /// Runs the console until `:quit` or Ctrl-D.
@@ -372,7 +374,13 @@ pub fn run(session: &mut Session, settings: &ConsoleContext) -> anyhow::Result<E
         Ok(_) => {}
     }
     let server = session.server().to_string();
-    stderr!("rcon: connected to {server}; :help lists console commands, :quit or Ctrl-D leaves");
+    let word = settings
+        .quit_word
+        .map(|w| format!("{w}, "))
+        .unwrap_or_default();
+    stderr!(
+        "rcon: connected to {server}; :help lists console commands, {word}:quit or Ctrl-D leaves"
+    );
     let mut history = HistoryFile::load(history_path(), &settings.password);
     let mut helper = ConsoleHelper {
         words: BTreeSet::new(),
@@ -396,6 +404,9 @@ pub fn run(session: &mut Session, settings: &ConsoleContext) -> anyhow::Result<E
             let line = line.trim();
             if line.is_empty() {
                 continue;
+            }
+            if settings.quit_word == Some(line) {
+                return Ok(Exit::Success);
             }
             if should_store(line, &settings.password) && history.add(line) {
                 editor.history_mut().clear()?;

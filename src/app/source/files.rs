@@ -28,6 +28,8 @@ pub struct Input {
     countable: bool,
     /// The file's path, which [`Input::check_ahead`] reads ahead; `None` for stdin.
     path: Option<String>,
+    /// A line that ends the input instead of being sent ([`Input::ending_at`]).
+    quit_word: Option<&'static str>,
 }
 
 impl Input {
@@ -61,6 +63,7 @@ impl Input {
             total,
             countable: true,
             path: Some(path.to_string()),
+            quit_word: None,
         })
     }
 
@@ -72,7 +75,15 @@ impl Input {
             total: None,
             countable: stdin_is_a_file(),
             path: None,
+            quit_word: None,
         }
+    }
+
+    /// This input, ending at the line `word` (spaces around it ignored) as at its end: the
+    /// line and everything after it are not read as commands (rcon-cli's `exit`).
+    pub fn ending_at(mut self, word: Option<&'static str>) -> Input {
+        self.quit_word = word;
+        self
     }
 
     /// Reads a file ahead through the mcfunction rules and checks every command against the
@@ -295,6 +306,10 @@ pub fn next_item(
                 MAX_LINE_BYTES >> 20
             )),
             Some(false) => match std::str::from_utf8(buf) {
+                Ok(text) if input.quit_word.is_some_and(|w| text.trim() == w) => {
+                    input.reader = BufReader::new(Box::new(io::empty()));
+                    return Ok(joiner.finish().map(|item| (item, true)));
+                }
                 Ok(text) => match joiner.push(text) {
                     Some(item) => item,
                     None => continue,
