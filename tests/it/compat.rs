@@ -277,6 +277,65 @@ fn mcrcon_exits_1_on_any_failure() {
     );
 }
 
+/// Issue 41: with no password, the error lists what the personality reads and nothing else
+/// (mcrcon reads no RCON_PASSWORD, no --password-file, no profile).
+#[test]
+fn a_missing_password_names_only_what_the_personality_reads() {
+    let t = Setup::new();
+    let port = t.server.port().to_string();
+    let out = run(t.bare("mcrcon").env("RCON_PASSWORD", PASSWORD).args([
+        "-H",
+        "127.0.0.1",
+        "-P",
+        &port,
+        "list",
+    ]));
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("-p PASSWORD") && err.contains("MCRCON_PASS"),
+        "{err}"
+    );
+    for foreign in ["RCON_PASSWORD", "--password-file", "profile", "--demo"] {
+        assert!(!err.contains(foreign), "{foreign}: {err}");
+    }
+    let out = run(t.bare("rcon-cli").env("MCRCON_PASS", PASSWORD).args([
+        "--host",
+        "127.0.0.1",
+        "--port",
+        &port,
+        "list",
+    ]));
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("--password PASSWORD") && err.contains("RCON_PASSWORD"),
+        "{err}"
+    );
+    for foreign in ["MCRCON_PASS", "--password-file", "profile", "--demo"] {
+        assert!(!err.contains(foreign), "{foreign}: {err}");
+    }
+    assert!(t.server.commands().is_empty());
+}
+
+/// Issue 41: mcrcon's `-t` with piped input prints no console banner (stdin is no terminal);
+/// the commands run, then the piped lines.
+#[test]
+fn mcrcon_terminal_mode_on_a_pipe_has_no_banner() {
+    let t = Setup::new();
+    let out = run_piped(t.mcrcon().arg("-t"), "echo p1\n");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!((stdout(&out).as_str(), stderr(&out).as_str()), ("p1\n", ""));
+    let out = run_piped(t.mcrcon().args(["-t", "echo c1"]), "echo p2\n");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        (stdout(&out).as_str(), stderr(&out).as_str()),
+        ("c1\np2\n", "")
+    );
+    assert_eq!(t.server.commands(), ["echo p1", "echo c1", "echo p2"]);
+}
+
 #[test]
 fn rcon_cli_joins_the_words_into_one_command() {
     let t = Setup::new();

@@ -18,7 +18,8 @@ Options:
   -H HOST     server address (default: localhost)
   -P PORT     RCON port (default: 25575)
   -p PASS     RCON password
-  -t          terminal mode: the interactive console (after the commands, if any)
+  -t          terminal mode: the interactive console (after the commands, if any);
+              piped lines are read as commands instead
   -s          silent: print no answers
   -c          no colours
   -r          raw output: answers as received, colour codes kept
@@ -124,10 +125,14 @@ pub(super) fn translate(args: &[String], env: &Env) -> Result<Translation, Stop>
         rcon.value("delay", &format!("{seconds}s"));
     }
     // mcrcon's terminal mode with commands runs only the console; rcon runs the commands first
-    // (a superset). With no command rcon chooses as mcrcon does: the console on a terminal,
-    // piped lines otherwise (mcrcon's terminal mode reads those too).
+    // (a superset), then the console on a terminal, or the piped lines as commands (no console,
+    // no banner: mcrcon's terminal mode reads those too). With no command rcon chooses so too.
     if terminal && !commands.is_empty() {
-        rcon.flag("--interactive");
+        if env.stdin_tty {
+            rcon.flag("--interactive");
+        } else {
+            rcon.value("file", "-");
+        }
     }
     for command in commands {
         rcon.value("command", command);
@@ -181,6 +186,7 @@ mod tests {
                     .map(|(_, v)| v.to_string())
             })),
             home: None,
+            stdin_tty: true,
         }
     }
 
@@ -265,6 +271,14 @@ mod tests {
         assert!(argv(&["-t", "list"], &[]).contains(&"--interactive".to_string()));
         // Without: rcon picks the console on a terminal, piped lines otherwise.
         assert!(!argv(&["-t"], &[]).contains(&"--interactive".to_string()));
+        // With commands and a pipe: the commands, then the piped lines; no console.
+        let args: Vec<String> = ["-t", "list"].map(String::from).to_vec();
+        let piped = Env {
+            stdin_tty: false,
+            ..env_of(&[])
+        };
+        let a = translate(&args, &piped).unwrap().argv;
+        assert!(a.contains(&"--file=-".into()) && !a.contains(&"--interactive".into()));
     }
 
     #[test]

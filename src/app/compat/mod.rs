@@ -29,6 +29,18 @@ impl Personality {
         }
     }
 
+    /// The ways to give the password that this program reads, for the error when none was
+    /// given (rcon's own `RCON_PASSWORD`, `--password-file` and profiles are not read).
+    pub fn password_sources(self) -> &'static str {
+        match self {
+            Personality::Mcrcon => "give mcrcon's -p PASSWORD or set MCRCON_PASS",
+            Personality::RconCli => {
+                "give rcon-cli's --password PASSWORD, set RCON_PASSWORD, or put `password` in its \
+                 config file (--config FILE, else ~/.rcon-cli.yaml or another name it looks for)"
+            }
+        }
+    }
+
     fn from_name(name: &str) -> Option<Personality> {
         Self::ALL.into_iter().find(|p| p.name() == name)
     }
@@ -115,6 +127,8 @@ pub struct Env<'a> {
     pub var: &'a dyn Fn(&str) -> Option<String>,
     /// The home directory.
     pub home: Option<PathBuf>,
+    /// Whether stdin is a terminal (mcrcon's `-t` with commands opens the console only there).
+    pub stdin_tty: bool,
 }
 
 impl Env<'_> {
@@ -128,6 +142,7 @@ impl Env<'_> {
         Env {
             var: &|name| std::env::var(name).ok().filter(|v| !v.is_empty()),
             home,
+            stdin_tty: std::io::IsTerminal::is_terminal(&std::io::stdin()),
         }
     }
 }

@@ -416,6 +416,7 @@ mod tests {
                     .map(|(_, v)| v.to_string())
             })),
             home,
+            stdin_tty: true,
         }
     }
 

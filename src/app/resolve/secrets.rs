@@ -26,9 +26,20 @@ pub enum Secret {
 }
 
 /// Every way to give a password, for the error when none was given and none can be asked for.
-pub const NO_PASSWORD: &str = "no password given and no terminal to ask for one: use --password \
+const NO_PASSWORD: &str = "no password given and no terminal to ask for one: use --password \
 (visible in ps), RCON_PASSWORD, --password-file FILE, RCON_PASSWORD_FILE, a config profile's \
 password, password_file or password_command (with -s NAME), or MCRCON_PASS; or try --demo";
+
+/// [`NO_PASSWORD`], or under a personality the ways that program reads (it reads no others).
+fn no_password() -> String {
+    match crate::app::compat::active() {
+        Some(p) => format!(
+            "no password given and no terminal to ask for one: {}",
+            p.password_sources()
+        ),
+        None => NO_PASSWORD.to_string(),
+    }
+}
 
 /// Turns the plan into the password. `what` names the source for messages (never the value);
 /// `target` is the server, for the prompt.
@@ -39,7 +50,7 @@ pub fn obtain(secret: &Secret, what: &str, target: &str) -> anyhow::Result<Passw
         Secret::Command(cmd) => run_command(cmd, what).map(Password::new),
         Secret::Prompt => {
             if !can_prompt() {
-                return Err(fail(Exit::Usage, NO_PASSWORD));
+                return Err(fail(Exit::Usage, no_password()));
             }
             prompt(target)
         }
@@ -169,7 +180,10 @@ fn prompt(target: &str) -> anyhow::Result<Password> {
         }
         Err(e) => Err(fail(
             Exit::Usage,
-            format!("cannot read the password from the terminal ({e}); {NO_PASSWORD}"),
+            format!(
+                "cannot read the password from the terminal ({e}); {}",
+                no_password()
+            ),
         )),
     }
 }

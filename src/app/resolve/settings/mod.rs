@@ -75,8 +75,12 @@ pub struct Settings {
     pub remote_install: bool,
 }
 
-/// Reads one environment variable, treating empty as unset.
+/// Reads one of mcrcon's environment variables, treating empty as unset. Run as a personality
+/// none is read here: its translation read that program's own (rcon-cli reads no MCRCON_*).
 fn env(name: &str) -> Option<Sourced<String>> {
+    if crate::app::compat::active().is_some() {
+        return None;
+    }
     std::env::var(name)
         .ok()
         .filter(|v| !v.is_empty())
