@@ -191,13 +191,34 @@ impl Schema {
         Err(self.unknown(&joined))
     }
 
+    /// The error for words that name no method, with the methods they may have meant: those of
+    /// the same first word, else (a typo in it: `allowlst add`) those whose first word is one
+    /// or two edits away, narrowed to the ones whose second word is the one given.
     fn unknown(&self, words: &str) -> MgmtError {
-        let first = words.split_whitespace().next().unwrap_or("");
-        let near: Vec<String> = self
-            .callable_words()
-            .into_iter()
-            .filter(|w| w.split(' ').next() == Some(first))
+        let given: Vec<&str> = words.split_whitespace().collect();
+        let first = given.first().copied().unwrap_or("");
+        let callable = self.callable_words();
+        let head = |w: &String| w.split(' ').next().unwrap_or("").to_string();
+        let mut near: Vec<String> = callable
+            .iter()
+            .filter(|w| head(w) == first)
+            .cloned()
             .collect();
+        if near.is_empty() {
+            near = callable
+                .into_iter()
+                .filter(|w| is_typo_of(first, &head(w)))
+                .collect();
+            let second = |w: &String| w.split(' ').nth(1).map(str::to_string);
+            let same: Vec<String> = near
+                .iter()
+                .filter(|w| second(w).as_deref() == given.get(1).copied())
+                .cloned()
+                .collect();
+            if !same.is_empty() {
+                near = same;
+            }
+        }
         let hint = if near.is_empty() {
             " (`rcon --mgmt methods` lists them)".to_string()
         } else {
@@ -471,6 +492,34 @@ fn types(schema: &Value) -> Vec<&str> {
     }
 }
 
+/// Whether `typed` is `word` with one or two letters wrong, missing, extra or swapped (at most
+/// a third of the word, so short words need a close match).
+fn is_typo_of(typed: &str, word: &str) -> bool {
+    let (a, b): (Vec<char>, Vec<char>) = (typed.chars().collect(), word.chars().collect());
+    // Optimal string alignment distance: three rows of the edit table.
+    let mut rows = [
+        vec![0; b.len() + 1],
+        (0..=b.len()).collect::<Vec<usize>>(),
+        Vec::new(),
+    ];
+    for i in 1..=a.len() {
+        rows[2] = vec![i; b.len() + 1];
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut d = (rows[1][j] + 1)
+                .min(rows[2][j - 1] + 1)
+                .min(rows[1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                d = d.min(rows[0][j - 2] + 1);
+            }
+            rows[2][j] = d;
+        }
+        rows.rotate_left(1);
+    }
+    let distance = rows[1][b.len()];
+    distance > 0 && distance <= 2 && distance * 3 <= b.len()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -623,6 +672,10 @@ mod tests {
         let s = schema();
         for (w, want) in [
             ("allowlist frobnicate", "did you mean: allowlist"),
+            ("allowlst add Bob", "(did you mean: allowlist add?)"),
+            ("alowlist", "(did you mean: allowlist?)"),
+            ("playrs kick Bob", "(did you mean: players kick?)"),
+            ("sever system_message hi", "did you mean: server "),
             ("teleport Steve", "rcon --mgmt methods"),
             ("players extra", "did you mean: players, players kick"),
             ("server status now", "unexpected argument now"),

@@ -342,6 +342,14 @@ fn bad_words_are_usage_errors_and_server_errors_fail_the_command() {
         "{}",
         stderr(&out)
     );
+    // A typo in the first word gets the suggestion too (issue 41), and nothing is called.
+    let out = run(mgmt::rcon(&server, &tls, home.path()).args(["allowlst", "add", "Bob"]));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        "rcon: error: no management method matches 'allowlst add Bob' (did you mean: allowlist \
+add?)\n"
+    );
     // The server's refusal comes with its `data`, which says what exactly is wrong.
     let out = run(mgmt::rcon(&server, &tls, home.path()).args([
         "gamerules",
