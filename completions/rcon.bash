@@ -39,7 +39,7 @@ _rcon() {
 
     case "${cmd}" in
         rcon)
-            opts="-H -P -p -s -t -c -f -i -v -h -V --host --port --password --password-file --server --config --no-config --list-servers --print-config --compat --install-links --timeout --wait --sentinel --idle-gap --forget --dialect --ssh --ssh-option --proxy-command --remote --remote-rcon --remote-install --remote-serve --retry --command --resume --resend-in-doubt --file --interactive --keep-going --delay --echo --macro --messages --json --trace --color --raw --fix-newlines --no-fix-newlines --all --target --group --targets --where --parallel --follow --poll --exec --countdown --announce --at --then --cancel-announce --every --if --mgmt --mgmt-cert --mgmt-fingerprint --mgmt-origin --mgmt-secret-file --demo --practice-server --practice-mode --practice-password --practice-read-delay --practice-mgmt --practice-cert --practice-key --ping --legacy --query --full --help --version"
+            opts="-H -P -p -s -t -c -f -i -v -h -V --host --port --password --password-file --server --config --no-config --list-servers --print-config --timeout --wait --sentinel --idle-gap --forget --dialect --ssh --ssh-option --proxy-command --remote --remote-rcon --remote-install --remote-serve --retry --command --resume --resend-in-doubt --file --interactive --keep-going --delay --echo --macro --compat --install-links --messages --json --trace --color --raw --fix-newlines --no-fix-newlines --all --target --group --targets --where --parallel --follow --poll --exec --countdown --announce --at --then --cancel-announce --every --if --mgmt --mgmt-cert --mgmt-fingerprint --mgmt-origin --mgmt-secret-file --demo --practice-server --practice-mode --practice-password --practice-read-delay --practice-mgmt --practice-cert --practice-key --ping --legacy --query --full --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -82,14 +82,6 @@ _rcon() {
                     return 0
                     ;;
                 --config)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --compat)
-                    COMPREPLY=($(compgen -W "mcrcon rcon-cli" -- "${cur}"))
-                    return 0
-                    ;;
-                --install-links)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -158,6 +150,14 @@ _rcon() {
                     return 0
                     ;;
                 --macro)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --compat)
+                    COMPREPLY=($(compgen -W "mcrcon rcon-cli" -- "${cur}"))
+                    return 0
+                    ;;
+                --install-links)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

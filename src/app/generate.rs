@@ -355,8 +355,8 @@ const EXAMPLES: &[(&str, &str)] = &[
 /// The man page's note on the option sections, which are `rcon -h`'s headings in its order.
 const HEADINGS: &str = "The options below are grouped as rcon -h shows them, one line each, \
      under these headings in this order: Connection, Commands, Output, Several servers, Live and \
-     timed, Management, Practice, Status (before them, the few that belong to none); rcon --help \
-     shows the same with the long texts and the exit statuses.";
+     timed, Management, Practice, Status; rcon --help shows the same with the long texts and the \
+     exit statuses.";
 
 /// The man page's section on the shell completions in `completions/`.
 const COMPLETION: &str = "The completions directory of the source and of the release archives \
@@ -518,7 +518,6 @@ mod tests {
         for section in [
             ".SH NAME",
             ".SH SYNOPSIS",
-            ".SH OPTIONS",
             ".SH \"EXIT STATUS\"",
             ".SH ENVIRONMENT",
             ".SH FILES",
@@ -531,12 +530,12 @@ mod tests {
         let sections: Vec<&str> = man.lines().filter(|l| l.starts_with(".SH ")).collect();
         let options = sections
             .iter()
-            .position(|s| *s == ".SH OPTIONS")
-            .expect("OPTIONS");
+            .position(|s| *s == ".SH CONNECTION")
+            .expect("CONNECTION");
         assert_eq!(
-            sections[options..options + 9],
+            sections[options - 1..options + 8],
             [
-                ".SH OPTIONS",
+                ".SH DESCRIPTION",
                 ".SH CONNECTION",
                 ".SH COMMANDS",
                 ".SH OUTPUT",
@@ -612,41 +611,52 @@ mod tests {
         }
     }
 
-    /// `-h` is the short help: one line per option where it fits, grouped under the headings
-    /// (issue 20: it was 224 lines in one list); `--help` keeps the long texts.
+    /// `-h` is the short help: every option on one line under the README's eight headings
+    /// (issue 20: it was 224 lines in one list; issue 41: a ninth `Options:` block came first
+    /// and entries wrapped at 100 and 80 columns); `--help` keeps the long texts.
     #[test]
-    fn short_help_is_grouped_and_short() {
+    fn short_help_is_one_line_each_under_eight_headings() {
+        for width in [80, 100] {
+            let short = crate::app::resolve::args::short_help(Some(width));
+            let headings: Vec<&str> = short
+                .lines()
+                .filter(|l| !l.starts_with(' ') && l.ends_with(':'))
+                .collect();
+            assert_eq!(
+                headings,
+                [
+                    "Connection:",
+                    "Commands:",
+                    "Output:",
+                    "Several servers:",
+                    "Live and timed:",
+                    "Management:",
+                    "Practice:",
+                    "Status:",
+                ],
+                "at {width} columns"
+            );
+            // An entry starts at column 2 (`-x, --long` or `[COMMAND]`) or 6 (`--long`); a
+            // wrapped text would go on under the help column.
+            let args = short.split_once("\n\n").map_or("", |(_, rest)| rest);
+            for line in args.lines().filter(|l| l.starts_with(' ')) {
+                let indent = line.len() - line.trim_start().len();
+                assert!(
+                    matches!(indent, 2 | 6) && line.chars().count() <= width,
+                    "not one line each at {width} columns: {line:?}\n{short}"
+                );
+            }
+            let entries = Args::command()
+                .get_arguments()
+                .filter(|a| !a.is_hide_set())
+                .count();
+            let lines = short.lines().filter(|l| l.starts_with(' ')).count();
+            assert_eq!(lines, entries, "one line per option at {width} columns");
+        }
         let mut cmd = Args::command().term_width(100);
         let short = cmd.render_help().to_string();
         let long = cmd.render_long_help().to_string();
-        let headings: Vec<&str> = short
-            .lines()
-            .filter(|l| !l.starts_with(' ') && l.ends_with(':'))
-            .collect();
-        for want in [
-            "Connection:",
-            "Commands:",
-            "Output:",
-            "Several servers:",
-            "Live and timed:",
-            "Management:",
-            "Practice:",
-            "Status:",
-        ] {
-            assert!(headings.contains(&want), "-h lacks {want}: {headings:?}");
-        }
-        // Under "Options:" only what belongs to no group.
-        let options: Vec<&str> = short
-            .split("\nOptions:\n")
-            .nth(1)
-            .and_then(|rest| rest.split("\n\n").next())
-            .unwrap_or_default()
-            .lines()
-            .filter(|l| l.trim_start().starts_with('-'))
-            .collect();
-        assert_eq!(options.len(), 4, "{options:?}");
         let lines = short.lines().count();
-        assert!(lines <= 110, "-h is {lines} lines:\n{short}");
         assert!(
             long.lines().count() > 3 * lines,
             "--help lost its long texts"
@@ -662,7 +672,10 @@ mod tests {
     fn no_intra_doc_links_in_help_man_or_completions() {
         let mut cmd = command();
         let mut texts = vec![
-            ("rcon -h".to_string(), cmd.render_help().to_string()),
+            (
+                "rcon -h".to_string(),
+                crate::app::resolve::args::short_help(Some(80)),
+            ),
             (
                 "rcon --help".to_string(),
                 cmd.render_long_help().to_string(),

@@ -737,3 +737,45 @@ fn an_empty_command_is_refused_before_anything_is_sent() {
     }
     assert!(server.commands().is_empty(), "{:?}", server.commands());
 }
+
+/// Issue 41: `rcon -h` is what the README says, "one line each under eight headings", at the
+/// terminal widths clap sees (COLUMNS), with no `Options:` or `Arguments:` block first.
+#[test]
+fn short_help_is_one_line_each_under_eight_headings_at_80_and_100_columns() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    assert!(readme.contains("`rcon -h` lists every option on one line under eight headings"));
+    let home = home();
+    for columns in ["80", "100"] {
+        let out = run(rcon_in(home.path()).env("COLUMNS", columns).arg("-h"));
+        assert!(out.status.success(), "{}", stderr(&out));
+        let help = stdout(&out);
+        let headings: Vec<&str> = help
+            .lines()
+            .filter(|l| !l.starts_with(' ') && l.ends_with(':'))
+            .collect();
+        assert_eq!(
+            headings,
+            [
+                "Connection:",
+                "Commands:",
+                "Output:",
+                "Several servers:",
+                "Live and timed:",
+                "Management:",
+                "Practice:",
+                "Status:"
+            ],
+            "{help}"
+        );
+        let width: usize = columns.parse().unwrap();
+        for line in help.lines().filter(|l| l.starts_with(' ')) {
+            let indent = line.len() - line.trim_start().len();
+            assert!(
+                matches!(indent, 2 | 6) && line.chars().count() <= width,
+                "COLUMNS={columns}: {line:?} is not one entry on one line:\n{help}"
+            );
+        }
+        assert!(help.contains("\n  -h, --help "), "{help}");
+    }
+}

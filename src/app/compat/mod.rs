@@ -29,18 +29,6 @@ impl Personality {
         }
     }
 
-    /// The ways to give the password that this program reads, for the error when none was
-    /// given (rcon's own `RCON_PASSWORD`, `--password-file` and profiles are not read).
-    pub fn password_sources(self) -> &'static str {
-        match self {
-            Personality::Mcrcon => "give mcrcon's -p PASSWORD or set MCRCON_PASS",
-            Personality::RconCli => {
-                "give rcon-cli's --password PASSWORD, set RCON_PASSWORD, or put `password` in its \
-                 config file (--config FILE, else ~/.rcon-cli.yaml or another name it looks for)"
-            }
-        }
-    }
-
     fn from_name(name: &str) -> Option<Personality> {
         Self::ALL.into_iter().find(|p| p.name() == name)
     }
@@ -161,10 +149,14 @@ pub fn translate(p: Personality, args: &[OsString], env: &Env) -> Result<Transla
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
-    match p {
+    let mut translation = match p {
         Personality::Mcrcon => mcrcon::translate(&args, env),
         Personality::RconCli => rcon_cli::translate(&args, env),
-    }
+    }?;
+    // rcon's own stages learn the personality from its argv (`Args::compat`).
+    let compat = format!("--compat={}", p.name());
+    translation.argv.insert(1, compat.into());
+    Ok(translation)
 }
 
 /// rcon's argv as a translation builds it, with the source of each value.

@@ -91,7 +91,13 @@ pub const VERSION: &str = concat!(
 /// then any -f files, in order, in one session. With none of them: an interactive console when
 /// stdin is a terminal, otherwise the commands read from stdin.
 #[derive(Debug, Parser)]
-#[command(name = "rcon", version = VERSION, after_long_help = crate::app::exit::TABLE)]
+#[command(
+    name = "rcon",
+    version = VERSION,
+    after_long_help = crate::app::exit::TABLE,
+    disable_help_flag = true,
+    disable_version_flag = true
+)]
 pub struct Args {
     /// Server host name or address; `HOST:PORT` and `[IPv6]:PORT` are accepted.
     #[arg(
@@ -179,30 +185,10 @@ pub struct Args {
     #[arg(
         long,
         long_help,
-        help = "Print the resolved settings and where each came from, and exit",
+        help = "Print the settings in effect and their sources",
         help_heading = "Connection"
     )]
     pub print_config: bool,
-
-    /// Read the rest of the command line as that program's, as when rcon runs under its name
-    /// (see --install-links): mcrcon 0.7.2 (each argument one command, -H -P -p -c -r -s -t -w,
-    /// MCRCON_HOST/PORT/PASS) or itzg's rcon-cli (--host --port --password --config, the words
-    /// one command, RCON_HOST/PORT/PASSWORD, ~/.rcon-cli.yaml). Any failure then exits 1, as
-    /// theirs do. Must be the first argument.
-    #[arg(
-        long,
-        value_enum,
-        value_name = "PROGRAM",
-        long_help,
-        help = "Read the rest of the command line as mcrcon's or rcon-cli's"
-    )]
-    pub compat: Option<Personality>,
-
-    /// Create `mcrcon` and `rcon-cli` in DIR, which run rcon with those programs' command
-    /// lines (symbolic links; on Windows hard links named mcrcon.exe and rcon-cli.exe, or copies
-    /// across volumes), and exit. An existing file of that name is never replaced.
-    #[arg(long, value_name = "DIR", value_parser = path, long_help, help = "Create mcrcon and rcon-cli in DIR, running rcon, and exit")]
-    pub install_links: Option<PathBuf>,
 
     /// Time limit for connecting, logging in, and the whole wait for each command's output,
     /// e.g. 5s, 500ms [default: 10s].
@@ -214,7 +200,7 @@ pub struct Args {
     /// progress line on a terminal, until the login is accepted; then the commands run. A
     /// refused password is final at once (exit 5); past DURATION the exit status is the last
     /// attempt's (4, 6...). One server only.
-    #[arg(long, value_name = "DURATION", value_parser = time_limit, long_help, help = "Wait up to DURATION for the server to come up, then run the commands", help_heading = "Connection")]
+    #[arg(long, value_name = "DURATION", value_parser = time_limit, long_help, help = "Wait up to DURATION for the server to come up", help_heading = "Connection")]
     pub wait: Option<Duration>,
 
     /// How the end of each command's output is found [default: detect].
@@ -223,7 +209,7 @@ pub struct Args {
         value_enum,
         value_name = "HOW",
         long_help,
-        help = "How the end of each answer is found [default: detect]",
+        help = "How an answer's end is found [default: detect]",
         help_heading = "Connection"
     )]
     pub sentinel: Option<SentinelArg>,
@@ -231,14 +217,14 @@ pub struct Args {
     /// A fixed quiet gap that ends an answer when nothing marks its end (--sentinel idle, or a
     /// server that answers no sentinel) [default: adaptive: eight round trips or four times the
     /// slowest recent answer, at least 50ms (100ms until the server has answered three commands)].
-    #[arg(long, value_name = "DURATION", value_parser = duration, long_help, help = "A fixed quiet gap that ends an answer [default: adaptive]", help_heading = "Connection")]
+    #[arg(long, value_name = "DURATION", value_parser = duration, long_help, help = "Quiet gap that ends an answer [default: adaptive]", help_heading = "Connection")]
     pub idle_gap: Option<Duration>,
 
     /// Forget what was learned about the server (how its answers end) and probe it again.
     #[arg(
         long,
         long_help,
-        help = "Forget what was learned about the server and probe it again",
+        help = "Forget what was learned about the server",
         help_heading = "Connection"
     )]
     pub forget: bool,
@@ -261,7 +247,7 @@ pub struct Args {
     /// client, no remote shell), so the RCON password never crosses the network in clear text.
     /// --host is then resolved on the SSH server (default localhost). DEST is SSHHOST,
     /// USER@SSHHOST or USER@SSHHOST:SSHPORT. ssh runs with BatchMode=yes: it never prompts.
-    #[arg(long, value_name = "DEST", conflicts_with_all = ["proxy_command", "demo"], long_help, help = "Reach the server through an SSH tunnel (ssh -W HOST:PORT DEST)", help_heading = "Connection")]
+    #[arg(long, value_name = "DEST", conflicts_with_all = ["proxy_command", "demo"], long_help, help = "Reach the server through ssh -W HOST:PORT DEST", help_heading = "Connection")]
     pub ssh: Option<String>,
 
     /// An ssh_config option for --ssh, e.g. IdentityFile=~/.ssh/mc or BatchMode=no
@@ -283,7 +269,7 @@ pub struct Args {
         value_name = "CMD",
         conflicts_with = "demo",
         long_help,
-        help = "Reach the server through a command, as OpenSSH's ProxyCommand",
+        help = "Reach the server through a ProxyCommand",
         help_heading = "Connection"
     )]
     pub proxy_command: Option<String>,
@@ -291,7 +277,7 @@ pub struct Args {
     /// With --ssh: run `rcon` on the SSH host itself (over the same ssh, BatchMode=yes) and
     /// stream the commands to it, so a file costs one round trip per window of commands, not
     /// one per line (docs/remote.md). The password travels only inside the SSH channel.
-    #[arg(long, conflicts_with_all = ["proxy_command", "demo"], long_help, help = "With --ssh: run rcon on the SSH host and stream the commands to it", help_heading = "Connection")]
+    #[arg(long, conflicts_with_all = ["proxy_command", "demo"], long_help, help = "With --ssh: run rcon on the SSH host", help_heading = "Connection")]
     pub remote: bool,
 
     /// The program --remote runs on the SSH host [default: rcon, on the remote PATH].
@@ -299,7 +285,7 @@ pub struct Args {
         long,
         value_name = "PATH",
         long_help,
-        help = "The program --remote runs on the SSH host [default: rcon]",
+        help = "The program --remote runs there [default: rcon]",
         help_heading = "Connection"
     )]
     pub remote_rcon: Option<String>,
@@ -310,7 +296,7 @@ pub struct Args {
     #[arg(
         long,
         long_help,
-        help = "With --remote: copy this rcon to the SSH host when it has none usable",
+        help = "With --remote: copy this rcon there if needed",
         help_heading = "Connection"
     )]
     pub remote_install: bool,
@@ -325,7 +311,7 @@ pub struct Args {
     /// retried). With -f files (locally or with --remote), also reconnect after a lost
     /// connection, tunnel or remote side, up to N times in all, and go on after the last
     /// answered line (the line in doubt needs --resend-in-doubt).
-    #[arg(long, value_name = "N", default_value_t = 0, value_parser = crate::app::resolve::values::parse_count, long_help, help = "Try a failed connect again up to N times (files: reconnect mid-way)", help_heading = "Connection")]
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = crate::app::resolve::values::parse_count, long_help, help = "Retry a failed connect N times (files: mid-way)", help_heading = "Connection")]
     pub retry: u32,
 
     /// A command to run (repeatable; run in order, before any trailing COMMAND).
@@ -334,7 +320,7 @@ pub struct Args {
         long = "command",
         value_name = "CMD",
         long_help,
-        help = "A command to run (repeatable, in order, before COMMAND)",
+        help = "A command to run (repeatable, before COMMAND)",
         help_heading = "Commands"
     )]
     pub commands: Vec<String>,
@@ -346,7 +332,7 @@ pub struct Args {
     #[arg(
         long,
         long_help,
-        help = "Run the same -f file (or stdin) again from after its last answered line",
+        help = "Rerun -f FILE or stdin from after its last answer",
         help_heading = "Commands"
     )]
     pub resume: bool,
@@ -355,7 +341,7 @@ pub struct Args {
     #[arg(
         long,
         long_help,
-        help = "With --resume or --retry: send the line in doubt again",
+        help = "With --resume or --retry: resend the line in doubt",
         help_heading = "Commands"
     )]
     pub resend_in_doubt: bool,
@@ -368,7 +354,7 @@ pub struct Args {
         long = "file",
         value_name = "PATH",
         long_help,
-        help = "Run the commands in PATH, one per line (repeatable; - is stdin)",
+        help = "Run the commands in PATH (repeatable; - is stdin)",
         help_heading = "Commands"
     )]
     pub files: Vec<String>,
@@ -378,7 +364,7 @@ pub struct Args {
         short = 'i',
         long,
         long_help,
-        help = "Open the interactive console after the commands and files",
+        help = "Open the console after the commands and files",
         help_heading = "Commands"
     )]
     pub interactive: bool,
@@ -389,7 +375,7 @@ pub struct Args {
     #[arg(
         long,
         long_help,
-        help = "Keep going after a failed command; exit non-zero at the end",
+        help = "Go on past a failed command; fail at the end",
         help_heading = "Commands"
     )]
     pub keep_going: bool,
@@ -408,8 +394,29 @@ pub struct Args {
     pub echo: bool,
 
     /// Fill `$(NAME)` in mcfunction macro lines (`$...`) with VALUE (repeatable).
-    #[arg(long = "macro", value_name = "NAME=VALUE", value_parser = macro_arg, long_help, help = "Fill $(NAME) in mcfunction macro lines with VALUE (repeatable)", help_heading = "Commands")]
+    #[arg(long = "macro", value_name = "NAME=VALUE", value_parser = macro_arg, long_help, help = "Fill $(NAME) in macro lines (repeatable)", help_heading = "Commands")]
     pub macros: Vec<(String, String)>,
+
+    /// Read the rest of the command line as that program's, as when rcon runs under its name
+    /// (see --install-links): mcrcon 0.7.2 (each argument one command, -H -P -p -c -r -s -t -w,
+    /// MCRCON_HOST/PORT/PASS) or itzg's rcon-cli (--host --port --password --config, the words
+    /// one command, RCON_HOST/PORT/PASSWORD, ~/.rcon-cli.yaml). Any failure then exits 1, as
+    /// theirs do. Must be the first argument.
+    #[arg(
+        long,
+        value_enum,
+        value_name = "PROGRAM",
+        long_help,
+        help = "Read the rest of the line as mcrcon's or rcon-cli's",
+        help_heading = "Commands"
+    )]
+    pub compat: Option<Personality>,
+
+    /// Create `mcrcon` and `rcon-cli` in DIR, which run rcon with those programs' command
+    /// lines (symbolic links; on Windows hard links named mcrcon.exe and rcon-cli.exe, or copies
+    /// across volumes), and exit. An existing file of that name is never replaced.
+    #[arg(long, value_name = "DIR", value_parser = path, long_help, help = "Create mcrcon and rcon-cli in DIR, running rcon", help_heading = "Commands")]
+    pub install_links: Option<PathBuf>,
 
     /// Also show the messages a BattlEye, WebRCON or telnet server sends on its own (chat, log
     /// lines) while commands run: on stderr as `[server] TEXT`, or with --json as records with
@@ -418,7 +425,7 @@ pub struct Args {
     #[arg(
         long,
         long_help,
-        help = "Also show what a BattlEye, WebRCON or telnet server sends on its own",
+        help = "Also show what BattlEye, WebRCON, telnet send",
         help_heading = "Output"
     )]
     pub messages: bool,
@@ -431,7 +438,7 @@ pub struct Args {
         long,
         conflicts_with = "group",
         long_help,
-        help = "Print JSON instead of text: one object per command (NDJSON)",
+        help = "Print JSON: one object per command (NDJSON)",
         help_heading = "Output"
     )]
     pub json: bool,
@@ -474,7 +481,7 @@ pub struct Args {
         long,
         overrides_with = "no_fix_newlines",
         long_help,
-        help = "Restore line breaks vanilla drops (default on a terminal)",
+        help = "Restore dropped line breaks (default on a terminal)",
         help_heading = "Output"
     )]
     pub fix_newlines: bool,
@@ -502,7 +509,7 @@ pub struct Args {
         value_name = "NAME=HOST",
         conflicts_with = "demo",
         long_help,
-        help = "Run on several servers: NAME=HOST or NAME=HOST:PORT (repeatable)",
+        help = "Run on NAME=HOST[:PORT] too (repeatable)",
         help_heading = "Several servers"
     )]
     pub target: Vec<String>,
@@ -512,7 +519,7 @@ pub struct Args {
     #[arg(
         long,
         long_help,
-        help = "Print each server's output as one block, not as prefixed lines",
+        help = "Print each server's output as one block",
         help_heading = "Several servers"
     )]
     pub group: bool,
@@ -521,7 +528,7 @@ pub struct Args {
     /// or one JSON array of them) or CSV with a header row. Columns: name, host, port, dialect,
     /// password_env, password_file, password_command, ssh, tags. Passwords are never inline.
     /// See docs/fleet.md.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["demo", "all", "target"], long_help, help = "Read the servers to run on from FILE (NDJSON or CSV; - is stdin)", help_heading = "Several servers")]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["demo", "all", "target"], long_help, help = "Run on the servers in FILE (NDJSON, CSV; - stdin)", help_heading = "Several servers")]
     pub targets: Option<String>,
 
     /// Keep only the --targets rows that match KEY=VALUE: tag, name, host, dialect or ssh;
@@ -546,11 +553,11 @@ pub struct Args {
     /// into joined/left events. With BattlEye/WebRCON/telnet: the messages the server pushes
     /// (joins and leaves as joined/left, the rest as message events). A lost connection is
     /// retried (said on stderr) and the follow goes on.
-    #[arg(long, conflicts_with_all = ["countdown", "every", "interactive"], long_help, help = "Print server events as they happen until interrupted", help_heading = "Live and timed")]
+    #[arg(long, conflicts_with_all = ["countdown", "every", "interactive"], long_help, help = "Print server events as they happen", help_heading = "Live and timed")]
     pub follow: bool,
 
     /// With --follow over RCON: how often `list` is asked [default: 5s].
-    #[arg(long, value_name = "DURATION", value_parser = duration, requires = "follow", long_help, help = "With --follow over RCON: how often `list` is asked [default: 5s]", help_heading = "Live and timed")]
+    #[arg(long, value_name = "DURATION", value_parser = duration, requires = "follow", long_help, help = "With --follow over RCON: `list` every DURATION", help_heading = "Live and timed")]
     pub poll: Option<Duration>,
 
     /// With --follow: run CMD for each event (`sh -c`, `cmd /C` on Windows) with the event in
@@ -569,7 +576,7 @@ pub struct Args {
     /// Count down DURATION (e.g. 10m), saying --announce at the announcement times, then run
     /// --then (and any COMMAND/-c). Ctrl-C or SIGTERM cancels: nothing more is sent but
     /// --cancel-announce.
-    #[arg(long, value_name = "DURATION", value_parser = duration, long_help, help = "Count down DURATION with announcements, then run --then", help_heading = "Live and timed")]
+    #[arg(long, value_name = "DURATION", value_parser = duration, long_help, help = "Count down DURATION, then run --then", help_heading = "Live and timed")]
     pub countdown: Option<Duration>,
 
     /// With --countdown: the command that announces the time left; {left} becomes e.g.
@@ -579,14 +586,14 @@ pub struct Args {
         value_name = "TEMPLATE",
         requires = "countdown",
         long_help,
-        help = "With --countdown: the command that announces the time left",
+        help = "With --countdown: the announcement command",
         help_heading = "Live and timed"
     )]
     pub announce: Option<String>,
 
     /// With --countdown: the announcement times, e.g. 5m,1m,10s [default: those of 1h, 30m,
     /// 15m, 10m, 5m, 2m, 1m, 30s, 10s, 5s, 4s, 3s, 2s, 1s within the countdown, and its start].
-    #[arg(long, value_name = "LIST", requires = "countdown", value_delimiter = ',', value_parser = duration, long_help, help = "With --countdown: the announcement times, e.g. 5m,1m,10s", help_heading = "Live and timed")]
+    #[arg(long, value_name = "LIST", requires = "countdown", value_delimiter = ',', value_parser = duration, long_help, help = "With --countdown: announce at, e.g. 5m,1m,10s", help_heading = "Live and timed")]
     pub at: Vec<Duration>,
 
     /// With --countdown: the command to run when it ends (repeatable, in order).
@@ -595,7 +602,7 @@ pub struct Args {
         value_name = "CMD",
         requires = "countdown",
         long_help,
-        help = "With --countdown: the command to run when it ends (repeatable)",
+        help = "With --countdown: run at the end (repeatable)",
         help_heading = "Live and timed"
     )]
     pub then: Vec<String>,
@@ -606,14 +613,14 @@ pub struct Args {
         value_name = "CMD",
         requires = "countdown",
         long_help,
-        help = "With --countdown: the command that announces a cancellation",
+        help = "With --countdown: announce a cancellation",
         help_heading = "Live and timed"
     )]
     pub cancel_announce: Option<String>,
 
     /// Run the commands (or the countdown) again every DURATION until interrupted; with
     /// --countdown, DURATION must be longer than the countdown.
-    #[arg(long, value_name = "DURATION", value_parser = duration, long_help, help = "Run the commands again every DURATION until interrupted", help_heading = "Live and timed")]
+    #[arg(long, value_name = "DURATION", value_parser = duration, long_help, help = "Run the commands again every DURATION", help_heading = "Live and timed")]
     pub every: Option<Duration>,
 
     /// Run only if the condition holds, e.g. 'players < 5' (from `list`, or the management
@@ -622,7 +629,7 @@ pub struct Args {
         long = "if",
         value_name = "CONDITION",
         long_help,
-        help = "Run only if the condition holds, e.g. 'players < 5'",
+        help = "Run only if the condition holds: 'players < 5'",
         help_heading = "Live and timed"
     )]
     pub condition: Option<String>,
@@ -633,7 +640,7 @@ pub struct Args {
     /// `allowlist add Steve`, `server save`; `methods` lists what the server offers. The secret
     /// comes from RCON_MGMT_SECRET, --mgmt-secret-file, the profile's mgmt_secret_file or
     /// mgmt_secret_command, else the password sources (never from argv).
-    #[arg(long, value_name = "URL", num_args = 0..=1, default_missing_value = "", long_help, help = "Talk to the Minecraft Server Management Protocol at URL", help_heading = "Management")]
+    #[arg(long, value_name = "URL", num_args = 0..=1, default_missing_value = "", long_help, help = "Use the Management Protocol at URL", help_heading = "Management")]
     pub mgmt: Option<String>,
 
     /// With --mgmt: trust this PEM certificate (the server's self-signed one, or its CA) instead
@@ -648,7 +655,7 @@ pub struct Args {
         env = "RCON_MGMT_FINGERPRINT",
         value_name = "SHA256",
         long_help,
-        help = "With --mgmt: accept only this SHA-256 certificate",
+        help = "With --mgmt: accept only this SHA-256 cert",
         help_heading = "Management"
     )]
     pub mgmt_fingerprint: Option<String>,
@@ -674,7 +681,7 @@ pub struct Args {
     #[arg(
         long,
         long_help,
-        help = "Use a built-in practice server (try: rcon --demo help)",
+        help = "Use a practice server (rcon --demo help)",
         help_heading = "Practice"
     )]
     pub demo: bool,
@@ -682,7 +689,7 @@ pub struct Args {
     /// Run the practice server in the foreground on ADDR (default 127.0.0.1:25575; port 0 picks a
     /// free one) and print its address; for trying other clients and for benchmarks. Its password
     /// is `practice` unless --practice-password sets one.
-    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:25575", long_help, help = "Run the practice server in the foreground on ADDR", help_heading = "Practice")]
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:25575", long_help, help = "Serve the practice server on ADDR", help_heading = "Practice")]
     pub practice_server: Option<String>,
 
     /// The practice server's dialect: vanilla, source, mirror, mirror-trailer8, reject-sentinel,
@@ -714,28 +721,28 @@ pub struct Args {
 
     /// Delay before each read of the practice server (vanilla mode), to catch clients that send
     /// two packets back to back.
-    #[arg(long, value_name = "DURATION", value_parser = duration, requires = "practice_server", long_help, help = "Delay before each read of the practice server", help_heading = "Practice")]
+    #[arg(long, value_name = "DURATION", value_parser = duration, requires = "practice_server", long_help, help = "Delay before each practice server read", help_heading = "Practice")]
     pub practice_read_delay: Option<Duration>,
 
     /// Run the practice management server (the documented methods and notifications on
     /// in-memory state) in the foreground on ADDR (default 127.0.0.1:25585; port 0 picks a free
     /// one) and print its URL; the secret is --practice-password. ws:// unless
     /// --practice-cert and --practice-key give a PEM certificate and key for wss://.
-    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:25585", conflicts_with = "practice_server", long_help, help = "Run the practice management server on ADDR", help_heading = "Practice")]
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:25585", conflicts_with = "practice_server", long_help, help = "Serve the practice management server", help_heading = "Practice")]
     pub practice_mgmt: Option<String>,
 
     /// With --practice-mgmt: the PEM certificate (chain) to serve wss:// with.
-    #[arg(long, value_name = "FILE", value_parser = path, requires_all = ["practice_mgmt", "practice_key"], long_help, help = "With --practice-mgmt: PEM certificate for wss://", help_heading = "Practice")]
+    #[arg(long, value_name = "FILE", value_parser = path, requires_all = ["practice_mgmt", "practice_key"], long_help, help = "--practice-mgmt's wss:// certificate", help_heading = "Practice")]
     pub practice_cert: Option<PathBuf>,
 
     /// With --practice-mgmt: the PEM private key of --practice-cert.
-    #[arg(long, value_name = "FILE", value_parser = path, requires_all = ["practice_mgmt", "practice_cert"], long_help, help = "With --practice-mgmt: the PEM private key of --practice-cert", help_heading = "Practice")]
+    #[arg(long, value_name = "FILE", value_parser = path, requires_all = ["practice_mgmt", "practice_cert"], long_help, help = "The private key of --practice-cert", help_heading = "Practice")]
     pub practice_key: Option<PathBuf>,
 
     /// Show a Minecraft server's status with the Server List Ping (game port, default 25565; no
     /// password needed): version, players, MOTD, latency. HOST defaults to the host of --host,
     /// else localhost. Servers older than 1.7 are asked with the legacy FE 01 ping.
-    #[arg(long, value_name = "HOST[:PORT]", num_args = 0..=1, long_help, help = "Show a Minecraft server's status (Server List Ping; no password)", help_heading = "Status")]
+    #[arg(long, value_name = "HOST[:PORT]", num_args = 0..=1, long_help, help = "Show a Minecraft server's status (no password)", help_heading = "Status")]
     pub ping: Option<Option<String>>,
 
     /// With --ping: send only the legacy (pre-1.7) FE 01 ping.
@@ -763,6 +770,27 @@ pub struct Args {
     )]
     pub full: bool,
 
+    /// Print help: `-h` the options one line each, `--help` also their long texts and the exit
+    /// statuses.
+    #[arg(
+        short = 'h',
+        long,
+        action = clap::ArgAction::Help,
+        help = "Print this list (--help: with the long texts)",
+        help_heading = "Status"
+    )]
+    pub help: Option<bool>,
+
+    /// Print rcon's version and the commit it was built from.
+    #[arg(
+        short = 'V',
+        long,
+        action = clap::ArgAction::Version,
+        help = "Print rcon's version",
+        help_heading = "Status"
+    )]
+    pub version: Option<bool>,
+
     /// The command to run: the words are joined with single spaces into one command. Words
     /// starting with '-' after the first word belong to the command; one that is an rcon long
     /// option (`list --json`) is sent too, with a note on stderr to put options first.
@@ -770,9 +798,32 @@ pub struct Args {
         value_name = "COMMAND",
         trailing_var_arg = true,
         long_help,
-        help = "The command to run (its words joined with spaces)"
+        help = "The command to run (its words joined with spaces)",
+        help_heading = "Commands"
     )]
     pub command: Vec<String>,
+}
+
+/// `rcon -h`: every option on one line under its heading (at 80 columns and wider), without
+/// the `[env: ...]`, `[default: ...]` and value lists `--help` adds to its long texts. `width`:
+/// the terminal's, else clap's (`COLUMNS`, the terminal, at most 100).
+pub fn short_help(width: Option<usize>) -> String {
+    use clap::CommandFactory;
+    let cmd = Args::command().mut_args(|a| {
+        if a.get_action().takes_values() {
+            a.hide_env(true)
+                .hide_default_value(true)
+                .hide_possible_values(true)
+        } else {
+            a
+        }
+    });
+    match width {
+        Some(w) => cmd.term_width(w),
+        None => cmd,
+    }
+    .render_help()
+    .to_string()
 }
 
 /// A program whose command line rcon can take.
@@ -782,6 +833,20 @@ pub enum Personality {
     Mcrcon,
     /// itzg's rcon-cli: --host --port --password --config, the words joined into one command.
     RconCli,
+}
+
+impl Personality {
+    /// The ways to give the password that this program reads, for the error when none was
+    /// given (rcon's own `RCON_PASSWORD`, `--password-file` and profiles are not read).
+    pub fn password_sources(self) -> &'static str {
+        match self {
+            Personality::Mcrcon => "give mcrcon's -p PASSWORD or set MCRCON_PASS",
+            Personality::RconCli => {
+                "give rcon-cli's --password PASSWORD, set RCON_PASSWORD, or put `password` in its \
+                 config file (--config FILE, else ~/.rcon-cli.yaml or another name it looks for)"
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -796,12 +861,11 @@ mod tests {
 
     /// Issue 20: `-h` and `--help` show the headings in this order, not in the order the
     /// fields happened to be written. clap puts a heading where its first argument is
-    /// declared, so the fields above are grouped by heading in this order.
+    /// declared, so the fields above are grouped by heading in this order. Issue 41: these
+    /// eight only (the README's promise), no `Arguments:` or `Options:` before them.
     #[test]
     fn help_headings_in_the_issues_order() {
-        const ORDER: [&str; 10] = [
-            "Arguments:",
-            "Options:",
+        const ORDER: [&str; 8] = [
             "Connection:",
             "Commands:",
             "Output:",
@@ -813,10 +877,13 @@ mod tests {
         ];
         let mut cmd = Args::command().term_width(100);
         for (which, help) in [
-            ("-h", cmd.render_help().to_string()),
+            ("-h", short_help(Some(100))),
             ("--help", cmd.render_long_help().to_string()),
         ] {
-            let headings: Vec<&str> = help.lines().filter(|l| ORDER.contains(l)).collect();
+            let headings: Vec<&str> = help
+                .lines()
+                .filter(|l| ORDER.contains(l) || ["Arguments:", "Options:"].contains(l))
+                .collect();
             assert_eq!(headings, ORDER, "{which} headings out of order:\n{help}");
         }
     }

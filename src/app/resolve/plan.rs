@@ -342,6 +342,14 @@ fn from_environment(
 /// and the environment variable its bad value came from; `hint`: a last word of advice.
 fn usage_exit(e: clap::Error, blamed: Option<(String, String)>, hint: Option<&str>) -> ! {
     use clap::error::ErrorKind;
+    // `-h` is the short list of its own rendering; `--help` (also with `-h`) clap's long one.
+    let long = std::env::args_os()
+        .take_while(|a| a != "--")
+        .any(|a| a == "--help");
+    if e.kind() == ErrorKind::DisplayHelp && !long {
+        let _ = output::print_text(&crate::app::resolve::args::short_help(None));
+        std::process::exit(0);
+    }
     if matches!(
         e.kind(),
         ErrorKind::DisplayHelp

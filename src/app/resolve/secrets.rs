@@ -10,6 +10,7 @@ use rconsole::Password;
 
 use crate::app::exit::{Exit, fail};
 use crate::app::print::stderr;
+use crate::app::resolve::args::Personality;
 
 /// Where the password will come from, decided without reading or running anything yet (so
 /// `--print-config` can describe it).
@@ -26,19 +27,20 @@ pub enum Secret {
 }
 
 /// Every way to give a password, for the error when none was given and none can be asked for.
-const NO_PASSWORD: &str = "no password given and no terminal to ask for one: use --password \
+pub const NO_PASSWORD: &str = "no password given and no terminal to ask for one: use --password \
 (visible in ps), RCON_PASSWORD, --password-file FILE, RCON_PASSWORD_FILE, a config profile's \
 password, password_file or password_command (with -s NAME), or MCRCON_PASS; or try --demo";
 
-/// [`NO_PASSWORD`], or under a personality the ways that program reads (it reads no others).
-fn no_password() -> String {
-    match crate::app::compat::active() {
-        Some(p) => format!(
+/// [`NO_PASSWORD`] for rcon run as mcrcon or rcon-cli: the ways that program reads (it reads
+/// no others).
+pub fn no_password_for(personality: Personality) -> anyhow::Error {
+    fail(
+        Exit::Usage,
+        format!(
             "no password given and no terminal to ask for one: {}",
-            p.password_sources()
+            personality.password_sources()
         ),
-        None => NO_PASSWORD.to_string(),
-    }
+    )
 }
 
 /// Turns the plan into the password. `what` names the source for messages (never the value);
@@ -50,7 +52,7 @@ pub fn obtain(secret: &Secret, what: &str, target: &str) -> anyhow::Result<Passw
         Secret::Command(cmd) => run_command(cmd, what).map(Password::new),
         Secret::Prompt => {
             if !can_prompt() {
-                return Err(fail(Exit::Usage, no_password()));
+                return Err(fail(Exit::Usage, NO_PASSWORD));
             }
             prompt(target)
         }
@@ -180,10 +182,7 @@ fn prompt(target: &str) -> anyhow::Result<Password> {
         }
         Err(e) => Err(fail(
             Exit::Usage,
-            format!(
-                "cannot read the password from the terminal ({e}); {}",
-                no_password()
-            ),
+            format!("cannot read the password from the terminal ({e}); {NO_PASSWORD}"),
         )),
     }
 }

@@ -14,7 +14,7 @@ use rconsole::transport::tunnel::{ProcessConnector, SshDestination, expand_proxy
 use rconsole::transport::{Connector, TcpConnector};
 use rconsole::{Password, format_duration};
 
-use crate::app::resolve::args::{Args, DialectArg, SentinelArg};
+use crate::app::resolve::args::{Args, DialectArg, Personality, SentinelArg};
 
 mod describe;
 mod file;
@@ -41,6 +41,8 @@ pub const DEFAULT_PROFILE: &str = "default";
 /// Everything the program runs with, each value with its source.
 #[derive(Debug, Clone)]
 pub struct Settings {
+    /// Run as mcrcon or rcon-cli (`--compat`, the translation's first argument).
+    pub personality: Option<Personality>,
     /// The config file.
     pub config: ConfigFile,
     /// The selected profile and why (`None`: no profile applies).
@@ -76,9 +78,10 @@ pub struct Settings {
 }
 
 /// Reads one of mcrcon's environment variables, treating empty as unset. Run as a personality
-/// none is read here: its translation read that program's own (rcon-cli reads no MCRCON_*).
-fn env(name: &str) -> Option<Sourced<String>> {
-    if crate::app::compat::active().is_some() {
+/// (`--compat`) none is read here: its translation read that program's own (rcon-cli reads no
+/// MCRCON_*).
+fn env(args: &Args, name: &str) -> Option<Sourced<String>> {
+    if args.compat.is_some() {
         return None;
     }
     std::env::var(name)
@@ -152,10 +155,10 @@ impl Settings {
         // Host, then port; a port inside the host counts at the host's level.
         let host = layers
             .flag(&args.host, "host")
-            .or_env(env("MCRCON_HOST"))
+            .or_env(env(args, "MCRCON_HOST"))
             .or_key(|p| p.host.as_ref(), String::clone)
             .or_default("localhost".into());
-        let mcrcon_port = match env("MCRCON_PORT") {
+        let mcrcon_port = match env(args, "MCRCON_PORT") {
             Some(s) => Some(Sourced::new(
                 s.value.parse::<u16>().map_err(|_| {
                     fail(
@@ -294,6 +297,7 @@ impl Settings {
             remote,
             remote_rcon,
             remote_install,
+            personality: args.compat,
         })
     }
 
@@ -331,7 +335,10 @@ impl Settings {
     pub fn password(&self) -> anyhow::Result<Password> {
         match &self.password {
             Some(p) => secrets::obtain(&p.value, &p.source.to_string(), &self.target()),
-            None => secrets::obtain(&Secret::Prompt, "prompt", &self.target()),
+            None => match self.personality {
+                Some(p) if !secrets::can_prompt() => Err(secrets::no_password_for(p)),
+                _ => secrets::obtain(&Secret::Prompt, "prompt", &self.target()),
+            },
         }
     }
 

@@ -34,7 +34,7 @@ pub(super) fn resolve_password(
         .or_else(|| flag_or_env("password_file", true))
         .or_else(|| flag_or_env("password", false))
         .or_else(|| flag_or_env("password_file", false))
-        .or_else(|| env("MCRCON_PASS").map(value));
+        .or_else(|| env(args, "MCRCON_PASS").map(value));
     if found.is_some() {
         return Ok(found);
     }
