@@ -126,6 +126,24 @@ pub enum Error {
     /// The transport (for example an SSH tunnel) failed in a way of its own.
     #[error("{0}")]
     Transport(String),
+    /// A server tried again until a time limit (`rcon --wait`) never came up: the last
+    /// attempt's failure is the cause, and decides the kind.
+    #[error(
+        "{server} was not up after waiting {} ({attempts} attempt{}), the last one failed",
+        crate::engine::format_duration(*waited),
+        if *attempts == 1 { "" } else { "s" }
+    )]
+    NotUp {
+        /// The server, as messages name it (`host:port`).
+        server: String,
+        /// The time limit that passed.
+        waited: Duration,
+        /// Attempts made.
+        attempts: u32,
+        /// The last attempt's failure.
+        #[source]
+        last: Box<Error>,
+    },
     /// A status ping reply (Server List Ping) that cannot be understood.
     #[error(transparent)]
     Status(#[from] crate::minecraft::status::StatusError),
@@ -200,6 +218,7 @@ impl Error {
                 ErrorKind::Refused
             }
             Error::Transport(_) => ErrorKind::Transport,
+            Error::NotUp { last, .. } => last.kind(),
         }
     }
 }

@@ -102,6 +102,13 @@ pub fn short(command: &str) -> String {
     s
 }
 
+/// How a failed command is named in its error line ([`crate::app::print::output::error`]),
+/// by every runner: `command 'TEXT': WHY` (the text shortened), after `at` (`FILE:LINE: ` for
+/// batch input, or nothing).
+pub fn command_failed(at: &str, command: &str, why: &str) -> String {
+    format!("{at}command '{}': {why}", short(command))
+}
+
 /// A practice server that cannot bind its address: one line in words (std's text ends in
 /// "(os error 98)"), exit status 4 like any other failure to open a socket, the address named
 /// so the user can pick another (port 0 picks a free one).

@@ -155,7 +155,7 @@ fn a_countdown_on_a_one_packet_per_read_server_that_answers_empty_with_nothing()
 }
 
 /// Every server of a group is connected to at once before anything is announced: a server that
-/// never answers fails the run after one timeout, and by then the next one was tried too.
+/// never answers is let go after one timeout, and by then the next one was tried too.
 #[test]
 fn a_group_is_connected_to_at_once_before_anything_is_announced() {
     let (a, b) = (common::black_hole(), common::black_hole());
@@ -168,12 +168,94 @@ fn a_group_is_connected_to_at_once_before_anything_is_announced() {
         .args(["--countdown", "1m", "--announce", "say {left}"]));
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(6), "{err}");
-    assert!(err.starts_with("rcon: error: a: nothing was sent"), "{err}");
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 2, "{err}");
+    for (line, name) in lines.iter().zip(["a", "b"]) {
+        assert!(
+            line.starts_with(&format!("rcon: error: [{name}] timed out")),
+            "{err}"
+        );
+        assert!(line.ends_with("; nothing was sent to it"), "{err}");
+    }
     assert_eq!(
         (a.accepted_at_least(1), b.accepted_at_least(1)),
         (1, 1),
         "{err}"
     );
+}
+
+/// One server of a group down from the start (issue 41): the servers that logged in count
+/// down and get the final command; the one down is said in one line, labelled as fan-out
+/// labels it, with a JSON record like fan-out's, and the exit status is its failure's.
+#[test]
+fn a_server_down_at_the_start_is_left_out_and_the_others_count_down() {
+    let home = common::home();
+    for json in [false, true] {
+        let (a, b) = (common::strict_vanilla(), common::strict_vanilla());
+        let dead = common::closed_port();
+        let mut cmd = common::rcon_in(home.path());
+        cmd.env("RCON_PASSWORD", common::PASSWORD)
+            .env("RCON_CLOCK_SPEED", "30");
+        for (name, port) in [("a", a.port()), ("b", b.port()), ("c", dead.port())] {
+            cmd.args(["--target", &format!("{name}=127.0.0.1:{port}")]);
+        }
+        if json {
+            cmd.arg("--json");
+        }
+        let out = run(cmd
+            .args([
+                "--countdown",
+                "2s",
+                "--at",
+                "1s",
+                "--announce",
+                "say {left}",
+            ])
+            .args(["--then", "say done"]));
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(4), "{err}");
+        for server in [&a, &b] {
+            assert_eq!(
+                server.commands(),
+                says(&["say 1 second", "say done"]),
+                "{err}"
+            );
+        }
+        assert_eq!(err.lines().count(), 1, "{err}");
+        let want = format!(
+            "rcon: error: [c] cannot connect to 127.0.0.1:{}: ",
+            dead.port()
+        );
+        assert!(err.starts_with(&want), "{err}");
+        assert!(err.ends_with("; nothing was sent to it\n"), "{err}");
+        if !json {
+            assert_eq!(stdout(&out), "", "say answers nothing");
+            continue;
+        }
+        let records: Vec<(String, String, bool, String)> = stdout(&out)
+            .lines()
+            .map(|l| {
+                let v: Value = serde_json::from_str(l).unwrap();
+                (
+                    v["server"].as_str().unwrap_or("").to_string(),
+                    v["command"].as_str().unwrap_or("").to_string(),
+                    v["ok"] == true,
+                    v["reason"].as_str().unwrap_or("").to_string(),
+                )
+            })
+            .collect();
+        let row = |s: &str, c: &str, ok, r: &str| (s.into(), c.into(), ok, r.into());
+        assert_eq!(
+            records,
+            [
+                row("a", "say 1 second", true, ""),
+                row("b", "say 1 second", true, ""),
+                row("c", "say 1 second", false, "connect"),
+                row("a", "say done", true, ""),
+                row("b", "say done", true, ""),
+            ]
+        );
+    }
 }
 
 #[test]
@@ -544,6 +626,8 @@ fn a_countdown_over_the_management_protocol() {
             .args(["--then", "server save flush", "--then", "server stop"]));
         assert!(out.status.success(), "{version:?}: {}", stderr(&out));
         assert_eq!(stderr(&out), "", "{version:?}");
+        // Every call answers `true`, printed as nothing (issue 41), as RCON's `say` is.
+        assert_eq!(stdout(&out), "", "{version:?}");
         assert_eq!(
             server.system_messages(),
             ["Restart in 1 minute", "Restart in 10 seconds"],

@@ -176,3 +176,49 @@ fn io_failures_carry_no_os_error_codes() {
     assert!(error.starts_with("cannot connect to 127.0.0.1:"), "{error}");
     assert!(!error.contains("os error"), "{error}");
 }
+
+/// `--wait` giving up is one line: how long it waited and the last attempt's failure together
+/// (issue 41: it was a line ending in "the last one failed:" and a second `rcon: error:` line).
+#[test]
+fn giving_up_a_wait_is_one_line_with_the_last_failure() {
+    let home = home();
+    let closed = closed_port();
+    let out = run(rcon_at(closed.port(), home.path()).args(["--wait", "1s", "list"]));
+    let err = one_error(&out, 4);
+    let addr = format!("127.0.0.1:{}", closed.port());
+    assert!(
+        err.starts_with(&format!(
+            "rcon: error: {addr} was not up after waiting 1s ("
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!("the last one failed: cannot connect to {addr}: ")),
+        "{err}"
+    );
+    assert!(err.ends_with("; 1 command not sent\n"), "{err}");
+}
+
+/// A server of a fan-out that fails is one line, `rcon: error: [NAME] ...`, and nothing else
+/// on stderr when it is not a terminal (issue 41: a summary and a list of the failed servers
+/// repeated it in two more lines).
+#[test]
+fn a_failed_server_of_a_fanout_is_one_line() {
+    let (a, b) = (strict_vanilla(), strict_vanilla());
+    let dead = closed_port();
+    let home = home();
+    let mut cmd = rcon_in(home.path());
+    cmd.env("RCON_PASSWORD", PASSWORD);
+    for (name, port) in [("a", a.port()), ("b", b.port()), ("c", dead.port())] {
+        cmd.args(["--target", &format!("{name}=127.0.0.1:{port}")]);
+    }
+    let out = run(cmd.arg("list"));
+    let err = one_error(&out, 4);
+    let want = format!(
+        "rcon: error: [c] cannot connect to 127.0.0.1:{}: ",
+        dead.port()
+    );
+    assert!(err.starts_with(&want), "{err}");
+    assert!(err.ends_with("; 1 command not sent\n"), "{err}");
+    assert_eq!(stdout(&out).lines().count(), 2, "{}", stdout(&out));
+}

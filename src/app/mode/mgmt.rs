@@ -634,9 +634,17 @@ impl schedule::Runner for MgmtSession {
     fn name(&self) -> &str {
         &self.target.name
     }
+    /// A call's result as its answer; a bare `true` (the server's "done", as to
+    /// `server system_message`) is an empty answer, printed as nothing, as RCON's `say` answers
+    /// nothing: a countdown's announcements print the same over both protocols.
     fn run(&mut self, command: &str) -> anyhow::Result<String> {
         let (_, _, result, _) = self.call(&split_words(command))?;
-        result.map(|r| render(&r)).map_err(error)
+        result
+            .map(|r| match r {
+                Value::Bool(true) => String::new(),
+                r => render(&r),
+            })
+            .map_err(error)
     }
     fn check(&self, command: &str) -> anyhow::Result<()> {
         self.schema
@@ -738,7 +746,7 @@ pub fn follow(
 /// `rcon --mgmt` with `--countdown`, `--every` or `--if`: the schedule over each server's
 /// management session, in step (the blocking driver, [`schedule::run`]). Each secret is read
 /// first, one server after another (a prompt never races another); then every server connects
-/// at once, and the first failure in the servers' order ends the run with nothing sent.
+/// at once, and one that cannot be reached takes no part ([`schedule::left_out`]).
 pub fn timed(
     plan: &MgmtPlan,
     timing: &Timing,
@@ -760,11 +768,10 @@ pub fn timed(
     });
     let mut runners: Vec<Box<dyn schedule::Runner>> = Vec::with_capacity(sessions.len());
     for ((name, _), session) in servers.iter().zip(sessions) {
-        let session = session.map_err(|e| match several {
-            true => e.context(format!("{name}: nothing was sent")),
-            false => e,
-        })?;
-        runners.push(Box::new(session));
+        runners.push(match session {
+            Ok(session) => Box::new(session),
+            Err(e) => Box::new(schedule::Unreached::new(name, e)),
+        });
     }
     schedule::run(timing, runners, &lines)
 }

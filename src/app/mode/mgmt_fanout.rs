@@ -14,7 +14,7 @@
 use crate::app::exit::{Exit, exit_for, fail};
 use crate::app::mode::mgmt::{self, MgmtTarget};
 use crate::app::print::interrupted::Interrupted;
-use crate::app::print::stderr;
+use crate::app::print::output::error;
 use crate::app::resolve::plan::FollowOptions;
 use crate::app::resolve::plan::MgmtPlan;
 use crate::app::resolve::settings::Settings;
@@ -118,7 +118,7 @@ pub fn follow(
                     Ok(exit) => exit,
                     Err(e) if crate::app::print::output::is_broken_pipe(&e) => Exit::Success,
                     Err(e) => {
-                        stderr!("rcon: error: [{}] {e:#}", target.name);
+                        error(Some(&target.name), &format!("{e:#}"));
                         exit_for(&e)
                     }
                 };
@@ -138,7 +138,7 @@ fn one(
     signals: Option<&Stop>,
 ) -> Ended {
     let failed = |e: &anyhow::Error| {
-        stderr!("rcon: error: [{name}] {e:#}");
+        error(Some(name), &format!("{e:#}"));
         Ended::failed(exit_for(e))
     };
     let mut target = match target {
@@ -182,7 +182,7 @@ fn one(
             stopped: ran.stopped,
         },
         Err(e) => {
-            stderr!("rcon: error: {e:#}");
+            error(None, &format!("{e:#}"));
             Ended::failed(exit_for(&e))
         }
     }

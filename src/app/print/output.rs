@@ -374,6 +374,23 @@ pub fn warning(message: &str) {
     super::stderr!("rcon: warning: {message}");
 }
 
+/// The one line on stderr of a failure on a server, worded the same by every runner (fan-out,
+/// a timed run, `--mgmt` on several servers, one server's commands): `rcon: error: [NAME]
+/// MESSAGE` when `server` names one of several (as their output lines are labelled), else
+/// `rcon: error: MESSAGE`.
+pub fn error(server: Option<&str>, message: &str) {
+    note("error: ", server, message);
+}
+
+/// A line on stderr about one server, `rcon: KIND[NAME] MESSAGE` (KIND `error: `, or nothing
+/// for a note such as `--if` not holding), labelled as [`error`] says.
+pub fn note(kind: &str, server: Option<&str>, message: &str) {
+    match server {
+        Some(name) => super::stderr!("rcon: {kind}[{name}] {message}"),
+        None => super::stderr!("rcon: {kind}{message}"),
+    }
+}
+
 /// Turns on ANSI escape processing where the console needs it (Windows); elsewhere a no-op.
 fn enable_ansi() {
     #[cfg(windows)]

@@ -198,8 +198,9 @@ pub struct Args {
     /// Wait up to DURATION (e.g. 60s, 2m) for the server to come up: a refused or closed
     /// connection and a login that gets no answer are tried again, with a short back-off and a
     /// progress line on a terminal, until the login is accepted; then the commands run. A
-    /// refused password is final at once (exit 5); past DURATION the exit status is the last
-    /// attempt's (4, 6...). One server only.
+    /// refused password is final at once (exit 5); past DURATION one error line says how long
+    /// it waited and why the last attempt failed, and the exit status is that attempt's (4,
+    /// 6...). One server only.
     #[arg(long, value_name = "DURATION", value_parser = time_limit, long_help, help = "Wait up to DURATION for the server to come up", help_heading = "Connection")]
     pub wait: Option<Duration>,
 
@@ -575,7 +576,9 @@ pub struct Args {
 
     /// Count down DURATION (e.g. 10m), saying --announce at the announcement times, then run
     /// --then (and any COMMAND/-c). Ctrl-C or SIGTERM cancels: nothing more is sent but
-    /// --cancel-announce.
+    /// --cancel-announce. On several servers, one that cannot be reached at the start takes no
+    /// part (one error line, `[NAME] ...`) and the others count down; the exit status is then
+    /// its failure's.
     #[arg(long, value_name = "DURATION", value_parser = duration, long_help, help = "Count down DURATION, then run --then", help_heading = "Live and timed")]
     pub countdown: Option<Duration>,
 

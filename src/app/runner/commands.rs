@@ -12,7 +12,6 @@ use std::sync::atomic::AtomicBool;
 
 use crate::app::exit::{Exit, fail};
 use crate::app::print::interrupted::{self, InFlight, Interrupted};
-use crate::app::print::stderr;
 use crate::app::resolve::plan::BatchPolicy;
 use crate::app::runner::batch::Tally;
 use crate::app::runner::interrupt::{self, Signal, Stop};
@@ -219,7 +218,7 @@ pub fn run_until(
         tally.failed += 1;
         tally.worst = Some(tally.worst.map_or(failure.exit, |w| w.max(failure.exit)));
         if policy.keep_going || failure.goes_on {
-            stderr!("rcon: error: {}", failure.message);
+            crate::app::print::output::error(None, &failure.message);
             continue;
         }
         // What was not sent: this command too when it never went out, and every later one.

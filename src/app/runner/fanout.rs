@@ -1,6 +1,7 @@
 //! Running the same commands on several servers at once (`--target NAME=HOST`, `--targets
 //! FILE`, `-s a,b`, groups, `--all`): output labelled `[NAME] ` per line (or grouped per server,
-//! or JSON), the worst exit status, a summary on stderr, and on a terminal a live progress line.
+//! or JSON), the worst exit status, one error line per failed server, and on a terminal a live
+//! progress line and a summary.
 //!
 //! Every target runs in one event loop ([`rconsole::fleet`]), whatever its dialect (RCON,
 //! BattlEye, telnet, WebRCON) and, on Unix, whether it is reached directly or through a tunnel
@@ -48,7 +49,6 @@ use crate::app::runner::session::{self, PARSE_ERROR};
 use crate::app::runner::wait;
 use crate::app::shared::is_parse_error;
 use crate::app::shared::is_stop_command;
-use crate::app::shared::short;
 
 /// At most this many targets run on helper threads at once (each a thread, and an `ssh` or
 /// proxy process): `--remote` sessions, and tunnels on Windows.
@@ -699,9 +699,10 @@ impl<'a> PrintingThread<'a> {
         }
     }
 
-    fn eprint(&mut self, line: &str) {
+    /// A failure on `server`, its one line ([`print::output::error`]).
+    fn eprint(&mut self, server: &str, message: &str) {
         self.clear();
-        print::stderr!("{line}");
+        print::output::error(Some(server), message);
     }
 
     fn end(&mut self, server: usize) {
@@ -753,10 +754,10 @@ impl<'a> PrintingThread<'a> {
                 if self.policy.keep_going
                     && let Some((message, _)) = &error
                 {
-                    let (at, cmd) = self.command_label(command);
-                    self.eprint(&format!(
-                        "rcon: error: [{name}] {at}command '{cmd}': {message}"
-                    ));
+                    let planned = &self.commands[command];
+                    let line =
+                        crate::app::shared::command_failed(&planned.at(), &planned.text, message);
+                    self.eprint(&name, &line);
                 }
             }
             SessionUpdate::Stopped {
@@ -779,7 +780,7 @@ impl<'a> PrintingThread<'a> {
             } => {
                 self.exits[server] = self.exits[server].max(exit);
                 let name = self.names[server].clone();
-                self.eprint(&format!("rcon: error: [{name}] {message}"));
+                self.eprint(&name, &message);
                 if self.layout == Layout::Group {
                     let block = group_block(&name, &self.blocks[server]);
                     self.emit(&block);
@@ -798,11 +799,6 @@ impl<'a> PrintingThread<'a> {
                 self.end(server);
             }
         }
-    }
-
-    fn command_label(&self, command: usize) -> (String, String) {
-        let planned = &self.commands[command];
-        (planned.at(), short(&planned.text))
     }
 
     fn format(
@@ -838,35 +834,15 @@ impl<'a> PrintingThread<'a> {
         }
     }
 
-    /// The end: clears the progress line and prints the summary.
+    /// The end: clears the progress line and, for people watching (a terminal), prints the
+    /// summary. Each failed server has had its one error line already; scripts get nothing more.
     fn finish(&mut self) {
         self.clear();
         if let Some(signal) = self.signal {
             print::stderr!("rcon: error: {}", self.interrupted_line(signal));
         }
-        let failed = self.failures.len();
-        // On success the summary is for people watching (a terminal); scripts get silence.
-        if failed > 0 || (self.policy.progress && self.total > 1) {
+        if self.policy.progress && self.total > 1 {
             print::stderr!("rcon: {}", self.summary());
-        }
-        if failed > 0 {
-            self.failures.sort_by_key(|(server, _)| *server);
-            const SHOWN: usize = 20;
-            let mut list: Vec<String> = self
-                .failures
-                .iter()
-                .take(SHOWN)
-                .map(|(server, exit)| format!("{} (exit {})", self.names[*server], *exit as u8))
-                .collect();
-            if failed > SHOWN {
-                list.push(format!("and {} more", failed - SHOWN));
-            }
-            print::stderr!(
-                "rcon: {failed} of {} server{} failed: {}",
-                self.total,
-                if self.total == 1 { "" } else { "s" },
-                list.join(", ")
-            );
         }
     }
 
@@ -935,7 +911,7 @@ fn commands_word(n: usize) -> &'static str {
 fn stopped_message(commands: &[Planned], index: usize, why: &str, exit: Exit) -> String {
     let planned = &commands[index];
     let later = commands.len() - index - 1;
-    let mut message = format!("{}command '{}': {why}", planned.at(), short(&planned.text));
+    let mut message = crate::app::shared::command_failed(&planned.at(), &planned.text, why);
     if later > 0 {
         message.push_str(&format!(
             "; {later} later {} not sent",

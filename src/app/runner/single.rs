@@ -19,7 +19,6 @@ use crate::app::runner::commands::{self, Failure, Ran, Rest, Target};
 use crate::app::runner::session::{self, Run as How, Session};
 use crate::app::shared::StderrObserver;
 use crate::app::shared::refuse_unsendable;
-use crate::app::shared::short;
 use crate::app::source::console;
 use crate::app::source::files;
 
@@ -166,7 +165,7 @@ impl Target for Session {
                 None => (Exit::CommandFailed, session::PARSE_ERROR.to_string()),
             };
             let message = if outcome.sent {
-                format!("command '{}': {why}", short(command))
+                crate::app::shared::command_failed("", command, &why)
             } else {
                 why
             };

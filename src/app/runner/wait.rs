@@ -8,7 +8,6 @@ use std::time::{Duration, Instant};
 use rconsole::Error;
 
 use crate::app::print::progress::ProgressLine;
-use crate::app::print::stderr;
 
 /// The first pause between attempts; it doubles up to [`MAX_PAUSE`], short enough that a
 /// server is found within half a second of coming up.
@@ -93,8 +92,8 @@ pub fn worth_a_retry(e: &rconsole::Error) -> bool {
 }
 
 /// Calls `open` until it succeeds, fails for good ([`retryable`]), or `limit` has passed since
-/// the first attempt (then the last attempt's error is returned, after one line on stderr
-/// saying how long rcon waited). An attempt under way runs to its own end (at most
+/// the first attempt (then [`Error::NotUp`]: how long rcon waited, the last attempt's error
+/// its cause, so the one error line says both). An attempt under way runs to its own end (at most
 /// `--timeout`). On a terminal, one progress line on stderr says what is awaited.
 pub fn until_up<T>(
     limit: Duration,
@@ -121,12 +120,12 @@ pub fn until_up<T>(
         }
         if waited >= limit {
             progress.clear();
-            stderr!(
-                "rcon: {server} was not up after waiting {} ({attempts} attempt{}); the last one failed:",
-                rconsole::format_duration(limit),
-                if attempts == 1 { "" } else { "s" }
-            );
-            return Err(err);
+            return Err(Error::NotUp {
+                server: server.to_string(),
+                waited: limit,
+                attempts,
+                last: Box::new(err),
+            });
         }
         progress.show(&format!(
             "rcon: waiting for {server} ({}; {}s of {})",
@@ -219,7 +218,11 @@ mod tests {
             calls += 1;
             Err(refused())
         });
-        assert!(matches!(got, Err(Error::Connect { .. })));
+        let Err(Error::NotUp { last, attempts, .. }) = got else {
+            panic!("{got:?}");
+        };
+        assert!(matches!(*last, Error::Connect { .. }));
+        assert_eq!(attempts, calls);
         assert!(calls >= 2, "tried again before giving up: {calls}");
     }
 }

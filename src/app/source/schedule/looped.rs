@@ -2,8 +2,8 @@
 //! server it can drive (all but `--remote` and tunnels on Windows): one thread for the whole
 //! group, each server walking the plan on its own [`Timeline`] and waiting for its next step
 //! on its open connection ([`fleet::Next::Wait`]). Every server connects first; the plan's
-//! clock starts when all are logged in (the loop's waker hands them their first step), and the
-//! first failure in the group's order ends the run before anything is sent. A signal wakes
+//! clock starts when each has logged in or failed to (the loop's waker hands them their first
+//! step), and a server that could not log in takes no part ([`left_out`]). A signal wakes
 //! every waiting server: a countdown is cancelled (with `--cancel-announce`), a run between
 //! two `--every` runs ends, a run's final commands that have begun all go out. A connection
 //! the server closes while a server waits is opened again for its next step; a step whose
@@ -21,7 +21,7 @@ use crate::app::runner::fanout;
 use crate::app::runner::interrupt::{self, Signal, Stop};
 use crate::app::shared::{is_parse_error, is_stop_command};
 use crate::app::source::schedule::{
-    Board, Clock, Kind, Plan, Step, Timeline, Took, completed, count,
+    Board, Clock, Kind, Plan, Step, Timeline, Took, completed, count, left_out,
 };
 
 /// How long a server that waits for the others is asked again, at the latest (the waker asks
@@ -60,7 +60,7 @@ pub fn run(
         lines: vec![Timeline::default(); count],
         plan,
         servers,
-        ready: (0..count).map(|_| None).collect(),
+        ready: vec![false; count],
         clock: None,
         failed: None,
         flight: (0..count).map(|_| None).collect(),
@@ -93,11 +93,11 @@ struct Timer {
     board: Board,
     lines: Vec<Timeline>,
     servers: Vec<fanout::Looped>,
-    /// Each server's login: `Ok`, or why it failed; `None` until then.
-    ready: Vec<Option<Result<(), anyhow::Error>>>,
+    /// Whether each server's login came to an end (logged in, or could not).
+    ready: Vec<bool>,
     /// The plan's clock, from when every server was ready.
     clock: Option<Clock>,
-    /// The first failure in the servers' order, when one kept the plan from starting.
+    /// A signal while the group connected: the run ended, nothing sent.
     failed: Option<anyhow::Error>,
     flight: Vec<Option<Flight>>,
     raw: Vec<Vec<u8>>,
@@ -111,29 +111,18 @@ struct Timer {
 }
 
 impl Timer {
-    /// Server `t` logged in (or could not): when every server has, the plan's clock starts and
-    /// the waker hands each its first step, or the first failure in the servers' order ends
-    /// the run with nothing sent.
+    /// Server `t` logged in (or could not): when every server has, the plan's clock starts
+    /// and the waker hands each its first step; the servers that could not log in take no
+    /// part, each said in its one line ([`left_out`]).
     fn settled(&mut self, t: usize, result: Result<(), anyhow::Error>) {
-        self.ready[t] = Some(result);
-        if self.ready.iter().any(Option::is_none) {
-            return;
+        if let Err(e) = result {
+            left_out(&mut self.board, &self.plan, (t, &mut self.lines[t]), e);
         }
-        crate::app::learned::defer(false);
-        let failed = self
-            .ready
-            .iter_mut()
-            .find_map(|r| r.as_mut().and_then(|r| r.as_mut().err()))
-            .map(|e| std::mem::replace(e, anyhow::anyhow!("reported")));
-        match failed {
-            Some(e) => {
-                self.failed = Some(e);
-                self.end.store(true, Ordering::SeqCst);
-            }
-            None => {
-                self.clock = Some(Clock::new());
-                self.wake.store(true, Ordering::SeqCst);
-            }
+        self.ready[t] = true;
+        if self.ready.iter().all(|r| *r) {
+            crate::app::learned::defer(false);
+            self.clock = Some(Clock::new());
+            self.wake.store(true, Ordering::SeqCst);
         }
     }
 
@@ -180,7 +169,7 @@ impl Timer {
 
 impl fleet::Handler for Timer {
     fn next(&mut self, t: usize) -> fleet::Next {
-        if self.ready[t].is_none() {
+        if !self.ready[t] {
             self.settled(t, Ok(()));
         }
         if self.failed.is_some() || self.lines[t].is_over() {
@@ -235,13 +224,8 @@ impl fleet::Handler for Timer {
                 self.servers[t].observer.learned(learned)
             }
             fleet::Report::Failed(rconsole::Error::Cancelled) => {}
-            fleet::Report::Failed(e) if self.ready[t].is_none() => {
-                let name = &self.servers[t].name;
-                let failed = fail(
-                    Exit::from_error(&e),
-                    format!("{name}: nothing was sent: {}", chain(&e)),
-                );
-                self.settled(t, Err(failed));
+            fleet::Report::Failed(e) if !self.ready[t] => {
+                self.settled(t, Err(anyhow::Error::new(e)));
             }
             fleet::Report::Failed(e) => {
                 // Only where `lost` let the server go: its step under way failed.
@@ -272,7 +256,7 @@ impl fleet::Handler for Timer {
 
     fn lost(&mut self, t: usize, error: &rconsole::Error) -> Option<Instant> {
         self.raw[t].clear();
-        if self.ready[t].is_none() || self.failed.is_some() || self.lines[t].is_over() {
+        if !self.ready[t] || self.failed.is_some() || self.lines[t].is_over() {
             return None;
         }
         let Some(clock) = self.clock else {

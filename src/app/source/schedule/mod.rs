@@ -49,6 +49,45 @@ pub trait Runner: Send {
     }
 }
 
+/// A server whose connection failed before its [`Runner`] could be made (a management
+/// session connects as it is made): its [`Runner::connect`] gives the failure, so [`run`] lets
+/// it go as it lets go any server that cannot be reached.
+pub struct Unreached {
+    name: String,
+    error: Option<anyhow::Error>,
+}
+
+impl Unreached {
+    /// Server `name`, which could not be reached for `error`.
+    pub fn new(name: &str, error: anyhow::Error) -> Unreached {
+        Unreached {
+            name: name.to_string(),
+            error: Some(error),
+        }
+    }
+
+    fn gone(&mut self) -> anyhow::Error {
+        self.error
+            .take()
+            .unwrap_or_else(|| anyhow::anyhow!("{} could not be reached", self.name))
+    }
+}
+
+impl Runner for Unreached {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn run(&mut self, _command: &str) -> anyhow::Result<String> {
+        Err(self.gone())
+    }
+    fn players(&mut self) -> anyhow::Result<usize> {
+        Err(self.gone())
+    }
+    fn connect(&mut self) -> anyhow::Result<()> {
+        Err(self.gone())
+    }
+}
+
 /// The signal that cancels the schedule, if one came: Ctrl-C or `SIGTERM` while the run's
 /// [`Stop`] guard lives, or Ctrl-C alone where the guard could not be installed.
 fn stopped(stop: Option<&Stop>) -> Option<Signal> {
@@ -433,6 +472,12 @@ pub enum Outcome {
     NotRun(usize),
     /// `--if`'s count failed.
     CountFailed(anyhow::Error),
+    /// The server could not be reached before the plan started, so it takes no part; its
+    /// first step is the command its JSON record names.
+    Unreachable {
+        command: String,
+        error: anyhow::Error,
+    },
 }
 
 /// Prints the outcomes of a timed run, each step's in the servers' order once every server has
@@ -468,9 +513,9 @@ impl Board {
     /// Server `server` took step `id` to `outcome`.
     pub fn record(&mut self, server: usize, id: StepId, outcome: Outcome) {
         let exit = match &outcome {
-            Outcome::Answer { result: Err(e), .. } | Outcome::CountFailed(e) => {
-                crate::app::exit::exit_for(e)
-            }
+            Outcome::Answer { result: Err(e), .. }
+            | Outcome::CountFailed(e)
+            | Outcome::Unreachable { error: e, .. } => crate::app::exit::exit_for(e),
             _ => Exit::Success,
         };
         self.worst = self.worst.max(exit);
@@ -504,45 +549,64 @@ impl Board {
         }
     }
 
+    /// Prints one outcome: a failure as its one error line, labelled `[NAME]` on several
+    /// servers as fan-out labels it ([`crate::app::print::output::error`]), and in JSON also
+    /// as its record, as fan-out writes one.
     fn print(&mut self, server: usize, outcome: Outcome) {
+        use crate::app::print::output::{error, note};
+        use crate::app::shared::command_failed;
         let name = &self.names[server];
-        match outcome {
-            Outcome::NotRun(n) => stderr!(
-                "rcon: {name}: not run: {n} players online, and the condition is '{}'",
-                self.condition.as_deref().unwrap_or("")
-            ),
-            Outcome::CountFailed(e) => stderr!("rcon: error: {name}: cannot count players: {e:#}"),
+        let label = (self.names.len() > 1).then_some(name.as_str());
+        let (command, result, elapsed) = match outcome {
+            Outcome::NotRun(n) => {
+                let condition = self.condition.as_deref().unwrap_or("");
+                let why =
+                    format!("not run: {n} players online, and the condition is '{condition}'");
+                return note("", label, &why);
+            }
+            Outcome::CountFailed(e) => {
+                return error(label, &format!("cannot count players: {e:#}"));
+            }
+            Outcome::Unreachable { command, error: e } => {
+                let to_it = if label.is_some() { " to it" } else { "" };
+                error(label, &format!("{}; nothing was sent{to_it}", chain_of(&e)));
+                (command, Err(e), Duration::ZERO)
+            }
+            Outcome::Answer {
+                command,
+                result: Err(e),
+                elapsed,
+            } => {
+                error(label, &command_failed("", &command, &chain_of(&e)));
+                (command, Err(e), elapsed)
+            }
             Outcome::Answer {
                 command,
                 result,
                 elapsed,
-            } => {
-                let (text, ok) = match &result {
-                    Ok(t) => (t.clone(), true),
-                    Err(e) => (format!("{e:#}"), false),
-                };
-                if !ok && self.printer.style() != Style::Json {
-                    stderr!("rcon: error: {name}: '{command}': {text}");
-                    return;
-                }
-                let reason = result
-                    .as_ref()
-                    .err()
-                    .and_then(|e| crate::app::exit::exit_for(e).reason());
-                let record = Record {
-                    command: &command,
-                    raw: b"",
-                    ok,
-                    error: (!ok).then_some(text.as_str()),
-                    reason,
-                    elapsed,
-                    origin: None,
-                };
-                // A closed stdout does not stop the schedule (as before: it was never checked).
-                let label = self.names.len() > 1;
-                let _ = self.printer.text_result(name, label, &record, &text);
-            }
-        }
+            } => (command, result, elapsed),
+        };
+        let (text, ok) = match &result {
+            Ok(t) => (t.clone(), true),
+            Err(e) => (chain_of(e), false),
+        };
+        let reason = result
+            .as_ref()
+            .err()
+            .and_then(|e| crate::app::exit::exit_for(e).reason());
+        let record = Record {
+            command: &command,
+            raw: b"",
+            ok,
+            error: (!ok).then_some(text.as_str()),
+            reason,
+            elapsed,
+            origin: None,
+        };
+        // A closed stdout does not stop the schedule (as before: it was never checked).
+        let _ = self
+            .printer
+            .text_result(name, label.is_some(), &record, &text);
     }
 
     /// Says, once for the group, why the run ends early.
@@ -596,6 +660,34 @@ pub fn count(result: anyhow::Result<String>) -> anyhow::Result<usize> {
                 format!("the `list` answer has no player count: {text}"),
             )
         })
+}
+
+/// An error and its causes on one line, as every error line words them.
+fn chain_of(e: &anyhow::Error) -> String {
+    crate::app::exit::chain(e.as_ref())
+}
+
+/// Server `server` could not be reached (connect or login) before the plan started: it takes
+/// no part, its one error line (and JSON record) is printed with its first step's, and the
+/// others go on; the run's status is at least its failure's. The one rule of a group whose
+/// servers did not all answer, for both drivers.
+pub fn left_out(
+    board: &mut Board,
+    plan: &Plan,
+    (server, timeline): (usize, &mut Timeline),
+    error: anyhow::Error,
+) {
+    let first = plan.step(0, 0);
+    board.record(
+        server,
+        first.id,
+        Outcome::Unreachable {
+            command: first.command,
+            error,
+        },
+    );
+    timeline.abandon();
+    board.moved(server, timeline.position());
 }
 
 /// What a server's step came to.
@@ -656,21 +748,23 @@ pub fn run(
     let plan = Plan::new(timing, commands);
     let planned = plan.planned();
     // Every server connects, and every command is checked, before anything is sent to any;
-    // the servers at once, the first failure in their order reported. What they teach about
-    // their servers is written once for all of them, not once each.
+    // the servers at once. A command a server's schema refuses ends the run (the first in
+    // their order reported); a server that cannot be reached takes no part ([`left_out`]).
+    // What they teach about their servers is written once for all of them, not once each.
     crate::app::learned::defer(true);
-    let ready = at_once::try_each(&mut runners, |r| -> anyhow::Result<()> {
+    let ready = at_once::try_each(&mut runners, |r| -> anyhow::Result<anyhow::Result<()>> {
+        if let Err(e) = r.connect() {
+            return Ok(Err(e));
+        }
         let name = r.name().to_string();
-        r.connect()
-            .map_err(|e| e.context(format!("{name}: nothing was sent")))?;
         for c in &planned {
             r.check(c)
                 .map_err(|e| e.context(format!("{name}: '{c}': nothing was sent")))?;
         }
-        Ok(())
+        Ok(Ok(()))
     });
     crate::app::learned::defer(false);
-    ready.into_iter().collect::<anyhow::Result<Vec<()>>>()?;
+    let connected = ready.into_iter().collect::<anyhow::Result<Vec<_>>>()?;
     // Ctrl-C and SIGTERM cancel from now on; where the guard cannot be installed, Ctrl-C
     // alone does (SIGTERM then ends the process, as by default).
     let stop = Stop::catch();
@@ -681,6 +775,11 @@ pub fn run(
     let names = runners.iter().map(|r| r.name().to_string()).collect();
     let mut board = Board::new(names, &plan, timing.json);
     let mut lines = vec![Timeline::default(); runners.len()];
+    for (i, connected) in connected.into_iter().enumerate() {
+        if let Err(e) = connected {
+            left_out(&mut board, &plan, (i, &mut lines[i]), e);
+        }
+    }
     let clock = Clock::new();
     // The signal, with the schedule time it was first seen ([`Timeline::due`]).
     let mut signal: Option<(Signal, Duration)> = None;
