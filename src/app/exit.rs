@@ -35,6 +35,9 @@ pub enum Exit {
     /// Ctrl-C stopped a batch, or cancelled a countdown or a repeated run (`--countdown`,
     /// `--every`).
     Interrupted = 130,
+    /// Stdout was closed before a batch was done (`rcon -f FILE | head -1`): the rest was not
+    /// sent (128 + 13, as a shell reports a process `SIGPIPE` ended).
+    StdoutClosed = 141,
     /// `SIGTERM` stopped a batch (128 + 15, as a shell reports a process the signal ended).
     Terminated = 143,
 }
@@ -61,6 +64,7 @@ impl Exit {
             Exit::Transport => "tunnel",
             Exit::Remote => "remote",
             Exit::Interrupted => "interrupted",
+            Exit::StdoutClosed => "stdout",
             Exit::Terminated => "terminated",
         })
     }
@@ -100,6 +104,9 @@ Exit status:
   130  interrupted by Ctrl-C; commands, a batch or several servers first print
        every answer they got and say what ran, what was in flight and what was not
        sent
+  141  stdout was closed before a batch (-f, stdin) was done, e.g. rcon -f FILE |
+       head -1: nothing more was sent, one line says what ran and what was not
+       sent from FILE:LINE on, and --resume -f FILE goes on there
   143  stopped by SIGTERM while commands ran (the same report as for Ctrl-C)";
 
 /// An error that carries the exit status it should end the process with.
@@ -173,14 +180,18 @@ pub enum Signal {
     Interrupt = 1,
     /// `SIGTERM` (a service manager, `kill`, a container stopping).
     Terminate = 2,
+    /// Stdout's reader went away (`rcon -f FILE | head -1`). Rust ignores `SIGPIPE`, so no
+    /// handler sees it: a write to stdout fails instead, and a batch stops as for a signal.
+    Pipe = 3,
 }
 
 impl Signal {
-    /// The exit status of a run it stopped: 130 (Ctrl-C) or 143 (`SIGTERM`).
+    /// The exit status of a run it stopped: 130 (Ctrl-C), 143 (`SIGTERM`) or 141 (a closed stdout).
     pub fn exit(self) -> Exit {
         match self {
             Signal::Interrupt => Exit::Interrupted,
             Signal::Terminate => Exit::Terminated,
+            Signal::Pipe => Exit::StdoutClosed,
         }
     }
 
@@ -189,6 +200,7 @@ impl Signal {
         match self {
             Signal::Interrupt => "Ctrl-C",
             Signal::Terminate => "SIGTERM",
+            Signal::Pipe => "a closed stdout",
         }
     }
 }

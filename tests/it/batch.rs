@@ -437,3 +437,50 @@ is kept per input and server)\n",
     }
     assert!(server.commands().is_empty(), "{:?}", server.commands());
 }
+
+/// A batch whose stdout is closed (`rcon -f FILE | head -1`, issue 41) stops sending: one line
+/// says how many commands ran and from which `file:line` the rest was not sent, the status is
+/// 141 (as a shell reports SIGPIPE), and the journal lets `--resume` send exactly the rest.
+#[test]
+fn a_closed_stdout_stops_a_batch_and_resume_sends_the_rest() {
+    use std::io::BufRead;
+    let server = strict_vanilla();
+    let home = home();
+    let file = home.path().join("n500.mcfunction");
+    // Answers of 3,000 characters: the pipe fills long before the batch ends, so rcon is
+    // still sending when the reader goes away, however slow this test is to close it.
+    let all: Vec<String> = (1..=500).map(|i| format!("chars {}", 3000 + i)).collect();
+    std::fs::write(&file, all.join("\n") + "\n").unwrap();
+    let file = file.to_str().unwrap();
+    let mut child = rcon_for(&server, home.path())
+        .args(["-f", file])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn rcon");
+    // Read one answer, then close the pipe, as `head -1` does.
+    let mut first = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert_eq!(first.trim_end().chars().count(), 3001, "the first answer");
+    let out = wait_with_timeout(child, Duration::from_secs(60));
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(141), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    let ran = server.commands().len();
+    assert!(ran < all.len(), "the whole batch was sent: {err}");
+    let want = format!(
+        "rcon: error: interrupted by a closed stdout: {ran} command{} ran, none was in flight, {} not sent from {file}:{} on\n",
+        if ran == 1 { "" } else { "s" },
+        all.len() - ran,
+        ran + 1
+    );
+    assert_eq!(err, want);
+    // --resume goes on with the first line not sent: every line ran once, in order.
+    let out = run(rcon_for(&server, home.path())
+        .args(["--resume", "-f", file])
+        .stdout(Stdio::null()));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(server.commands(), all);
+}

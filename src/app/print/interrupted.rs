@@ -23,6 +23,9 @@ pub struct Interrupted {
     pub unread: Option<String>,
     /// What else was not run at all (`the batch input`, `the console`).
     pub not_run: Option<&'static str>,
+    /// Where the commands not sent begin (`FILE:LINE`), when the line names it: where
+    /// `--resume` goes on after a closed stdout.
+    pub first_not_sent: Option<String>,
 }
 
 /// One command in flight.
@@ -89,7 +92,12 @@ pub fn line(s: &Interrupted) -> String {
         }
     }
     match (s.not_sent, &s.unread) {
-        (n, None) => text.push_str(&format!(", {n} not sent")),
+        (n, None) => {
+            text.push_str(&format!(", {n} not sent"));
+            if let Some(at) = s.first_not_sent.as_ref().filter(|_| n > 0) {
+                text.push_str(&format!(" from {at} on"));
+            }
+        }
         (0, Some(name)) => text.push_str(&format!(", the rest of {name} was not read")),
         (n, Some(name)) => text.push_str(&format!(
             ", {n} not sent and the rest of {name} was not read"
@@ -147,6 +155,17 @@ mod tests {
         assert_eq!(
             line(&s),
             "interrupted by Ctrl-C: 0 commands ran, none was in flight, 1 not sent; the console was not run"
+        );
+        let s = Interrupted {
+            signal: Signal::Pipe,
+            ran: 2,
+            not_sent: 1998,
+            first_not_sent: Some("n.mcfunction:3".into()),
+            ..Interrupted::default()
+        };
+        assert_eq!(
+            line(&s),
+            "interrupted by a closed stdout: 2 commands ran, none was in flight, 1998 not sent from n.mcfunction:3 on"
         );
     }
 

@@ -408,7 +408,7 @@ pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
 /// A write to a pipe whose reader is gone: `BrokenPipe` everywhere, and on Windows also
 /// `ERROR_NO_DATA` (232, "the pipe is being closed") and `ERROR_PIPE_NOT_CONNECTED` (233), which
 /// std does not map to `BrokenPipe` (issue 12: `rcon.exe ... | head -c 10` exited 7).
-fn is_closed_pipe(e: &io::Error) -> bool {
+pub fn is_closed_pipe(e: &io::Error) -> bool {
     e.kind() == io::ErrorKind::BrokenPipe
         || (cfg!(windows) && matches!(e.raw_os_error(), Some(232 | 233)))
 }

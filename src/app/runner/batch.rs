@@ -117,7 +117,7 @@ pub fn run_inputs(
         for mut later in inputs {
             let mut joiner = Joiner::new(opts.macros.clone());
             match later.count_rest(&mut joiner, &mut Vec::new()) {
-                Some(rest) => halt.not_sent += rest,
+                Some(rest) => halt.not_sent += rest.count,
                 None => {
                     halt.unread.get_or_insert(later.name);
                 }
@@ -137,6 +137,9 @@ struct Halt {
     not_sent: u64,
     /// The first input whose rest could not be counted (a pipe).
     unread: Option<String>,
+    /// `FILE:LINE` of the first command not sent, said when stdout was closed (where
+    /// `--resume` goes on).
+    first_not_sent: Option<String>,
 }
 
 impl Halt {
@@ -155,6 +158,7 @@ impl Halt {
                 .collect(),
             not_sent: self.not_sent,
             unread: self.unread,
+            first_not_sent: self.first_not_sent.filter(|_| self.signal == Signal::Pipe),
             ..Interrupted::default()
         });
         fail(self.signal.exit(), text)
@@ -277,7 +281,13 @@ fn run_input(
     }
     let halt = halt.map(|mut halt| {
         match input.count_rest(&mut joiner, &mut buf) {
-            Some(rest) => halt.not_sent += rest,
+            Some(rest) => {
+                // The item the halt came at, when it was not sent, is the first not sent.
+                if halt.first_not_sent.is_none() {
+                    halt.first_not_sent = rest.first.map(|l| format!("{name}:{l}"));
+                }
+                halt.not_sent += rest.count;
+            }
             None => halt.unread = Some(name.clone()),
         }
         halt
@@ -292,6 +302,17 @@ impl Halt {
             in_flight,
             not_sent,
             unread: None,
+            first_not_sent: None,
+        }
+    }
+
+    /// Stdout was closed at `at` (`FILE:LINE`): `sent`, that command ran (its answer could not
+    /// be printed); else it was not sent either. Nothing more is sent, as after a signal: a
+    /// batch whose answers nobody reads is not a batch that ran.
+    fn stdout_closed(sent: bool, at: String) -> Halt {
+        Halt {
+            first_not_sent: (!sent).then_some(at),
+            ..Halt::at(Signal::Pipe, None, u64::from(!sent))
         }
     }
 }
@@ -357,8 +378,10 @@ impl Step<'_> {
             return Ok(Some(Halt::at(signal, None, 1)));
         }
         self.tally.lines += 1;
-        if self.opts.echo {
-            self.session.printer.echo(&text)?;
+        if self.opts.echo
+            && let Err(e) = self.session.printer.echo(&text)
+        {
+            return self.closed(e, false, line);
         }
         let outcome = loop {
             if let Some(j) = self.journal.as_mut() {
@@ -383,7 +406,9 @@ impl Step<'_> {
             match self.retry_after(&outcome, line)? {
                 Some(wait) => self.pause(wait),
                 None => {
-                    self.session.print(&text, origin, &outcome)?;
+                    if let Err(e) = self.session.print(&text, origin, &outcome) {
+                        return self.closed(e, outcome.sent, line);
+                    }
                     break outcome;
                 }
             }
@@ -466,6 +491,17 @@ impl Step<'_> {
             if left == 1 { "y" } else { "ies" }
         ));
         Ok(Some(wait))
+    }
+
+    /// A write to stdout failed at `line`: a closed stdout stops the run (`sent`: the line ran
+    /// first); any other failure is the error.
+    fn closed(&mut self, e: std::io::Error, sent: bool, line: u64) -> anyhow::Result<Option<Halt>> {
+        if !crate::app::print::output::is_closed_pipe(&e) {
+            return Err(e.into());
+        }
+        self.tally.sent += u64::from(sent);
+        let at = format!("{}:{line}", self.name);
+        Ok(Some(Halt::stdout_closed(sent, at)))
     }
 
     /// `--delay` between commands, cut short by Ctrl-C or SIGTERM.

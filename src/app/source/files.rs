@@ -114,22 +114,35 @@ impl Input {
         Ok(())
     }
 
-    /// How many more items (commands, and lines that could not be sent) the input holds;
-    /// `None` when it cannot be read to its end without waiting (a pipe, a terminal), or a read
-    /// fails.
-    pub fn count_rest(&mut self, joiner: &mut Joiner, buf: &mut Vec<u8>) -> Option<u64> {
+    /// How many more items (commands, and lines that could not be sent) the input holds, and
+    /// the line of the first; `None` when it cannot be read to its end without waiting (a
+    /// pipe, a terminal), or a read fails.
+    pub fn count_rest(&mut self, joiner: &mut Joiner, buf: &mut Vec<u8>) -> Option<Unsent> {
         if !self.countable {
             return None;
         }
-        let mut rest = 0;
-        while let Some((_, last)) = next_item(self, joiner, buf).ok()? {
-            rest += 1;
+        let mut rest = Unsent::default();
+        while let Some((item, last)) = next_item(self, joiner, buf).ok()? {
+            rest.count += 1;
+            rest.first.get_or_insert(match item {
+                Item::Command(c) => c.line,
+                Item::Error { line, .. } => line,
+            });
             if last {
                 break;
             }
         }
         Some(rest)
     }
+}
+
+/// What was left of an input when a run stopped ([`Input::count_rest`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Unsent {
+    /// Items (commands, and lines that could not be sent) not sent.
+    pub count: u64,
+    /// The line of the first of them.
+    pub first: Option<u64>,
 }
 
 /// Whether stdin is redirected from a regular file (`rcon < commands.txt`).
