@@ -258,6 +258,59 @@ fn a_server_down_at_the_start_is_left_out_and_the_others_count_down() {
     }
 }
 
+/// `--every` on a group with a server down from the start (issue 41): the server that logged
+/// in runs every time, the one down is said once (one line, one record) and not tried again,
+/// and Ctrl-C ends the run as usual.
+#[cfg(unix)]
+#[test]
+fn every_goes_on_without_a_server_down_at_the_start() {
+    let a = common::strict_vanilla();
+    let dead = common::closed_port();
+    let home = common::home();
+    let mut child = common::rcon_in(home.path())
+        .env("RCON_PASSWORD", common::PASSWORD)
+        .env("RCON_CLOCK_SPEED", "600")
+        .args(["--target", &format!("a=127.0.0.1:{}", a.port())])
+        .args(["--target", &format!("c=127.0.0.1:{}", dead.port())])
+        .args(["--json", "--every", "1m", "say tick"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn rcon");
+    let lines = common::lines_of(&mut child);
+    let mut seen = Vec::new();
+    while seen.iter().filter(|(s, _)| s == "a").count() < 3 {
+        let line = lines
+            .recv_timeout(Duration::from_secs(30))
+            .expect("no third run on a");
+        let v: Value = serde_json::from_str(&line).unwrap();
+        seen.push((v["server"].as_str().unwrap().to_string(), v["ok"] == true));
+    }
+    common::signal(&child, libc::SIGINT);
+    let out = common::wait_with_timeout(child, Duration::from_secs(30));
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    seen.extend(lines.iter().map(|l| {
+        let v: Value = serde_json::from_str(&l).unwrap();
+        (v["server"].as_str().unwrap().to_string(), v["ok"] == true)
+    }));
+    let of_c: Vec<bool> = seen.iter().filter(|(s, _)| s == "c").map(|r| r.1).collect();
+    assert_eq!(of_c, [false], "{seen:?}");
+    assert!(seen.iter().all(|(s, ok)| s == "c" || *ok), "{seen:?}");
+    let mut err_lines = err.lines();
+    let first = err_lines.next().unwrap_or("");
+    assert!(
+        first.starts_with("rcon: error: [c] cannot connect"),
+        "{err}"
+    );
+    assert!(first.ends_with("; nothing was sent to it"), "{err}");
+    assert_eq!(
+        err_lines.collect::<Vec<_>>(),
+        ["rcon: stopped (Ctrl-C) before the next run"]
+    );
+    assert!(a.commands().len() >= 3 && a.commands().iter().all(|c| c == "say tick"));
+}
+
 #[test]
 fn a_group_counts_down_in_step() {
     let a = common::strict_vanilla();
