@@ -273,7 +273,7 @@ fn a_group_is_connected_to_at_once_and_a_silent_server_fails_it_after_one_timeou
         );
         let err = common::stderr(&out);
         assert_eq!(out.status.code(), Some(6), "{dialect}: {err}");
-        assert!(err.starts_with("rcon: error: a: "), "{dialect}: {err}");
+        assert!(err.starts_with("rcon: error: [a] "), "{dialect}: {err}");
         assert_eq!(
             (a.accepted_at_least(1), b.accepted_at_least(1)),
             (1, 1),

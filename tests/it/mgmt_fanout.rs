@@ -200,7 +200,7 @@ fn what_needs_one_server_is_refused_on_several_and_a_dead_follow_fails_at_once()
     for (args, says) in [
         (
             &["--mgmt", "-s", "a,b", "--follow"][..],
-            "a: cannot connect",
+            "rcon: error: [a] cannot connect",
         ),
         (
             &["--mgmt", "wss://127.0.0.1:3", "-s", "a,b", "players"][..],

@@ -105,7 +105,7 @@ pub fn follow(
         target.name = name;
         drop(target.connect().map_err(|e| {
             let exit = exit_for(&e);
-            fail(exit, format!("{}: {e:#}", target.name))
+            fail(exit, format!("[{}] {e:#}", target.name))
         })?);
         targets.push(target);
     }

@@ -295,8 +295,13 @@ impl fleet::Handler for Follower<'_> {
             fleet::Report::Failed(rconsole::Error::Cancelled) => {}
             // Only a first connect or answer fails a server; later losses are taken (`lost`).
             fleet::Report::Failed(e) if self.first[t].is_none() => {
-                let name = &self.names[t];
-                let failed = fail(Exit::from_error(&e), format!("{name}: {}", chain(&e)));
+                // Labelled as fan-out labels a server's error line, when there are several.
+                let why = chain(&e);
+                let message = match self.names.len() {
+                    1 => why,
+                    _ => format!("[{}] {why}", self.names[t]),
+                };
+                let failed = fail(Exit::from_error(&e), message);
                 self.settled(t, Err(failed));
             }
             _ => {}

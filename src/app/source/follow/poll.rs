@@ -58,7 +58,10 @@ fn on_threads(
         list(session).map_err(|e| {
             crate::app::exit::fail(
                 crate::app::exit::Exit::from_error(&e),
-                format!("{name}: {}", crate::app::exit::chain(&e)),
+                match several {
+                    true => format!("[{name}] {}", crate::app::exit::chain(&e)),
+                    false => crate::app::exit::chain(&e),
+                },
             )
         })
     });
