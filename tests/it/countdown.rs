@@ -311,6 +311,31 @@ fn every_goes_on_without_a_server_down_at_the_start() {
     assert!(a.commands().len() >= 3 && a.commands().iter().all(|c| c == "say tick"));
 }
 
+/// A countdown with nothing to send is a usage error, and one whose every `--at` time falls
+/// outside it sends nothing; neither panics (both did).
+#[test]
+fn a_countdown_with_nothing_to_send_does_not_panic() {
+    let server = common::strict_vanilla();
+    let home = common::home();
+    let out = run(common::rcon_for(&server, home.path()).args(["--countdown", "1s"]));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        "rcon: error: --countdown has nothing to send: give --announce, --then or a command\n"
+    );
+    let out = run(common::rcon_for(&server, home.path()).args([
+        "--countdown",
+        "1s",
+        "--at",
+        "5s",
+        "--announce",
+        "say {left}",
+    ]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stderr(&out), "");
+    assert!(server.commands().is_empty(), "{:?}", server.commands());
+}
+
 #[test]
 fn a_group_counts_down_in_step() {
     let a = common::strict_vanilla();

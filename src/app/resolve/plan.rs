@@ -854,6 +854,18 @@ fn timing(args: &Args) -> anyhow::Result<Option<Timing>> {
     if args.every.is_some_and(|e| e.is_zero()) {
         return Err(fail(Exit::Usage, "--every must be more than 0"));
     }
+    // A countdown with nothing to say or run (it panicked before).
+    if args.countdown.is_some()
+        && args.announce.is_none()
+        && args.then.is_empty()
+        && args.commands.is_empty()
+        && args.command.is_empty()
+    {
+        return Err(fail(
+            Exit::Usage,
+            "--countdown has nothing to send: give --announce, --then or a command",
+        ));
+    }
     // Each run's countdown must end before the next run begins: otherwise every later run
     // would start late and send its announcements in a burst, all overdue at once.
     if let (Some(every), Some(countdown)) = (args.every, args.countdown)

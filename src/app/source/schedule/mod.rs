@@ -381,7 +381,9 @@ impl Timeline {
         now: Duration,
         signal: Option<(Signal, Duration)>,
     ) -> (Option<Step>, Option<Halt>) {
-        if self.over {
+        // A plan with no step (every --at time outside the countdown, nothing after it).
+        if self.over || plan.steps() == 0 {
+            self.over = true;
             return (None, None);
         }
         if let Some(c) = &self.cancelling {
@@ -677,14 +679,14 @@ pub fn left_out(
     (server, timeline): (usize, &mut Timeline),
     error: anyhow::Error,
 ) {
-    let first = plan.step(0, 0);
+    let command = match plan.steps() {
+        0 => String::new(),
+        _ => plan.step(0, 0).command,
+    };
     board.record(
         server,
-        first.id,
-        Outcome::Unreachable {
-            command: first.command,
-            error,
-        },
+        StepId::default(),
+        Outcome::Unreachable { command, error },
     );
     timeline.abandon();
     board.moved(server, timeline.position());
