@@ -567,7 +567,7 @@ impl Board {
                 return note("", label, &why);
             }
             Outcome::CountFailed(e) => {
-                return error(label, &format!("cannot count players: {e:#}"));
+                return error(label, &format!("cannot count players: {}", chain_of(&e)));
             }
             Outcome::Unreachable { command, error: e } => {
                 let to_it = if label.is_some() { " to it" } else { "" };
