@@ -16,6 +16,8 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::Duration;
 
+mod game;
+
 use crate::rcon::packet::{
     Decoder, TYPE_COMMAND, TYPE_LOGIN, TYPE_LOGIN_REPLY, TYPE_OUTPUT, encode,
 };
@@ -189,8 +191,8 @@ struct ServerState {
     streams: Mutex<std::collections::HashMap<u64, TcpStream>>,
     stopping: AtomicBool,
     next_conn: AtomicU64,
-    /// Who `list` says is online ([`PracticeServer::set_players`]).
-    players: Mutex<Vec<String>>,
+    /// Who is online ([`PracticeServer::set_players`]) and what the server commands changed.
+    game: Mutex<game::Game>,
 }
 
 impl ServerState {
@@ -298,7 +300,7 @@ impl PracticeServer {
 
     /// Sets who is online, as `list` reports it (for tests of `--follow` and `--if`).
     pub fn set_players(&self, names: &[&str]) {
-        *self.shared.players.lock().expect("players lock") =
+        self.shared.game.lock().expect("game lock").online =
             names.iter().map(|n| n.to_string()).collect();
     }
 
@@ -876,7 +878,7 @@ pub fn ascii_text(n: usize) -> String {
 }
 
 /// The commands the practice server knows, for `help` and documentation.
-pub const BUILTINS: &str = "echo TEXT | echoln TEXT | chars N | ascii N | lines N | sleep MS | drop N | help | list | say TEXT | seed | stop";
+pub const BUILTINS: &str = "echo TEXT | echoln TEXT | chars N | ascii N | lines N | sleep MS | drop N | help | stop, and vanilla's server commands: list, say, msg, seed, save-all, save-on, save-off, whitelist, op, deop, kick, ban, ban-ip, banlist, pardon, pardon-ip, time, weather, gamerule, difficulty, setidletimeout, tp";
 
 /// The answer to a command, and what happens after.
 fn respond(command: &str, shared: &ServerState) -> (String, After) {
@@ -905,7 +907,7 @@ fn respond(command: &str, shared: &ServerState) -> (String, After) {
         }
         "help" if rest.is_empty() => (HELP.concat(), After::Nothing),
         "list" => {
-            let players = shared.players.lock().expect("players lock");
+            let players = &shared.game.lock().expect("game lock").online;
             (
                 format!(
                     "There are {} of a max of 20 players online: {}",
@@ -915,26 +917,33 @@ fn respond(command: &str, shared: &ServerState) -> (String, After) {
                 After::Nothing,
             )
         }
-        "say" if !rest.is_empty() => (String::new(), After::Nothing),
         "seed" => ("Seed: [-4172144997902289642]".into(), After::Nothing),
         "stop" => ("Stopping the server".into(), After::StopServer),
-        _ => (unknown_command(command), After::Nothing),
+        _ => match shared.game.lock().expect("game lock").answer(command) {
+            // Several feedback messages reach an RCON client with nothing between them.
+            Some(messages) => (messages.concat(), After::Nothing),
+            None => (unknown_command(command), After::Nothing),
+        },
     }
 }
 
-/// Vanilla's parse error: the lines joined with no separator (MC-7569), the last ten characters
-/// of the input before the cursor, then `<--[HERE]`.
+/// Vanilla's parse error for a command the practice server does not play: an unknown word
+/// is refused where it starts; a command `help` lists is taken as incomplete, as it is when
+/// given bare.
 fn unknown_command(command: &str) -> String {
-    let chars: Vec<char> = command.chars().collect();
-    let context: String = if chars.len() > 10 {
-        format!(
-            "...{}",
-            chars[chars.len() - 10..].iter().collect::<String>()
-        )
+    let word = command.split(' ').next().unwrap_or_default();
+    let listed = HELP.iter().any(|usage| {
+        usage
+            .strip_prefix('/')
+            .and_then(|u| u.strip_prefix(word))
+            .is_some_and(|after| after.is_empty() || after.starts_with(' '))
+    });
+    let cursor = if listed && !word.is_empty() {
+        command.len()
     } else {
-        command.to_string()
+        0
     };
-    format!("Unknown or incomplete command, see below for error{context}<--[HERE]")
+    game::parse_error(game::UNKNOWN, command, cursor)
 }
 
 /// A vanilla-like `help`: one usage per command, joined with no separator as vanilla does over
@@ -1080,7 +1089,16 @@ mod tests {
             unknown_command("foo"),
             "Unknown or incomplete command, see below for errorfoo<--[HERE]"
         );
-        assert!(unknown_command("a very long command").ends_with("...ng command<--[HERE]"));
+        // An unknown word is where the error is: the whole input follows the message.
+        assert_eq!(
+            unknown_command("a very long command"),
+            "Unknown or incomplete command, see below for errora very long command<--[HERE]"
+        );
+        // A listed command is incomplete: at most ten characters before the end.
+        assert_eq!(
+            unknown_command("give @a minecraft:diamond"),
+            "Unknown or incomplete command, see below for error...ft:diamond<--[HERE]"
+        );
     }
 
     #[test]

@@ -147,19 +147,30 @@ fn mcrcon_runs_each_argument_as_a_command_and_prints_help_whole() {
 
 #[test]
 fn mcrcon_readme_example_waits_between_commands_and_goes_on_past_unknown_ones() {
-    // README: three commands with five seconds between them; here one second, and the
-    // practice server knows no save-all, so its parse error is printed and the run goes on to
-    // stop, as mcrcon does (exit 0).
+    // README: three commands with five seconds between them; here one second, and a command
+    // the server does not know before the last: its parse error is printed and the run goes
+    // on to stop, as mcrcon does (exit 0).
     let t = Setup::new();
     let start = Instant::now();
-    let out = run(t
-        .mcrcon()
-        .args(["-w", "1", "say Server is restarting!", "save-all", "stop"]));
+    let out = run(t.mcrcon().args([
+        "-w",
+        "1",
+        "say Server is restarting!",
+        "save-all",
+        "frobnicate",
+        "stop",
+    ]));
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(
         t.server.commands(),
-        ["say Server is restarting!", "save-all", "stop"]
+        [
+            "say Server is restarting!",
+            "save-all",
+            "frobnicate",
+            "stop"
+        ]
     );
+    assert!(stdout(&out).contains("Saved the game"), "{}", stdout(&out));
     assert!(stdout(&out).contains("<--[HERE]"), "{}", stdout(&out));
     assert!(stdout(&out).contains("Stopping the server"));
     // -w's pauses are a floor (two of one second each), not a speed measurement.

@@ -1,0 +1,765 @@
+//! The practice server's game: what vanilla's server commands change (who is online, the
+//! whitelist, operators, bans, time, weather, game rules, difficulty, autosave) and what each
+//! answers over RCON, in vanilla 1.21's en_us wording. A command's feedback messages are
+//! returned one by one; the server joins them with nothing in between, as vanilla's RCON
+//! source does (MC-7569). Commands that need blocks and entities (`give`, `fill`, ...) are not
+//! played here. Players are names only: a selector (`@a`, `@p`, ...) picks among those online
+//! and its `[...]` filters are not read; the console is no entity, so `@s` picks nobody.
+
+use std::net::IpAddr;
+
+/// Vanilla's message for an unknown or incomplete command (`command.unknown.command`).
+pub(super) const UNKNOWN: &str = "Unknown or incomplete command, see below for error";
+/// Vanilla's message for a word no usage accepts (`command.unknown.argument`).
+const INCORRECT: &str = "Incorrect argument for command";
+const NO_PLAYER: &str = "No player was found";
+const NO_ENTITY: &str = "No entity was found";
+
+/// Vanilla's parse error: the message, then (no separator, MC-7569) at most ten characters of
+/// the input before the cursor (after `...` when there are more), the rest of the input, and
+/// `<--[HERE]`. `cursor` is a byte offset in `input`, on a character boundary.
+pub(super) fn parse_error(message: &str, input: &str, cursor: usize) -> String {
+    let (before, after) = input.split_at(cursor.min(input.len()));
+    let chars: Vec<char> = before.chars().collect();
+    let dots = if chars.len() > 10 { "..." } else { "" };
+    let tail: String = chars[chars.len().saturating_sub(10)..].iter().collect();
+    format!("{message}{dots}{tail}{after}<--[HERE]")
+}
+
+/// The game rules of `help`'s `/gamerule` usage with their defaults (booleans and integers).
+const RULES: [(&str, &str); 46] = [
+    ("announceAdvancements", "true"),
+    ("blockExplosionDropDecay", "true"),
+    ("commandBlockOutput", "true"),
+    ("commandModificationBlockLimit", "32768"),
+    ("disableElytraMovementCheck", "false"),
+    ("disableRaids", "false"),
+    ("doDaylightCycle", "true"),
+    ("doEntityDrops", "true"),
+    ("doFireTick", "true"),
+    ("doImmediateRespawn", "false"),
+    ("doInsomnia", "true"),
+    ("doLimitedCrafting", "false"),
+    ("doMobLoot", "true"),
+    ("doMobSpawning", "true"),
+    ("doPatrolSpawning", "true"),
+    ("doTileDrops", "true"),
+    ("doTraderSpawning", "true"),
+    ("doVinesSpread", "true"),
+    ("doWardenSpawning", "true"),
+    ("doWeatherCycle", "true"),
+    ("drowningDamage", "true"),
+    ("enderPearlsVanishOnDeath", "true"),
+    ("fallDamage", "true"),
+    ("fireDamage", "true"),
+    ("forgiveDeadPlayers", "true"),
+    ("freezeDamage", "true"),
+    ("globalSoundEvents", "true"),
+    ("keepInventory", "false"),
+    ("lavaSourceConversion", "false"),
+    ("logAdminCommands", "true"),
+    ("maxCommandChainLength", "65536"),
+    ("maxEntityCramming", "24"),
+    ("mobExplosionDropDecay", "true"),
+    ("mobGriefing", "true"),
+    ("naturalRegeneration", "true"),
+    ("playersSleepingPercentage", "100"),
+    ("randomTickSpeed", "3"),
+    ("reducedDebugInfo", "false"),
+    ("sendCommandFeedback", "true"),
+    ("showDeathMessages", "true"),
+    ("snowAccumulationHeight", "1"),
+    ("spawnRadius", "10"),
+    ("spectatorsGenerateChunks", "true"),
+    ("tntExplosionDropDecay", "false"),
+    ("universalAnger", "false"),
+    ("waterSourceConversion", "true"),
+];
+
+const DIFFICULTIES: [&str; 4] = ["peaceful", "easy", "normal", "hard"];
+
+/// The state the server commands read and change.
+#[derive(Debug)]
+pub(super) struct Game {
+    /// Who is online, in the order they joined.
+    pub(super) online: Vec<String>,
+    whitelist: Vec<String>,
+    whitelist_on: bool,
+    ops: Vec<String>,
+    /// Banned names and IPs, each with its reason.
+    bans: Vec<(String, String)>,
+    ip_bans: Vec<(String, String)>,
+    day_time: i64,
+    game_time: i64,
+    rules: Vec<(&'static str, String)>,
+    difficulty: &'static str,
+    autosave: bool,
+}
+
+impl Default for Game {
+    fn default() -> Self {
+        Game {
+            online: Vec::new(),
+            whitelist: Vec::new(),
+            whitelist_on: false,
+            ops: Vec::new(),
+            bans: Vec::new(),
+            ip_bans: Vec::new(),
+            day_time: 0,
+            game_time: 0,
+            rules: RULES.iter().map(|(n, v)| (*n, v.to_string())).collect(),
+            difficulty: "easy",
+            autosave: true,
+        }
+    }
+}
+
+/// A command line split into words, each with its byte offset.
+struct Line<'a> {
+    input: &'a str,
+    words: Vec<(usize, &'a str)>,
+}
+
+impl<'a> Line<'a> {
+    fn new(input: &'a str) -> Self {
+        let mut words = Vec::new();
+        let mut start = None;
+        for (i, c) in input.char_indices().chain([(input.len(), ' ')]) {
+            match (c == ' ', start) {
+                (true, Some(s)) => {
+                    words.push((s, &input[s..i]));
+                    start = None;
+                }
+                (false, None) => start = Some(i),
+                _ => {}
+            }
+        }
+        Line { input, words }
+    }
+
+    fn word(&self, i: usize) -> Option<&'a str> {
+        self.words.get(i).map(|(_, w)| *w)
+    }
+
+    /// The text from word `i` to the end (a message or a reason).
+    fn rest(&self, i: usize) -> Option<&'a str> {
+        self.words.get(i).map(|(at, _)| &self.input[*at..])
+    }
+
+    /// The command ends before a required argument.
+    fn incomplete(&self) -> Vec<String> {
+        vec![parse_error(UNKNOWN, self.input, self.input.len())]
+    }
+
+    /// No usage accepts word `i`.
+    fn incorrect(&self, i: usize) -> Vec<String> {
+        let at = self.words.get(i).map_or(self.input.len(), |(at, _)| *at);
+        vec![parse_error(INCORRECT, self.input, at)]
+    }
+
+    /// Word `i`, or the command's answer when it is missing; more words after it are
+    /// refused unless `more` allows them.
+    fn last(&self, i: usize) -> Result<&'a str, Vec<String>> {
+        match self.word(i) {
+            None => Err(self.incomplete()),
+            Some(_) if self.words.len() > i + 1 => Err(self.incorrect(i + 1)),
+            Some(w) => Ok(w),
+        }
+    }
+}
+
+fn one(text: impl Into<String>) -> Vec<String> {
+    vec![text.into()]
+}
+
+fn position(list: &[String], name: &str) -> Option<usize> {
+    list.iter().position(|n| n.eq_ignore_ascii_case(name))
+}
+
+impl Game {
+    /// The answer to `input`, or `None` for a command this game does not play.
+    pub(super) fn answer(&mut self, input: &str) -> Option<Vec<String>> {
+        let line = Line::new(input);
+        let out = match line.word(0)? {
+            "save-all" => match line.word(1) {
+                None | Some("flush") if line.words.len() <= 2 => vec![
+                    "Saving the game (this may take a moment!)".to_string(),
+                    "Saved the game".to_string(),
+                ],
+                _ => line.incorrect(1),
+            },
+            "save-on" | "save-off" => self.autosave(&line),
+            "whitelist" => self.whitelist(&line),
+            "op" | "deop" => self.op(&line),
+            "ban" | "pardon" => self.ban(&line),
+            "ban-ip" | "pardon-ip" => self.ban_ip(&line),
+            "banlist" => self.banlist(&line),
+            "kick" => self.kick(&line),
+            "msg" | "tell" | "w" => self.tell(&line),
+            "me" | "say" if line.word(1).is_none() => line.incomplete(),
+            // Broadcast to the players and the log, nothing to the RCON client.
+            "me" | "say" => Vec::new(),
+            "time" => self.time(&line),
+            "weather" => weather(&line),
+            "gamerule" => self.gamerule(&line),
+            "difficulty" => self.difficulty(&line),
+            "setidletimeout" => match line.last(1).map(str::parse::<u32>) {
+                Ok(Ok(n)) => one(format!("The player idle timeout is now {n} minute(s)")),
+                Ok(Err(_)) => line.incorrect(1),
+                Err(answer) => answer,
+            },
+            "tp" | "teleport" => self.teleport(&line),
+            _ => return None,
+        };
+        Some(out)
+    }
+
+    /// Who a target names among the players online.
+    fn select(&self, word: &str) -> Vec<String> {
+        match word.split('[').next().unwrap_or(word) {
+            "@a" | "@e" => self.online.clone(),
+            "@p" | "@r" | "@n" => self.online.first().cloned().into_iter().collect(),
+            "@s" => Vec::new(),
+            name => self
+                .online
+                .iter()
+                .filter(|p| p.eq_ignore_ascii_case(name))
+                .cloned()
+                .collect(),
+        }
+    }
+
+    /// The players a game-profile argument names: anyone by name, online or not; a
+    /// selector's players; an error when a selector picks nobody.
+    fn profiles(&self, word: &str) -> Result<Vec<String>, Vec<String>> {
+        if !word.starts_with('@') {
+            return Ok(vec![word.to_string()]);
+        }
+        let found = self.select(word);
+        if found.is_empty() {
+            Err(one(NO_PLAYER))
+        } else {
+            Ok(found)
+        }
+    }
+
+    fn autosave(&mut self, line: &Line) -> Vec<String> {
+        if line.words.len() > 1 {
+            return line.incorrect(1);
+        }
+        let on = line.word(0) == Some("save-on");
+        match (on, self.autosave == on) {
+            (true, true) => one("Saving is already turned on"),
+            (false, true) => one("Saving is already turned off"),
+            (true, false) => {
+                self.autosave = true;
+                one("Automatic saving is now enabled")
+            }
+            (false, false) => {
+                self.autosave = false;
+                one("Automatic saving is now disabled")
+            }
+        }
+    }
+
+    fn whitelist(&mut self, line: &Line) -> Vec<String> {
+        let sub = line.word(1);
+        if matches!(sub, Some("on" | "off" | "list" | "reload")) && line.words.len() > 2 {
+            return line.incorrect(2);
+        }
+        match sub {
+            None => line.incomplete(),
+            Some("on") if self.whitelist_on => one("Whitelist is already turned on"),
+            Some("on") => {
+                self.whitelist_on = true;
+                one("Whitelist is now turned on")
+            }
+            Some("off") if !self.whitelist_on => one("Whitelist is already turned off"),
+            Some("off") => {
+                self.whitelist_on = false;
+                one("Whitelist is now turned off")
+            }
+            Some("list") if self.whitelist.is_empty() => one("There are no whitelisted players"),
+            Some("list") => one(format!(
+                "There are {} whitelisted player(s): {}",
+                self.whitelist.len(),
+                self.whitelist.join(", ")
+            )),
+            Some("reload") => one("Reloaded the whitelist"),
+            Some(add @ ("add" | "remove")) => {
+                let add = add == "add";
+                let names = match line.last(2).and_then(|w| self.profiles(w)) {
+                    Ok(names) => names,
+                    Err(answer) => return answer,
+                };
+                let (done, failed) = if add {
+                    ("Added {} to the whitelist", "Player is already whitelisted")
+                } else {
+                    ("Removed {} from the whitelist", "Player is not whitelisted")
+                };
+                toggle(&mut self.whitelist, &names, add, done, failed)
+            }
+            Some(_) => line.incorrect(1),
+        }
+    }
+
+    fn op(&mut self, line: &Line) -> Vec<String> {
+        let names = match line.last(1).and_then(|w| self.profiles(w)) {
+            Ok(names) => names,
+            Err(answer) => return answer,
+        };
+        if line.word(0) == Some("op") {
+            let failed = "Nothing changed. The player already is an operator";
+            toggle(
+                &mut self.ops,
+                &names,
+                true,
+                "Made {} a server operator",
+                failed,
+            )
+        } else {
+            let (done, failed) = (
+                "Made {} no longer a server operator",
+                "Nothing changed. The player is not an operator",
+            );
+            toggle(&mut self.ops, &names, false, done, failed)
+        }
+    }
+
+    fn ban(&mut self, line: &Line) -> Vec<String> {
+        let pardon = line.word(0) == Some("pardon");
+        let names = match line.word(1).map(|w| self.profiles(w)) {
+            None => return line.incomplete(),
+            Some(Err(answer)) => return answer,
+            Some(Ok(_)) if pardon && line.words.len() > 2 => return line.incorrect(2),
+            Some(Ok(names)) => names,
+        };
+        let mut out = Vec::new();
+        for name in names {
+            let known = self
+                .bans
+                .iter()
+                .position(|(n, _)| n.eq_ignore_ascii_case(&name));
+            match (pardon, known) {
+                (false, None) => {
+                    let reason = line.rest(2).unwrap_or("Banned by an operator.").to_string();
+                    out.push(format!("Banned {name}: {reason}"));
+                    self.online.retain(|p| !p.eq_ignore_ascii_case(&name));
+                    self.bans.push((name, reason));
+                }
+                (true, Some(i)) => {
+                    self.bans.remove(i);
+                    out.push(format!("Unbanned {name}"));
+                }
+                _ => {}
+            }
+        }
+        match (out.is_empty(), pardon) {
+            (true, false) => one("Nothing changed. The player is already banned"),
+            (true, true) => one("Nothing changed. The player isn't banned"),
+            _ => out,
+        }
+    }
+
+    fn ban_ip(&mut self, line: &Line) -> Vec<String> {
+        let pardon = line.word(0) == Some("pardon-ip");
+        let ip = match line.word(1) {
+            None => return line.incomplete(),
+            Some(_) if pardon && line.words.len() > 2 => return line.incorrect(2),
+            Some(w) => w,
+        };
+        if ip.parse::<IpAddr>().is_err() {
+            return one(if pardon {
+                "Invalid IP address"
+            } else {
+                "Invalid IP address or unknown player"
+            });
+        }
+        let known = self.ip_bans.iter().position(|(i, _)| i == ip);
+        match (pardon, known) {
+            (false, Some(_)) => one("Nothing changed. That IP is already banned"),
+            (false, None) => {
+                let reason = line.rest(2).unwrap_or("Banned by an operator.");
+                self.ip_bans.push((ip.to_string(), reason.to_string()));
+                one(format!("Banned IP {ip}: {reason}"))
+            }
+            (true, None) => one("Nothing changed. That IP isn't banned"),
+            (true, Some(i)) => {
+                self.ip_bans.remove(i);
+                one(format!("Unbanned IP {ip}"))
+            }
+        }
+    }
+
+    fn banlist(&self, line: &Line) -> Vec<String> {
+        let entries: Vec<&(String, String)> = match line.word(1) {
+            None => self.bans.iter().chain(&self.ip_bans).collect(),
+            Some("players") if line.words.len() == 2 => self.bans.iter().collect(),
+            Some("ips") if line.words.len() == 2 => self.ip_bans.iter().collect(),
+            Some(_) if line.words.len() > 2 => return line.incorrect(2),
+            Some(_) => return line.incorrect(1),
+        };
+        if entries.is_empty() {
+            return one("There are no bans");
+        }
+        let mut out = vec![format!("There are {} ban(s):", entries.len())];
+        // The console that banned them is named `Rcon` (its text name).
+        out.extend(
+            entries
+                .iter()
+                .map(|(who, reason)| format!("{who} was banned by Rcon: {reason}")),
+        );
+        out
+    }
+
+    fn kick(&mut self, line: &Line) -> Vec<String> {
+        let Some(target) = line.word(1) else {
+            return line.incomplete();
+        };
+        let players = self.select(target);
+        if players.is_empty() {
+            return one(NO_PLAYER);
+        }
+        let reason = line.rest(2).unwrap_or("Kicked by an operator");
+        self.online.retain(|p| !players.contains(p));
+        players
+            .iter()
+            .map(|p| format!("Kicked {p}: {reason}"))
+            .collect()
+    }
+
+    fn tell(&self, line: &Line) -> Vec<String> {
+        let (Some(target), Some(message)) = (line.word(1), line.rest(2)) else {
+            return line.incomplete();
+        };
+        let players = self.select(target);
+        if players.is_empty() {
+            return one(NO_PLAYER);
+        }
+        players
+            .iter()
+            .map(|p| format!("You whisper to {p}: {message}"))
+            .collect()
+    }
+
+    fn time(&mut self, line: &Line) -> Vec<String> {
+        let sub = match line.word(1) {
+            None => return line.incomplete(),
+            Some(sub @ ("query" | "set" | "add")) => sub,
+            Some(_) => return line.incorrect(1),
+        };
+        let value = match line.last(2) {
+            Ok(value) => value,
+            Err(answer) => return answer,
+        };
+        match (sub, value) {
+            ("query", "daytime") => one(format!("The time is {}", self.day_time % 24000)),
+            ("query", "gametime") => one(format!("The time is {}", self.game_time)),
+            ("query", "day") => one(format!("The time is {}", self.day_time / 24000)),
+            ("set", word) => {
+                let named = match word {
+                    "day" => Some(1000),
+                    "noon" => Some(6000),
+                    "night" => Some(13000),
+                    "midnight" => Some(18000),
+                    _ => ticks(word),
+                };
+                let Some(t) = named else {
+                    return line.incorrect(2);
+                };
+                self.day_time = t;
+                one(format!("Set the time to {t}"))
+            }
+            ("add", word) => {
+                let Some(t) = ticks(word) else {
+                    return line.incorrect(2);
+                };
+                self.day_time += t;
+                one(format!("Set the time to {}", self.day_time % 24000))
+            }
+            _ => line.incorrect(2),
+        }
+    }
+
+    fn gamerule(&mut self, line: &Line) -> Vec<String> {
+        let Some(name) = line.word(1) else {
+            return line.incomplete();
+        };
+        let Some(rule) = self.rules.iter_mut().find(|(n, _)| *n == name) else {
+            return line.incorrect(1);
+        };
+        let Some(value) = line.word(2) else {
+            return one(format!("Gamerule {name} is currently set to: {}", rule.1));
+        };
+        let boolean = matches!(rule.1.as_str(), "true" | "false");
+        let valid = if boolean {
+            matches!(value, "true" | "false")
+        } else {
+            value.parse::<i32>().is_ok()
+        };
+        if !valid {
+            return line.incorrect(2);
+        }
+        if line.words.len() > 3 {
+            return line.incorrect(3);
+        }
+        rule.1 = value.to_string();
+        one(format!("Gamerule {name} is now set to: {value}"))
+    }
+
+    fn difficulty(&mut self, line: &Line) -> Vec<String> {
+        let title = |d: &str| format!("{}{}", d[..1].to_uppercase(), &d[1..]);
+        let Some(word) = line.word(1) else {
+            return one(format!("The difficulty is {}", title(self.difficulty)));
+        };
+        let Some(new) = DIFFICULTIES.into_iter().find(|d| *d == word) else {
+            return line.incorrect(1);
+        };
+        if line.words.len() > 2 {
+            return line.incorrect(2);
+        }
+        if new == self.difficulty {
+            return one(format!(
+                "The difficulty did not change; it is already set to {new}"
+            ));
+        }
+        self.difficulty = new;
+        one(format!("The difficulty has been set to {}", title(new)))
+    }
+
+    /// `tp <targets> <x> <y> <z>` and `tp <targets> <destination>`; the console itself cannot
+    /// be teleported.
+    fn teleport(&self, line: &Line) -> Vec<String> {
+        let targets = match line.words.len() {
+            1 => return line.incomplete(),
+            // `tp <destination>` and `tp <x> <y> <z>` move the one who runs it.
+            2 | 4 => return one("An entity is required to run this command here"),
+            3 | 5 => self.select(line.word(1).unwrap_or_default()),
+            _ => return line.incorrect(5),
+        };
+        let to = if line.words.len() == 3 {
+            match self.select(line.word(2).unwrap_or_default()).first() {
+                Some(d) => d.clone(),
+                None => return one(NO_ENTITY),
+            }
+        } else {
+            let mut coords = Vec::new();
+            for (i, centred) in [(2, true), (3, false), (4, true)] {
+                match coordinate(line.word(i).unwrap_or_default(), centred) {
+                    Some(c) => coords.push(format!("{c:.6}")),
+                    None => return line.incorrect(i),
+                }
+            }
+            coords.join(", ")
+        };
+        match targets.as_slice() {
+            [] => one(NO_ENTITY),
+            [one_target] => one(format!("Teleported {one_target} to {to}")),
+            many => one(format!("Teleported {} entities to {to}", many.len())),
+        }
+    }
+}
+
+/// Adds `names` to `list` (or removes them) and says `done` for each that changed, with the
+/// name for `{}`; `failed` when none did.
+fn toggle(
+    list: &mut Vec<String>,
+    names: &[String],
+    add: bool,
+    done: &str,
+    failed: &str,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for name in names {
+        match (add, position(list, name)) {
+            (true, None) => list.push(name.clone()),
+            (false, Some(i)) => {
+                list.remove(i);
+            }
+            _ => continue,
+        }
+        out.push(done.replace("{}", name));
+    }
+    if out.is_empty() { one(failed) } else { out }
+}
+
+fn weather(line: &Line) -> Vec<String> {
+    let kind = match line.word(1) {
+        None => return line.incomplete(),
+        Some("clear") => "clear",
+        Some("rain") => "rain",
+        Some("thunder") => "rain & thunder",
+        Some(_) => return line.incorrect(1),
+    };
+    match line.word(2) {
+        Some(_) if line.words.len() > 3 => line.incorrect(3),
+        Some(d) if ticks(d).is_none() => line.incorrect(2),
+        _ => one(format!("Set the weather to {kind}")),
+    }
+}
+
+/// A time argument in ticks: a number with an optional unit, `t` (ticks), `s` (20 ticks) or
+/// `d` (24000 ticks); never negative.
+fn ticks(word: &str) -> Option<i64> {
+    let (number, scale) = match word.char_indices().last()? {
+        (i, 't') => (&word[..i], 1.0),
+        (i, 's') => (&word[..i], 20.0),
+        (i, 'd') => (&word[..i], 24000.0),
+        _ => (word, 1.0),
+    };
+    let value = number.parse::<f64>().ok()? * scale;
+    (value >= 0.0 && value.is_finite()).then_some(value.round() as i64)
+}
+
+/// An absolute coordinate; a whole number of `x` or `z` is the centre of its block.
+fn coordinate(word: &str, centred: bool) -> Option<f64> {
+    let value = word.parse::<f64>().ok().filter(|v| v.is_finite())?;
+    Some(if centred && !word.contains('.') {
+        value + 0.5
+    } else {
+        value
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn say(game: &mut Game, command: &str) -> String {
+        game.answer(command)
+            .unwrap_or_else(|| panic!("{command} is not played"))
+            .concat()
+    }
+
+    #[test]
+    fn parse_errors_show_ten_characters_before_the_cursor_and_the_rest() {
+        assert_eq!(
+            parse_error(UNKNOWN, "foo", 0),
+            "Unknown or incomplete command, see below for errorfoo<--[HERE]"
+        );
+        assert_eq!(
+            parse_error(INCORRECT, "whitelist frobnicate", 10),
+            "Incorrect argument for commandwhitelist frobnicate<--[HERE]"
+        );
+        assert_eq!(
+            parse_error(UNKNOWN, "time query", 10),
+            "Unknown or incomplete command, see below for errortime query<--[HERE]"
+        );
+        assert_eq!(
+            parse_error(INCORRECT, "gamerule keepInventory maybe", 23),
+            "Incorrect argument for command...Inventory maybe<--[HERE]"
+        );
+    }
+
+    #[test]
+    fn the_rules_are_the_ones_help_lists() {
+        let usage = super::super::HELP
+            .iter()
+            .find(|u| u.starts_with("/gamerule "))
+            .unwrap();
+        let listed: Vec<&str> = usage["/gamerule (".len()..usage.len() - 1]
+            .split('|')
+            .collect();
+        let ours: Vec<&str> = RULES.iter().map(|(n, _)| *n).collect();
+        assert_eq!(listed, ours);
+    }
+
+    #[test]
+    fn commands_change_the_game_and_answer_in_vanillas_words() {
+        let mut g = Game {
+            online: vec!["Steve".into(), "Alex".into()],
+            ..Game::default()
+        };
+        let cases = [
+            (
+                "save-all",
+                "Saving the game (this may take a moment!)Saved the game",
+            ),
+            ("save-off", "Automatic saving is now disabled"),
+            ("save-off", "Saving is already turned off"),
+            ("save-on", "Automatic saving is now enabled"),
+            ("whitelist list", "There are no whitelisted players"),
+            ("whitelist add Bob", "Added Bob to the whitelist"),
+            ("whitelist add bob", "Player is already whitelisted"),
+            ("whitelist list", "There are 1 whitelisted player(s): Bob"),
+            ("whitelist remove Bob", "Removed Bob from the whitelist"),
+            ("whitelist on", "Whitelist is now turned on"),
+            ("whitelist on", "Whitelist is already turned on"),
+            ("whitelist reload", "Reloaded the whitelist"),
+            (
+                "op @a",
+                "Made Steve a server operatorMade Alex a server operator",
+            ),
+            (
+                "op Steve",
+                "Nothing changed. The player already is an operator",
+            ),
+            ("deop Alex", "Made Alex no longer a server operator"),
+            ("op @s", "No player was found"),
+            ("kick Alex griefing", "Kicked Alex: griefing"),
+            ("kick Alex", "No player was found"),
+            ("tell Steve hi there", "You whisper to Steve: hi there"),
+            ("ban Griefer", "Banned Griefer: Banned by an operator."),
+            (
+                "ban Griefer",
+                "Nothing changed. The player is already banned",
+            ),
+            ("ban-ip 10.0.0.9 spam", "Banned IP 10.0.0.9: spam"),
+            (
+                "banlist",
+                "There are 2 ban(s):Griefer was banned by Rcon: Banned by an operator.10.0.0.9 was banned by Rcon: spam",
+            ),
+            ("pardon Griefer", "Unbanned Griefer"),
+            ("pardon-ip 10.0.0.9", "Unbanned IP 10.0.0.9"),
+            (
+                "pardon-ip 10.0.0.9",
+                "Nothing changed. That IP isn't banned",
+            ),
+            ("banlist ips", "There are no bans"),
+            ("time set day", "Set the time to 1000"),
+            ("time add 1d", "Set the time to 1000"),
+            ("time query daytime", "The time is 1000"),
+            ("time query day", "The time is 1"),
+            (
+                "weather thunder 5m",
+                "Incorrect argument for command...r thunder 5m<--[HERE]",
+            ),
+            ("weather thunder", "Set the weather to rain & thunder"),
+            (
+                "gamerule keepInventory",
+                "Gamerule keepInventory is currently set to: false",
+            ),
+            (
+                "gamerule keepInventory true",
+                "Gamerule keepInventory is now set to: true",
+            ),
+            ("difficulty", "The difficulty is Easy"),
+            ("difficulty hard", "The difficulty has been set to Hard"),
+            (
+                "difficulty hard",
+                "The difficulty did not change; it is already set to hard",
+            ),
+            (
+                "tp Steve 0 -60 0",
+                "Teleported Steve to 0.500000, -60.000000, 0.500000",
+            ),
+            (
+                "tp @p 0 -60 0",
+                "Teleported Steve to 0.500000, -60.000000, 0.500000",
+            ),
+            (
+                "tp 0 -60 0",
+                "An entity is required to run this command here",
+            ),
+            ("say hi", ""),
+            (
+                "whitelist",
+                "Unknown or incomplete command, see below for errorwhitelist<--[HERE]",
+            ),
+        ];
+        for (command, want) in cases {
+            assert_eq!(say(&mut g, command), want, "{command}");
+        }
+        assert!(g.answer("give @a diamond").is_none());
+    }
+}
