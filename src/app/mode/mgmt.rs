@@ -1041,12 +1041,54 @@ pub fn serve_practice(plan: &PracticePlan) -> anyhow::Result<Exit> {
     })
     .map_err(|e| crate::app::shared::cannot_listen("--practice-mgmt", addr, &e))?;
     crate::app::print::output::print_text(&format!("{scheme}://{}\n", server.addr()))?;
+    // The default secret is public (it is in --help); one set with --practice-password is
+    // never shown.
+    let secret = if plan.password == super::practice::DEFAULT_PRACTICE_PASSWORD {
+        format!("the secret is {}", plan.password)
+    } else {
+        "the secret is --practice-password's".to_string()
+    };
     stderr!(
-        "rcon: practice management server listening on {scheme}://{}; the secret is --practice-password; stop it with `server stop` or Ctrl-C",
+        "rcon: practice management server listening on {scheme}://{}; {secret}; type `join NAME` or `leave NAME` here to make a player join or leave; stop it with `server stop` or Ctrl-C",
         server.addr()
     );
+    players_from_stdin(&server);
     server.wait();
     Ok(Exit::Success)
+}
+
+/// Reads `join NAME` and `leave NAME` lines from stdin while the practice management server
+/// runs, until it stops or stdin ends: each makes a player join or leave, which sends
+/// `players/joined` or `players/left`. A line that is neither gets one line on stderr.
+fn players_from_stdin(server: &rconsole::mgmt::practice::MgmtPracticeServer) {
+    use std::io::BufRead;
+    use std::sync::mpsc::{RecvTimeoutError, channel};
+    let (tx, rx) = channel();
+    std::thread::spawn(move || {
+        for line in std::io::stdin().lock().lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    // Looked at every tenth of a second: `server stop` from a client ends the wait.
+    while !server.stopped() {
+        let line = match rx.recv_timeout(std::time::Duration::from_millis(100)) {
+            Ok(line) => line,
+            Err(RecvTimeoutError::Timeout) => continue,
+            Err(RecvTimeoutError::Disconnected) => return,
+        };
+        match line.split_whitespace().collect::<Vec<_>>().as_slice() {
+            ["join", name] => server.join(name),
+            ["leave", name] => server.leave(name),
+            [] => {}
+            _ => stderr!(
+                "rcon: practice management server: {:?} is not `join NAME` or `leave NAME`",
+                line.trim()
+            ),
+        }
+    }
 }
 
 #[cfg(test)]

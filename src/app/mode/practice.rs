@@ -11,7 +11,7 @@ use crate::app::print::stderr;
 use crate::app::resolve::plan::{PracticeKind, PracticePlan};
 
 /// The practice server's password when `--practice-password` is not given.
-const DEFAULT_PRACTICE_PASSWORD: &str = "practice";
+pub(super) const DEFAULT_PRACTICE_PASSWORD: &str = "practice";
 
 /// `--practice-server`: a console practice server for a console `--practice-mode`, else the RCON
 /// one, in the foreground until `stop` or Ctrl-C.

@@ -730,7 +730,8 @@ pub struct Args {
     /// Run the practice management server (the documented methods and notifications on
     /// in-memory state) in the foreground on ADDR (default 127.0.0.1:25585; port 0 picks a free
     /// one) and print its URL; the secret is --practice-password. ws:// unless
-    /// --practice-cert and --practice-key give a PEM certificate and key for wss://.
+    /// --practice-cert and --practice-key give a PEM certificate and key for wss://. Lines
+    /// `join NAME` and `leave NAME` on its stdin make a player join or leave.
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:25585", conflicts_with = "practice_server", long_help, help = "Serve the practice management server", help_heading = "Practice")]
     pub practice_mgmt: Option<String>,
 

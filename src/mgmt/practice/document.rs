@@ -59,6 +59,32 @@ fn notifications() -> Vec<Notification> {
             player(),
         ),
         (
+            "operators/added",
+            "Player was oped",
+            Some(("player", r("operator"))),
+        ),
+        (
+            "operators/removed",
+            "Player was deoped",
+            Some(("player", r("operator"))),
+        ),
+        (
+            "bans/added",
+            "Player was added to ban list",
+            Some(("player", r("user_ban"))),
+        ),
+        ("bans/removed", "Player was removed from ban list", player()),
+        (
+            "ip_bans/added",
+            "Ip was added to ip ban list",
+            Some(("player", r("ip_ban"))),
+        ),
+        (
+            "ip_bans/removed",
+            "Ip was removed from ip ban list",
+            Some(("player", t("string"))),
+        ),
+        (
             "gamerules/updated",
             "Gamerule was changed",
             Some(("gamerule", r("typed_game_rule"))),

@@ -2,7 +2,8 @@
 //! ([`MgmtVersion`]; docs/protocol.md section 9): the documented methods (allowlist, bans,
 //! ip_bans, operators, players, server status/save/stop/system_message, server settings, game
 //! rules) on in-memory state, `rpc.discover`, and the notifications (players joined/left,
-//! server started/stopping/saving/saved, allowlist added/removed, game rule updated), over
+//! server started/stopping/saving/saved, allowlist, operators, bans and ip_bans added/removed,
+//! game rule updated), over
 //! `wss://` (a certificate and key the caller provides, e.g. generated in a test) or `ws://`.
 //! It logs clients in as vanilla does: the secret as `Authorization: Bearer` (the Origin is
 //! not looked at), and from 1.21.11 on also the browser's way, the subprotocol

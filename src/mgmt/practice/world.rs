@@ -155,9 +155,10 @@ pub(super) fn call(hub: &Hub, m: &str, param: Option<Value>) -> Result<Value, St
     let version = hub.config.version;
     let mut notes: Vec<(&str, Option<Value>)> = Vec::new();
     let mut stopping = false;
-    let result = {
+    let (result, changes) = {
         let mut st = hub.state.lock().expect("state");
         let st = &mut *st;
+        let before = list_of_method(st, m);
         let (list, kind) = match m.split('/').next().unwrap_or("") {
             "allowlist" => (Some(&mut st.allowlist), "player"),
             "bans" => (Some(&mut st.bans), "ban"),
@@ -199,7 +200,7 @@ pub(super) fn call(hub: &Hub, m: &str, param: Option<Value>) -> Result<Value, St
                     .unwrap_or(Value::Null),
             }
         };
-        match (list, m.split_once('/').map(|(_, op)| op)) {
+        let result = match (list, m.split_once('/').map(|(_, op)| op)) {
             (Some(list), None) => Ok(json!(list)),
             (Some(list), Some("set")) => {
                 let items = list_of(&param)?
@@ -213,9 +214,6 @@ pub(super) fn call(hub: &Hub, m: &str, param: Option<Value>) -> Result<Value, St
                 for item in list_of(&param)? {
                     let item = normalize(&item)?;
                     if !list.iter().any(|x| key(x) == key(&item)) {
-                        if kind == "player" {
-                            notes.push(("allowlist/added", Some(item.clone())));
-                        }
                         list.push(item);
                     }
                 }
@@ -227,11 +225,7 @@ pub(super) fn call(hub: &Hub, m: &str, param: Option<Value>) -> Result<Value, St
                         (Value::String(ip), "ip") => json!(ip),
                         _ => key(&item),
                     };
-                    let before = list.len();
                     list.retain(|x| key(x) != k);
-                    if kind == "player" && list.len() != before {
-                        notes.push(("allowlist/removed", Some(full_player(&item)?)));
-                    }
                 }
                 Ok(json!(list))
             }
@@ -325,15 +319,66 @@ pub(super) fn call(hub: &Hub, m: &str, param: Option<Value>) -> Result<Value, St
                 }
                 _ => Err("not implemented by the practice server".into()),
             },
-        }
+        };
+        let changes = match (before, list_of_method(st, m)) {
+            (Some((name, before)), Some((_, after))) => list_changes(name, &before, &after),
+            _ => Vec::new(),
+        };
+        (result, changes)
     };
     for (method, params) in notes {
         hub.broadcast(method, params);
+    }
+    for (method, entry) in changes {
+        hub.broadcast(&method, Some(entry));
     }
     if stopping {
         hub.stop.store(true, Ordering::SeqCst);
     }
     result
+}
+
+/// The list a method reads or changes (`allowlist`, `bans`, `ip_bans`, `operators`), with its
+/// name, as it is now.
+fn list_of_method(st: &World, m: &str) -> Option<(&'static str, Vec<Value>)> {
+    let (name, list) = match m.split('/').next().unwrap_or("") {
+        "allowlist" => ("allowlist", &st.allowlist),
+        "bans" => ("bans", &st.bans),
+        "ip_bans" => ("ip_bans", &st.ip_bans),
+        "operators" => ("operators", &st.operators),
+        _ => return None,
+    };
+    Some((name, list.clone()))
+}
+
+/// The notifications vanilla sends when list `name` went from `before` to `after`
+/// (`rpc.discover` lists them): `NAME/removed` for each entry gone, then `NAME/added` for
+/// each new one; an entry is its player's name, or its IP. A removal carries the player
+/// (`allowlist`, `bans`), the operator entry (`operators`) or the IP (`ip_bans`); an addition
+/// carries the entry as the list stores it.
+fn list_changes(name: &str, before: &[Value], after: &[Value]) -> Vec<(String, Value)> {
+    let key = |v: &Value| match v.get("ip") {
+        Some(ip) => ip.clone(),
+        None => json!(name_of(v).map(|n| n.to_lowercase())),
+    };
+    let missing = |from: &[Value], other: &[Value]| -> Vec<Value> {
+        from.iter()
+            .filter(|e| !other.iter().any(|o| key(o) == key(e)))
+            .cloned()
+            .collect()
+    };
+    let removed = missing(before, after).into_iter().map(|e| {
+        let payload = match name {
+            "bans" => e["player"].clone(),
+            "ip_bans" => e["ip"].clone(),
+            _ => e,
+        };
+        (format!("{name}/removed"), payload)
+    });
+    let added = missing(after, before)
+        .into_iter()
+        .map(|e| (format!("{name}/added"), e));
+    removed.chain(added).collect()
 }
 
 /// Sets a game rule from an update's `key` and `value`, read as the version reads them.
