@@ -35,6 +35,7 @@ mod mgmt_fanout;
 mod oneshot;
 mod output;
 mod platform;
+mod practice;
 #[cfg(unix)]
 mod prompt;
 mod query;

@@ -9,9 +9,9 @@ use std::process::{Child, Command, Stdio};
 use crate::common::{home, rcon_in, run, stderr, stdout};
 
 /// A running peer server; killed when dropped.
-struct Peer {
+pub(crate) struct Peer {
     child: Child,
-    port: u16,
+    pub(crate) port: u16,
 }
 
 impl Drop for Peer {
@@ -27,7 +27,7 @@ fn peers_dir() -> PathBuf {
 
 /// Starts the node-minecraft-protocol peer in `mode`, or returns `None` (with a loud message) when
 /// it is not installed (visibly); with RCONSOLE_STRICT=1 a missing peer fails the test.
-fn slp_peer(mode: &str, motd: Option<&str>) -> Option<Peer> {
+pub(crate) fn slp_peer(mode: &str, motd: Option<&str>) -> Option<Peer> {
     let installed = peers_dir()
         .join("node_modules/minecraft-protocol/package.json")
         .exists();
