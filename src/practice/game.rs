@@ -157,6 +157,12 @@ impl<'a> Line<'a> {
         vec![parse_error(INCORRECT, self.input, at)]
     }
 
+    /// A value word `i` refused with brigadier's message, the cursor `at` bytes into the word.
+    fn refused(&self, i: usize, (message, at): Refusal) -> Vec<String> {
+        let start = self.words.get(i).map_or(self.input.len(), |(s, _)| *s);
+        vec![parse_error(&message, self.input, start + at)]
+    }
+
     /// Word `i`, or the command's answer when it is missing; more words after it are
     /// refused unless `more` allows them.
     fn last(&self, i: usize) -> Result<&'a str, Vec<String>> {
@@ -203,9 +209,9 @@ impl Game {
             "weather" => weather(&line),
             "gamerule" => self.gamerule(&line),
             "difficulty" => self.difficulty(&line),
-            "setidletimeout" => match line.last(1).map(str::parse::<u32>) {
+            "setidletimeout" => match line.last(1).map(|w| int_value(w, 0)) {
                 Ok(Ok(n)) => one(format!("The player idle timeout is now {n} minute(s)")),
-                Ok(Err(_)) => line.incorrect(1),
+                Ok(Err(refusal)) => line.refused(1, refusal),
                 Err(answer) => answer,
             },
             "tp" | "teleport" => self.teleport(&line),
@@ -458,21 +464,23 @@ impl Game {
             ("query", "day") => one(format!("The time is {}", self.day_time / 24000)),
             ("set", word) => {
                 let named = match word {
-                    "day" => Some(1000),
-                    "noon" => Some(6000),
-                    "night" => Some(13000),
-                    "midnight" => Some(18000),
-                    _ => ticks(word),
+                    "day" => Ok(1000),
+                    "noon" => Ok(6000),
+                    "night" => Ok(13000),
+                    "midnight" => Ok(18000),
+                    _ => ticks(word, 0),
                 };
-                let Some(t) = named else {
-                    return line.incorrect(2);
+                let t = match named {
+                    Ok(t) => t,
+                    Err(refusal) => return line.refused(2, refusal),
                 };
                 self.day_time = t;
                 one(format!("Set the time to {t}"))
             }
             ("add", word) => {
-                let Some(t) = ticks(word) else {
-                    return line.incorrect(2);
+                let t = match ticks(word, 0) {
+                    Ok(t) => t,
+                    Err(refusal) => return line.refused(2, refusal),
                 };
                 self.day_time += t;
                 one(format!("Set the time to {}", self.day_time % 24000))
@@ -491,19 +499,17 @@ impl Game {
         let Some(value) = line.word(2) else {
             return one(format!("Gamerule {name} is currently set to: {}", rule.1));
         };
-        let boolean = matches!(rule.1.as_str(), "true" | "false");
-        let valid = if boolean {
-            matches!(value, "true" | "false")
+        let read = if matches!(rule.1.as_str(), "true" | "false") {
+            bool_value(value).map(|b| b.to_string())
         } else {
-            value.parse::<i32>().is_ok()
+            int_value(value, i32::MIN).map(|n| n.to_string())
         };
-        if !valid {
-            return line.incorrect(2);
-        }
-        if line.words.len() > 3 {
-            return line.incorrect(3);
-        }
-        rule.1 = value.to_string();
+        let value = match read {
+            Ok(_) if line.words.len() > 3 => return line.incorrect(3),
+            Ok(value) => value,
+            Err(refusal) => return line.refused(2, refusal),
+        };
+        rule.1 = value.clone();
         one(format!("Gamerule {name} is now set to: {value}"))
     }
 
@@ -591,24 +597,102 @@ fn weather(line: &Line) -> Vec<String> {
         Some("thunder") => "rain & thunder",
         Some(_) => return line.incorrect(1),
     };
-    match line.word(2) {
-        Some(_) if line.words.len() > 3 => line.incorrect(3),
-        Some(d) if ticks(d).is_none() => line.incorrect(2),
+    match line.word(2).map(|d| ticks(d, 1)) {
+        Some(Err(refusal)) => line.refused(2, refusal),
+        Some(Ok(_)) if line.words.len() > 3 => line.incorrect(3),
         _ => one(format!("Set the weather to {kind}")),
     }
 }
 
-/// A time argument in ticks: a number with an optional unit, `t` (ticks), `s` (20 ticks) or
-/// `d` (24000 ticks); never negative.
-fn ticks(word: &str) -> Option<i64> {
-    let (number, scale) = match word.char_indices().last()? {
-        (i, 't') => (&word[..i], 1.0),
-        (i, 's') => (&word[..i], 20.0),
-        (i, 'd') => (&word[..i], 24000.0),
-        _ => (word, 1.0),
+/// Why brigadier refused a value, and how many bytes into the word its cursor stopped.
+type Refusal = (String, usize);
+
+/// Brigadier's message when a value is followed by more than a space.
+const TRAILING: &str = "Expected whitespace to end one argument, but found trailing data";
+
+/// The start of `word` that brigadier reads as a number (`0-9`, `.`, `-`).
+fn number_prefix(word: &str) -> &str {
+    let end = word
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-'))
+        .unwrap_or(word.len());
+    &word[..end]
+}
+
+/// The start of `word` that brigadier reads as an unquoted string.
+fn unquoted_prefix(word: &str) -> &str {
+    let end = word
+        .find(|c: char| !(c.is_ascii_alphanumeric() || "_-.+".contains(c)))
+        .unwrap_or(word.len());
+    &word[..end]
+}
+
+/// An integer argument of at least `min`, read as brigadier reads it.
+fn int_value(word: &str, min: i32) -> Result<i32, Refusal> {
+    let number = number_prefix(word);
+    if number.is_empty() {
+        return Err(("Expected integer".into(), 0));
+    }
+    let n = number
+        .parse::<i32>()
+        .map_err(|_| (format!("Invalid integer '{number}'"), 0))?;
+    if n < min {
+        return Err((format!("Integer must not be less than {min}, found {n}"), 0));
+    }
+    if number.len() < word.len() {
+        return Err((TRAILING.into(), number.len()));
+    }
+    Ok(n)
+}
+
+/// A boolean argument, read as brigadier reads it.
+fn bool_value(word: &str) -> Result<bool, Refusal> {
+    let value = unquoted_prefix(word);
+    let b = match value {
+        "" => return Err(("Expected boolean".into(), 0)),
+        "true" => true,
+        "false" => false,
+        _ => {
+            return Err((
+                format!("Invalid boolean, expected 'true' or 'false' but found '{value}'"),
+                0,
+            ));
+        }
     };
-    let value = number.parse::<f64>().ok()? * scale;
-    (value >= 0.0 && value.is_finite()).then_some(value.round() as i64)
+    if value.len() < word.len() {
+        return Err((TRAILING.into(), value.len()));
+    }
+    Ok(b)
+}
+
+/// A time argument of at least `min` ticks, read as vanilla's `TimeArgument` reads it: a
+/// number, then a unit, none or `t` (ticks), `s` (20 ticks) or `d` (24000 ticks).
+fn ticks(word: &str, min: i64) -> Result<i64, Refusal> {
+    let number = number_prefix(word);
+    if number.is_empty() {
+        return Err(("Expected float".into(), 0));
+    }
+    let value = number
+        .parse::<f32>()
+        .map_err(|_| (format!("Invalid float '{number}'"), 0))?;
+    let unit = unquoted_prefix(&word[number.len()..]);
+    let end = number.len() + unit.len();
+    let scale = match unit {
+        "" | "t" => 1.0,
+        "s" => 20.0,
+        "d" => 24000.0,
+        _ => return Err(("Invalid unit".into(), end)),
+    };
+    let t = (value * scale).round() as i64;
+    if t < min {
+        return Err((
+            format!("Tick count must not be less than {min}, found {t}"),
+            end,
+        ));
+    }
+    if end < word.len() {
+        return Err((TRAILING.into(), end));
+    }
+    Ok(t)
 }
 
 /// An absolute coordinate; a whole number of `x` or `z` is the centre of its block.
@@ -720,9 +804,35 @@ mod tests {
             ("time add 1d", "Set the time to 1000"),
             ("time query daytime", "The time is 1000"),
             ("time query day", "The time is 1"),
+            ("weather thunder 5m", "Invalid unit...thunder 5m<--[HERE]"),
             (
-                "weather thunder 5m",
-                "Incorrect argument for command...r thunder 5m<--[HERE]",
+                "weather thunder 0",
+                "Tick count must not be less than 1, found 0... thunder 0<--[HERE]",
+            ),
+            ("time set 1.5s", "Set the time to 30"),
+            (
+                "time set -1",
+                "Tick count must not be less than 0, found -1...ime set -1<--[HERE]",
+            ),
+            (
+                "gamerule keepInventory maybe",
+                "Invalid boolean, expected 'true' or 'false' but found 'maybe'...Inventory maybe<--[HERE]",
+            ),
+            (
+                "gamerule randomTickSpeed 3x",
+                "Expected whitespace to end one argument, but found trailing data...ickSpeed 3x<--[HERE]",
+            ),
+            (
+                "gamerule randomTickSpeed x",
+                "Expected integer...TickSpeed x<--[HERE]",
+            ),
+            (
+                "setidletimeout -5",
+                "Integer must not be less than 0, found -5...letimeout -5<--[HERE]",
+            ),
+            (
+                "whitelist frobnicate",
+                "Incorrect argument for commandwhitelist frobnicate<--[HERE]",
             ),
             ("weather thunder", "Set the weather to rain & thunder"),
             (
