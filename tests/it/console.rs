@@ -77,7 +77,7 @@ fn tab_completes_command_names() {
     term.send("keepInventory");
     term.wait_for_line(&p, "gamerule keepInventory");
     term.send("\r");
-    term.wait_for("Unknown or incomplete command");
+    term.wait_for("Gamerule keepInventory is currently set to: false");
     term.wait_for_line(&p, "");
     term.send(":rec\t");
     term.wait_for_line(&p, ":reconnect");
