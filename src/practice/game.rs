@@ -158,7 +158,7 @@ impl<'a> Line<'a> {
     }
 
     /// A value word `i` refused with brigadier's message, the cursor `at` bytes into the word.
-    fn refused(&self, i: usize, (message, at): Refusal) -> Vec<String> {
+    fn refused(&self, i: usize, (message, at): ReadError) -> Vec<String> {
         let start = self.words.get(i).map_or(self.input.len(), |(s, _)| *s);
         vec![parse_error(&message, self.input, start + at)]
     }
@@ -605,7 +605,7 @@ fn weather(line: &Line) -> Vec<String> {
 }
 
 /// Why brigadier refused a value, and how many bytes into the word its cursor stopped.
-type Refusal = (String, usize);
+type ReadError = (String, usize);
 
 /// Brigadier's message when a value is followed by more than a space.
 const TRAILING: &str = "Expected whitespace to end one argument, but found trailing data";
@@ -627,7 +627,7 @@ fn unquoted_prefix(word: &str) -> &str {
 }
 
 /// An integer argument of at least `min`, read as brigadier reads it.
-fn int_value(word: &str, min: i32) -> Result<i32, Refusal> {
+fn int_value(word: &str, min: i32) -> Result<i32, ReadError> {
     let number = number_prefix(word);
     if number.is_empty() {
         return Err(("Expected integer".into(), 0));
@@ -645,7 +645,7 @@ fn int_value(word: &str, min: i32) -> Result<i32, Refusal> {
 }
 
 /// A boolean argument, read as brigadier reads it.
-fn bool_value(word: &str) -> Result<bool, Refusal> {
+fn bool_value(word: &str) -> Result<bool, ReadError> {
     let value = unquoted_prefix(word);
     let b = match value {
         "" => return Err(("Expected boolean".into(), 0)),
@@ -666,7 +666,7 @@ fn bool_value(word: &str) -> Result<bool, Refusal> {
 
 /// A time argument of at least `min` ticks, read as vanilla's `TimeArgument` reads it: a
 /// number, then a unit, none or `t` (ticks), `s` (20 ticks) or `d` (24000 ticks).
-fn ticks(word: &str, min: i64) -> Result<i64, Refusal> {
+fn ticks(word: &str, min: i64) -> Result<i64, ReadError> {
     let number = number_prefix(word);
     if number.is_empty() {
         return Err(("Expected float".into(), 0));
