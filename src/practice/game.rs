@@ -192,6 +192,7 @@ impl Game {
                     "Saving the game (this may take a moment!)".to_string(),
                     "Saved the game".to_string(),
                 ],
+                Some("flush") => line.incorrect(2),
                 _ => line.incorrect(1),
             },
             "save-on" | "save-off" => self.autosave(&line),
@@ -400,9 +401,9 @@ impl Game {
     fn banlist(&self, line: &Line) -> Vec<String> {
         let entries: Vec<&(String, String)> = match line.word(1) {
             None => self.bans.iter().chain(&self.ip_bans).collect(),
-            Some("players") if line.words.len() == 2 => self.bans.iter().collect(),
-            Some("ips") if line.words.len() == 2 => self.ip_bans.iter().collect(),
-            Some(_) if line.words.len() > 2 => return line.incorrect(2),
+            Some("players" | "ips") if line.words.len() > 2 => return line.incorrect(2),
+            Some("players") => self.bans.iter().collect(),
+            Some("ips") => self.ip_bans.iter().collect(),
             Some(_) => return line.incorrect(1),
         };
         if entries.is_empty() {
@@ -833,6 +834,14 @@ mod tests {
             (
                 "whitelist frobnicate",
                 "Incorrect argument for commandwhitelist frobnicate<--[HERE]",
+            ),
+            (
+                "banlist all of them",
+                "Incorrect argument for commandbanlist all of them<--[HERE]",
+            ),
+            (
+                "save-all flush now",
+                "Incorrect argument for command...all flush now<--[HERE]",
             ),
             ("weather thunder", "Set the weather to rain & thunder"),
             (
