@@ -187,6 +187,7 @@ impl Game {
     pub(super) fn answer(&mut self, input: &str) -> Option<Vec<String>> {
         let line = Line::new(input);
         let out = match line.word(0)? {
+            "list" => self.list(&line),
             "save-all" => match line.word(1) {
                 None | Some("flush") if line.words.len() <= 2 => vec![
                     "Saving the game (this may take a moment!)".to_string(),
@@ -248,6 +249,25 @@ impl Game {
         } else {
             Ok(found)
         }
+    }
+
+    /// `list`, and `list uuids` with each player's offline-mode UUID.
+    fn list(&self, line: &Line) -> Vec<String> {
+        let names: Vec<String> = match line.word(1) {
+            None => self.online.clone(),
+            Some("uuids") if line.words.len() > 2 => return line.incorrect(2),
+            Some("uuids") => self
+                .online
+                .iter()
+                .map(|p| format!("{p} ({})", offline_uuid(p)))
+                .collect(),
+            Some(_) => return line.incorrect(1),
+        };
+        one(format!(
+            "There are {} of a max of 20 players online: {}",
+            names.len(),
+            names.join(", ")
+        ))
     }
 
     fn autosave(&mut self, line: &Line) -> Vec<String> {
@@ -696,6 +716,66 @@ fn ticks(word: &str, min: i64) -> Result<i64, ReadError> {
     Ok(t)
 }
 
+/// The UUID an offline-mode server gives `name`: Java's `UUID.nameUUIDFromBytes` of
+/// `OfflinePlayer:NAME`, an MD5-based (version 3) UUID.
+fn offline_uuid(name: &str) -> String {
+    let mut b = md5(format!("OfflinePlayer:{name}").as_bytes());
+    b[6] = (b[6] & 0x0f) | 0x30;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..]
+    )
+}
+
+/// MD5 (RFC 1321), for [`offline_uuid`] only.
+fn md5(data: &[u8]) -> [u8; 16] {
+    const SHIFTS: [[u32; 4]; 4] = [
+        [7, 12, 17, 22],
+        [5, 9, 14, 20],
+        [4, 11, 16, 23],
+        [6, 10, 15, 21],
+    ];
+    // floor(|sin(i + 1)| * 2^32), exact in f64.
+    let k = |i: usize| ((i as f64 + 1.0).sin().abs() * 4_294_967_296.0) as u32;
+    let mut message = data.to_vec();
+    message.push(0x80);
+    while message.len() % 64 != 56 {
+        message.push(0);
+    }
+    message.extend((data.len() as u64).wrapping_mul(8).to_le_bytes());
+    let mut h: [u32; 4] = [0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476];
+    for block in message.chunks(64) {
+        let word =
+            |g: usize| u32::from_le_bytes(block[g * 4..g * 4 + 4].try_into().expect("4 bytes"));
+        let [mut a, mut b, mut c, mut d] = h;
+        for i in 0..64 {
+            let (f, g) = match i / 16 {
+                0 => ((b & c) | (!b & d), i),
+                1 => ((d & b) | (!d & c), (5 * i + 1) % 16),
+                2 => (b ^ c ^ d, (3 * i + 5) % 16),
+                _ => (c ^ (b | !d), (7 * i) % 16),
+            };
+            let f = f.wrapping_add(a).wrapping_add(k(i)).wrapping_add(word(g));
+            (a, d, c) = (d, c, b);
+            b = b.wrapping_add(f.rotate_left(SHIFTS[i / 16][i % 4]));
+        }
+        for (x, y) in h.iter_mut().zip([a, b, c, d]) {
+            *x = x.wrapping_add(y);
+        }
+    }
+    let mut out = [0u8; 16];
+    for (i, w) in h.iter().enumerate() {
+        out[i * 4..i * 4 + 4].copy_from_slice(&w.to_le_bytes());
+    }
+    out
+}
+
 /// An absolute coordinate; a whole number of `x` or `z` is the centre of its block.
 fn coordinate(word: &str, centred: bool) -> Option<f64> {
     let value = word.parse::<f64>().ok().filter(|v| v.is_finite())?;
@@ -733,6 +813,24 @@ mod tests {
         assert_eq!(
             parse_error(INCORRECT, "gamerule keepInventory maybe", 23),
             "Incorrect argument for command...Inventory maybe<--[HERE]"
+        );
+    }
+
+    #[test]
+    fn offline_uuids_are_version_3_uuids_of_md5() {
+        let hex = |b: [u8; 16]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+        assert_eq!(hex(md5(b"")), "d41d8cd98f00b204e9800998ecf8427e");
+        assert_eq!(hex(md5(b"abc")), "900150983cd24fb0d6963f7d28e17f72");
+        assert_eq!(
+            hex(md5(b"The quick brown fox jumps over the lazy dog")),
+            "9e107d9d372bb6826bd81d3542a419d6"
+        );
+        // Two blocks: the length goes in a block of its own.
+        assert_eq!(hex(md5(&[b'a'; 60])), "cc7ed669cf88f201c3297c6a91e1d18d");
+        // As Python's hashlib and uuid make it from the same bytes.
+        assert_eq!(
+            offline_uuid("Steve"),
+            "5627dd98-e6be-3c21-b8a8-e92344183641"
         );
     }
 
@@ -871,6 +969,10 @@ mod tests {
                 "An entity is required to run this command here",
             ),
             ("say hi", ""),
+            (
+                "list uuids now",
+                "Incorrect argument for command...ist uuids now<--[HERE]",
+            ),
             (
                 "whitelist",
                 "Unknown or incomplete command, see below for errorwhitelist<--[HERE]",

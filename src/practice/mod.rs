@@ -906,17 +906,6 @@ fn respond(command: &str, shared: &ServerState) -> (String, After) {
             (format!("Slept {ms} ms"), After::Nothing)
         }
         "help" if rest.is_empty() => (HELP.concat(), After::Nothing),
-        "list" => {
-            let players = &shared.game.lock().expect("game lock").online;
-            (
-                format!(
-                    "There are {} of a max of 20 players online: {}",
-                    players.len(),
-                    players.join(", ")
-                ),
-                After::Nothing,
-            )
-        }
         "seed" => ("Seed: [-4172144997902289642]".into(), After::Nothing),
         "stop" => ("Stopping the server".into(), After::StopServer),
         _ => match shared.game.lock().expect("game lock").answer(command) {

@@ -55,6 +55,10 @@ fn server_commands_answer_as_vanilla_1_21_does() {
         ("msg Alex hello", "You whisper to Alex: hello"),
         ("kick Alex too loud", "Kicked Alex: too loud"),
         ("list", "There are 1 of a max of 20 players online: Steve"),
+        (
+            "list uuids",
+            "There are 1 of a max of 20 players online: Steve (5627dd98-e6be-3c21-b8a8-e92344183641)",
+        ),
         ("ban Griefer", "Banned Griefer: Banned by an operator."),
         (
             "banlist players",
