@@ -118,11 +118,35 @@ fn install_links_makes_both_names_and_never_replaces_another_program() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("exists and is not this rcon"));
     assert_eq!(std::fs::read(&foreign).unwrap(), b"a different program");
-    // Not a directory: a usage error.
-    let out = run(rcon_in(home.path())
-        .arg("--install-links")
-        .arg(home.path().join("missing")));
+    // A file where the directory should be: a usage error.
+    let file = home.path().join("a-file");
+    std::fs::write(&file, b"not a directory").unwrap();
+    let out = run(rcon_in(home.path()).arg("--install-links").arg(&file));
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("is not a directory"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// The README's `rcon --install-links ~/.local/bin` on a fresh account, where that directory
+/// does not exist yet: it is created, said so, and both names are in it.
+#[test]
+fn install_links_creates_a_missing_directory() {
+    let home = home();
+    let dir = home.path().join(".local").join("bin");
+    let out = run(rcon_in(home.path()).arg("--install-links").arg(&dir));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).starts_with(&format!("created {}\n", dir.display())),
+        "{}",
+        stdout(&out)
+    );
+    for name in ["mcrcon", "rcon-cli"] {
+        let link = dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+        assert!(link.exists(), "{} missing", link.display());
+    }
 }
 
 #[test]

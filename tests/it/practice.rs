@@ -311,9 +311,7 @@ mod tour {
             std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
             std::fs::write(home.join("build.mcfunction"), "say building\nlist\n").unwrap();
             std::fs::write(home.join("stdin.txt"), "list\n").unwrap();
-            // A home that has ~/.local/bin, as most do (`--install-links` refuses a directory
-            // that does not exist).
-            std::fs::create_dir_all(home.join(".local/bin")).unwrap();
+            // No ~/.local/bin: a fresh account, where `--install-links` creates it.
             let bin = home.join("bin");
             std::fs::create_dir_all(&bin).unwrap();
             std::os::unix::fs::symlink(common::rcon_bin(), bin.join("rcon")).unwrap();

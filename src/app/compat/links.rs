@@ -13,8 +13,15 @@ use super::Personality;
 use crate::app::exit::{Exit, fail};
 use crate::app::print::stderr;
 
-/// Creates the links and prints one line for each.
+/// Creates the links and prints one line for each. A directory that does not exist yet is
+/// created first (`~/.local/bin` on a fresh account, the README's line), and said so; a path
+/// that exists and is not a directory is a usage error.
 pub fn install(dir: &Path) -> anyhow::Result<Exit> {
+    if std::fs::symlink_metadata(dir).is_err() {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("--install-links: cannot create {}", dir.display()))?;
+        crate::app::print::output::print_text(&format!("created {}\n", dir.display()))?;
+    }
     if !dir.is_dir() {
         return Err(fail(
             Exit::Usage,

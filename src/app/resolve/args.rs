@@ -415,7 +415,8 @@ pub struct Args {
 
     /// Create `mcrcon` and `rcon-cli` in DIR, which run rcon with those programs' command
     /// lines (symbolic links; on Windows hard links named mcrcon.exe and rcon-cli.exe, or copies
-    /// across volumes), and exit. An existing file of that name is never replaced.
+    /// across volumes), and exit. DIR is created when it does not exist. An existing file of
+    /// that name is never replaced.
     #[arg(long, value_name = "DIR", value_parser = path, long_help, help = "Create mcrcon and rcon-cli in DIR, running rcon", help_heading = "Commands")]
     pub install_links: Option<PathBuf>,
 
