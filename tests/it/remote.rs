@@ -8,6 +8,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use crate::common::link::DelayLink;
 use crate::common::sshd::Sshd;
 use crate::common::*;
 use rconsole::practice::{PracticeConfig, PracticeMode, sample_text};
@@ -425,15 +426,28 @@ fn the_password_is_never_on_the_remote_command_line_environment_or_journal() {
             );
         }
     }
-    let journals: Vec<_> = std::fs::read_dir(data.path().join("journal"))
+    // The record and the answers it keeps until the client has printed them.
+    let mut journals: Vec<_> = std::fs::read_dir(data.path().join("journal"))
         .unwrap()
         .flatten()
+        .map(|e| e.path())
         .collect();
-    assert_eq!(journals.len(), 1, "one journal while the file runs");
-    let journal = std::fs::read_to_string(journals[0].path()).unwrap();
+    journals.sort();
+    assert_eq!(
+        journals.len(),
+        2,
+        "one journal while the file runs: {journals:?}"
+    );
+    assert_eq!(journals[0].extension().unwrap(), "answers");
+    let journal = std::fs::read_to_string(&journals[1]).unwrap();
     assert!(
         journal.contains("\"answered\"") && !journal.contains(PASSWORD),
         "{journal}"
+    );
+    assert!(
+        !std::fs::read_to_string(&journals[0])
+            .unwrap()
+            .contains(PASSWORD)
     );
     let out = wait_with_timeout(child, LIMIT);
     assert!(out.status.success(), "{}", stderr(&out));
@@ -447,21 +461,85 @@ fn the_password_is_never_on_the_remote_command_line_environment_or_journal() {
     );
 }
 
+/// `rcon --ssh ... --remote` through `link` (a [`DelayLink`] in front of `sshd`).
+fn rcon_via(link: &DelayLink, sshd: &Sshd, home: &Path, rcon_port: u16) -> Command {
+    let mut cmd = rcon_in(home);
+    let dest = format!("{}@127.0.0.1:{}", sshd.user, link.port);
+    cmd.env("RCON_PASSWORD", PASSWORD).args([
+        "--ssh",
+        &dest,
+        "-H",
+        "127.0.0.1",
+        "-P",
+        &rcon_port.to_string(),
+    ]);
+    // The host key is the one known for sshd's own port.
+    let alias = format!("HostKeyAlias=[127.0.0.1]:{}", sshd.port);
+    for option in sshd
+        .options("user_key", "known_hosts")
+        .iter()
+        .chain([&alias])
+    {
+        cmd.args(["--ssh-option", option]);
+    }
+    cmd.arg("--remote").arg("--remote-rcon").arg(rcon_bin());
+    cmd
+}
+
+/// A 50 ms round trip (25 ms each way), as in issue 39.
+const ONE_WAY: Duration = Duration::from_millis(25);
+
+/// The number after `key` in `text` (`F:12-40` gives 12 and 40 for `F:`).
+fn range_after(text: &str, key: &str) -> (usize, usize) {
+    let at = text
+        .find(key)
+        .unwrap_or_else(|| panic!("no {key:?} in {text}"))
+        + key.len();
+    let digits: String = text[at..]
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '-')
+        .collect();
+    let (a, b) = digits.split_once('-').unwrap_or((&digits, &digits));
+    (a.parse().unwrap(), b.parse().unwrap())
+}
+
+/// What each line printed, in order: `echo line N` answers `line N` (text), and a `--json`
+/// record names its command.
+fn printed(out: &str, json: bool) -> Vec<String> {
+    if !json {
+        return out.lines().map(|l| format!("echo {l}")).collect();
+    }
+    out.lines()
+        .map(|l| {
+            let record: serde_json::Value = serde_json::from_str(l).expect("a JSON record");
+            record["command"].as_str().expect("command").to_string()
+        })
+        .collect()
+}
+
+/// A 400-line file through `--remote` over a 50 ms link, dropped a quarter of the way (ssh
+/// killed, or the link gone silent and then ssh killed): the message's ranges hold against
+/// the server's log, and `--resume` alone prints each answer the first run did not, once,
+/// and runs each line once.
 #[cfg(target_os = "linux")]
-#[test]
-fn ssh_killed_mid_file_names_the_lines_and_resume_runs_each_line_once() {
+fn drop_mid_file_then_resume(silent: bool, json: bool) {
     let data = tempfile::tempdir().unwrap();
     let Some(sshd) = remote_sshd(data.path()) else {
         return;
     };
+    let link = DelayLink::start(sshd.port, ONE_WAY);
     let server = strict_vanilla();
     let home = home();
     let file = home.path().join("build.mcfunction");
     std::fs::write(&file, numbered(400)).unwrap();
     let path = file.to_str().unwrap();
-    let child =
-        spawn(rcon_remote(&sshd, home.path(), server.port()).args(["--delay", "5ms", "-f", path]));
+    let format: &[&str] = if json { &["--json"] } else { &[] };
+    let mut first = rcon_via(&link, &sshd, home.path(), server.port());
+    let child = spawn(first.args(format).args(["--delay", "5ms", "-f", path]));
     wait_for_commands(&server, 100);
+    if silent {
+        link.stop();
+    }
     let ssh = children(child.id(), "ssh");
     assert_eq!(ssh.len(), 1, "rcon runs one ssh");
     // SAFETY: kill(2) on the ssh this test's rcon started.
@@ -470,29 +548,150 @@ fn ssh_killed_mid_file_names_the_lines_and_resume_runs_each_line_once() {
     assert_eq!(out.status.code(), Some(9), "{}", stderr(&out));
     let err = stderr(&out);
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.contains(&format!("ran: {path}:1-")), "{err}");
-    assert!(err.contains("in doubt"), "{err}");
-    assert!(
-        err.contains(&format!("not sent: every line after {path}:")),
-        "{err}"
+    let shown = printed(&stdout(&out), json);
+    let (one, answered) = range_after(&err, &format!("ran (answered): {path}:"));
+    assert_eq!((one, answered), (1, shown.len()), "{err}");
+    let (after, window_end) = range_after(
+        &err,
+        &format!("may have run, or be running still): {path}:"),
     );
-    assert!(err.contains("--resume"), "{err}");
-    let ran_before = server.commands().len();
-    assert!(ran_before < 400, "stopped half way");
+    assert_eq!(after, answered + 1, "{err}");
+    let (not_sent, last) = range_after(&err, &format!("not sent: {path}:"));
+    assert_eq!((not_sent, last), (window_end + 1, 400), "{err}");
+    assert!(err.contains("`--resume` asks the remote journal"), "{err}");
+    assert!(!err.contains("at most the first ran"), "{err}");
 
-    let out = run(rcon_remote(&sshd, home.path(), server.port()).args(["--resume", "-f", path]));
+    // The silenced connection stays silent; the resume's new one goes through.
+    let mut again = rcon_via(&link, &sshd, home.path(), server.port());
+    let out = run(again.args(format).args(["--resume", "-f", path]));
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stderr(&out).contains("resuming"), "{}", stderr(&out));
+    let err = stderr(&out);
+    // What the first run ran, by the remote journal, is inside what its message said.
+    let (ran, _) = range_after(&err, &format!("resuming {path} after line "));
+    assert!(
+        answered <= ran && ran <= window_end,
+        "{answered} <= {ran} <= {window_end}: {err}"
+    );
+    let mut all = shown;
+    all.extend(printed(&stdout(&out), json));
+    assert_eq!(all, numbered_commands(400), "every answer once, in order");
     assert_eq!(
         server.commands(),
         numbered_commands(400),
-        "every line ran exactly once, in order"
+        "every line ran once"
     );
-    // Finished: nothing is left to resume.
-    let out = run(rcon_remote(&sshd, home.path(), server.port()).args(["--resume", "-f", path]));
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("no journal"), "{}", stderr(&out));
-    assert_eq!(server.commands().len(), 400);
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn ssh_killed_mid_file_names_the_ranges_and_resume_prints_every_answer_once() {
+    drop_mid_file_then_resume(false, false);
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn ssh_killed_mid_file_with_json_records_each_answer_once_across_resume() {
+    drop_mid_file_then_resume(false, true);
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_silent_drop_mid_file_names_the_window_and_resume_waits_for_the_old_remote() {
+    drop_mid_file_then_resume(true, false);
+}
+
+/// `--retry 3` across two kills of ssh in one run of 2,000 lines: exit 0 only with every
+/// answer printed once, each line run once.
+#[cfg(target_os = "linux")]
+#[test]
+fn retry_across_two_kills_prints_all_2000_answers_once() {
+    let data = tempfile::tempdir().unwrap();
+    let Some(sshd) = remote_sshd(data.path()) else {
+        return;
+    };
+    let link = DelayLink::start(sshd.port, ONE_WAY);
+    let server = strict_vanilla();
+    let home = home();
+    let file = home.path().join("big.mcfunction");
+    std::fs::write(&file, numbered(2000)).unwrap();
+    let mut cmd = rcon_via(&link, &sshd, home.path(), server.port());
+    let child = spawn(cmd.args([
+        "--retry",
+        "3",
+        "--delay",
+        "1ms",
+        "-f",
+        file.to_str().unwrap(),
+    ]));
+    let mut killed = Vec::new();
+    for at in [500, 1200] {
+        wait_for_commands(&server, at);
+        let start = std::time::Instant::now();
+        let ssh = loop {
+            match children(child.id(), "ssh").as_slice() {
+                [pid] if !killed.contains(pid) => break *pid,
+                _ => {
+                    assert!(start.elapsed() < LIMIT, "no new ssh");
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+            }
+        };
+        // SAFETY: kill(2) on the ssh this test's rcon started.
+        unsafe { libc::kill(ssh as libc::pid_t, libc::SIGKILL) };
+        killed.push(ssh);
+    }
+    let out = wait_with_timeout(child, LIMIT);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out).matches("reconnecting").count(),
+        2,
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        printed(&stdout(&out), false),
+        numbered_commands(2000),
+        "every answer once"
+    );
+    assert_eq!(
+        server.commands(),
+        numbered_commands(2000),
+        "every line ran once"
+    );
+}
+
+/// One run at a time per journal, in local mode too: a second run of the same file against the
+/// same server waits, saying so, until the first has ended; it never runs beside it.
+#[test]
+fn a_second_run_of_a_journaled_file_waits_for_the_first() {
+    let server = strict_vanilla();
+    let home = home();
+    let file = home.path().join("twice.mcfunction");
+    std::fs::write(&file, numbered(100)).unwrap();
+    let path = file.to_str().unwrap();
+    let first = rcon_for(&server, home.path())
+        .args(["--delay", "20ms", "-f", path])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while server.commands().len() < 10 {
+        assert!(start.elapsed() < LIMIT, "the first run did not start");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let second = run(rcon_for(&server, home.path()).args(["-f", path]));
+    let first = wait_with_timeout(first, LIMIT);
+    assert!(first.status.success(), "{}", stderr(&first));
+    assert!(second.status.success(), "{}", stderr(&second));
+    let err = stderr(&second);
+    assert!(
+        err.starts_with("rcon: another rcon (pid ") && err.contains("still keeps the journal of"),
+        "{err}"
+    );
+    let mut twice = numbered_commands(100);
+    twice.extend(numbered_commands(100));
+    assert_eq!(server.commands(), twice, "one run, then the other");
 }
 
 #[cfg(target_os = "linux")]
@@ -1109,7 +1308,7 @@ fn ssh_killed_mid_stdin_and_resume_with_the_same_lines_runs_each_once() {
     let _ = writer.join();
     assert_eq!(out.status.code(), Some(9), "{}", stderr(&out));
     let err = stderr(&out);
-    assert!(err.contains("ran: <stdin>:1-"), "{err}");
+    assert!(err.contains("ran (answered): <stdin>:1-"), "{err}");
     assert!(
         err.contains("`--resume` with the same lines on stdin"),
         "{err}"

@@ -162,10 +162,18 @@ pub(crate) enum Src {
     Done,
 }
 
+/// How often the client sends a `heartbeat`: a remote side that hears nothing for
+/// [`proto::GONE_AFTER_BEATS`] times as long (a link that went silent, not closed) takes the
+/// client for gone and stops at its next command.
+const HEARTBEAT: Duration = Duration::from_secs(1);
+
+/// The writing end of ssh's stdin, shared with the heartbeat; `None` once closed.
+type Stdin = Arc<Mutex<Option<BufWriter<ChildStdin>>>>;
+
 /// The running ssh and the remote side behind it.
 pub(crate) struct Link {
     child: Child,
-    stdin: Option<BufWriter<ChildStdin>>,
+    stdin: Stdin,
     tail: Arc<Mutex<VecDeque<String>>>,
     via: String,
 }
@@ -206,7 +214,7 @@ impl Link {
                 format!("cannot start {via}: ssh: {e}{hint}"),
             )
         })?;
-        let stdin = child.stdin.take().map(BufWriter::new);
+        let stdin = Arc::new(Mutex::new(child.stdin.take().map(BufWriter::new)));
         let stdout = child.stdout.take().expect("piped");
         let stderr = child.stderr.take().expect("piped");
         std::thread::spawn(move || {
@@ -264,12 +272,24 @@ impl Link {
     }
 
     pub(crate) fn send(&mut self, frame: &Frame) -> io::Result<()> {
-        let stdin = self
-            .stdin
-            .as_mut()
-            .ok_or_else(|| io::Error::from(io::ErrorKind::BrokenPipe))?;
-        proto::write(stdin, frame)?;
-        stdin.flush()
+        send_on(&self.stdin, frame)
+    }
+
+    /// Sends a `heartbeat` every [`HEARTBEAT`] from now on, until the link is closed or
+    /// dropped (after the handshake: the remote side expects `hello` and `settings` first).
+    fn beat(&self) {
+        let stdin = Arc::downgrade(&self.stdin);
+        std::thread::spawn(move || {
+            loop {
+                std::thread::sleep(HEARTBEAT);
+                let Some(stdin) = stdin.upgrade() else {
+                    return;
+                };
+                if send_on(&stdin, &Frame::Heartbeat).is_err() {
+                    return;
+                }
+            }
+        });
     }
 
     /// Whether ssh still runs.
@@ -279,12 +299,12 @@ impl Link {
 
     /// Ends the stream without `end`: the remote side runs nothing more.
     fn close(&mut self) {
-        self.stdin = None;
+        *self.stdin.lock().expect("stdin") = None;
     }
 
     /// ssh's exit status (waiting up to 3 s for it) and its last stderr line.
     fn ended(&mut self) -> (Option<i32>, Option<String>) {
-        self.stdin = None;
+        self.close();
         let until = Instant::now() + Duration::from_secs(3);
         let status = loop {
             match self.child.try_wait() {
@@ -313,9 +333,19 @@ impl Link {
     }
 }
 
+/// Writes one frame on `stdin` and flushes it.
+fn send_on(stdin: &Stdin, frame: &Frame) -> io::Result<()> {
+    let mut stdin = stdin.lock().expect("stdin");
+    let stdin = stdin
+        .as_mut()
+        .ok_or_else(|| io::Error::from(io::ErrorKind::BrokenPipe))?;
+    proto::write(stdin, frame)?;
+    stdin.flush()
+}
+
 impl Drop for Link {
     fn drop(&mut self) {
-        self.stdin = None;
+        self.close();
         if matches!(self.child.try_wait(), Ok(None)) {
             let until = Instant::now() + Duration::from_secs(2);
             while Instant::now() < until {
@@ -344,6 +374,17 @@ struct Progress {
     tally: Tally,
     /// Reconnects left, and the pause before the next.
     retries: crate::app::runner::wait::Retries,
+    /// The current input's answers were printed through this line (`None`: not known: its
+    /// local record is missing).
+    printed: Option<u64>,
+    /// This machine's record of what the current input printed (a journal keyed by the input
+    /// and the remote server, whose `answered` is the last line printed), and those of the
+    /// inputs read to their end, removed once the remote side has ended in order.
+    marker: Option<journal::Journal>,
+    finished: Vec<journal::Journal>,
+    /// Lines that ran on the remote side whose answers were lost (its journal did not keep
+    /// them): input, first and last line.
+    lost: Vec<(usize, u64, u64)>,
 }
 
 /// One unanswered or unprinted thing, in input order.
@@ -370,10 +411,11 @@ enum Entry {
         slashes: u64,
         first_slash: Option<u64>,
     },
-    /// The `journal` answer to a resuming `batch`.
+    /// The `journal` answer to a `batch`; a resuming one holds the input until it comes.
     Journal {
         input: usize,
-        reply: Option<(bool, u64, u64, String)>,
+        resume: bool,
+        reply: Option<Box<Frame>>,
     },
 }
 
@@ -437,6 +479,9 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
                 if exit != Exit::Success {
                     return Ok(exit);
                 }
+                if !progress.lost.is_empty() {
+                    return Err(fail(Exit::Transport, lost(&progress.lost, &inputs)));
+                }
                 if progress.tally.worst.is_some() {
                     return progress.tally.finish();
                 }
@@ -477,6 +522,29 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
                 progress.resume = progress.begun;
             }
         }
+    }
+}
+
+/// The error for answers that never reached this side (exit 9): the lines ran, the remote
+/// journal kept no answer for them.
+fn lost(lost: &[(usize, u64, u64)], inputs: &[String]) -> String {
+    format!(
+        "{}: those lines ran on the remote side, but their answers never arrived here and its journal did not keep them",
+        ranges("answers lost", lost, |i| display_name(&inputs[i]))
+    )
+}
+
+/// An input's name in messages.
+fn display_name(input: &str) -> &str {
+    if input == "-" { "<stdin>" } else { input }
+}
+
+/// `NAME:FIRST-LAST`, or `NAME:LINE`.
+fn range(name: &str, first: u64, last: u64) -> String {
+    if first == last {
+        format!("{name}:{first}")
+    } else {
+        format!("{name}:{first}-{last}")
     }
 }
 
@@ -545,6 +613,7 @@ impl Starter {
                 keep_going,
                 delay_ms: delay.map(|d| d.as_millis() as u64),
                 parse_errors_fail,
+                heartbeat_ms: Some(HEARTBEAT.as_millis() as u64),
             },
             limit: settings.timeout.value + Duration::from_secs(10),
         })
@@ -566,7 +635,10 @@ impl Starter {
             let mut link =
                 Link::start(&argv, self.via.clone(), tx.clone()).map_err(StartError::Fatal)?;
             match self.handshake(&mut link, &rx, &program) {
-                Ok(()) => return Ok((tx, rx, link)),
+                Ok(()) => {
+                    link.beat();
+                    return Ok((tx, rx, link));
+                }
                 Err(HandshakeError::Fatal(e)) => return Err(StartError::Fatal(e)),
                 // No usable rcon there: --remote-install copies this one, once.
                 Err(HandshakeError::Unusable { error, why }) => {
@@ -765,6 +837,10 @@ impl Run<'_> {
             ran: Vec::new(),
             chain: journal::Chain::default(),
             expect: None,
+            replay: HashMap::new(),
+            printed_through: 0,
+            ack: None,
+            last_sent: None,
         };
         pipe.run_loop(&rx, printer, progress)
     }
@@ -899,14 +975,19 @@ struct Pipe<'a, 'r> {
     /// where a `--resume` starts.
     chain: journal::Chain,
     expect: Option<String>,
+    /// Resuming: the kept answers of lines that ran but whose answers were not printed, by
+    /// line, and the line through which answers were printed.
+    replay: HashMap<u64, Frame>,
+    printed_through: u64,
+    /// The last line printed, not yet acknowledged.
+    ack: Option<u64>,
+    /// The last line sent on this connection.
+    last_sent: Option<(usize, u64)>,
 }
 
 impl Pipe<'_, '_> {
     fn name(&self, input: usize) -> &str {
-        match self.run.inputs[input].as_str() {
-            "-" => "<stdin>",
-            path => path,
-        }
+        display_name(&self.run.inputs[input])
     }
 
     fn give_credit(&self) {
@@ -973,7 +1054,15 @@ impl Pipe<'_, '_> {
                 // Wait for the `end` answer; then the result.
                 loop {
                     match rx.recv() {
-                        Ok(Event::Frame(f)) if matches!(*f, Frame::End) => break,
+                        Ok(Event::Frame(f)) if matches!(*f, Frame::End) => {
+                            // Every `end_batch` before it arrived: the inputs' remote journals
+                            // are gone, so this machine's records of them go too.
+                            progress
+                                .finished
+                                .drain(..)
+                                .for_each(journal::Journal::finish);
+                            break;
+                        }
                         Ok(Event::Gone) | Err(_) => break,
                         Ok(_) => {}
                     }
@@ -1004,6 +1093,10 @@ impl Pipe<'_, '_> {
                 progress.begun = key.is_some();
                 if let Some(key) = key {
                     let resume = progress.resume && input == progress.inputs;
+                    self.mark(input, &key, resume, progress);
+                    if self.no_more {
+                        return Ok(());
+                    }
                     let frame = Frame::Batch {
                         key,
                         input: self.name(input).to_string(),
@@ -1014,7 +1107,11 @@ impl Pipe<'_, '_> {
                     }
                     // The journal answer comes for every batch; a resuming run waits for it
                     // before sending a line.
-                    self.queue.push_back(Entry::Journal { input, reply: None });
+                    self.queue.push_back(Entry::Journal {
+                        input,
+                        resume,
+                        reply: None,
+                    });
                     self.paused = resume;
                 }
                 Ok(())
@@ -1028,7 +1125,7 @@ impl Pipe<'_, '_> {
                 } else {
                     None
                 };
-                self.item(input, item, prefix)
+                self.item(input, item, prefix, progress)
             }
             Src::End {
                 input,
@@ -1075,24 +1172,81 @@ impl Pipe<'_, '_> {
             .get_or_insert_with(|| journal::stdin_differs(&server, skip));
     }
 
-    fn item(&mut self, input: usize, item: Item, prefix: Option<String>) -> anyhow::Result<()> {
+    /// Opens this machine's record of what input `input` prints (a reconnect keeps the one it
+    /// has); resuming, it says what was printed. Another rcon keeping it: exit 8.
+    fn mark(&mut self, input: usize, key: &str, resume: bool, progress: &mut Progress) {
+        if progress.marker.is_some() {
+            return;
+        }
+        let name = self.name(input).to_string();
+        let server = format!(
+            "{} via {} --remote (printed)",
+            self.run.plan.settings.target(),
+            self.run.via
+        );
+        progress.printed = (!resume).then_some(0);
+        let Some(path) = journal::path_for(key, &server) else {
+            return;
+        };
+        let waiting = &mut |pid| stderr!("rcon: {}", journal::waiting(&name, pid, "another rcon"));
+        let locked = match journal::Locked::acquire(&path, true, journal::LOCK_WAIT, waiting) {
+            Ok(journal::Acquired::Locked(locked)) => locked,
+            Ok(journal::Acquired::Busy(pid)) => {
+                self.stop_sending();
+                self.stop_error.get_or_insert_with(|| {
+                    fail(Exit::Refused, journal::busy(&name, pid, "another rcon"))
+                });
+                return;
+            }
+            Ok(journal::Acquired::Missing) => return,
+            Err(e) => {
+                stderr!(
+                    "rcon: warning: cannot keep the record of what {name} printed in {}: {e}; a --resume may print some answers again",
+                    path.display()
+                );
+                return;
+            }
+        };
+        if resume {
+            progress.printed = locked.read().map(|f| f.state.answered);
+        }
+        let state = journal::State {
+            answered: progress.printed.unwrap_or(0),
+            ..journal::State::default()
+        };
+        progress.marker = journal::Journal::start(locked, &name, &server, state, &[]).ok();
+    }
+
+    fn item(
+        &mut self,
+        input: usize,
+        item: Item,
+        prefix: Option<String>,
+        progress: &mut Progress,
+    ) -> anyhow::Result<()> {
+        let at = match &item {
+            Item::Command(c) => c.line,
+            Item::Error { line, .. } => *line,
+        };
+        let skip = self.skip_through.get(&input).copied().unwrap_or(0);
+        // Printed before (by the run that stopped, or before a reconnect).
+        if at <= skip.min(self.printed_through) {
+            self.give_credit();
+            return Ok(());
+        }
         match item {
             Item::Command(c) => {
-                if self.skip_through.get(&input).is_some_and(|&s| c.line <= s) {
-                    self.give_credit();
-                    return Ok(());
-                }
                 if let Err(e) = check_command(&c.text, self.run.max) {
                     self.refuse(input, c.line, c.text, e.to_string());
+                    return Ok(());
+                }
+                if c.line <= skip {
+                    self.replayed(input, c.line, c.text, progress);
                     return Ok(());
                 }
                 self.send_command(c.text, Some((input, c.line)), None, prefix)
             }
             Item::Error { line, message } => {
-                if self.skip_through.get(&input).is_some_and(|&s| line <= s) {
-                    self.give_credit();
-                    return Ok(());
-                }
                 let message = if message.starts_with(MACRO_NEEDS_VALUE) {
                     format!("{message} (give --macro NAME=VALUE)")
                 } else {
@@ -1100,6 +1254,29 @@ impl Pipe<'_, '_> {
                 };
                 self.refuse(input, line, String::new(), message);
                 Ok(())
+            }
+        }
+    }
+
+    /// A line that ran on the remote side, its answer not printed: the answer the remote
+    /// journal kept is printed in its place; when it kept none, the answer is lost.
+    fn replayed(&mut self, input: usize, line: u64, text: String, progress: &mut Progress) {
+        match self.replay.remove(&line) {
+            Some(answer) => self.queue.push_back(Entry::Cmd {
+                id: 0,
+                text,
+                at: Some((input, line)),
+                index: None,
+                started: true,
+                answer: Some(Box::new(answer)),
+                skipped: false,
+            }),
+            None => {
+                match progress.lost.last_mut() {
+                    Some(range) if range.0 == input => range.2 = line,
+                    _ => progress.lost.push((input, line, line)),
+                }
+                self.give_credit();
             }
         }
     }
@@ -1112,14 +1289,13 @@ impl Pipe<'_, '_> {
                 slashes,
                 first_slash,
             } => {
-                if self.link.send(&Frame::EndBatch { complete: true }).is_err() {
-                    self.stop_sending();
-                }
+                // `end_batch` goes once every answer is printed; what follows waits for it.
                 self.queue.push_back(Entry::InputEnd {
                     input,
                     slashes,
                     first_slash,
                 });
+                self.paused = true;
                 Ok(())
             }
             Src::Failed(message) => {
@@ -1172,6 +1348,9 @@ impl Pipe<'_, '_> {
             self.stop_sending();
             return Ok(());
         }
+        if at.is_some() {
+            self.last_sent = at;
+        }
         self.queue.push_back(Entry::Cmd {
             id,
             text,
@@ -1206,19 +1385,32 @@ impl Pipe<'_, '_> {
                     }
                 }
             }
-            Frame::Journal {
-                found,
-                sent,
-                answered,
-                prefix,
-            } => {
+            Frame::Journal { .. } => {
                 if let Some(Entry::Journal { reply, .. }) = self
                     .queue
                     .iter_mut()
                     .find(|e| matches!(e, Entry::Journal { reply: None, .. }))
                 {
-                    *reply = Some((found, sent, answered, prefix));
+                    *reply = Some(Box::new(frame));
                 }
+            }
+            Frame::Waiting { pid } => {
+                let host = self.run.via.trim_start_matches("ssh ");
+                let input = self.queue.iter().find_map(|e| match e {
+                    Entry::Journal {
+                        input, reply: None, ..
+                    } => Some(*input),
+                    _ => None,
+                });
+                let name = input.map_or("the input", |i| self.name(i)).to_string();
+                stderr!(
+                    "rcon: {}",
+                    journal::waiting(
+                        &name,
+                        pid,
+                        &format!("the remote rcon of an earlier run on {host}")
+                    )
+                );
             }
             Frame::Error { exit, message } => {
                 self.stop_sending();
@@ -1234,8 +1426,19 @@ impl Pipe<'_, '_> {
         }
     }
 
-    /// Prints and accounts for every entry at the head of the queue that is complete.
+    /// Prints and accounts for every entry at the head of the queue that is complete, then
+    /// acknowledges what it printed.
     fn drain(&mut self, printer: &mut Printer, progress: &mut Progress) -> anyhow::Result<()> {
+        let drained = self.drain_ready(printer, progress);
+        self.flush_ack();
+        drained
+    }
+
+    fn drain_ready(
+        &mut self,
+        printer: &mut Printer,
+        progress: &mut Progress,
+    ) -> anyhow::Result<()> {
         while let Some(entry) = self.queue.front() {
             let ready = match entry {
                 Entry::Cmd {
@@ -1285,6 +1488,7 @@ impl Pipe<'_, '_> {
                             origin: Some((&name, line)),
                         })?;
                     }
+                    self.printed(progress, input, line);
                     self.failure(exit, format!("{name}:{line}: {message}"));
                 }
                 Entry::InputEnd {
@@ -1292,9 +1496,16 @@ impl Pipe<'_, '_> {
                     slashes,
                     first_slash,
                 } => {
+                    // Every answer of the input is printed: only now may its remote journal
+                    // go (it keeps the answers the client has not printed).
+                    self.flush_ack();
+                    if self.link.send(&Frame::EndBatch { complete: true }).is_err() {
+                        self.stop_sending();
+                    }
                     progress.inputs = input + 1;
                     progress.resume = false;
                     progress.begun = false;
+                    progress.finished.extend(progress.marker.take());
                     if let Some(first) = first_slash {
                         crate::app::source::files::warn_leading_slashes(
                             self.name(input),
@@ -1302,68 +1513,123 @@ impl Pipe<'_, '_> {
                             slashes,
                         );
                     }
+                    if self.paused {
+                        self.paused = false;
+                        self.release_held(progress)?;
+                    }
                 }
-                Entry::Journal { input, reply } => {
-                    let (found, sent, answered, prefix) = reply.expect("ready");
-                    if !self.paused {
-                        continue;
-                    }
-                    self.paused = false;
-                    let name = self.name(input).to_string();
-                    let server = &self.run.plan.settings;
-                    if !found {
-                        self.stop_sending();
-                        self.stop_error.get_or_insert_with(|| {
-                            fail(
-                                Exit::Usage,
-                                format!(
-                                    "--resume: no journal for {name} and {} on {}: the last run finished it, or the file changed since; nothing was sent (run it without --resume)",
-                                    server.target(),
-                                    self.run.via
-                                ),
-                            )
-                        });
-                        continue;
-                    }
-                    let state = journal::State { sent, answered };
-                    if let Some(doubt) = state.in_doubt()
-                        && !self.run.policy().resend_in_doubt
-                    {
-                        {
-                            self.stop_sending();
-                            self.stop_error.get_or_insert_with(|| {
-                                fail(
-                                    Exit::Refused,
-                                    format!(
-                                        "{name}:{doubt} was sent but never answered, so it may or may not have run; lines through {name}:{answered} ran; nothing was sent: check the server, then --resend-in-doubt sends {name}:{doubt} again"
-                                    ),
-                                )
-                            });
-                            continue;
-                        }
-                    }
-                    self.skip_through.insert(input, answered);
-                    if self.run.inputs[input] == "-" && answered > 0 {
-                        self.expect = Some(prefix);
-                    }
-                    if answered > 0 {
-                        stderr!(
-                            "rcon: resuming {name} after line {answered} (the remote journal's last answered line)"
-                        );
-                    }
-                    while let Some(src) = self.held.pop_front() {
-                        if self.no_more {
-                            break;
-                        }
-                        self.take(src, progress)?;
-                        if self.paused {
-                            break;
-                        }
+                Entry::Journal {
+                    input,
+                    resume,
+                    reply,
+                } => {
+                    if resume {
+                        self.paused = false;
+                        self.resumed(input, *reply.expect("ready"), progress);
+                        self.release_held(progress)?;
                     }
                 }
             }
         }
         Ok(())
+    }
+
+    /// Sends what was held while paused, until the next pause.
+    fn release_held(&mut self, progress: &mut Progress) -> anyhow::Result<()> {
+        while let Some(src) = self.held.pop_front() {
+            if self.no_more {
+                break;
+            }
+            self.take(src, progress)?;
+            if self.paused {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Acknowledges the answers printed so far: the remote journal need not keep them.
+    fn flush_ack(&mut self) {
+        if let Some(line) = self.ack.take() {
+            let _ = self.link.send(&Frame::Ack { line });
+        }
+    }
+
+    /// The remote journal's answer to a resuming `batch`: refused (nothing found, a line in
+    /// doubt), or what to skip and which kept answers to print first.
+    fn resumed(&mut self, input: usize, reply: Frame, progress: &mut Progress) {
+        let Frame::Journal {
+            found,
+            sent,
+            answered,
+            prefix,
+            acked,
+            answers,
+        } = reply
+        else {
+            return;
+        };
+        let name = self.name(input).to_string();
+        let server = &self.run.plan.settings;
+        if !found {
+            self.stop_sending();
+            self.stop_error.get_or_insert_with(|| {
+                fail(
+                    Exit::Usage,
+                    format!(
+                        "--resume: no journal for {name} and {} on {}: the last run finished it, or the file changed since; nothing was sent (run it without --resume)",
+                        server.target(),
+                        self.run.via
+                    ),
+                )
+            });
+            return;
+        }
+        let state = journal::State {
+            sent,
+            answered,
+            acked,
+        };
+        if let Some(doubt) = state.in_doubt()
+            && !self.run.policy().resend_in_doubt
+        {
+            self.stop_sending();
+            self.stop_error.get_or_insert_with(|| {
+                fail(
+                    Exit::Refused,
+                    format!(
+                        "{name}:{doubt} was sent but never answered, so it may or may not have run; lines through {name}:{answered} ran; nothing was sent: check the server, then --resend-in-doubt sends {name}:{doubt} again"
+                    ),
+                )
+            });
+            return;
+        }
+        self.skip_through.insert(input, answered);
+        if self.run.inputs[input] == "-" && answered > 0 {
+            self.expect = Some(prefix);
+        }
+        // This machine's record says what was printed; without it, what was acknowledged.
+        self.printed_through = progress.printed.unwrap_or(acked).min(answered);
+        self.replay = answers
+            .into_iter()
+            .filter_map(|a| match a {
+                Frame::Answer { id, .. } if id > self.printed_through => Some((id, a)),
+                _ => None,
+            })
+            .collect();
+        if answered > 0 {
+            let first = if answered > self.printed_through {
+                format!(
+                    "; the answers of {name}:{}-{answered} did not arrive and are printed first",
+                    self.printed_through + 1
+                )
+            } else {
+                String::new()
+            };
+            stderr!(
+                "rcon: resuming {name} after line {answered} (the remote journal's last answered line{first})"
+            );
+        }
     }
 
     fn answered(
@@ -1432,6 +1698,9 @@ impl Pipe<'_, '_> {
             elapsed: Duration::from_secs_f64(elapsed_ms.max(0.0) / 1000.0),
             origin,
         })?;
+        if let Some((input, line)) = at {
+            self.printed(progress, input, line);
+        }
         if (ok || self.run.policy().keep_going)
             && let Some(i) = index
         {
@@ -1481,6 +1750,19 @@ impl Pipe<'_, '_> {
         Ok(())
     }
 
+    /// Line `line` of input `input` is printed: this machine's record says so, and the remote
+    /// journal is told with the next acknowledgement.
+    fn printed(&mut self, progress: &mut Progress, input: usize, line: u64) {
+        if input != progress.inputs {
+            return;
+        }
+        progress.printed = Some(line);
+        if let Some(marker) = progress.marker.as_mut() {
+            marker.answered(line);
+        }
+        self.ack = Some(line);
+    }
+
     /// A failed line: reported now with `--keep-going`, else the run stops here.
     fn failure(&mut self, exit: Exit, message: String) {
         if self.run.policy().keep_going {
@@ -1520,8 +1802,7 @@ impl Pipe<'_, '_> {
                 self.run
                     .inputs
                     .get(progress.inputs)
-                    .map(|i| if i == "-" { "<stdin>" } else { i.as_str() })
-                    .unwrap_or("the input")
+                    .map_or("the input", |i| display_name(i))
                     .to_string()
             });
             let text = interrupted::line(&Interrupted {
@@ -1544,62 +1825,18 @@ impl Pipe<'_, '_> {
             return Ended::Done(Err(e));
         }
         let why = self.link.why();
-        let at = |e: &Entry| match e {
-            Entry::Cmd {
-                at: Some((i, line)),
-                ..
-            } => format!("{}:{line}", self.name(*i)),
-            Entry::Cmd { text, .. } => format!("command '{}'", short(text)),
-            _ => String::new(),
-        };
-        let mut parts = Vec::new();
-        let ran: Vec<String> = self
-            .ran
-            .iter()
-            .map(|&(i, first, last)| {
-                if first == last {
-                    format!("{}:{first}", self.name(i))
-                } else {
-                    format!("{}:{first}-{last}", self.name(i))
-                }
-            })
-            .collect();
-        parts.push(if ran.is_empty() {
-            "ran: no line on this connection".to_string()
-        } else {
-            format!("ran: {}", ran.join(", "))
-        });
-        let started = unanswered
-            .iter()
-            .position(|e| matches!(e, Entry::Cmd { started: true, .. }));
-        let doubt: Vec<String> = match started {
-            Some(i) => unanswered[i..].iter().map(|e| at(e)).collect(),
-            None => unanswered.iter().map(|e| at(e)).collect(),
-        };
-        match doubt.as_slice() {
-            [] => parts.push("none was in doubt".into()),
-            [one] => parts.push(format!("in doubt (sent, no answer): {one}")),
-            [first, .., last] => parts.push(format!(
-                "in doubt (sent, no answer): {first} to {last} ({} lines; the remote runs one at a time, so at most the first ran)",
-                doubt.len()
-            )),
-        }
-        let next = unanswered.last().map(|e| at(e));
-        parts.push(match next {
-            Some(last) => format!("not sent: every line after {last}"),
-            None => match self.ran.last() {
-                Some(&(i, _, last)) => {
-                    format!("not sent: every line after {}:{last}", self.name(i))
-                }
-                None => "not sent: every line".into(),
-            },
-        });
+        let mut parts = vec![
+            ranges("ran (answered)", &self.ran, |i| self.name(i)),
+            self.window(&unanswered),
+            self.not_sent(progress),
+        ];
+        parts.retain(|p| !p.is_empty());
         let hint = match self.run.inputs.get(progress.inputs).map(String::as_str) {
             Some("-") => {
-                "; `--resume` with the same lines on stdin asks the remote journal which line ran last and goes on after it"
+                "; `--resume` with the same lines on stdin asks the remote journal which lines ran, prints the answers that did not arrive, and goes on after them"
             }
             Some(_) => {
-                "; `--resume` asks the remote journal which line ran last and goes on after it"
+                "; `--resume` asks the remote journal which lines ran, prints the answers that did not arrive, and goes on after them"
             }
             None => "",
         };
@@ -1608,6 +1845,79 @@ impl Pipe<'_, '_> {
             exit: Exit::Transport,
         }
     }
+
+    /// What was streamed without an answer coming back: the remote side may have run any of
+    /// it, or may be running it still, until it sees that this side is gone.
+    fn window(&self, unanswered: &[&Entry]) -> String {
+        let mut lines = Vec::new();
+        let mut commands = Vec::new();
+        for entry in unanswered {
+            match entry {
+                Entry::Cmd {
+                    at: Some((i, line)),
+                    ..
+                } => match lines.last_mut() {
+                    Some((input, _, last)) if input == i => *last = *line,
+                    _ => lines.push((*i, *line, *line)),
+                },
+                Entry::Cmd { text, .. } => commands.push(format!("command '{}'", short(text))),
+                _ => {}
+            }
+        }
+        if unanswered.is_empty() {
+            return "sent, no answer: none".into();
+        }
+        let mut what: Vec<String> = commands;
+        what.extend(lines.iter().map(|&(i, a, b)| range(self.name(i), a, b)));
+        format!(
+            "sent, no answer (may have run, or be running still): {} ({} line{})",
+            what.join(", "),
+            unanswered.len(),
+            if unanswered.len() == 1 { "" } else { "s" }
+        )
+    }
+
+    /// What was never streamed: the rest of the input being sent, and the inputs after it.
+    fn not_sent(&self, progress: &Progress) -> String {
+        let (current, last) = match self.last_sent {
+            Some(at) => at,
+            None => (
+                progress.inputs,
+                self.skip_through
+                    .get(&progress.inputs)
+                    .copied()
+                    .unwrap_or(0)
+                    .max(progress.printed.unwrap_or(0)),
+            ),
+        };
+        let mut parts = Vec::new();
+        if let Some(input) = self.run.inputs.get(current) {
+            let name = self.name(current);
+            if input == "-" {
+                parts.push(format!("{name} after line {last}"));
+            } else if let Some(end) = Input::open(input, true).ok().and_then(|i| i.total)
+                && end > last
+            {
+                parts.push(range(name, last + 1, end));
+            }
+        }
+        let later = self.run.inputs.iter().skip(current + 1);
+        parts.extend(later.map(|i| display_name(i).to_string()));
+        if parts.is_empty() {
+            "not sent: none".into()
+        } else {
+            format!("not sent: {}", parts.join(", "))
+        }
+    }
+}
+
+/// `LABEL: NAME:A-B, ...` for per-input line ranges; `LABEL: none`.
+fn ranges<'a>(label: &str, of: &[(usize, u64, u64)], name: impl Fn(usize) -> &'a str) -> String {
+    if of.is_empty() {
+        return format!("{label}: none on this connection");
+    }
+    let all: Vec<String> = of.iter().map(|&(i, a, b)| range(name(i), a, b)).collect();
+    format!("{label}: {}", all.join(", "))
 }
 
 #[cfg(test)]

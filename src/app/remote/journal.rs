@@ -6,12 +6,19 @@
 //! the SHA-256 of both: editing the file or aiming at another server starts a new journal. The
 //! record has a fixed width and is rewritten in place with one write per update (no fsync: it
 //! has to survive the process, a dropped tunnel or a killed ssh, not a power cut). It holds no
-//! password, only the input's name, the server's address and two line numbers. A run that reads
+//! password, only the input's name, the server's address and three line numbers. A run that reads
 //! its input to the end removes it.
+//!
+//! With `--remote` the remote side also keeps each answer, appended to a second file beside the
+//! record, until the client acknowledges it: `--resume` and `--retry` print the answers that
+//! never reached the client before they go on. One run at a time keeps a journal: the process
+//! holds an advisory lock on its file while it keeps it (released when the process ends,
+//! however it ends), and a run that finds it held waits, then refuses.
 
 use std::fs::{self, File, OpenOptions};
-use std::io;
+use std::io::{self, BufRead, Write};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
@@ -28,6 +35,10 @@ pub struct State {
     pub sent: u64,
     /// The last line whose whole answer came back (it ran).
     pub answered: u64,
+    /// `--remote`: the last line whose answer the client acknowledged (printed); the answers
+    /// after it, through `answered`, are kept.
+    #[serde(default)]
+    pub acked: u64,
 }
 
 impl State {
@@ -123,46 +134,159 @@ impl Chain {
     }
 }
 
-/// Reads a journal with its prefix chain (stdin's; empty for a file); `None` when there is none
-/// (the run finished or never started) or it is not one this version reads.
-pub fn read_with_prefix(path: &Path) -> Option<(State, String)> {
-    let text = fs::read_to_string(path).ok()?;
-    let record: Record = serde_json::from_str(text.trim_end()).ok()?;
-    (record.version == VERSION).then(|| (record.state, record.prefix.trim().to_string()))
+/// What a journal holds: its state, stdin's chain through the answered line (empty for a
+/// file), and the answers kept after the acknowledged line (`--remote`), in line order.
+#[derive(Clone, Default)]
+pub struct Found {
+    pub state: State,
+    pub prefix: String,
+    pub answers: Vec<(u64, String)>,
 }
 
-/// Waits (up to `limit`) while another process still keeps the journal at `path`: a remote
-/// side whose ssh died finishes the command it runs before it notices, and a `--resume` that
-/// read the journal before that would take its line for one in doubt.
-pub fn wait_for_keeper(path: &Path, limit: std::time::Duration) {
-    let until = std::time::Instant::now() + limit;
-    while std::time::Instant::now() < until {
-        let keeper = fs::read_to_string(path)
-            .ok()
-            .and_then(|t| serde_json::from_str::<Record>(t.trim_end()).ok())
-            .map(|r| r.pid);
-        match keeper {
-            Some(pid) if pid != 0 && pid != std::process::id() && alive(pid) => {
-                std::thread::sleep(std::time::Duration::from_millis(20));
+/// Reads the journal at `path`; `None` when there is none (the run finished or never started)
+/// or it is not one this version reads.
+pub fn read(path: &Path) -> Option<Found> {
+    let text = fs::read_to_string(path).ok()?;
+    let record: Record = serde_json::from_str(text.trim_end()).ok()?;
+    if record.version != VERSION {
+        return None;
+    }
+    let mut state = record.state;
+    let mut answers = Vec::new();
+    if let Ok(file) = File::open(answers_path(path)) {
+        for line in io::BufReader::new(file).split(b'\n').map_while(Result::ok) {
+            // A line cut short by a kill is the last one and is ignored.
+            let Ok(kept) = serde_json::from_slice::<Kept>(&line) else {
+                continue;
+            };
+            // Kept, but the process ended before the record said answered: it was.
+            if kept.line > state.acked && kept.line <= state.sent.max(state.answered) {
+                state.answered = state.answered.max(kept.line);
+                answers.retain(|(l, _)| *l < kept.line);
+                answers.push((kept.line, kept.answer.to_string()));
             }
-            _ => return,
         }
+    }
+    answers.retain(|(l, _)| *l <= state.answered);
+    Some(Found {
+        state,
+        prefix: record.prefix.trim().to_string(),
+        answers,
+    })
+}
+
+/// One kept answer: its line and the answer as the remote side sent it (opaque JSON).
+#[derive(Deserialize)]
+struct Kept {
+    line: u64,
+    answer: serde_json::Value,
+}
+
+/// One kept answer as its file holds it.
+fn kept_line(line: u64, answer: &str) -> String {
+    format!("{{\"line\":{line},\"answer\":{answer}}}\n")
+}
+
+/// Where the kept answers of the journal at `path` live.
+fn answers_path(path: &Path) -> PathBuf {
+    path.with_extension("answers")
+}
+
+/// How long a run waits for another process to give up a journal before it refuses: a remote
+/// side whose client is gone stops at its next command, after the command it runs (at most
+/// `--timeout`, 10 s by default) and a silent client's last heartbeat (5 s).
+pub const LOCK_WAIT: Duration = Duration::from_secs(20);
+
+/// A journal file this process alone keeps (it holds the file's lock).
+pub struct Locked {
+    file: File,
+    path: PathBuf,
+}
+
+/// What [`Locked::acquire`] found.
+pub enum Acquired {
+    Locked(Locked),
+    /// Another process kept it for the whole wait: its pid as recorded (0: unknown).
+    Busy(u32),
+    /// No journal (`create` false).
+    Missing,
+}
+
+impl Locked {
+    /// Opens the journal at `path` (creating it when `create`) and takes its lock. While
+    /// another process holds it, calls `waiting` once with its recorded pid and waits up to
+    /// `limit` for it to end or let go.
+    pub fn acquire(
+        path: &Path,
+        create: bool,
+        limit: Duration,
+        waiting: &mut dyn FnMut(u32),
+    ) -> io::Result<Acquired> {
+        let until = Instant::now() + limit;
+        let mut told = false;
+        loop {
+            if create && let Some(dir) = path.parent() {
+                fs::create_dir_all(dir)?;
+            }
+            let file = match OpenOptions::new().create(create).write(true).open(path) {
+                Ok(file) => file,
+                Err(e) if !create && e.kind() == io::ErrorKind::NotFound => {
+                    return Ok(Acquired::Missing);
+                }
+                Err(e) => return Err(e),
+            };
+            match file.try_lock() {
+                // A file system without locks: one run at a time is not enforced there.
+                Ok(()) | Err(fs::TryLockError::Error(_)) => {
+                    // The keeper may have finished and removed it while this one waited.
+                    if same_file(&file, path) {
+                        return Ok(Acquired::Locked(Locked {
+                            file,
+                            path: path.to_path_buf(),
+                        }));
+                    }
+                }
+                Err(fs::TryLockError::WouldBlock) => {
+                    let pid = fs::read_to_string(path)
+                        .ok()
+                        .and_then(|t| serde_json::from_str::<Record>(t.trim_end()).ok())
+                        .map_or(0, |r| r.pid);
+                    if !told {
+                        told = true;
+                        waiting(pid);
+                    }
+                    if Instant::now() >= until {
+                        return Ok(Acquired::Busy(pid));
+                    }
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+            }
+        }
+    }
+
+    /// What the journal holds (read under the lock: no other process writes it).
+    pub fn read(&self) -> Option<Found> {
+        read(&self.path)
     }
 }
 
+/// Whether `file` is still the file at `path`.
 #[cfg(unix)]
-fn alive(pid: u32) -> bool {
-    // SAFETY: signal 0 only checks that the process exists.
-    let Ok(pid) = libc::pid_t::try_from(pid) else {
-        return false;
-    };
-    unsafe { libc::kill(pid, 0) == 0 }
+fn same_file(file: &File, path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (file.metadata(), fs::metadata(path)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
 }
 
 #[cfg(not(unix))]
-fn alive(_pid: u32) -> bool {
-    false
+fn same_file(_file: &File, path: &Path) -> bool {
+    path.exists()
 }
+
+/// Past this size the kept answers are rewritten without the acknowledged ones.
+const COMPACT_BYTES: u64 = 1 << 20;
 
 /// An open journal, updated as lines are sent and answered.
 pub struct Journal {
@@ -178,30 +302,38 @@ pub struct Journal {
     broken: bool,
     /// This process's id, asked for once (it is a system call on Linux).
     pid: u32,
+    /// `--remote`'s kept answers (opened with the first), and the file's length.
+    answers: Option<(File, u64)>,
 }
 
 impl Journal {
-    /// Starts (or, resuming, continues from `state`) the journal at `path`.
-    pub fn start(path: &Path, input: &str, server: &str, state: State) -> io::Result<Journal> {
-        if let Some(dir) = path.parent() {
-            fs::create_dir_all(dir)?;
-        }
-        let file = OpenOptions::new()
-            .create(true)
-            .write(true)
-            .truncate(true)
-            .open(path)?;
+    /// Starts (or, resuming, continues from `state`, with the answers `kept` after its
+    /// acknowledged line) the journal this process has `locked`.
+    pub fn start(
+        locked: Locked,
+        input: &str,
+        server: &str,
+        state: State,
+        kept: &[(u64, String)],
+    ) -> io::Result<Journal> {
+        let Locked { file, path } = locked;
+        file.set_len(0)?;
         let mut journal = Journal {
             file,
-            path: path.to_path_buf(),
             input: serde_json::to_string(input).unwrap_or_default(),
             server: serde_json::to_string(server).unwrap_or_default(),
             state,
             prefix: String::new(),
             broken: false,
             pid: std::process::id(),
+            answers: None,
+            path,
         };
         journal.write()?;
+        let _ = fs::remove_file(answers_path(&journal.path));
+        for (line, answer) in kept {
+            journal.append(*line, answer)?;
+        }
         Ok(journal)
     }
 
@@ -223,6 +355,30 @@ impl Journal {
         self.keep();
     }
 
+    /// `line` was answered with `answer` (JSON), kept until [`Journal::acked`] passes it.
+    pub fn answered_keeping(&mut self, line: u64, answer: &str) {
+        if !self.broken
+            && let Err(e) = self.append(line, answer)
+        {
+            self.failed(&e);
+        }
+        self.answered(line);
+    }
+
+    /// The client printed the answers through `line`: they need not be kept any more.
+    pub fn acked(&mut self, line: u64) {
+        self.state.acked = line.min(self.state.answered).max(self.state.acked);
+        self.keep();
+        if self
+            .answers
+            .as_ref()
+            .is_some_and(|(_, len)| *len > COMPACT_BYTES)
+            && let Err(e) = self.compact()
+        {
+            self.failed(&e);
+        }
+    }
+
     /// The line marked sent never went out after all (no connection).
     pub fn not_sent(&mut self) {
         self.state.sent = self.state.answered;
@@ -231,6 +387,7 @@ impl Journal {
 
     /// The input was read to its end: the journal is removed.
     pub fn finish(self) {
+        let _ = fs::remove_file(answers_path(&self.path));
         let _ = fs::remove_file(&self.path);
     }
 
@@ -240,19 +397,60 @@ impl Journal {
             return;
         }
         if let Err(e) = self.write() {
-            self.broken = true;
-            stderr!(
-                "rcon: warning: cannot keep the journal {}: {e}; --resume will not know where this run stopped",
-                self.path.display()
-            );
+            self.failed(&e);
         }
+    }
+
+    fn failed(&mut self, e: &io::Error) {
+        self.broken = true;
+        stderr!(
+            "rcon: warning: cannot keep the journal {}: {e}; --resume will not know where this run stopped",
+            self.path.display()
+        );
+    }
+
+    /// Appends one kept answer (one write, so a kill leaves whole lines and at most a cut
+    /// last one).
+    fn append(&mut self, line: u64, answer: &str) -> io::Result<()> {
+        if self.answers.is_none() {
+            let file = OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(answers_path(&self.path))?;
+            let len = file.metadata()?.len();
+            self.answers = Some((file, len));
+        }
+        let (file, len) = self.answers.as_mut().expect("opened");
+        let text = kept_line(line, answer);
+        file.write_all(text.as_bytes())?;
+        *len += text.len() as u64;
+        Ok(())
+    }
+
+    /// Rewrites the kept answers without the acknowledged ones (into a new file renamed over
+    /// the old: a kill leaves one or the other, each holding every answer not acknowledged).
+    fn compact(&mut self) -> io::Result<()> {
+        let kept = read(&self.path).map(|f| f.answers).unwrap_or_default();
+        let path = answers_path(&self.path);
+        let fresh = path.with_extension("answers.new");
+        let text: String = kept.iter().map(|(l, a)| kept_line(*l, a)).collect();
+        fs::write(&fresh, &text)?;
+        fs::rename(&fresh, &path)?;
+        self.answers = None;
+        Ok(())
     }
 
     /// Rewrites the record in place: numbers are padded so it keeps its length.
     fn write(&mut self) -> io::Result<()> {
         let text = format!(
-            "{{\"version\":{VERSION},\"pid\":{:>10},\"input\":{},\"server\":{},\"sent\":{:>20},\"answered\":{:>20},\"prefix\":\"{:<64}\"}}\n",
-            self.pid, self.input, self.server, self.state.sent, self.state.answered, self.prefix,
+            "{{\"version\":{VERSION},\"pid\":{:>10},\"input\":{},\"server\":{},\"sent\":{:>20},\"answered\":{:>20},\"acked\":{:>20},\"prefix\":\"{:<64}\"}}\n",
+            self.pid,
+            self.input,
+            self.server,
+            self.state.sent,
+            self.state.answered,
+            self.state.acked,
+            self.prefix,
         );
         write_at_start(&self.file, text.as_bytes())
     }
@@ -301,8 +499,26 @@ pub fn for_input(
     let Some(path) = path_for(&content, server) else {
         return Ok(None);
     };
+    let waiting = &mut |pid| {
+        stderr!("rcon: {}", waiting(name, pid, "another rcon"));
+    };
+    let locked = match Locked::acquire(&path, !resume, LOCK_WAIT, waiting) {
+        Ok(Acquired::Locked(locked)) => Some(locked),
+        Ok(Acquired::Missing) => None,
+        Ok(Acquired::Busy(pid)) => {
+            return Err(fail(Exit::Refused, busy(name, pid, "another rcon")));
+        }
+        Err(e) => {
+            stderr!(
+                "rcon: warning: cannot keep the journal {}: {e}; --resume will not know where this run stopped",
+                path.display()
+            );
+            return Ok(None);
+        }
+    };
+    let found = locked.as_ref().and_then(Locked::read);
     let (state, prefix) = if resume {
-        let Some((state, prefix)) = read_with_prefix(&path) else {
+        let Some(Found { state, prefix, .. }) = found else {
             let why = if stdin {
                 "the last run from stdin finished"
             } else {
@@ -337,7 +553,8 @@ pub fn for_input(
         (State::default(), String::new())
     };
     let expect = (stdin && state.answered > 0).then(|| prefix.clone());
-    match Journal::start(&path, name, server, state) {
+    let locked = locked.expect("a journal found or created");
+    match Journal::start(locked, name, server, state, &[]) {
         Ok(mut j) => {
             if !prefix.is_empty() {
                 j.set_prefix(prefix);
@@ -353,6 +570,22 @@ pub fn for_input(
             Ok(None)
         }
     }
+}
+
+/// The line said while another process keeps the journal of `name` (`who`: which).
+pub fn waiting(name: &str, pid: u32, who: &str) -> String {
+    format!(
+        "{who} (pid {pid}) still keeps the journal of {name}: waiting up to {} for it to end (one run at a time per journal)",
+        rconsole::format_duration(LOCK_WAIT)
+    )
+}
+
+/// The refusal (exit 8) when another process kept the journal of `name` for the whole wait.
+pub fn busy(name: &str, pid: u32, who: &str) -> String {
+    format!(
+        "{who} (pid {pid}) still keeps the journal of {name} after {}; nothing was sent: one run at a time per journal, run again once it has ended",
+        rconsole::format_duration(LOCK_WAIT)
+    )
 }
 
 /// `--resume` with stdin read a different input than the run that stopped: nothing was sent.
@@ -382,12 +615,81 @@ mod tests {
         );
     }
 
+    fn locked(path: &Path) -> Locked {
+        match Locked::acquire(path, true, Duration::ZERO, &mut |_| panic!("free")).unwrap() {
+            Acquired::Locked(l) => l,
+            _ => panic!("not locked"),
+        }
+    }
+
+    #[test]
+    fn kept_answers_read_back_until_acknowledged_and_survive_a_cut_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("k.json");
+        let mut j = Journal::start(locked(&path), "f", "h:1", State::default(), &[]).unwrap();
+        for line in 1..=4 {
+            j.sent(line);
+            j.answered_keeping(line, &format!("{{\"output\":\"{line}\"}}"));
+        }
+        j.acked(2);
+        let found = read(&path).unwrap();
+        assert_eq!(found.state.acked, 2);
+        let lines: Vec<u64> = found.answers.iter().map(|a| a.0).collect();
+        assert_eq!(lines, [3, 4]);
+        assert_eq!(found.answers[0].1, "{\"output\":\"3\"}");
+        // Killed after keeping line 5's answer, before the record said so; then a cut line.
+        j.sent(5);
+        j.append(5, "{}").unwrap();
+        j.answers
+            .as_mut()
+            .unwrap()
+            .0
+            .write_all(b"{\"line\":6,\"ans")
+            .unwrap();
+        let found = read(&path).unwrap();
+        assert_eq!((found.state.answered, found.state.in_doubt()), (5, None));
+        assert_eq!(found.answers.len(), 3);
+        // Compacting keeps exactly what is not acknowledged.
+        j.answered(5);
+        j.acked(4);
+        j.compact().unwrap();
+        let found = read(&path).unwrap();
+        assert_eq!(found.answers, [(5, "{}".to_string())]);
+        // Resuming carries the kept answers into the new journal.
+        drop(j);
+        let again = Journal::start(locked(&path), "f", "h:1", found.state, &found.answers).unwrap();
+        assert_eq!(read(&path).unwrap().answers, found.answers);
+        again.finish();
+        assert!(read(&path).is_none() && !answers_path(&path).exists());
+    }
+
+    #[test]
+    fn one_keeper_at_a_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("l.json");
+        let j = Journal::start(locked(&path), "f", "h:1", State::default(), &[]).unwrap();
+        let mut told = Vec::new();
+        let busy = Locked::acquire(&path, true, Duration::ZERO, &mut |pid| told.push(pid));
+        assert!(matches!(busy, Ok(Acquired::Busy(pid)) if pid == std::process::id()));
+        assert_eq!(told, [std::process::id()]);
+        j.finish();
+        let gone = Locked::acquire(&path, false, Duration::ZERO, &mut |_| panic!("free"));
+        assert!(matches!(gone, Ok(Acquired::Missing)));
+    }
+
     #[test]
     fn records_survive_and_read_back() {
-        let read = |p: &Path| read_with_prefix(p).map(|(state, _)| state);
+        let read = |p: &Path| read(p).map(|f| f.state);
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("j").join("x.json");
-        let mut j = Journal::start(&path, "a \"b\".mcfunction", "h:1", State::default()).unwrap();
+        let mut j = Journal::start(
+            locked(&path),
+            "a \"b\".mcfunction",
+            "h:1",
+            State::default(),
+            &[],
+        )
+        .unwrap();
         assert_eq!(read(&path), Some(State::default()));
         j.sent(3);
         assert_eq!(read(&path).unwrap().in_doubt(), Some(3));
@@ -404,7 +706,7 @@ mod tests {
         chain.push(1, "say hi");
         j.set_prefix(chain.hex());
         j.answered(12345678906);
-        assert_eq!(read_with_prefix(&path).unwrap().1, chain.hex());
+        assert_eq!(super::read(&path).unwrap().prefix, chain.hex());
         j.finish();
         assert_eq!(read(&path), None);
     }

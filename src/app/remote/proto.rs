@@ -7,8 +7,10 @@ use std::io::{self, Write};
 
 use serde::{Deserialize, Serialize};
 
-/// The protocol version both sides must speak (the `hello` frame).
-pub const PROTOCOL: u32 = 1;
+/// The protocol version this rcon speaks (the `hello` frame). A `--remote` client needs the
+/// remote side to speak it; the remote side also serves clients of version 1 (an editor's),
+/// which send no heartbeat or acknowledgement.
+pub const PROTOCOL: u32 = 2;
 
 /// This program's version, as `hello` reports it.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -43,6 +45,10 @@ pub enum Frame {
         /// Whether vanilla's parse error (`<--[HERE]`) fails a command.
         #[serde(default = "yes")]
         parse_errors_fail: bool,
+        /// The client sends a frame at least this often (`heartbeat` when it has nothing
+        /// else); nothing for [`GONE_AFTER_BEATS`] times as long means it is gone.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        heartbeat_ms: Option<u64>,
     },
     /// Server to client: the settings are taken (nothing is connected yet).
     Ready,
@@ -68,7 +74,27 @@ pub enum Frame {
         /// (journal::Chain); the client checks the lines it reads again against it.
         #[serde(default, skip_serializing_if = "String::is_empty")]
         prefix: String,
+        /// The last line whose answer the client acknowledged.
+        #[serde(default)]
+        acked: u64,
+        /// The answers after `acked` through `answered` (`answer` frames whose `id` is the
+        /// line), kept until the client acknowledges them.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        answers: Vec<Frame>,
     },
+    /// Server to client, before `journal`: another process (an earlier remote side) keeps the
+    /// journal; this one waits for it (journal::LOCK_WAIT), then goes on or refuses (exit 8).
+    Waiting {
+        /// The keeper's process id on the SSH host.
+        pid: u32,
+    },
+    /// Client to server: the answers of the current batch through `line` were printed.
+    Ack {
+        /// A line of the batch input.
+        line: u64,
+    },
+    /// Client to server: it is still there (sent when it has sent nothing else for a while).
+    Heartbeat,
     /// Client to server: run one command.
     Command {
         /// Chosen by the client, echoed in `started` and `answer`.
@@ -134,6 +160,9 @@ pub enum Frame {
         message: String,
     },
 }
+
+/// How many heartbeat intervals without a frame mean the client is gone.
+pub const GONE_AFTER_BEATS: u32 = 5;
 
 fn yes() -> bool {
     true

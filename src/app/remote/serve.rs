@@ -4,10 +4,10 @@
 //! the journal kept in this machine's data directory.
 
 use std::io::{self, BufReader, BufWriter, Read, Write};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Receiver};
-use std::time::Duration;
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use clap::{CommandFactory, FromArgMatches};
 use rconsole::Password;
@@ -15,7 +15,7 @@ use rconsole::Password;
 use crate::app::exit::{self, Exit};
 use crate::app::print::output::{Printer, Style};
 use crate::app::print::stderr;
-use crate::app::remote::journal::{self, Journal};
+use crate::app::remote::journal::{self, Acquired, Found, Journal, Locked};
 use crate::app::remote::proto::{self, Frame, PROTOCOL, VERSION};
 use crate::app::resolve::args::Args;
 use crate::app::resolve::settings::{ConfigFile, Origins, Settings};
@@ -39,9 +39,33 @@ enum Msg {
     Eof,
 }
 
-/// Reads frames from `input` on a thread. `gone` turns true at once when input ends before an
-/// `end` frame: the client is gone, and nothing queued may run any more.
-fn spawn_reader(input: impl Read + Send + 'static, gone: Arc<AtomicBool>) -> Receiver<Msg> {
+/// Whether the client is still there, as the stdin reader sees it.
+struct Liveness {
+    /// Input ended before an `end` frame: the client is gone, and nothing queued may run.
+    gone: AtomicBool,
+    /// When the last frame arrived (a silent drop leaves stdin open: only its heartbeats
+    /// stop).
+    heard: Mutex<Instant>,
+}
+
+impl Liveness {
+    fn new() -> Arc<Liveness> {
+        Arc::new(Liveness {
+            gone: AtomicBool::new(false),
+            heard: Mutex::new(Instant::now()),
+        })
+    }
+
+    /// Gone: its input ended, or nothing came for `silence` (when it promised heartbeats).
+    fn gone(&self, silence: Option<Duration>) -> bool {
+        self.gone.load(Ordering::SeqCst)
+            || silence.is_some_and(|s| self.heard.lock().expect("heard").elapsed() > s)
+    }
+}
+
+/// Reads frames from `input` on a thread, noting in `live` when each arrives and when input
+/// ends before an `end` frame.
+fn spawn_reader(input: impl Read + Send + 'static, live: Arc<Liveness>) -> Receiver<Msg> {
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
         let mut reader = BufReader::with_capacity(64 * 1024, input);
@@ -56,6 +80,7 @@ fn spawn_reader(input: impl Read + Send + 'static, gone: Arc<AtomicBool>) -> Rec
             ) {
                 Ok(Some(false)) if line.is_empty() => continue,
                 Ok(Some(false)) => {
+                    *live.heard.lock().expect("heard") = Instant::now();
                     let msg = match proto::parse(&line) {
                         Ok(frame) => {
                             ended |= matches!(frame, Frame::End);
@@ -73,7 +98,7 @@ fn spawn_reader(input: impl Read + Send + 'static, gone: Arc<AtomicBool>) -> Rec
                 }
                 Ok(None) | Err(_) => {
                     if !ended {
-                        gone.store(true, Ordering::SeqCst);
+                        live.gone.store(true, Ordering::SeqCst);
                     }
                     let _ = tx.send(Msg::Eof);
                     return;
@@ -86,13 +111,10 @@ fn spawn_reader(input: impl Read + Send + 'static, gone: Arc<AtomicBool>) -> Rec
 
 /// Serves one client on stdin and stdout until `end` or end of input.
 pub fn serve() -> anyhow::Result<Exit> {
-    let gone = Arc::new(AtomicBool::new(false));
-    let rx = spawn_reader(io::stdin(), Arc::clone(&gone));
+    let live = Liveness::new();
+    let rx = spawn_reader(io::stdin(), Arc::clone(&live));
     let mut out = BufWriter::new(crate::app::print::output::frame_channel());
-    let mut server = Server {
-        out: &mut out,
-        gone,
-    };
+    let mut server = Server::new(&mut out, live);
     server.send(&Frame::hello())?;
     match server.run(&rx) {
         Ok(exit) => Ok(exit),
@@ -108,25 +130,60 @@ pub fn serve() -> anyhow::Result<Exit> {
 
 struct Server<'a, W: Write> {
     out: &'a mut W,
-    gone: Arc<AtomicBool>,
+    live: Arc<Liveness>,
+    /// How long without a frame means the client is gone (it sends heartbeats).
+    silence: Option<Duration>,
+    journal: Option<Journal>,
+    /// A command failed without `keep_going`: the rest are skipped.
+    halted: bool,
+    ran_any: bool,
 }
 
 type Failed = (Exit, String);
 
-impl<W: Write> Server<'_, W> {
+fn io_err(e: io::Error) -> Failed {
+    (Exit::Connection, format!("cannot write to stdout: {e}"))
+}
+
+impl<'a, W: Write> Server<'a, W> {
+    fn new(out: &'a mut W, live: Arc<Liveness>) -> Self {
+        Server {
+            out,
+            live,
+            silence: None,
+            journal: None,
+            halted: false,
+            ran_any: false,
+        }
+    }
+
     fn send(&mut self, frame: &Frame) -> io::Result<()> {
         proto::write(self.out, frame)?;
         self.out.flush()
     }
 
+    /// The next frame; `None` at the end of input or once the client is gone.
+    fn next(&self, rx: &Receiver<Msg>) -> Result<Option<Frame>, Failed> {
+        loop {
+            let msg = match self.silence {
+                Some(s) => match rx.recv_timeout(s) {
+                    Err(RecvTimeoutError::Timeout) if self.live.gone(self.silence) => Msg::Eof,
+                    Err(RecvTimeoutError::Timeout) => continue,
+                    other => other.unwrap_or(Msg::Eof),
+                },
+                None => rx.recv().unwrap_or(Msg::Eof),
+            };
+            return match msg {
+                Msg::Frame(f) => Ok(Some(*f)),
+                Msg::Bad(e) => Err((Exit::Usage, e)),
+                Msg::Eof => Ok(None),
+            };
+        }
+    }
+
     fn run(&mut self, rx: &Receiver<Msg>) -> Result<Exit, Failed> {
-        let next = || match rx.recv() {
-            Ok(Msg::Frame(f)) => Ok(Some(*f)),
-            Ok(Msg::Bad(e)) => Err((Exit::Usage, e)),
-            Ok(Msg::Eof) | Err(_) => Ok(None),
-        };
-        match next()? {
-            Some(Frame::Hello { protocol, .. }) if protocol == PROTOCOL => {}
+        match self.next(rx)? {
+            Some(Frame::Hello { protocol, .. }) if (1..=PROTOCOL).contains(&protocol) => {}
             Some(Frame::Hello { protocol, version }) => {
                 return Err((
                     Exit::Remote,
@@ -138,72 +195,33 @@ impl<W: Write> Server<'_, W> {
             Some(_) => return Err((Exit::Usage, "expected a hello frame first".into())),
             None => return Ok(Exit::Success),
         }
-        let (mut session, policy) = match next()? {
+        let (mut session, keep_going, delay) = match self.next(rx)? {
             Some(Frame::Settings {
                 args,
                 password,
                 keep_going,
                 delay_ms,
                 parse_errors_fail,
+                heartbeat_ms,
             }) => {
                 let session = open_session(&args, password, parse_errors_fail)?;
-                (session, (keep_going, delay_ms.map(Duration::from_millis)))
+                self.silence = heartbeat_ms
+                    .map(|ms| Duration::from_millis(ms.max(1)) * proto::GONE_AFTER_BEATS);
+                (session, keep_going, delay_ms.map(Duration::from_millis))
             }
             Some(_) => return Err((Exit::Usage, "expected a settings frame".into())),
             None => return Ok(Exit::Success),
         };
-        let (keep_going, delay) = policy;
-        let io_err = |e: io::Error| (Exit::Connection, format!("cannot write to stdout: {e}"));
         self.send(&Frame::Ready).map_err(io_err)?;
-        let mut journal: Option<Journal> = None;
-        let mut halted = false;
-        let mut ran_any = false;
-        while let Some(frame) = next()? {
+        while let Some(frame) = self.next(rx)? {
             match frame {
                 Frame::Batch { key, input, resume } => {
-                    journal = None;
-                    let server = session.server().to_string();
-                    let path = journal::path_for(&key, &server);
-                    let found = match (&path, resume) {
-                        (Some(p), true) => {
-                            journal::wait_for_keeper(p, Duration::from_secs(10));
-                            journal::read_with_prefix(p)
-                        }
-                        _ => None,
-                    };
-                    let (state, prefix) = found.clone().unwrap_or_default();
-                    self.send(&Frame::Journal {
-                        found: found.is_some(),
-                        sent: state.sent,
-                        answered: state.answered,
-                        prefix: prefix.clone(),
-                    })
-                    .map_err(io_err)?;
-                    // Resuming with nothing to resume from: the client refuses; start nothing.
-                    if resume && found.is_none() {
-                        continue;
-                    }
-                    journal = match path.map(|p| Journal::start(&p, &input, &server, state)) {
-                        Some(Ok(mut j)) => {
-                            if !prefix.is_empty() {
-                                j.set_prefix(prefix);
-                                j.keep();
-                            }
-                            Some(j)
-                        }
-                        Some(Err(e)) => {
-                            stderr!(
-                                "rcon: warning: cannot keep the journal on this host: {e}; --resume will not know where this run stopped"
-                            );
-                            None
-                        }
-                        None => None,
-                    };
+                    self.batch(session.server(), &key, &input, resume)?;
                 }
                 Frame::EndBatch { complete } => {
-                    if let Some(j) = journal.take()
+                    if let Some(j) = self.journal.take()
                         && complete
-                        && !halted
+                        && !self.halted
                     {
                         j.finish();
                     }
@@ -215,66 +233,34 @@ impl<W: Write> Server<'_, W> {
                     last,
                     prefix,
                 } => {
-                    // The client is gone (its ssh died, Ctrl-C): nothing more runs.
-                    if self.gone.load(Ordering::SeqCst) {
+                    // The client is gone (its ssh died, Ctrl-C, a silent link): nothing more
+                    // runs.
+                    if self.live.gone(self.silence) {
                         return Ok(Exit::Success);
                     }
-                    if halted {
+                    if self.halted {
                         self.send(&Frame::Skipped { id }).map_err(io_err)?;
                         continue;
                     }
-                    if ran_any && let Some(d) = delay {
+                    if self.ran_any
+                        && let Some(d) = delay
+                    {
                         std::thread::sleep(d);
                     }
-                    // `started` first: when the client is gone this write fails and the line is
-                    // neither sent nor journaled as sent.
-                    self.send(&Frame::Started { id }).map_err(io_err)?;
-                    let line = line.filter(|_| journal.is_some());
-                    if let (Some(j), Some(l)) = (journal.as_mut(), line) {
-                        j.sent(l);
-                    }
-                    let outcome = if last {
-                        session.run_with(&text, Run::printed().last())
-                    } else {
-                        session.run_with(&text, Run::printed())
-                    }
-                    .map_err(io_err)?;
-                    ran_any = true;
-                    if let (Some(j), Some(l)) = (journal.as_mut(), line) {
-                        if !outcome.sent {
-                            j.not_sent();
-                        } else if outcome.error.is_none() {
-                            if let Some(prefix) = prefix {
-                                j.set_prefix(prefix);
-                            }
-                            j.answered(l);
-                        }
-                    }
-                    let ok = outcome.ok();
-                    let (error, exit) = match &outcome.error {
-                        Some(e) => (Some(exit::chain(e)), Some(Exit::from_error(e) as u8)),
-                        None if outcome.parse_error => (
-                            Some(PARSE_ERROR.to_string()),
-                            Some(Exit::CommandFailed as u8),
-                        ),
-                        None => (None, None),
-                    };
-                    self.send(&Frame::Answer {
-                        id,
-                        output: String::from_utf8_lossy(&outcome.raw).into_owned(),
-                        sent: outcome.sent,
-                        parse_error: outcome.parse_error,
-                        error,
-                        exit,
-                        elapsed_ms: outcome.elapsed.as_secs_f64() * 1000.0,
-                    })
-                    .map_err(io_err)?;
+                    let ok = self.command(&mut session, id, &text, line, last, prefix)?;
+                    self.ran_any = true;
                     if !ok && !keep_going {
-                        halted = true;
+                        self.halted = true;
                     }
                 }
+                Frame::Ack { line } => {
+                    if let Some(j) = self.journal.as_mut() {
+                        j.acked(line);
+                    }
+                }
+                Frame::Heartbeat => {}
                 Frame::End => {
-                    drop(journal.take());
+                    drop(self.journal.take());
                     self.send(&Frame::End).map_err(io_err)?;
                     return Ok(Exit::Success);
                 }
@@ -282,6 +268,149 @@ impl<W: Write> Server<'_, W> {
             }
         }
         Ok(Exit::Success)
+    }
+
+    /// A `batch` frame: takes the input's journal (waiting while an earlier remote side still
+    /// keeps it), answers what it holds, and starts it again (not when resuming found none).
+    fn batch(&mut self, server: &str, key: &str, input: &str, resume: bool) -> Result<(), Failed> {
+        self.journal = None;
+        let locked = match journal::path_for(key, server) {
+            Some(path) => {
+                let mut told = Ok(());
+                let waiting = &mut |pid| told = self.send(&Frame::Waiting { pid });
+                let acquired = Locked::acquire(&path, !resume, journal::LOCK_WAIT, waiting);
+                told.map_err(io_err)?;
+                match acquired {
+                    Ok(Acquired::Locked(locked)) => Some(locked),
+                    Ok(Acquired::Busy(pid)) => {
+                        let who = "the remote rcon of an earlier run";
+                        return Err((Exit::Refused, journal::busy(input, pid, who)));
+                    }
+                    Ok(Acquired::Missing) => None,
+                    Err(e) => {
+                        stderr!(
+                            "rcon: warning: cannot keep the journal on this host: {e}; --resume will not know where this run stopped"
+                        );
+                        None
+                    }
+                }
+            }
+            None => None,
+        };
+        let found = locked.as_ref().filter(|_| resume).and_then(Locked::read);
+        let Found {
+            state,
+            prefix,
+            answers: kept,
+        } = found.clone().unwrap_or_default();
+        // Handed back under their lines (their ids were the earlier client's).
+        let answers = kept
+            .iter()
+            .filter_map(|(line, answer)| match proto::parse(answer.as_bytes()) {
+                Ok(Frame::Answer {
+                    output,
+                    sent,
+                    parse_error,
+                    error,
+                    exit,
+                    elapsed_ms,
+                    ..
+                }) => Some(Frame::Answer {
+                    id: *line,
+                    output,
+                    sent,
+                    parse_error,
+                    error,
+                    exit,
+                    elapsed_ms,
+                }),
+                _ => None,
+            })
+            .collect();
+        self.send(&Frame::Journal {
+            found: found.is_some(),
+            sent: state.sent,
+            answered: state.answered,
+            prefix: prefix.clone(),
+            acked: state.acked,
+            answers,
+        })
+        .map_err(io_err)?;
+        // Resuming with nothing to resume from: the client refuses; start nothing.
+        let Some(locked) = locked.filter(|_| !resume || found.is_some()) else {
+            return Ok(());
+        };
+        self.journal = match Journal::start(locked, input, server, state, &kept) {
+            Ok(mut j) => {
+                if !prefix.is_empty() {
+                    j.set_prefix(prefix);
+                    j.keep();
+                }
+                Some(j)
+            }
+            Err(e) => {
+                stderr!(
+                    "rcon: warning: cannot keep the journal on this host: {e}; --resume will not know where this run stopped"
+                );
+                None
+            }
+        };
+        Ok(())
+    }
+
+    /// Runs one command and answers it, keeping the answer in the journal until the client
+    /// acknowledges it; whether it worked.
+    fn command(
+        &mut self,
+        session: &mut Session,
+        id: u64,
+        text: &str,
+        line: Option<u64>,
+        last: bool,
+        prefix: Option<String>,
+    ) -> Result<bool, Failed> {
+        // `started` first: when the client is gone this write fails and the line is neither
+        // sent nor journaled as sent.
+        self.send(&Frame::Started { id }).map_err(io_err)?;
+        let line = line.filter(|_| self.journal.is_some());
+        if let (Some(j), Some(l)) = (self.journal.as_mut(), line) {
+            j.sent(l);
+        }
+        let how = if last {
+            Run::printed().last()
+        } else {
+            Run::printed()
+        };
+        let outcome = session.run_with(text, how).map_err(io_err)?;
+        let (error, exit) = match &outcome.error {
+            Some(e) => (Some(exit::chain(e)), Some(Exit::from_error(e) as u8)),
+            None if outcome.parse_error => (
+                Some(PARSE_ERROR.to_string()),
+                Some(Exit::CommandFailed as u8),
+            ),
+            None => (None, None),
+        };
+        let answer = Frame::Answer {
+            id,
+            output: String::from_utf8_lossy(&outcome.raw).into_owned(),
+            sent: outcome.sent,
+            parse_error: outcome.parse_error,
+            error,
+            exit,
+            elapsed_ms: outcome.elapsed.as_secs_f64() * 1000.0,
+        };
+        if let (Some(j), Some(l)) = (self.journal.as_mut(), line) {
+            if !outcome.sent {
+                j.not_sent();
+            } else if outcome.error.is_none() {
+                if let Some(prefix) = prefix {
+                    j.set_prefix(prefix);
+                }
+                j.answered_keeping(l, &serde_json::to_string(&answer).unwrap_or_default());
+            }
+        }
+        self.send(&answer).map_err(io_err)?;
+        Ok(outcome.ok())
     }
 }
 
@@ -328,16 +457,13 @@ mod tests {
     use super::*;
 
     fn exchange(input: &str) -> String {
-        let gone = Arc::new(AtomicBool::new(false));
+        let live = Liveness::new();
         let rx = spawn_reader(
             io::Cursor::new(input.as_bytes().to_vec()),
-            Arc::clone(&gone),
+            Arc::clone(&live),
         );
         let mut out = Vec::new();
-        let mut server = Server {
-            out: &mut out,
-            gone,
-        };
+        let mut server = Server::new(&mut out, live);
         if let Err((exit, message)) = server.run(&rx) {
             server
                 .send(&Frame::Error {

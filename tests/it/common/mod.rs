@@ -2,6 +2,7 @@
 //! environment, and practice servers on free loopback ports.
 #![allow(dead_code)]
 
+pub mod link;
 pub mod mgmt;
 #[cfg(unix)]
 pub mod sshd;
