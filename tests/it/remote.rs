@@ -660,6 +660,70 @@ fn retry_across_two_kills_prints_all_2000_answers_once() {
     );
 }
 
+/// One run at a time per journal on the SSH host: a resume that finds an earlier remote side
+/// still keeping the file's journal waits for it, saying so, sends nothing beside it, and goes
+/// on once it has ended.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_resume_waits_while_an_earlier_remote_side_keeps_the_journal() {
+    use std::io::{BufRead, Write};
+    let data = tempfile::tempdir().unwrap();
+    let Some(sshd) = remote_sshd(data.path()) else {
+        return;
+    };
+    let server = strict_vanilla();
+    let home = home();
+    let file = home.path().join("held.mcfunction");
+    std::fs::write(&file, numbered(50)).unwrap();
+    let path = file.to_str().unwrap();
+    let sum = Command::new("sha256sum").arg(path).output().unwrap();
+    let key = String::from_utf8(sum.stdout).unwrap()[..64].to_string();
+    // An earlier remote side as ssh runs it there, keeping the journal; it promised no
+    // heartbeat (a version 1 client), so it lasts until its input ends.
+    let mut holder = rcon_in(home.path())
+        .env("RCON_DATA_DIR", data.path())
+        .arg("--remote-serve")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = holder.stdin.take().unwrap();
+    let port = server.port().to_string();
+    let frames = [
+        serde_json::json!({"type": "hello", "protocol": 1, "version": "test"}),
+        serde_json::json!({"type": "settings", "args": ["-H", "127.0.0.1", "-P", port], "password": PASSWORD}),
+        serde_json::json!({"type": "batch", "key": key, "input": path}),
+    ];
+    for frame in frames {
+        writeln!(input, "{frame}").unwrap();
+    }
+    let answers = lines_of(&mut holder);
+    while !answers
+        .recv_timeout(LIMIT)
+        .unwrap()
+        .contains("\"type\":\"journal\"")
+    {}
+
+    let mut resume =
+        spawn(rcon_remote(&sshd, home.path(), server.port()).args(["--resume", "-f", path]));
+    let mut err = std::io::BufReader::new(resume.stderr.take().unwrap()).lines();
+    let waiting = err.next().and_then(Result::ok).unwrap_or_default();
+    assert!(
+        waiting.starts_with("rcon: the remote rcon of an earlier run on ")
+            && waiting.contains(&format!("still keeps the journal of {path}: waiting up to")),
+        "{waiting}"
+    );
+    assert!(server.commands().is_empty(), "nothing ran beside it");
+    // Its input ends: it stops, and the resume goes on.
+    drop(input);
+    assert!(holder.wait().unwrap().success());
+    let rest: Vec<String> = err.map_while(Result::ok).collect();
+    let out = wait_with_timeout(resume, LIMIT);
+    assert!(out.status.success(), "{rest:?}");
+    assert_eq!(server.commands(), numbered_commands(50), "{rest:?}");
+    assert_eq!(stdout(&out).lines().count(), 50);
+}
+
 /// One run at a time per journal, in local mode too: a second run of the same file against the
 /// same server waits, saying so, until the first has ended; it never runs beside it.
 #[test]
