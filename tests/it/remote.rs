@@ -600,6 +600,49 @@ fn a_silent_drop_mid_file_names_the_window_and_resume_waits_for_the_old_remote()
     drop_mid_file_then_resume(true, false);
 }
 
+/// A link gone silent leaves the remote side's input open: it notices the client is gone when
+/// the heartbeats stop, and runs nothing more after the command it runs then. Here the run
+/// paces its 30 lines a second apart, all of them already sent: a remote side that ran on
+/// through them would keep the journal past the 20 s a resume waits for it (exit 8).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_silent_drop_stops_the_remote_side_at_its_next_command() {
+    let data = tempfile::tempdir().unwrap();
+    let Some(sshd) = remote_sshd(data.path()) else {
+        return;
+    };
+    let link = DelayLink::start(sshd.port, ONE_WAY);
+    let server = strict_vanilla();
+    let home = home();
+    let file = home.path().join("paced.mcfunction");
+    std::fs::write(&file, numbered(30)).unwrap();
+    let path = file.to_str().unwrap();
+    let mut first = rcon_via(&link, &sshd, home.path(), server.port());
+    let child = spawn(first.args(["--delay", "1s", "-f", path]));
+    wait_for_commands(&server, 2);
+    link.stop();
+    let ssh = children(child.id(), "ssh");
+    // SAFETY: kill(2) on the ssh this test's rcon started.
+    unsafe { libc::kill(ssh[0] as libc::pid_t, libc::SIGKILL) };
+    let out = wait_with_timeout(child, LIMIT);
+    assert_eq!(out.status.code(), Some(9), "{}", stderr(&out));
+    let mut shown = stdout(&out);
+    let out =
+        run(rcon_via(&link, &sshd, home.path(), server.port()).args(["--resume", "-f", path]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    shown.push_str(&stdout(&out));
+    assert_eq!(
+        printed(&shown, false),
+        numbered_commands(30),
+        "every answer once"
+    );
+    assert_eq!(
+        server.commands(),
+        numbered_commands(30),
+        "every line ran once"
+    );
+}
+
 /// `--retry 3` across two kills of ssh in one run of 2,000 lines: exit 0 only with every
 /// answer printed once, each line run once.
 #[cfg(target_os = "linux")]
