@@ -520,9 +520,11 @@ fn printed(out: &str, json: bool) -> Vec<String> {
 /// A 400-line file through `--remote` over a 50 ms link, dropped a quarter of the way (ssh
 /// killed, or the link gone silent and then ssh killed): the message's ranges hold against
 /// the server's log, and `--resume` alone prints each answer the first run did not, once,
-/// and runs each line once.
+/// and runs each line once. With `lose_kept`, the kept answers are removed from the remote
+/// journal first: the resume still runs the rest once, but names the answers lost and is not
+/// exit 0.
 #[cfg(target_os = "linux")]
-fn drop_mid_file_then_resume(silent: bool, json: bool) {
+fn drop_mid_file_then_resume(silent: bool, json: bool, lose_kept: bool) {
     let data = tempfile::tempdir().unwrap();
     let Some(sshd) = remote_sshd(data.path()) else {
         return;
@@ -561,11 +563,47 @@ fn drop_mid_file_then_resume(silent: bool, json: bool) {
     assert!(err.contains("`--resume` asks the remote journal"), "{err}");
     assert!(!err.contains("at most the first ran"), "{err}");
 
+    if lose_kept {
+        let journal = |ext: &str| {
+            let entries = std::fs::read_dir(data.path().join("journal")).unwrap();
+            let mut paths = entries.flatten().map(|e| e.path());
+            paths.find(|p| p.extension().unwrap() == ext).expect(ext)
+        };
+        // Once the earlier remote side has let go of its journal (it still appends answers
+        // until it notices its client is gone), its kept answers go.
+        let record = std::fs::File::open(journal("json")).unwrap();
+        let start = std::time::Instant::now();
+        while record.try_lock().is_err() {
+            assert!(
+                start.elapsed() < LIMIT,
+                "the earlier remote side did not end"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        std::fs::remove_file(journal("answers")).unwrap();
+    }
     // The silenced connection stays silent; the resume's new one goes through.
     let mut again = rcon_via(&link, &sshd, home.path(), server.port());
     let out = run(again.args(format).args(["--resume", "-f", path]));
-    assert!(out.status.success(), "{}", stderr(&out));
     let err = stderr(&out);
+    if lose_kept {
+        assert_eq!(out.status.code(), Some(9), "{err}");
+        let (ran, _) = range_after(&err, &format!("resuming {path} after line "));
+        let lost = range_after(&err, &format!("answers lost: {path}:"));
+        assert_eq!(lost, (answered + 1, ran), "{err}");
+        let mut all = shown;
+        all.extend(printed(&stdout(&out), json));
+        let mut want = numbered_commands(400);
+        want.drain(answered..ran);
+        assert_eq!(all, want, "every other answer once");
+        assert_eq!(
+            server.commands(),
+            numbered_commands(400),
+            "every line ran once"
+        );
+        return;
+    }
+    assert!(out.status.success(), "{err}");
     // What the first run ran, by the remote journal, is inside what its message said.
     let (ran, _) = range_after(&err, &format!("resuming {path} after line "));
     assert!(
@@ -585,19 +623,26 @@ fn drop_mid_file_then_resume(silent: bool, json: bool) {
 #[cfg(target_os = "linux")]
 #[test]
 fn ssh_killed_mid_file_names_the_ranges_and_resume_prints_every_answer_once() {
-    drop_mid_file_then_resume(false, false);
+    drop_mid_file_then_resume(false, false, false);
 }
 
 #[cfg(target_os = "linux")]
 #[test]
 fn ssh_killed_mid_file_with_json_records_each_answer_once_across_resume() {
-    drop_mid_file_then_resume(false, true);
+    drop_mid_file_then_resume(false, true, false);
 }
 
 #[cfg(target_os = "linux")]
 #[test]
 fn a_silent_drop_mid_file_names_the_window_and_resume_waits_for_the_old_remote() {
-    drop_mid_file_then_resume(true, false);
+    drop_mid_file_then_resume(true, false, false);
+}
+
+/// Exit status tells the truth: answers that ran but were never printed are named, exit 9.
+#[cfg(target_os = "linux")]
+#[test]
+fn answers_lost_with_the_remote_journal_are_named_and_not_exit_0() {
+    drop_mid_file_then_resume(true, false, true);
 }
 
 /// A link gone silent leaves the remote side's input open: it notices the client is gone when

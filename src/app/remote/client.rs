@@ -1621,13 +1621,13 @@ impl Pipe<'_, '_> {
             })
             .collect();
         if answered > 0 {
-            let first = if answered > self.printed_through {
-                format!(
-                    "; the answers of {name}:{}-{answered} did not arrive and are printed first",
-                    self.printed_through + 1
-                )
-            } else {
-                String::new()
+            let missing = range(&name, self.printed_through + 1, answered);
+            let first = match self.replay.len() {
+                _ if answered == self.printed_through => String::new(),
+                0 => format!("; the answers of {missing} did not arrive, and it kept none"),
+                kept => format!(
+                    "; the answers of {missing} did not arrive: the {kept} it kept are printed first"
+                ),
             };
             stderr!(
                 "rcon: resuming {name} after line {answered} (the remote journal's last answered line{first})"

@@ -306,25 +306,13 @@ impl<'a, W: Write> Server<'a, W> {
         // Handed back under their lines (their ids were the earlier client's).
         let answers = kept
             .iter()
-            .filter_map(|(line, answer)| match proto::parse(answer.as_bytes()) {
-                Ok(Frame::Answer {
-                    output,
-                    sent,
-                    parse_error,
-                    error,
-                    exit,
-                    elapsed_ms,
-                    ..
-                }) => Some(Frame::Answer {
-                    id: *line,
-                    output,
-                    sent,
-                    parse_error,
-                    error,
-                    exit,
-                    elapsed_ms,
-                }),
-                _ => None,
+            .filter_map(|(line, answer)| {
+                let mut frame = proto::parse(answer.as_bytes()).ok()?;
+                match &mut frame {
+                    Frame::Answer { id, .. } => *id = *line,
+                    _ => return None,
+                }
+                Some(frame)
             })
             .collect();
         self.send(&Frame::Journal {
