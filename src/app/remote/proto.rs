@@ -224,6 +224,33 @@ mod tests {
             })
         ));
         assert!(parse(br#"{"type":"teleport"}"#).is_err());
+        // Version 2's frames: the kept answers travel inside `journal`, each under its line.
+        let journal = Frame::Journal {
+            found: true,
+            sent: 9,
+            answered: 9,
+            prefix: String::new(),
+            acked: 7,
+            answers: vec![Frame::Answer {
+                id: 8,
+                output: "line 8".into(),
+                sent: true,
+                parse_error: false,
+                error: None,
+                exit: None,
+                elapsed_ms: 0.5,
+            }],
+        };
+        let mut buf = Vec::new();
+        write(&mut buf, &journal).unwrap();
+        assert!(parse(buf.trim_ascii_end()).unwrap() == journal);
+        assert!(parse(br#"{"type":"ack","line":7}"#).unwrap() == Frame::Ack { line: 7 });
+        assert!(parse(br#"{"type":"heartbeat"}"#).unwrap() == Frame::Heartbeat);
+        // A version 1 journal answer still reads.
+        assert!(matches!(
+            parse(br#"{"type":"journal","found":false,"sent":0,"answered":0}"#),
+            Ok(Frame::Journal { acked: 0, ref answers, .. }) if answers.is_empty()
+        ));
         assert!(parse(b"garbage").err().unwrap().contains("garbage"));
     }
 }

@@ -464,6 +464,30 @@ mod tests {
     }
 
     #[test]
+    fn a_client_is_gone_when_its_input_ends_or_its_promised_heartbeats_stop() {
+        let live = Liveness::new();
+        let silence = Some(Duration::from_secs(5));
+        assert!(!live.gone(silence) && !live.gone(None));
+        *live.heard.lock().unwrap() = Instant::now() - Duration::from_secs(6);
+        // Silent for longer than promised; a version 1 client promised nothing.
+        assert!(live.gone(silence) && !live.gone(None));
+        let ended = Liveness::new();
+        ended.gone.store(true, Ordering::SeqCst);
+        assert!(ended.gone(None));
+        // The reader notes both: each frame as it arrives, and input that ends without `end`.
+        let live = Liveness::new();
+        *live.heard.lock().unwrap() = Instant::now() - Duration::from_secs(6);
+        let rx = spawn_reader(
+            io::Cursor::new(b"{\"type\":\"heartbeat\"}\n".to_vec()),
+            Arc::clone(&live),
+        );
+        assert!(matches!(rx.recv(), Ok(Msg::Frame(f)) if *f == Frame::Heartbeat));
+        assert!(matches!(rx.recv(), Ok(Msg::Eof)));
+        assert!(live.gone(None), "input ended without `end`");
+        assert!(live.heard.lock().unwrap().elapsed() < Duration::from_secs(5));
+    }
+
+    #[test]
     fn another_protocol_version_is_refused_naming_both_versions() {
         let out = exchange("{\"type\":\"hello\",\"protocol\":99,\"version\":\"9.9.9\"}\n");
         assert!(out.contains("\"exit\":10"), "{out}");
