@@ -171,12 +171,12 @@ pub(crate) enum Src {
 const HEARTBEAT: Duration = Duration::from_secs(1);
 
 /// The writing end of ssh's stdin, shared with the heartbeat; `None` once closed.
-type Stdin = Arc<Mutex<Option<BufWriter<ChildStdin>>>>;
+type SshInput = Arc<Mutex<Option<BufWriter<ChildStdin>>>>;
 
 /// The running ssh and the remote side behind it.
 pub(crate) struct Link {
     child: Child,
-    stdin: Stdin,
+    stdin: SshInput,
     tail: Arc<Mutex<VecDeque<String>>>,
     via: String,
 }
@@ -337,7 +337,7 @@ impl Link {
 }
 
 /// Writes one frame on `stdin` and flushes it.
-fn send_on(stdin: &Stdin, frame: &Frame) -> io::Result<()> {
+fn send_on(stdin: &SshInput, frame: &Frame) -> io::Result<()> {
     let mut stdin = stdin.lock().expect("stdin");
     let stdin = stdin
         .as_mut()

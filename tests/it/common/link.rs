@@ -12,12 +12,12 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// A connection through the link: whether it went silent, and its two sockets.
-type Connection = (Arc<AtomicBool>, [TcpStream; 2]);
+type Carried = (Arc<AtomicBool>, [TcpStream; 2]);
 
 /// The proxy: connect to 127.0.0.1:`port` to reach the target.
 pub struct DelayLink {
     pub port: u16,
-    connections: Arc<Mutex<Vec<Connection>>>,
+    connections: Arc<Mutex<Vec<Carried>>>,
 }
 
 impl DelayLink {
