@@ -1192,7 +1192,7 @@ impl Pipe<'_, '_> {
             return;
         };
         let waiting = &mut |pid| stderr!("rcon: {}", journal::waiting(&name, pid, "another rcon"));
-        let locked = match journal::Locked::acquire(&path, true, journal::LOCK_WAIT, waiting) {
+        let mut locked = match journal::Locked::acquire(&path, true, journal::LOCK_WAIT, waiting) {
             Ok(journal::Acquired::Locked(locked)) => locked,
             Ok(journal::Acquired::Busy(pid)) => {
                 self.stop_sending();

@@ -143,10 +143,14 @@ pub struct Found {
     pub answers: Vec<(u64, String)>,
 }
 
-/// Reads the journal at `path`; `None` when there is none (the run finished or never started)
-/// or it is not one this version reads.
-pub fn read(path: &Path) -> Option<Found> {
-    let text = fs::read_to_string(path).ok()?;
+/// Reads the journal at `path` through `file`, its record (on Windows a locked file reads only
+/// through the handle that holds the lock); `None` when there is none (the run finished or
+/// never started) or it is not one this version reads.
+fn read_from(file: &mut File, path: &Path) -> Option<Found> {
+    use std::io::{Read, Seek};
+    let mut text = String::new();
+    file.seek(io::SeekFrom::Start(0)).ok()?;
+    file.read_to_string(&mut text).ok()?;
     let record: Record = serde_json::from_str(text.trim_end()).ok()?;
     if record.version != VERSION {
         return None;
@@ -228,7 +232,12 @@ impl Locked {
             if create && let Some(dir) = path.parent() {
                 fs::create_dir_all(dir)?;
             }
-            let file = match OpenOptions::new().create(create).write(true).open(path) {
+            let options = OpenOptions::new()
+                .create(create)
+                .read(true)
+                .write(true)
+                .clone();
+            let file = match options.open(path) {
                 Ok(file) => file,
                 Err(e) if !create && e.kind() == io::ErrorKind::NotFound => {
                     return Ok(Acquired::Missing);
@@ -265,8 +274,8 @@ impl Locked {
     }
 
     /// What the journal holds (read under the lock: no other process writes it).
-    pub fn read(&self) -> Option<Found> {
-        read(&self.path)
+    pub fn read(&mut self) -> Option<Found> {
+        read_from(&mut self.file, &self.path)
     }
 }
 
@@ -430,7 +439,9 @@ impl Journal {
     /// Rewrites the kept answers without the acknowledged ones (into a new file renamed over
     /// the old: a kill leaves one or the other, each holding every answer not acknowledged).
     fn compact(&mut self) -> io::Result<()> {
-        let kept = read(&self.path).map(|f| f.answers).unwrap_or_default();
+        let kept = read_from(&mut self.file, &self.path)
+            .map(|f| f.answers)
+            .unwrap_or_default();
         let path = answers_path(&self.path);
         let fresh = path.with_extension("answers.new");
         let text: String = kept.iter().map(|(l, a)| kept_line(*l, a)).collect();
@@ -502,7 +513,7 @@ pub fn for_input(
     let waiting = &mut |pid| {
         stderr!("rcon: {}", waiting(name, pid, "another rcon"));
     };
-    let locked = match Locked::acquire(&path, !resume, LOCK_WAIT, waiting) {
+    let mut locked = match Locked::acquire(&path, !resume, LOCK_WAIT, waiting) {
         Ok(Acquired::Locked(locked)) => Some(locked),
         Ok(Acquired::Missing) => None,
         Ok(Acquired::Busy(pid)) => {
@@ -516,7 +527,7 @@ pub fn for_input(
             return Ok(None);
         }
     };
-    let found = locked.as_ref().and_then(Locked::read);
+    let found = locked.as_mut().and_then(Locked::read);
     let (state, prefix) = if resume {
         let Some(Found { state, prefix, .. }) = found else {
             let why = if stdin {
@@ -615,6 +626,10 @@ mod tests {
         );
     }
 
+    fn read(path: &Path) -> Option<Found> {
+        read_from(&mut File::open(path).ok()?, path)
+    }
+
     fn locked(path: &Path) -> Locked {
         match Locked::acquire(path, true, Duration::ZERO, &mut |_| panic!("free")).unwrap() {
             Acquired::Locked(l) => l,
@@ -706,7 +721,7 @@ mod tests {
         chain.push(1, "say hi");
         j.set_prefix(chain.hex());
         j.answered(12345678906);
-        assert_eq!(super::read(&path).unwrap().prefix, chain.hex());
+        assert_eq!(self::read(&path).unwrap().prefix, chain.hex());
         j.finish();
         assert_eq!(read(&path), None);
     }

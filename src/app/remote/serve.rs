@@ -274,7 +274,7 @@ impl<'a, W: Write> Server<'a, W> {
     /// keeps it), answers what it holds, and starts it again (not when resuming found none).
     fn batch(&mut self, server: &str, key: &str, input: &str, resume: bool) -> Result<(), Failed> {
         self.journal = None;
-        let locked = match journal::path_for(key, server) {
+        let mut locked = match journal::path_for(key, server) {
             Some(path) => {
                 let mut told = Ok(());
                 let waiting = &mut |pid| told = self.send(&Frame::Waiting { pid });
@@ -297,7 +297,7 @@ impl<'a, W: Write> Server<'a, W> {
             }
             None => None,
         };
-        let found = locked.as_ref().filter(|_| resume).and_then(Locked::read);
+        let found = locked.as_mut().filter(|_| resume).and_then(Locked::read);
         let Found {
             state,
             prefix,
