@@ -586,7 +586,8 @@ pub fn for_input(
 /// The line said while another process keeps the journal of `name` (`who`: which).
 pub fn waiting(name: &str, pid: u32, who: &str) -> String {
     format!(
-        "{who} (pid {pid}) still keeps the journal of {name}: waiting up to {} for it to end (one run at a time per journal)",
+        "{} still keeps the journal of {name}: waiting up to {} for it to end (one run at a time per journal)",
+        keeper(who, pid),
         rconsole::format_duration(LOCK_WAIT)
     )
 }
@@ -594,9 +595,18 @@ pub fn waiting(name: &str, pid: u32, who: &str) -> String {
 /// The refusal (exit 8) when another process kept the journal of `name` for the whole wait.
 pub fn busy(name: &str, pid: u32, who: &str) -> String {
     format!(
-        "{who} (pid {pid}) still keeps the journal of {name} after {}; nothing was sent: one run at a time per journal, run again once it has ended",
+        "{} still keeps the journal of {name} after {}; nothing was sent: one run at a time per journal, run again once it has ended",
+        keeper(who, pid),
         rconsole::format_duration(LOCK_WAIT)
     )
+}
+
+/// `WHO (pid N)`; without the pid when it could not be read (Windows: the file is locked).
+fn keeper(who: &str, pid: u32) -> String {
+    match pid {
+        0 => who.to_string(),
+        pid => format!("{who} (pid {pid})"),
+    }
 }
 
 /// `--resume` with stdin read a different input than the run that stopped: nothing was sent.
