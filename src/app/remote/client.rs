@@ -32,11 +32,12 @@ use crate::app::shared::short;
 use crate::app::source::files::{self, Input};
 
 /// How many commands may be on their way to (or waiting on) the remote side at once: enough
-/// to keep a 50 ms round trip full at the rate the remote side runs them (about 5,000 a second
-/// on vanilla), no more. Measured (BENCHMARKS.md): 2,000 lines take 5.2 s with 32, 2.9 s with
-/// 128, and level off from about 200 (2.1-2.5 s up to 384). Each is at most 64 KiB and usually
-/// under 100 bytes. What a smaller window would buy, fewer lines run unseen when the link goes
-/// silent, the remote journal gives exactly: their answers are kept and printed on `--resume`.
+/// to keep a 50 ms round trip full at the rate the remote side runs them (about 4,600 a second
+/// on vanilla, idle), no more. Measured (BENCHMARKS.md): 2,000 lines at 50 ms take 4.6-5.2 s
+/// with 32, 2.3-2.9 s with 128, and level off from about 200. Each is at most 64 KiB and
+/// usually under 100 bytes. What a smaller window would buy, fewer lines run unseen when the
+/// link goes silent, the remote journal gives exactly: their answers are kept and printed on
+/// `--resume`.
 pub const WINDOW: usize = 256;
 
 /// How many lines of ssh's stderr are kept for messages.
