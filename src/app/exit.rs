@@ -69,6 +69,13 @@ impl Exit {
         })
     }
 
+    /// Whether `--keep-going` goes on after a failure with this status: past commands that
+    /// fail, never past a refused login (every later command would log in again with the same
+    /// password and be refused, each attempt counted by the server's ban rules).
+    pub fn passable(self) -> bool {
+        self != Exit::Login
+    }
+
     /// The exit status for a library error.
     pub fn from_error(e: &rconsole::Error) -> Exit {
         use rconsole::ErrorKind as K;

@@ -484,3 +484,62 @@ fn a_closed_stdout_stops_a_batch_and_resume_sends_the_rest() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(server.commands(), all);
 }
+
+/// A refused login is not a command failure (issue 39): `--keep-going` does not go past it, so
+/// a 200-line file, stdin, `-c` commands and several servers each log in once, say so in one
+/// line, and exit 5; `--retry` never tries a wrong password again.
+#[test]
+fn a_refused_login_is_one_attempt_even_with_keep_going() {
+    let home = home();
+    let lines: String = (1..=200).map(|i| format!("echo {i}\n")).collect();
+    let file = write_file(home.path(), "f.mcfunction", &lines);
+    let wrong = |cmd: &mut Command| {
+        cmd.env("RCON_PASSWORD", "not-the-password");
+    };
+    let cases: [&[&str]; 5] = [
+        &["--keep-going", "-f", &file],
+        &["--keep-going", "--retry", "3", "-f", &file],
+        &["--keep-going", "-"],
+        &["--keep-going", "-c", "echo a", "-c", "echo b", "-f", &file],
+        &["-c", "echo a", "-c", "echo b"],
+    ];
+    for args in cases {
+        let server = strict_vanilla();
+        let mut cmd = rcon_for(&server, home.path());
+        wrong(&mut cmd);
+        cmd.args(args);
+        let out = if args.contains(&"-") {
+            run_with_stdin(&mut cmd, &lines)
+        } else {
+            run(&mut cmd)
+        };
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(5), "{args:?}: {err}");
+        assert_eq!(logins(&server), 1, "{args:?}: one login attempt");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains("wrong password"), "{args:?}: {err}");
+        assert!(!err.contains("--keep-going"), "{args:?}: no hint: {err}");
+        assert!(server.commands().is_empty(), "{args:?}");
+    }
+    // Several servers: one attempt and one line each.
+    let (a, b) = (strict_vanilla(), strict_vanilla());
+    let mut cmd = rcon_in(home.path());
+    wrong(&mut cmd);
+    let out = run(cmd.args([
+        "--target",
+        &format!("a=127.0.0.1:{}", a.port()),
+        "--target",
+        &format!("b=127.0.0.1:{}", b.port()),
+        "--keep-going",
+        "-f",
+        &file,
+    ]));
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(5), "{err}");
+    assert_eq!((logins(&a), logins(&b)), (1, 1), "{err}");
+    let errors: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("rcon: error:"))
+        .collect();
+    assert_eq!(errors.len(), 2, "one line per server: {err}");
+}

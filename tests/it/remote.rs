@@ -1333,26 +1333,6 @@ fn fan_out_over_remote_prints_what_local_fan_out_prints() {
     }
 }
 
-/// Runs `cmd` with `input` on its stdin.
-fn run_with_stdin(cmd: &mut Command, input: &str) -> std::process::Output {
-    use std::io::Write;
-    let mut child = cmd
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let input = input.to_string();
-    // The child may stop reading (a refused --resume): a broken pipe is expected then.
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(input.as_bytes());
-    });
-    let out = wait_with_timeout(child, LIMIT);
-    let _ = writer.join();
-    out
-}
-
 /// Local mode journals stdin as well: piping the same lines again with `--resume` goes on after
 /// the last answered line, each line once; other lines are refused (exit 2, nothing sent).
 #[test]
@@ -1592,5 +1572,51 @@ fn flags_remote_cannot_honour_are_usage_errors_naming_them() {
             stderr(&out)
         );
         assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
+    }
+}
+
+/// A refused login through a tunnel and through `--remote` (issue 39): `--keep-going` does not
+/// go past it; one login attempt in the server's log, one line, exit 5.
+#[test]
+fn a_refused_login_through_ssh_or_remote_is_one_attempt() {
+    let data = tempfile::tempdir().unwrap();
+    let Some(sshd) = remote_sshd(data.path()) else {
+        return;
+    };
+    let home = home();
+    let file = home.path().join("f.mcfunction");
+    std::fs::write(&file, numbered(200)).unwrap();
+    let path = file.to_str().unwrap();
+    for remote in [false, true] {
+        for args in [
+            &["--keep-going", "-f", path][..],
+            &[
+                "--keep-going",
+                "--retry",
+                "2",
+                "-c",
+                "echo a",
+                "-c",
+                "echo b",
+            ][..],
+        ] {
+            let server = strict_vanilla();
+            let mut cmd = if remote {
+                rcon_remote(&sshd, home.path(), server.port())
+            } else {
+                sshd.rcon(home.path(), "user_key", "known_hosts", server.port())
+            };
+            let out = run(cmd.env("RCON_PASSWORD", "not-the-password").args(args));
+            let err = stderr(&out);
+            assert_eq!(
+                out.status.code(),
+                Some(5),
+                "remote {remote} {args:?}: {err}"
+            );
+            assert_eq!(logins(&server), 1, "remote {remote} {args:?}: {err}");
+            assert_eq!(err.lines().count(), 1, "remote {remote} {args:?}: {err}");
+            assert!(!err.contains("--keep-going"), "{err}");
+            assert!(server.commands().is_empty());
+        }
     }
 }

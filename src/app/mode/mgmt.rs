@@ -867,7 +867,7 @@ fn lines(session: &mut MgmtSession, policy: &BatchPolicy) -> anyhow::Result<Exit
         if let Err(e) = result {
             stderr!("rcon: error: stdin:{}: {e:#}", n + 1);
             let exit = exit.unwrap_or(Exit::CommandFailed);
-            if !refused && !policy.keep_going {
+            if !refused && !policy.goes_on_after(exit) {
                 return Err(e);
             }
             worst = worst.max(if refused { Exit::CommandFailed } else { exit });

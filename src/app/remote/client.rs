@@ -26,7 +26,8 @@ use crate::app::remote::{install, journal};
 use crate::app::resolve::plan::BatchPolicy;
 use crate::app::resolve::plan::SessionPlan;
 use crate::app::resolve::settings::{Settings, Source};
-use crate::app::runner::batch::Tally;
+use crate::app::runner::batch::{self, Tally};
+use crate::app::runner::commands::{self, Failure, Rest};
 use crate::app::runner::interrupt::{Signal, Stop};
 use crate::app::shared::short;
 use crate::app::source::files::{self, Input};
@@ -1705,7 +1706,11 @@ impl Pipe<'_, '_> {
         if let Some((input, line)) = at {
             self.printed(progress, input, line);
         }
-        if (ok || self.run.policy().keep_going)
+        if (ok
+            || self
+                .run
+                .policy()
+                .goes_on_after(exit.unwrap_or(Exit::Connection)))
             && let Some(i) = index
         {
             progress.commands = i + 1;
@@ -1724,29 +1729,22 @@ impl Pipe<'_, '_> {
             (None, false) => why,
         };
         if let Some(i) = index
-            && !self.run.policy().keep_going
+            && !self.run.policy().goes_on_after(exit)
         {
             // A `-c` command: the words of a local run (src/app/runner/single.rs).
             self.stop_sending();
-            let after = self.run.plan.commands.len() - i - 1;
-            let later = after + usize::from(!sent);
-            let more_inputs = !self.run.inputs.is_empty();
-            let mut message = message;
-            let rest = if more_inputs {
-                " and the batch input"
+            let later = self.run.plan.commands.len() - i - 1 + usize::from(!sent);
+            let rest = if self.run.inputs.is_empty() {
+                Rest::Nothing
             } else {
-                ""
+                Rest::BatchInput
             };
-            if later > 0 {
-                let which = if sent { " later" } else { "" };
-                let noun = if later == 1 { "command" } else { "commands" };
-                message.push_str(&format!("; {later}{which} {noun}{rest} not sent"));
-            } else if more_inputs {
-                message.push_str("; the batch input was not sent");
-            }
-            if after > 0 || more_inputs {
-                message.push_str(" (--keep-going continues past failures)");
-            }
+            let failure = Failure {
+                exit,
+                message,
+                goes_on: false,
+            };
+            let message = commands::stopped_here(&failure, sent, later, rest);
             self.stop_error.get_or_insert_with(|| fail(exit, message));
             return Ok(());
         }
@@ -1767,21 +1765,16 @@ impl Pipe<'_, '_> {
         self.ack = Some(line);
     }
 
-    /// A failed line: reported now with `--keep-going`, else the run stops here.
+    /// A failed line: reported now with `--keep-going` (not a refused login), else the run
+    /// stops here.
     fn failure(&mut self, exit: Exit, message: String) {
-        if self.run.policy().keep_going {
+        if self.run.policy().goes_on_after(exit) {
             stderr!("rcon: error: {message}");
             return;
         }
         self.stop_sending();
-        self.stop_error.get_or_insert_with(|| {
-            fail(
-                exit,
-                format!(
-                    "{message}; stopped here, later lines were not sent (--keep-going continues past failures)"
-                ),
-            )
-        });
+        self.stop_error
+            .get_or_insert_with(|| fail(exit, batch::stopped_at_line(&message, exit)));
     }
 
     /// The remote side's stream ended: after Ctrl-C, an exact report; else the link was lost.

@@ -247,9 +247,11 @@ impl<'a, W: Write> Server<'a, W> {
                     {
                         std::thread::sleep(d);
                     }
-                    let ok = self.command(&mut session, id, &text, line, last, prefix)?;
+                    let (ok, passable) =
+                        self.command(&mut session, id, &text, line, last, prefix)?;
                     self.ran_any = true;
-                    if !ok && !keep_going {
+                    // A refused login ends the run even with keep_going (Exit::passable).
+                    if !(ok || keep_going && passable) {
                         self.halted = true;
                     }
                 }
@@ -356,7 +358,7 @@ impl<'a, W: Write> Server<'a, W> {
         line: Option<u64>,
         last: bool,
         prefix: Option<String>,
-    ) -> Result<bool, Failed> {
+    ) -> Result<(bool, bool), Failed> {
         // `started` first: when the client is gone this write fails and the line is neither
         // sent nor journaled as sent.
         self.send(&Frame::Started { id }).map_err(io_err)?;
@@ -398,7 +400,13 @@ impl<'a, W: Write> Server<'a, W> {
             }
         }
         self.send(&answer).map_err(io_err)?;
-        Ok(outcome.ok())
+        // Whether it went well, and whether a failure is one --keep-going may go past (a
+        // refused login is not).
+        let passable = outcome
+            .error
+            .as_ref()
+            .is_none_or(|e| Exit::from_error(e).passable());
+        Ok((outcome.ok(), passable))
     }
 }
 

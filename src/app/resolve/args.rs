@@ -372,7 +372,8 @@ pub struct Args {
 
     /// Keep going after a failed command (-c, a file or stdin line, on each server) and exit
     /// non-zero at the end; without it the first failure stops the run and nothing later is
-    /// sent.
+    /// sent. A refused login (wrong password) is not a failed command: it always stops the
+    /// run after one attempt (exit 5).
     #[arg(
         long,
         long_help,

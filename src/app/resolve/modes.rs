@@ -31,6 +31,14 @@ pub struct BatchPolicy {
     pub retry: u32,
 }
 
+impl BatchPolicy {
+    /// Whether the run goes on after a failure with this exit status: with `--keep-going`,
+    /// unless it is a refused login ([`Exit::passable`]).
+    pub fn goes_on_after(&self, exit: Exit) -> bool {
+        self.keep_going && exit.passable()
+    }
+}
+
 /// The timed operations, resolved.
 #[derive(Debug, Clone, Default)]
 pub struct Timing {

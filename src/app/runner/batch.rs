@@ -544,15 +544,20 @@ fn failed(
     tally: &mut Tally,
 ) -> anyhow::Result<()> {
     tally.worst = Some(tally.worst.map_or(exit, |w| w.max(exit)));
-    if opts.keep_going {
+    if opts.goes_on_after(exit) {
         stderr!("rcon: error: {err:#}");
-        Ok(())
-    } else {
-        Err(fail(
-            exit,
-            format!(
-                "{err:#}; stopped here, later lines were not sent (--keep-going continues past failures)"
-            ),
-        ))
+        return Ok(());
     }
+    Err(fail(exit, stopped_at_line(&format!("{err:#}"), exit)))
+}
+
+/// The message of a failed line that stops the run (locally and with `--remote`): the hint
+/// about `--keep-going` only where it would go on ([`Exit::passable`]).
+pub fn stopped_at_line(message: &str, exit: Exit) -> String {
+    let hint = if exit.passable() {
+        " (--keep-going continues past failures)"
+    } else {
+        ""
+    };
+    format!("{message}; stopped here, later lines were not sent{hint}")
 }

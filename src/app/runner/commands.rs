@@ -80,9 +80,10 @@ pub fn stopped_here(failure: &Failure, sent: bool, later: usize, rest: Rest) -> 
     } else if batch {
         message.push_str("; the batch input was not sent");
     }
-    // Only something after the failed command could have gone on.
+    // Only something after the failed command could have gone on, and never after a refused
+    // login.
     let after = later - usize::from(!sent);
-    if after > 0 || batch {
+    if (after > 0 || batch) && failure.exit.passable() {
         message.push_str(" (--keep-going continues past failures)");
     }
     message
@@ -217,7 +218,7 @@ pub fn run_until(
         };
         tally.failed += 1;
         tally.worst = Some(tally.worst.map_or(failure.exit, |w| w.max(failure.exit)));
-        if policy.keep_going || failure.goes_on {
+        if policy.goes_on_after(failure.exit) || failure.goes_on {
             crate::app::print::output::error(None, &failure.message);
             continue;
         }

@@ -750,9 +750,10 @@ impl<'a> PrintingThread<'a> {
                     Layout::Group => self.blocks[server].push_str(&text),
                     Layout::Json => self.emit(&text),
                 }
-                // With --keep-going a failed command is reported and the server goes on.
+                // With --keep-going a failed command is reported and the server goes on; only
+                // a command the server failed goes on (else the server's stop says why).
                 if self.policy.keep_going
-                    && let Some((message, _)) = &error
+                    && let Some((message, Exit::CommandFailed)) = &error
                 {
                     let planned = &self.commands[command];
                     let line =

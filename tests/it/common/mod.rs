@@ -95,6 +95,24 @@ pub fn rcon_at(port: u16, home: &Path) -> Command {
     cmd
 }
 
+/// How many login packets `server` received: its log of every login attempt (the password is
+/// not recorded).
+pub fn logins(server: &PracticeServer) -> usize {
+    server
+        .events()
+        .iter()
+        .filter(|e| {
+            matches!(
+                e,
+                rconsole::practice::Observed::Packet {
+                    kind: rconsole::rcon::packet::TYPE_LOGIN,
+                    ..
+                }
+            )
+        })
+        .count()
+}
+
 /// Starts a practice server in `mode` with `read_delay` before each read, on a [`listener`]
 /// (its port can be held before it stops: [`stop_holding`]).
 pub fn server(mode: PracticeMode, read_delay: Duration) -> PracticeServer {
@@ -488,4 +506,24 @@ pub fn lines_of(child: &mut std::process::Child) -> std::sync::mpsc::Receiver<St
         }
     });
     rx
+}
+
+/// Runs `cmd` with `input` on its stdin.
+pub fn run_with_stdin(cmd: &mut Command, input: &str) -> std::process::Output {
+    use std::io::Write;
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_string();
+    // The child may stop reading (a refused --resume): a broken pipe is expected then.
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(input.as_bytes());
+    });
+    let out = wait_with_timeout(child, Duration::from_secs(60));
+    let _ = writer.join();
+    out
 }
