@@ -87,6 +87,7 @@ Register-ArgumentCompleter -Native -CommandName 'rcon' -ScriptBlock {
             [CompletionResult]::new('--remote-serve', '--remote-serve', [CompletionResultType]::ParameterName, 'Serve the remote protocol on stdin/stdout (what --remote runs on the SSH host; an editor can drive it too: docs/remote.md)')
             [CompletionResult]::new('--resume', '--resume', [CompletionResultType]::ParameterName, 'Rerun -f FILE or stdin from after its last answer')
             [CompletionResult]::new('--resend-in-doubt', '--resend-in-doubt', [CompletionResultType]::ParameterName, 'With --resume or --retry: resend the line in doubt')
+            [CompletionResult]::new('--skip-in-doubt', '--skip-in-doubt', [CompletionResultType]::ParameterName, 'With --resume: take the line in doubt as run and go on after it')
             [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'Open the console after the commands and files')
             [CompletionResult]::new('--interactive', '--interactive', [CompletionResultType]::ParameterName, 'Open the console after the commands and files')
             [CompletionResult]::new('--keep-going', '--keep-going', [CompletionResultType]::ParameterName, 'Go on past a failed command; fail at the end')

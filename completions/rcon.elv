@@ -84,6 +84,7 @@ set edit:completion:arg-completer[rcon] = {|@words|
             cand --remote-serve 'Serve the remote protocol on stdin/stdout (what --remote runs on the SSH host; an editor can drive it too: docs/remote.md)'
             cand --resume 'Rerun -f FILE or stdin from after its last answer'
             cand --resend-in-doubt 'With --resume or --retry: resend the line in doubt'
+            cand --skip-in-doubt 'With --resume: take the line in doubt as run and go on after it'
             cand -i 'Open the console after the commands and files'
             cand --interactive 'Open the console after the commands and files'
             cand --keep-going 'Go on past a failed command; fail at the end'

@@ -97,6 +97,7 @@ complete -c rcon -l remote-install -d 'With --remote: copy this rcon there if ne
 complete -c rcon -l remote-serve -d 'Serve the remote protocol on stdin/stdout (what --remote runs on the SSH host; an editor can drive it too: docs/remote.md)'
 complete -c rcon -l resume -d 'Rerun -f FILE or stdin from after its last answer'
 complete -c rcon -l resend-in-doubt -d 'With --resume or --retry: resend the line in doubt'
+complete -c rcon -l skip-in-doubt -d 'With --resume: take the line in doubt as run and go on after it'
 complete -c rcon -s i -l interactive -d 'Open the console after the commands and files'
 complete -c rcon -l keep-going -d 'Go on past a failed command; fail at the end'
 complete -c rcon -l echo -d 'Print each command (> COMMAND) before its output'

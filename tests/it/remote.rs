@@ -1620,3 +1620,63 @@ fn a_refused_login_through_ssh_or_remote_is_one_attempt() {
         }
     }
 }
+
+/// A plain `--ssh` tunnel killed while a line is in flight (issue 39): the server got that
+/// line, so it ran; `--resume` refuses it naming both flags, and `--resume --skip-in-doubt`
+/// goes on after it: the server's log has every line exactly once.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_tunnel_killed_mid_file_resumes_past_the_line_in_doubt_with_skip_in_doubt() {
+    let Some(sshd) = Sshd::start_if_installed() else {
+        return;
+    };
+    let server = strict_vanilla();
+    let home = home();
+    let file = home.path().join("tunnel.mcfunction");
+    let mut lines = numbered_commands(30);
+    // The server holds line 21's answer until the tunnel is gone.
+    lines[20] = "sleep 60000".into();
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let path = file.to_str().unwrap();
+    let rcon = |extra: &[&str]| {
+        let mut cmd = sshd.rcon(home.path(), "user_key", "known_hosts", server.port());
+        cmd.args(extra).args(["-f", path]);
+        cmd
+    };
+    let child = spawn(&mut rcon(&[]));
+    wait_for_commands(&server, 21);
+    let ssh = children(child.id(), "ssh");
+    assert_eq!(ssh.len(), 1, "rcon runs one ssh");
+    // SAFETY: kill(2) on the ssh this test's rcon started.
+    unsafe { libc::kill(ssh[0] as libc::pid_t, libc::SIGKILL) };
+    let out = wait_with_timeout(child, LIMIT);
+    assert_eq!(out.status.code(), Some(9), "{}", stderr(&out));
+
+    let out = run(&mut rcon(&["--resume"]));
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(8), "{err}");
+    assert!(
+        err.contains(&format!("{path}:21 was sent but never answered"))
+            && err.contains("--resend-in-doubt")
+            && err.contains("--skip-in-doubt"),
+        "{err}"
+    );
+    assert_eq!(server.commands().len(), 21, "nothing was sent");
+
+    let out = run(&mut rcon(&["--resume", "--skip-in-doubt"]));
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("after line 21"), "{err}");
+    assert_eq!(
+        server.commands(),
+        lines,
+        "every line exactly once, in order"
+    );
+    assert_eq!(
+        stdout(&out),
+        (22..=30).map(|i| format!("line {i}\n")).collect::<String>()
+    );
+    // Finished: the journal is gone.
+    let out = run(&mut rcon(&["--resume"]));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+}

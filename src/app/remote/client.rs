@@ -833,6 +833,7 @@ impl Run<'_> {
             paused: false,
             next_id: 1,
             skip_through: HashMap::new(),
+            taken_as_run: None,
             stop_error: None,
             no_more: false,
             read_done: false,
@@ -977,9 +978,9 @@ struct Pipe<'a, 'r> {
     /// What ran on this connection, per input: first and last answered line.
     ran: Vec<(usize, u64, u64)>,
     /// stdin's chain over its items (journal::Chain), and the journal's to check it against
-    /// where a `--resume` starts.
+    /// where a `--resume` starts (the chain through the journal's last answered line).
     chain: journal::Chain,
-    expect: Option<String>,
+    expect: Option<(u64, String)>,
     /// Resuming: the kept answers of lines that ran but whose answers were not printed, by
     /// line, and the line through which answers were printed.
     replay: HashMap<u64, Frame>,
@@ -988,6 +989,8 @@ struct Pipe<'a, 'r> {
     ack: Option<u64>,
     /// The last line sent on this connection.
     last_sent: Option<(usize, u64)>,
+    /// `--skip-in-doubt`: the line in doubt taken as run (input, line); its answer is not lost.
+    taken_as_run: Option<(usize, u64)>,
 }
 
 impl Pipe<'_, '_> {
@@ -1123,7 +1126,7 @@ impl Pipe<'_, '_> {
             }
             Src::Item { input, item } => {
                 let prefix = if self.run.inputs[input] == "-" {
-                    match self.chain_item(input, &item) {
+                    match self.chain_item(&item) {
                         Some(prefix) => Some(prefix),
                         None => return Ok(()),
                     }
@@ -1139,10 +1142,11 @@ impl Pipe<'_, '_> {
             } if self.run.inputs[input] == "-"
                 && self
                     .expect
-                    .take()
-                    .is_some_and(|want| want != self.chain.hex()) =>
+                    .as_ref()
+                    .is_some_and(|(_, want)| *want != self.chain.hex()) =>
             {
-                self.differs(input);
+                let checked = self.expect.take().map_or(0, |(through, _)| through);
+                self.differs(checked);
                 let _ = (slashes, first_slash);
                 Ok(())
             }
@@ -1152,29 +1156,29 @@ impl Pipe<'_, '_> {
 
     /// stdin: the chain through `item`, checked against the journal's where a resume starts;
     /// `None` when it differs (the run stops, nothing sent).
-    fn chain_item(&mut self, input: usize, item: &Item) -> Option<String> {
+    fn chain_item(&mut self, item: &Item) -> Option<String> {
         let (at, text) = match item {
             Item::Command(c) => (c.line, c.text.as_str()),
             Item::Error { line, .. } => (*line, ""),
         };
-        let skip = self.skip_through.get(&input).copied().unwrap_or(0);
-        if at > skip
-            && let Some(want) = self.expect.take()
+        let checked = self.expect.as_ref().map_or(0, |(through, _)| *through);
+        if at > checked
+            && let Some((_, want)) = self.expect.take()
             && want != self.chain.hex()
         {
-            self.differs(input);
+            self.differs(checked);
             return None;
         }
         self.chain.push(at, text);
         Some(self.chain.hex())
     }
 
-    fn differs(&mut self, input: usize) {
+    /// stdin's lines through `checked` are not the journal's.
+    fn differs(&mut self, checked: u64) {
         self.stop_sending();
-        let skip = self.skip_through.get(&input).copied().unwrap_or(0);
         let server = format!("{} on {}", self.run.plan.settings.target(), self.run.via);
         self.stop_error
-            .get_or_insert_with(|| journal::stdin_differs(&server, skip));
+            .get_or_insert_with(|| journal::stdin_differs(&server, checked));
     }
 
     /// Opens this machine's record of what input `input` prints (a reconnect keeps the one it
@@ -1266,6 +1270,11 @@ impl Pipe<'_, '_> {
     /// A line that ran on the remote side, its answer not printed: the answer the remote
     /// journal kept is printed in its place; when it kept none, the answer is lost.
     fn replayed(&mut self, input: usize, line: u64, text: String, progress: &mut Progress) {
+        if self.taken_as_run == Some((input, line)) {
+            // `--skip-in-doubt`: it never answered, and is not sent again.
+            self.give_credit();
+            return;
+        }
         match self.replay.remove(&line) {
             Some(answer) => self.queue.push_back(Entry::Cmd {
                 id: 0,
@@ -1595,46 +1604,40 @@ impl Pipe<'_, '_> {
             answered,
             acked,
         };
-        if let Some(doubt) = state.in_doubt()
-            && !self.run.policy().resend_in_doubt
-        {
-            self.stop_sending();
-            self.stop_error.get_or_insert_with(|| {
-                fail(
-                    Exit::Refused,
-                    format!(
-                        "{name}:{doubt} was sent but never answered, so it may or may not have run; lines through {name}:{answered} ran; nothing was sent: check the server, then --resend-in-doubt sends {name}:{doubt} again"
-                    ),
-                )
-            });
-            return;
-        }
-        self.skip_through.insert(input, answered);
-        if self.run.inputs[input] == "-" && answered > 0 {
-            self.expect = Some(prefix);
-        }
         // This machine's record says what was printed; without it, what was acknowledged.
-        self.printed_through = progress.printed.unwrap_or(acked).min(answered);
-        self.replay = answers
+        let printed_through = progress.printed.unwrap_or(acked).min(answered);
+        let replay: HashMap<u64, Frame> = answers
             .into_iter()
             .filter_map(|a| match a {
-                Frame::Answer { id, .. } if id > self.printed_through => Some((id, a)),
+                Frame::Answer { id, .. } if id > printed_through => Some((id, a)),
                 _ => None,
             })
             .collect();
-        if answered > 0 {
-            let missing = range(&name, self.printed_through + 1, answered);
-            let first = match self.replay.len() {
-                _ if answered == self.printed_through => String::new(),
-                0 => format!("; the answers of {missing} did not arrive, and it kept none"),
-                kept => format!(
-                    "; the answers of {missing} did not arrive: the {kept} it kept are printed first"
-                ),
-            };
-            stderr!(
-                "rcon: resuming {name} after line {answered} (the remote journal's last answered line{first})"
-            );
+        let missing = range(&name, printed_through + 1, answered);
+        let kept = match replay.len() {
+            _ if answered == printed_through => String::new(),
+            0 => format!("; the answers of {missing} did not arrive, and it kept none"),
+            kept => format!(
+                "; the answers of {missing} did not arrive: the {kept} it kept are printed first"
+            ),
+        };
+        let policy = self.run.policy();
+        let skip = match journal::resume_after(&name, state, policy, "the remote journal's", &kept)
+        {
+            Ok(skip) => skip,
+            Err(refused) => {
+                self.stop_sending();
+                self.stop_error.get_or_insert(refused);
+                return;
+            }
+        };
+        self.skip_through.insert(input, skip);
+        self.taken_as_run = (skip > answered).then_some((input, skip));
+        if self.run.inputs[input] == "-" && answered > 0 {
+            self.expect = Some((answered, prefix));
         }
+        self.printed_through = printed_through;
+        self.replay = replay;
     }
 
     fn answered(

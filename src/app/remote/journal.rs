@@ -489,16 +489,63 @@ fn write_at_start(file: &File, mut bytes: &[u8]) -> io::Result<()> {
     Ok(())
 }
 
-/// The journal of a local-mode batch input (no `--remote`) named `name` against `server`, the
-/// line through which it already ran (`--resume`; else 0), and for stdin the [`Chain`] its
-/// lines through that one must have. `None` without a data directory. With `resume`, no
-/// journal, or a line in doubt without `resend_in_doubt`, is an error before anything is sent.
+/// Where `--resume` goes on in input `name` whose journal (`whose`: "the journal's", "the
+/// remote journal's") says `state`: after its last answered line, or, with a line in doubt,
+/// after it (`--skip-in-doubt`: taken as run) or before it (`--resend-in-doubt`: sent again);
+/// with neither flag the line in doubt is an error naming both, before anything is sent. Says
+/// on stderr where it resumes, with `detail` (what else the caller found) inside its brackets.
+pub fn resume_after(
+    name: &str,
+    state: State,
+    policy: &crate::app::resolve::modes::BatchPolicy,
+    whose: &str,
+    detail: &str,
+) -> anyhow::Result<u64> {
+    use crate::app::exit::{Exit, fail};
+    let answered = state.answered;
+    let skip = match state.in_doubt() {
+        Some(doubt) if policy.skip_in_doubt => {
+            stderr!(
+                "rcon: resuming {name} after line {doubt} ({name}:{doubt} was in doubt and is taken as run: --skip-in-doubt{detail})"
+            );
+            return Ok(doubt);
+        }
+        Some(_) if policy.resend_in_doubt => answered,
+        Some(doubt) => {
+            return Err(fail(
+                Exit::Refused,
+                format!(
+                    "{name}:{doubt} was sent but never answered, so it may or may not have run; lines through {name}:{answered} ran; nothing was sent: check the server, then --resend-in-doubt sends {name}:{doubt} again, or --skip-in-doubt takes it as run and goes on after it"
+                ),
+            ));
+        }
+        None => answered,
+    };
+    if skip > 0 {
+        stderr!("rcon: resuming {name} after line {skip} ({whose} last answered line{detail})");
+    }
+    Ok(skip)
+}
+
+/// Where a resumed input is checked (stdin, [`Chain`]) and goes on (docs/remote.md).
+#[derive(Debug, Default)]
+pub struct Resumed {
+    /// Lines through this one already ran (0: none, or not resuming).
+    pub skip: u64,
+    /// stdin: the chain its lines through `.0` must have.
+    pub expect: Option<(u64, String)>,
+}
+
+/// The journal of a local-mode batch input (no `--remote`) named `name` against `server`, and
+/// where it resumes (`--resume`). `None` without a data directory. With `resume`, no journal,
+/// or a line in doubt that `policy` neither resends nor skips, is an error before anything is
+/// sent. A line in doubt skipped is recorded as run when it is read again ([`Journal::answered`]
+/// at line `skip`).
 pub fn for_input(
     name: &str,
     server: &str,
-    resume: bool,
-    resend_in_doubt: bool,
-) -> anyhow::Result<Option<(Journal, u64, Option<String>)>> {
+    policy: &crate::app::resolve::modes::BatchPolicy,
+) -> anyhow::Result<Option<(Journal, Resumed)>> {
     use crate::app::exit::{Exit, fail};
     let stdin = name == STDIN;
     let content = if stdin {
@@ -513,7 +560,7 @@ pub fn for_input(
     let waiting = &mut |pid| {
         stderr!("rcon: {}", waiting(name, pid, "another rcon"));
     };
-    let mut locked = match Locked::acquire(&path, !resume, LOCK_WAIT, waiting) {
+    let mut locked = match Locked::acquire(&path, !policy.resume, LOCK_WAIT, waiting) {
         Ok(Acquired::Locked(locked)) => Some(locked),
         Ok(Acquired::Missing) => None,
         Ok(Acquired::Busy(pid)) => {
@@ -528,7 +575,7 @@ pub fn for_input(
         }
     };
     let found = locked.as_mut().and_then(Locked::read);
-    let (state, prefix) = if resume {
+    let (state, prefix, skip) = if policy.resume {
         let Some(Found { state, prefix, .. }) = found else {
             let why = if stdin {
                 "the last run from stdin finished"
@@ -542,28 +589,12 @@ pub fn for_input(
                 ),
             ));
         };
-        if let Some(doubt) = state.in_doubt()
-            && !resend_in_doubt
-        {
-            return Err(fail(
-                Exit::Refused,
-                format!(
-                    "{name}:{doubt} was sent but never answered, so it may or may not have run; lines through {name}:{} ran; nothing was sent: check the server, then --resend-in-doubt sends {name}:{doubt} again",
-                    state.answered
-                ),
-            ));
-        }
-        if state.answered > 0 {
-            stderr!(
-                "rcon: resuming {name} after line {} (the journal's last answered line)",
-                state.answered
-            );
-        }
-        (state, prefix)
+        let skip = resume_after(name, state, policy, "the journal's", "")?;
+        (state, prefix, skip)
     } else {
-        (State::default(), String::new())
+        (State::default(), String::new(), 0)
     };
-    let expect = (stdin && state.answered > 0).then(|| prefix.clone());
+    let expect = (stdin && state.answered > 0).then(|| (state.answered, prefix.clone()));
     let locked = locked.expect("a journal found or created");
     match Journal::start(locked, name, server, state, &[]) {
         Ok(mut j) => {
@@ -571,7 +602,7 @@ pub fn for_input(
                 j.set_prefix(prefix);
                 j.keep();
             }
-            Ok(Some((j, state.answered, expect)))
+            Ok(Some((j, Resumed { skip, expect })))
         }
         Err(e) => {
             stderr!(

@@ -329,7 +329,7 @@ pub struct Args {
     /// Run the same -f file (or the same lines piped on stdin again) from after the last line
     /// the server answered, as kept in the journal of the run that stopped (docs/remote.md;
     /// other stdin lines are refused). A line sent but never answered is refused unless
-    /// --resend-in-doubt.
+    /// --resend-in-doubt or --skip-in-doubt.
     #[arg(
         long,
         long_help,
@@ -346,6 +346,18 @@ pub struct Args {
         help_heading = "Commands"
     )]
     pub resend_in_doubt: bool,
+
+    /// With --resume: take the line in doubt (sent, never answered) as run, after checking the
+    /// server, and go on after it; the journal records it as run.
+    #[arg(
+        long,
+        requires = "resume",
+        conflicts_with = "resend_in_doubt",
+        long_help,
+        help = "With --resume: take the line in doubt as run and go on after it",
+        help_heading = "Commands"
+    )]
+    pub skip_in_doubt: bool,
 
     /// Run the commands in PATH, one per line, mcfunction rules (repeatable, in order; `-` is
     /// stdin). Every file is opened before anything is sent. Without any command or file and

@@ -27,6 +27,8 @@ pub struct BatchPolicy {
     pub resume: bool,
     /// `--resend-in-doubt`: send the journal's line in doubt again.
     pub resend_in_doubt: bool,
+    /// `--skip-in-doubt`: take the journal's line in doubt as run.
+    pub skip_in_doubt: bool,
     /// `--retry N`: reconnect a lost batch up to N times.
     pub retry: u32,
 }

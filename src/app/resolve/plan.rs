@@ -971,6 +971,7 @@ fn mgmt_plan(args: &Args) -> anyhow::Result<(MgmtPlan, Option<FollowOptions>, Op
         (!args.files.is_empty(), "-f"),
         (args.resume, "--resume"),
         (args.resend_in_doubt, "--resend-in-doubt"),
+        (args.skip_in_doubt, "--skip-in-doubt"),
         (!args.macros.is_empty(), "--macro"),
     ];
     if let Some((_, flag)) = files_only.iter().find(|(given, _)| *given) {
@@ -1043,7 +1044,7 @@ fn refuse_unused_live_or_timed(args: &Args) -> anyhow::Result<()> {
     } else {
         "it prints each answer as it came, or a JSON record with --json"
     };
-    let unused: [(bool, &str, &str); 15] = [
+    let unused: [(bool, &str, &str); 16] = [
         (!args.files.is_empty(), "-f", batch),
         (args.interactive, "--interactive", batch),
         (
@@ -1075,6 +1076,7 @@ fn refuse_unused_live_or_timed(args: &Args) -> anyhow::Result<()> {
         ),
         (args.resume, "--resume", batch),
         (args.resend_in_doubt, "--resend-in-doubt", batch),
+        (args.skip_in_doubt, "--skip-in-doubt", batch),
         (!args.macros.is_empty(), "--macro", batch),
         (
             args.trace,
@@ -1273,6 +1275,7 @@ fn batch_policy(args: &Args) -> BatchPolicy {
         macros: args.macros.iter().cloned().collect(),
         resume: args.resume,
         resend_in_doubt: args.resend_in_doubt,
+        skip_in_doubt: args.skip_in_doubt,
         retry: args.retry,
     }
 }

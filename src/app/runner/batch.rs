@@ -186,15 +186,13 @@ fn run_input(
     let mut first_slash: Option<u64> = None;
     let mut buf = Vec::with_capacity(4096);
     let max = session.max_command_bytes();
-    let (mut journal, skip, mut expect) = match crate::app::remote::journal::for_input(
-        &name,
-        session.server(),
-        opts.resume,
-        opts.resend_in_doubt,
-    )? {
-        Some((j, skip, expect)) => (Some(j), skip, expect),
-        None => (None, 0, None),
-    };
+    let (mut journal, resumed) =
+        match crate::app::remote::journal::for_input(&name, session.server(), opts)? {
+            Some((j, resumed)) => (Some(j), resumed),
+            None => (None, Default::default()),
+        };
+    let crate::app::remote::journal::Resumed { skip, mut expect } = resumed;
+    let checked = expect.as_ref().map_or(0, |(through, _)| *through);
     // stdin's journal keeps a chain over the items, checked again when resuming.
     let mut chain = (name == crate::app::remote::journal::STDIN && journal.is_some())
         .then(crate::app::remote::journal::Chain::default);
@@ -211,19 +209,19 @@ fn run_input(
                 break;
             };
             let done = joiner.line();
+            let (at, text) = match &item {
+                Item::Command(c) => (c.line, c.text.as_str()),
+                Item::Error { line, .. } => (*line, ""),
+            };
             let prefix = match chain.as_mut() {
                 Some(chain) => {
-                    let (at, text) = match &item {
-                        Item::Command(c) => (c.line, c.text.as_str()),
-                        Item::Error { line, .. } => (*line, ""),
-                    };
-                    if at > skip
-                        && let Some(want) = expect.take()
+                    if at > checked
+                        && let Some((_, want)) = expect.take()
                         && chain.hex() != want
                     {
                         return Err(crate::app::remote::journal::stdin_differs(
                             session.server(),
-                            skip,
+                            checked,
                         ));
                     }
                     chain.push(at, text);
@@ -231,6 +229,17 @@ fn run_input(
                 }
                 None => None,
             };
+            // The line `--skip-in-doubt` takes as run is recorded as run, once stdin's lines
+            // were found the same (a plain resume writes what the journal said).
+            if at == skip
+                && expect.is_none()
+                && let Some(j) = journal.as_mut()
+            {
+                if let Some(prefix) = &prefix {
+                    j.set_prefix(prefix.clone());
+                }
+                j.answered(skip);
+            }
             let mut step = Step {
                 session: &mut *session,
                 name: &name,
@@ -256,12 +265,12 @@ fn run_input(
             }
         }
         // Read to its end without passing the journal's line: the same lines, or fewer.
-        if let Some(want) = expect.take()
+        if let Some((_, want)) = expect.take()
             && chain.as_ref().is_none_or(|c| c.hex() != want)
         {
             return Err(crate::app::remote::journal::stdin_differs(
                 session.server(),
-                skip,
+                checked,
             ));
         }
         Ok(None)
