@@ -91,13 +91,18 @@ def delay_proxy(target_port):
     return listener.getsockname()[1]
 
 
-def main():
+def rcon_binary():
+    """RCON_BIN, else the release build (built first)."""
     rcon = os.environ.get("RCON_BIN")
     if not rcon:
         subprocess.run(["cargo", "build", "--release", "--locked", "--quiet"], cwd=ROOT, check=True)
         rcon = str(ROOT / "target" / "release" / "rcon")
-    rcon = str(Path(rcon).resolve())
-    work = Path(tempfile.mkdtemp())
+    return str(Path(rcon).resolve())
+
+
+def start(rcon, work):
+    """A private sshd behind the delay proxy and the practice server on its side: returns the
+    processes to stop, the `rcon --ssh ...` argv up to the commands, and rcon's environment."""
     for key in ("host_key", "user_key"):
         subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(work / key)], check=True)
     (work / "authorized_keys").write_text((work / "user_key.pub").read_text())
@@ -108,29 +113,35 @@ def main():
         f"Port {sshd_port}\nListenAddress 127.0.0.1\nHostKey {work}/host_key\nPidFile {work}/sshd.pid\n"
         f"AuthorizedKeysFile {work}/authorized_keys\nStrictModes no\nUsePAM no\n"
         "PasswordAuthentication no\nKbdInteractiveAuthentication no\nPermitRootLogin yes\n"
-        f"AllowTcpForwarding yes\nSetEnv RCON_DATA_DIR={work}/data\n"
+        f"AllowTcpForwarding yes\nSetEnv RCON_DATA_DIR={work}/data XDG_CACHE_HOME={work}/cache\n"
     )
     sshd = subprocess.Popen(["/usr/sbin/sshd", "-D", "-e", "-f", str(work / "sshd_config")],
                             stderr=open(work / "sshd.log", "w"))
     practice = subprocess.Popen([rcon, "--practice-server", "127.0.0.1:0", "--practice-password", PASSWORD],
                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    try:
-        rcon_port = int(practice.stdout.readline().strip().rsplit(":", 1)[1])
-        for _ in range(200):
-            try:
-                socket.create_connection(("127.0.0.1", sshd_port)).close()
-                break
-            except OSError:
-                time.sleep(0.02)
-        proxy_port = delay_proxy(sshd_port)
-        user = subprocess.run(["id", "-un"], capture_output=True, text=True).stdout.strip()
-        ssh_opts = [f"IdentityFile={work}/user_key", "IdentitiesOnly=yes", "UserKnownHostsFile=/dev/null",
-                    "StrictHostKeyChecking=no", "LogLevel=ERROR"]
-        env = dict(os.environ, RCON_PASSWORD=PASSWORD, NO_COLOR="1", RCON_DATA_DIR=str(work / "localdata"))
-        base = [rcon, "--ssh", f"{user}@127.0.0.1:{proxy_port}", "-H", "127.0.0.1", "-P", str(rcon_port)]
-        for o in ssh_opts:
-            base += ["--ssh-option", o]
+    rcon_port = int(practice.stdout.readline().strip().rsplit(":", 1)[1])
+    for _ in range(200):
+        try:
+            socket.create_connection(("127.0.0.1", sshd_port)).close()
+            break
+        except OSError:
+            time.sleep(0.02)
+    proxy_port = delay_proxy(sshd_port)
+    user = subprocess.run(["id", "-un"], capture_output=True, text=True).stdout.strip()
+    ssh_opts = [f"IdentityFile={work}/user_key", "IdentitiesOnly=yes", "UserKnownHostsFile=/dev/null",
+                "StrictHostKeyChecking=no", "LogLevel=ERROR"]
+    env = dict(os.environ, RCON_PASSWORD=PASSWORD, NO_COLOR="1", RCON_DATA_DIR=str(work / "localdata"))
+    base = [rcon, "--ssh", f"{user}@127.0.0.1:{proxy_port}", "-H", "127.0.0.1", "-P", str(rcon_port)]
+    for o in ssh_opts:
+        base += ["--ssh-option", o]
+    return [practice, sshd], base, env, (user, proxy_port, rcon_port, ssh_opts)
 
+
+def main():
+    rcon = rcon_binary()
+    work = Path(tempfile.mkdtemp())
+    procs, base, env, (user, proxy_port, rcon_port, ssh_opts) = start(rcon, work)
+    try:
         def file_of(n):
             path = work / f"in{n}.mcfunction"
             path.write_text("".join(f"echo line {i}\n" for i in range(1, n + 1)))
@@ -185,8 +196,8 @@ def main():
         else:
             print("mcrcon: skipped (bench/.venv/bin/mcrcon missing)")
     finally:
-        practice.terminate()
-        sshd.terminate()
+        for p in procs:
+            p.terminate()
 
 
 if __name__ == "__main__":

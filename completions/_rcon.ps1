@@ -82,6 +82,7 @@ Register-ArgumentCompleter -Native -CommandName 'rcon' -ScriptBlock {
             [CompletionResult]::new('--list-servers', '--list-servers', [CompletionResultType]::ParameterName, 'List the config file''s server profiles and exit')
             [CompletionResult]::new('--print-config', '--print-config', [CompletionResultType]::ParameterName, 'Print the settings in effect and their sources')
             [CompletionResult]::new('--forget', '--forget', [CompletionResultType]::ParameterName, 'Forget what was learned about the server')
+            [CompletionResult]::new('--no-ssh-reuse', '--no-ssh-reuse', [CompletionResultType]::ParameterName, 'Do not share one SSH connection across runs to the same host')
             [CompletionResult]::new('--remote', '--remote', [CompletionResultType]::ParameterName, 'With --ssh: run rcon on the SSH host')
             [CompletionResult]::new('--remote-install', '--remote-install', [CompletionResultType]::ParameterName, 'With --remote: copy this rcon there if needed')
             [CompletionResult]::new('--remote-serve', '--remote-serve', [CompletionResultType]::ParameterName, 'Serve the remote protocol on stdin/stdout (what --remote runs on the SSH host; an editor can drive it too: docs/remote.md)')

@@ -79,6 +79,7 @@ set edit:completion:arg-completer[rcon] = {|@words|
             cand --list-servers 'List the config file''s server profiles and exit'
             cand --print-config 'Print the settings in effect and their sources'
             cand --forget 'Forget what was learned about the server'
+            cand --no-ssh-reuse 'Do not share one SSH connection across runs to the same host'
             cand --remote 'With --ssh: run rcon on the SSH host'
             cand --remote-install 'With --remote: copy this rcon there if needed'
             cand --remote-serve 'Serve the remote protocol on stdin/stdout (what --remote runs on the SSH host; an editor can drive it too: docs/remote.md)'

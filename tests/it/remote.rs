@@ -1680,3 +1680,37 @@ fn a_tunnel_killed_mid_file_resumes_past_the_line_in_doubt_with_skip_in_doubt() 
     let out = run(&mut rcon(&["--resume"]));
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
 }
+
+/// `--remote` one-shots share one SSH connection too (issue 39): two runs, one SSH login.
+#[test]
+fn remote_one_shots_share_one_ssh_connection() {
+    let data = tempfile::tempdir().unwrap();
+    let Some(sshd) = remote_sshd(data.path()) else {
+        return;
+    };
+    let server = strict_vanilla();
+    let home = home();
+    let tmp = tempfile::tempdir().unwrap();
+    for _ in 0..2 {
+        let out = run(rcon_remote(&sshd, home.path(), server.port())
+            .env("TMPDIR", tmp.path())
+            .args(["-c", "list"]));
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    assert_eq!(
+        sshd.log().matches("Accepted publickey").count(),
+        1,
+        "{}",
+        sshd.log()
+    );
+    assert_eq!(server.commands(), ["list", "list"]);
+    for socket in std::fs::read_dir(tmp.path()).unwrap().flatten() {
+        for socket in std::fs::read_dir(socket.path()).unwrap().flatten() {
+            let _ = Command::new("ssh")
+                .arg("-o")
+                .arg(format!("ControlPath={}", socket.path().display()))
+                .args(["-O", "exit", "127.0.0.1"])
+                .output();
+        }
+    }
+}

@@ -306,3 +306,172 @@ fn console_runs_through_a_real_sshd() {
         sshd.log()
     );
 }
+
+/// The control sockets of the runs of `cmd`'s user under `tmp` (its TMPDIR, no
+/// XDG_RUNTIME_DIR): connection sharing's directory (docs/ssh.md).
+#[cfg(unix)]
+fn control_sockets(tmp: &std::path::Path) -> Vec<std::path::PathBuf> {
+    // SAFETY: geteuid has no preconditions.
+    let uid = unsafe { libc::geteuid() };
+    std::fs::read_dir(tmp.join(format!("rconsole-ssh-{uid}")))
+        .map(|dir| dir.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default()
+}
+
+/// How many SSH logins the sshd accepted.
+fn logins_accepted(sshd: &Sshd) -> usize {
+    sshd.log().matches("Accepted publickey").count()
+}
+
+/// Ends the shared connection behind `socket` (as a test must not leave it for its 60 s).
+#[cfg(unix)]
+fn close_master(socket: &std::path::Path) -> std::process::Output {
+    Command::new("ssh")
+        .arg("-o")
+        .arg(format!("ControlPath={}", socket.display()))
+        .args(["-O", "exit", "127.0.0.1"])
+        .output()
+        .expect("run ssh -O exit")
+}
+
+/// One-shots through `--ssh` to the same host share one SSH connection (issue 39): the sshd
+/// accepts one login for two runs; `--no-ssh-reuse` (or `RCON_NO_SSH_REUSE=1`) logs in each
+/// time. The socket is in a 0700 directory of this user's under the temporary directory.
+#[cfg(unix)]
+#[test]
+fn one_shots_through_ssh_share_one_connection_unless_told_not_to() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let Some(sshd) = Sshd::start_if_installed() else {
+        return;
+    };
+    let server = strict_vanilla();
+    let home = home();
+    let tmp = tempfile::tempdir().unwrap();
+    let one_shot = |extra: &[&str], env: Option<(&str, &str)>| {
+        let mut cmd = sshd.rcon(home.path(), "user_key", "known_hosts", server.port());
+        cmd.env("TMPDIR", tmp.path()).args(extra).arg("list");
+        if let Some((key, value)) = env {
+            cmd.env(key, value);
+        }
+        let out = run(&mut cmd);
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert_eq!(stderr(&out), "", "nothing said");
+    };
+    one_shot(&[], None);
+    one_shot(&[], None);
+    assert_eq!(logins_accepted(&sshd), 1, "{}", sshd.log());
+    let sockets = control_sockets(tmp.path());
+    assert_eq!(sockets.len(), 1, "one control socket");
+    let dir = std::fs::metadata(sockets[0].parent().unwrap()).unwrap();
+    // SAFETY: geteuid has no preconditions.
+    assert_eq!(dir.uid(), unsafe { libc::geteuid() });
+    assert_eq!(dir.permissions().mode() & 0o777, 0o700);
+    one_shot(&["--no-ssh-reuse"], None);
+    one_shot(&[], Some(("RCON_NO_SSH_REUSE", "1")));
+    assert_eq!(logins_accepted(&sshd), 3, "{}", sshd.log());
+    assert_eq!(server.commands(), ["list"; 4]);
+    assert!(close_master(&sockets[0]).status.success());
+}
+
+/// A sharing directory that is not this user's alone is refused (issue 39): one warning line,
+/// the run goes on with its own connection, and no socket is made there.
+#[cfg(unix)]
+#[test]
+fn a_sharing_directory_of_another_user_is_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let Some(sshd) = Sshd::start_if_installed() else {
+        return;
+    };
+    let server = strict_vanilla();
+    let home = home();
+    let tmp = tempfile::tempdir().unwrap();
+    // SAFETY: geteuid has no preconditions.
+    let uid = unsafe { libc::geteuid() };
+    let dir = tmp.path().join(format!("rconsole-ssh-{uid}"));
+    std::fs::create_dir(&dir).unwrap();
+    let expected = if uid == 0 {
+        // Planted by another user (root can make one).
+        std::os::unix::fs::chown(&dir, Some(65534), Some(65534)).unwrap();
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+        "is owned by uid 65534, not by you"
+    } else {
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o777)).unwrap();
+        "is open to other users"
+    };
+    for _ in 0..2 {
+        let out = run(sshd
+            .rcon(home.path(), "user_key", "known_hosts", server.port())
+            .env("TMPDIR", tmp.path())
+            .arg("list"));
+        assert!(out.status.success(), "{}", stderr(&out));
+        let err = stderr(&out);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.starts_with("rcon: warning: not sharing SSH connections: ")
+                && err.contains(expected),
+            "{err}"
+        );
+    }
+    assert_eq!(logins_accepted(&sshd), 2, "each run its own connection");
+    assert_eq!(
+        std::fs::read_dir(&dir).unwrap().count(),
+        0,
+        "no socket there"
+    );
+}
+
+/// Another user cannot use this user's shared connection (issue 39): as root, a run's control
+/// socket answers `ssh -O check` for root and refuses uid 65534 (`setpriv`), with the
+/// temporary directory itself open to all.
+#[cfg(target_os = "linux")]
+#[test]
+fn another_user_cannot_use_the_shared_connection() {
+    use std::os::unix::fs::PermissionsExt;
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        skip("not root: cannot run a command as another user");
+        return;
+    }
+    if Command::new("setpriv").arg("--version").output().is_err() {
+        skip("setpriv not installed (util-linux)");
+        return;
+    }
+    let Some(sshd) = Sshd::start_if_installed() else {
+        return;
+    };
+    let server = strict_vanilla();
+    let home = home();
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o1777)).unwrap();
+    let out = run(sshd
+        .rcon(home.path(), "user_key", "known_hosts", server.port())
+        .env("TMPDIR", tmp.path())
+        .arg("list"));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let sockets = control_sockets(tmp.path());
+    assert_eq!(sockets.len(), 1);
+    let check = |as_other: bool| {
+        let mut cmd = if as_other {
+            let mut c = Command::new("setpriv");
+            c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "ssh"]);
+            c
+        } else {
+            Command::new("ssh")
+        };
+        cmd.arg("-o")
+            .arg(format!("ControlPath={}", sockets[0].display()))
+            .args(["-O", "check", "127.0.0.1"])
+            .output()
+            .expect("run ssh -O check")
+    };
+    let own = check(false);
+    assert!(own.status.success(), "{}", stderr(&own));
+    let other = check(true);
+    assert!(!other.status.success(), "another user reached the master");
+    assert!(
+        stderr(&other).contains("Permission denied"),
+        "{}",
+        stderr(&other)
+    );
+    assert!(close_master(&sockets[0]).status.success());
+}

@@ -151,7 +151,7 @@ source (--password-file, RCON_PASSWORD, a profile's password keys)",
     }
     let connector = settings::connector(
         settings.ssh.as_ref().map(|s| s.value.as_str()),
-        &settings.ssh_options,
+        &settings.ssh_argv_options(),
         settings.proxy_command.as_ref().map(|s| s.value.as_str()),
         &endpoint.host,
         endpoint.port,

@@ -91,7 +91,7 @@ pub fn ssh_base(settings: &Settings, dest: &SshDestination) -> Vec<OsString> {
         "ServerAliveInterval=10".into(),
         "ServerAliveCountMax=3".into(),
     ];
-    for option in settings.ssh_options.iter().chain(defaults.iter()) {
+    for option in settings.ssh_argv_options().iter().chain(defaults.iter()) {
         argv.push("-o".into());
         argv.push(option.into());
     }

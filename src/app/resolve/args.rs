@@ -262,6 +262,21 @@ pub struct Args {
     )]
     pub ssh_option: Vec<String>,
 
+    /// Do not share one SSH connection across runs to the same host (--ssh, --remote). By
+    /// default ssh keeps the connection open for 60s after a run (ControlMaster=auto,
+    /// ControlPersist=60) with its socket in a directory only this user can enter, so the next
+    /// run skips the SSH handshake (docs/ssh.md; not on Windows). Also profile `ssh_reuse =
+    /// false`.
+    #[arg(
+        long,
+        env = "RCON_NO_SSH_REUSE",
+        value_parser = clap::builder::BoolishValueParser::new(),
+        long_help,
+        help = "Do not share one SSH connection across runs to the same host",
+        help_heading = "Connection"
+    )]
+    pub no_ssh_reuse: bool,
+
     /// Reach the server through any command that connects its stdin/stdout to it, as OpenSSH's
     /// ProxyCommand: %h is the RCON host, %p the port, %% a percent sign. Runs under `sh -c`
     /// (`cmd /C` on Windows).

@@ -99,6 +99,8 @@ pub struct Profile {
     pub remote_rcon: Option<Spanned<String>>,
     /// With `remote`: copy this rcon to the SSH host when it has none (`--remote-install`).
     pub remote_install: Option<Spanned<bool>>,
+    /// `false`: as `--no-ssh-reuse`, one SSH connection per run.
+    pub ssh_reuse: Option<Spanned<bool>>,
     /// Makes this profile a group: the names of other profiles, all run at once.
     pub servers: Option<Spanned<Vec<String>>>,
     /// The management protocol's URL for `--mgmt` (`wss://HOST:PORT`).

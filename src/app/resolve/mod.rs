@@ -13,4 +13,5 @@ pub mod modes;
 pub mod plan;
 pub mod secrets;
 pub mod settings;
+pub mod ssh_sharing;
 pub mod values;

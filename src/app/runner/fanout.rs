@@ -184,6 +184,12 @@ pub fn servers(list: Vec<(String, Settings)>, label: bool) -> anyhow::Result<Vec
     let passwords = passwords(&list)?;
     let mut ready = Vec::with_capacity(list.len());
     for ((name, settings), password) in list.into_iter().zip(passwords) {
+        // One ssh connection per server, as before connection sharing: sshd refuses more than
+        // MaxSessions (10) `--remote` sessions on one connection.
+        let settings = Settings {
+            ssh_reuse: false,
+            ..settings
+        };
         let connector = settings.connector()?;
         let protocol = settings.dialect.value.dialect().protocol;
         let options = settings.options(observer(&name, label));

@@ -75,6 +75,9 @@ pub struct Settings {
     pub remote_rcon: Option<String>,
     /// `--remote-install` (profile `remote_install`): copy this rcon there when it has none.
     pub remote_install: bool,
+    /// Share one SSH connection across runs (off: `--no-ssh-reuse`, profile `ssh_reuse =
+    /// false`; fan-out turns it off for its servers).
+    pub ssh_reuse: bool,
 }
 
 /// Reads one of mcrcon's environment variables, treating empty as unset. Run as a personality
@@ -274,6 +277,10 @@ impl Settings {
             || profile
                 .and_then(|p| p.remote_install.as_ref())
                 .is_some_and(|r| *r.get_ref());
+        let ssh_reuse = !args.no_ssh_reuse
+            && profile
+                .and_then(|p| p.ssh_reuse.as_ref())
+                .is_none_or(|r| *r.get_ref());
         if remote && ssh.is_none() {
             return Err(fail(
                 Exit::Usage,
@@ -298,6 +305,7 @@ impl Settings {
             remote_rcon,
             remote_install,
             personality: args.compat,
+            ssh_reuse,
         })
     }
 
@@ -379,6 +387,16 @@ impl Settings {
     }
 
     /// How to reach the server: directly over TCP, through `ssh -W`, or a proxy command.
+    /// The `-o` options ssh runs with: the user's (`--ssh-option`, profile `ssh_options`),
+    /// then, unless `ssh_reuse` is off, connection sharing's ([`super::ssh_sharing`]).
+    pub fn ssh_argv_options(&self) -> Vec<String> {
+        let mut options = self.ssh_options.clone();
+        if let Some(ssh) = self.ssh.as_ref().filter(|_| self.ssh_reuse) {
+            options.extend(super::ssh_sharing::options(&ssh.value, &self.ssh_options));
+        }
+        options
+    }
+
     pub fn connector(&self) -> anyhow::Result<Box<dyn Connector>> {
         if self.dialect.value.dialect().protocol == rconsole::consoles::Protocol::BattlEye
             && (self.ssh.is_some() || self.proxy_command.is_some())
@@ -390,7 +408,7 @@ impl Settings {
         }
         connector(
             self.ssh.as_ref().map(|s| s.value.as_str()),
-            &self.ssh_options,
+            &self.ssh_argv_options(),
             self.proxy_command.as_ref().map(|s| s.value.as_str()),
             &self.host.value,
             self.port.value,
