@@ -470,11 +470,16 @@ fn a_closed_stdout_stops_a_batch_and_resume_sends_the_rest() {
     assert_eq!(err.lines().count(), 1, "{err}");
     let ran = server.commands().len();
     assert!(ran < all.len(), "the whole batch was sent: {err}");
+    let lines = |first: usize, last: usize| match first == last {
+        true => format!("{file}:{first}"),
+        false => format!("{file}:{first}-{last}"),
+    };
     let want = format!(
-        "rcon: error: interrupted by a closed stdout: {ran} command{} ran, none was in flight, {} not sent from {file}:{} on\n",
+        "rcon: error: interrupted by a closed stdout: {ran} command{} ran ({}), none was in flight, {} not sent ({})\n",
         if ran == 1 { "" } else { "s" },
+        lines(1, ran),
         all.len() - ran,
-        ran + 1
+        lines(ran + 1, all.len())
     );
     assert_eq!(err, want);
     // --resume goes on with the first line not sent: every line ran once, in order.

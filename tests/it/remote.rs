@@ -923,7 +923,12 @@ fn local_mode_resumes_a_file_after_the_server_went_away() {
     let second = first.restart(vanilla_again()).expect("the server restarts");
     let out = wait_with_timeout(child, LIMIT);
     assert!(!out.status.success(), "{}", stderr(&out));
-    assert!(stderr(&out).contains("stopped here"), "{}", stderr(&out));
+    // The line in flight, or (the connection closed between two lines) the next one.
+    let err = stderr(&out);
+    assert!(
+        err.contains("was in flight and may or may not have run") || err.contains("stopped here"),
+        "{err}"
+    );
     let mut out = run(&mut rcon(&["--resume"]));
     if out.status.code() == Some(8) {
         let err = stderr(&out);
@@ -976,8 +981,10 @@ fn ctrl_c_with_remote_reports_exactly_what_ran_and_resume_finishes() {
         "every answer that ran is on stdout"
     );
     let err = stderr(&out);
-    let prefix =
-        format!("rcon: error: interrupted by Ctrl-C: {ran} commands ran, none was in flight, ");
+    // What ran by file:line range, as the server's log has it.
+    let prefix = format!(
+        "rcon: error: interrupted by Ctrl-C: {ran} commands ran ({path}:1-{ran}), none was in flight, "
+    );
     assert!(err.starts_with(&prefix), "{err}");
     let not_sent: usize = err[prefix.len()..]
         .split(' ')
@@ -1522,7 +1529,8 @@ fn local_mode_retry_crosses_a_server_restart_mid_file() {
             // Only without --resend-in-doubt, and only when a line was in flight.
             assert!(!resend, "{err}");
             assert!(
-                err.contains("was sent but never answered") && err.contains("--resend-in-doubt"),
+                err.contains("was in flight and may or may not have run")
+                    && err.contains("--resend-in-doubt"),
                 "{err}"
             );
             let again = run(rcon_at(addr.port(), home.path()).args([
@@ -1643,14 +1651,30 @@ fn a_tunnel_killed_mid_file_resumes_past_the_line_in_doubt_with_skip_in_doubt() 
         cmd.args(extra).args(["-f", path]);
         cmd
     };
-    let child = spawn(&mut rcon(&[]));
+    // --retry does not send the line in doubt again: the run stops there.
+    let child = spawn(&mut rcon(&["--retry", "2"]));
     wait_for_commands(&server, 21);
     let ssh = children(child.id(), "ssh");
     assert_eq!(ssh.len(), 1, "rcon runs one ssh");
     // SAFETY: kill(2) on the ssh this test's rcon started.
     unsafe { libc::kill(ssh[0] as libc::pid_t, libc::SIGKILL) };
     let out = wait_with_timeout(child, LIMIT);
-    assert_eq!(out.status.code(), Some(9), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(9), "{err}");
+    // One line: what ran, the line in doubt, what was not sent, by file:line (issue 39 item 6).
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with(&format!("rcon: error: {path}:21: ssh ")),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!(
+            ": 20 commands ran ({path}:1-20), {path}:21 ('sleep 60000') was in flight and may or may not have run, 9 not sent ({path}:22-30); --retry does not send"
+        )),
+        "{err}"
+    );
+    assert_eq!(err.matches("may or may not").count(), 1, "{err}");
+    assert!(err.contains("--skip-in-doubt"), "{err}");
 
     let out = run(&mut rcon(&["--resume"]));
     let err = stderr(&out);

@@ -192,7 +192,7 @@ fn sigint_half_way_keeps_the_answers_and_says_what_was_not_sent() {
     assert_eq!(
         stderr(&out),
         format!(
-            "rcon: error: interrupted by Ctrl-C: 2 commands ran, {file}:3 ('sleep 60000') was in flight and may or may not have run, 2 not sent\n"
+            "rcon: error: interrupted by Ctrl-C: 2 commands ran ({file}:1-2), {file}:3 ('sleep 60000') was in flight and may or may not have run, 2 not sent ({file}:5-6)\n"
         )
     );
     assert_eq!(commands, ["echo one", "echo two", "sleep 60000"]);
@@ -207,7 +207,7 @@ fn sigterm_half_way_is_exit_143_with_the_same_report() {
     assert_eq!(
         stderr(&out),
         format!(
-            "rcon: error: interrupted by SIGTERM: 2 commands ran, {file}:3 ('sleep 60000') was in flight and may or may not have run, 2 not sent\n"
+            "rcon: error: interrupted by SIGTERM: 2 commands ran ({file}:1-2), {file}:3 ('sleep 60000') was in flight and may or may not have run, 2 not sent ({file}:5-6)\n"
         )
     );
 }
@@ -259,7 +259,7 @@ fn sigint_while_waiting_for_the_next_line_of_stdin_stops_at_once() {
     assert_eq!(out.status.code(), Some(130), "stderr: {}", stderr(&out));
     assert_eq!(
         stderr(&out),
-        "rcon: error: interrupted by Ctrl-C: 1 command ran, none was in flight, the rest of <stdin> was not read\n"
+        "rcon: error: interrupted by Ctrl-C: 1 command ran (<stdin>:1), none was in flight, the rest of <stdin> was not read\n"
     );
 }
 
@@ -281,7 +281,7 @@ fn stdin_from_a_file_is_counted_after_an_interruption() {
     assert_eq!(stdout(&out), "one\n");
     assert_eq!(
         stderr(&out),
-        "rcon: error: interrupted by Ctrl-C: 1 command ran, <stdin>:2 ('sleep 60000') was in flight and may or may not have run, 2 not sent\n"
+        "rcon: error: interrupted by Ctrl-C: 1 command ran (<stdin>:1), <stdin>:2 ('sleep 60000') was in flight and may or may not have run, 2 not sent (<stdin>:3-4)\n"
     );
 }
 
@@ -316,7 +316,8 @@ fn ctrl_c_clears_the_progress_line() {
     assert_eq!(term.exit_code(), 130, "screen:\n{}", term.screen());
     let screen = term.screen();
     assert!(
-        screen.contains("interrupted by Ctrl-C: 1 command ran, none was in flight, 2 not sent"),
+        screen.contains("interrupted by Ctrl-C: 1 command ran (")
+            && screen.contains("none was in flight, 2 not sent ("),
         "{screen}"
     );
     assert!(

@@ -1,6 +1,7 @@
-//! The one line that says what Ctrl-C or `SIGTERM` stopped, for every runner that stops in order
-//! (the command line's commands, batch input here or over `--remote`, a fan-out): the runner
-//! fills an [`Interrupted`], [`line()`] words it.
+//! The one line that says what Ctrl-C or `SIGTERM` stopped, or what a lost connection left in
+//! doubt, for every runner that stops in order (the command line's commands, batch input here or
+//! over `--remote`, a fan-out): the runner fills an [`Interrupted`], [`line()`] words it, with
+//! `file:line` ranges ([`Lines`]) where the runner knows them.
 
 use crate::app::exit::Signal;
 use crate::app::shared::short;
@@ -23,9 +24,54 @@ pub struct Interrupted {
     pub unread: Option<String>,
     /// What else was not run at all (`the batch input`, `the console`).
     pub not_run: Option<&'static str>,
-    /// Where the commands not sent begin (`FILE:LINE`), when the line names it: where
-    /// `--resume` goes on after a closed stdout.
-    pub first_not_sent: Option<String>,
+    /// Not a signal: the connection was lost, for this reason (`FILE:LINE: ...`), which
+    /// replaces `interrupted by Ctrl-C`.
+    pub lost: Option<String>,
+    /// The lines that ran, by input.
+    pub ran_at: Vec<Lines>,
+    /// The lines not sent, by input.
+    pub not_sent_at: Vec<Lines>,
+}
+
+/// Lines `first` to `last` of one input: `build.mcfunction:1-77`, or `:5` alone.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lines {
+    /// The input's name as messages give it.
+    pub input: String,
+    /// The first line.
+    pub first: u64,
+    /// The last line.
+    pub last: u64,
+}
+
+impl std::fmt::Display for Lines {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.first == self.last {
+            write!(f, "{}:{}", self.input, self.first)
+        } else {
+            write!(f, "{}:{}-{}", self.input, self.first, self.last)
+        }
+    }
+}
+
+/// Several inputs' ranges: `a.mcfunction:1-77, b.mcfunction:1-3`.
+pub fn ranges(list: &[Lines]) -> String {
+    list.iter()
+        .map(Lines::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Adds `line` of `input` to `list`, the ranges of what ran: the input's range grows to it.
+pub fn extend(list: &mut Vec<Lines>, input: &str, line: u64) {
+    match list.iter_mut().find(|l| l.input == input) {
+        Some(l) => l.last = line,
+        None => list.push(Lines {
+            input: input.to_string(),
+            first: line,
+            last: line,
+        }),
+    }
 }
 
 /// One command in flight.
@@ -48,12 +94,18 @@ const SHOWN: usize = 5;
 /// on 3 servers, 2 were in flight and may or may not have run ([a] 'say hi', [b]
 /// x.mcfunction:3: 'give'), 7 not sent`.
 pub fn line(s: &Interrupted) -> String {
+    let cause = match &s.lost {
+        Some(why) => why.clone(),
+        None => format!("interrupted by {}", s.signal.name()),
+    };
     let mut text = format!(
-        "interrupted by {}: {} command{} ran",
-        s.signal.name(),
+        "{cause}: {} command{} ran",
         s.ran,
         if s.ran == 1 { "" } else { "s" }
     );
+    if !s.ran_at.is_empty() {
+        text.push_str(&format!(" ({})", ranges(&s.ran_at)));
+    }
     if let Some(servers) = s.servers {
         text.push_str(&format!(
             " on {servers} server{}",
@@ -91,16 +143,16 @@ pub fn line(s: &Interrupted) -> String {
             ));
         }
     }
+    let at = if s.not_sent_at.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", ranges(&s.not_sent_at))
+    };
     match (s.not_sent, &s.unread) {
-        (n, None) => {
-            text.push_str(&format!(", {n} not sent"));
-            if let Some(at) = s.first_not_sent.as_ref().filter(|_| n > 0) {
-                text.push_str(&format!(" from {at} on"));
-            }
-        }
+        (n, None) => text.push_str(&format!(", {n} not sent{at}")),
         (0, Some(name)) => text.push_str(&format!(", the rest of {name} was not read")),
         (n, Some(name)) => text.push_str(&format!(
-            ", {n} not sent and the rest of {name} was not read"
+            ", {n} not sent{at} and the rest of {name} was not read"
         )),
     }
     if let Some(what) = s.not_run {
@@ -160,12 +212,21 @@ mod tests {
             signal: Signal::Pipe,
             ran: 2,
             not_sent: 1998,
-            first_not_sent: Some("n.mcfunction:3".into()),
+            ran_at: vec![Lines {
+                input: "n.mcfunction".into(),
+                first: 1,
+                last: 2,
+            }],
+            not_sent_at: vec![Lines {
+                input: "n.mcfunction".into(),
+                first: 3,
+                last: 2000,
+            }],
             ..Interrupted::default()
         };
         assert_eq!(
             line(&s),
-            "interrupted by a closed stdout: 2 commands ran, none was in flight, 1998 not sent from n.mcfunction:3 on"
+            "interrupted by a closed stdout: 2 commands ran (n.mcfunction:1-2), none was in flight, 1998 not sent (n.mcfunction:3-2000)"
         );
     }
 
@@ -198,5 +259,31 @@ mod tests {
         };
         assert!(line(&s).starts_with("interrupted by Ctrl-C: 1 command ran on 1 server, 7 were"));
         assert!(line(&s).ends_with("[4] 'c', and 2 more), 0 not sent"));
+    }
+
+    #[test]
+    fn ranges_of_lines_and_a_lost_connection() {
+        let mut ran = Vec::new();
+        for line in [1, 2, 77] {
+            extend(&mut ran, "a.mcfunction", line);
+        }
+        extend(&mut ran, "b.mcfunction", 5);
+        let s = Interrupted {
+            lost: Some("lost the connection: ssh failed".into()),
+            ran: 78,
+            ran_at: ran,
+            in_flight: vec![in_flight(None, "b.mcfunction:6", "echo 6")],
+            not_sent: 3,
+            not_sent_at: vec![Lines {
+                input: "b.mcfunction".into(),
+                first: 7,
+                last: 10,
+            }],
+            ..Interrupted::default()
+        };
+        assert_eq!(
+            line(&s),
+            "lost the connection: ssh failed: 78 commands ran (a.mcfunction:1-77, b.mcfunction:5), b.mcfunction:6 ('echo 6') was in flight and may or may not have run, 3 not sent (b.mcfunction:7-10)"
+        );
     }
 }

@@ -1796,6 +1796,15 @@ impl Pipe<'_, '_> {
                 )
             })
             .collect();
+        let ran_at: Vec<interrupted::Lines> = self
+            .ran
+            .iter()
+            .map(|&(i, first, last)| interrupted::Lines {
+                input: self.name(i).to_string(),
+                first,
+                last,
+            })
+            .collect();
         if let Some(signal) = self.aborted {
             // The stream was ended in order: what was not answered never ran.
             let unread = (!self.read_done).then(|| {
@@ -1808,6 +1817,7 @@ impl Pipe<'_, '_> {
             let text = interrupted::line(&Interrupted {
                 signal,
                 ran: progress.tally.sent,
+                ran_at,
                 not_sent: unanswered.len() as u64,
                 unread,
                 ..Interrupted::default()

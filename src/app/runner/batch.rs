@@ -7,7 +7,7 @@
 use std::time::{Duration, Instant};
 
 use crate::app::exit::{Exit, fail};
-use crate::app::print::interrupted::{self, InFlight, Interrupted};
+use crate::app::print::interrupted::{self, InFlight, Interrupted, Lines};
 use crate::app::print::output::Record;
 use crate::app::print::progress::ProgressLine;
 use crate::app::print::stderr;
@@ -31,6 +31,8 @@ pub struct Tally {
     pub worst: Option<Exit>,
     /// `--retry`: reconnects made mid-input so far, and how many are left.
     pub retries: crate::app::runner::wait::Retries,
+    /// The lines that ran (answered in full), by input, for the report of a stopped run.
+    pub ran_at: Vec<Lines>,
 }
 
 impl Tally {
@@ -116,12 +118,8 @@ pub fn run_inputs(
         };
         for mut later in inputs {
             let mut joiner = Joiner::new(opts.macros.clone());
-            match later.count_rest(&mut joiner, &mut Vec::new()) {
-                Some(rest) => halt.not_sent += rest.count,
-                None => {
-                    halt.unread.get_or_insert(later.name);
-                }
-            }
+            let rest = later.count_rest(&mut joiner, &mut Vec::new());
+            halt.rest(&later.name, rest);
         }
         return Err(halt.into_error(tally));
     }
@@ -129,24 +127,57 @@ pub fn run_inputs(
 }
 
 /// Where a stopped run stopped, for its one-line report.
+#[derive(Default)]
 struct Halt {
     signal: Signal,
+    /// Not a signal: the connection was lost with this line in flight (the exit status, the
+    /// reason, and what to do, said after the report).
+    lost: Option<(Exit, String, String)>,
     /// The command that was sent but not completely answered: `file:line` and its text.
     in_flight: Option<(String, String)>,
     /// Commands (and unsendable lines) not sent, in the inputs that could be counted.
     not_sent: u64,
+    /// Their lines, by input.
+    not_sent_at: Vec<Lines>,
     /// The first input whose rest could not be counted (a pipe).
     unread: Option<String>,
-    /// `FILE:LINE` of the first command not sent, said when stdout was closed (where
-    /// `--resume` goes on).
-    first_not_sent: Option<String>,
 }
 
 impl Halt {
+    /// Line `line` of `input` was not sent.
+    fn unsent(mut self, input: &str, line: u64) -> Halt {
+        self.not_sent += 1;
+        interrupted::extend(&mut self.not_sent_at, input, line);
+        self
+    }
+
+    /// The rest of `input` was not sent ([`Input::count_rest`]).
+    fn rest(&mut self, input: &str, rest: Option<(u64, Option<(u64, u64)>)>) {
+        match rest {
+            Some((count, lines)) => {
+                self.not_sent += count;
+                if let Some((first, last)) = lines {
+                    interrupted::extend(&mut self.not_sent_at, input, first);
+                    interrupted::extend(&mut self.not_sent_at, input, last);
+                }
+            }
+            None => {
+                self.unread.get_or_insert_with(|| input.to_string());
+            }
+        }
+    }
+
     fn into_error(self, tally: &Tally) -> anyhow::Error {
+        let (exit, lost, hint) = match self.lost {
+            Some((exit, why, hint)) => (exit, Some(why), hint),
+            None => (self.signal.exit(), None, String::new()),
+        };
         let text = interrupted::line(&Interrupted {
             signal: self.signal,
+            lost,
             ran: tally.sent,
+            ran_at: tally.ran_at.clone(),
+            not_sent_at: self.not_sent_at,
             in_flight: self
                 .in_flight
                 .map(|(at, command)| InFlight {
@@ -158,10 +189,9 @@ impl Halt {
                 .collect(),
             not_sent: self.not_sent,
             unread: self.unread,
-            first_not_sent: self.first_not_sent.filter(|_| self.signal == Signal::Pipe),
             ..Interrupted::default()
         });
-        fail(self.signal.exit(), text)
+        fail(exit, format!("{text}{hint}"))
     }
 }
 
@@ -202,8 +232,12 @@ fn run_input(
             let next = next_item(&mut input, &mut joiner, &mut buf);
             if let Some(signal) = stopped() {
                 // A line read just now was not sent either.
-                let read = matches!(next, Ok(Some(_)));
-                return Ok(Some(Halt::at(signal, None, u64::from(read))));
+                let halt = Halt::at(signal, None);
+                return Ok(Some(match &next {
+                    Ok(Some((Item::Command(c), _))) => halt.unsent(&name, c.line),
+                    Ok(Some((Item::Error { line, .. }, _))) => halt.unsent(&name, *line),
+                    _ => halt,
+                }));
             }
             let Some((item, last)) = next? else {
                 break;
@@ -289,40 +323,28 @@ fn run_input(
         j.finish();
     }
     let halt = halt.map(|mut halt| {
-        match input.count_rest(&mut joiner, &mut buf) {
-            Some(rest) => {
-                // The item the halt came at, when it was not sent, is the first not sent.
-                if halt.first_not_sent.is_none() {
-                    halt.first_not_sent = rest.first.map(|l| format!("{name}:{l}"));
-                }
-                halt.not_sent += rest.count;
-            }
-            None => halt.unread = Some(name.clone()),
-        }
+        let rest = input.count_rest(&mut joiner, &mut buf);
+        halt.rest(&name, rest);
         halt
     });
     Ok(halt)
 }
 
 impl Halt {
-    fn at(signal: Signal, in_flight: Option<(String, String)>, not_sent: u64) -> Halt {
+    fn at(signal: Signal, in_flight: Option<(String, String)>) -> Halt {
         Halt {
             signal,
             in_flight,
-            not_sent,
-            unread: None,
-            first_not_sent: None,
+            ..Halt::default()
         }
     }
 
-    /// Stdout was closed at `at` (`FILE:LINE`): `sent`, that command ran (its answer could not
-    /// be printed); else it was not sent either. Nothing more is sent, as after a signal: a
+    /// Stdout was closed at line `line` of `input`: `sent`, that command ran (its answer could
+    /// not be printed); else it was not sent either. Nothing more is sent, as after a signal: a
     /// batch whose answers nobody reads is not a batch that ran.
-    fn stdout_closed(sent: bool, at: String) -> Halt {
-        Halt {
-            first_not_sent: (!sent).then_some(at),
-            ..Halt::at(Signal::Pipe, None, u64::from(!sent))
-        }
+    fn stdout_closed(sent: bool, input: &str, line: u64) -> Halt {
+        let halt = Halt::at(Signal::Pipe, None);
+        if sent { halt } else { halt.unsent(input, line) }
     }
 }
 
@@ -384,7 +406,7 @@ impl Step<'_> {
             self.pause(d);
         }
         if let Some(signal) = self.stop.and_then(Stop::received) {
-            return Ok(Some(Halt::at(signal, None, 1)));
+            return Ok(Some(Halt::at(signal, None).unsent(self.name, line)));
         }
         self.tally.lines += 1;
         if self.opts.echo
@@ -422,21 +444,27 @@ impl Step<'_> {
                 }
             }
             if let Some(signal) = self.stop.and_then(Stop::received) {
-                return Ok(Some(Halt::at(signal, None, 1)));
+                return Ok(Some(Halt::at(signal, None).unsent(self.name, line)));
             }
         };
+        if outcome.error.is_none() {
+            interrupted::extend(&mut self.tally.ran_at, self.name, line);
+        }
         if let Some(signal) = self.stop.and_then(Stop::received) {
             // Answered in full before the signal: it ran. Otherwise it was in flight, or (no
             // connection yet) never went out.
             if outcome.error.is_none() {
                 self.tally.sent += 1;
-                return Ok(Some(Halt::at(signal, None, 0)));
+                return Ok(Some(Halt::at(signal, None)));
             }
-            let in_flight = outcome
-                .sent
-                .then(|| (format!("{}:{line}", self.name), text.clone()));
-            let not_sent = u64::from(!outcome.sent);
-            return Ok(Some(Halt::at(signal, in_flight, not_sent)));
+            if !outcome.sent {
+                return Ok(Some(Halt::at(signal, None).unsent(self.name, line)));
+            }
+            let in_flight = (format!("{}:{line}", self.name), text.clone());
+            return Ok(Some(Halt::at(signal, Some(in_flight))));
+        }
+        if let Some(halt) = self.in_doubt(&outcome, line, &text) {
+            return Ok(Some(halt));
         }
         self.tally.sent += 1;
         if outcome.ok() {
@@ -455,10 +483,43 @@ impl Step<'_> {
         failed(exit, err, self.opts, self.tally).map(|()| None)
     }
 
+    /// A line that went out and whose answer never came back whole (the connection or the
+    /// tunnel was lost, or it timed out) is in doubt: without `--keep-going` the run stops with
+    /// the account of what ran, what is in doubt and what was not sent, as after Ctrl-C.
+    fn in_doubt(&self, outcome: &CommandOutcome, line: u64, text: &str) -> Option<Halt> {
+        let e = outcome.error.as_ref().filter(|_| outcome.sent)?;
+        let exit = Exit::from_error(e);
+        if matches!(e, rconsole::Error::Cancelled) || self.opts.goes_on_after(exit) {
+            return None;
+        }
+        let at = format!("{}:{line}", self.name);
+        // The account says once that the line may or may not have run; the library's own
+        // message (made for a one-shot) says it too.
+        let chain = crate::app::exit::chain(e);
+        let why = chain.trim_end_matches("; the command may or may not have run");
+        let retry = if self.opts.retry > 0 && !self.opts.resend_in_doubt {
+            "; --retry does not send a line in doubt again without --resend-in-doubt"
+        } else {
+            ""
+        };
+        let resume = if self.journal.is_some() {
+            format!(
+                "; `--resume` goes on after it once you checked the server: with --resend-in-doubt {at} is sent again, with --skip-in-doubt it is taken as run"
+            )
+        } else {
+            String::new()
+        };
+        Some(Halt {
+            lost: Some((exit, format!("{at}: {why}"), format!("{retry}{resume}"))),
+            in_flight: Some((at, text.to_string())),
+            ..Halt::default()
+        })
+    }
+
     /// `--retry N` (local mode, as with `--remote`): after a lost connection or a server that
     /// is not up, how long to wait before the line is run again on a new connection; `None`
     /// when the outcome stands. A line that went out without its answer is in doubt: sent
-    /// again only with `--resend-in-doubt`, else the run stops here (an error naming it).
+    /// again only with `--resend-in-doubt`, else the run stops here ([`Step::in_doubt`]).
     fn retry_after(
         &mut self,
         outcome: &CommandOutcome,
@@ -476,18 +537,7 @@ impl Step<'_> {
         }
         let name = self.name;
         if outcome.sent && !self.opts.resend_in_doubt {
-            let ran = if self.journal.is_some() {
-                "; `--resume --resend-in-doubt` sends it again and goes on"
-            } else {
-                ""
-            };
-            return Err(fail(
-                Exit::from_error(e),
-                format!(
-                    "{name}:{line}: {}; it was sent but never answered, so it may or may not have run: --retry does not send it again without --resend-in-doubt; nothing after it was sent{ran}",
-                    crate::app::exit::chain(e)
-                ),
-            ));
+            return Ok(None);
         }
         let Some(wait) = self.tally.retries.next() else {
             return Ok(None);
@@ -508,9 +558,11 @@ impl Step<'_> {
         if !crate::app::print::output::is_closed_pipe(&e) {
             return Err(e.into());
         }
-        self.tally.sent += u64::from(sent);
-        let at = format!("{}:{line}", self.name);
-        Ok(Some(Halt::stdout_closed(sent, at)))
+        if sent {
+            self.tally.sent += 1;
+            interrupted::extend(&mut self.tally.ran_at, self.name, line);
+        }
+        Ok(Some(Halt::stdout_closed(sent, self.name, line)))
     }
 
     /// `--delay` between commands, cut short by Ctrl-C or SIGTERM.

@@ -115,34 +115,31 @@ impl Input {
     }
 
     /// How many more items (commands, and lines that could not be sent) the input holds, and
-    /// the line of the first; `None` when it cannot be read to its end without waiting (a
-    /// pipe, a terminal), or a read fails.
-    pub fn count_rest(&mut self, joiner: &mut Joiner, buf: &mut Vec<u8>) -> Option<Unsent> {
+    /// the lines of the first and the last of them (none when there are none); `None` when it
+    /// cannot be read to its end without waiting (a pipe, a terminal), or a read fails.
+    pub fn count_rest(
+        &mut self,
+        joiner: &mut Joiner,
+        buf: &mut Vec<u8>,
+    ) -> Option<(u64, Option<(u64, u64)>)> {
         if !self.countable {
             return None;
         }
-        let mut rest = Unsent::default();
+        let mut rest = 0;
+        let mut lines: Option<(u64, u64)> = None;
         while let Some((item, last)) = next_item(self, joiner, buf).ok()? {
-            rest.count += 1;
-            rest.first.get_or_insert(match item {
+            rest += 1;
+            let at = match item {
                 Item::Command(c) => c.line,
                 Item::Error { line, .. } => line,
-            });
+            };
+            lines = Some((lines.map_or(at, |(first, _)| first), at));
             if last {
                 break;
             }
         }
-        Some(rest)
+        Some((rest, lines))
     }
-}
-
-/// What was left of an input when a run stopped ([`Input::count_rest`]).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Unsent {
-    /// Items (commands, and lines that could not be sent) not sent.
-    pub count: u64,
-    /// The line of the first of them.
-    pub first: Option<u64>,
 }
 
 /// Whether stdin is redirected from a regular file (`rcon < commands.txt`).
