@@ -22,6 +22,24 @@ pub enum Item {
     },
 }
 
+impl Item {
+    /// Its first physical line (1-based).
+    pub fn line(&self) -> u64 {
+        match self {
+            Item::Command(c) => c.line,
+            Item::Error { line, .. } => *line,
+        }
+    }
+
+    /// The command's text; empty for a line that cannot be sent.
+    pub fn text(&self) -> &str {
+        match self {
+            Item::Command(c) => &c.text,
+            Item::Error { .. } => "",
+        }
+    }
+}
+
 /// A command ready to send.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Command {

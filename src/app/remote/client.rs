@@ -1157,10 +1157,7 @@ impl Pipe<'_, '_> {
     /// stdin: the chain through `item`, checked against the journal's where a resume starts;
     /// `None` when it differs (the run stops, nothing sent).
     fn chain_item(&mut self, item: &Item) -> Option<String> {
-        let (at, text) = match item {
-            Item::Command(c) => (c.line, c.text.as_str()),
-            Item::Error { line, .. } => (*line, ""),
-        };
+        let (at, text) = (item.line(), item.text());
         let checked = self.expect.as_ref().map_or(0, |(through, _)| *through);
         if at > checked
             && let Some((_, want)) = self.expect.take()

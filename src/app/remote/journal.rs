@@ -374,6 +374,15 @@ impl Journal {
         self.answered(line);
     }
 
+    /// `line` was in doubt and is taken as run (`--skip-in-doubt`), with stdin's chain through
+    /// it.
+    pub fn taken_as_run(&mut self, line: u64, prefix: Option<String>) {
+        if let Some(prefix) = prefix {
+            self.prefix = prefix;
+        }
+        self.answered(line);
+    }
+
     /// The client printed the answers through `line`: they need not be kept any more.
     pub fn acked(&mut self, line: u64) {
         self.state.acked = line.min(self.state.answered).max(self.state.acked);

@@ -11,6 +11,7 @@ use crate::app::print::interrupted::{self, InFlight, Interrupted, Lines};
 use crate::app::print::output::Record;
 use crate::app::print::progress::ProgressLine;
 use crate::app::print::stderr;
+use crate::app::remote::journal::{Chain, Resumed, STDIN, for_input, stdin_differs};
 use crate::app::resolve::plan::BatchPolicy;
 use crate::app::runner::interrupt::{Signal, Stop};
 use crate::app::runner::session::{CommandOutcome, PARSE_ERROR, Run, Session};
@@ -216,16 +217,11 @@ fn run_input(
     let mut first_slash: Option<u64> = None;
     let mut buf = Vec::with_capacity(4096);
     let max = session.max_command_bytes();
-    let (mut journal, resumed) =
-        match crate::app::remote::journal::for_input(&name, session.server(), opts)? {
-            Some((j, resumed)) => (Some(j), resumed),
-            None => (None, Default::default()),
-        };
-    let crate::app::remote::journal::Resumed { skip, mut expect } = resumed;
+    let (mut journal, Resumed { skip, mut expect }) = for_input(&name, session.server(), opts)?
+        .map_or((None, Resumed::default()), |(j, r)| (Some(j), r));
     let checked = expect.as_ref().map_or(0, |(through, _)| *through);
     // stdin's journal keeps a chain over the items, checked again when resuming.
-    let mut chain = (name == crate::app::remote::journal::STDIN && journal.is_some())
-        .then(crate::app::remote::journal::Chain::default);
+    let mut chain = (name == STDIN && journal.is_some()).then(Chain::default);
     let stopped = || stop.and_then(Stop::received);
     let result = (|| -> anyhow::Result<Option<Halt>> {
         loop {
@@ -234,8 +230,7 @@ fn run_input(
                 // A line read just now was not sent either.
                 let halt = Halt::at(signal, None);
                 return Ok(Some(match &next {
-                    Ok(Some((Item::Command(c), _))) => halt.unsent(&name, c.line),
-                    Ok(Some((Item::Error { line, .. }, _))) => halt.unsent(&name, *line),
+                    Ok(Some((item, _))) => halt.unsent(&name, item.line()),
                     _ => halt,
                 }));
             }
@@ -243,22 +238,16 @@ fn run_input(
                 break;
             };
             let done = joiner.line();
-            let (at, text) = match &item {
-                Item::Command(c) => (c.line, c.text.as_str()),
-                Item::Error { line, .. } => (*line, ""),
-            };
+            let at = item.line();
             let prefix = match chain.as_mut() {
                 Some(chain) => {
                     if at > checked
                         && let Some((_, want)) = expect.take()
                         && chain.hex() != want
                     {
-                        return Err(crate::app::remote::journal::stdin_differs(
-                            session.server(),
-                            checked,
-                        ));
+                        return Err(stdin_differs(session.server(), checked));
                     }
-                    chain.push(at, text);
+                    chain.push(at, item.text());
                     Some(chain.hex())
                 }
                 None => None,
@@ -269,10 +258,7 @@ fn run_input(
                 && expect.is_none()
                 && let Some(j) = journal.as_mut()
             {
-                if let Some(prefix) = &prefix {
-                    j.set_prefix(prefix.clone());
-                }
-                j.answered(skip);
+                j.taken_as_run(skip, prefix.clone());
             }
             let mut step = Step {
                 session: &mut *session,
@@ -302,10 +288,7 @@ fn run_input(
         if let Some((_, want)) = expect.take()
             && chain.as_ref().is_none_or(|c| c.hex() != want)
         {
-            return Err(crate::app::remote::journal::stdin_differs(
-                session.server(),
-                checked,
-            ));
+            return Err(stdin_differs(session.server(), checked));
         }
         Ok(None)
     })();
@@ -374,10 +357,7 @@ impl Step<'_> {
         slashes: &mut u64,
         first_slash: &mut Option<u64>,
     ) -> anyhow::Result<Option<Halt>> {
-        let at = match &item {
-            Item::Command(c) => c.line,
-            Item::Error { line, .. } => *line,
-        };
+        let at = item.line();
         if at <= self.skip {
             return Ok(None);
         }
@@ -389,11 +369,7 @@ impl Step<'_> {
         }
         if let Some((line, why)) = unsendable(&item, self.max) {
             self.tally.lines += 1;
-            let text = match &item {
-                Item::Command(c) => c.text.as_str(),
-                Item::Error { .. } => "",
-            };
-            return self.refuse(line, text, &why).map(|()| None);
+            return self.refuse(line, item.text(), &why).map(|()| None);
         }
         // Every line the rules refuse was refused just above.
         let Item::Command(command) = item else {
@@ -451,17 +427,7 @@ impl Step<'_> {
             interrupted::extend(&mut self.tally.ran_at, self.name, line);
         }
         if let Some(signal) = self.stop.and_then(Stop::received) {
-            // Answered in full before the signal: it ran. Otherwise it was in flight, or (no
-            // connection yet) never went out.
-            if outcome.error.is_none() {
-                self.tally.sent += 1;
-                return Ok(Some(Halt::at(signal, None)));
-            }
-            if !outcome.sent {
-                return Ok(Some(Halt::at(signal, None).unsent(self.name, line)));
-            }
-            let in_flight = (format!("{}:{line}", self.name), text.clone());
-            return Ok(Some(Halt::at(signal, Some(in_flight))));
+            return Ok(Some(self.signalled(signal, &outcome, line, &text)));
         }
         if let Some(halt) = self.in_doubt(&outcome, line, &text) {
             return Ok(Some(halt));
@@ -481,6 +447,28 @@ impl Step<'_> {
             crate::app::shared::short(&text)
         ));
         failed(exit, err, self.opts, self.tally).map(|()| None)
+    }
+
+    /// Where a signal that came while line `line` ran stops the run: answered in full before
+    /// the signal, it ran; otherwise it was in flight, or (no connection yet) never went out.
+    fn signalled(
+        &mut self,
+        signal: Signal,
+        outcome: &CommandOutcome,
+        line: u64,
+        text: &str,
+    ) -> Halt {
+        if outcome.error.is_none() {
+            self.tally.sent += 1;
+            return Halt::at(signal, None);
+        }
+        if !outcome.sent {
+            return Halt::at(signal, None).unsent(self.name, line);
+        }
+        Halt::at(
+            signal,
+            Some((format!("{}:{line}", self.name), text.to_string())),
+        )
     }
 
     /// A line that went out and whose answer never came back whole (the connection or the

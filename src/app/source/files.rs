@@ -129,10 +129,7 @@ impl Input {
         let mut lines: Option<(u64, u64)> = None;
         while let Some((item, last)) = next_item(self, joiner, buf).ok()? {
             rest += 1;
-            let at = match item {
-                Item::Command(c) => c.line,
-                Item::Error { line, .. } => line,
-            };
+            let at = item.line();
             lines = Some((lines.map_or(at, |(first, _)| first), at));
             if last {
                 break;
