@@ -5,9 +5,6 @@
 //! round trip instead of a whole SSH handshake. Unix only: Windows' OpenSSH has no
 //! connection sharing.
 
-/// How long the shared connection stays open after the last run that used it ends.
-pub const PERSIST_SECS: u32 = 60;
-
 /// The options that share the connection to `destination` (as given to `--ssh`) among runs
 /// with the same user options; empty when sharing is unavailable (Windows, no private
 /// directory, a path too long for a socket). A directory that is not private is said once on
@@ -30,7 +27,8 @@ mod unix {
     use std::path::{Path, PathBuf};
     use std::sync::OnceLock;
 
-    use super::PERSIST_SECS;
+    /// How long the shared connection stays open after the last run that used it ends.
+    const PERSIST_SECS: u32 = 60;
 
     /// The longest socket path a `sockaddr_un` holds on every Unix (macOS: 104 with the NUL).
     const MAX_SOCKET_PATH: usize = 100;
