@@ -1811,10 +1811,21 @@ impl Pipe<'_, '_> {
                     .map_or("the input", |i| display_name(i))
                     .to_string()
             });
+            let mut not_sent_at = Vec::new();
+            for entry in &unanswered {
+                if let Entry::Cmd {
+                    at: Some((i, line)),
+                    ..
+                } = entry
+                {
+                    interrupted::extend(&mut not_sent_at, self.name(*i), *line);
+                }
+            }
             let text = interrupted::line(&Interrupted {
                 signal,
                 ran: progress.tally.sent,
                 ran_at,
+                not_sent_at,
                 not_sent: unanswered.len() as u64,
                 unread,
                 ..Interrupted::default()
