@@ -87,8 +87,8 @@ impl Settings {
                 "(not used: --demo neither reads nor writes the learned store)".into(),
                 String::new(),
             ));
-        } else if let Ok(connector) = self.connector() {
-            let key = crate::app::learned::key(&connector.describe(), self.dialect.value.dialect());
+        } else if let Ok(route) = self.route() {
+            let key = crate::app::learned::key(&route, self.dialect.value.dialect());
             rows.push((
                 "learned",
                 crate::app::learned::describe(&key),

@@ -354,8 +354,8 @@ impl Settings {
     /// about this server.
     pub fn options(&self, observer: Arc<dyn Observer>) -> ClientOptions {
         let mut opts = self.engine_options(observer);
-        if let Ok(connector) = self.connector() {
-            let key = crate::app::learned::key(&connector.describe(), self.dialect.value.dialect());
+        if let Ok(route) = self.route() {
+            let key = crate::app::learned::key(&route, self.dialect.value.dialect());
             crate::app::learned::attach(&mut opts, key, self.forget);
         }
         opts
@@ -386,7 +386,6 @@ impl Settings {
         opts
     }
 
-    /// How to reach the server: directly over TCP, through `ssh -W`, or a proxy command.
     /// The `-o` options ssh runs with: the user's (`--ssh-option`, profile `ssh_options`),
     /// then, unless `ssh_reuse` is off, connection sharing's ([`super::ssh_sharing`]).
     pub fn ssh_argv_options(&self) -> Vec<String> {
@@ -397,7 +396,20 @@ impl Settings {
         options
     }
 
+    /// How to reach the server: directly over TCP, through `ssh -W` (sharing its connection
+    /// unless `ssh_reuse` is off), or a proxy command.
     pub fn connector(&self) -> anyhow::Result<Box<dyn Connector>> {
+        self.connector_with(&self.ssh_argv_options())
+    }
+
+    /// How the server is reached, as [`Connector::describe`] names it (`HOST:PORT via ssh
+    /// DEST`: what is learned about a server is kept under it), without preparing connection
+    /// sharing's directory.
+    pub fn route(&self) -> anyhow::Result<String> {
+        Ok(self.connector_with(&self.ssh_options)?.describe())
+    }
+
+    fn connector_with(&self, ssh_options: &[String]) -> anyhow::Result<Box<dyn Connector>> {
         if self.dialect.value.dialect().protocol == rconsole::consoles::Protocol::BattlEye
             && (self.ssh.is_some() || self.proxy_command.is_some())
         {
@@ -408,7 +420,7 @@ impl Settings {
         }
         connector(
             self.ssh.as_ref().map(|s| s.value.as_str()),
-            &self.ssh_argv_options(),
+            ssh_options,
             self.proxy_command.as_ref().map(|s| s.value.as_str()),
             &self.host.value,
             self.port.value,
