@@ -1618,8 +1618,13 @@ impl Pipe<'_, '_> {
                 "; the answers of {missing} did not arrive: the {kept} it kept are printed first"
             ),
         };
-        let policy = self.run.policy();
-        let skip = match journal::resume_after(&name, state, policy, "the remote journal's", &kept)
+        // --skip-in-doubt is for the line checked before this run; a line left in doubt by a
+        // drop that --retry crosses is not.
+        let policy = BatchPolicy {
+            skip_in_doubt: self.run.policy().skip_in_doubt && progress.retries.used() == 0,
+            ..self.run.policy().clone()
+        };
+        let skip = match journal::resume_after(&name, state, &policy, "the remote journal's", &kept)
         {
             Ok(skip) => skip,
             Err(refused) => {

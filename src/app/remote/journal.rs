@@ -548,8 +548,8 @@ pub struct Resumed {
 /// The journal of a local-mode batch input (no `--remote`) named `name` against `server`, and
 /// where it resumes (`--resume`). `None` without a data directory. With `resume`, no journal,
 /// or a line in doubt that `policy` neither resends nor skips, is an error before anything is
-/// sent. A line in doubt skipped is recorded as run when it is read again ([`Journal::answered`]
-/// at line `skip`).
+/// sent. A line in doubt skipped is recorded as run when it is read again
+/// ([`Journal::taken_as_run`] at line `skip`).
 pub fn for_input(
     name: &str,
     server: &str,
