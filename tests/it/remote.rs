@@ -1788,3 +1788,62 @@ fn local_mode_skips_a_stdin_line_in_doubt_that_ran() {
     all.extend(second.commands());
     assert_eq!(all, lines, "every line exactly once, in order");
 }
+
+/// `--remote --resume --skip-in-doubt` (issue 39): the remote side killed while line 21 runs
+/// on the server leaves it in doubt in the remote journal; `--resume` refuses it naming both
+/// flags, `--resume --skip-in-doubt` goes on after it: every line exactly once.
+#[cfg(target_os = "linux")]
+#[test]
+fn remote_resume_skips_the_line_in_doubt_with_skip_in_doubt() {
+    let data = tempfile::tempdir().unwrap();
+    let Some(sshd) = remote_sshd(data.path()) else {
+        return;
+    };
+    let server = strict_vanilla();
+    let home = home();
+    let file = home.path().join("remote-doubt.mcfunction");
+    let mut lines = numbered_commands(30);
+    lines[20] = "sleep 60000".into();
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let path = file.to_str().unwrap();
+    let rcon = |extra: &[&str]| {
+        let mut cmd = rcon_remote(&sshd, home.path(), server.port());
+        cmd.args(extra).args(["-f", path]);
+        cmd
+    };
+    let child = spawn(&mut rcon(&[]));
+    wait_for_commands(&server, 21);
+    let serving: Vec<u32> = std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            let cmdline = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+            let word = b"--remote-serve";
+            cmdline.windows(word.len()).any(|w| w == word)
+                && std::fs::read_to_string(e.path().join("comm")).is_ok_and(|c| c.trim() == "rcon")
+        })
+        .filter_map(|e| e.file_name().to_str()?.parse().ok())
+        .collect();
+    assert_eq!(serving.len(), 1, "one remote side");
+    // SAFETY: kill(2) on the remote side this test's rcon started.
+    unsafe { libc::kill(serving[0] as libc::pid_t, libc::SIGKILL) };
+    let out = wait_with_timeout(child, LIMIT);
+    assert!(!out.status.success(), "{}", stderr(&out));
+
+    let out = run(&mut rcon(&["--resume"]));
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(8), "{err}");
+    assert!(
+        err.contains(&format!("{path}:21 was sent but never answered"))
+            && err.contains("--skip-in-doubt"),
+        "{err}"
+    );
+    let out = run(&mut rcon(&["--resume", "--skip-in-doubt"]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("after line 21"), "{}", stderr(&out));
+    assert_eq!(
+        server.commands(),
+        lines,
+        "every line exactly once, in order"
+    );
+}
