@@ -272,7 +272,7 @@ pub struct Args {
         env = "RCON_NO_SSH_REUSE",
         value_parser = clap::builder::BoolishValueParser::new(),
         long_help,
-        help = "Do not share one SSH connection across runs to the same host",
+        help = "Do not share SSH connections across runs",
         help_heading = "Connection"
     )]
     pub no_ssh_reuse: bool,
@@ -369,7 +369,7 @@ pub struct Args {
         requires = "resume",
         conflicts_with = "resend_in_doubt",
         long_help,
-        help = "With --resume: take the line in doubt as run and go on after it",
+        help = "With --resume: take the line in doubt as run",
         help_heading = "Commands"
     )]
     pub skip_in_doubt: bool,
@@ -848,7 +848,7 @@ pub fn short_help(width: Option<usize>) -> String {
                 .hide_default_value(true)
                 .hide_possible_values(true)
         } else {
-            a
+            a.hide_env(true)
         }
     });
     match width {
