@@ -23,9 +23,11 @@
 //! - [`EndMethod::SinglePacket`]: one packet is the whole answer (Factorio).
 //!
 //! The probe runs once per server: what it learns comes out as [`Event::Learned`] for the caller
-//! to remember, and goes back in as [`Options::learned`] next time. A remembered method that the
-//! server's answers contradict (another implementation now runs on that port) is re-learned on the
-//! spot without losing output.
+//! to remember, and goes back in as [`Options::learned`] next time. What was remembered is a
+//! hypothesis (docs/protocol.md section 9): answers that contradict it (another implementation
+//! now runs on that port) make the answer under way end by a sentinel sent on its own, whose
+//! reply settles the method again, with nothing lost; a remembered quiet gap is checked by the
+//! session's first answer the same way before any command follows it.
 
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
@@ -336,14 +338,18 @@ enum Timer {
     LateSentinel,
     /// The server's own end marker: an answer silent this long is empty ([`END_MARKER_SILENCE`]).
     MarkerSilence,
+    /// A sentinel that checks what was remembered ([`InFlight::check`]) went unanswered this
+    /// long after the answer's last packet: the server ignores sentinels.
+    CheckReply,
 }
 
 impl Timer {
-    const ALL: [Timer; 4] = [
+    const ALL: [Timer; 5] = [
         Timer::Answer,
         Timer::Gap,
         Timer::LateSentinel,
         Timer::MarkerSilence,
+        Timer::CheckReply,
     ];
     /// The timers that end or move an answer on silence (all but [`Timer::Answer`]).
     const QUIET: [Timer; 3] = [Timer::Gap, Timer::LateSentinel, Timer::MarkerSilence];
@@ -351,7 +357,7 @@ impl Timer {
 
 /// When each [`Timer`] is due, if it is set.
 #[derive(Debug, Default)]
-struct Timers([Option<Instant>; 4]);
+struct Timers([Option<Instant>; 5]);
 
 impl Timers {
     fn set(&mut self, timer: Timer, at: Instant) {
@@ -406,6 +412,11 @@ struct InFlight {
     /// The last packet of the answer is as long as a fragment some server follows with more
     /// ([`may_continue`]), so a close after it may have cut the answer short.
     last_may_continue: bool,
+    /// This answer checks the method remembered for the server (docs/protocol.md section 9):
+    /// its id -2 sentinel's reply settles the method (`Unknown request 0`: vanilla; another
+    /// reply: the sentinel), a refusal settles this method, and no reply within
+    /// [`Exchange::probe_wait`] of the last packet settles [`EndMethod::Idle`].
+    check: Option<EndMethod>,
 }
 
 /// Whether an output packet's body could be a fragment that more of the same answer follows:
@@ -419,6 +430,16 @@ fn may_continue(body: &[u8]) -> bool {
     }
     len > VANILLA_FRAGMENT
         && String::from_utf8_lossy(body).encode_utf16().count() == VANILLA_FRAGMENT
+}
+
+/// What a reply to the id -2 sentinel says about the server: vanilla answers it with `Unknown
+/// request 0`, other servers mirror it (docs/protocol.md sections 3 and 4).
+fn sentinel_method(p: &Packet) -> EndMethod {
+    if p.kind == OUTPUT && p.body == VANILLA_SENTINEL_REPLY {
+        EndMethod::Vanilla
+    } else {
+        EndMethod::Sentinel
+    }
 }
 
 /// The next probe step: which sentinel goes out on its own after the next login.
@@ -454,7 +475,8 @@ struct ServerModel {
     /// When a probe went unanswered: the next command's deadline counts from then, so a server
     /// that stalls after login costs one timeout in all, not the probe's wait on top.
     probe_silent_since: Option<Instant>,
-    /// Whether the method in force came from [`Options::learned`].
+    /// Whether the method in force came from [`Options::learned`] and no answer of this
+    /// session has confirmed it yet.
     remembered: bool,
 }
 
@@ -739,6 +761,17 @@ impl Exchange {
                 _ => {}
             }
         }
+        // A remembered quiet gap is the one method that lets the next command go out while
+        // an answer may still come: on a server that reads one packet per read and was
+        // wrongly remembered, that next command shares a read and the server closes. So the
+        // session's first answer sends the sentinel once the server has read the command (as
+        // the last command does), and its reply or refusal confirms or corrects the method
+        // before anything else is written (docs/protocol.md section 9).
+        let check = (self.server.remembered
+            && !then_close
+            && method == EndMethod::Silence
+            && self.server.refuses_sentinel)
+            .then_some(EndMethod::Silence);
         self.state = State::Command(Box::new(InFlight {
             id,
             sent_at: now,
@@ -747,9 +780,10 @@ impl Exchange {
             sentinel: None,
             got_first: false,
             then_close,
-            sentinel_after_first: false,
+            sentinel_after_first: check.is_some(),
             sentinel_after_gap: false,
             last_may_continue: false,
+            check,
         }));
         Ok(())
     }
@@ -765,11 +799,13 @@ impl Exchange {
     /// [`Exchange::start_command`].
     pub fn start_last_command(&mut self, command: &str, now: Instant) -> Result<(), Error> {
         self.start_command(command, false, now)?;
-        if self.server.refuses_sentinel
-            && let State::Command(c) = &mut self.state
-            && c.method == EndMethod::Silence
-        {
-            c.sentinel_after_first = true;
+        if let State::Command(c) = &mut self.state {
+            // Nothing follows it to be protected; a reply to its sentinel still corrects
+            // what was remembered, a refusal still ends it however slowly the rest comes.
+            c.check = None;
+            if self.server.refuses_sentinel && c.method == EndMethod::Silence {
+                c.sentinel_after_first = true;
+            }
         }
         Ok(())
     }
@@ -799,7 +835,15 @@ impl Exchange {
             }
         }
         // Part of a packet: with a quiet gap, the silence starts over once an answer has begun
-        // (or, where partial packets are shown, at any byte).
+        // (or, where partial packets are shown, at any byte); so does the wait for a checking
+        // sentinel's reply.
+        let wait = self.probe_wait();
+        if self.decoder.buffered() > 0
+            && let State::Command(c) = &mut self.state
+            && c.check.is_some()
+        {
+            c.timers.set(Timer::CheckReply, later(now, wait));
+        }
         let gap = self.quiet_gap();
         if self.decoder.buffered() > 0
             && let State::Command(c) = &mut self.state
@@ -845,9 +889,11 @@ impl Exchange {
                     // The server closed on the end-of-output probe that what was remembered
                     // about it called safe: another server took the address. Forget it, and
                     // probe afresh on the next connection of this run.
+                    let vanilla_rule = c.method == EndMethod::Vanilla
+                        || (c.check.is_some() && self.server.method == Some(EndMethod::Vanilla));
                     self.events.push_back(Event::Forget);
                     self.server.forget();
-                    if c.method == EndMethod::Vanilla && got_first && !c.last_may_continue {
+                    if vanilla_rule && got_first && !c.last_may_continue {
                         // Vanilla was remembered, so the sentinel went out after a first packet
                         // of 4096 bytes or more that is no vanilla fragment (not 4096 UTF-16
                         // units) and no fragment of any other server known: a server that sends
@@ -972,9 +1018,28 @@ impl Exchange {
                     // Vanilla always answers; this long a silence means a stalled or a
                     // different server. The command packet has long been read, so the
                     // sentinel cannot share its read.
-                    let sid = RequestId::SENTINEL;
-                    c.sentinel = Some(sid);
-                    self.send(sid, Request::Sentinel, b"");
+                    if self.server.remembered {
+                        self.check_remembered(EndMethod::Silence, now);
+                    } else {
+                        let sid = RequestId::SENTINEL;
+                        c.sentinel = Some(sid);
+                        self.send(sid, Request::Sentinel, b"");
+                    }
+                }
+                Some(Timer::CheckReply) => {
+                    // The sentinel that checked what was remembered went unanswered: the
+                    // server ignores sentinels, and all it wrote for the command came before
+                    // this long a silence; its answers end by a quiet gap after their last
+                    // packet. A late reply still turns it back (see `probe_unanswered`).
+                    let c = match std::mem::replace(&mut self.state, State::Ready) {
+                        State::Command(c) => c,
+                        _ => unreachable!("in the command state"),
+                    };
+                    self.server.probe_unanswered = true;
+                    self.server.refuses_sentinel = false;
+                    self.settle(EndMethod::Idle);
+                    self.server.remembered = false;
+                    self.finish_quiet(&c);
                 }
                 Some(Timer::LateSentinel) => {}
                 Some(Timer::Gap | Timer::MarkerSilence) => {
@@ -984,6 +1049,13 @@ impl Exchange {
                     };
                     self.take_partial(&c);
                     self.finish_quiet(&c);
+                    if c.check.is_some() && c.sentinel.is_some() {
+                        // The checking sentinel went out after the gap and drew no refusal:
+                        // it shared the command's read on a server that reads one packet per
+                        // read and waits there for more bytes. A command written behind it
+                        // would meet its refusal; a new connection leaves it behind.
+                        self.disconnect();
+                    }
                 }
             },
         }
@@ -1153,10 +1225,8 @@ impl Exchange {
                     self.server.sample_rtt(now - sent_at);
                     let method = if positive {
                         EndMethod::PositiveSentinel
-                    } else if p.kind == OUTPUT && p.body == VANILLA_SENTINEL_REPLY {
-                        EndMethod::Vanilla
                     } else {
-                        EndMethod::Sentinel
+                        sentinel_method(&p)
                     };
                     self.settle(method);
                     self.state = State::Ready;
@@ -1192,19 +1262,23 @@ impl Exchange {
     /// The probe (or evidence) settled the method: announce it once.
     fn settle(&mut self, method: EndMethod) {
         // Silence refined to idle (an empty answer came as an empty packet) contradicts
-        // nothing: no note.
-        let refined = self.server.method == Some(EndMethod::Silence) && method == EndMethod::Idle;
-        let changed = self.server.method.is_some_and(|m| m != method) && !refined;
+        // nothing: no note (unless a check found that the server ignores the sentinels it
+        // was remembered to refuse).
+        let refined = self.server.method == Some(EndMethod::Silence)
+            && method == EndMethod::Idle
+            && !self.server.probe_unanswered;
+        let was = self.server.method;
+        let changed = was.is_some_and(|m| m != method) && !refined;
         self.server.method = Some(method);
         self.server.probe = Probe::Settled;
         let rejected = std::mem::take(&mut self.server.rejected);
         if self.cfg.end != EndDetection::Detect {
             return;
         }
-        if changed && self.server.remembered {
+        if let Some(was) = was.filter(|_| changed && self.server.remembered) {
             self.server.remembered = false;
             self.pending_note = None;
-            self.note(Finding::Contradicts, method);
+            self.note(Finding::Contradicts { was }, method);
         } else if !rejected.is_empty() {
             let finding = Finding::Sentinels(rejected);
             if method == EndMethod::Silence {
@@ -1244,21 +1318,34 @@ impl Exchange {
             return;
         };
         let id = c.id;
-        // 1. The reply to our sentinel ends the answer.
+        // 1. The reply to our sentinel ends the answer (and confirms or corrects what was
+        // remembered).
         if c.sentinel == Some(RequestId(p.id)) {
+            let checked = c.check.is_some() || self.server.remembered;
+            let method = match c.method {
+                EndMethod::PositiveSentinel => EndMethod::PositiveSentinel,
+                _ => sentinel_method(&p),
+            };
             self.take_command();
             self.trace(&p, Role::SentinelReply);
             self.state = State::Ready;
+            if checked {
+                self.server.refuses_sentinel = false;
+                self.settle(method);
+                self.server.remembered = false;
+            }
             self.done();
             return;
         }
         // 2. A refusal while a sentinel is out: the server takes sentinels for logins (and
         // closes). It answers in order, so the command's answer was complete before it.
         if c.sentinel.is_some() && p.id == RequestId::LOGIN_FAILED.0 {
+            let method = c.check.unwrap_or(EndMethod::Silence);
             self.server.refuses_sentinel = true;
             self.take_command();
             self.trace(&p, Role::SentinelRejected);
-            self.settle(EndMethod::Silence);
+            self.settle(method);
+            self.server.remembered = false;
             self.done();
             self.state = State::Disconnected;
             self.decoder.clear();
@@ -1283,13 +1370,8 @@ impl Exchange {
                 && self.server.method == Some(EndMethod::Idle)
             {
                 self.server.probe_unanswered = false;
-                let method = if p.kind == OUTPUT && p.body == VANILLA_SENTINEL_REPLY {
-                    EndMethod::Vanilla
-                } else {
-                    EndMethod::Sentinel
-                };
                 self.trace(&p, Role::SentinelReply);
-                self.settle(method);
+                self.settle(sentinel_method(&p));
                 return;
             }
             self.late_answer(&p, now);
@@ -1362,6 +1444,31 @@ impl Exchange {
         };
         c.last_may_continue = last_may_continue;
         match method {
+            // What was remembered is checked (docs/protocol.md section 9): an empty packet
+            // where a quiet gap was remembered (a server that answers every command), type-0
+            // output where an end marker was, or the first packet under a remembered quiet gap.
+            EndMethod::Silence
+                if body_len == 0 && self.server.remembered && self.server.refuses_sentinel =>
+            {
+                self.check_remembered(EndMethod::Idle, now);
+            }
+            EndMethod::Silence if c.check.is_some() => {
+                self.check_remembered(EndMethod::Silence, now);
+            }
+            EndMethod::EndMarker if self.server.remembered => {
+                let fallback = if body_len == 0 {
+                    EndMethod::Idle
+                } else {
+                    EndMethod::Silence
+                };
+                self.check_remembered(fallback, now);
+            }
+            EndMethod::Sentinel | EndMethod::PositiveSentinel
+                if c.check.is_some() || (self.server.remembered && c.sentinel.is_some()) =>
+            {
+                let fallback = c.check.unwrap_or(EndMethod::Silence);
+                self.check_remembered(fallback, now);
+            }
             EndMethod::SinglePacket => {
                 self.take_command();
                 self.state = State::Ready;
@@ -1412,6 +1519,8 @@ impl Exchange {
                         self.take_command();
                         self.state = State::Ready;
                         self.done();
+                    } else if self.server.remembered {
+                        self.check_remembered(EndMethod::Silence, now);
                     } else {
                         c.sentinel = Some(RequestId::SENTINEL);
                         self.send(RequestId::SENTINEL, Request::Sentinel, b"");
@@ -1429,8 +1538,34 @@ impl Exchange {
                         c.sentinel = Some(sid);
                     }
                     self.send(sid, Request::Sentinel, b"");
+                    if self.server.remembered {
+                        self.check_remembered(EndMethod::Silence, now);
+                    }
                 }
             }
+        }
+    }
+
+    /// Checks the method remembered for the server on the answer under way, whose packets show
+    /// that the server has read the command: the id -2 sentinel goes out now, alone (unless a
+    /// sentinel is out already), so that its reply, which comes after everything the server
+    /// writes for the command, ends the answer and settles the method ([`InFlight::check`];
+    /// `fallback` is what a refusal settles). Called again for each packet of the answer, to
+    /// wait for the reply from the last one.
+    fn check_remembered(&mut self, fallback: EndMethod, now: Instant) {
+        let wait = self.probe_wait();
+        let State::Command(c) = &mut self.state else {
+            return;
+        };
+        c.check = Some(fallback);
+        c.timers.stop_quiet();
+        c.timers.set(Timer::CheckReply, later(now, wait));
+        if c.method != EndMethod::PositiveSentinel {
+            c.method = EndMethod::Sentinel;
+        }
+        if c.sentinel.is_none() {
+            c.sentinel = Some(RequestId::SENTINEL);
+            self.send(RequestId::SENTINEL, Request::Sentinel, b"");
         }
     }
 

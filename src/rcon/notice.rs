@@ -61,7 +61,10 @@ pub enum Notice {
 #[non_exhaustive]
 pub enum Finding {
     /// It answers otherwise than the method remembered for it.
-    Contradicts,
+    Contradicts {
+        /// The method that was remembered.
+        was: EndMethod,
+    },
     /// How it treats end-of-output sentinels, per probe step (id -2, then a positive id).
     Sentinels(Vec<SentinelReaction>),
 }
@@ -91,7 +94,11 @@ impl SentinelReaction {
 impl fmt::Display for Finding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Finding::Contradicts => f.write_str("answers differently from what was remembered"),
+            Finding::Contradicts { was } => write!(
+                f,
+                "answers differently from what was remembered (answers ending by {})",
+                was.name()
+            ),
             Finding::Sentinels(steps) => {
                 let mut hows: Vec<&str> = steps.iter().map(|r| r.describe()).collect();
                 hows.dedup();

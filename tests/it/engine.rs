@@ -6,9 +6,7 @@
 use std::time::Duration;
 
 use crate::common::*;
-use rconsole::practice::{
-    Observed, PracticeConfig, PracticeMode, PracticeServer, ascii_text, sample_text,
-};
+use rconsole::practice::{Observed, PracticeMode, PracticeServer, ascii_text, sample_text};
 
 fn start(mode: PracticeMode) -> PracticeServer {
     server(mode, Duration::ZERO)
@@ -169,7 +167,9 @@ fn silent_empty_server_answers_empty_commands_without_waiting_for_the_timeout() 
         "{}",
         stderr(&out)
     );
-    // Learned: the next run makes no probe and no reconnect.
+    // Learned: the next run makes no probe. What was remembered is checked by its first
+    // answer (docs/protocol.md section 9): a sentinel once the gap passed, whose refusal
+    // closes the connection, so one reconnect; the last command's sentinel is the other.
     let before = server.connections();
     let zero_before = sentinels_seen(&server);
     let again = run(rcon_for(&server, home.path()).args(["-c", "say hi", "-c", "list"]));
@@ -179,11 +179,12 @@ fn silent_empty_server_answers_empty_commands_without_waiting_for_the_timeout() 
         "\nThere are 0 of a max of 20 players online: \n"
     );
     assert_eq!(stderr(&again), "", "no warning once learned");
-    assert_eq!(server.connections(), before + 1);
-    // No probe (two sentinels on two connections); one sentinel behind the last command.
+    assert_eq!(server.connections(), before + 2);
+    // No probe (two sentinels on two connections before the first command); one sentinel
+    // behind the first command, one behind the last.
     assert_eq!(
         sentinels_seen(&server),
-        zero_before + 1,
+        zero_before + 2,
         "no probe once learned"
     );
     // The last command of a run: its first packet sends a sentinel (the server has read the
@@ -200,8 +201,8 @@ fn silent_empty_server_answers_empty_commands_without_waiting_for_the_timeout() 
     assert!(trace.contains("(sentinel rejected)"), "{trace}");
     assert_eq!(
         trace.matches("(end-of-output sentinel)").count(),
-        1,
-        "{trace}"
+        2,
+        "the first answer's check and the last command's: {trace}"
     );
     let empty_last =
         run(rcon_for(&server, home.path()).args(["--trace", "-c", "list", "-c", "say hi"]));
@@ -214,8 +215,8 @@ fn silent_empty_server_answers_empty_commands_without_waiting_for_the_timeout() 
     let trace = stderr(&empty_last);
     assert_eq!(
         trace.matches("(end-of-output sentinel)").count(),
-        1,
-        "{trace}"
+        2,
+        "the first answer's check and the last command's: {trace}"
     );
     assert!(trace.contains("(sentinel rejected)"), "{trace}");
     assert!(server.violations().is_empty(), "{:?}", server.violations());
@@ -260,17 +261,6 @@ fn vanilla_short_answers_take_one_round_trip_once_probed() {
     assert_eq!(sentinels_seen(&server), 3);
 }
 
-/// Restarts a practice server of another mode on the same port, on its listening socket (so
-/// the port is never free for another socket to take meanwhile).
-fn swap(mut old: PracticeServer, mode: PracticeMode) -> PracticeServer {
-    old.restart(PracticeConfig {
-        password: PASSWORD.into(),
-        mode,
-        ..PracticeConfig::default()
-    })
-    .expect("the server restarts on its listening socket")
-}
-
 #[test]
 fn a_server_swapped_for_another_implementation_is_relearned_with_nothing_lost() {
     for (from, to) in [
@@ -284,7 +274,7 @@ fn a_server_swapped_for_another_implementation_is_relearned_with_nothing_lost() 
         let home = home();
         let learn = run(rcon_for(&server, home.path()).arg("list"));
         assert!(learn.status.success(), "{from:?}: {}", stderr(&learn));
-        let server = swap(server, to);
+        let server = swap(server, to, Duration::ZERO);
         let out = run(rcon_for(&server, home.path()).args([
             "-t",
             "5s",
@@ -580,7 +570,7 @@ fn a_remembered_server_that_closes_on_the_probe_is_relearned_with_nothing_lost()
     let home = home();
     let learn = run(rcon_for(&server, home.path()).arg("list"));
     assert!(learn.status.success(), "{}", stderr(&learn));
-    let server = swap(server, PracticeMode::ClosesOnNonPositiveId);
+    let server = swap(server, PracticeMode::ClosesOnNonPositiveId, Duration::ZERO);
     let args = [
         "-t",
         "5s",

@@ -708,19 +708,32 @@ fn state_relearn() {
     );
     assert_eq!(h.ex.method(), Some(EndMethod::EndMarker));
     assert_eq!(h.seen.notes, 1, "said once");
-    // End marker remembered, server B now: type-0 output switches to the quiet gap.
-    let h = Harness::run(
-        learned(EndMethod::EndMarker),
-        &[
-            Recv(None, 2, b""),
-            Cmd("list"),
-            Recv(None, 0, b"x"),
-            Wait(11),
-        ],
-    );
-    assert_eq!(h.ex.method(), Some(EndMethod::Silence));
-    assert_eq!(h.seen.done, 1);
-    assert_eq!(h.seen.output, b"x");
+    // End marker remembered, type-0 output now: a sentinel on its own checks the server, and
+    // its reply (or refusal, or silence) settles the method, the answer whole before it.
+    for (reply, method) in [
+        (Some((-1, 2, &b""[..])), EndMethod::Silence),
+        (Some((-2, 0, &b"Unknown request 0"[..])), EndMethod::Vanilla),
+        (Some((-2, 0, &b""[..])), EndMethod::Sentinel),
+        (None, EndMethod::Idle),
+    ] {
+        let mut h = Harness::run(
+            learned(EndMethod::EndMarker),
+            &[Recv(None, 2, b""), Cmd("list"), Recv(None, 0, b"x")],
+        );
+        assert_eq!(&sent_types(&h)[1..], &[2, 0], "{method:?}");
+        assert_eq!(h.seen.done, 0, "{method:?}: the answer waits for the check");
+        h.step(&Recv(Some(2), 0, b"y"));
+        match reply {
+            Some((id, kind, body)) => h.step(&Recv(Some(id), kind, body)),
+            None => h.step(&Wait(500)),
+        }
+        assert_eq!(h.ex.method(), Some(method));
+        assert_eq!(h.seen.done, 1, "{method:?}");
+        assert_eq!(h.seen.output, b"xy", "{method:?}");
+        assert_eq!(h.seen.notes, 1, "{method:?}: said once");
+        assert_eq!(h.seen.learned, vec![method], "{method:?}");
+        assert!(h.seen.failed.is_empty(), "{method:?}: {:?}", h.seen.failed);
+    }
     // A late answer after a quiet gap is dropped, said once, and grows the gap.
     let mut h = Harness::run(
         learned(EndMethod::Silence),

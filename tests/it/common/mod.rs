@@ -126,6 +126,18 @@ pub fn server(mode: PracticeMode, read_delay: Duration) -> PracticeServer {
     PracticeServer::serve(listener(bind), config).expect("start practice server")
 }
 
+/// Restarts a practice server in another `mode` on the same port, on its listening socket (so
+/// the port is never free for another socket to take meanwhile).
+pub fn swap(mut old: PracticeServer, mode: PracticeMode, read_delay: Duration) -> PracticeServer {
+    old.restart(PracticeConfig {
+        password: PASSWORD.into(),
+        mode,
+        read_delay,
+        ..PracticeConfig::default()
+    })
+    .expect("the server restarts on its listening socket")
+}
+
 /// A strict vanilla server that delays each read by 2 ms, so a client that sends two packets
 /// back to back is caught.
 pub fn strict_vanilla() -> PracticeServer {
