@@ -82,6 +82,7 @@ Register-ArgumentCompleter -Native -CommandName 'rcon' -ScriptBlock {
             [CompletionResult]::new('--list-servers', '--list-servers', [CompletionResultType]::ParameterName, 'List the config file''s server profiles and exit')
             [CompletionResult]::new('--print-config', '--print-config', [CompletionResultType]::ParameterName, 'Print the settings in effect and their sources')
             [CompletionResult]::new('--forget', '--forget', [CompletionResultType]::ParameterName, 'Forget what was learned about the server')
+            [CompletionResult]::new('--learned', '--learned', [CompletionResultType]::ParameterName, 'List what is remembered about servers and exit')
             [CompletionResult]::new('--no-ssh-reuse', '--no-ssh-reuse', [CompletionResultType]::ParameterName, 'Do not share SSH connections across runs')
             [CompletionResult]::new('--remote', '--remote', [CompletionResultType]::ParameterName, 'With --ssh: run rcon on the SSH host')
             [CompletionResult]::new('--remote-install', '--remote-install', [CompletionResultType]::ParameterName, 'With --remote: copy this rcon there if needed')

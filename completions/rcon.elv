@@ -79,6 +79,7 @@ set edit:completion:arg-completer[rcon] = {|@words|
             cand --list-servers 'List the config file''s server profiles and exit'
             cand --print-config 'Print the settings in effect and their sources'
             cand --forget 'Forget what was learned about the server'
+            cand --learned 'List what is remembered about servers and exit'
             cand --no-ssh-reuse 'Do not share SSH connections across runs'
             cand --remote 'With --ssh: run rcon on the SSH host'
             cand --remote-install 'With --remote: copy this rcon there if needed'

@@ -416,7 +416,7 @@ pub fn man_page() -> String {
         roff(
             "The config file holds named server profiles as [servers.NAME] tables with the keys \
              host, port, password, password_file, password_command, timeout, sentinel, \
-             idle_gap, dialect, ssh, ssh_options, proxy_command, remote, remote_rcon, remote_install, ssh_reuse and servers (a list of other \
+             idle_gap, dialect, forget, ssh, ssh_options, proxy_command, remote, remote_rcon, remote_install, ssh_reuse and servers (a list of other \
              profiles: a group, run on all at once); the profile named default applies when no \
              -s is given. Unknown keys and bad values are errors (exit status 3). See \
              rcon --print-config."

@@ -35,8 +35,13 @@ struct Entry {
     /// The server answers a sentinel with a login failure, in order.
     #[serde(default)]
     refuses_sentinel: bool,
-    /// Seconds since the Unix epoch.
+    /// Seconds since the Unix epoch: when this method was learned (kept while later runs only
+    /// add samples).
     learned_at: u64,
+    /// How it was learned: `probe` (the first session's probe and answers), or `changed from
+    /// METHOD` (a session's answers contradicted what was remembered).
+    #[serde(default)]
+    how: String,
 }
 
 /// The key a server is remembered under.
@@ -85,17 +90,31 @@ fn to_learned(e: &Entry) -> Option<Learned> {
     })
 }
 
-fn entry(l: Learned) -> Entry {
+/// The entry for `l`, over the `old` one: the same method keeps when and how it was learned,
+/// another one says what it replaced.
+fn entry(old: Option<&Entry>, l: Learned) -> Entry {
+    let method = l.method.name().to_string();
+    let (learned_at, how) = match old {
+        Some(old) if old.method == method => (old.learned_at, old.how.clone()),
+        Some(old) => (now(), format!("changed from {}", old.method)),
+        None => (now(), "probe".to_string()),
+    };
     Entry {
-        method: l.method.name().to_string(),
+        method,
         rtt_us: l.rtt.as_micros().min(u128::from(u64::MAX)) as u64,
         latency_us: l.latency.as_micros().min(u128::from(u64::MAX)) as u64,
         samples: l.samples,
         refuses_sentinel: l.refuses_sentinel,
-        learned_at: SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs()),
+        learned_at,
+        how,
     }
+}
+
+/// Seconds since the Unix epoch.
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }
 
 /// A fleet's view of the file while [`defer`] is on: read once, changes written once at the end.
@@ -149,7 +168,7 @@ pub fn load(key: &str) -> Option<Learned> {
 pub fn store(key: &str, learned: Option<Learned>) {
     let mut deferred = DEFERRED.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(d) = deferred.as_mut() {
-        let entry = learned.map(entry);
+        let entry = learned.map(|l| entry(d.model.servers.get(key), l));
         match &entry {
             Some(e) => d.model.servers.insert(key.to_string(), e.clone()),
             None => d.model.servers.remove(key),
@@ -161,7 +180,7 @@ pub fn store(key: &str, learned: Option<Learned>) {
     let mut model = read();
     let changed = match learned {
         Some(l) => {
-            let entry = entry(l);
+            let entry = entry(model.servers.get(key), l);
             // Rewritten only when it matters: another method, the first few timed answers
             // (the gap's floor depends on them), or answers that got slower by a quarter or
             // faster by half. Not on every run.
@@ -194,10 +213,7 @@ pub fn describe(key: &str) -> String {
     let Some(l) = to_learned(entry) else {
         return format!("unreadable entry in {FILE_NAME} (the next session probes again)");
     };
-    let age = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
-        .saturating_sub(entry.learned_at);
+    let age = now().saturating_sub(entry.learned_at);
     format!(
         "answers end by {}; round trip {}, slowest answer {} over {} command{}; learned {} ago",
         l.method.name(),
@@ -207,6 +223,42 @@ pub fn describe(key: &str) -> String {
         if l.samples == 1 { "" } else { "s" },
         human_age(age)
     )
+}
+
+/// `--learned`: one line per remembered server (its key, method, when and how it was learned,
+/// how many answers were timed), or a line saying there is none, and where the file is.
+pub fn list() -> String {
+    let model = read();
+    let file = path().map_or_else(|| FILE_NAME.into(), |p| p.display().to_string());
+    if model.servers.is_empty() {
+        return format!("nothing remembered yet ({file})\n");
+    }
+    let width = model.servers.keys().map(|k| k.chars().count()).max();
+    let width = width.unwrap_or(0);
+    let mut out = String::new();
+    for (key, e) in &model.servers {
+        let how = if e.how.is_empty() { "probe" } else { &e.how };
+        out.push_str(&format!(
+            "{key:<width$}  {:<17}  learned {} ago ({how}), {} answer{}\n",
+            e.method,
+            human_age(now().saturating_sub(e.learned_at)),
+            e.samples,
+            if e.samples == 1 { "" } else { "s" },
+        ));
+    }
+    out.push_str(&format!(
+        "({file}; `rcon --learned --forget` with a server's address forgets it)\n"
+    ));
+    out
+}
+
+/// `--learned --forget`: forgets what is remembered for `key`; what happened, for stderr.
+pub fn forget(key: &str) -> String {
+    if !read().servers.contains_key(key) {
+        return format!("nothing was remembered for {key}");
+    }
+    store(key, None);
+    format!("forgot what was learned about {key} (the next session probes it)")
 }
 
 /// A duration that may be well under a millisecond: `40µs`, `1.5ms`, `2s`.

@@ -39,6 +39,7 @@ pub fn run() -> anyhow::Result<Exit> {
         #[cfg(feature = "mgmt")]
         Mode::PracticeMgmt(p) => mode::mgmt::serve_practice(&p),
         Mode::ListServers(file) => list_servers(&file),
+        Mode::Learned(forget) => list_learned(forget.as_deref()),
         Mode::InstallLinks(dir) => compat::links::install(&dir),
         Mode::Probe(probe) => ping_query::run(&probe),
         Mode::PrintConfig(servers) => print_config(&servers),
@@ -71,6 +72,15 @@ pub fn run() -> anyhow::Result<Exit> {
         Mode::Session(plan) => single::run(*plan),
         Mode::RemoteServe => remote::serve::serve(),
     }
+}
+
+/// `--learned`: what is remembered about servers, after forgetting `forget`'s entry.
+fn list_learned(forget: Option<&str>) -> anyhow::Result<Exit> {
+    if let Some(key) = forget {
+        stderr!("rcon: {}", learned::forget(key));
+    }
+    output::print_text(&learned::list())?;
+    Ok(Exit::Success)
 }
 
 /// `--list-servers`: the profiles and groups of the config file.

@@ -132,6 +132,10 @@ fn server_args(settings: &Settings) -> Vec<String> {
         args.push("--idle-gap".into());
         args.push(format!("{}ms", settings.idle_gap.value.as_millis()));
     }
+    // The remote side keeps its own learned store (docs/protocol.md section 9).
+    if settings.forget {
+        args.push("--forget".into());
+    }
     args
 }
 

@@ -32,7 +32,7 @@ pub enum Frame {
     /// Client to server, once after `hello`: how to reach the RCON server from there.
     Settings {
         /// rcon's own flags for the server: `-H`, `-P`, `--dialect`, `--timeout`,
-        /// `--sentinel`, `--idle-gap`.
+        /// `--sentinel`, `--idle-gap`, `--forget`.
         args: Vec<String>,
         /// The RCON password (only ever in this frame).
         password: String,

@@ -21,7 +21,7 @@ use crate::app::resolve::args::Args;
 use crate::app::resolve::settings::{ConfigFile, Origins, Settings};
 use crate::app::runner::session::{PARSE_ERROR, Run, Session};
 
-/// The flags a `settings` frame may carry (each followed by its value).
+/// The flags a `settings` frame may carry (each followed by its value), besides `--forget`.
 const ALLOWED: [&str; 6] = [
     "-H",
     "-P",
@@ -419,6 +419,9 @@ fn open_session(
 ) -> Result<Session, Failed> {
     let mut words = args.iter();
     while let Some(flag) = words.next() {
+        if flag == "--forget" {
+            continue;
+        }
         if !ALLOWED.contains(&flag.as_str()) || words.next().is_none() {
             return Err((
                 Exit::Usage,

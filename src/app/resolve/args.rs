@@ -221,7 +221,8 @@ pub struct Args {
     #[arg(long, value_name = "DURATION", value_parser = duration, long_help, help = "Quiet gap that ends an answer [default: adaptive]", help_heading = "Connection")]
     pub idle_gap: Option<Duration>,
 
-    /// Forget what was learned about the server (how its answers end) and probe it again.
+    /// Forget what was learned about the server (how its answers end) and probe it again. With
+    /// --learned: only forget it (the server named by -H/-P/-s and --dialect), then list.
     #[arg(
         long,
         long_help,
@@ -229,6 +230,18 @@ pub struct Args {
         help_heading = "Connection"
     )]
     pub forget: bool,
+
+    /// List what is remembered about servers (learned-servers.toml in the data directory): per
+    /// address and dialect, how answers end, when and how that was learned, and over how many
+    /// answers; then exit. With --forget, the server addressed is forgotten first.
+    #[arg(
+        long,
+        conflicts_with_all = ["commands", "command", "files", "remote", "demo"],
+        long_help,
+        help = "List what is remembered about servers and exit",
+        help_heading = "Connection"
+    )]
+    pub learned: bool,
 
     /// The server family [default: minecraft]; it also picks the default port (25575, or 2306
     /// for battleye, 28016 for webrcon, 8081 for telnet). --sentinel, when given, overrides an

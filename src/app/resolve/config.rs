@@ -87,6 +87,8 @@ pub struct Profile {
     pub idle_gap: Option<Spanned<DurationValue>>,
     /// The server family: minecraft, source, factorio, palworld.
     pub dialect: Option<Spanned<Choice<DialectArg>>>,
+    /// `true`: as `--forget` on every run, what was learned about the server is not used.
+    pub forget: Option<Spanned<bool>>,
     /// Reach the server through `ssh -W`: `[USER@]HOST[:PORT]`.
     pub ssh: Option<Spanned<String>>,
     /// ssh_config options for `ssh`, e.g. `["IdentityFile=~/.ssh/mc"]`.

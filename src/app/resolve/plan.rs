@@ -31,6 +31,8 @@ pub enum Mode {
     PracticeMgmt(PracticePlan),
     /// `--list-servers`.
     ListServers(ConfigFile),
+    /// `--learned`: what is remembered about servers, the key to forget first if any.
+    Learned(Option<String>),
     /// `--install-links DIR`: the `mcrcon` and `rcon-cli` names for the personalities.
     InstallLinks(PathBuf),
     /// `--ping` or `--query`.
@@ -542,6 +544,9 @@ fn resolve_mode(
     if args.list_servers {
         return Ok(Mode::ListServers(ConfigFile::load(&args, &origins)?));
     }
+    if args.learned && !args.forget {
+        return Ok(Mode::Learned(None));
+    }
     if let Some(probe) = probe(&args, &origins)? {
         return Ok(Mode::Probe(probe));
     }
@@ -582,6 +587,9 @@ fn resolve_mode(
         return several(args, &origins, servers, commands);
     }
     let settings = Settings::resolve(&args, &origins, file.clone())?;
+    if args.learned {
+        return Ok(Mode::Learned(settings.learned_key()));
+    }
     // --target before --print-config, so that the targets' settings are what it shows.
     if !args.target.is_empty() {
         let mut servers = Vec::new();

@@ -67,7 +67,7 @@ pub struct Settings {
     pub ssh_options: Vec<String>,
     /// A proxy command template (`%h`, `%p`), if the server is reached through one.
     pub proxy_command: Option<Sourced<String>>,
-    /// Forget what was learned about the server first (`--forget`).
+    /// Forget what was learned about the server first (`--forget`, profile `forget`).
     pub forget: bool,
     /// `--remote` (profile `remote`): run rcon on the SSH host, stream the commands to it.
     pub remote: bool,
@@ -281,6 +281,10 @@ impl Settings {
             && profile
                 .and_then(|p| p.ssh_reuse.as_ref())
                 .is_none_or(|r| *r.get_ref());
+        let forget = args.forget
+            || profile
+                .and_then(|p| p.forget.as_ref())
+                .is_some_and(|f| *f.get_ref());
         if remote && ssh.is_none() {
             return Err(fail(
                 Exit::Usage,
@@ -300,7 +304,7 @@ impl Settings {
             sentinel,
             idle_gap,
             config: file,
-            forget: args.forget,
+            forget,
             remote,
             remote_rcon,
             remote_install,
@@ -354,11 +358,17 @@ impl Settings {
     /// about this server.
     pub fn options(&self, observer: Arc<dyn Observer>) -> ClientOptions {
         let mut opts = self.engine_options(observer);
-        if let Ok(route) = self.route() {
-            let key = crate::app::learned::key(&route, self.dialect.value.dialect());
+        if let Some(key) = self.learned_key() {
             crate::app::learned::attach(&mut opts, key, self.forget);
         }
         opts
+    }
+
+    /// The key what is learned about this server is remembered under (with the tunnel, if
+    /// any); `None` when no connector can be made for it.
+    pub fn learned_key(&self) -> Option<String> {
+        let route = self.route().ok()?;
+        Some(crate::app::learned::key(&route, self.dialect.value.dialect()))
     }
 
     /// Engine options: the dialect's, then `sentinel` over its end method when it was given.
