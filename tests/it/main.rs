@@ -39,6 +39,7 @@ mod practice;
 #[cfg(unix)]
 mod prompt;
 mod query;
+mod relearn;
 #[cfg(unix)]
 mod remote;
 mod sentinel_auto;

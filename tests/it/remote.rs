@@ -17,12 +17,12 @@ use rconsole::practice::{PracticeConfig, PracticeMode, sample_text};
 const LIMIT: Duration = Duration::from_secs(60);
 
 /// An sshd whose sessions keep rcon's data (the journal) in `data`.
-fn remote_sshd(data: &Path) -> Option<Sshd> {
+pub(crate) fn remote_sshd(data: &Path) -> Option<Sshd> {
     Sshd::start_with_if_installed(&format!("SetEnv RCON_DATA_DIR={}\n", data.display()))
 }
 
 /// `rcon --ssh ... --remote` with the binary under test on the remote side.
-fn rcon_remote(sshd: &Sshd, home: &Path, rcon_port: u16) -> Command {
+pub(crate) fn rcon_remote(sshd: &Sshd, home: &Path, rcon_port: u16) -> Command {
     let mut cmd = sshd.rcon(home, "user_key", "known_hosts", rcon_port);
     cmd.arg("--remote").arg("--remote-rcon").arg(rcon_bin());
     cmd
