@@ -24,7 +24,7 @@
 //!
 //! The probe runs once per server: what it learns comes out as [`Event::Learned`] for the caller
 //! to remember, and goes back in as [`Options::learned`] next time. What was remembered is a
-//! hypothesis (docs/protocol.md section 9): answers that contradict it (another implementation
+//! hypothesis (docs/protocol.md section 3): answers that contradict it (another implementation
 //! now runs on that port) make the answer under way end by a sentinel sent on its own, whose
 //! reply settles the method again, with nothing lost; a remembered quiet gap is checked by the
 //! session's first answer the same way before any command follows it.
@@ -412,7 +412,7 @@ struct InFlight {
     /// The last packet of the answer is as long as a fragment some server follows with more
     /// ([`may_continue`]), so a close after it may have cut the answer short.
     last_may_continue: bool,
-    /// This answer checks the method remembered for the server (docs/protocol.md section 9):
+    /// This answer checks the method remembered for the server (docs/protocol.md section 3):
     /// its id -2 sentinel's reply settles the method (`Unknown request 0`: vanilla; another
     /// reply: the sentinel), a refusal settles this method, and no reply within
     /// [`Exchange::probe_wait`] of the last packet settles [`EndMethod::Idle`].
@@ -766,7 +766,7 @@ impl Exchange {
         // wrongly remembered, that next command shares a read and the server closes. So the
         // session's first answer sends the sentinel once the server has read the command (as
         // the last command does), and its reply or refusal confirms or corrects the method
-        // before anything else is written (docs/protocol.md section 9).
+        // before anything else is written (docs/protocol.md section 3).
         let check = (self.server.remembered
             && !then_close
             && method == EndMethod::Silence
@@ -1444,7 +1444,7 @@ impl Exchange {
         };
         c.last_may_continue = last_may_continue;
         match method {
-            // What was remembered is checked (docs/protocol.md section 9): an empty packet
+            // What was remembered is checked (docs/protocol.md section 3): an empty packet
             // where a quiet gap was remembered (a server that answers every command), type-0
             // output where an end marker was, or the first packet under a remembered quiet gap.
             EndMethod::Silence

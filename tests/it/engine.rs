@@ -168,7 +168,7 @@ fn silent_empty_server_answers_empty_commands_without_waiting_for_the_timeout() 
         stderr(&out)
     );
     // Learned: the next run makes no probe. What was remembered is checked by its first
-    // answer (docs/protocol.md section 9): a sentinel once the gap passed, whose refusal
+    // answer (docs/protocol.md section 3): a sentinel once the gap passed, whose refusal
     // closes the connection, so one reconnect; the last command's sentinel is the other.
     let before = server.connections();
     let zero_before = sentinels_seen(&server);

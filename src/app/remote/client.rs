@@ -132,7 +132,7 @@ fn server_args(settings: &Settings) -> Vec<String> {
         args.push("--idle-gap".into());
         args.push(format!("{}ms", settings.idle_gap.value.as_millis()));
     }
-    // The remote side keeps its own learned store (docs/protocol.md section 9).
+    // The remote side keeps its own learned store (docs/protocol.md section 3).
     if settings.forget {
         args.push("--forget".into());
     }

@@ -1018,3 +1018,123 @@ fn late_answers_are_reported_once_each() {
     );
     assert_eq!(h.seen.warnings, 0);
 }
+
+/// A quiet gap remembered for a server that refuses sentinels: the session's first answer is
+/// checked before any command follows it (docs/protocol.md section 3). The sentinel goes after
+/// the first packet (or once the gap passed with none), never right behind the command; a
+/// refusal confirms silence, vanilla's reply corrects it with one note, and a sentinel that
+/// drew nothing in the gap after it costs the connection, not the next command.
+#[test]
+fn state_check_a_remembered_silence() {
+    let mut silence = learned(EndMethod::Silence);
+    silence.learned.as_mut().unwrap().refuses_sentinel = true;
+    let login = || Recv(None, 2, b"");
+    // Vanilla now: its reply to the sentinel after the first packet.
+    let mut h = Harness::run(silence.clone(), &[login(), Cmd("list")]);
+    assert_eq!(&sent_types(&h)[1..], &[2], "nothing behind the command");
+    h.step(&Recv(Some(2), 0, b"There are 0"));
+    assert_eq!(
+        &sent_types(&h)[1..],
+        &[2, 0],
+        "the sentinel after the first packet"
+    );
+    assert_eq!(h.seen.done, 0);
+    h.step(&Recv(Some(-2), 0, b"Unknown request 0"));
+    assert_eq!(h.seen.done, 1);
+    assert_eq!(h.seen.output, b"There are 0");
+    assert_eq!(h.ex.method(), Some(EndMethod::Vanilla));
+    assert_eq!(
+        (h.seen.notes, h.seen.learned.clone()),
+        (1, vec![EndMethod::Vanilla])
+    );
+    assert!(h.ex.is_ready(), "the connection goes on");
+    // The next command is not checked again.
+    h.step(&Cmd("seed"));
+    h.step(&Recv(Some(3), 0, b"Seed"));
+    assert_eq!(h.seen.done, 2);
+    assert_eq!(
+        sent_types(&h).len(),
+        4,
+        "no sentinel for vanilla's short answer"
+    );
+    // Vanilla's empty answer (an empty packet) is evidence too.
+    let h = Harness::run(
+        silence.clone(),
+        &[
+            login(),
+            Cmd("say hi"),
+            Recv(Some(2), 0, b""),
+            Recv(Some(-2), 0, b"Unknown request 0"),
+        ],
+    );
+    assert_eq!(h.ex.method(), Some(EndMethod::Vanilla));
+    assert_eq!(h.seen.done, 1);
+    // The same server still: the refusal confirms silence, no note; the connection is gone.
+    let h = Harness::run(
+        silence.clone(),
+        &[
+            login(),
+            Cmd("list"),
+            Recv(Some(2), 0, b"a"),
+            Recv(Some(2), 0, b"b"),
+            Recv(Some(-1), 2, b""),
+        ],
+    );
+    assert_eq!(h.seen.output, b"ab");
+    assert_eq!((h.seen.done, h.seen.notes), (1, 0));
+    assert_eq!(h.ex.method(), Some(EndMethod::Silence));
+    assert!(h.ex.is_disconnected());
+    // An empty answer: the sentinel once the gap has passed, its refusal ends the answer.
+    let h = Harness::run(
+        silence.clone(),
+        &[login(), Cmd("say hi"), Wait(51), Recv(Some(-1), 2, b"")],
+    );
+    assert_eq!(&sent_types(&h)[1..], &[2, 0]);
+    assert_eq!((h.seen.done, h.seen.notes), (1, 0));
+    // No refusal in the gap after it: it may sit unread behind the command, so the connection
+    // is closed rather than written to.
+    let h = Harness::run(
+        silence.clone(),
+        &[login(), Cmd("say hi"), Wait(51), Wait(51)],
+    );
+    assert_eq!(h.seen.done, 1);
+    assert!(h.seen.failed.is_empty(), "{:?}", h.seen.failed);
+    assert!(h.ex.is_disconnected());
+    // A server that ignores sentinels now: after the probe's wait, a quiet gap after the
+    // packet, said once.
+    let h = Harness::run(
+        silence,
+        &[login(), Cmd("list"), Recv(Some(2), 0, b"x"), Wait(500)],
+    );
+    assert_eq!(h.seen.done, 1);
+    assert_eq!(h.ex.method(), Some(EndMethod::Idle));
+    assert_eq!(h.seen.notes, 1);
+}
+
+/// Vanilla remembered and a server that ignores sentinels now: the sentinel after a full
+/// fragment goes unanswered, and after the probe's wait the answer ends whole with the quiet
+/// gap after a packet settled (it used to wait for the timeout and fail as incomplete).
+#[test]
+fn state_check_a_remembered_vanilla_on_a_server_that_ignores_sentinels() {
+    let big: &'static [u8] = Box::leak(vec![b'x'; 5000].into_boxed_slice());
+    let h = Harness::run(
+        learned(EndMethod::Vanilla),
+        &[
+            Recv(None, 2, b""),
+            Cmd("help"),
+            Recv(Some(2), 0, big),
+            Wait(499),
+        ],
+    );
+    assert_eq!(h.seen.done, 0);
+    let mut h = h;
+    h.step(&Wait(1));
+    assert_eq!(h.seen.done, 1);
+    assert!(h.seen.failed.is_empty(), "{:?}", h.seen.failed);
+    assert_eq!(h.seen.output.len(), 5000);
+    assert_eq!(h.ex.method(), Some(EndMethod::Idle));
+    assert_eq!(
+        (h.seen.notes, h.seen.learned.clone()),
+        (1, vec![EndMethod::Idle])
+    );
+}
