@@ -4,7 +4,7 @@ another mode takes its port, and a 2,000-line file runs with that stale store an
 comparison, with an empty one (the same second server, rounds alternated). Prints the wall
 time of each and their ratio, and checks every answer. Not a test; prints figures.
 
-Usage: python3 bench/relearn.py [--lines 2000] [--rounds 3] [--read-delay 2ms] BIN
+Usage: python3 bench/relearn.py [--lines 2000] [--rounds 3] [--read-delay 2ms] [--only FROM:TO] BIN
 """
 
 import argparse
@@ -70,6 +70,7 @@ def main():
     ap.add_argument("--lines", type=int, default=2000)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--read-delay", default="2ms")
+    ap.add_argument("--only", help="one swap, as FROM:TO")
     ap.add_argument("bin")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -79,7 +80,8 @@ def main():
         print(f"{a.lines} lines, median of {a.rounds} rounds, wall seconds; "
               f"vanilla reads after {a.read_delay}")
         print(f"  {'swap':28} {'stale store':>11} {'empty store':>11} {'ratio':>6}  stderr lines  entry")
-        for first, second in SWAPS:
+        swaps = [tuple(a.only.split(":"))] if a.only else SWAPS
+        for first, second in swaps:
             learned = tmp + "/learned"
             shutil.rmtree(learned, ignore_errors=True)
             os.makedirs(learned)

@@ -1018,13 +1018,11 @@ impl Exchange {
                     // Vanilla always answers; this long a silence means a stalled or a
                     // different server. The command packet has long been read, so the
                     // sentinel cannot share its read.
-                    if self.server.remembered {
-                        self.check_remembered(EndMethod::Silence, now);
-                    } else {
-                        let sid = RequestId::SENTINEL;
-                        c.sentinel = Some(sid);
-                        self.send(sid, Request::Sentinel, b"");
-                    }
+                    // Its reply corrects what was remembered, if it was; no packet has come,
+                    // so none of the check's wait.
+                    let sid = RequestId::SENTINEL;
+                    c.sentinel = Some(sid);
+                    self.send(sid, Request::Sentinel, b"");
                 }
                 Some(Timer::CheckReply) => {
                     // The sentinel that checked what was remembered went unanswered: the
