@@ -5,6 +5,11 @@ comparison, with an empty one (the same second server, rounds alternated). Print
 time of each and their ratio, and checks every answer. Not a test; prints figures.
 
 Usage: python3 bench/relearn.py [--lines 2000] [--rounds 3] [--read-delay 2ms] [--only FROM:TO] BIN
+
+Through `--remote`: give an sshd whose sessions get `SetEnv RCON_DATA_DIR=DIR` (the store of
+the remote side, which the script fills before each run) and that runs BIN there:
+
+    bench/relearn.py --ssh USER@127.0.0.1:PORT --ssh-option IdentityFile=KEY ... --remote-data DIR BIN
 """
 
 import argparse
@@ -20,6 +25,9 @@ import time
 # (first server, second server): silent-empty -> strict vanilla, vanilla -> the C++-style server
 # (its own type-2 end marker), back, and vanilla -> a server whose answers end by silence
 # because it ignores sentinels (the factorio mode, under the minecraft dialect's probe).
+# With --ssh: ssh, options and data (see the usage).
+REMOTE = {}
+
 SWAPS = [("silent-empty", "vanilla"), ("vanilla", "end-marker"), ("end-marker", "vanilla"),
          ("vanilla", "factorio")]
 
@@ -50,15 +58,23 @@ def serve(rcon, mode, port, delay, home):
 
 def run(rcon, port, home, path, extra=()):
     args = [rcon, "-H", "127.0.0.1", "-P", str(port), "-p", "pw", "-t", "10s", *extra]
+    if REMOTE:
+        # The store is the remote side's: the one in `home` goes there.
+        shutil.rmtree(REMOTE["data"], ignore_errors=True)
+        shutil.copytree(home + "/data", REMOTE["data"]) if os.path.isdir(home + "/data") \
+            else os.makedirs(REMOTE["data"])
+        args += ["--ssh", REMOTE["ssh"], "--remote", "--remote-rcon", rcon]
+        for o in REMOTE["options"]:
+            args += ["--ssh-option", o]
     t = time.perf_counter()
     out = subprocess.run(args + ["--json", "-f", path], capture_output=True, text=True,
                          env=env_for(home))
     return time.perf_counter() - t, out
 
 
-def method(home):
+def method(data):
     try:
-        text = open(home + "/data/learned-servers.toml").read()
+        text = open(data + "/learned-servers.toml").read()
     except OSError:
         return "-"
     m = re.search(r'method = "([^"]+)"', text)
@@ -71,8 +87,13 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--read-delay", default="2ms")
     ap.add_argument("--only", help="one swap, as FROM:TO")
+    ap.add_argument("--ssh", help="run through --remote on this SSH destination")
+    ap.add_argument("--ssh-option", action="append", default=[])
+    ap.add_argument("--remote-data", help="the remote side's RCON_DATA_DIR")
     ap.add_argument("bin")
     a = ap.parse_args()
+    if a.ssh:
+        REMOTE.update(ssh=a.ssh, options=a.ssh_option, data=a.remote_data)
     with tempfile.TemporaryDirectory() as tmp:
         path = tmp + "/n.mcfunction"
         commands = lines(a.lines)
@@ -86,8 +107,11 @@ def main():
             shutil.rmtree(learned, ignore_errors=True)
             os.makedirs(learned)
             server, port = serve(a.bin, first, 0, a.read_delay, tmp)
+            REMOTE_ = dict(REMOTE)
+            REMOTE.clear()
             subprocess.run([a.bin, "-H", "127.0.0.1", "-P", str(port), "-p", "pw", "list"],
                            capture_output=True, env=env_for(learned), check=True)
+            REMOTE.update(REMOTE_)
             server.kill()
             server.wait()
             server, _ = serve(a.bin, second, port, a.read_delay, tmp)
@@ -103,15 +127,15 @@ def main():
                     if store == "stale":
                         stale.append(took)
                         notes.add(len(out.stderr.splitlines()))
-                        entry.add(method(home))
+                        entry.add(method(REMOTE["data"] if REMOTE else home + "/data"))
                     else:
                         empty.append(took)
             server.kill()
             server.wait()
             s, e = statistics.median(stale), statistics.median(empty)
             print(f"  {first + ' -> ' + second:28} {s:11.3f} {e:11.3f} {s / e:6.2f}  "
-                  f"{','.join(map(str, sorted(notes))):>12}  {method(learned)} -> {','.join(sorted(entry))}")
-    print("binary: " + a.bin)
+                  f"{','.join(map(str, sorted(notes))):>12}  {method(learned + '/data')} -> {','.join(sorted(entry))}")
+    print("binary: " + a.bin + (f", through --remote on {a.ssh}" if a.ssh else ""))
 
 
 if __name__ == "__main__":
