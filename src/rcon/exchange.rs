@@ -938,7 +938,6 @@ impl Exchange {
 
     /// Call when [`Exchange::poll_timeout`]'s instant has passed.
     pub fn handle_timeout(&mut self, now: Instant) {
-        let gap = self.quiet_gap();
         match &mut self.state {
             State::Disconnected | State::Ready => {}
             State::LoggingIn {
@@ -976,86 +975,95 @@ impl Exchange {
                 self.state = State::Ready;
                 self.events.push_back(Event::Ready);
             }
-            State::Command(c) => match c.timers.expire(now) {
-                None => {}
-                Some(Timer::Answer) => {
-                    let got = c.got_first || self.decoder.buffered() > 0;
-                    let c = match std::mem::replace(&mut self.state, State::Ready) {
-                        State::Command(c) => c,
-                        _ => unreachable!("in the command state"),
-                    };
-                    if self.take_partial(&c) {
-                        self.finish_quiet(&c);
-                        return;
-                    }
-                    self.fail(Error::Timeout {
-                        phase: crate::error::Phase::Answer,
-                        what: if got {
-                            "waiting for the rest of the output; output is incomplete"
-                        } else {
-                            "waiting for the command's output"
-                        },
-                        after: self.cfg.timeout,
-                    });
-                }
-                Some(Timer::Gap)
-                    if c.method == EndMethod::Silence
-                        && c.sentinel_after_first
-                        && c.sentinel.is_none()
-                        && !c.got_first =>
-                {
-                    // The last command's gap passed with no packet: by now the server has
-                    // long read the command, so a sentinel has a read of its own, and its
-                    // refusal comes after an answer that is only late. Should it share the
-                    // command's read after all (a server that had not read the command
-                    // yet), the gap after it ends the answer as before.
-                    c.sentinel = Some(RequestId::SENTINEL);
-                    c.sentinel_after_gap = true;
-                    c.timers.set(Timer::Gap, later(now, gap));
-                    self.send(RequestId::SENTINEL, Request::Sentinel, b"");
-                }
-                Some(Timer::LateSentinel) if c.sentinel.is_none() => {
-                    // Vanilla always answers; this long a silence means a stalled or a
-                    // different server. The command packet has long been read, so the
-                    // sentinel cannot share its read.
-                    // Its reply corrects what was remembered, if it was; no packet has come,
-                    // so none of the check's wait.
-                    let sid = RequestId::SENTINEL;
-                    c.sentinel = Some(sid);
-                    self.send(sid, Request::Sentinel, b"");
-                }
-                Some(Timer::CheckReply) => {
-                    // The sentinel that checked what was remembered went unanswered: the
-                    // server ignores sentinels, and all it wrote for the command came before
-                    // this long a silence; its answers end by a quiet gap after their last
-                    // packet. A late reply still turns it back (see `probe_unanswered`).
-                    let c = match std::mem::replace(&mut self.state, State::Ready) {
-                        State::Command(c) => c,
-                        _ => unreachable!("in the command state"),
-                    };
-                    self.server.probe_unanswered = true;
-                    self.server.refuses_sentinel = false;
-                    self.settle(EndMethod::Idle);
-                    self.server.remembered = false;
+            State::Command(_) => self.command_timeout(now),
+        }
+    }
+
+    /// A timer of the command under way is due ([`Timer`]).
+    fn command_timeout(&mut self, now: Instant) {
+        let gap = self.quiet_gap();
+        let State::Command(c) = &mut self.state else {
+            return;
+        };
+        match c.timers.expire(now) {
+            None => {}
+            Some(Timer::Answer) => {
+                let got = c.got_first || self.decoder.buffered() > 0;
+                let c = match std::mem::replace(&mut self.state, State::Ready) {
+                    State::Command(c) => c,
+                    _ => unreachable!("in the command state"),
+                };
+                if self.take_partial(&c) {
                     self.finish_quiet(&c);
+                    return;
                 }
-                Some(Timer::LateSentinel) => {}
-                Some(Timer::Gap | Timer::MarkerSilence) => {
-                    let c = match std::mem::replace(&mut self.state, State::Ready) {
-                        State::Command(c) => c,
-                        _ => unreachable!("in the command state"),
-                    };
-                    self.take_partial(&c);
-                    self.finish_quiet(&c);
-                    if c.check.is_some() && c.sentinel.is_some() {
-                        // The checking sentinel went out after the gap and drew no refusal:
-                        // it shared the command's read on a server that reads one packet per
-                        // read and waits there for more bytes. A command written behind it
-                        // would meet its refusal; a new connection leaves it behind.
-                        self.disconnect();
-                    }
+                self.fail(Error::Timeout {
+                    phase: crate::error::Phase::Answer,
+                    what: if got {
+                        "waiting for the rest of the output; output is incomplete"
+                    } else {
+                        "waiting for the command's output"
+                    },
+                    after: self.cfg.timeout,
+                });
+            }
+            Some(Timer::Gap)
+                if c.method == EndMethod::Silence
+                    && c.sentinel_after_first
+                    && c.sentinel.is_none()
+                    && !c.got_first =>
+            {
+                // The last command's gap passed with no packet: by now the server has
+                // long read the command, so a sentinel has a read of its own, and its
+                // refusal comes after an answer that is only late. Should it share the
+                // command's read after all (a server that had not read the command
+                // yet), the gap after it ends the answer as before.
+                c.sentinel = Some(RequestId::SENTINEL);
+                c.sentinel_after_gap = true;
+                c.timers.set(Timer::Gap, later(now, gap));
+                self.send(RequestId::SENTINEL, Request::Sentinel, b"");
+            }
+            Some(Timer::LateSentinel) if c.sentinel.is_none() => {
+                // Vanilla always answers; this long a silence means a stalled or a
+                // different server. The command packet has long been read, so the
+                // sentinel cannot share its read.
+                // Its reply corrects what was remembered, if it was; no packet has come,
+                // so none of the check's wait.
+                let sid = RequestId::SENTINEL;
+                c.sentinel = Some(sid);
+                self.send(sid, Request::Sentinel, b"");
+            }
+            Some(Timer::CheckReply) => {
+                // The sentinel that checked what was remembered went unanswered: the
+                // server ignores sentinels, and all it wrote for the command came before
+                // this long a silence; its answers end by a quiet gap after their last
+                // packet. A late reply still turns it back (see `probe_unanswered`).
+                let c = match std::mem::replace(&mut self.state, State::Ready) {
+                    State::Command(c) => c,
+                    _ => unreachable!("in the command state"),
+                };
+                self.server.probe_unanswered = true;
+                self.server.refuses_sentinel = false;
+                self.settle(EndMethod::Idle);
+                self.server.remembered = false;
+                self.finish_quiet(&c);
+            }
+            Some(Timer::LateSentinel) => {}
+            Some(Timer::Gap | Timer::MarkerSilence) => {
+                let c = match std::mem::replace(&mut self.state, State::Ready) {
+                    State::Command(c) => c,
+                    _ => unreachable!("in the command state"),
+                };
+                self.take_partial(&c);
+                self.finish_quiet(&c);
+                if c.check.is_some() && c.sentinel.is_some() {
+                    // The checking sentinel went out after the gap and drew no refusal:
+                    // it shared the command's read on a server that reads one packet per
+                    // read and waits there for more bytes. A command written behind it
+                    // would meet its refusal; a new connection leaves it behind.
+                    self.disconnect();
                 }
-            },
+            }
         }
     }
 
@@ -1312,43 +1320,13 @@ impl Exchange {
     }
 
     fn on_command_packet(&mut self, p: Packet, now: Instant) {
+        if self.on_sentinel_answer(&p) {
+            return;
+        }
         let State::Command(c) = &mut self.state else {
             return;
         };
         let id = c.id;
-        // 1. The reply to our sentinel ends the answer (and confirms or corrects what was
-        // remembered).
-        if c.sentinel == Some(RequestId(p.id)) {
-            let checked = c.check.is_some() || self.server.remembered;
-            let method = match c.method {
-                EndMethod::PositiveSentinel => EndMethod::PositiveSentinel,
-                _ => sentinel_method(&p),
-            };
-            self.take_command();
-            self.trace(&p, Role::SentinelReply);
-            self.state = State::Ready;
-            if checked {
-                self.server.refuses_sentinel = false;
-                self.settle(method);
-                self.server.remembered = false;
-            }
-            self.done();
-            return;
-        }
-        // 2. A refusal while a sentinel is out: the server takes sentinels for logins (and
-        // closes). It answers in order, so the command's answer was complete before it.
-        if c.sentinel.is_some() && p.id == RequestId::LOGIN_FAILED.0 {
-            let method = c.check.unwrap_or(EndMethod::Silence);
-            self.server.refuses_sentinel = true;
-            self.take_command();
-            self.trace(&p, Role::SentinelRejected);
-            self.settle(method);
-            self.server.remembered = false;
-            self.done();
-            self.state = State::Disconnected;
-            self.decoder.clear();
-            return;
-        }
         let is_output = (p.kind == OUTPUT || p.kind == AUTH_RESPONSE)
             && (p.id == id.0
                 || (self.cfg.any_reply_id && p.id != RequestId::LOGIN_FAILED.0 && p.id >= 0));
@@ -1441,32 +1419,13 @@ impl Exchange {
             return;
         };
         c.last_may_continue = last_may_continue;
+        if self.checks_remembered(method, body_len, now) {
+            return;
+        }
+        let State::Command(c) = &mut self.state else {
+            return;
+        };
         match method {
-            // What was remembered is checked (docs/protocol.md section 3): an empty packet
-            // where a quiet gap was remembered (a server that answers every command), type-0
-            // output where an end marker was, or the first packet under a remembered quiet gap.
-            EndMethod::Silence
-                if body_len == 0 && self.server.remembered && self.server.refuses_sentinel =>
-            {
-                self.check_remembered(EndMethod::Idle, now);
-            }
-            EndMethod::Silence if c.check.is_some() => {
-                self.check_remembered(EndMethod::Silence, now);
-            }
-            EndMethod::EndMarker if self.server.remembered => {
-                let fallback = if body_len == 0 {
-                    EndMethod::Idle
-                } else {
-                    EndMethod::Silence
-                };
-                self.check_remembered(fallback, now);
-            }
-            EndMethod::Sentinel | EndMethod::PositiveSentinel
-                if c.check.is_some() || (self.server.remembered && c.sentinel.is_some()) =>
-            {
-                let fallback = c.check.unwrap_or(EndMethod::Silence);
-                self.check_remembered(fallback, now);
-            }
             EndMethod::SinglePacket => {
                 self.take_command();
                 self.state = State::Ready;
@@ -1542,6 +1501,78 @@ impl Exchange {
                 }
             }
         }
+    }
+
+    /// A packet that answers the sentinel out for the command under way: its reply ends the
+    /// answer (and confirms or corrects what was remembered); a refusal means the server takes
+    /// sentinels for logins (and closes), and it answers in order, so the answer was complete
+    /// before it. Whether the packet was that.
+    fn on_sentinel_answer(&mut self, p: &Packet) -> bool {
+        let State::Command(c) = &mut self.state else {
+            return false;
+        };
+        // 1. The reply to our sentinel ends the answer (and confirms or corrects what was
+        // remembered).
+        if c.sentinel == Some(RequestId(p.id)) {
+            let checked = c.check.is_some() || self.server.remembered;
+            let method = match c.method {
+                EndMethod::PositiveSentinel => EndMethod::PositiveSentinel,
+                _ => sentinel_method(p),
+            };
+            self.take_command();
+            self.trace(p, Role::SentinelReply);
+            self.state = State::Ready;
+            if checked {
+                self.server.refuses_sentinel = false;
+                self.settle(method);
+                self.server.remembered = false;
+            }
+            self.done();
+            return true;
+        }
+        // 2. A refusal while a sentinel is out: the server takes sentinels for logins (and
+        // closes). It answers in order, so the command's answer was complete before it.
+        if c.sentinel.is_some() && p.id == RequestId::LOGIN_FAILED.0 {
+            let method = c.check.unwrap_or(EndMethod::Silence);
+            self.server.refuses_sentinel = true;
+            self.take_command();
+            self.trace(p, Role::SentinelRejected);
+            self.settle(method);
+            self.server.remembered = false;
+            self.done();
+            self.state = State::Disconnected;
+            self.decoder.clear();
+            return true;
+        }
+        false
+    }
+
+    /// Whether an answer's packet (of `body_len` bytes, under `method`) is evidence to check what
+    /// was remembered on (docs/protocol.md section 3): an empty packet where a quiet gap was
+    /// remembered for a server that refuses sentinels (it answers every command), type-0 output
+    /// where an end marker was, the first packet under a remembered quiet gap, or a packet of
+    /// an answer being checked; if so, the check goes on ([`Exchange::check_remembered`]).
+    fn checks_remembered(&mut self, method: EndMethod, body_len: usize, now: Instant) -> bool {
+        let State::Command(c) = &self.state else {
+            return false;
+        };
+        let remembered = self.server.remembered;
+        let fallback = match method {
+            EndMethod::Silence if body_len == 0 && remembered && self.server.refuses_sentinel => {
+                EndMethod::Idle
+            }
+            EndMethod::Silence if c.check.is_some() => EndMethod::Silence,
+            EndMethod::EndMarker if remembered && body_len == 0 => EndMethod::Idle,
+            EndMethod::EndMarker if remembered => EndMethod::Silence,
+            EndMethod::Sentinel | EndMethod::PositiveSentinel
+                if c.check.is_some() || (remembered && c.sentinel.is_some()) =>
+            {
+                c.check.unwrap_or(EndMethod::Silence)
+            }
+            _ => return false,
+        };
+        self.check_remembered(fallback, now);
+        true
     }
 
     /// Checks the method remembered for the server on the answer under way, whose packets show
