@@ -74,6 +74,7 @@ Register-ArgumentCompleter -Native -CommandName 'rcon' -ScriptBlock {
             [CompletionResult]::new('--practice-password', '--practice-password', [CompletionResultType]::ParameterName, 'The practice server''s password')
             [CompletionResult]::new('--practice-read-delay', '--practice-read-delay', [CompletionResultType]::ParameterName, 'Delay before each practice server read')
             [CompletionResult]::new('--practice-mgmt', '--practice-mgmt', [CompletionResultType]::ParameterName, 'Serve the practice management server')
+            [CompletionResult]::new('--practice-mods', '--practice-mods', [CompletionResultType]::ParameterName, 'With --practice-mgmt: server mods to play (enhanced, console)')
             [CompletionResult]::new('--practice-cert', '--practice-cert', [CompletionResultType]::ParameterName, '--practice-mgmt''s wss:// certificate')
             [CompletionResult]::new('--practice-key', '--practice-key', [CompletionResultType]::ParameterName, 'The private key of --practice-cert')
             [CompletionResult]::new('--ping', '--ping', [CompletionResultType]::ParameterName, 'Show a Minecraft server''s status (no password)')

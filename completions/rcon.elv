@@ -71,6 +71,7 @@ set edit:completion:arg-completer[rcon] = {|@words|
             cand --practice-password 'The practice server''s password'
             cand --practice-read-delay 'Delay before each practice server read'
             cand --practice-mgmt 'Serve the practice management server'
+            cand --practice-mods 'With --practice-mgmt: server mods to play (enhanced, console)'
             cand --practice-cert '--practice-mgmt''s wss:// certificate'
             cand --practice-key 'The private key of --practice-cert'
             cand --ping 'Show a Minecraft server''s status (no password)'

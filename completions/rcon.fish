@@ -84,6 +84,7 @@ telnet\t''"
 complete -c rcon -l practice-password -d 'The practice server\'s password' -r
 complete -c rcon -l practice-read-delay -d 'Delay before each practice server read' -r
 complete -c rcon -l practice-mgmt -d 'Serve the practice management server' -r
+complete -c rcon -l practice-mods -d 'With --practice-mgmt: server mods to play (enhanced, console)' -r
 complete -c rcon -l practice-cert -d '--practice-mgmt\'s wss:// certificate' -r -F
 complete -c rcon -l practice-key -d 'The private key of --practice-cert' -r -F
 complete -c rcon -l ping -d 'Show a Minecraft server\'s status (no password)' -r

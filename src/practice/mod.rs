@@ -880,6 +880,49 @@ pub fn ascii_text(n: usize) -> String {
 /// The commands the practice server knows, for `help` and documentation.
 pub const BUILTINS: &str = "echo TEXT | echoln TEXT | chars N | ascii N | lines N | sleep MS | drop N | help | stop, and vanilla's server commands: list, say, msg, seed, save-all, save-on, save-off, whitelist, op, deop, kick, ban, ban-ip, banlist, pardon, pardon-ip, time, weather, gamerule, difficulty, setidletimeout, tp";
 
+/// The text the practice server answers `command` with while `players` are online, and whether
+/// the command stops the server: the one command table, also behind the practice management
+/// server's command methods (`crate::mgmt::practice`), so both answer alike.
+pub fn answer(command: &str, players: &[String]) -> (String, bool) {
+    let state = ServerState::default();
+    state.game.lock().expect("game lock").online = players.to_vec();
+    let (text, after) = respond(command, &state);
+    (text, matches!(after, After::StopServer))
+}
+
+/// The names of the commands the practice server lists in `help` and runs itself, sorted:
+/// what a tab completion from its command set offers.
+pub fn command_names() -> Vec<&'static str> {
+    let help = HELP.iter().filter_map(|usage| usage.strip_prefix('/'));
+    let builtins = BUILTINS.split(" | ");
+    let mut names: Vec<&str> = help
+        .chain(builtins)
+        .filter_map(|u| u.split(' ').next())
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    names
+}
+
+/// The choices the `help` usage of command `name` lists for its first argument
+/// (`/time (add|query|set)` gives `add`, `query`, `set`).
+pub fn first_argument_choices(name: &str) -> Vec<&'static str> {
+    let Some(usage) = HELP.iter().find_map(|u| {
+        let rest = u.strip_prefix('/')?.strip_prefix(name)?;
+        rest.strip_prefix(' ')
+    }) else {
+        return Vec::new();
+    };
+    let group = usage.split(' ').next().unwrap_or("");
+    let inner = group
+        .strip_prefix('(')
+        .and_then(|g| g.strip_suffix(')'))
+        .or_else(|| group.strip_prefix('[').and_then(|g| g.strip_suffix(']')));
+    inner
+        .map(|g| g.split('|').filter(|c| !c.starts_with('<')).collect())
+        .unwrap_or_default()
+}
+
 /// The answer to a command, and what happens after.
 fn respond(command: &str, shared: &ServerState) -> (String, After) {
     let (word, rest) = command.split_once(' ').unwrap_or((command, ""));

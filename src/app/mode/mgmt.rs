@@ -1032,15 +1032,35 @@ pub fn serve_practice(plan: &PracticePlan) -> anyhow::Result<Exit> {
         Some((c, k)) => Some((read(c)?, read(k)?)),
         None => None,
     };
-    let scheme = if tls.is_some() { "wss" } else { "ws" };
+    let mods = plan
+        .mods
+        .iter()
+        .map(|name| {
+            rconsole::mgmt::practice::MgmtMod::from_name(name).ok_or_else(|| {
+                fail(
+                    Exit::Usage,
+                    format!("unknown --practice-mods '{name}' (one of: enhanced, console)"),
+                )
+            })
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    if plan.unix_socket.is_some() && !cfg!(unix) {
+        return Err(fail(
+            Exit::Usage,
+            "--practice-mgmt unix:PATH: Unix domain sockets are a Unix feature",
+        ));
+    }
     let server = MgmtPracticeServer::start(MgmtPracticeConfig {
         bind,
         secret: plan.password.clone(),
         tls,
+        mods,
+        unix_socket: plan.unix_socket.clone(),
         ..MgmtPracticeConfig::default()
     })
     .map_err(|e| crate::app::shared::cannot_listen("--practice-mgmt", addr, &e))?;
-    crate::app::print::output::print_text(&format!("{scheme}://{}\n", server.addr()))?;
+    let url = server.url();
+    crate::app::print::output::print_text(&format!("{url}\n"))?;
     // The default secret is public (it is in --help); one set with --practice-password is
     // never shown.
     let secret = if plan.password == super::practice::DEFAULT_PRACTICE_PASSWORD {
@@ -1049,8 +1069,7 @@ pub fn serve_practice(plan: &PracticePlan) -> anyhow::Result<Exit> {
         "the secret is --practice-password's".to_string()
     };
     stderr!(
-        "rcon: practice management server listening on {scheme}://{}; {secret}; type `join NAME` or `leave NAME` here to make a player join or leave; stop it with `server stop` or Ctrl-C",
-        server.addr()
+        "rcon: practice management server listening on {url}; {secret}; type `join NAME` or `leave NAME` here to make a player join or leave; stop it with `server stop` or Ctrl-C"
     );
     players_from_stdin(&server);
     server.wait();

@@ -771,11 +771,27 @@ pub struct Args {
 
     /// Run the practice management server (the documented methods and notifications on
     /// in-memory state) in the foreground on ADDR (default 127.0.0.1:25585; port 0 picks a free
-    /// one) and print its URL; the secret is --practice-password. ws:// unless
-    /// --practice-cert and --practice-key give a PEM certificate and key for wss://. Lines
+    /// one), or on Unix on the Unix domain socket unix:PATH, and print its URL; the secret is
+    /// --practice-password. ws:// unless --practice-cert and --practice-key give a PEM
+    /// certificate and key for wss://. Lines
     /// `join NAME` and `leave NAME` on its stdin make a player join or leave.
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:25585", conflicts_with = "practice_server", long_help, help = "Serve the practice management server", help_heading = "Practice")]
     pub practice_mgmt: Option<String>,
+
+    /// With --practice-mgmt: the server mods it plays beside vanilla's methods, comma-separated:
+    /// enhanced (MSMP Enhanced: msmpenhanced:command/run and command/suggest), console (MSMP
+    /// Console: console:send and the console:notification/log/event log lines). Their commands
+    /// are answered as --practice-server answers them.
+    #[arg(
+        long,
+        value_name = "MODS",
+        value_delimiter = ',',
+        requires = "practice_mgmt",
+        long_help,
+        help = "With --practice-mgmt: server mods to play (enhanced, console)",
+        help_heading = "Practice"
+    )]
+    pub practice_mods: Vec<String>,
 
     /// With --practice-mgmt: the PEM certificate (chain) to serve wss:// with.
     #[arg(long, value_name = "FILE", value_parser = path, requires_all = ["practice_mgmt", "practice_key"], long_help, help = "--practice-mgmt's wss:// certificate", help_heading = "Practice")]

@@ -106,6 +106,12 @@ pub struct PracticePlan {
     /// `--practice-cert` and `--practice-key` (management server with TLS).
     #[cfg_attr(not(feature = "mgmt"), allow(dead_code))]
     pub tls: Option<(PathBuf, PathBuf)>,
+    /// `--practice-mods` (management server), as given.
+    #[cfg_attr(not(feature = "mgmt"), allow(dead_code))]
+    pub mods: Vec<String>,
+    /// `--practice-mgmt unix:PATH`: the Unix domain socket to listen on instead of `bind`.
+    #[cfg_attr(not(feature = "mgmt"), allow(dead_code))]
+    pub unix_socket: Option<PathBuf>,
 }
 
 /// `--mgmt`: where to and what to run; the profile's settings travel beside it.
@@ -917,9 +923,16 @@ pub enum PracticeKind {
 /// The practice server's plan; `flag` (`--practice-server` or `--practice-mgmt`) names the
 /// address in a usage error, and an unknown `--practice-mode` is one too.
 fn practice_plan(args: &Args, flag: &str, addr: &str) -> anyhow::Result<PracticePlan> {
-    let bind = addr
-        .parse()
-        .map_err(|_| fail(Exit::Usage, format!("{flag}: '{addr}' is not IP:PORT")))?;
+    let unix_socket = addr
+        .strip_prefix("unix:")
+        .filter(|_| flag == "--practice-mgmt")
+        .map(PathBuf::from);
+    let bind = match unix_socket {
+        Some(_) => std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
+        None => addr
+            .parse()
+            .map_err(|_| fail(Exit::Usage, format!("{flag}: '{addr}' is not IP:PORT")))?,
+    };
     let name = args.practice_mode.as_str();
     let mode = match (
         rconsole::practice::PracticeMode::from_name(name),
@@ -949,6 +962,8 @@ fn practice_plan(args: &Args, flag: &str, addr: &str) -> anyhow::Result<Practice
         password: args.practice_password.clone(),
         read_delay: args.practice_read_delay,
         tls: args.practice_cert.clone().zip(args.practice_key.clone()),
+        mods: args.practice_mods.clone(),
+        unix_socket,
     })
 }
 

@@ -14,8 +14,14 @@
 //! - `rpc`: the JSON-RPC envelope and vanilla's checks of a parameter, with the `data` of
 //!   each refusal.
 //! - `world`: the state and the methods.
+//! - `mods`: the methods and notifications of the server mods it can play beside vanilla's
+//!   ([`MgmtPracticeConfig::mods`]): MSMP Enhanced's and MSMP Console's console commands.
+//!
+//! It listens on TCP, or on Unix on a Unix domain socket ([`MgmtPracticeConfig::unix_socket`],
+//! as MSMP Enhanced can), speaking the same WebSocket over it.
 
 mod document;
+mod mods;
 mod rpc;
 mod world;
 
@@ -35,6 +41,7 @@ use tungstenite::handshake::server::{ErrorResponse, Request, Response};
 use tungstenite::{Message, WebSocket};
 
 pub use document::discover_document;
+pub use mods::{LOG_EVENT, LOG_TIME, MgmtMod};
 
 /// Which vanilla release the practice server plays: the schema, the game rules and the ways
 /// to log in differ (docs/protocol.md section 9).
@@ -81,6 +88,13 @@ pub struct MgmtPracticeConfig {
     /// while it waits (Ctrl-C). The connection goes on meanwhile: notifications are sent, and
     /// a client that leaves, or the server stopping, drops the answers still held.
     pub answer_delay: Option<Duration>,
+    /// The server mods played beside vanilla's methods (none by default): their methods in
+    /// `rpc.discover` and answered, their notifications sent.
+    pub mods: Vec<MgmtMod>,
+    /// Listen on this Unix domain socket instead of `bind` (Unix only; elsewhere starting
+    /// fails with `Unsupported`). The socket file is created, and removed when the server
+    /// stops; its permissions are the system's default for a new file.
+    pub unix_socket: Option<std::path::PathBuf>,
 }
 
 impl Default for MgmtPracticeConfig {
@@ -92,6 +106,8 @@ impl Default for MgmtPracticeConfig {
             allowed_origins: Vec::new(),
             version: MgmtVersion::default(),
             answer_delay: None,
+            mods: Vec::new(),
+            unix_socket: None,
         }
     }
 }
@@ -120,9 +136,11 @@ impl Hub {
         }
     }
 
-    /// The `rpc.discover` answer of the version played.
+    /// The `rpc.discover` answer of the version played, with the mods' methods.
     fn document(&self) -> Value {
-        discover_document(self.config.version)
+        let mut doc = discover_document(self.config.version);
+        mods::extend_document(&mut doc, &self.config.mods);
+        doc
     }
 
     fn broadcast(&self, method: &str, params: Option<Value>) {
@@ -152,9 +170,7 @@ impl MgmtPracticeServer {
             Some((cert, key)) => Some(Arc::new(server_config(cert, key)?)),
             None => None,
         };
-        let listener = TcpListener::bind(config.bind)?;
-        listener.set_nonblocking(true)?;
-        let addr = listener.local_addr()?;
+        let (listener, addr) = Listener::bind(&config)?;
         let shared = Arc::new(Hub {
             state: Mutex::new(world::World::default()),
             clients: Mutex::new(Vec::new()),
@@ -179,6 +195,26 @@ impl MgmtPracticeServer {
     /// The port it listens on.
     pub fn port(&self) -> u16 {
         self.addr.port()
+    }
+
+    /// Its URL for `rcon --mgmt`: `ws://ADDR` (`wss://` with TLS), or `unix:PATH` on a Unix
+    /// domain socket.
+    pub fn url(&self) -> String {
+        if let Some(path) = &self.shared.config.unix_socket {
+            return format!("unix:{}", path.display());
+        }
+        let scheme = if self.shared.tls.is_some() {
+            "wss"
+        } else {
+            "ws"
+        };
+        format!("{scheme}://{}", self.addr)
+    }
+
+    /// Writes a console log line: with MSMP Console played, every client gets it as that
+    /// mod's `console:notification/log/event` (`level` such as `INFO`, `WARN`, `ERROR`).
+    pub fn log(&self, level: &str, message: &str) {
+        self.shared.log(level, message);
     }
 
     /// A player joins: online, and `players/joined` is sent.
@@ -280,11 +316,95 @@ fn server_config(cert: &[u8], key: &[u8]) -> io::Result<rustls::ServerConfig> {
         .map_err(|e| bad(e.to_string()))
 }
 
-fn accept_loop(listener: TcpListener, shared: Arc<Hub>) {
+/// A stream the server accepted: TCP, or a Unix domain socket.
+trait Conn: Read + Write + Send + Sync {
+    fn set_read_timeout(&self, wait: Option<Duration>) -> io::Result<()>;
+    fn try_clone(&self) -> io::Result<Box<dyn Conn>>;
+}
+
+impl Conn for TcpStream {
+    fn set_read_timeout(&self, wait: Option<Duration>) -> io::Result<()> {
+        TcpStream::set_read_timeout(self, wait)
+    }
+    fn try_clone(&self) -> io::Result<Box<dyn Conn>> {
+        Ok(Box::new(TcpStream::try_clone(self)?))
+    }
+}
+
+#[cfg(unix)]
+impl Conn for std::os::unix::net::UnixStream {
+    fn set_read_timeout(&self, wait: Option<Duration>) -> io::Result<()> {
+        std::os::unix::net::UnixStream::set_read_timeout(self, wait)
+    }
+    fn try_clone(&self) -> io::Result<Box<dyn Conn>> {
+        Ok(Box::new(std::os::unix::net::UnixStream::try_clone(self)?))
+    }
+}
+
+/// Where the server listens.
+enum Listener {
+    Tcp(TcpListener),
+    #[cfg(unix)]
+    Unix(std::os::unix::net::UnixListener, std::path::PathBuf),
+}
+
+impl Listener {
+    /// Listens where `config` says, without blocking in `accept`; the address (`bind` for a
+    /// Unix socket).
+    fn bind(config: &MgmtPracticeConfig) -> io::Result<(Listener, SocketAddr)> {
+        match &config.unix_socket {
+            #[cfg(unix)]
+            Some(path) => {
+                let l = std::os::unix::net::UnixListener::bind(path)?;
+                l.set_nonblocking(true)?;
+                Ok((Listener::Unix(l, path.clone()), config.bind))
+            }
+            #[cfg(not(unix))]
+            Some(_) => Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                "Unix domain sockets are a Unix feature",
+            )),
+            None => {
+                let l = TcpListener::bind(config.bind)?;
+                l.set_nonblocking(true)?;
+                let addr = l.local_addr()?;
+                Ok((Listener::Tcp(l), addr))
+            }
+        }
+    }
+
+    fn accept(&self) -> io::Result<Box<dyn Conn>> {
+        match self {
+            Listener::Tcp(l) => {
+                let (s, _) = l.accept()?;
+                s.set_nonblocking(false)?;
+                s.set_nodelay(true)?;
+                Ok(Box::new(s))
+            }
+            #[cfg(unix)]
+            Listener::Unix(l, _) => {
+                let (s, _) = l.accept()?;
+                s.set_nonblocking(false)?;
+                Ok(Box::new(s))
+            }
+        }
+    }
+}
+
+impl Drop for Listener {
+    fn drop(&mut self) {
+        #[cfg(unix)]
+        if let Listener::Unix(_, path) = self {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+fn accept_loop(listener: Listener, shared: Arc<Hub>) {
     let mut conns = Vec::new();
     while !shared.stop.load(Ordering::SeqCst) {
         match listener.accept() {
-            Ok((stream, _)) => {
+            Ok(stream) => {
                 let s = Arc::clone(&shared);
                 conns.push(std::thread::spawn(move || {
                     let _ = serve(stream, s);
@@ -303,8 +423,8 @@ fn accept_loop(listener: TcpListener, shared: Arc<Hub>) {
 }
 
 enum ServerStream {
-    Plain(TcpStream),
-    Tls(Box<rustls::StreamOwned<rustls::ServerConnection, TcpStream>>),
+    Plain(Box<dyn Conn>),
+    Tls(Box<rustls::StreamOwned<rustls::ServerConnection, Box<dyn Conn>>>),
 }
 
 impl Read for ServerStream {
@@ -333,9 +453,7 @@ impl Write for ServerStream {
 
 // tungstenite's handshake callback fixes the large error type.
 #[allow(clippy::result_large_err)]
-fn serve(stream: TcpStream, shared: Arc<Hub>) -> io::Result<()> {
-    stream.set_nonblocking(false)?;
-    stream.set_nodelay(true)?;
+fn serve(stream: Box<dyn Conn>, shared: Arc<Hub>) -> io::Result<()> {
     stream.set_read_timeout(Some(Duration::from_secs(10)))?;
     let tcp = stream.try_clone()?;
     let s = match &shared.tls {

@@ -130,6 +130,9 @@ fn handle_request(hub: &Hub, method: &str, params: Option<&Value>) -> Result<Val
             Some(value.clone())
         }
     };
+    if let Some(answer) = super::mods::call(hub, &name, param.as_ref()) {
+        return answer.map_err(invalid);
+    }
     let short = name.strip_prefix("minecraft:").unwrap_or(&name);
     super::world::call(hub, short, param).map_err(invalid)
 }
