@@ -144,6 +144,15 @@ pub enum Error {
         #[source]
         last: Box<Error>,
     },
+    /// A management connection that runs console commands (`crate::mgmt::command`) failed:
+    /// its own message, and the class it belongs to.
+    #[error("{message}")]
+    Management {
+        /// What went wrong, as the management client says it.
+        message: String,
+        /// Its class.
+        kind: ErrorKind,
+    },
     /// A status ping reply (Server List Ping) that cannot be understood.
     #[error(transparent)]
     Status(#[from] crate::minecraft::status::StatusError),
@@ -219,6 +228,7 @@ impl Error {
             }
             Error::Transport(_) => ErrorKind::Transport,
             Error::NotUp { last, .. } => last.kind(),
+            Error::Management { kind, .. } => *kind,
         }
     }
 }

@@ -50,7 +50,7 @@ pub fn run() -> anyhow::Result<Exit> {
             mode::mgmt_fanout::follow(&plan, &options, servers)
         }
         #[cfg(feature = "mgmt")]
-        Mode::Mgmt(plan, settings) => mode::mgmt::run(&plan, &settings),
+        Mode::Mgmt(plan, session) => mode::mgmt::run(&plan, *session),
         #[cfg(feature = "mgmt")]
         Mode::MgmtFollow(plan, options, settings) => mode::mgmt::follow(&plan, &options, &settings),
         #[cfg(feature = "mgmt")]

@@ -185,6 +185,11 @@ impl std::fmt::Debug for Password {
 /// Where server messages go (the console's live printer, stderr with `--messages`, JSON).
 pub type MessageSink = Arc<dyn Fn(&str) + Send + Sync>;
 
+/// Completes a partial command from the server itself: where the part the candidates
+/// replace starts (a byte offset into the partial command), and the candidates; `None` when
+/// the server could not be asked.
+pub type Suggest = Arc<dyn Fn(&str) -> Option<(usize, Vec<String>)> + Send + Sync>;
+
 /// One logged-in session with a server, whatever its protocol: what the application runs
 /// commands through.
 pub trait Remote: Send {
@@ -220,6 +225,11 @@ pub trait Remote: Send {
     }
     /// Sets (or clears) the flag that abandons the command under way (Ctrl-C in the console).
     fn set_cancel(&mut self, cancel: Option<Arc<AtomicBool>>);
+    /// The server's own completion of a partial command, when it offers one (a management
+    /// server with MSMP Enhanced); the console then asks it rather than its own list.
+    fn suggest(&self) -> Option<Suggest> {
+        None
+    }
 }
 
 /// Checks a command against the limits before anything is sent: no NUL byte (it would cut the

@@ -9,13 +9,16 @@
 //!   or a pinned SHA-256 fingerprint; never "anything").
 //! - [`client`]: the blocking client over any [`crate::transport::Transport`] (TCP, SSH tunnel,
 //!   proxy command).
+//! - [`command`]: console commands through a server mod's method, as a
+//!   [`crate::engine::Remote`] (issue 42).
 //! - [`practice`]: an in-process management server with the documented methods and
 //!   notifications, for tests and demos.
 //!
-//! Out of scope: the RCON protocol (the rest of the crate), and any "run a command" method
-//! (the protocol has none: it complements RCON).
+//! Out of scope: the RCON protocol (the rest of the crate). Vanilla has no "run a command"
+//! method; [`command`] uses the ones server mods add.
 
 pub mod client;
+pub mod command;
 pub mod jsonrpc;
 pub mod practice;
 pub mod schema;

@@ -442,8 +442,15 @@ fn walk(v: &Value, parent: &Format, current: &mut Format, out: &mut String, dept
             let text = match m.get("text") {
                 Some(Value::String(s)) => s.clone(),
                 Some(v @ (Value::Number(_) | Value::Bool(_))) => v.to_string(),
-                _ => match m.get("translate").and_then(Value::as_str) {
-                    Some(key) => key.to_string(),
+                // A translation this client has no table for: the server's `fallback` text
+                // (MSMP Enhanced adds the server's own), else the key, with `%s` and `%N$s`
+                // filled from `with`.
+                _ => match m
+                    .get("fallback")
+                    .or_else(|| m.get("translate"))
+                    .and_then(Value::as_str)
+                {
+                    Some(pattern) => fill_translation(pattern, m.get("with"), depth),
                     None => String::new(),
                 },
             };
@@ -456,6 +463,51 @@ fn walk(v: &Value, parent: &Format, current: &mut Format, out: &mut String, dept
         }
         Value::Null => {}
     }
+}
+
+/// A translation pattern with its `%s` (in turn) and `%N$s` (by number) arguments as plain
+/// text; `%%` is `%`.
+fn fill_translation(pattern: &str, with: Option<&Value>, depth: usize) -> String {
+    let args: Vec<String> = with
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .map(|v| {
+                    let mut text = String::new();
+                    let mut current = Format::default();
+                    walk(v, &Format::default(), &mut current, &mut text, depth + 1);
+                    crate::text::render::strip(&text)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut out = String::new();
+    let mut next = 0;
+    let mut rest = pattern;
+    while let Some(i) = rest.find('%') {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 1..];
+        if let Some(r) = after.strip_prefix('%') {
+            out.push('%');
+            rest = r;
+        } else if let Some(r) = after.strip_prefix('s') {
+            out.push_str(args.get(next).map_or("", String::as_str));
+            next += 1;
+            rest = r;
+        } else if let Some((n, r)) = after
+            .split_once("$s")
+            .filter(|(n, _)| !n.is_empty() && n.len() <= 2 && n.chars().all(|c| c.is_ascii_digit()))
+        {
+            let n: usize = n.parse().unwrap_or(0);
+            out.push_str(args.get(n.wrapping_sub(1)).map_or("", String::as_str));
+            rest = r;
+        } else {
+            out.push('%');
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 fn emit(text: &str, style: &Format, current: &mut Format, out: &mut String) {
@@ -640,6 +692,17 @@ mod tests {
         assert!(decode_legacy(&legacy_bytes("no fields here")).is_err());
         assert!(decode_legacy(&legacy_bytes("§1\u{0}1\u{0}2")).is_err());
         assert!(decode_legacy(&legacy_bytes("motd§x§y")).is_err());
+    }
+
+    #[test]
+    fn translations_use_the_fallback_and_their_arguments() {
+        let c = json!({"translate": "chat.type.announcement", "fallback": "[%s] %s",
+            "with": ["Server", {"text": "hi", "color": "red"}]});
+        assert_eq!(motd_to_legacy(&c), "[Server] hi");
+        let c = json!({"translate": "k", "fallback": "%2$s then %1$s, 100%%", "with": ["a", "b"]});
+        assert_eq!(motd_to_legacy(&c), "b then a, 100%");
+        assert_eq!(motd_to_legacy(&json!({"translate": "a.key"})), "a.key");
+        assert_eq!(motd_to_legacy(&json!({"translate": "%s %9$s %"})), "  %");
     }
 
     #[test]

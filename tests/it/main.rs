@@ -30,6 +30,7 @@ mod inventory;
 mod load;
 mod messages;
 mod mgmt;
+mod mgmt_commands;
 mod mgmt_config;
 mod mgmt_fanout;
 mod oneshot;

@@ -417,7 +417,9 @@ fn every_call_is_checked_before_the_first_is_sent_and_a_stop_says_what_was_not()
     assert_eq!(
         stderr(&out),
         "rcon: error: no management method matches 'bogus thing' (`rcon --mgmt methods` lists \
-them); none of the 3 calls was sent\n"
+them); as a console command: the management server offers no method that runs a console \
+command (neither msmpenhanced:command/run nor console:send is in its rpc.discover; install MSMP \
+Enhanced or MSMP Console on it); none of the 3 calls was sent\n"
     );
     assert_eq!(stdout(&out), "");
     assert!(server.system_messages().is_empty());
@@ -646,8 +648,9 @@ fn retry_tries_an_unreachable_management_server_again() {
 }
 
 /// What `--mgmt` cannot honour is a usage error naming the flag, before any server is asked
-/// (the URL here has nothing listening): RCON's command files and their flags, and `--echo`
-/// with a live or timed mode.
+/// (the URL here has nothing listening): RCON's journal, command files with a live or timed
+/// mode (they run on one server that runs console commands), and `--echo` with a live or
+/// timed mode.
 #[test]
 fn flags_mgmt_cannot_honour_are_refused_not_dropped() {
     let home = common::home();
@@ -658,16 +661,16 @@ fn flags_mgmt_cannot_honour_are_refused_not_dropped() {
     let url = format!("wss://127.0.0.1:{}", closed.port());
     for (args, says) in [
         (
-            &["-f", file, "players"][..],
-            "-f cannot be used with --mgmt",
+            &["-f", file, "--every", "1m", "players"][..],
+            "-f cannot be used with --mgmt here",
         ),
         (
             &["--resume", "players"],
             "--resume cannot be used with --mgmt",
         ),
         (
-            &["--macro", "a=b", "players"],
-            "--macro cannot be used with --mgmt",
+            &["--macro", "a=b", "--follow"],
+            "--macro cannot be used with --mgmt here",
         ),
         (
             &["--follow", "--echo"],

@@ -15,6 +15,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use rconsole::Password;
+use rconsole::mgmt::command::{self, CommandMethod, MgmtRemote, Reconnect};
 use rconsole::mgmt::{self, ConnectOptions, Endpoint, MgmtClient, Schema, Trust};
 use rconsole::transport::Connector;
 use serde_json::{Value, json};
@@ -22,7 +23,9 @@ use serde_json::{Value, json};
 use crate::app::exit::{Exit, fail};
 use crate::app::print::output::{Printer, Style};
 use crate::app::print::stderr;
-use crate::app::resolve::plan::{BatchPolicy, FollowOptions, MgmtPlan, PracticePlan, Timing};
+use crate::app::resolve::plan::{
+    BatchPolicy, FollowOptions, MgmtPlan, PracticePlan, SessionPlan, Timing,
+};
 use crate::app::resolve::secrets::{self, Secret};
 use crate::app::resolve::settings::{self, Settings};
 use crate::app::runner::commands::{self, Failure, Ran, Rest, Target};
@@ -34,7 +37,7 @@ pub struct MgmtTarget {
     /// The server's URL.
     pub endpoint: Endpoint,
     /// TCP, or the profile's tunnel.
-    pub connector: Box<dyn Connector>,
+    pub connector: std::sync::Arc<dyn Connector>,
     /// Secret, trust, Origin, timeout.
     pub opts: ConnectOptions,
     /// A name for messages and prefixes: the profile, else the URL.
@@ -149,13 +152,13 @@ source (--password-file, RCON_PASSWORD, a profile's password keys)",
             "{url} is not TLS: the secret crosses the network in clear text (use wss://, or a tunnel)"
         ));
     }
-    let connector = settings::connector(
+    let connector = std::sync::Arc::from(settings::connector(
         settings.ssh.as_ref().map(|s| s.value.as_str()),
         &settings.ssh_argv_options(),
         settings.proxy_command.as_ref().map(|s| s.value.as_str()),
         &endpoint.host,
         endpoint.port,
-    )?;
+    )?);
     let name = match &settings.profile {
         Some(p) if p.source != settings::Source::Default => p.value.clone(),
         _ => endpoint.url(),
@@ -229,7 +232,8 @@ impl MgmtTarget {
         }
     }
 
-    fn open(&self) -> Result<(MgmtClient, Schema), mgmt::MgmtError> {
+    /// Opens a connection and reads the schema, without retries.
+    pub fn open(&self) -> Result<(MgmtClient, Schema), mgmt::MgmtError> {
         let transport = self
             .connector
             .connect(self.opts.timeout)
@@ -523,9 +527,16 @@ impl MgmtSession {
                     n => format!("; none of the {n} calls was sent"),
                 };
                 let exit = exit_of(&e);
+                // Words that name no method might have been a console command (issue 42).
+                let lacks = match &e {
+                    mgmt::MgmtError::UnknownMethod { .. } => {
+                        format!("; as a console command: {}", command::missing())
+                    }
+                    _ => String::new(),
+                };
                 return Err(fail(
                     exit,
-                    format!("{}{}{none}", self.label(words), error(e)),
+                    format!("{}{}{lacks}{none}", self.label(words), error(e)),
                 ));
             }
         }
@@ -777,11 +788,16 @@ pub fn timed(
 }
 
 /// `rcon --mgmt ...` for one server: the method calls given, else the console (a terminal or
-/// `-i`), else one call per line of stdin.
-pub fn run(plan: &MgmtPlan, settings: &Settings) -> anyhow::Result<Exit> {
+/// `-i`), else one call per line of stdin. On a server that runs console commands (issue 42),
+/// words or `-c` that name no method, `-f` files, the console and stdin are RCON's session of
+/// commands instead ([`run_commands`]).
+pub fn run(plan: &MgmtPlan, rcon: SessionPlan) -> anyhow::Result<Exit> {
     let commands = calls(plan);
-    let target = resolve(plan, settings)?;
+    let target = resolve(plan, &rcon.settings)?;
     let mut session = MgmtSession::connect(target, plan.policy.retry, plan.json, false)?;
+    if runs_commands(&session, &commands, &rcon)? {
+        return run_commands(session, rcon);
+    }
     let result = if !commands.is_empty() {
         let stop = Stop::catch();
         session
@@ -797,6 +813,74 @@ pub fn run(plan: &MgmtPlan, settings: &Settings) -> anyhow::Result<Exit> {
     };
     session.close();
     result
+}
+
+/// Whether this run's commands are console commands: on a server that offers a command
+/// method ([`CommandMethod::discover`]), `-f` files, a call that names no method, or no calls
+/// at all (the console, stdin). Files on a server that offers none are a usage error naming
+/// what it lacks.
+fn runs_commands(
+    session: &MgmtSession,
+    calls: &[Vec<String>],
+    rcon: &SessionPlan,
+) -> anyhow::Result<bool> {
+    let offered = CommandMethod::discover(&session.schema).is_some();
+    if !rcon.files.is_empty() && !offered {
+        return Err(fail(
+            Exit::Usage,
+            format!("-f with --mgmt: {}", command::missing()),
+        ));
+    }
+    let not_methods = calls
+        .iter()
+        .any(|w| !is_methods(w) && session.schema.resolve(w).is_err());
+    Ok(offered && (!rcon.files.is_empty() || not_methods || calls.is_empty()))
+}
+
+/// The words `methods`, which list the server's methods.
+fn is_methods(words: &[String]) -> bool {
+    words.len() == 1 && words[0] == "methods"
+}
+
+/// The session of RCON commands (`-c`, words, `-f` files and stdin with mcfunction rules, the
+/// console) over `session`'s connection and, when it is lost, new ones: one connection that
+/// runs console commands through the server's command method is a [`rconsole::engine::Remote`] like any other,
+/// so output, `--json` records and exit codes are RCON's.
+fn run_commands(session: MgmtSession, rcon: SessionPlan) -> anyhow::Result<Exit> {
+    use rconsole::engine::Remote;
+    let MgmtSession {
+        target,
+        client,
+        schema,
+        ..
+    } = session;
+    let client = match client {
+        Some(c) => c,
+        None => target.connect()?.0,
+    };
+    let target = std::sync::Arc::new(target);
+    let reconnect: Reconnect = {
+        let target = std::sync::Arc::clone(&target);
+        std::sync::Arc::new(move || target.open())
+    };
+    let first =
+        MgmtRemote::new(client, schema, std::sync::Arc::clone(&reconnect)).map_err(error)?;
+    let first = std::sync::Mutex::new(Some(first));
+    let opener: crate::app::runner::session::Opener = std::sync::Arc::new(move || {
+        let first = first.lock().ok().and_then(|mut f| f.take());
+        let remote = match first {
+            Some(r) => r,
+            None => MgmtRemote::open(std::sync::Arc::clone(&reconnect))?,
+        };
+        Ok(Box::new(remote) as Box<dyn Remote>)
+    });
+    let via = crate::app::runner::single::Via {
+        connector: Box::new(std::sync::Arc::clone(&target.connector)),
+        password: target.opts.secret.clone(),
+        name: target.name.clone(),
+        opener,
+    };
+    crate::app::runner::single::run_via(rcon, Some(via))
 }
 
 /// Method lines from stdin, one per line; blank lines and `#` comments skipped. A line that

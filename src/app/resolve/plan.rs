@@ -39,9 +39,11 @@ pub enum Mode {
     Probe(Probe),
     /// `--print-config`: each server's settings as text (a name with several).
     PrintConfig(Vec<(Option<String>, String)>),
-    /// `--mgmt` (`mgmt` feature): method calls, the console or stdin's lines.
+    /// `--mgmt` (`mgmt` feature): method calls, the console or stdin's lines; or, when the
+    /// server offers a command method, the session of RCON commands the plan beside it
+    /// describes (its settings are the server's).
     #[cfg_attr(not(feature = "mgmt"), allow(dead_code))] // refused while resolving
-    Mgmt(MgmtPlan, Box<Settings>),
+    Mgmt(MgmtPlan, Box<SessionPlan>),
     /// `--mgmt --follow`: one server's notifications.
     #[cfg_attr(not(feature = "mgmt"), allow(dead_code))] // refused while resolving
     MgmtFollow(MgmtPlan, FollowOptions, Box<Settings>),
@@ -623,12 +625,21 @@ fn resolve_mode(
     }
     if args.mgmt.is_some() {
         let settings = Box::new(settings);
-        return Ok(match mgmt_plan(&args)? {
+        return Ok(match mgmt_plan(&args, false)? {
             (plan, Some(follow), _) => Mode::MgmtFollow(plan, follow, settings),
             (plan, None, Some(timing)) => {
                 Mode::MgmtTimed(plan, timing, vec![(settings.display_name(), *settings)])
             }
-            (plan, None, None) => Mode::Mgmt(plan, settings),
+            (plan, None, None) => {
+                // The RCON commands of the same words, for a server that runs console
+                // commands (issue 42): the first word may be where clap put the URL.
+                let mut commands = plan.lines.clone();
+                if !plan.words.is_empty() {
+                    commands.push(plan.words.join(" "));
+                }
+                let session = session_plan(&args, *settings, commands, compat);
+                Mode::Mgmt(plan, Box::new(session))
+            }
         });
     }
     if follow_or_timed_asked(&args) {
@@ -668,29 +679,44 @@ fn resolve_mode(
         ));
     }
     let remote = settings.remote && !args.demo && !inputs.console;
-    let plan = Box::new(SessionPlan {
-        settings,
-        demo: args.demo,
-        commands,
-        inputs,
-        trace: args.trace,
-        messages: args.messages,
-        json: args.json,
-        batch: batch_policy(&args),
-        printing: Printing {
-            quiet: compat.is_some_and(|t| t.quiet),
-            ..printing(&args)
-        },
-        wait: args.wait,
-        parse_errors_fail: compat.is_none_or(|t| t.parse_errors_fail),
-        quit_word: compat.and_then(|t| t.quit_word),
-        files: args.files,
-    });
+    let plan = Box::new(session_plan(&args, settings, commands, compat));
     Ok(if remote {
         Mode::RemoteSession(plan)
     } else {
         Mode::Session(plan)
     })
+}
+
+/// One server's session of `commands`, `-f` files, stdin and the console, as the flags say.
+fn session_plan(
+    args: &Args,
+    settings: Settings,
+    commands: Vec<String>,
+    compat: Option<Tweaks>,
+) -> SessionPlan {
+    SessionPlan {
+        settings,
+        demo: args.demo,
+        inputs: SessionInputs::new(
+            !commands.is_empty(),
+            !args.files.is_empty(),
+            args.interactive,
+            std::io::stdin().is_terminal(),
+        ),
+        commands,
+        trace: args.trace,
+        messages: args.messages,
+        json: args.json,
+        batch: batch_policy(args),
+        printing: Printing {
+            quiet: compat.is_some_and(|t| t.quiet),
+            ..printing(args)
+        },
+        wait: args.wait,
+        parse_errors_fail: compat.is_none_or(|t| t.parse_errors_fail),
+        quit_word: compat.and_then(|t| t.quit_word),
+        files: args.files.clone(),
+    }
 }
 
 /// Several servers: their settings, `--follow` or the timed operations, or commands on all.
@@ -969,7 +995,10 @@ fn practice_plan(args: &Args, flag: &str, addr: &str) -> anyhow::Result<Practice
 
 /// `--mgmt`'s plan, with `--follow`'s options or the timed operations when asked for (at most
 /// one of them: `--follow` conflicts with the timed flags).
-fn mgmt_plan(args: &Args) -> anyhow::Result<(MgmtPlan, Option<FollowOptions>, Option<Timing>)> {
+fn mgmt_plan(
+    args: &Args,
+    several: bool,
+) -> anyhow::Result<(MgmtPlan, Option<FollowOptions>, Option<Timing>)> {
     // `--mgmt players`: clap took the first command word for the URL; a URL has a scheme.
     let (url, first) = match args.mgmt.as_deref() {
         Some("") | None => (None, None),
@@ -989,19 +1018,22 @@ fn mgmt_plan(args: &Args) -> anyhow::Result<(MgmtPlan, Option<FollowOptions>, Op
         return Err(follow_runs_no_commands());
     }
     refuse_echo_live_or_timed(args)?;
-    // What reads RCON command files means nothing to method calls: refused, not dropped.
+    // Files of commands run on one server that runs console commands (issue 42), with its
+    // session; the journal of --resume is RCON's alone: refused, not dropped.
+    let one_session = !(args.follow || timing.is_some() || several);
     let files_only = [
-        (!args.files.is_empty(), "-f"),
+        (!args.files.is_empty() && !one_session, "-f"),
         (args.resume, "--resume"),
         (args.resend_in_doubt, "--resend-in-doubt"),
         (args.skip_in_doubt, "--skip-in-doubt"),
-        (!args.macros.is_empty(), "--macro"),
+        (!args.macros.is_empty() && !one_session, "--macro"),
     ];
     if let Some((_, flag)) = files_only.iter().find(|(given, _)| *given) {
         return Err(fail(
             Exit::Usage,
             format!(
-                "{flag} cannot be used with --mgmt: it is for files of RCON commands; --mgmt \
+                "{flag} cannot be used with --mgmt here: files of commands run on one server \
+                 that runs console commands, without --follow or a timed operation; --mgmt \
                  takes its calls as words, -c CALL, or one per line on stdin"
             ),
         ));
@@ -1138,7 +1170,7 @@ fn refuse_unused_live_or_timed(args: &Args) -> anyhow::Result<()> {
 fn mgmt_fanout_plan(
     args: &Args,
 ) -> anyhow::Result<(MgmtPlan, Option<FollowOptions>, Option<Timing>)> {
-    let (plan, follow, timing) = mgmt_plan(args)?;
+    let (plan, follow, timing) = mgmt_plan(args, true)?;
     if plan.url.is_some() {
         return Err(fail(
             Exit::Usage,

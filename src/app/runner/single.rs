@@ -22,8 +22,26 @@ use crate::app::shared::refuse_unsendable;
 use crate::app::source::console;
 use crate::app::source::files;
 
+/// Another way to the server than the settings' address and password: a management server
+/// that runs console commands (issue 42), whose connections `opener` opens.
+pub struct Via {
+    /// Where the session goes, for its messages.
+    pub connector: Box<dyn Connector>,
+    /// The secret in effect, which the console's history never stores.
+    pub password: Password,
+    /// The server's name in the prompt and in `--json` records.
+    pub name: String,
+    /// Opens each connection.
+    pub opener: session::Opener,
+}
+
 /// Runs the session the plan describes.
 pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
+    run_via(plan, None)
+}
+
+/// [`run`], through `via` when given.
+pub fn run_via(plan: SessionPlan, via: Option<Via>) -> anyhow::Result<Exit> {
     let settings = &plan.settings;
     let inputs_plan = plan.inputs;
     refuse_unsendable(&plan.commands, [settings])?;
@@ -49,7 +67,12 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
     let _demo_server;
     let mut _demo_console = None;
     let protocol = settings.dialect.value.dialect().protocol;
-    let (connector, password, name): (Box<dyn Connector>, Password, String) = if plan.demo {
+    let mut opener = None;
+    let (connector, password, name): (Box<dyn Connector>, Password, String) = if let Some(via) = via
+    {
+        opener = Some(via.opener);
+        (via.connector, via.password, via.name)
+    } else if plan.demo {
         let password = format!("demo-{}", std::process::id());
         // A console dialect gets its own practice server; RCON the strict vanilla one.
         let port =
@@ -89,7 +112,9 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
     session.wait = plan.wait;
     session.retries = plan.batch.retry;
     session.parse_errors_fail = plan.parse_errors_fail;
-    if settings.remote && !plan.demo {
+    if opener.is_some() {
+        session.opener = opener;
+    } else if settings.remote && !plan.demo {
         let open = crate::app::remote::session::session_opener(&plan, &console_settings.password)?;
         session.opener = Some(open);
     }

@@ -41,7 +41,7 @@ use tungstenite::handshake::server::{ErrorResponse, Request, Response};
 use tungstenite::{Message, WebSocket};
 
 pub use document::discover_document;
-pub use mods::{LOG_EVENT, LOG_TIME, MgmtMod};
+pub use mods::{LOG_EVENT, LOG_TIME, MgmtMod, extend_document};
 
 /// Which vanilla release the practice server plays: the schema, the game rules and the ways
 /// to log in differ (docs/protocol.md section 9).

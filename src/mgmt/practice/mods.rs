@@ -60,8 +60,9 @@ fn object(props: &[&str]) -> Value {
     json!({"type": "object", "properties": props})
 }
 
-/// Adds the methods, notifications and schemas of `mods` to an `rpc.discover` answer.
-pub(super) fn extend_document(doc: &mut Value, mods: &[MgmtMod]) {
+/// Adds the methods, notifications and schemas of `mods` to an `rpc.discover` answer (of
+/// [`super::discover_document`]).
+pub fn extend_document(doc: &mut Value, mods: &[MgmtMod]) {
     let mut methods = Vec::new();
     if mods.contains(&MgmtMod::Enhanced) {
         methods.push(json!({

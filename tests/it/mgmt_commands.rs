@@ -1,0 +1,190 @@
+//! Console commands over the management protocol (issue 42): against the practice management
+//! server playing each mod's published schema (MSMP Enhanced's `msmpenhanced:command/run`,
+//! MSMP Console's `console:send`), the same commands as over RCON to the RCON practice server,
+//! compared: stdout, stderr, exit status and `--json` records.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use rconsole::mgmt::practice::{MgmtMod, MgmtPracticeConfig, MgmtPracticeServer};
+use rconsole::practice::PracticeServer;
+use serde_json::Value;
+
+use crate::common::{self, mgmt, run, stderr, stdout};
+
+/// Each mod alone, then both (MSMP Enhanced's method is the one chosen).
+const PLAYS: [&[MgmtMod]; 3] = [
+    &[MgmtMod::Enhanced],
+    &[MgmtMod::Console],
+    &[MgmtMod::Enhanced, MgmtMod::Console],
+];
+
+/// The practice management server with `mods`, over TLS.
+fn mgmt_server(tls: &mgmt::Tls, mods: &[MgmtMod]) -> MgmtPracticeServer {
+    mgmt::start_with(MgmtPracticeConfig {
+        mods: mods.to_vec(),
+        ..mgmt::config(tls)
+    })
+}
+
+/// A record without what differs between any two runs (its time, the server's name, how long
+/// it took).
+fn shape(line: &str) -> Value {
+    let mut v: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{line}: {e}"));
+    let o = v.as_object_mut().expect("a JSON object");
+    for key in ["time", "server", "elapsed_ms"] {
+        assert!(o.remove(key).is_some(), "{line} has no {key}");
+    }
+    v
+}
+
+/// What a run printed, with `--json` records reduced to their [`shape`].
+fn outcome(out: &Output, json: bool) -> (Option<i32>, String, String) {
+    let text = stdout(out);
+    let text = if json {
+        text.lines()
+            .map(|l| shape(l).to_string() + "\n")
+            .collect::<String>()
+    } else {
+        text
+    };
+    (out.status.code(), text, stderr(out))
+}
+
+/// Runs `args` over RCON against `rcon` and over the management protocol against `server`, and
+/// checks that both printed and exited alike; returns what the RCON run printed.
+fn same(
+    rcon: &PracticeServer,
+    server: &MgmtPracticeServer,
+    tls: &mgmt::Tls,
+    home: &Path,
+    args: &[&str],
+    prepare: impl Fn(&mut Command),
+) -> (Option<i32>, String, String) {
+    let json = args.contains(&"--json");
+    let mut over_rcon = common::rcon_for(rcon, home);
+    over_rcon.args(args);
+    prepare(&mut over_rcon);
+    let mut over_mgmt = mgmt::rcon(server, tls, home);
+    over_mgmt.args(args);
+    prepare(&mut over_mgmt);
+    let want = outcome(&run(&mut over_rcon), json);
+    let got = outcome(&run(&mut over_mgmt), json);
+    assert_eq!(got, want, "{args:?}");
+    want
+}
+
+#[test]
+fn one_shot_and_c_commands_run_as_over_rcon() {
+    let tls = mgmt::tls();
+    let home = common::home();
+    let rcon = common::strict_vanilla();
+    for mods in PLAYS {
+        let server = mgmt_server(&tls, mods);
+        let none = |_: &mut Command| {};
+        let said = same(&rcon, &server, &tls, home.path(), &["say", "hi"], none);
+        assert_eq!(said.0, Some(0));
+        let (code, out, err) = same(
+            &rcon,
+            &server,
+            &tls,
+            home.path(),
+            &["-c", "list", "-c", "time set day", "-c", "lines 3"],
+            none,
+        );
+        assert_eq!(code, Some(1), "{mods:?}: the parse error fails the run");
+        assert!(
+            out.starts_with("There are 0 of a max of 20 players online"),
+            "{out}"
+        );
+        assert!(err.contains("1 later command not sent"), "{err}");
+        for args in [
+            &["--json", "-c", "list", "-c", "time set day"][..],
+            &[
+                "--json",
+                "--keep-going",
+                "-c",
+                "seed",
+                "-c",
+                "nope",
+                "-c",
+                "lines 2",
+            ],
+            &["--echo", "-c", "seed", "-c", "lines 2"],
+        ] {
+            let (_, out, _) = same(&rcon, &server, &tls, home.path(), args, none);
+            assert!(!out.is_empty(), "{args:?}");
+        }
+        // A method's words still call the method.
+        let out = run(mgmt::rcon(&server, &tls, home.path()).arg("players"));
+        assert_eq!(
+            (out.status.code(), stdout(&out)),
+            (Some(0), "(none)\n".into())
+        );
+    }
+}
+
+#[test]
+fn a_200_line_function_file_and_stdin_run_with_the_mcfunction_rules() {
+    let tls = mgmt::tls();
+    let home = common::home();
+    let rcon = common::strict_vanilla();
+    let mut text = String::from("# a function of 200 lines\n\n");
+    for i in 1.. {
+        match (i % 4, text.lines().count()) {
+            (_, 200..) => break,
+            (3, ..=197) => text.push_str(&format!("echo one command \\\n  over two lines {i}\n")),
+            (0, _) => text.push_str(&format!("echo line {i}\n")),
+            (1, _) => text.push_str(&format!("say line {i}\n")),
+            _ => text.push_str("list\n"),
+        }
+    }
+    assert_eq!(text.lines().count(), 200);
+    let file = home.path().join("restart.mcfunction");
+    std::fs::write(&file, &text).unwrap();
+    let file = file.to_str().unwrap().to_string();
+    for mods in PLAYS {
+        let server = mgmt_server(&tls, mods);
+        let (code, out, _) = same(&rcon, &server, &tls, home.path(), &["-f", &file], |_| {});
+        assert_eq!(code, Some(0), "{mods:?}");
+        assert!(out.contains("one command over two lines 3\n"), "{out}");
+        same(
+            &rcon,
+            &server,
+            &tls,
+            home.path(),
+            &["--json", "-f", &file],
+            |_| {},
+        );
+        let stdin = |c: &mut Command| {
+            c.stdin(std::fs::File::open(&file).unwrap());
+        };
+        same(&rcon, &server, &tls, home.path(), &["--json"], stdin);
+    }
+}
+
+#[test]
+fn a_server_without_a_command_method_says_what_it_lacks() {
+    let tls = mgmt::tls();
+    let home = common::home();
+    let server = mgmt::server(&tls);
+    let out = run(mgmt::rcon(&server, &tls, home.path()).args(["say", "hi"]));
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("no management method matches 'say hi'")
+            && err.contains("neither msmpenhanced:command/run nor console:send"),
+        "{err}"
+    );
+    let file = home.path().join("f.mcfunction");
+    std::fs::write(&file, "say hi\n").unwrap();
+    let out = run(mgmt::rcon(&server, &tls, home.path()).arg("-f").arg(&file));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).starts_with("rcon: error: -f with --mgmt: the management server offers no method that runs a console command"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(server.system_messages(), Vec::<String>::new());
+}
