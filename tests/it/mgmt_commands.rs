@@ -188,3 +188,111 @@ fn a_server_without_a_command_method_says_what_it_lacks() {
     );
     assert_eq!(server.system_messages(), Vec::<String>::new());
 }
+
+#[test]
+fn a_countdown_announces_through_say_as_over_rcon() {
+    let tls = mgmt::tls();
+    let home = common::home();
+    for mods in PLAYS {
+        let rcon = common::strict_vanilla();
+        let server = mgmt_server(&tls, mods);
+        let args = [
+            "--json",
+            "--countdown",
+            "2m",
+            "--at",
+            "1m,10s",
+            "--announce",
+            "say Restart in {left}",
+            "--then",
+            "seed",
+            "list",
+        ];
+        let (code, out, err) = same(&rcon, &server, &tls, home.path(), &args, |c| {
+            c.env("RCON_CLOCK_SPEED", "120");
+        });
+        assert_eq!((code, err.as_str()), (Some(0), ""), "{mods:?}");
+        assert_eq!(out.lines().count(), 4, "{out}");
+        let want = [
+            "say Restart in 1 minute",
+            "say Restart in 10 seconds",
+            "seed",
+            "list",
+        ];
+        assert_eq!(server.commands(), want, "{mods:?}");
+        assert!(rcon.commands().ends_with(&want.map(String::from)));
+    }
+}
+
+/// A config with profiles `a` and `b`, each with an RCON port and a management URL.
+fn two_profiles(
+    home: &Path,
+    tls: &mgmt::Tls,
+    servers: [(&PracticeServer, &MgmtPracticeServer); 2],
+) {
+    let mut text = String::new();
+    for (name, (rcon, server)) in ["a", "b"].iter().zip(servers) {
+        text.push_str(&format!(
+            "[servers.{name}]\nhost = \"127.0.0.1\"\nport = {}\nmgmt_url = \"{}\"\nmgmt_cert = {}\n\n",
+            rcon.port(),
+            mgmt::url(server),
+            toml::Value::String(tls.cert.display().to_string())
+        ));
+    }
+    crate::consoles_fanout::write_config(home, &text);
+}
+
+#[test]
+fn commands_on_several_servers_run_as_rcon_fan_out_runs_them() {
+    let tls = mgmt::tls();
+    let home = common::home();
+    let (ra, rb) = (common::strict_vanilla(), common::strict_vanilla());
+    let (ma, mb) = (
+        mgmt_server(&tls, &[MgmtMod::Enhanced]),
+        mgmt_server(&tls, &[MgmtMod::Console]),
+    );
+    two_profiles(home.path(), &tls, [(&ra, &ma), (&rb, &mb)]);
+    let sorted = |text: &str| {
+        let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+        lines.sort();
+        lines
+    };
+    for args in [
+        &["-c", "list", "-c", "say hi", "-c", "lines 2"][..],
+        &["--json", "-c", "seed", "-c", "time set day"],
+    ] {
+        let json = args.contains(&"--json");
+        let mut over_rcon = common::rcon_in(home.path());
+        over_rcon
+            .env("RCON_PASSWORD", common::PASSWORD)
+            .args(["-s", "a,b"])
+            .args(args);
+        let mut over_mgmt = common::rcon_in(home.path());
+        over_mgmt
+            .env("RCON_MGMT_SECRET", mgmt::SECRET)
+            .args(["--mgmt", "-s", "a,b"])
+            .args(args);
+        let (want, got) = (run(&mut over_rcon), run(&mut over_mgmt));
+        assert_eq!(
+            got.status.code(),
+            want.status.code(),
+            "{args:?}: {}",
+            stderr(&got)
+        );
+        let (want, got) = (outcome(&want, json), outcome(&got, json));
+        // The servers' lines interleave as their answers come.
+        assert_eq!(sorted(&got.1), sorted(&want.1), "{args:?}");
+        // Each failure is worded alike (RCON fan-out adds a summary of its own).
+        let errors = |text: &str| -> Vec<String> {
+            sorted(text)
+                .into_iter()
+                .filter(|l| l.starts_with("rcon: error: "))
+                .collect()
+        };
+        assert_eq!(errors(&got.2), errors(&want.2), "{args:?}");
+    }
+    assert_eq!(
+        ma.commands(),
+        ["list", "say hi", "lines 2", "seed", "time set day"]
+    );
+}

@@ -30,6 +30,7 @@ use crate::app::resolve::secrets::{self, Secret};
 use crate::app::resolve::settings::{self, Settings};
 use crate::app::runner::commands::{self, Failure, Ran, Rest, Target};
 use crate::app::runner::interrupt::Stop;
+use crate::app::runner::session::PARSE_ERROR;
 use crate::app::source::schedule;
 
 /// Where and how to connect, resolved but not connected.
@@ -409,34 +410,90 @@ impl MgmtSession {
         }
     }
 
-    /// Resolves `words` against the schema and calls the method (connecting again first if
-    /// the connection was lost): the method, its parameters, and the result or the server's
-    /// error with how long the call took. Words that match no method are the `Err`.
-    #[allow(clippy::type_complexity)]
-    fn call(
-        &mut self,
-        words: &[String],
-    ) -> anyhow::Result<(
-        String,
-        Vec<Value>,
-        Result<Value, mgmt::MgmtError>,
-        std::time::Duration,
-    )> {
-        let (method, params) = self.schema.resolve(words).map_err(error)?;
+    /// What `words` run: the method they name and its params; else, on a server that runs
+    /// console commands (issue 42), the words as one command through its command method,
+    /// which is then given too. Words that name no method on a server without one are the
+    /// `Err`.
+    fn resolve(&self, words: &[String]) -> Result<Resolved, mgmt::MgmtError> {
+        match self.schema.resolve(words) {
+            Err(e @ mgmt::MgmtError::UnknownMethod { .. }) => {
+                match CommandMethod::discover(&self.schema) {
+                    Some(c) => Ok((c.name.clone(), c.params(&words.join(" ")), Some(c))),
+                    None => Err(e),
+                }
+            }
+            other => other.map(|(method, params)| (method, params, None)),
+        }
+    }
+
+    /// Resolves `words` ([`MgmtSession::resolve`]) and calls the method (connecting again
+    /// first if the connection was lost). Words that match nothing are the `Err`.
+    fn call(&mut self, words: &[String]) -> anyhow::Result<Called> {
+        let (method, params, command) = self.resolve(words).map_err(error)?;
         let client = self.client()?;
         let started = std::time::Instant::now();
-        let called = client.call(&method, &params);
+        let result = client.call(&method, &params);
         let elapsed = started.elapsed();
         // Lost (or abandoned at Ctrl-C), not refused: the next call connects again
         // (--keep-going, the console).
-        if called
+        if result
             .as_ref()
             .is_err_and(|e| !matches!(e, mgmt::MgmtError::Rpc { .. }))
             && let Some(client) = self.client.take()
         {
             client.close();
         }
-        Ok((method, params, called, elapsed))
+        Ok(Called {
+            method,
+            params,
+            result,
+            elapsed,
+            command,
+        })
+    }
+
+    /// Prints a console command's feedback as RCON's fan-out prints a command's record (its
+    /// `§` codes rendered by the printer, lines labelled `[server]` when one of several); a
+    /// vanilla parse error (`<--[HERE]`) fails it as over RCON.
+    fn print_command(&mut self, words: &[String], called: Called) -> anyhow::Result<()> {
+        let command = called.command.as_ref().expect("a console command");
+        let text = called.result.and_then(|r| command.text(&r));
+        let parse_error = text
+            .as_ref()
+            .is_ok_and(|t| crate::app::shared::is_parse_error(t.as_bytes()));
+        let failure = match &text {
+            Err(e) => Some((e.to_string(), exit_of(e))),
+            Ok(_) if parse_error => Some((PARSE_ERROR.to_string(), Exit::CommandFailed)),
+            Ok(_) => None,
+        };
+        let raw = text.as_deref().unwrap_or_default();
+        let line = words.join(" ");
+        let mut buf = Vec::new();
+        self.printer.format_from(
+            &crate::app::print::output::Record {
+                command: &line,
+                raw: raw.as_bytes(),
+                ok: failure.is_none(),
+                error: failure.as_ref().map(|f| f.0.as_str()),
+                reason: failure.as_ref().and_then(|f| f.1.reason()),
+                elapsed: called.elapsed,
+                origin: None,
+            },
+            Some(&self.target.name),
+            &mut buf,
+        );
+        let printed = String::from_utf8_lossy(&buf);
+        let label = self.prefixed && self.printer.style() != Style::Json && !printed.is_empty();
+        let printed = match label {
+            true => crate::app::print::output::prefixed(&self.target.name, &printed),
+            false => printed.into_owned(),
+        };
+        self.printer.formatted(&printed)?;
+        match (text, failure) {
+            (Err(e), _) => Err(error(e)),
+            (_, Some((why, exit))) => Err(fail(exit, why)),
+            _ => Ok(()),
+        }
     }
 
     /// Runs one command's words: `methods` lists the methods; anything else is a call. Prints
@@ -466,7 +523,17 @@ impl MgmtSession {
             self.printer.formatted(&prefix(label, &text))?;
             return Ok(());
         }
-        let (method, params, called, elapsed) = self.call(words)?;
+        let called = self.call(words)?;
+        if called.command.is_some() {
+            return self.print_command(words, called);
+        }
+        let Called {
+            method,
+            params,
+            result: called,
+            elapsed,
+            ..
+        } = called;
         if json_out {
             // The one record every mode prints, with the call's method, params and result added.
             let command = words.join(" ");
@@ -521,7 +588,7 @@ impl MgmtSession {
             if words.len() == 1 && words[0] == "methods" {
                 continue;
             }
-            if let Err(e) = self.schema.resolve(words) {
+            if let Err(e) = self.resolve(words) {
                 let none = match calls.len() {
                     1 => String::new(),
                     n => format!("; none of the {n} calls was sent"),
@@ -561,6 +628,21 @@ impl MgmtSession {
     }
 }
 
+/// A resolved call: the method, its params, and the server's command method when the words
+/// are a console command ([`MgmtSession::resolve`]).
+type Resolved = (String, Vec<Value>, Option<CommandMethod>);
+
+/// A call made ([`MgmtSession::call`]).
+struct Called {
+    method: String,
+    params: Vec<Value>,
+    /// The result, or the server's error.
+    result: Result<Value, mgmt::MgmtError>,
+    elapsed: Duration,
+    /// The command method, when the words were a console command.
+    command: Option<CommandMethod>,
+}
+
 /// What [`MgmtSession::run_calls`] did.
 pub struct CallsRan {
     /// The worst exit status of the calls.
@@ -586,17 +668,30 @@ impl Target for MgmtSession {
             return Err(std::io::Error::from(std::io::ErrorKind::BrokenPipe));
         }
         let exit = crate::app::exit::exit_for(&e);
+        let server = match self.prefixed {
+            true => format!("[{}] ", self.target.name),
+            false => String::new(),
+        };
+        // A console command fails as over RCON: named as RCON names it, and the run stops
+        // there unless --keep-going.
+        if self.resolve(&words).is_ok_and(|(_, _, c)| c.is_some()) {
+            let short = crate::app::shared::short(command);
+            return Ok(Ran {
+                sent: true,
+                answered: exit == Exit::CommandFailed,
+                failure: Some(Failure {
+                    exit,
+                    message: format!("{server}command '{short}': {e:#}"),
+                    goes_on: false,
+                }),
+            });
+        }
         // A refused call is the server's answer to it: reported, and the next one runs.
         let refused = exit == Exit::CommandFailed;
         let message = if refused {
             format!("{}{e:#}", self.label(&words))
         } else {
             // The call that was under way is named, whether or not it is one of several.
-            let server = if self.prefixed {
-                format!("[{}] ", self.target.name)
-            } else {
-                String::new()
-            };
             format!("{server}'{}': {e:#}", words.join(" "))
         };
         Ok(Ran {
@@ -649,17 +744,26 @@ impl schedule::Runner for MgmtSession {
     /// `server system_message`) is an empty answer, printed as nothing, as RCON's `say` answers
     /// nothing: a countdown's announcements print the same over both protocols.
     fn run(&mut self, command: &str) -> anyhow::Result<String> {
-        let (_, _, result, _) = self.call(&split_words(command))?;
-        result
-            .map(|r| match r {
-                Value::Bool(true) => String::new(),
-                r => render(&r),
-            })
-            .map_err(error)
+        let called = self.call(&split_words(command))?;
+        let Some(c) = called.command else {
+            return called
+                .result
+                .map(|r| match r {
+                    Value::Bool(true) => String::new(),
+                    r => render(&r),
+                })
+                .map_err(error);
+        };
+        // A console command's feedback, failed on vanilla's parse error as over RCON.
+        match called.result.and_then(|r| c.text(&r)).map_err(error)? {
+            t if crate::app::shared::is_parse_error(t.as_bytes()) => {
+                Err(fail(Exit::CommandFailed, t))
+            }
+            t => Ok(t),
+        }
     }
     fn check(&self, command: &str) -> anyhow::Result<()> {
-        self.schema
-            .resolve(&split_words(command))
+        self.resolve(&split_words(command))
             .map(|_| ())
             .map_err(error)
     }

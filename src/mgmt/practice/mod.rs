@@ -114,6 +114,8 @@ impl Default for MgmtPracticeConfig {
 
 struct Hub {
     state: Mutex<world::World>,
+    /// The console commands the mods' methods ran, in order.
+    commands: Mutex<Vec<String>>,
     clients: Mutex<Vec<Sender<String>>>,
     stop: AtomicBool,
     config: MgmtPracticeConfig,
@@ -126,6 +128,7 @@ impl Hub {
     fn for_test(version: MgmtVersion) -> Hub {
         Hub {
             state: Mutex::new(world::World::default()),
+            commands: Mutex::new(Vec::new()),
             clients: Mutex::new(Vec::new()),
             stop: AtomicBool::new(false),
             config: MgmtPracticeConfig {
@@ -173,6 +176,7 @@ impl MgmtPracticeServer {
         let (listener, addr) = Listener::bind(&config)?;
         let shared = Arc::new(Hub {
             state: Mutex::new(world::World::default()),
+            commands: Mutex::new(Vec::new()),
             clients: Mutex::new(Vec::new()),
             stop: AtomicBool::new(false),
             config,
@@ -209,6 +213,11 @@ impl MgmtPracticeServer {
             "ws"
         };
         format!("{scheme}://{}", self.addr)
+    }
+
+    /// The console commands the mods' methods ran, in order, as sent.
+    pub fn commands(&self) -> Vec<String> {
+        self.shared.commands.lock().expect("commands").clone()
     }
 
     /// Writes a console log line: with MSMP Console played, every client gets it as that

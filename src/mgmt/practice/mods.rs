@@ -167,6 +167,10 @@ pub(super) fn call(hub: &Hub, name: &str, param: Option<&Value>) -> Option<Resul
 /// Runs a command (a leading `/` allowed, as both mods take it) with the RCON practice
 /// server's answers; `say` is logged as vanilla logs it, and `stop` stops the server.
 fn run(hub: &Hub, command: &str) -> String {
+    hub.commands
+        .lock()
+        .expect("commands")
+        .push(command.to_string());
     let command = command.strip_prefix('/').unwrap_or(command);
     let online: Vec<String> = hub
         .state
