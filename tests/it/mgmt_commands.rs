@@ -296,3 +296,47 @@ fn commands_on_several_servers_run_as_rcon_fan_out_runs_them() {
         ["list", "say hi", "lines 2", "seed", "time set day"]
     );
 }
+
+#[test]
+fn the_console_completes_from_the_server_when_it_offers_completion() {
+    use common::term::Term;
+    let tls = mgmt::tls();
+    let home = common::home();
+    // MSMP Enhanced completes from the server's own commands (`echoln` is none of vanilla's),
+    // and a command's first argument (`time set`).
+    let server = mgmt_server(&tls, &[MgmtMod::Enhanced]);
+    let args = mgmt::pty_args(&server, &tls, home.path());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut term = Term::start_with(home.path(), &args);
+    let p = format!("{}/> ", mgmt::url(&server));
+    term.wait_for(&p);
+    term.send("echol\t");
+    term.wait_for_line(&p, "echoln ");
+    term.send("hi\r");
+    term.wait_for("\nhi\n");
+    term.send("time s\t");
+    term.wait_for_line(&p, "time set ");
+    term.send("\x15");
+    term.wait_for_line(&p, "");
+    term.send("\x04");
+    assert_eq!(term.exit_code(), 0);
+    assert_eq!(server.commands(), ["echoln hi"]);
+    assert!(!term.raw().contains(mgmt::SECRET));
+
+    // MSMP Console offers no completion: the console's own list (`tim` to `time`; nothing
+    // knows `echol` in a fresh history).
+    let home = common::home();
+    let server = mgmt_server(&tls, &[MgmtMod::Console]);
+    let args = mgmt::pty_args(&server, &tls, home.path());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut term = Term::start_with(home.path(), &args);
+    let p = format!("{}/> ", mgmt::url(&server));
+    term.wait_for(&p);
+    term.send("tim\t");
+    term.wait_for_line(&p, "time ");
+    term.send("\x15echol\t\r");
+    term.wait_for("Unknown or incomplete command");
+    term.send("\x04");
+    assert_eq!(term.exit_code(), 0);
+    assert_eq!(server.commands(), ["echol"]);
+}

@@ -235,6 +235,33 @@ pub fn candidates(
 /// The rustyline helper: completion only.
 struct ConsoleHelper {
     words: BTreeSet<String>,
+    /// The server's own completion, when it offers one (a management server with MSMP
+    /// Enhanced, issue 42): asked first, the local list when it has nothing.
+    server: Option<rconsole::engine::Suggest>,
+}
+
+/// The server's completion of the line before the cursor (a leading `/` is not the server's
+/// to see), with the space after a single candidate as [`candidates`] adds it; `None` for a
+/// `:` meta-command or when the server has nothing to offer.
+fn server_candidates(
+    suggest: &rconsole::engine::Suggest,
+    line: &str,
+    pos: usize,
+) -> Option<(usize, Vec<String>)> {
+    let before = &line[..pos];
+    let slash = usize::from(before.starts_with('/'));
+    if before.starts_with(':') {
+        return None;
+    }
+    let (start, mut out) = suggest(&before[slash..])?;
+    out.retain(|c| !c.is_empty());
+    if out.is_empty() || !before.is_char_boundary(slash + start) {
+        return None;
+    }
+    if let [only] = out.as_mut_slice() {
+        only.push(' ');
+    }
+    Some((slash + start, out))
 }
 
 impl ConsoleHelper {
@@ -256,7 +283,11 @@ impl Completer for ConsoleHelper {
         pos: usize,
         _ctx: &Context<'_>,
     ) -> rustyline::Result<(usize, Vec<String>)> {
-        Ok(candidates(line, pos, &self.words))
+        let asked = self
+            .server
+            .as_ref()
+            .and_then(|s| server_candidates(s, line, pos));
+        Ok(asked.unwrap_or_else(|| candidates(line, pos, &self.words)))
     }
 }
 
@@ -384,6 +415,7 @@ pub fn run(session: &mut Session, settings: &ConsoleContext) -> anyhow::Result<E
     let mut history = HistoryFile::load(history_path(), &settings.password);
     let mut helper = ConsoleHelper {
         words: BTreeSet::new(),
+        server: None,
     };
     for line in &history.entries {
         helper.learn(line);
@@ -392,6 +424,11 @@ pub fn run(session: &mut Session, settings: &ConsoleContext) -> anyhow::Result<E
     let prompt = format!("{}> ", settings.name);
     let mut warned_history = false;
     loop {
+        // The connection's own completion, if it offers one (asked again after a reconnect).
+        let server = session.client().and_then(|c| c.suggest());
+        if let Some(h) = editor.helper_mut() {
+            h.server = server;
+        }
         let input = match editor.readline(&prompt) {
             Ok(input) => input,
             Err(ReadlineError::Interrupted) => continue,
@@ -524,7 +561,11 @@ fn discard_typed_ahead(
         .helper_mut()
         .map(|h| std::mem::take(&mut h.words))
         .unwrap_or_default();
-    *editor = new_editor(session, history, ConsoleHelper { words: helper })?;
+    let helper = ConsoleHelper {
+        words: helper,
+        server: None,
+    };
+    *editor = new_editor(session, history, helper)?;
     #[cfg(unix)]
     {
         use std::io::IsTerminal;
@@ -697,6 +738,24 @@ fn pause(delay: Duration, interrupted: &AtomicBool) -> bool {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_servers_completion_comes_first_and_a_slash_is_kept_from_it() {
+        let suggest: rconsole::engine::Suggest = std::sync::Arc::new(|partial: &str| {
+            assert!(!partial.starts_with('/'), "{partial}");
+            match partial {
+                "ti" => Some((0, vec!["time".into(), "tick".into()])),
+                "time s" => Some((5, vec!["set".into()])),
+                _ => Some((0, Vec::new())),
+            }
+        });
+        let ask = |line: &str| super::server_candidates(&suggest, line, line.len());
+        assert_eq!(ask("ti"), Some((0, vec!["time".into(), "tick".into()])));
+        assert_eq!(ask("/time s"), Some((6, vec!["set ".into()])));
+        // Nothing from the server, or a meta-command: the local list answers.
+        assert_eq!(ask("zz"), None);
+        assert_eq!(ask(":rec"), None);
+    }
+
     #[test]
     fn reconnects_follow_the_one_retry_schedule() {
         use std::time::Duration;
