@@ -57,6 +57,7 @@ Register-ArgumentCompleter -Native -CommandName 'rcon' -ScriptBlock {
             [CompletionResult]::new('--parallel', '--parallel', [CompletionResultType]::ParameterName, 'At most N connections open at once [default: 10000]')
             [CompletionResult]::new('--poll', '--poll', [CompletionResultType]::ParameterName, 'With --follow over RCON: `list` every DURATION')
             [CompletionResult]::new('--exec', '--exec', [CompletionResultType]::ParameterName, 'With --follow: run CMD for each event')
+            [CompletionResult]::new('--log-level', '--log-level', [CompletionResultType]::ParameterName, 'With --follow --mgmt: console log lines at LEVEL or above only')
             [CompletionResult]::new('--countdown', '--countdown', [CompletionResultType]::ParameterName, 'Count down DURATION, then run --then')
             [CompletionResult]::new('--announce', '--announce', [CompletionResultType]::ParameterName, 'With --countdown: the announcement command')
             [CompletionResult]::new('--at', '--at', [CompletionResultType]::ParameterName, 'With --countdown: announce at, e.g. 5m,1m,10s')

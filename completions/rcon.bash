@@ -39,7 +39,7 @@ _rcon() {
 
     case "${cmd}" in
         rcon)
-            opts="-H -P -p -s -t -c -f -i -v -h -V --host --port --password --password-file --server --config --no-config --list-servers --print-config --timeout --wait --sentinel --idle-gap --forget --learned --dialect --ssh --ssh-option --no-ssh-reuse --proxy-command --remote --remote-rcon --remote-install --remote-serve --retry --command --resume --resend-in-doubt --skip-in-doubt --file --interactive --keep-going --delay --echo --macro --compat --install-links --messages --json --trace --color --raw --fix-newlines --no-fix-newlines --all --target --group --targets --where --parallel --follow --poll --exec --countdown --announce --at --then --cancel-announce --every --if --mgmt --mgmt-cert --mgmt-fingerprint --mgmt-origin --mgmt-secret-file --demo --practice-server --practice-mode --practice-password --practice-read-delay --practice-mgmt --practice-mods --practice-cert --practice-key --ping --legacy --query --full --help --version"
+            opts="-H -P -p -s -t -c -f -i -v -h -V --host --port --password --password-file --server --config --no-config --list-servers --print-config --timeout --wait --sentinel --idle-gap --forget --learned --dialect --ssh --ssh-option --no-ssh-reuse --proxy-command --remote --remote-rcon --remote-install --remote-serve --retry --command --resume --resend-in-doubt --skip-in-doubt --file --interactive --keep-going --delay --echo --macro --compat --install-links --messages --json --trace --color --raw --fix-newlines --no-fix-newlines --all --target --group --targets --where --parallel --follow --poll --exec --log-level --countdown --announce --at --then --cancel-announce --every --if --mgmt --mgmt-cert --mgmt-fingerprint --mgmt-origin --mgmt-secret-file --demo --practice-server --practice-mode --practice-password --practice-read-delay --practice-mgmt --practice-mods --practice-cert --practice-key --ping --legacy --query --full --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -187,6 +187,10 @@ _rcon() {
                     ;;
                 --exec)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --log-level)
+                    COMPREPLY=($(compgen -W "trace debug info warn error fatal" -- "${cur}"))
                     return 0
                     ;;
                 --countdown)

@@ -54,6 +54,7 @@ set edit:completion:arg-completer[rcon] = {|@words|
             cand --parallel 'At most N connections open at once [default: 10000]'
             cand --poll 'With --follow over RCON: `list` every DURATION'
             cand --exec 'With --follow: run CMD for each event'
+            cand --log-level 'With --follow --mgmt: console log lines at LEVEL or above only'
             cand --countdown 'Count down DURATION, then run --then'
             cand --announce 'With --countdown: the announcement command'
             cand --at 'With --countdown: announce at, e.g. 5m,1m,10s'

@@ -53,6 +53,12 @@ complete -c rcon -l where -d 'Keep only the --targets rows that match KEY=VALUE'
 complete -c rcon -l parallel -d 'At most N connections open at once [default: 10000]' -r
 complete -c rcon -l poll -d 'With --follow over RCON: `list` every DURATION' -r
 complete -c rcon -l exec -d 'With --follow: run CMD for each event' -r
+complete -c rcon -l log-level -d 'With --follow --mgmt: console log lines at LEVEL or above only' -r -f -a "trace\t'Everything'
+debug\t'Debugging detail'
+info\t'The usual lines'
+warn\t'Warnings'
+error\t'Errors'
+fatal\t'Fatal errors only'"
 complete -c rcon -l countdown -d 'Count down DURATION, then run --then' -r
 complete -c rcon -l announce -d 'With --countdown: the announcement command' -r
 complete -c rcon -l at -d 'With --countdown: announce at, e.g. 5m,1m,10s' -r

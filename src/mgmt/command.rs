@@ -19,6 +19,10 @@ use crate::error::{Error, ErrorKind, Result};
 /// several: MSMP Enhanced's first (its feedback keeps its colours as text components).
 pub const RUN_METHODS: [&str; 2] = ["msmpenhanced:command/run", "console:send"];
 
+/// MSMP Console's notification of a console log line (`{timestamp, level, thread, logger,
+/// message, throwable}`).
+pub const LOG_EVENT: &str = "console:notification/log/event";
+
 /// MSMP Enhanced's completion of a partial command (brigadier's own).
 pub const SUGGEST_METHOD: &str = "msmpenhanced:command/suggest";
 

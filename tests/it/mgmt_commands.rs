@@ -340,3 +340,55 @@ fn the_console_completes_from_the_server_when_it_offers_completion() {
     assert_eq!(term.exit_code(), 0);
     assert_eq!(server.commands(), ["echol"]);
 }
+
+#[test]
+fn follow_prints_console_log_lines_beside_the_notifications() {
+    use crate::follow::{Follower, after_time};
+    let tls = mgmt::tls();
+    let home = common::home();
+    let server = mgmt_server(&tls, &[MgmtMod::Console]);
+    let mut f = Follower::spawn(mgmt::rcon(&server, &tls, home.path()).arg("--follow"));
+    f.wait_err("following");
+    server.log("DEBUG", "Preparing spawn area");
+    server.join("Steve");
+    assert_eq!(after_time(&f.line()), "log DEBUG Preparing spawn area");
+    assert_eq!(after_time(&f.line()), "joined Steve");
+    // A command run by another client logs what it said.
+    let out = run(mgmt::rcon(&server, &tls, home.path()).args(["say", "hello"]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(after_time(&f.line()), "log INFO [Server] hello");
+    let _ = f.child.kill();
+    let _ = f.child.wait();
+
+    // --log-level: lines below it are not shown; --json carries the line's fields.
+    let mut f = Follower::spawn(mgmt::rcon(&server, &tls, home.path()).args([
+        "--follow",
+        "--json",
+        "--log-level",
+        "warn",
+    ]));
+    f.wait_err("following");
+    server.log("INFO", "quiet");
+    server.log("ERROR", "Encountered an unexpected exception");
+    let v: Value = serde_json::from_str(&f.line()).unwrap();
+    assert_eq!(v["event"], "log", "{v}");
+    assert_eq!(
+        v["response"], "ERROR Encountered an unexpected exception",
+        "{v}"
+    );
+    assert_eq!(v["params"][0]["level"], "ERROR", "{v}");
+    assert_eq!(
+        v["params"][0]["timestamp"],
+        rconsole::mgmt::practice::LOG_TIME
+    );
+    let _ = f.child.kill();
+    let _ = f.child.wait();
+    // Over RCON no log lines come: the flag is refused, not dropped.
+    let out = run(common::rcon_at(1, home.path()).args(["--follow", "--log-level", "warn"]));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("use it with --mgmt"),
+        "{}",
+        stderr(&out)
+    );
+}

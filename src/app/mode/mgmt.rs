@@ -811,6 +811,9 @@ pub fn run_mgmt(options: &FollowOptions, target: &MgmtTarget, label: bool) -> an
             match client.next_notification(Duration::from_secs(1)) {
                 Ok(Some(n)) => {
                     quiet = Duration::ZERO;
+                    if !crate::app::source::follow::events::shown(&n, options.log_level) {
+                        continue;
+                    }
                     emitter.emit(&crate::app::source::follow::events::from_notification(
                         &n,
                         &target.name,

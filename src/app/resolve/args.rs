@@ -42,6 +42,23 @@ pub enum SentinelArg {
     Auto,
 }
 
+/// A console log line's level, least severe first (the server's logger's levels).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, ValueEnum)]
+pub enum LogLevel {
+    /// Everything.
+    Trace,
+    /// Debugging detail.
+    Debug,
+    /// The usual lines.
+    Info,
+    /// Warnings.
+    Warn,
+    /// Errors.
+    Error,
+    /// Fatal errors only.
+    Fatal,
+}
+
 /// The server family, which decides how replies are matched and ended (see docs/ssh.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum DialectArg {
@@ -615,6 +632,20 @@ pub struct Args {
         help_heading = "Live and timed"
     )]
     pub exec: Option<String>,
+
+    /// With --follow --mgmt: the console log lines the server sends (MSMP Console's
+    /// console:notification/log/event) at LEVEL or above only; all by default (the server's
+    /// own log level applies first).
+    #[arg(
+        long,
+        value_name = "LEVEL",
+        value_enum,
+        requires = "follow",
+        long_help,
+        help = "With --follow --mgmt: console log lines at LEVEL or above only",
+        help_heading = "Live and timed"
+    )]
+    pub log_level: Option<LogLevel>,
 
     /// Count down DURATION (e.g. 10m), saying --announce at the announcement times, then run
     /// --then (and any COMMAND/-c). Ctrl-C or SIGTERM cancels: nothing more is sent but

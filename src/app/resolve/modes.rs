@@ -71,6 +71,8 @@ pub struct FollowOptions {
     pub exec: Option<String>,
     /// `--poll`: how often RCON servers are asked (default [`DEFAULT_POLL`]).
     pub poll: Option<Duration>,
+    /// `--log-level`: console log lines (management protocol) below it are not shown.
+    pub log_level: Option<crate::app::resolve::args::LogLevel>,
 }
 
 /// How the output of several servers is laid out on stdout.

@@ -871,10 +871,18 @@ fn follow_options(args: &Args) -> anyhow::Result<FollowOptions> {
     if args.poll.is_some_and(|p| p.is_zero()) {
         return Err(fail(Exit::Usage, "--poll must be more than 0"));
     }
+    // Only a management server sends console log lines: refused, not dropped.
+    if args.log_level.is_some() && args.mgmt.is_none() {
+        return Err(fail(
+            Exit::Usage,
+            "--log-level filters the console log lines a management server sends: use it with --mgmt",
+        ));
+    }
     Ok(FollowOptions {
         json: args.json,
         exec: args.exec.clone(),
         poll: args.poll,
+        log_level: args.log_level,
     })
 }
 

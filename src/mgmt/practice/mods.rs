@@ -43,8 +43,7 @@ impl MgmtMod {
     }
 }
 
-/// The notification MSMP Console sends for each console log line.
-pub const LOG_EVENT: &str = "console:notification/log/event";
+pub use crate::mgmt::command::LOG_EVENT;
 
 /// The `timestamp` of every log line the practice server sends: fixed, so tests can compare
 /// whole lines (the client shows when a line arrived, not this).

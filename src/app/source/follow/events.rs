@@ -10,6 +10,7 @@ use serde_json::Value;
 use crate::app::print::json::{unix_secs, utc};
 use crate::app::print::output::{Event, Printer, Style, event_json};
 use crate::app::print::stderr;
+use crate::app::resolve::args::LogLevel;
 use crate::app::resolve::plan::FollowOptions;
 
 /// One event.
@@ -30,9 +31,43 @@ pub struct FollowEvent {
     pub raw: Option<String>,
 }
 
-/// The event for a management notification.
+/// The level of a console log line (MSMP Console's `console:notification/log/event`), when
+/// `n` is one; `None` for any other notification.
+#[cfg(feature = "mgmt")]
+fn log_level(n: &rconsole::mgmt::Notification) -> Option<&str> {
+    (n.method == rconsole::mgmt::command::LOG_EVENT)
+        .then(|| n.params.pointer("/0/level").and_then(Value::as_str))
+        .map(Option::unwrap_or_default)
+}
+
+/// Whether `n` is shown under `--log-level`: a console log line at `min` or above (a level
+/// this client does not know is shown), and any other notification.
+#[cfg(feature = "mgmt")]
+pub fn shown(n: &rconsole::mgmt::Notification, min: Option<LogLevel>) -> bool {
+    use clap::ValueEnum;
+    match (log_level(n), min) {
+        (Some(level), Some(min)) => LogLevel::from_str(level, true)
+            .ok()
+            .is_none_or(|l| l >= min),
+        _ => true,
+    }
+}
+
+/// The event for a management notification: a console log line is a `log` event whose text
+/// is `LEVEL message`.
 #[cfg(feature = "mgmt")]
 pub fn from_notification(n: &rconsole::mgmt::Notification, server: &str) -> FollowEvent {
+    if let Some(level) = log_level(n) {
+        let message = n.params.pointer("/0/message").and_then(Value::as_str);
+        return FollowEvent {
+            kind: "log".into(),
+            player: None,
+            server: server.to_string(),
+            params: n.params.clone(),
+            text: Some(format!("{level} {}", message.unwrap_or_default())),
+            raw: None,
+        };
+    }
     let path = n
         .method
         .strip_prefix("minecraft:notification/")
