@@ -32,16 +32,36 @@ pub struct Endpoint {
     pub port: u16,
     /// Path, `/` by default.
     pub path: String,
+    /// `unix:PATH`: the Unix domain socket the server listens on instead of a TCP port (MSMP
+    /// Enhanced's option; Unix only), with `ws://localhost/` over it. `host` is then
+    /// `localhost` and `port` 0.
+    pub unix: Option<std::path::PathBuf>,
 }
 
 impl Endpoint {
     /// Parses `wss://HOST:PORT[/PATH]` or `ws://...`; `[::1]` for IPv6. The port is required
-    /// (the server's `management-server-port` has no fixed default worth guessing).
+    /// (the server's `management-server-port` has no fixed default worth guessing). On Unix,
+    /// `unix:PATH` is a server's Unix domain socket.
     pub fn parse(url: &str) -> MgmtResult<Endpoint> {
         let bad = |why| MgmtError::Url {
             url: url.to_string(),
             why,
         };
+        if let Some(path) = url.strip_prefix("unix:") {
+            if !cfg!(unix) {
+                return Err(bad("unix: URLs name a Unix domain socket, a Unix feature"));
+            }
+            if path.is_empty() {
+                return Err(bad("it has no socket path (unix:/path/to/msmp.sock)"));
+            }
+            return Ok(Endpoint {
+                tls: false,
+                host: "localhost".into(),
+                port: 0,
+                path: "/".into(),
+                unix: Some(path.into()),
+            });
+        }
         let (tls, rest) = if let Some(r) = url.strip_prefix("wss://") {
             (true, r)
         } else if let Some(r) = url.strip_prefix("ws://") {
@@ -79,11 +99,23 @@ impl Endpoint {
             host: host.to_string(),
             port,
             path: path.to_string(),
+            unix: None,
         })
     }
 
-    /// The URL again, e.g. `wss://127.0.0.1:25585/`.
+    /// The URL again, e.g. `wss://127.0.0.1:25585/`, or `unix:PATH`.
     pub fn url(&self) -> String {
+        match &self.unix {
+            Some(path) => format!("unix:{}", path.display()),
+            None => self.ws_url(),
+        }
+    }
+
+    /// The URL the WebSocket upgrade asks for (`ws://localhost/` over a Unix socket).
+    fn ws_url(&self) -> String {
+        if self.unix.is_some() {
+            return format!("ws://localhost{}", self.path);
+        }
         let host = if self.host.contains(':') {
             format!("[{}]", self.host)
         } else {
@@ -320,7 +352,7 @@ impl MgmtClient {
             Stream::Plain(pipe)
         };
         let mut request = endpoint
-            .url()
+            .ws_url()
             .into_client_request()
             .map_err(|e| MgmtError::Handshake(e.to_string()))?;
         let headers = request.headers_mut();
@@ -528,7 +560,8 @@ mod tests {
                 tls: true,
                 host: "mc.example".into(),
                 port: 25585,
-                path: "/".into()
+                path: "/".into(),
+                unix: None,
             }
         );
         let e = Endpoint::parse("ws://[::1]:8080/rpc").unwrap();
@@ -537,7 +570,18 @@ mod tests {
             (false, "::1", 8080, "/rpc")
         );
         assert_eq!(e.url(), "ws://[::1]:8080/rpc");
+        #[cfg(unix)]
+        {
+            let e = Endpoint::parse("unix:/run/mc/msmp.sock").unwrap();
+            assert_eq!(
+                e.unix.as_deref(),
+                Some(std::path::Path::new("/run/mc/msmp.sock"))
+            );
+            assert_eq!((e.tls, e.url().as_str()), (false, "unix:/run/mc/msmp.sock"));
+            assert_eq!(e.ws_url(), "ws://localhost/");
+        }
         for bad in [
+            "unix:",
             "http://x:1",
             "wss://x",
             "wss://:1",

@@ -1,10 +1,13 @@
 //! Byte-stream transports the engine runs over, and the one place that opens TCP sockets.
 //!
 //! The engine only needs "read some bytes before a deadline" and "write one packet", so TCP, an
-//! SSH tunnel's pipes or anything else can carry RCON.
+//! SSH tunnel's pipes, a Unix domain socket ([`unix`], for the management protocol) or
+//! anything else can carry RCON.
 
 pub mod link;
 pub mod tunnel;
+#[cfg(unix)]
+pub mod unix;
 
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpStream, ToSocketAddrs};

@@ -392,3 +392,136 @@ fn follow_prints_console_log_lines_beside_the_notifications() {
         stderr(&out)
     );
 }
+
+/// The same commands, console completion aside, through a Unix domain socket (MSMP Enhanced
+/// can listen on one instead of a TCP port).
+#[cfg(unix)]
+#[test]
+fn commands_and_the_log_through_a_unix_socket() {
+    use crate::follow::{Follower, after_time};
+    let home = common::home();
+    let rcon = common::strict_vanilla();
+    let socket = home.path().join("msmp.sock");
+    let server = mgmt::start_with(MgmtPracticeConfig {
+        secret: mgmt::SECRET.into(),
+        mods: MgmtMod::ALL.to_vec(),
+        unix_socket: Some(socket.clone()),
+        ..MgmtPracticeConfig::default()
+    });
+    let url = format!("unix:{}", socket.display());
+    assert_eq!(server.url(), url);
+    let over_socket = || {
+        let mut c = common::rcon_in(home.path());
+        c.env("RCON_MGMT_SECRET", mgmt::SECRET)
+            .args(["--mgmt", &url]);
+        c
+    };
+    let file = home.path().join("f.mcfunction");
+    std::fs::write(&file, "say a\nlist\nseed\n").unwrap();
+    let file = file.to_str().unwrap();
+    for args in [
+        &["say", "hi"][..],
+        &["--json", "-c", "list", "-c", "time set day"],
+        &["-f", file],
+    ] {
+        let want = outcome(
+            &run(common::rcon_for(&rcon, home.path()).args(args)),
+            args[0] == "--json",
+        );
+        let got = outcome(&run(over_socket().args(args)), args[0] == "--json");
+        assert_eq!(got, want, "{args:?}");
+    }
+    // A method too; no clear-text warning for a local socket.
+    let out = run(over_socket().arg("players"));
+    assert_eq!(
+        (stdout(&out), stderr(&out)),
+        ("(none)\n".into(), String::new())
+    );
+    let mut f = Follower::spawn(over_socket().arg("--follow"));
+    f.wait_err("following");
+    server.log("WARN", "Can't keep up!");
+    assert_eq!(after_time(&f.line()), "log WARN Can't keep up!");
+    let _ = f.child.kill();
+    let _ = f.child.wait();
+    // A wrong secret is refused over the socket as over TCP.
+    let out = run(over_socket().env("RCON_MGMT_SECRET", "wrong"));
+    assert_eq!(out.status.code(), Some(5), "{}", stderr(&out));
+    drop(server);
+    assert!(
+        !socket.exists(),
+        "the socket file is removed when the server stops"
+    );
+    let out = run(common::rcon_in(home.path())
+        .env("RCON_MGMT_SECRET", mgmt::SECRET)
+        .args(["--mgmt", &url, "list"]));
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&format!("cannot connect to {url}")),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn the_practice_management_server_plays_the_mods_from_the_command_line() {
+    use std::io::BufRead;
+    let home = common::home();
+    let out = run(common::rcon_in(home.path()).args([
+        "--practice-mgmt",
+        "127.0.0.1:0",
+        "--practice-mods",
+        "enhanced,bogus",
+    ]));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("unknown --practice-mods 'bogus' (one of: enhanced, console)"),
+        "{}",
+        stderr(&out)
+    );
+    let socket = home.path().join("practice.sock");
+    let at = format!("unix:{}", socket.display());
+    let mut server = common::rcon_in(home.path())
+        .args([
+            "--practice-mgmt",
+            &at,
+            "--practice-mods",
+            "enhanced,console",
+        ])
+        .args(["--practice-password", "s3cret"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut url = String::new();
+    std::io::BufReader::new(server.stdout.take().unwrap())
+        .read_line(&mut url)
+        .unwrap();
+    assert_eq!(url.trim(), at);
+    let rcon = || {
+        let mut c = common::rcon_in(home.path());
+        c.args(["--mgmt", &at]).env("RCON_MGMT_SECRET", "s3cret");
+        c
+    };
+    let out = run(rcon().args(["methods"]));
+    let listed = stdout(&out);
+    for m in [
+        "msmpenhanced:command run",
+        "msmpenhanced:command suggest",
+        "console:send",
+    ] {
+        assert!(listed.contains(m), "{listed}");
+    }
+    let out = run(rcon().args(["lines", "2"]));
+    assert_eq!(
+        stdout(&out),
+        "line 1 of 2\nline 2 of 2\n",
+        "{}",
+        stderr(&out)
+    );
+    let out = run(rcon().args(["stop"]));
+    assert_eq!(stdout(&out), "Stopping the server\n", "{}", stderr(&out));
+    let out = common::wait_with_timeout(server, std::time::Duration::from_secs(30));
+    assert!(out.status.success());
+    assert!(!socket.exists());
+}

@@ -142,7 +142,8 @@ source (--password-file, RCON_PASSWORD, a profile's password keys)",
     } else {
         settings.password()?
     };
-    // Over loopback or an SSH tunnel the secret crosses no network in clear text.
+    // Over loopback, a Unix socket or an SSH tunnel the secret crosses no network in clear
+    // text.
     let loopback = endpoint.host == "localhost"
         || endpoint
             .host
@@ -153,13 +154,7 @@ source (--password-file, RCON_PASSWORD, a profile's password keys)",
             "{url} is not TLS: the secret crosses the network in clear text (use wss://, or a tunnel)"
         ));
     }
-    let connector = std::sync::Arc::from(settings::connector(
-        settings.ssh.as_ref().map(|s| s.value.as_str()),
-        &settings.ssh_argv_options(),
-        settings.proxy_command.as_ref().map(|s| s.value.as_str()),
-        &endpoint.host,
-        endpoint.port,
-    )?);
+    let connector = connector(&endpoint, settings)?;
     let name = match &settings.profile {
         Some(p) if p.source != settings::Source::Default => p.value.clone(),
         _ => endpoint.url(),
@@ -177,6 +172,33 @@ source (--password-file, RCON_PASSWORD, a profile's password keys)",
         },
         name,
     })
+}
+
+/// How the server is reached: its Unix socket for a `unix:` URL (no tunnel carries one), else
+/// TCP or the settings' tunnel.
+fn connector(
+    endpoint: &Endpoint,
+    settings: &Settings,
+) -> anyhow::Result<std::sync::Arc<dyn Connector>> {
+    #[cfg(unix)]
+    if let Some(path) = &endpoint.unix {
+        if settings.ssh.is_some() || settings.proxy_command.is_some() {
+            return Err(fail(
+                Exit::Usage,
+                "a unix: management URL is a socket on this machine: --ssh and --proxy-command cannot carry it",
+            ));
+        }
+        return Ok(std::sync::Arc::new(
+            rconsole::transport::unix::UnixConnector::new(path),
+        ));
+    }
+    Ok(std::sync::Arc::from(settings::connector(
+        settings.ssh.as_ref().map(|s| s.value.as_str()),
+        &settings.ssh_argv_options(),
+        settings.proxy_command.as_ref().map(|s| s.value.as_str()),
+        &endpoint.host,
+        endpoint.port,
+    )?))
 }
 
 /// `--trace` with `--mgmt`: every JSON-RPC message on stderr (the secret travels only in the

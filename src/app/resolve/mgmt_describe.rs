@@ -54,7 +54,8 @@ pub fn rows(
         Some(u) => Some((u.to_string(), Source::Flag("--mgmt".into()))),
         None => url,
     };
-    let tls = url.as_ref().map(|(u, _)| !u.starts_with("ws://"));
+    let unix = url.as_ref().is_some_and(|(u, _)| u.starts_with("unix:"));
+    let tls = url.as_ref().map(|(u, _)| !u.starts_with("ws://") && !unix);
     match &url {
         Some((u, s)) => push("mgmt_url", u.clone(), Some(s.clone())),
         None => push(
@@ -67,6 +68,7 @@ pub fn rows(
         "mgmt_tls",
         match tls {
             Some(true) => "on (wss://)".into(),
+            Some(false) if unix => "off (a Unix socket: its file permissions guard it)".into(),
             Some(false) => "off (ws://)".into(),
             None => "(no URL)".into(),
         },

@@ -1010,7 +1010,7 @@ fn mgmt_plan(
     // `--mgmt players`: clap took the first command word for the URL; a URL has a scheme.
     let (url, first) = match args.mgmt.as_deref() {
         Some("") | None => (None, None),
-        Some(u) if u.contains("://") => (Some(u.to_string()), None),
+        Some(u) if u.contains("://") || u.starts_with("unix:") => (Some(u.to_string()), None),
         Some(word) => (None, Some(word.to_string())),
     };
     let words: Vec<String> = first
