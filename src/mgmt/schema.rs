@@ -62,18 +62,22 @@ impl Method {
         self.name.contains(":notification/")
     }
 
-    /// The name as typed in words: `minecraft:allowlist/add` -> `allowlist add`.
+    /// The name as typed in words: `minecraft:allowlist/add` -> `allowlist add`; a method of
+    /// another namespace (a server mod's) by its full name, `console:send`, as it is called.
     pub fn words(&self) -> String {
-        self.name
-            .strip_prefix(PREFIX)
-            .unwrap_or(&self.name)
-            .replace('/', " ")
+        match self.name.strip_prefix(PREFIX) {
+            Some(path) => path.replace('/', " "),
+            None => self.name.clone(),
+        }
     }
 }
 
 /// The `rpc.discover` document.
 #[derive(Debug, Clone, Default)]
 pub struct Schema {
+    /// The API version, `info.version` (1.0.0 on 1.21.9, 2.0.0 on 1.21.11, ...), when given:
+    /// the methods and their types are read from the document whatever it is.
+    pub version: Option<String>,
     /// Every method and notification listed.
     pub methods: Vec<Method>,
     /// `components.schemas`, for `$ref`s.
@@ -127,6 +131,10 @@ impl Schema {
             .cloned()
             .unwrap_or_default();
         Ok(Schema {
+            version: doc
+                .pointer("/info/version")
+                .and_then(Value::as_str)
+                .map(str::to_string),
             methods,
             components,
         })
@@ -692,6 +700,42 @@ mod tests {
             assert!(e.contains(want), "{w}: {e}");
         }
         assert!(s.resolve(&[]).is_err());
+    }
+
+    #[test]
+    fn the_api_version_and_a_mods_methods_by_their_full_names() {
+        assert_eq!(schema().version.as_deref(), Some("2.0.0"));
+        assert_eq!(
+            schema_of(MgmtVersion::V1_21_9).version.as_deref(),
+            Some("1.0.0")
+        );
+        let mut doc = practice::discover_document(MgmtVersion::V1_21_11);
+        practice::extend_document(&mut doc, &practice::MgmtMod::ALL);
+        let s = Schema::from_discover(&doc).unwrap();
+        let w = s.callable_words();
+        assert!(w.contains(&"msmpenhanced:command/run".to_string()), "{w:?}");
+        assert!(w.contains(&"console:send".to_string()), "{w:?}");
+        check(
+            &s,
+            &[
+                (
+                    "msmpenhanced:command/suggest ti",
+                    "msmpenhanced:command/suggest",
+                    json!(["ti"]),
+                ),
+                (
+                    "console:send say hi",
+                    "console:send",
+                    json!([{"command": "say hi"}]),
+                ),
+            ],
+        );
+        assert_eq!(
+            Schema::from_discover(&json!({"methods": []}))
+                .unwrap()
+                .version,
+            None
+        );
     }
 
     #[test]

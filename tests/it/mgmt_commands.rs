@@ -506,9 +506,9 @@ fn the_practice_management_server_plays_the_mods_from_the_command_line() {
     let out = run(rcon().args(["methods"]));
     let listed = stdout(&out);
     for m in [
-        "msmpenhanced:command run",
-        "msmpenhanced:command suggest",
-        "console:send",
+        "msmpenhanced:command/run <command>",
+        "msmpenhanced:command/suggest <partialCommand>",
+        "console:send <send>",
     ] {
         assert!(listed.contains(m), "{listed}");
     }
@@ -524,4 +524,50 @@ fn the_practice_management_server_plays_the_mods_from_the_command_line() {
     let out = common::wait_with_timeout(server, std::time::Duration::from_secs(30));
     assert!(out.status.success());
     assert!(!socket.exists());
+}
+
+#[test]
+fn api_shows_the_version_and_what_the_server_offers_and_any_notification_is_followed() {
+    use crate::follow::{Follower, after_time};
+    use rconsole::mgmt::practice::MgmtVersion;
+    let tls = mgmt::tls();
+    let home = common::home();
+    let old = mgmt::server_of(&tls, MgmtVersion::V1_21_9);
+    let out = run(mgmt::rcon(&old, &tls, home.path()).args(["--json", "api"]));
+    let v: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    assert_eq!(v["api_version"], "1.0.0", "{v}");
+    assert_eq!(v["commands"], "(none: words name methods only)", "{v}");
+    assert_eq!(v["completion"], "(none)", "{v}");
+
+    let server = mgmt_server(&tls, &MgmtMod::ALL);
+    let out = run(mgmt::rcon(&server, &tls, home.path()).arg("api"));
+    let text = stdout(&out);
+    assert!(text.starts_with("api_version   2.0.0 "), "{text}");
+    assert!(
+        text.contains("\ncommands      msmpenhanced:command/run "),
+        "{text}"
+    );
+    assert!(
+        text.contains("\nconsole_log   console:notification/log/event "),
+        "{text}"
+    );
+    // A mod's method by its full name, its parameter from the words as for any method.
+    let out = run(mgmt::rcon(&server, &tls, home.path()).args(["console:send", "seed"]));
+    assert_eq!(
+        stdout(&out),
+        "command: seed\nresult: Seed: [-4172144997902289642]\nsuccess: true\n"
+    );
+    // A notification this client knows nothing of is followed under its name.
+    let mut f = Follower::spawn(mgmt::rcon(&server, &tls, home.path()).arg("--follow"));
+    f.wait_err("following");
+    server.notify_as(
+        "othermod:notification/player/fished",
+        Some(serde_json::json!({"player": {"name": "Steve"}, "item": "cod"})),
+    );
+    assert_eq!(
+        after_time(&f.line()),
+        "othermod:notification/player/fished Steve"
+    );
+    let _ = f.child.kill();
+    let _ = f.child.wait();
 }

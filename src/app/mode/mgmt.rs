@@ -545,6 +545,24 @@ impl MgmtSession {
             self.printer.formatted(&prefix(label, &text))?;
             return Ok(());
         }
+        if words.len() == 1 && words[0] == "api" {
+            let rows = api(&self.schema);
+            let text = if json_out {
+                let o: serde_json::Map<String, Value> = rows
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), json!(v)))
+                    .collect();
+                format!("{}\n", Value::Object(o))
+            } else {
+                let keys = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
+                let width = rows.iter().map(|r| r.1.chars().count()).max().unwrap_or(0);
+                rows.iter()
+                    .map(|(k, v)| format!("{k:<keys$} {v:<width$}  rpc.discover\n"))
+                    .collect()
+            };
+            self.printer.formatted(&prefix(label, &text))?;
+            return Ok(());
+        }
         let called = self.call(words)?;
         if called.command.is_some() {
             return self.print_command(words, called);
@@ -607,7 +625,7 @@ impl MgmtSession {
         stop: Option<&Stop>,
     ) -> anyhow::Result<CallsRan> {
         for words in calls {
-            if words.len() == 1 && words[0] == "methods" {
+            if is_reserved(words) {
                 continue;
             }
             if let Err(e) = self.resolve(words) {
@@ -648,6 +666,47 @@ impl MgmtSession {
             String::new()
         }
     }
+}
+
+/// What the server's `rpc.discover` says about itself, as `--print-config` rows (`rcon --mgmt
+/// URL api`): its API version, how many methods and notifications it lists (a mod's by
+/// name), and which of them this client uses for console commands, completion and the log.
+fn api(schema: &Schema) -> Vec<(&'static str, String)> {
+    let (notes, calls): (Vec<_>, Vec<_>) = schema.methods.iter().partition(|m| m.is_notification());
+    let count = |list: &[&mgmt::schema::Method]| {
+        let modded: Vec<&str> = list
+            .iter()
+            .filter(|m| !m.name.starts_with(mgmt::schema::PREFIX))
+            .map(|m| m.name.as_str())
+            .collect();
+        match modded.is_empty() {
+            true => list.len().to_string(),
+            false => format!("{} ({})", list.len(), modded.join(", ")),
+        }
+    };
+    let listed = |name: &str| match schema.method(name) {
+        Some(_) => name.to_string(),
+        None => "(none)".to_string(),
+    };
+    vec![
+        (
+            "api_version",
+            schema
+                .version
+                .clone()
+                .unwrap_or_else(|| "(not given)".into()),
+        ),
+        ("methods", count(&calls)),
+        ("notifications", count(&notes)),
+        (
+            "commands",
+            CommandMethod::discover(schema)
+                .map(|c| c.name)
+                .unwrap_or_else(|| "(none: words name methods only)".into()),
+        ),
+        ("completion", listed(command::SUGGEST_METHOD)),
+        ("console_log", listed(command::LOG_EVENT)),
+    ]
 }
 
 /// A resolved call: the method, its params, and the server's command method when the words
@@ -962,13 +1021,13 @@ fn runs_commands(
     }
     let not_methods = calls
         .iter()
-        .any(|w| !is_methods(w) && session.schema.resolve(w).is_err());
+        .any(|w| !is_reserved(w) && session.schema.resolve(w).is_err());
     Ok(offered && (!rcon.files.is_empty() || not_methods || calls.is_empty()))
 }
 
-/// The words `methods`, which list the server's methods.
-fn is_methods(words: &[String]) -> bool {
-    words.len() == 1 && words[0] == "methods"
+/// The words `methods` and `api`, which show what the server's `rpc.discover` lists.
+fn is_reserved(words: &[String]) -> bool {
+    matches!(words, [w] if w == "methods" || w == "api")
 }
 
 /// The session of RCON commands (`-c`, words, `-f` files and stdin with mcfunction rules, the
@@ -1193,8 +1252,13 @@ fn console(session: &mut MgmtSession) -> anyhow::Result<Exit> {
     use rustyline::history::DefaultHistory;
     use rustyline::{CompletionType, Config, Editor};
     stderr!(
-        "rcon: connected to {} (management protocol); `methods` lists methods, Tab completes, Ctrl-D leaves",
-        session.target.endpoint.url()
+        "rcon: connected to {} (management protocol), API {}; `methods` lists methods, `api` what the server offers, Tab completes, Ctrl-D leaves",
+        session.target.endpoint.url(),
+        session
+            .schema
+            .version
+            .as_deref()
+            .unwrap_or("version not given")
     );
     let config = Config::builder()
         .auto_add_history(true)
@@ -1202,7 +1266,7 @@ fn console(session: &mut MgmtSession) -> anyhow::Result<Exit> {
         .build();
     let mut editor: Editor<completion::Methods, DefaultHistory> = Editor::with_config(config)?;
     let mut words = session.schema.callable_words();
-    words.push("methods".into());
+    words.extend(["methods".into(), "api".into()]);
     editor.set_helper(Some(completion::Methods(words)));
     let prompt = format!("{} mgmt> ", session.name());
     loop {

@@ -275,7 +275,7 @@ pub fn discover_document(version: MgmtVersion) -> Value {
     let object = |props: Value| json!({"type": "object", "properties": props});
     json!({
         "openrpc": "1.3.2",
-        "info": {"title": "Minecraft Server JSON-RPC", "version": version.name()},
+        "info": {"title": "Minecraft Server JSON-RPC", "version": api_version(version)},
         "methods": methods,
         "components": {"schemas": {
             "difficulty": {"type": "string", "enum": ["peaceful", "easy", "normal", "hard"]},
@@ -293,6 +293,15 @@ pub fn discover_document(version: MgmtVersion) -> Value {
             "user_ban": object(json!({"player": r("player"), "reason": t("string"), "source": t("string"), "expires": t("string")})),
         }},
     })
+}
+
+/// The API version `rpc.discover` gives in `info.version` (docs/protocol.md section 9): 1.0.0
+/// on 1.21.9 and 1.21.10, 2.0.0 (typed game rules) from 1.21.11.
+fn api_version(version: MgmtVersion) -> &'static str {
+    match version {
+        MgmtVersion::V1_21_9 => "1.0.0",
+        MgmtVersion::V1_21_11 => "2.0.0",
+    }
 }
 
 /// The properties vanilla's codec for a schema component requires though the schema does not

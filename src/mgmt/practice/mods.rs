@@ -211,6 +211,23 @@ fn suggest(partial: &str) -> Value {
     json!({"start": start, "end": partial.len(), "suggestions": suggestions})
 }
 
+impl super::MgmtPracticeServer {
+    /// Sends a notification under its full name (`othermod:notification/thing`), as a mod's
+    /// own would come, to every connected client.
+    pub fn notify_as(&self, method: &str, params: Option<Value>) {
+        let mut m = json!({"jsonrpc": "2.0", "method": method});
+        if let Some(p) = params {
+            m["params"] = json!([p]);
+        }
+        let text = m.to_string();
+        self.shared
+            .clients
+            .lock()
+            .expect("clients")
+            .retain(|tx| tx.send(text.clone()).is_ok());
+    }
+}
+
 impl Hub {
     /// A console log line: sent as MSMP Console's log event when that mod is played.
     pub(super) fn log(&self, level: &str, message: &str) {
