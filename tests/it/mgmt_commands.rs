@@ -571,3 +571,46 @@ fn api_shows_the_version_and_what_the_server_offers_and_any_notification_is_foll
     let _ = f.child.kill();
     let _ = f.child.wait();
 }
+
+#[test]
+fn a_profile_with_mgmt_is_reached_over_the_management_protocol_without_the_flag() {
+    let tls = mgmt::tls();
+    let home = common::home();
+    let server = mgmt_server(&tls, &[MgmtMod::Console]);
+    let secret = home.path().join("secret");
+    std::fs::write(&secret, format!("{}\n", mgmt::SECRET)).unwrap();
+    let path = |p: &Path| toml::Value::String(p.display().to_string());
+    crate::consoles_fanout::write_config(
+        home.path(),
+        &format!(
+            "[servers.survival]\nmgmt = \"{}\"\nmgmt_cert = {}\nmgmt_secret_file = {}\n",
+            mgmt::url(&server),
+            path(&tls.cert),
+            path(&secret)
+        ),
+    );
+    let rcon = || {
+        let mut c = common::rcon_in(home.path());
+        c.args(["-s", "survival"]);
+        c
+    };
+    let out = run(rcon().args(["-c", "seed", "-c", "say hi"]));
+    assert_eq!(
+        (out.status.code(), stdout(&out), stderr(&out)),
+        (
+            Some(0),
+            "Seed: [-4172144997902289642]\n\n".into(),
+            String::new()
+        )
+    );
+    let out = run(rcon().arg("players"));
+    assert_eq!(stdout(&out), "(none)\n", "{}", stderr(&out));
+    assert_eq!(server.commands(), ["seed", "say hi"]);
+    let out = run(rcon().arg("--print-config"));
+    let text = stdout(&out);
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("mgmt_url "))
+        .unwrap_or("");
+    assert!(row.contains(&mgmt::url(&server)), "{text}");
+}

@@ -96,12 +96,14 @@ pub fn resolve(plan: &MgmtPlan, settings: &Settings) -> anyhow::Result<MgmtTarge
     };
     let url = match url {
         Some(u) => u.to_string(),
-        _ => key(|p| &p.mgmt_url).ok_or_else(|| {
-            fail(
-                Exit::Usage,
-                "--mgmt needs a URL: --mgmt wss://HOST:PORT, or a profile's mgmt_url",
-            )
-        })?,
+        _ => key(|p| &p.mgmt_url)
+            .or_else(|| key(|p| &p.mgmt))
+            .ok_or_else(|| {
+                fail(
+                    Exit::Usage,
+                    "--mgmt needs a URL: --mgmt wss://HOST:PORT, or a profile's mgmt_url",
+                )
+            })?,
     };
     let endpoint = Endpoint::parse(&url).map_err(error)?;
     let trust = if let Some(path) = &plan.cert {

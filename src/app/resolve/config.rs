@@ -107,6 +107,10 @@ pub struct Profile {
     pub servers: Option<Spanned<Vec<String>>>,
     /// The management protocol's URL for `--mgmt` (`wss://HOST:PORT`).
     pub mgmt_url: Option<Spanned<String>>,
+    /// The management protocol's URL, and that this server is reached over it without
+    /// `--mgmt`: commands are typed as usual and run through a server mod's command method
+    /// (issue 42).
+    pub mgmt: Option<Spanned<String>>,
     /// A PEM certificate to trust for `--mgmt` (relative to the config file's directory).
     pub mgmt_cert: Option<Spanned<String>>,
     /// The SHA-256 fingerprint of the management server's certificate, to pin it.

@@ -29,7 +29,7 @@ pub fn rows(
         ))
     };
     let keys = [
-        key(|p| &p.mgmt_url),
+        key(|p| &p.mgmt_url).or_else(|| key(|p| &p.mgmt)),
         key(|p| &p.mgmt_cert),
         key(|p| &p.mgmt_fingerprint),
         key(|p| &p.mgmt_origin),

@@ -623,7 +623,7 @@ fn resolve_mode(
             describe(&args, &origins, &settings),
         )]));
     }
-    if args.mgmt.is_some() {
+    if args.mgmt.is_some() || reached_over_mgmt(&settings) {
         let settings = Box::new(settings);
         return Ok(match mgmt_plan(&args, false)? {
             (plan, Some(follow), _) => Mode::MgmtFollow(plan, follow, settings),
@@ -685,6 +685,20 @@ fn resolve_mode(
     } else {
         Mode::Session(plan)
     })
+}
+
+/// Whether the profile in use says `mgmt = URL`: its server is reached over the management
+/// protocol without `--mgmt` (issue 42). `--ping`, `--query` and the practice servers never
+/// get here.
+fn reached_over_mgmt(settings: &Settings) -> bool {
+    let Some(name) = settings.profile.as_ref() else {
+        return false;
+    };
+    settings
+        .config
+        .config()
+        .and_then(|c| c.servers.get(&name.value))
+        .is_some_and(|p| p.get_ref().mgmt.is_some())
 }
 
 /// One server's session of `commands`, `-f` files, stdin and the console, as the flags say.
