@@ -9,6 +9,10 @@
 //! `--follow` takes the server's notifications ([`run_mgmt`], printing through
 //! `crate::app::source::follow::events`); `--countdown`/`--every` run on the same schedule as
 //! RCON's (`crate::app::source::schedule`).
+//! On a server whose `rpc.discover` offers a command method (issue 42), words that name no
+//! method are console commands: one server's commands, files, stdin and console run on RCON's
+//! session path ([`run_commands`]), several servers' and the schedule's through the same
+//! [`MgmtSession`], which prints their feedback as RCON's records.
 
 use std::io::{BufRead, IsTerminal};
 use std::path::PathBuf;
