@@ -150,12 +150,9 @@ impl MgmtRemote {
 /// A management error as the engine's, keeping its message; an abandoned wait stays
 /// [`Error::Cancelled`], so Ctrl-C is reported as everywhere else.
 fn engine_error(e: MgmtError) -> Error {
-    let kind = match &e {
+    let kind = match e {
         MgmtError::Cancelled => return Error::Cancelled,
-        MgmtError::Connect(_) => match e {
-            MgmtError::Connect(inner) => return inner,
-            _ => unreachable!("matched above"),
-        },
+        MgmtError::Connect(inner) => return inner,
         MgmtError::Unauthorized { .. } => ErrorKind::Login,
         MgmtError::Timeout { .. } => ErrorKind::Timeout,
         MgmtError::Tls { .. } | MgmtError::Trust(_) => ErrorKind::Connect,

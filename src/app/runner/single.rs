@@ -44,60 +44,24 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
 pub fn run_via(plan: SessionPlan, via: Option<Via>) -> anyhow::Result<Exit> {
     let settings = &plan.settings;
     let inputs_plan = plan.inputs;
-    refuse_unsendable(&plan.commands, [settings])?;
-    // Every input is opened (and a directory refused) before anything is sent, so a typo in
-    // the last -f sends nothing.
-    let inputs = plan
-        .files
-        .iter()
-        .map(|path| files::Input::open(path, batch::progress_wanted(path)))
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    let observer: Arc<dyn Observer> = if plan.trace {
-        Arc::new(trace::Trace::new())
-    } else {
-        Arc::new(StderrObserver)
-    };
-    let opts = if plan.demo {
-        settings.engine_options(observer)
-    } else {
-        settings.options(observer)
-    };
-
-    // Keeps the demo server alive for the whole session.
-    let _demo_server;
-    let mut _demo_console = None;
+    let inputs = open_inputs(&plan)?;
+    let opts = options(&plan);
     let protocol = settings.dialect.value.dialect().protocol;
-    let mut opener = None;
-    let (connector, password, name): (Box<dyn Connector>, Password, String) = if let Some(via) = via
-    {
-        opener = Some(via.opener);
-        (via.connector, via.password, via.name)
-    } else if plan.demo {
-        let password = format!("demo-{}", std::process::id());
-        // A console dialect gets its own practice server; RCON the strict vanilla one.
-        let port =
-            if let Some(server) = crate::app::mode::practice::demo_server(protocol, &password)? {
-                let port = server.port();
-                _demo_console = Some(server);
-                port
-            } else {
-                let server = PracticeServer::start(practice::PracticeConfig {
-                    password: password.clone(),
-                    ..practice::PracticeConfig::default()
-                })
-                .context("cannot start the practice server")?;
-                let port = server.port();
-                _demo_server = server;
-                port
-            };
-        let connector = TcpConnector::new("127.0.0.1", port);
-        (Box::new(connector), Password::new(password), "demo".into())
-    } else {
-        (
+    // Keeps the demo server alive for the whole session.
+    let mut _demo = None;
+    let (connector, password, name, opener) = match via {
+        Some(via) => (via.connector, via.password, via.name, Some(via.opener)),
+        None if plan.demo => {
+            let (server, connector, password) = demo(protocol)?;
+            _demo = Some(server);
+            (connector, password, "demo".into(), None)
+        }
+        None => (
             settings.connector()?,
             settings.password()?,
             settings.display_name(),
-        )
+            None,
+        ),
     };
     // JSON records name the server as the console's prompt does (`demo` for --demo).
     let printer = plan.printing.printer().server(name.clone());
@@ -112,12 +76,13 @@ pub fn run_via(plan: SessionPlan, via: Option<Via>) -> anyhow::Result<Exit> {
     session.wait = plan.wait;
     session.retries = plan.batch.retry;
     session.parse_errors_fail = plan.parse_errors_fail;
-    if opener.is_some() {
-        session.opener = opener;
-    } else if settings.remote && !plan.demo {
-        let open = crate::app::remote::session::session_opener(&plan, &console_settings.password)?;
-        session.opener = Some(open);
-    }
+    session.opener = match opener {
+        None if settings.remote && !plan.demo => Some(crate::app::remote::session::session_opener(
+            &plan,
+            &console_settings.password,
+        )?),
+        other => other,
+    };
     if plan.messages && !inputs_plan.console {
         let sink = messages::message_sink(plan.json, &console_settings.name, false);
         session.set_messages(sink, false);
@@ -173,6 +138,60 @@ pub fn run_via(plan: SessionPlan, via: Option<Via>) -> anyhow::Result<Exit> {
         crate::app::print::output::warning("no commands on stdin; nothing was sent");
     }
     Ok(Exit::Success)
+}
+
+/// The `-f` inputs, each opened (a directory refused) and every command checked before
+/// anything is sent, so a typo in the last -f sends nothing.
+fn open_inputs(plan: &SessionPlan) -> anyhow::Result<Vec<files::Input>> {
+    refuse_unsendable(&plan.commands, [&plan.settings])?;
+    plan.files
+        .iter()
+        .map(|path| files::Input::open(path, batch::progress_wanted(path)))
+        .collect()
+}
+
+/// The engine's options: `--demo`'s for its practice server, else the settings'; packets
+/// traced with `--trace`.
+fn options(plan: &SessionPlan) -> rconsole::ClientOptions {
+    let observer: Arc<dyn Observer> = if plan.trace {
+        Arc::new(trace::Trace::new())
+    } else {
+        Arc::new(StderrObserver)
+    };
+    if plan.demo {
+        plan.settings.engine_options(observer)
+    } else {
+        plan.settings.options(observer)
+    }
+}
+
+/// Something kept alive for as long as the session lasts (`--demo`'s practice server).
+type Guard = Box<dyn std::any::Any>;
+
+/// `--demo`'s practice server (a console dialect's own, else strict vanilla RCON), to keep
+/// alive while the session lasts, a connector to it and its password.
+fn demo(
+    protocol: rconsole::consoles::Protocol,
+) -> anyhow::Result<(Guard, Box<dyn Connector>, Password)> {
+    let password = format!("demo-{}", std::process::id());
+    let (server, port): (Guard, u16) =
+        match crate::app::mode::practice::demo_server(protocol, &password)? {
+            Some(server) => {
+                let port = server.port();
+                (Box::new(server), port)
+            }
+            None => {
+                let server = PracticeServer::start(practice::PracticeConfig {
+                    password: password.clone(),
+                    ..practice::PracticeConfig::default()
+                })
+                .context("cannot start the practice server")?;
+                let port = server.port();
+                (Box::new(server), port)
+            }
+        };
+    let connector = Box::new(TcpConnector::new("127.0.0.1", port));
+    Ok((server, connector, Password::new(password)))
 }
 
 /// One server's RCON session as a [`Target`] of the command-line commands.

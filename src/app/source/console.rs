@@ -424,11 +424,7 @@ pub fn run(session: &mut Session, settings: &ConsoleContext) -> anyhow::Result<E
     let prompt = format!("{}> ", settings.name);
     let mut warned_history = false;
     loop {
-        // The connection's own completion, if it offers one (asked again after a reconnect).
-        let server = session.client().and_then(|c| c.suggest());
-        if let Some(h) = editor.helper_mut() {
-            h.server = server;
-        }
+        ask_the_server(&mut editor, session);
         let input = match editor.readline(&prompt) {
             Ok(input) => input,
             Err(ReadlineError::Interrupted) => continue,
@@ -509,6 +505,15 @@ pub fn run(session: &mut Session, settings: &ConsoleContext) -> anyhow::Result<E
 }
 
 type ConsoleEditor = Editor<ConsoleHelper, DefaultHistory>;
+
+/// Completes from the connection's own completion, if it offers one (looked at before each
+/// line: a reconnect brings a new connection).
+fn ask_the_server(editor: &mut ConsoleEditor, session: &mut Session) {
+    let server = session.client().and_then(|c| c.suggest());
+    if let Some(h) = editor.helper_mut() {
+        h.server = server;
+    }
+}
 
 /// A line editor with the console's settings, `history` and `helper`; server messages (BattlEye,
 /// WebRCON, telnet) show above its prompt as they arrive.
