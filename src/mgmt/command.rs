@@ -165,14 +165,23 @@ fn engine_error(e: MgmtError) -> Error {
 }
 
 impl Link {
+    /// Opens a new connection with `reconnect`, and reads its schema's command method again.
+    fn connect(&mut self, reconnect: &Reconnect) -> MgmtResult<()> {
+        if let Some(c) = self.client.take() {
+            c.close();
+        }
+        let (client, schema) = reconnect()?;
+        self.method = CommandMethod::discover(&schema)
+            .ok_or_else(|| MgmtError::Protocol(format!("after reconnecting: {}", missing())))?;
+        self.schema = schema;
+        self.client = Some(client);
+        Ok(())
+    }
+
     /// Runs `command`, connecting again first when the connection was lost.
     fn run(&mut self, command: &str, reconnect: &Reconnect) -> MgmtResult<String> {
         if self.client.is_none() {
-            let (client, schema) = reconnect()?;
-            self.method = CommandMethod::discover(&schema)
-                .ok_or_else(|| MgmtError::Protocol(format!("after reconnecting: {}", missing())))?;
-            self.schema = schema;
-            self.client = Some(client);
+            self.connect(reconnect)?;
         }
         let client = self.client.as_mut().expect("connected above");
         let params = self.method.params(command);
@@ -236,16 +245,8 @@ impl Remote for MgmtRemote {
     }
 
     fn reconnect(&mut self) -> Result<()> {
-        self.close();
-        let (client, schema) = (self.reconnect)().map_err(engine_error)?;
-        let mut link = self.lock();
-        link.method = CommandMethod::discover(&schema).ok_or_else(|| Error::Management {
-            message: missing(),
-            kind: ErrorKind::Connection,
-        })?;
-        link.schema = schema;
-        link.client = Some(client);
-        Ok(())
+        let reconnect = Arc::clone(&self.reconnect);
+        self.lock().connect(&reconnect).map_err(engine_error)
     }
 
     fn server(&self) -> String {

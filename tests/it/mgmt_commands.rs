@@ -318,9 +318,16 @@ fn the_console_completes_from_the_server_when_it_offers_completion() {
     term.wait_for_line(&p, "time set ");
     term.send("\x15");
     term.wait_for_line(&p, "");
+    // A new connection (the console's :reconnect) runs commands and completes as the first.
+    term.send(":reconnect\r");
+    term.wait_for("reconnected to");
+    term.send("asc\t");
+    term.wait_for_line(&p, "ascii ");
+    term.send("3\r");
+    term.wait_for("\nabc\n");
     term.send("\x04");
     assert_eq!(term.exit_code(), 0);
-    assert_eq!(server.commands(), ["echoln hi"]);
+    assert_eq!(server.commands(), ["echoln hi", "ascii 3"]);
     assert!(!term.raw().contains(mgmt::SECRET));
 
     // MSMP Console offers no completion: the console's own list (`tim` to `time`; nothing
