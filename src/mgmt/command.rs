@@ -236,8 +236,27 @@ impl Remote for MgmtRemote {
         }
     }
 
+    /// Reads what the server sent meanwhile (its notifications are not this connection's to
+    /// show): a server that closed the connection, or went away, is noticed now, and the
+    /// connection dropped, so the next command connects again rather than failing.
     fn check_open(&mut self) -> bool {
-        self.is_connected()
+        let mut link = self.lock();
+        let alive = link.client.as_mut().is_some_and(|c| {
+            // Everything waiting, up to a bound (a busy server's log never pauses): a close
+            // that follows a notification (`server/stopping`) is seen too.
+            for _ in 0..1000 {
+                match c.next_notification(std::time::Duration::from_millis(1)) {
+                    Ok(Some(_)) => {}
+                    Ok(None) => return true,
+                    Err(_) => return false,
+                }
+            }
+            true
+        });
+        if !alive && let Some(c) = link.client.take() {
+            c.close();
+        }
+        alive
     }
 
     fn is_connected(&self) -> bool {

@@ -1,7 +1,7 @@
 //! Byte-stream transports the engine runs over, and the one place that opens TCP sockets.
 //!
 //! The engine only needs "read some bytes before a deadline" and "write one packet", so TCP, an
-//! SSH tunnel's pipes, a Unix domain socket ([`unix`], for the management protocol) or
+//! SSH tunnel's pipes, a Unix domain socket (`unix`, for the management protocol) or
 //! anything else can carry RCON.
 
 pub mod link;

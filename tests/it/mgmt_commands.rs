@@ -621,3 +621,38 @@ fn a_profile_with_mgmt_is_reached_over_the_management_protocol_without_the_flag(
         .unwrap_or("");
     assert!(row.contains(&mgmt::url(&server)), "{text}");
 }
+
+#[test]
+fn the_console_notices_a_restarted_server_and_connects_again_before_the_next_command() {
+    use common::term::Term;
+    let tls = mgmt::tls();
+    let home = common::home();
+    let config = || MgmtPracticeConfig {
+        mods: vec![MgmtMod::Console],
+        ..mgmt::config(&tls)
+    };
+    let server = mgmt::start_with(config());
+    let addr = server.addr();
+    let args = mgmt::pty_args(&server, &tls, home.path());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut term = Term::start_with(home.path(), &args);
+    let p = format!("{}/> ", mgmt::url(&server));
+    term.wait_for(&p);
+    term.enter(&p, "seed");
+    term.wait_for("Seed: [");
+    server.shutdown();
+    // Held while down, let go only as the server binds it again.
+    let down = common::hold_port(addr);
+    drop(down);
+    let server = mgmt::start_with(MgmtPracticeConfig {
+        bind: addr,
+        ..config()
+    });
+    term.send("lines 2\r");
+    term.wait_for("the server closed the connection; reconnecting");
+    term.wait_for("line 2 of 2");
+    term.send("\x04");
+    assert_eq!(term.exit_code(), 0);
+    assert!(!term.raw().contains("rcon: error"), "{}", term.raw());
+    assert_eq!(server.commands(), ["lines 2"]);
+}
