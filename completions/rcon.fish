@@ -53,7 +53,7 @@ complete -c rcon -l where -d 'Keep only the --targets rows that match KEY=VALUE'
 complete -c rcon -l parallel -d 'At most N connections open at once [default: 10000]' -r
 complete -c rcon -l poll -d 'With --follow over RCON: `list` every DURATION' -r
 complete -c rcon -l exec -d 'With --follow: run CMD for each event' -r
-complete -c rcon -l log-level -d 'With --follow --mgmt: console log lines at LEVEL or above only' -r -f -a "trace\t'Everything'
+complete -c rcon -l log-level -d 'With --follow --mgmt: log lines at LEVEL or above' -r -f -a "trace\t'Everything'
 debug\t'Debugging detail'
 info\t'The usual lines'
 warn\t'Warnings'
@@ -90,7 +90,7 @@ telnet\t''"
 complete -c rcon -l practice-password -d 'The practice server\'s password' -r
 complete -c rcon -l practice-read-delay -d 'Delay before each practice server read' -r
 complete -c rcon -l practice-mgmt -d 'Serve the practice management server' -r
-complete -c rcon -l practice-mods -d 'With --practice-mgmt: server mods to play (enhanced, console)' -r
+complete -c rcon -l practice-mods -d 'Mods it plays: enhanced, console' -r
 complete -c rcon -l practice-cert -d '--practice-mgmt\'s wss:// certificate' -r -F
 complete -c rcon -l practice-key -d 'The private key of --practice-cert' -r -F
 complete -c rcon -l ping -d 'Show a Minecraft server\'s status (no password)' -r

@@ -642,7 +642,7 @@ pub struct Args {
         value_enum,
         requires = "follow",
         long_help,
-        help = "With --follow --mgmt: console log lines at LEVEL or above only",
+        help = "With --follow --mgmt: log lines at LEVEL or above",
         help_heading = "Live and timed"
     )]
     pub log_level: Option<LogLevel>,
@@ -819,7 +819,7 @@ pub struct Args {
         value_delimiter = ',',
         requires = "practice_mgmt",
         long_help,
-        help = "With --practice-mgmt: server mods to play (enhanced, console)",
+        help = "Mods it plays: enhanced, console",
         help_heading = "Practice"
     )]
     pub practice_mods: Vec<String>,

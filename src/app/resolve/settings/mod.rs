@@ -368,7 +368,10 @@ impl Settings {
     /// any); `None` when no connector can be made for it.
     pub fn learned_key(&self) -> Option<String> {
         let route = self.route().ok()?;
-        Some(crate::app::learned::key(&route, self.dialect.value.dialect()))
+        Some(crate::app::learned::key(
+            &route,
+            self.dialect.value.dialect(),
+        ))
     }
 
     /// Engine options: the dialect's, then `sentinel` over its end method when it was given.
