@@ -348,7 +348,9 @@ fn bad_words_are_usage_errors_and_server_errors_fail_the_command() {
     assert_eq!(
         stderr(&out),
         "rcon: error: no management method matches 'allowlst add Bob' (did you mean: allowlist \
-add?)\n"
+add?); as a console command: the management server offers no method that runs a console \
+command (neither msmpenhanced:command/run nor console:send is in its rpc.discover; install MSMP \
+Enhanced or MSMP Console on it)\n"
     );
     // The server's refusal comes with its `data`, which says what exactly is wrong.
     let out = run(mgmt::rcon(&server, &tls, home.path()).args([

@@ -89,10 +89,20 @@ fn one_shot_and_c_commands_run_as_over_rcon() {
             &server,
             &tls,
             home.path(),
-            &["-c", "list", "-c", "time set day", "-c", "lines 3"],
+            &[
+                "-c",
+                "list",
+                "-c",
+                "time set day",
+                "-c",
+                "frobnicate",
+                "-c",
+                "lines 3",
+            ],
             none,
         );
         assert_eq!(code, Some(1), "{mods:?}: the parse error fails the run");
+        assert!(out.contains("Set the time to 1000"), "{out}");
         assert!(
             out.starts_with("There are 0 of a max of 20 players online"),
             "{out}"

@@ -500,6 +500,7 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
                 return Ok(Exit::Success);
             }
             Ended::Lost { message, exit } => {
+                starter.drop_shared_connection();
                 let resumable = inputs
                     .get(progress.inputs)
                     .is_none_or(|name| name.as_str() != "-");
@@ -631,6 +632,39 @@ impl Starter {
     /// `ssh DEST`, for messages.
     pub fn via(&self) -> &str {
         &self.via
+    }
+
+    /// The link was lost: a shared SSH connection (docs/ssh.md) may be the part that died (a
+    /// link gone silent leaves its master waiting on a dead TCP connection), and a resume or a
+    /// `--retry` that went through it would wait on it too. Its master is told to exit
+    /// (`ssh -O exit`, over its local control socket), so the next start opens a new one.
+    /// Nothing to do without sharing; a master already gone is no error.
+    pub fn drop_shared_connection(&self) {
+        let shared = self
+            .base
+            .iter()
+            .any(|a| a.to_str().is_some_and(|a| a.starts_with("ControlPath=")));
+        let Some(at) = self.base.iter().position(|a| a == "--").filter(|_| shared) else {
+            return;
+        };
+        let mut argv = self.base.clone();
+        argv.splice(at..at, ["-O".into(), "exit".into()]);
+        let Ok(mut child) = Command::new(&argv[0])
+            .args(&argv[1..])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+        else {
+            return;
+        };
+        // A local request: it answers at once; bounded all the same.
+        let until = Instant::now() + Duration::from_secs(5);
+        while matches!(child.try_wait(), Ok(None)) && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let _ = child.kill();
+        let _ = child.wait();
     }
 
     /// Starts ssh and the remote side and checks the versions; copies this rcon there first
