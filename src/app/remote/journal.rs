@@ -455,8 +455,9 @@ impl Journal {
         let fresh = path.with_extension("answers.new");
         let text: String = kept.iter().map(|(l, a)| kept_line(*l, a)).collect();
         fs::write(&fresh, &text)?;
-        fs::rename(&fresh, &path)?;
+        // Closed first: Windows refuses to replace a file that is open (Access denied).
         self.answers = None;
+        fs::rename(&fresh, &path)?;
         Ok(())
     }
 
