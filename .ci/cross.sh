@@ -112,6 +112,8 @@ WINE_SKIP=(
   follow::pty::
   follow_consoles::telnet_messages_in_a_terminal_across_a_restart
   mgmt::console_tab_completes_method_names
+  mgmt_commands::the_console_completes_from_the_server_when_it_offers_completion
+  mgmt_commands::the_console_notices_a_restarted_server_and_connects_again_before_the_next_command
   output::a_terminal_gets_colour_unless_term_is_dumb_or_clicolor_is_0
   wait::a_terminal_shows_one_progress_line_while_waiting
 )
