@@ -741,8 +741,20 @@ fn md5(data: &[u8]) -> [u8; 16] {
         [4, 11, 16, 23],
         [6, 10, 15, 21],
     ];
-    // floor(|sin(i + 1)| * 2^32), exact in f64.
-    let k = |i: usize| ((i as f64 + 1.0).sin().abs() * 4_294_967_296.0) as u32;
+    // floor(|sin(i + 1)| * 2^32) (RFC 1321, section 3.4), as constants: computing them with
+    // f64::sin linked libm into every rcon (328 KiB more resident in a one-shot).
+    const K: [u32; 64] = [
+        0xd76aa478, 0xe8c7b756, 0x242070db, 0xc1bdceee, 0xf57c0faf, 0x4787c62a, 0xa8304613,
+        0xfd469501, 0x698098d8, 0x8b44f7af, 0xffff5bb1, 0x895cd7be, 0x6b901122, 0xfd987193,
+        0xa679438e, 0x49b40821, 0xf61e2562, 0xc040b340, 0x265e5a51, 0xe9b6c7aa, 0xd62f105d,
+        0x02441453, 0xd8a1e681, 0xe7d3fbc8, 0x21e1cde6, 0xc33707d6, 0xf4d50d87, 0x455a14ed,
+        0xa9e3e905, 0xfcefa3f8, 0x676f02d9, 0x8d2a4c8a, 0xfffa3942, 0x8771f681, 0x6d9d6122,
+        0xfde5380c, 0xa4beea44, 0x4bdecfa9, 0xf6bb4b60, 0xbebfbc70, 0x289b7ec6, 0xeaa127fa,
+        0xd4ef3085, 0x04881d05, 0xd9d4d039, 0xe6db99e5, 0x1fa27cf8, 0xc4ac5665, 0xf4292244,
+        0x432aff97, 0xab9423a7, 0xfc93a039, 0x655b59c3, 0x8f0ccc92, 0xffeff47d, 0x85845dd1,
+        0x6fa87e4f, 0xfe2ce6e0, 0xa3014314, 0x4e0811a1, 0xf7537e82, 0xbd3af235, 0x2ad7d2bb,
+        0xeb86d391,
+    ];
     let mut message = data.to_vec();
     message.push(0x80);
     while message.len() % 64 != 56 {
@@ -761,7 +773,7 @@ fn md5(data: &[u8]) -> [u8; 16] {
                 2 => (b ^ c ^ d, (3 * i + 5) % 16),
                 _ => (c ^ (b | !d), (7 * i) % 16),
             };
-            let f = f.wrapping_add(a).wrapping_add(k(i)).wrapping_add(word(g));
+            let f = f.wrapping_add(a).wrapping_add(K[i]).wrapping_add(word(g));
             (a, d, c) = (d, c, b);
             b = b.wrapping_add(f.rotate_left(SHIFTS[i / 16][i % 4]));
         }
