@@ -8,6 +8,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+#[cfg(target_os = "linux")]
 use crate::common::link::DelayLink;
 use crate::common::sshd::Sshd;
 use crate::common::*;
@@ -462,6 +463,7 @@ fn the_password_is_never_on_the_remote_command_line_environment_or_journal() {
 }
 
 /// `rcon --ssh ... --remote` through `link` (a [`DelayLink`] in front of `sshd`).
+#[cfg(target_os = "linux")]
 fn rcon_via(link: &DelayLink, sshd: &Sshd, home: &Path, rcon_port: u16) -> Command {
     let mut cmd = rcon_in(home);
     let dest = format!("{}@127.0.0.1:{}", sshd.user, link.port);
@@ -487,9 +489,11 @@ fn rcon_via(link: &DelayLink, sshd: &Sshd, home: &Path, rcon_port: u16) -> Comma
 }
 
 /// A 50 ms round trip (25 ms each way), as in issue 39.
+#[cfg(target_os = "linux")]
 const ONE_WAY: Duration = Duration::from_millis(25);
 
 /// The number after `key` in `text` (`F:12-40` gives 12 and 40 for `F:`).
+#[cfg(target_os = "linux")]
 fn range_after(text: &str, key: &str) -> (usize, usize) {
     let at = text
         .find(key)
@@ -505,6 +509,7 @@ fn range_after(text: &str, key: &str) -> (usize, usize) {
 
 /// What each line printed, in order: `echo line N` answers `line N` (text), and a `--json`
 /// record names its command.
+#[cfg(target_os = "linux")]
 fn printed(out: &str, json: bool) -> Vec<String> {
     if !json {
         return out.lines().map(|l| format!("echo {l}")).collect();
