@@ -880,14 +880,21 @@ pub fn ascii_text(n: usize) -> String {
 /// The commands the practice server knows, for `help` and documentation.
 pub const BUILTINS: &str = "echo TEXT | echoln TEXT | chars N | ascii N | lines N | sleep MS | drop N | help | stop, and vanilla's server commands: list, say, msg, seed, save-all, save-on, save-off, whitelist, op, deop, kick, ban, ban-ip, banlist, pardon, pardon-ip, time, weather, gamerule, difficulty, setidletimeout, tp";
 
-/// The text the practice server answers `command` with while `players` are online, and whether
-/// the command stops the server: the one command table, also behind the practice management
-/// server's command methods (`crate::mgmt::practice`), so both answer alike.
-pub fn answer(command: &str, players: &[String]) -> (String, bool) {
-    let state = ServerState::default();
-    state.game.lock().expect("game lock").online = players.to_vec();
-    let (text, after) = respond(command, &state);
-    (text, matches!(after, After::StopServer))
+/// The practice server's command table and game state for another front end (the practice
+/// management server's command methods, `crate::mgmt::practice`): commands answer alike over
+/// both protocols, and what one changes (the whitelist, operators, the time, ...) the next one
+/// sees, as on the RCON practice server and a real one.
+#[derive(Default)]
+pub struct PracticeGame(ServerState);
+
+impl PracticeGame {
+    /// The text `command` is answered with while `players` are online, and whether it stops
+    /// the server.
+    pub fn answer(&self, command: &str, players: &[String]) -> (String, bool) {
+        self.0.game.lock().expect("game lock").online = players.to_vec();
+        let (text, after) = respond(command, &self.0);
+        (text, matches!(after, After::StopServer))
+    }
 }
 
 /// The names of the commands the practice server lists in `help` and runs itself, sorted:

@@ -74,6 +74,55 @@ fn same(
     want
 }
 
+/// What one console command changes, the next one sees, as on the RCON practice server and a
+/// real one: in two runs, `whitelist add` then `whitelist list` (and `op`, `time`) answer as
+/// over RCON (each management server keeps its game across connections).
+#[test]
+fn a_command_sees_what_an_earlier_one_changed() {
+    let tls = mgmt::tls();
+    let home = common::home();
+    for mods in PLAYS {
+        // Both servers start empty each round.
+        let rcon = common::strict_vanilla();
+        let server = mgmt_server(&tls, mods);
+        let none = |_: &mut Command| {};
+        let args = [
+            "-c",
+            "whitelist add Steve",
+            "-c",
+            "op Alex",
+            "-c",
+            "time set 1234",
+        ];
+        same(&rcon, &server, &tls, home.path(), &args, none);
+        let (code, out, _) = same(
+            &rcon,
+            &server,
+            &tls,
+            home.path(),
+            &[
+                "-c",
+                "whitelist list",
+                "-c",
+                "op Alex",
+                "-c",
+                "time query daytime",
+            ],
+            none,
+        );
+        assert_eq!(code, Some(0), "{mods:?}");
+        assert!(
+            out.contains("There are 1 whitelisted player(s): Steve"),
+            "{mods:?}: {out}"
+        );
+        assert!(
+            out.contains("Nothing changed. The player already is an operator"),
+            "{mods:?}: {out}"
+        );
+        assert!(out.contains("The time is 1234"), "{mods:?}: {out}");
+    }
+}
+
 #[test]
 fn one_shot_and_c_commands_run_as_over_rcon() {
     let tls = mgmt::tls();

@@ -116,6 +116,8 @@ struct Hub {
     state: Mutex<world::World>,
     /// The console commands the mods' methods ran, in order.
     commands: Mutex<Vec<String>>,
+    /// What they changed, kept from one command to the next.
+    game: crate::practice::PracticeGame,
     clients: Mutex<Vec<Sender<String>>>,
     stop: AtomicBool,
     config: MgmtPracticeConfig,
@@ -129,6 +131,7 @@ impl Hub {
         Hub {
             state: Mutex::new(world::World::default()),
             commands: Mutex::new(Vec::new()),
+            game: crate::practice::PracticeGame::default(),
             clients: Mutex::new(Vec::new()),
             stop: AtomicBool::new(false),
             config: MgmtPracticeConfig {
@@ -177,6 +180,7 @@ impl MgmtPracticeServer {
         let shared = Arc::new(Hub {
             state: Mutex::new(world::World::default()),
             commands: Mutex::new(Vec::new()),
+            game: crate::practice::PracticeGame::default(),
             clients: Mutex::new(Vec::new()),
             stop: AtomicBool::new(false),
             config,

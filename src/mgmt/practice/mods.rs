@@ -10,7 +10,7 @@
 //!   message, throwable}`) for each console log line.
 //!
 //! The commands are answered from the RCON practice server's one command table
-//! ([`crate::practice::answer`]), so a command gets the same answer over either protocol.
+//! ([`crate::practice::PracticeGame`]), so a command gets the same answer over either protocol.
 
 use serde_json::{Value, json};
 
@@ -179,7 +179,7 @@ fn run(hub: &Hub, command: &str) -> String {
         .iter()
         .filter_map(|p| p["name"].as_str().map(str::to_string))
         .collect();
-    let (answer, stops) = crate::practice::answer(command, &online);
+    let (answer, stops) = hub.game.answer(command, &online);
     if let Some(text) = command.strip_prefix("say ") {
         hub.log("INFO", &format!("[Server] {text}"));
     }
