@@ -624,16 +624,7 @@ mod tests {
                 .collect();
             assert_eq!(
                 headings,
-                [
-                    "Connection:",
-                    "Commands:",
-                    "Output:",
-                    "Several servers:",
-                    "Live and timed:",
-                    "Management:",
-                    "Practice:",
-                    "Status:",
-                ],
+                crate::app::resolve::args::tests::HELP_HEADINGS,
                 "at {width} columns"
             );
             // An entry starts at column 2 (`-x, --long` or `[COMMAND]`) or 6 (`--long`); a

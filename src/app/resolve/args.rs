@@ -943,7 +943,7 @@ impl Personality {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use clap::CommandFactory;
 
@@ -956,18 +956,22 @@ mod tests {
     /// fields happened to be written. clap puts a heading where its first argument is
     /// declared, so the fields above are grouped by heading in this order. Issue 41: these
     /// eight only (the README's promise), no `Arguments:` or `Options:` before them.
+    /// The eight headings of `-h` and `--help`, in order (README: "one line each under eight
+    /// headings").
+    pub(crate) const HELP_HEADINGS: [&str; 8] = [
+        "Connection:",
+        "Commands:",
+        "Output:",
+        "Several servers:",
+        "Live and timed:",
+        "Management:",
+        "Practice:",
+        "Status:",
+    ];
+
     #[test]
     fn help_headings_in_the_issues_order() {
-        const ORDER: [&str; 8] = [
-            "Connection:",
-            "Commands:",
-            "Output:",
-            "Several servers:",
-            "Live and timed:",
-            "Management:",
-            "Practice:",
-            "Status:",
-        ];
+        const ORDER: [&str; 8] = HELP_HEADINGS;
         let mut cmd = Args::command().term_width(100);
         for (which, help) in [
             ("-h", short_help(Some(100))),
