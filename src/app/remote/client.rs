@@ -636,35 +636,9 @@ impl Starter {
 
     /// The link was lost: a shared SSH connection (docs/ssh.md) may be the part that died (a
     /// link gone silent leaves its master waiting on a dead TCP connection), and a resume or a
-    /// `--retry` that went through it would wait on it too. Its master is told to exit
-    /// (`ssh -O exit`, over its local control socket), so the next start opens a new one.
-    /// Nothing to do without sharing; a master already gone is no error.
+    /// `--retry` through it would wait on it too: its master is told to exit.
     pub fn drop_shared_connection(&self) {
-        let shared = self
-            .base
-            .iter()
-            .any(|a| a.to_str().is_some_and(|a| a.starts_with("ControlPath=")));
-        let Some(at) = self.base.iter().position(|a| a == "--").filter(|_| shared) else {
-            return;
-        };
-        let mut argv = self.base.clone();
-        argv.splice(at..at, ["-O".into(), "exit".into()]);
-        let Ok(mut child) = Command::new(&argv[0])
-            .args(&argv[1..])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-        else {
-            return;
-        };
-        // A local request: it answers at once; bounded all the same.
-        let until = Instant::now() + Duration::from_secs(5);
-        while matches!(child.try_wait(), Ok(None)) && Instant::now() < until {
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        let _ = child.kill();
-        let _ = child.wait();
+        crate::app::resolve::ssh_sharing::stop_master(&self.base);
     }
 
     /// Starts ssh and the remote side and checks the versions; copies this rcon there first

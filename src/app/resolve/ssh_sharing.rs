@@ -21,6 +21,39 @@ pub fn options(destination: &str, user_options: &[String]) -> Vec<String> {
     }
 }
 
+/// Tells the master of the shared connection that `ssh_argv` (an ssh command line with its
+/// `-o` options, ending `-- HOST`) goes through to exit (`ssh -O exit`, over its local control
+/// socket, answered at once even when its TCP connection is dead), so the next ssh opens a new
+/// connection. Nothing to do when the command line shares nothing; a master already gone is no
+/// error.
+pub fn stop_master(ssh_argv: &[std::ffi::OsString]) {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let shared = ssh_argv
+        .iter()
+        .any(|a| a.to_str().is_some_and(|a| a.starts_with("ControlPath=")));
+    let Some(at) = ssh_argv.iter().position(|a| a == "--").filter(|_| shared) else {
+        return;
+    };
+    let mut argv = ssh_argv.to_vec();
+    argv.splice(at..at, ["-O".into(), "exit".into()]);
+    let Ok(mut child) = Command::new(&argv[0])
+        .args(&argv[1..])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+    else {
+        return;
+    };
+    let until = Instant::now() + Duration::from_secs(5);
+    while matches!(child.try_wait(), Ok(None)) && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
 #[cfg(unix)]
 mod unix {
     use std::os::unix::fs::{DirBuilderExt, MetadataExt};
