@@ -10,13 +10,17 @@ static ALLOCATOR: dlmalloc::GlobalDlmalloc = dlmalloc::GlobalDlmalloc;
 
 use std::process::ExitCode;
 
-use app::exit::{Exit, exit_for};
+use app::exit::{EarlyExit, Exit, exit_for};
 
 fn main() -> ExitCode {
     let exit = match app::run() {
         Ok(exit) => exit,
         Err(err) if app::print::output::is_broken_pipe(&err) => Exit::Success,
         Err(err) => {
+            // Help, version, Ctrl-C at the prompt: said already, and the status is final.
+            if let Some(exit) = EarlyExit::of(&err) {
+                return exit.code();
+            }
             app::print::stderr!("rcon: error: {err:#}");
             exit_for(&err)
         }

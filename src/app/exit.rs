@@ -141,6 +141,34 @@ pub fn fail(exit: Exit, message: impl Into<String>) -> anyhow::Error {
     })
 }
 
+/// The run ended early and has said all it had to (help, version, Ctrl-C at the password
+/// prompt): `main` ends the process with this status as it is, printing nothing more. Returned
+/// as an error so that it travels out through `?` from wherever it happens.
+#[derive(Debug)]
+pub struct EarlyExit(pub Exit);
+
+impl std::fmt::Display for EarlyExit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ended early with status {}", self.0 as u8)
+    }
+}
+
+impl std::error::Error for EarlyExit {}
+
+impl EarlyExit {
+    /// Builds one as an `anyhow::Error`.
+    pub fn error(exit: Exit) -> anyhow::Error {
+        anyhow::Error::new(EarlyExit(exit))
+    }
+
+    /// The status of an early end anywhere in the chain of `err`.
+    pub fn of(err: &anyhow::Error) -> Option<Exit> {
+        err.chain()
+            .find_map(|c| c.downcast_ref::<EarlyExit>())
+            .map(|e| e.0)
+    }
+}
+
 /// The exit status for any error chain: a [`Fail`] or library error anywhere in it decides.
 pub fn exit_for(err: &anyhow::Error) -> Exit {
     for cause in err.chain() {

@@ -32,7 +32,7 @@ use source::follow;
 
 /// Runs the program; the returned status is the process's exit code.
 pub fn run() -> anyhow::Result<Exit> {
-    let plan = plan::resolve(plan::parse())?;
+    let plan = plan::resolve(plan::parse()?)?;
     rconsole::consoles::set_tuning(plan.tuning);
     match plan.mode {
         Mode::Practice(p) => practice::serve(&p),

@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use clap::{CommandFactory, FromArgMatches};
 
-use crate::app::compat::{self, Personality, Stop, Tweaks};
-use crate::app::exit::{Exit, fail};
+use crate::app::compat::{self, Halt, Personality, Tweaks};
+use crate::app::exit::{EarlyExit, Exit, fail};
 use crate::app::print::output::{self, Printer, Style};
 use crate::app::print::stderr;
 use crate::app::resolve::args::Args;
@@ -238,32 +238,31 @@ pub struct Parsed {
 
 /// Parses argv, also reporting where each value came from (flag or environment variable). Run
 /// as `mcrcon` or `rcon-cli` (or `rcon --compat NAME`), that program's command line is
-/// translated first.
-pub fn parse() -> Parsed {
+/// translated first. Help and version are printed here and come back as an [`EarlyExit`].
+pub fn parse() -> anyhow::Result<Parsed> {
     let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if let Some((personality, start)) = compat::invoked(&argv) {
         return parse_personality(personality, &argv[start..]);
     }
     let mut command = Args::command();
-    let mut matches = command.try_get_matches_from_mut(&argv).unwrap_or_else(|e| {
+    let mut matches = command.try_get_matches_from_mut(&argv).map_err(|e| {
         let blamed = from_environment(&command, &e, &argv);
         let hint = looks_like_mcrcon(&argv).then_some(
             "these look like mcrcon's options: `rcon --compat mcrcon ...` reads them, and \
              `rcon --install-links DIR` makes an mcrcon that does",
         );
-        usage_exit(e, blamed, hint)
-    });
+        usage_error(e, blamed, hint)
+    })?;
     let origins = Origins::from_matches(&command, &matches);
     // The `_mut` form takes the values instead of cloning every match first.
-    let args =
-        Args::from_arg_matches_mut(&mut matches).unwrap_or_else(|e| usage_exit(e, None, None));
+    let args = Args::from_arg_matches_mut(&mut matches).map_err(|e| usage_error(e, None, None))?;
     keep_for_the_process(command);
-    Parsed {
+    Ok(Parsed {
         args,
         origins,
         compat: None,
         double_dash: argv.iter().skip(1).any(|a| a == "--"),
-    }
+    })
 }
 
 /// The parser is built once and needed until the arguments are read; freeing its ~80 arguments
@@ -286,38 +285,37 @@ fn looks_like_mcrcon(argv: &[std::ffi::OsString]) -> bool {
     })
 }
 
-/// A personality's arguments through [`compat::translate`], then clap as rcon's. Its own help,
-/// version and errors end the process here.
-fn parse_personality(personality: Personality, rest: &[std::ffi::OsString]) -> Parsed {
+/// A personality's arguments through [`compat::translate`], then clap as rcon's. Its own help
+/// and version come back as an [`EarlyExit`], its errors as usage errors.
+fn parse_personality(
+    personality: Personality,
+    rest: &[std::ffi::OsString],
+) -> anyhow::Result<Parsed> {
     let translation = match compat::translate(personality, rest, &compat::Env::process()) {
         Ok(t) => t,
-        Err(Stop::Print(text)) => {
+        Err(Halt::Print(text)) => {
             let _ = output::print_text(&text);
-            std::process::exit(0);
+            return Err(EarlyExit::error(Exit::Success));
         }
-        Err(Stop::Fail(message)) => {
-            stderr!("rcon: error: {message}");
-            std::process::exit(compat::status(Exit::Usage) as i32);
-        }
+        Err(Halt::Fail(message)) => return Err(fail(Exit::Usage, message)),
     };
     // Only the personality's own variables count (the translation read them): none of rcon's.
     let mut command = Args::command().mut_args(|a| a.env(None::<&'static str>));
     let mut matches = command
         .try_get_matches_from_mut(&translation.argv)
-        .unwrap_or_else(|e| usage_exit(e, None, None));
+        .map_err(|e| usage_error(e, None, None))?;
     let mut origins = Origins::from_matches(&command, &matches);
     for (id, source) in translation.origins {
         origins.set(id, source);
     }
-    let args =
-        Args::from_arg_matches_mut(&mut matches).unwrap_or_else(|e| usage_exit(e, None, None));
+    let args = Args::from_arg_matches_mut(&mut matches).map_err(|e| usage_error(e, None, None))?;
     keep_for_the_process(command);
-    Parsed {
+    Ok(Parsed {
         args,
         origins,
         compat: Some(translation.tweaks),
         double_dash: translation.argv.iter().any(|a| a == "--"),
-    }
+    })
 }
 
 /// When a bad value came from an environment variable, not argv: the clap name of the
@@ -347,10 +345,15 @@ fn from_environment(
     (!on_argv).then(|| (shown.clone(), var))
 }
 
-/// Ends the process for a command-line error: `--help` and `--version` print as clap does;
-/// anything else is one line on stderr and exit status 2. `blamed`: the argument's clap name
-/// and the environment variable its bad value came from; `hint`: a last word of advice.
-fn usage_exit(e: clap::Error, blamed: Option<(String, String)>, hint: Option<&str>) -> ! {
+/// A command-line error as the run's end: `--help` and `--version` print as clap does and
+/// come back as an [`EarlyExit`]; anything else is a usage error of one line (exit status 2).
+/// `blamed`: the argument's clap name and the environment variable its bad value came from;
+/// `hint`: a last word of advice.
+fn usage_error(
+    e: clap::Error,
+    blamed: Option<(String, String)>,
+    hint: Option<&str>,
+) -> anyhow::Error {
     use clap::error::ErrorKind;
     // `-h` is the short list of its own rendering; `--help` (also with `-h`) clap's long one.
     let long = std::env::args_os()
@@ -358,7 +361,7 @@ fn usage_exit(e: clap::Error, blamed: Option<(String, String)>, hint: Option<&st
         .any(|a| a == "--help");
     if e.kind() == ErrorKind::DisplayHelp && !long {
         let _ = output::print_text(&crate::app::resolve::args::short_help(None));
-        std::process::exit(0);
+        return EarlyExit::error(Exit::Success);
     }
     if matches!(
         e.kind(),
@@ -366,7 +369,14 @@ fn usage_exit(e: clap::Error, blamed: Option<(String, String)>, hint: Option<&st
             | ErrorKind::DisplayVersion
             | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
     ) {
-        e.exit();
+        // What `clap::Error::exit` would do, but returned: stdout and status 0, or stderr and 2.
+        let _ = e.print();
+        let exit = if e.use_stderr() {
+            Exit::Usage
+        } else {
+            Exit::Success
+        };
+        return EarlyExit::error(exit);
     }
     let mut line = one_line(&e.to_string());
     if let Some((shown, var)) = blamed {
@@ -379,8 +389,7 @@ fn usage_exit(e: clap::Error, blamed: Option<(String, String)>, hint: Option<&st
         line.push_str("; ");
         line.push_str(hint);
     }
-    stderr!("rcon: error: {line}");
-    std::process::exit(compat::status(Exit::Usage) as i32);
+    fail(Exit::Usage, line)
 }
 
 /// clap's error text (message, tip, usage) as one line: the message and the tip.

@@ -8,7 +8,7 @@ use std::process::Stdio;
 
 use rconsole::Password;
 
-use crate::app::exit::{Exit, fail};
+use crate::app::exit::{EarlyExit, Exit, fail};
 use crate::app::print::stderr;
 use crate::app::resolve::args::Personality;
 
@@ -170,7 +170,7 @@ fn prompt(target: &str) -> anyhow::Result<Password> {
             // Ctrl-C at the prompt (the terminal is in raw mode, so it arrives as input): end
             // as the shell reports an interrupt.
             stderr!();
-            std::process::exit(130)
+            Err(EarlyExit::error(Exit::Interrupted))
         }
         // Ctrl-D at the prompt: the user chose to give none.
         Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
