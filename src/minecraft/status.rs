@@ -76,7 +76,7 @@ pub enum StatusError {
 
 /// One frame of the game protocol: packet id and data.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Frame<'a> {
+pub struct StatusFrame<'a> {
     /// Packet id.
     pub id: i32,
     /// The bytes after the id.
@@ -131,7 +131,10 @@ pub fn status_opening(host: &str, port: u16) -> Vec<u8> {
 
 /// Decodes the frame at the start of `buf`: the frame and the bytes it used, or `Ok(None)` when
 /// more are needed. Lengths over `max` fail before anything is buffered for them.
-pub fn decode_frame(buf: &[u8], max: usize) -> Result<Option<(Frame<'_>, usize)>, StatusError> {
+pub fn decode_frame(
+    buf: &[u8],
+    max: usize,
+) -> Result<Option<(StatusFrame<'_>, usize)>, StatusError> {
     let Some((len, head)) = decode_varint(buf)? else {
         return Ok(None);
     };
@@ -153,7 +156,7 @@ pub fn decode_frame(buf: &[u8], max: usize) -> Result<Option<(Frame<'_>, usize)>
         return Err(StatusError::BadFrameLength { len: len as i32 });
     };
     Ok(Some((
-        Frame {
+        StatusFrame {
             id,
             data: &body[id_len..],
         },
@@ -162,7 +165,7 @@ pub fn decode_frame(buf: &[u8], max: usize) -> Result<Option<(Frame<'_>, usize)>
 }
 
 /// The JSON text of a status response frame (id 0).
-pub fn parse_status_response(frame: &Frame<'_>) -> Result<String, StatusError> {
+pub fn parse_status_response(frame: &StatusFrame<'_>) -> Result<String, StatusError> {
     if frame.id != 0 {
         return Err(StatusError::UnexpectedPacket {
             got: frame.id,
@@ -178,7 +181,7 @@ pub fn parse_status_response(frame: &Frame<'_>) -> Result<String, StatusError> {
 }
 
 /// The payload of a pong frame (id 1).
-pub fn parse_pong(frame: &Frame<'_>) -> Result<i64, StatusError> {
+pub fn parse_pong(frame: &StatusFrame<'_>) -> Result<i64, StatusError> {
     if frame.id != 1 {
         return Err(StatusError::UnexpectedPacket {
             got: frame.id,
@@ -614,7 +617,7 @@ mod tests {
     #[test]
     fn bad_status_payloads() {
         // String length past the frame.
-        let frame = Frame {
+        let frame = StatusFrame {
             id: 0,
             data: &[0x05, b'{', b'}'],
         };
@@ -622,12 +625,12 @@ mod tests {
             parse_status_response(&frame),
             Err(StatusError::BadString { len: 5 })
         );
-        let frame = Frame {
+        let frame = StatusFrame {
             id: 0,
             data: &[0x02, 0xff, 0xfe],
         };
         assert_eq!(parse_status_response(&frame), Err(StatusError::NotUtf8));
-        let frame = Frame { id: 3, data: &[] };
+        let frame = StatusFrame { id: 3, data: &[] };
         assert!(matches!(
             parse_status_response(&frame),
             Err(StatusError::UnexpectedPacket { got: 3, .. })
@@ -641,7 +644,7 @@ mod tests {
             Err(StatusError::Json(_))
         ));
         assert_eq!(
-            parse_pong(&Frame { id: 1, data: &[1] }),
+            parse_pong(&StatusFrame { id: 1, data: &[1] }),
             Err(StatusError::BadPong { len: 1 })
         );
         // Minimal JSON: everything optional.

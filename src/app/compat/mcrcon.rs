@@ -3,7 +3,7 @@
 //! them), every other argument one command, and `MCRCON_HOST`, `MCRCON_PORT`, `MCRCON_PASS`
 //! under the options.
 
-use super::{Env, Halt, RconArgv, Source, Translation, Tweaks, from_env, port_number};
+use super::{Env, RconArgv, Source, Translation, TranslationEnd, Tweaks, from_env, port_number};
 
 /// mcrcon's longest `-w` (seconds).
 const MAX_WAIT_SECONDS: i64 = 600;
@@ -36,7 +36,7 @@ Example:
 ";
 
 /// Translates mcrcon's arguments.
-pub(super) fn translate(args: &[String], env: &Env) -> Result<Translation, Halt> {
+pub(super) fn translate(args: &[String], env: &Env) -> Result<Translation, TranslationEnd> {
     let mut host = None;
     let mut port = None;
     let mut password = None;
@@ -58,7 +58,7 @@ pub(super) fn translate(args: &[String], env: &Env) -> Result<Translation, Halt>
             continue;
         }
         if arg.starts_with("--") {
-            return Err(Halt::Fail(format!(
+            return Err(TranslationEnd::Fail(format!(
                 "mcrcon has no long options such as '{arg}' (mcrcon -h lists its options)"
             )));
         }
@@ -69,14 +69,14 @@ pub(super) fn translate(args: &[String], env: &Env) -> Result<Translation, Halt>
                 'r' => raw = true,
                 's' => silent = true,
                 't' => terminal = true,
-                'h' => return Err(Halt::Print(USAGE.to_string())),
-                'v' => return Err(Halt::Print(version())),
+                'h' => return Err(TranslationEnd::Print(USAGE.to_string())),
+                'v' => return Err(TranslationEnd::Print(version())),
                 'H' | 'P' | 'p' | 'w' => {
                     // The value is the rest of the cluster, else the next argument.
                     let glued = &cluster[at + 1..];
                     let value = if glued.is_empty() {
                         let next = args.get(i).ok_or_else(|| {
-                            Halt::Fail(format!("mcrcon option -{letter} needs a value"))
+                            TranslationEnd::Fail(format!("mcrcon option -{letter} needs a value"))
                         })?;
                         i += 1;
                         next.clone()
@@ -93,7 +93,7 @@ pub(super) fn translate(args: &[String], env: &Env) -> Result<Translation, Halt>
                     break;
                 }
                 other => {
-                    return Err(Halt::Fail(format!(
+                    return Err(TranslationEnd::Fail(format!(
                         "mcrcon has no option -{other} (mcrcon -h lists them)"
                     )));
                 }
@@ -145,20 +145,20 @@ pub(super) fn translate(args: &[String], env: &Env) -> Result<Translation, Halt>
 }
 
 /// `-w`: whole seconds from 1 to 600, read as C's `strtol` does (leading digits; `5s` is 5).
-fn wait_seconds(text: &str) -> Result<i64, Halt> {
+fn wait_seconds(text: &str) -> Result<i64, TranslationEnd> {
     let t = text.trim_start();
     let sign_len = usize::from(t.starts_with(['+', '-']));
     let digits = t[sign_len..]
         .find(|c: char| !c.is_ascii_digit())
         .unwrap_or(t.len() - sign_len);
     if digits == 0 {
-        return Err(Halt::Fail(format!(
+        return Err(TranslationEnd::Fail(format!(
             "mcrcon -w: '{text}' is not a number of seconds"
         )));
     }
     let value = t[..sign_len + digits].parse::<i64>().unwrap_or(i64::MAX);
     if !(1..=MAX_WAIT_SECONDS).contains(&value) {
-        return Err(Halt::Fail(format!(
+        return Err(TranslationEnd::Fail(format!(
             "mcrcon -w: {} is out of range (1 to {MAX_WAIT_SECONDS} seconds)",
             &t[..sign_len + digits]
         )));
@@ -202,7 +202,7 @@ mod tests {
     fn fails(args: &[&str]) -> String {
         let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
         match translate(&args, &env_of(&[])) {
-            Err(Halt::Fail(m)) => m,
+            Err(TranslationEnd::Fail(m)) => m,
             other => panic!("{args:?}: {other:?}"),
         }
     }
@@ -310,7 +310,7 @@ mod tests {
         let vars: &[(&str, &str)] = &[("MCRCON_PORT", "nope")];
         assert!(matches!(
             translate(&args, &env_of(vars)),
-            Err(Halt::Fail(m)) if m.contains("MCRCON_PORT")
+            Err(TranslationEnd::Fail(m)) if m.contains("MCRCON_PORT")
         ));
     }
 
@@ -320,7 +320,7 @@ mod tests {
             let args = vec![flag.to_string()];
             assert!(matches!(
                 translate(&args, &env_of(&[])),
-                Err(Halt::Print(t)) if t.contains("mcrcon")
+                Err(TranslationEnd::Print(t)) if t.contains("mcrcon")
             ));
         }
     }
@@ -332,7 +332,7 @@ mod tests {
         let bad = std::ffi::OsString::from_vec(vec![0x66, 0xff]);
         assert!(matches!(
             super::super::translate(super::super::Personality::Mcrcon, &[bad], &env_of(&[])),
-            Err(Halt::Fail(_))
+            Err(TranslationEnd::Fail(_))
         ));
     }
 }

@@ -101,7 +101,7 @@ pub struct Translation {
 
 /// Why a translation ends the run before anything is sent.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Halt {
+pub enum TranslationEnd {
     /// `-h`, `-v`, `--help`: print this on stdout, exit 0.
     Print(String),
     /// A bad command line or value: print `rcon: error: MESSAGE`, exit 1.
@@ -136,12 +136,16 @@ impl Env<'_> {
 }
 
 /// Translates the personality's arguments (after the program name or `--compat NAME`).
-pub fn translate(p: Personality, args: &[OsString], env: &Env) -> Result<Translation, Halt> {
+pub fn translate(
+    p: Personality,
+    args: &[OsString],
+    env: &Env,
+) -> Result<Translation, TranslationEnd> {
     let args = args
         .iter()
         .map(|a| {
             a.to_str().map(str::to_string).ok_or_else(|| {
-                Halt::Fail(format!(
+                TranslationEnd::Fail(format!(
                     "{}: argument '{}' is not valid UTF-8",
                     p.name(),
                     a.to_string_lossy()
@@ -225,10 +229,10 @@ impl RconArgv {
 }
 
 /// A port number 1-65535, or a message naming `what` gave it.
-fn port_number(text: &str, what: &str) -> Result<u16, Halt> {
+fn port_number(text: &str, what: &str) -> Result<u16, TranslationEnd> {
     match text.trim().parse::<u16>() {
         Ok(p) if p > 0 => Ok(p),
-        _ => Err(Halt::Fail(format!(
+        _ => Err(TranslationEnd::Fail(format!(
             "{what}: '{text}' is not a port number (1-65535)"
         ))),
     }

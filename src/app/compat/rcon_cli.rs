@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{Env, Halt, RconArgv, Source, Translation, Tweaks, from_env, port_number};
+use super::{Env, RconArgv, Source, Translation, TranslationEnd, Tweaks, from_env, port_number};
 
 /// The line that ends rcon-cli's console or its piped input: it closes the session and is never
 /// sent (on a Source server `exit` would stop the server).
@@ -59,7 +59,7 @@ Any failure exits 1. rcon's own options: run it as rcon (rcon --help).
 ";
 
 /// Translates rcon-cli's arguments.
-pub(super) fn translate(args: &[String], env: &Env) -> Result<Translation, Halt> {
+pub(super) fn translate(args: &[String], env: &Env) -> Result<Translation, TranslationEnd> {
     let mut host = None;
     let mut port = None;
     let mut password = None;
@@ -79,7 +79,7 @@ pub(super) fn translate(args: &[String], env: &Env) -> Result<Translation, Halt>
             continue;
         }
         if arg == "-h" || arg == "--help" {
-            return Err(Halt::Print(USAGE.to_string()));
+            return Err(TranslationEnd::Print(USAGE.to_string()));
         }
         let (name, glued) = match arg.strip_prefix("--") {
             Some(rest) => match rest.split_once('=') {
@@ -92,7 +92,7 @@ pub(super) fn translate(args: &[String], env: &Env) -> Result<Translation, Halt>
             // Before the command an unknown flag is a mistake; after its first word rcon's rule
             // applies (`tp @p 0 -60 0`), where rcon-cli itself would refuse `-60`.
             if words.is_empty() {
-                return Err(Halt::Fail(format!(
+                return Err(TranslationEnd::Fail(format!(
                     "rcon-cli has no flag {arg} (rcon-cli --help lists them)"
                 )));
             }
@@ -102,9 +102,9 @@ pub(super) fn translate(args: &[String], env: &Env) -> Result<Translation, Halt>
         let value = match glued {
             Some(v) => v.to_string(),
             None => {
-                let next = args
-                    .get(i)
-                    .ok_or_else(|| Halt::Fail(format!("rcon-cli flag --{name} needs a value")))?;
+                let next = args.get(i).ok_or_else(|| {
+                    TranslationEnd::Fail(format!("rcon-cli flag --{name} needs a value"))
+                })?;
                 i += 1;
                 next.clone()
             }
@@ -175,7 +175,7 @@ impl ConfigFile {
     /// Reads and parses `path` by its extension, as viper does: YAML (also with none), JSON,
     /// TOML, or `key=value` lines for `.env` and `.dotenv`. viper's other formats (properties,
     /// HCL, INI) are refused: rcon-cli's viper no longer reads them either.
-    fn read(path: &Path) -> Result<ConfigFile, Halt> {
+    fn read(path: &Path) -> Result<ConfigFile, TranslationEnd> {
         let shown = path.display();
         // Go's `filepath.Ext`: from the name's last dot on, so `.env` alone is a .env file.
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
@@ -186,16 +186,18 @@ impl ConfigFile {
             Some("toml") => toml_pairs,
             Some("env" | "dotenv") => dotenv_pairs,
             Some(_) => {
-                return Err(Halt::Fail(format!(
+                return Err(TranslationEnd::Fail(format!(
                     "rcon-cli config {shown}: only YAML, JSON, TOML and .env files are read"
                 )));
             }
         };
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| Halt::Fail(format!("cannot read rcon-cli config {shown}: {e}")))?;
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            TranslationEnd::Fail(format!("cannot read rcon-cli config {shown}: {e}"))
+        })?;
         let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-        let keys = parse(text)
-            .map_err(|(line, why)| Halt::Fail(format!("rcon-cli config {shown}:{line}: {why}")))?;
+        let keys = parse(text).map_err(|(line, why)| {
+            TranslationEnd::Fail(format!("rcon-cli config {shown}:{line}: {why}"))
+        })?;
         Ok(ConfigFile {
             path: path.to_path_buf(),
             keys,
@@ -533,7 +535,7 @@ mod tests {
         let args = vec!["list".to_string()];
         let env = env_with(&[], Some(dir.path().into()));
         assert!(
-            matches!(translate(&args, &env), Err(Halt::Fail(m)) if m.contains(".rcon-cli.hcl"))
+            matches!(translate(&args, &env), Err(TranslationEnd::Fail(m)) if m.contains(".rcon-cli.hcl"))
         );
     }
 
@@ -566,15 +568,21 @@ mod tests {
         std::fs::write(&bad, "rcon:\n  host: nested\n").unwrap();
         let args = vec!["--config".to_string(), bad.to_str().unwrap().to_string()];
         let env = env_with(&[], None);
-        assert!(matches!(translate(&args, &env), Err(Halt::Fail(m)) if m.contains("c.yaml:2")));
+        assert!(
+            matches!(translate(&args, &env), Err(TranslationEnd::Fail(m)) if m.contains("c.yaml:2"))
+        );
         let missing = vec!["--config=/no/such/file.yaml".to_string()];
         assert!(
-            matches!(translate(&missing, &env), Err(Halt::Fail(m)) if m.contains("cannot read"))
+            matches!(translate(&missing, &env), Err(TranslationEnd::Fail(m)) if m.contains("cannot read"))
         );
         let ini = vec!["--config=x.ini".to_string()];
-        assert!(matches!(translate(&ini, &env), Err(Halt::Fail(m)) if m.contains("only YAML")));
+        assert!(
+            matches!(translate(&ini, &env), Err(TranslationEnd::Fail(m)) if m.contains("only YAML"))
+        );
         std::fs::write(&bad, "port: abc\n").unwrap();
-        assert!(matches!(translate(&args, &env), Err(Halt::Fail(m)) if m.contains("c.yaml:1")));
+        assert!(
+            matches!(translate(&args, &env), Err(TranslationEnd::Fail(m)) if m.contains("c.yaml:1"))
+        );
     }
 
     #[test]
@@ -600,7 +608,7 @@ mod tests {
         let fail = |args: &[&str]| {
             let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
             match translate(&args, &env_with(&[], None)) {
-                Err(Halt::Fail(m)) => m,
+                Err(TranslationEnd::Fail(m)) => m,
                 other => panic!("{other:?}"),
             }
         };

@@ -1060,7 +1060,7 @@ fn run_commands(session: MgmtSession, rcon: SessionPlan) -> anyhow::Result<Exit>
     let first =
         MgmtRemote::new(client, schema, std::sync::Arc::clone(&reconnect)).map_err(error)?;
     let first = std::sync::Mutex::new(Some(first));
-    let opener: crate::app::runner::session::Opener = std::sync::Arc::new(move || {
+    let opener: crate::app::runner::session::RemoteOpener = std::sync::Arc::new(move || {
         let first = first.lock().ok().and_then(|mut f| f.take());
         let remote = match first {
             Some(r) => r,

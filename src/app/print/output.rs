@@ -122,7 +122,7 @@ pub fn json_record<'a>(
 
 /// One `--follow` event, as the sink prints it.
 #[derive(Debug)]
-pub struct Event<'a> {
+pub struct EventRecord<'a> {
     /// The server (profile name or address).
     pub server: &'a str,
     /// `joined`, `left`, `message`, a notification's path...
@@ -139,7 +139,7 @@ pub struct Event<'a> {
 
 /// The event's JSON record ([`super::json`]) as one line without its newline, stamped `now`:
 /// what JSON style prints and what `--exec` is handed.
-pub fn event_json(e: &Event<'_>, now: SystemTime) -> String {
+pub fn event_json(e: &EventRecord<'_>, now: SystemTime) -> String {
     let time = super::json::utc_millis(now);
     let mut record = super::json::JsonRecord::event(time, e.server, e.kind, e.text.unwrap_or(""));
     record.player = e.player;
@@ -287,7 +287,7 @@ impl Printer {
 
     /// Prints one `--follow` event that happened at `now`: its JSON record in JSON style, else
     /// `TIME KIND PLAYER` (or the message's text), after `[server]` with `label`.
-    pub fn event(&mut self, e: &Event<'_>, now: SystemTime, label: bool) -> io::Result<()> {
+    pub fn event(&mut self, e: &EventRecord<'_>, now: SystemTime, label: bool) -> io::Result<()> {
         let mut line = if self.style == Style::Json {
             event_json(e, now)
         } else {

@@ -17,7 +17,7 @@ use crate::app::remote::client::{Event, Link, StartError, Starter, exit_from_cod
 use crate::app::remote::proto::Frame;
 use crate::app::resolve::plan::SessionPlan;
 use crate::app::resolve::settings::Settings;
-use crate::app::runner::session::Opener;
+use crate::app::runner::session::RemoteOpener;
 
 /// Opens a remote side for one server of a fan-out, keeping the failure's exit status (a
 /// missing or too old remote rcon is exit 10 there too, as with one server).
@@ -285,7 +285,7 @@ impl Remote for RemoteSession {
     }
 }
 
-/// An [`Opener`] for `starter`; `first`, when given, is handed out by the first call (a
+/// An [`RemoteOpener`] for `starter`; `first`, when given, is handed out by the first call (a
 /// session opened before, so that its failure kept its exit status).
 fn opener_for(
     starter: Arc<Starter>,
@@ -293,7 +293,7 @@ fn opener_for(
     max: usize,
     timeout: Duration,
     first: Option<RemoteSession>,
-) -> Opener {
+) -> RemoteOpener {
     let first = Mutex::new(first);
     Arc::new(move || {
         if let Some(session) = first.lock().expect("first").take() {
@@ -308,7 +308,7 @@ fn opener_for(
 /// `--remote` for the console (src/app/runner/single.rs): the session's connections are remote
 /// sides over ssh, one command at a time. The first is opened now, so that a missing remote
 /// program is exit 10 with what to install, before the prompt.
-pub fn session_opener(plan: &SessionPlan, password: &str) -> anyhow::Result<Opener> {
+pub fn session_opener(plan: &SessionPlan, password: &str) -> anyhow::Result<RemoteOpener> {
     let settings = &plan.settings;
     // The local session applies --delay and --keep-going; the remote side runs what it gets.
     let starter = Arc::new(Starter::new(

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use clap::{CommandFactory, FromArgMatches};
 
-use crate::app::compat::{self, Halt, Personality, Tweaks};
+use crate::app::compat::{self, Personality, TranslationEnd, Tweaks};
 use crate::app::exit::{EarlyExit, Exit, fail};
 use crate::app::print::output::{self, Printer, Style};
 use crate::app::print::stderr;
@@ -293,11 +293,11 @@ fn parse_personality(
 ) -> anyhow::Result<Parsed> {
     let translation = match compat::translate(personality, rest, &compat::Env::process()) {
         Ok(t) => t,
-        Err(Halt::Print(text)) => {
+        Err(TranslationEnd::Print(text)) => {
             let _ = output::print_text(&text);
             return Err(EarlyExit::error(Exit::Success));
         }
-        Err(Halt::Fail(message)) => return Err(fail(Exit::Usage, message)),
+        Err(TranslationEnd::Fail(message)) => return Err(fail(Exit::Usage, message)),
     };
     // Only the personality's own variables count (the translation read them): none of rcon's.
     let mut command = Args::command().mut_args(|a| a.env(None::<&'static str>));

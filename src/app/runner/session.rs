@@ -38,7 +38,7 @@ impl CommandOutcome {
 
 /// Opens a connection the way `--remote` does (rcon on the SSH host; shared by the session's
 /// reconnects and by fan-out).
-pub type Opener = Arc<dyn Fn() -> rconsole::Result<Box<dyn Remote>> + Send + Sync>;
+pub type RemoteOpener = Arc<dyn Fn() -> rconsole::Result<Box<dyn Remote>> + Send + Sync>;
 
 /// The text used for a parse error in records and messages.
 pub const PARSE_ERROR: &str = "the server could not parse the command (<--[HERE])";
@@ -103,7 +103,7 @@ pub struct Session {
     /// Where results go.
     pub printer: Printer,
     /// `--remote`: opens each connection instead of the connector (rcon on the SSH host).
-    pub opener: Option<Opener>,
+    pub opener: Option<RemoteOpener>,
 }
 
 impl Session {

@@ -32,7 +32,7 @@ pub struct Via {
     /// The server's name in the prompt and in `--json` records.
     pub name: String,
     /// Opens each connection.
-    pub opener: session::Opener,
+    pub opener: session::RemoteOpener,
 }
 
 /// Runs the session the plan describes.

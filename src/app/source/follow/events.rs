@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime};
 use serde_json::Value;
 
 use crate::app::print::json::{unix_secs, utc};
-use crate::app::print::output::{Event, Printer, Style, event_json};
+use crate::app::print::output::{EventRecord, Printer, Style, event_json};
 use crate::app::print::stderr;
 use crate::app::resolve::args::LogLevel;
 use crate::app::resolve::plan::FollowOptions;
@@ -140,8 +140,8 @@ impl Emitter {
 
 impl FollowEvent {
     /// The event as the sink prints it.
-    fn record(&self) -> Event<'_> {
-        Event {
+    fn record(&self) -> EventRecord<'_> {
+        EventRecord {
             server: &self.server,
             kind: &self.kind,
             player: self.player.as_deref(),

@@ -21,7 +21,7 @@ use crate::app::runner::fanout;
 use crate::app::runner::interrupt::{self, Signal, Stop};
 use crate::app::shared::{is_parse_error, is_stop_command};
 use crate::app::source::schedule::{
-    Board, Clock, Kind, Plan, Step, Timeline, Took, completed, count, left_out,
+    Board, Schedule, ScheduleClock, Step, StepKind, Timeline, Took, completed, count, left_out,
 };
 
 /// How long a server that waits for the others is asked again, at the latest (the waker asks
@@ -35,7 +35,7 @@ pub fn run(
     servers: Vec<fanout::Server>,
     commands: &[String],
 ) -> anyhow::Result<Exit> {
-    let plan = Plan::new(timing, commands);
+    let plan = Schedule::new(timing, commands);
     let count = servers.len();
     let (targets, servers) = fanout::looped(servers);
     // Ctrl-C and SIGTERM set the signals' flag, which is the loop's waker too: while the group
@@ -89,14 +89,14 @@ struct Flight {
 
 /// The timed plan's side of the event loop.
 struct Timer {
-    plan: Plan,
+    plan: Schedule,
     board: Board,
     lines: Vec<Timeline>,
     servers: Vec<fanout::Looped>,
     /// Whether each server's login came to an end (logged in, or could not).
     ready: Vec<bool>,
     /// The plan's clock, from when every server was ready.
-    clock: Option<Clock>,
+    clock: Option<ScheduleClock>,
     /// A signal while the group connected: the run ended, nothing sent.
     failed: Option<anyhow::Error>,
     flight: Vec<Option<Flight>>,
@@ -121,13 +121,13 @@ impl Timer {
         self.ready[t] = true;
         if self.ready.iter().all(|r| *r) {
             crate::app::learned::defer(false);
-            self.clock = Some(Clock::new());
+            self.clock = Some(ScheduleClock::new());
             self.wake.store(true, Ordering::SeqCst);
         }
     }
 
     /// Server `t`'s due step, the halt a signal caused said once; `None` when it is over.
-    fn due(&mut self, t: usize, clock: &Clock) -> Option<Step> {
+    fn due(&mut self, t: usize, clock: &ScheduleClock) -> Option<Step> {
         let now = clock.elapsed();
         if self.signal.is_none() {
             self.signal = self
@@ -154,7 +154,7 @@ impl Timer {
 
     fn step_done(&mut self, t: usize, step: Step, result: anyhow::Result<String>, took: Duration) {
         let took = match step.kind {
-            Kind::Count => Took::Players(count(result)),
+            StepKind::Count => Took::Players(count(result)),
             _ => Took::Answer(result, took),
         };
         completed(
@@ -189,7 +189,7 @@ impl fleet::Handler for Timer {
             },
             Some(step) => {
                 let text = step.command.clone();
-                let then_close = step.kind != Kind::Count && is_stop_command(&text);
+                let then_close = step.kind != StepKind::Count && is_stop_command(&text);
                 self.flight[t] = Some(Flight {
                     step,
                     sent: Instant::now(),

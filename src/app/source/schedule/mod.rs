@@ -1,5 +1,5 @@
 //! The schedule of the timed operations, as a source of commands: `--countdown` with
-//! announcements, `--then`, `--every`, `--if`. The rules live here once: a [`Plan`] (what
+//! announcements, `--then`, `--every`, `--if`. The rules live here once: a [`Schedule`] (what
 //! is sent when), a [`Timeline`] per server (where that server is in the plan, and what a
 //! signal does to it) and a [`Board`] (each step's results printed in the servers' order
 //! through the one printer, the halt said once). Two drivers walk them: the fleet's event loop
@@ -99,20 +99,20 @@ fn stopped(stop: Option<&Stop>) -> Option<Signal> {
 
 /// Time as the schedule sees it: real time, sped up by `RCON_CLOCK_SPEED`.
 #[derive(Debug, Clone, Copy)]
-pub struct Clock {
+pub struct ScheduleClock {
     start: Instant,
     speed: f64,
 }
 
-impl Clock {
+impl ScheduleClock {
     /// A clock starting now.
-    pub fn new() -> Clock {
+    pub fn new() -> ScheduleClock {
         let speed = std::env::var("RCON_CLOCK_SPEED")
             .ok()
             .and_then(|s| s.parse::<f64>().ok())
             .filter(|s| s.is_finite() && *s > 0.0)
             .unwrap_or(1.0);
-        Clock {
+        ScheduleClock {
             start: Instant::now(),
             speed,
         }
@@ -199,7 +199,7 @@ impl StepId {
 
 /// What a step is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub enum StepKind {
     /// `list`, to count the players for `--if`.
     Count,
     /// An announcement of the countdown.
@@ -215,12 +215,12 @@ pub enum Kind {
 pub struct Step {
     /// Where it sits.
     pub id: StepId,
-    /// Schedule time ([`Clock`]) at which it is due; at once when that has passed.
+    /// Schedule time ([`ScheduleClock`]) at which it is due; at once when that has passed.
     pub at: Duration,
     /// The command to send.
     pub command: String,
     /// What it is.
-    pub kind: Kind,
+    pub kind: StepKind,
 }
 
 /// Why a run ended early, said once for the whole group ([`Board::halt`]).
@@ -248,7 +248,7 @@ impl Halt {
 
 /// The timed plan every server of a run walks: `--if`'s count, the announcements of
 /// `--countdown` at their times, the final commands at its end, again every `--every`.
-pub struct Plan {
+pub struct Schedule {
     countdown: Option<Duration>,
     /// Time left at each announcement, longest first, with the announcement as sent.
     announcements: Vec<(Duration, String)>,
@@ -258,9 +258,9 @@ pub struct Plan {
     cancel: Option<String>,
 }
 
-impl Plan {
+impl Schedule {
     /// The plan of `timing`, the command line's `commands` after `--then`'s.
-    pub fn new(timing: &Timing, commands: &[String]) -> Plan {
+    pub fn new(timing: &Timing, commands: &[String]) -> Schedule {
         let mut finals = timing.then.clone();
         finals.extend(commands.iter().cloned());
         let announcements = match (timing.countdown, &timing.announce) {
@@ -270,7 +270,7 @@ impl Plan {
                 .collect(),
             _ => Vec::new(),
         };
-        Plan {
+        Schedule {
             countdown: timing.countdown,
             announcements,
             finals,
@@ -313,15 +313,15 @@ impl Plan {
         let id = StepId { round, index };
         let announced = index.checked_sub(usize::from(self.condition.is_some()));
         let (at, command, kind) = match announced {
-            None => (start, "list".to_string(), Kind::Count),
+            None => (start, "list".to_string(), StepKind::Count),
             Some(a) if a < self.announcements.len() => {
                 let (left, text) = &self.announcements[a];
-                (end - *left, text.clone(), Kind::Announce)
+                (end - *left, text.clone(), StepKind::Announce)
             }
             Some(a) => (
                 end,
                 self.finals[a - self.announcements.len()].clone(),
-                Kind::Final,
+                StepKind::Final,
             ),
         };
         Step {
@@ -333,7 +333,7 @@ impl Plan {
     }
 }
 
-/// One server's place in a [`Plan`]: the step it is due to take. The blocking runner and the
+/// One server's place in a [`Schedule`]: the step it is due to take. The blocking runner and the
 /// event loop both walk a plan with it, so a countdown, `--every` and `--if` behave the same
 /// on every route.
 #[derive(Debug, Clone, Default)]
@@ -377,7 +377,7 @@ impl Timeline {
     /// choice.
     pub fn due(
         &mut self,
-        plan: &Plan,
+        plan: &Schedule,
         now: Duration,
         signal: Option<(Signal, Duration)>,
     ) -> (Option<Step>, Option<Halt>) {
@@ -393,10 +393,10 @@ impl Timeline {
         if let Some((signal, seen)) = signal
             && step.at > seen
         {
-            let running_finals = step.kind == Kind::Final && self.index > plan.first_final();
+            let running_finals = step.kind == StepKind::Final && self.index > plan.first_final();
             let counting_down = plan.countdown.is_some()
-                && (step.kind == Kind::Announce
-                    || (step.kind == Kind::Final && self.index == plan.first_final()));
+                && (step.kind == StepKind::Announce
+                    || (step.kind == StepKind::Final && self.index == plan.first_final()));
             if counting_down {
                 let (_, end) = plan.round(self.round);
                 let left = end.saturating_sub(now);
@@ -416,7 +416,7 @@ impl Timeline {
                     },
                     at: now,
                     command: fill(t, left),
-                    kind: Kind::Cancel,
+                    kind: StepKind::Cancel,
                 };
                 self.cancelling = Some(cancel.clone());
                 return (Some(cancel), Some(halt));
@@ -431,10 +431,10 @@ impl Timeline {
 
     /// The step it was due to take is done (answered or failed); for `--if`'s count, `players`
     /// is the count, `None` when it failed.
-    pub fn completed(&mut self, plan: &Plan, kind: Kind, players: Option<usize>) {
+    pub fn completed(&mut self, plan: &Schedule, kind: StepKind, players: Option<usize>) {
         match kind {
-            Kind::Cancel => self.over = true,
-            Kind::Count => {
+            StepKind::Cancel => self.over = true,
+            StepKind::Count => {
                 let holds =
                     players.is_some_and(|n| plan.condition.as_ref().is_none_or(|c| c.holds(n)));
                 if holds {
@@ -443,7 +443,7 @@ impl Timeline {
                     self.next_round(plan);
                 }
             }
-            Kind::Announce | Kind::Final => {
+            StepKind::Announce | StepKind::Final => {
                 self.index += 1;
                 if self.index >= plan.steps() {
                     self.next_round(plan);
@@ -452,7 +452,7 @@ impl Timeline {
         }
     }
 
-    fn next_round(&mut self, plan: &Plan) {
+    fn next_round(&mut self, plan: &Schedule) {
         if plan.every.is_some() {
             self.round += 1;
             self.index = 0;
@@ -498,7 +498,7 @@ pub struct Board {
 
 impl Board {
     /// A board for `names` (labelled when there are several), JSON records with `json`.
-    pub fn new(names: Vec<String>, plan: &Plan, json: bool) -> Board {
+    pub fn new(names: Vec<String>, plan: &Schedule, json: bool) -> Board {
         let style = if json { Style::Json } else { Style::Raw };
         Board {
             printer: Printer::new(style, false),
@@ -675,7 +675,7 @@ fn chain_of(e: &anyhow::Error) -> String {
 /// servers did not all answer, for both drivers.
 pub fn left_out(
     board: &mut Board,
-    plan: &Plan,
+    plan: &Schedule,
     (server, timeline): (usize, &mut Timeline),
     error: anyhow::Error,
 ) {
@@ -704,7 +704,7 @@ pub enum Took {
 /// the round, anything else is printed in its turn.
 pub fn completed(
     board: &mut Board,
-    plan: &Plan,
+    plan: &Schedule,
     (server, timeline): (usize, &mut Timeline),
     step: Step,
     took: Took,
@@ -747,7 +747,7 @@ pub fn run(
     mut runners: Vec<Box<dyn Runner>>,
     commands: &[String],
 ) -> anyhow::Result<Exit> {
-    let plan = Plan::new(timing, commands);
+    let plan = Schedule::new(timing, commands);
     let planned = plan.planned();
     // Every server connects, and every command is checked, before anything is sent to any;
     // the servers at once. A command a server's schema refuses ends the run (the first in
@@ -782,7 +782,7 @@ pub fn run(
             left_out(&mut board, &plan, (i, &mut lines[i]), e);
         }
     }
-    let clock = Clock::new();
+    let clock = ScheduleClock::new();
     // The signal, with the schedule time it was first seen ([`Timeline::due`]).
     let mut signal: Option<(Signal, Duration)> = None;
     loop {
@@ -816,7 +816,7 @@ pub fn run(
             }
         }
         let results = at_once::each(&mut taking, |(_, r, step)| {
-            if step.kind == Kind::Count {
+            if step.kind == StepKind::Count {
                 return Took::Players(r.players());
             }
             let start = Instant::now();
@@ -827,7 +827,7 @@ pub fn run(
             let took = took.unwrap_or_else(|| {
                 let failed = anyhow::anyhow!("the command's thread failed");
                 match step.kind {
-                    Kind::Count => Took::Players(Err(failed)),
+                    StepKind::Count => Took::Players(Err(failed)),
                     _ => Took::Answer(Err(failed), Duration::ZERO),
                 }
             });
@@ -850,7 +850,7 @@ mod tests {
     }
 
     /// A countdown of 60 s announced at 30 s and 10 s, then `stop`.
-    fn countdown(cancel: Option<&str>) -> Plan {
+    fn countdown(cancel: Option<&str>) -> Schedule {
         let timing = Timing {
             countdown: Some(secs_f(60)),
             announce: Some("say {left}".into()),
@@ -858,11 +858,11 @@ mod tests {
             cancel_announce: cancel.map(String::from),
             ..Timing::default()
         };
-        Plan::new(&timing, &["stop".to_string()])
+        Schedule::new(&timing, &["stop".to_string()])
     }
 
     /// Walks `line` to its end with nothing going wrong: each step's time and command.
-    fn walk(plan: &Plan, line: &mut Timeline, players: Option<usize>) -> Vec<(u64, String)> {
+    fn walk(plan: &Schedule, line: &mut Timeline, players: Option<usize>) -> Vec<(u64, String)> {
         let mut seen = Vec::new();
         while let (Some(step), None) = line.due(plan, Duration::ZERO, None) {
             seen.push((step.at.as_secs(), step.command.clone()));
@@ -896,7 +896,7 @@ mod tests {
         let step = step.unwrap();
         assert_eq!(
             (step.kind, step.command.as_str()),
-            (Kind::Cancel, "say off (25 seconds)")
+            (StepKind::Cancel, "say off (25 seconds)")
         );
         assert_eq!(
             halt,
@@ -910,7 +910,7 @@ mod tests {
             line.due(&plan, now, Some((Signal::Interrupt, now))),
             (Some(step.clone()), None)
         );
-        line.completed(&plan, Kind::Cancel, None);
+        line.completed(&plan, StepKind::Cancel, None);
         assert_eq!(
             line.due(&plan, now, Some((Signal::Interrupt, now))),
             (None, None)
@@ -943,13 +943,13 @@ mod tests {
             every: Some(secs_f(60)),
             ..Timing::default()
         };
-        let plan = Plan::new(&timing, &["save-all".to_string()]);
+        let plan = Schedule::new(&timing, &["save-all".to_string()]);
         let mut line = Timeline::default();
-        line.completed(&plan, Kind::Final, None);
+        line.completed(&plan, StepKind::Final, None);
         // The second run was due at 60 s; the signal was seen at 61 s, this server asked at 62 s.
         let (step, halt) = line.due(&plan, secs_f(62), Some((Signal::Interrupt, secs_f(61))));
         assert_eq!((step.unwrap().at, halt), (secs_f(60), None));
-        line.completed(&plan, Kind::Final, None);
+        line.completed(&plan, StepKind::Final, None);
         let (step, halt) = line.due(&plan, secs_f(62), Some((Signal::Interrupt, secs_f(61))));
         assert_eq!(
             (step, halt),
@@ -963,7 +963,7 @@ mod tests {
             every: Some(secs_f(3600)),
             ..Timing::default()
         };
-        let plan = Plan::new(&timing, &["save-all".to_string(), "say saved".to_string()]);
+        let plan = Schedule::new(&timing, &["save-all".to_string(), "say saved".to_string()]);
         let mut line = Timeline::default();
         let (step, _) = line.due(&plan, Duration::ZERO, None);
         line.completed(&plan, step.unwrap().kind, None);
@@ -971,7 +971,7 @@ mod tests {
         let signal = Some((Signal::Interrupt, secs_f(1)));
         let (step, halt) = line.due(&plan, secs_f(1), signal);
         assert_eq!((step.unwrap().command.as_str(), halt), ("say saved", None));
-        line.completed(&plan, Kind::Final, None);
+        line.completed(&plan, StepKind::Final, None);
         // Then the next run does not begin.
         let (step, halt) = line.due(&plan, secs_f(1), signal);
         assert_eq!(
@@ -987,22 +987,25 @@ mod tests {
             condition: Some(crate::app::resolve::modes::Condition::parse("players < 2").unwrap()),
             ..Timing::default()
         };
-        let plan = Plan::new(&timing, &["say hi".to_string()]);
+        let plan = Schedule::new(&timing, &["say hi".to_string()]);
         let mut line = Timeline::default();
         let (count, _) = line.due(&plan, Duration::ZERO, None);
         let count = count.unwrap();
-        assert_eq!((count.kind, count.command.as_str()), (Kind::Count, "list"));
+        assert_eq!(
+            (count.kind, count.command.as_str()),
+            (StepKind::Count, "list")
+        );
         // Three online: not this round; the next round counts again at 60 s.
-        line.completed(&plan, Kind::Count, Some(3));
+        line.completed(&plan, StepKind::Count, Some(3));
         let (next, _) = line.due(&plan, Duration::ZERO, None);
         let next = next.unwrap();
-        assert_eq!((next.kind, next.at), (Kind::Count, secs_f(60)));
+        assert_eq!((next.kind, next.at), (StepKind::Count, secs_f(60)));
         // One online: the round runs. A failed count is a round not run.
-        line.completed(&plan, Kind::Count, Some(1));
+        line.completed(&plan, StepKind::Count, Some(1));
         let (run, _) = line.due(&plan, secs_f(60), None);
         assert_eq!(run.unwrap().command, "say hi");
-        line.completed(&plan, Kind::Final, None);
-        line.completed(&plan, Kind::Count, None);
+        line.completed(&plan, StepKind::Final, None);
+        line.completed(&plan, StepKind::Count, None);
         assert_eq!(
             line.due(&plan, Duration::ZERO, None).0.unwrap().at,
             secs_f(180)
