@@ -27,6 +27,7 @@ mod follow;
 mod follow_consoles;
 mod interop;
 mod inventory;
+mod layout;
 mod load;
 mod messages;
 mod mgmt;

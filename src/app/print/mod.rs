@@ -7,8 +7,9 @@
 //! Nothing else in `src/app` writes to stdout or stderr: text on stdout goes through the
 //! [`output::Printer`] or [`output::write_stdout`], every line on stderr through [`stderr!`]
 //! ([`progress::stderr`], which erases the progress line first), and whether either stream is a
-//! terminal is asked here ([`stdout_is_terminal`], [`stderr_is_terminal`]). A unit test reads
-//! every file of `src/app` and names any line that writes around the sink.
+//! terminal is asked here ([`stdout_is_terminal`], [`stderr_is_terminal`] beside the progress
+//! line). A unit test reads every file of `src/app` and names any line that writes around the
+//! sink.
 
 pub mod interrupted;
 pub mod json;
@@ -31,18 +32,14 @@ macro_rules! stderr {
 }
 pub(crate) use stderr;
 
+// Asked beside the progress line, which needs it, so that `progress` imports nothing above it.
+pub use progress::stderr_is_terminal;
+
 /// Whether stdout is a terminal (colour, the console's defaults), asked once.
 pub fn stdout_is_terminal() -> bool {
     use std::io::IsTerminal;
     static TERMINAL: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *TERMINAL.get_or_init(|| std::io::stdout().is_terminal())
-}
-
-/// Whether stderr is a terminal (the progress line, password prompts), asked once.
-pub fn stderr_is_terminal() -> bool {
-    use std::io::IsTerminal;
-    static TERMINAL: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *TERMINAL.get_or_init(|| std::io::stderr().is_terminal())
 }
 
 #[cfg(test)]

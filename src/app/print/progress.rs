@@ -70,6 +70,13 @@ pub fn around<T>(write: impl FnOnce() -> T) -> T {
     result
 }
 
+/// Whether stderr is a terminal (the progress line, password prompts), asked once.
+pub fn stderr_is_terminal() -> bool {
+    use std::io::IsTerminal;
+    static TERMINAL: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *TERMINAL.get_or_init(|| std::io::stderr().is_terminal())
+}
+
 /// The progress line; draws nothing when it is off (stderr is not a terminal).
 #[derive(Debug)]
 pub struct ProgressLine {
@@ -85,7 +92,7 @@ impl ProgressLine {
 
     /// A line that is drawn when stderr is a terminal.
     pub fn on_terminal() -> Self {
-        Self::new(super::stderr_is_terminal())
+        Self::new(stderr_is_terminal())
     }
 
     /// Draws `line` in place of what the line showed.
