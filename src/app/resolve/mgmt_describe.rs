@@ -76,22 +76,7 @@ pub fn rows(
     );
 
     let base = prof.and_then(|(_, _, c)| c.path.parent().map(|p| p.to_path_buf()));
-    let trust = if let Some(path) = &args.mgmt_cert {
-        Some((
-            format!("certificate file {}", path.display()),
-            origins.source_of("mgmt_cert"),
-        ))
-    } else if let Some(fp) = &args.mgmt_fingerprint {
-        Some((
-            format!("pinned SHA-256 {fp}"),
-            origins.source_of("mgmt_fingerprint"),
-        ))
-    } else if let Some((path, s)) = cert {
-        let path = super::secrets::resolve_path(&path, base.as_deref());
-        Some((format!("certificate file {}", path.display()), s))
-    } else {
-        fingerprint.map(|(fp, s)| (format!("pinned SHA-256 {fp}"), s))
-    };
+    let trust = trust(args, origins, cert, fingerprint, base.as_deref());
     match (tls, trust) {
         (Some(false), _) => push("mgmt_trust", "(no TLS)".into(), None),
         (_, Some((v, s))) => push("mgmt_trust", v, Some(s)),
@@ -111,12 +96,53 @@ pub fn rows(
         None => push("mgmt_origin", "(none sent)".into(), Some(Source::Default)),
     }
 
+    let (what, source) = secret(args, origins, secret_file, secret_command, base.as_deref());
+    push("mgmt_secret", what, source);
+    rows
+}
+
+/// How the server's certificate is trusted, if a flag or the profile says: a certificate file
+/// or a pinned fingerprint, flags first.
+fn trust(
+    args: &Args,
+    origins: &Origins,
+    cert: Option<(String, Source)>,
+    fingerprint: Option<(String, Source)>,
+    base: Option<&std::path::Path>,
+) -> Option<(String, Source)> {
+    if let Some(path) = &args.mgmt_cert {
+        Some((
+            format!("certificate file {}", path.display()),
+            origins.source_of("mgmt_cert"),
+        ))
+    } else if let Some(fp) = &args.mgmt_fingerprint {
+        Some((
+            format!("pinned SHA-256 {fp}"),
+            origins.source_of("mgmt_fingerprint"),
+        ))
+    } else if let Some((path, s)) = cert {
+        let path = super::secrets::resolve_path(&path, base);
+        Some((format!("certificate file {}", path.display()), s))
+    } else {
+        fingerprint.map(|(fp, s)| (format!("pinned SHA-256 {fp}"), s))
+    }
+}
+
+/// Where the secret comes from, shown masked: `RCON_MGMT_SECRET`, then `--mgmt-secret-file`,
+/// then the profile's keys.
+fn secret(
+    args: &Args,
+    origins: &Origins,
+    secret_file: Option<(String, Source)>,
+    secret_command: Option<(String, Source)>,
+    base: Option<&std::path::Path>,
+) -> (String, Option<Source>) {
     let env_secret = std::env::var("RCON_MGMT_SECRET").is_ok_and(|s| !s.is_empty());
     let file_flag = args
         .mgmt_secret_file
         .as_ref()
         .filter(|f| !f.as_os_str().is_empty());
-    let (what, source) = if env_secret {
+    if env_secret {
         (
             "********".to_string(),
             Some(Source::Env("RCON_MGMT_SECRET".into())),
@@ -127,15 +153,13 @@ pub fn rows(
             Some(origins.source_of("mgmt_secret_file")),
         )
     } else if let Some((f, s)) = secret_file {
-        let path = super::secrets::resolve_path(&f, base.as_deref());
+        let path = super::secrets::resolve_path(&f, base);
         (format!("******** (from file {})", path.display()), Some(s))
     } else if let Some((_, s)) = secret_command {
         ("******** (from mgmt_secret_command)".to_string(), Some(s))
     } else {
         ("(the password's sources: see password)".to_string(), None)
-    };
-    push("mgmt_secret", what, source);
-    rows
+    }
 }
 
 /// The profile this run uses: its name, table and file.

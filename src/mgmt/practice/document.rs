@@ -94,6 +94,19 @@ fn notifications() -> Vec<Notification> {
 
 /// The `rpc.discover` answer of a server of `version`.
 pub fn discover_document(version: MgmtVersion) -> Value {
+    let mut methods = list_methods();
+    methods.extend(server_methods());
+    methods.extend(notification_methods());
+    json!({
+        "openrpc": "1.3.2",
+        "info": {"title": "Minecraft Server JSON-RPC", "version": api_version(version)},
+        "methods": methods,
+        "components": {"schemas": schemas(version)},
+    })
+}
+
+/// The five methods of each of the four player lists (get, set, add, remove, clear).
+fn list_methods() -> Vec<Value> {
     let mut methods = Vec::new();
     // (list, item added or set, item removed, stored item, param of set, result name)
     for (name, item, removed, stored, set_param, result) in [
@@ -169,7 +182,12 @@ pub fn discover_document(version: MgmtVersion) -> Value {
             ),
         ]);
     }
-    methods.extend([
+    methods
+}
+
+/// The methods on players, the server, its settings and its game rules.
+fn server_methods() -> Vec<Value> {
+    vec![
         method(
             "players",
             "Get all connected players",
@@ -254,18 +272,27 @@ pub fn discover_document(version: MgmtVersion) -> Value {
             Some(("gamerule", r("untyped_game_rule"))),
             ("gamerule", r("typed_game_rule")),
         ),
-    ]);
-    for (name, description, param) in notifications() {
+    ]
+}
+
+/// The notifications, as `rpc.discover` lists them among the methods.
+fn notification_methods() -> Vec<Value> {
+    let notification = |(name, description, param): Notification| {
         let params: Vec<Value> = param
             .map(|(n, schema)| json!({"name": n, "schema": schema, "required": true}))
             .into_iter()
             .collect();
-        methods.push(json!({
+        json!({
             "name": format!("minecraft:notification/{name}"),
             "description": description,
             "params": params,
-        }));
-    }
+        })
+    };
+    notifications().into_iter().map(notification).collect()
+}
+
+/// The schemas the methods refer to, as `version` defines them.
+fn schemas(version: MgmtVersion) -> Value {
     // The one difference between the versions' schemas: a game rule's value is a string on
     // 1.21.9 and 1.21.10, a boolean or an integer from 1.21.11 on.
     let rule_value = match version {
@@ -274,10 +301,6 @@ pub fn discover_document(version: MgmtVersion) -> Value {
     };
     let object = |props: Value| json!({"type": "object", "properties": props});
     json!({
-        "openrpc": "1.3.2",
-        "info": {"title": "Minecraft Server JSON-RPC", "version": api_version(version)},
-        "methods": methods,
-        "components": {"schemas": {
             "difficulty": {"type": "string", "enum": ["peaceful", "easy", "normal", "hard"]},
             "player": object(json!({"id": t("string"), "name": t("string")})),
             "version": object(json!({"name": t("string"), "protocol": t("integer")})),
@@ -291,7 +314,6 @@ pub fn discover_document(version: MgmtVersion) -> Value {
             "incoming_ip_ban": object(json!({"player": r("player"), "ip": t("string"), "reason": t("string"), "source": t("string"), "expires": t("string")})),
             "ip_ban": object(json!({"ip": t("string"), "reason": t("string"), "source": t("string"), "expires": t("string")})),
             "user_ban": object(json!({"player": r("player"), "reason": t("string"), "source": t("string"), "expires": t("string")})),
-        }},
     })
 }
 

@@ -152,173 +152,18 @@ fn text_of(message: &Value) -> Result<String, String> {
 /// Runs method `m` (without `minecraft:`) with its parameter; the result, or the `data` of a
 /// -32602 refusal. Notifications the call causes are sent before its answer.
 pub(super) fn call(hub: &Hub, m: &str, param: Option<Value>) -> Result<Value, String> {
-    let version = hub.config.version;
-    let mut notes: Vec<(&str, Option<Value>)> = Vec::new();
-    let mut stopping = false;
+    let mut notes: Vec<(&'static str, Option<Value>)> = Vec::new();
     let (result, changes) = {
         let mut st = hub.state.lock().expect("state");
         let st = &mut *st;
         let before = list_of_method(st, m);
-        let (list, kind) = match m.split('/').next().unwrap_or("") {
-            "allowlist" => (Some(&mut st.allowlist), "player"),
-            "bans" => (Some(&mut st.bans), "ban"),
-            "ip_bans" => (Some(&mut st.ip_bans), "ip"),
-            "operators" => (Some(&mut st.operators), "op"),
-            _ => (None, ""),
+        let (family, op) = match m.split_once('/') {
+            Some((family, op)) => (family, Some(op)),
+            None => (m, None),
         };
-        let normalize = |v: &Value| -> Result<Value, String> {
-            match kind {
-                "player" => full_player(v),
-                "ban" => Ok(json!({
-                    "player": full_player(v.get("player").unwrap_or(v))?,
-                    "reason": v.get("reason").cloned().unwrap_or(json!("Banned by an operator.")),
-                    "source": v.get("source").cloned().unwrap_or(json!("Server")),
-                })),
-                "ip" => {
-                    let ip = v
-                        .get("ip")
-                        .and_then(Value::as_str)
-                        .ok_or_else(|| format!("No key ip in MapLike[{v}]"))?;
-                    Ok(json!({
-                        "ip": ip,
-                        "reason": v.get("reason").cloned().unwrap_or(json!("Banned by an operator.")),
-                        "source": "Server",
-                    }))
-                }
-                _ => Ok(json!({
-                    "player": full_player(v.get("player").unwrap_or(v))?,
-                    "permissionLevel": v.get("permissionLevel").cloned().unwrap_or(json!(4)),
-                    "bypassesPlayerLimit": v.get("bypassesPlayerLimit").cloned().unwrap_or(json!(false)),
-                })),
-            }
-        };
-        let key = |v: &Value| -> Value {
-            match kind {
-                "ip" => v.get("ip").cloned().unwrap_or(v.clone()),
-                _ => name_of(v)
-                    .map(|n| json!(n.to_lowercase()))
-                    .unwrap_or(Value::Null),
-            }
-        };
-        let result = match (list, m.split_once('/').map(|(_, op)| op)) {
-            (Some(list), None) => Ok(json!(list)),
-            (Some(list), Some("set")) => {
-                let items = list_of(&param)?
-                    .iter()
-                    .map(normalize)
-                    .collect::<Result<Vec<_>, _>>()?;
-                *list = items;
-                Ok(json!(list))
-            }
-            (Some(list), Some("add")) => {
-                for item in list_of(&param)? {
-                    let item = normalize(&item)?;
-                    if !list.iter().any(|x| key(x) == key(&item)) {
-                        list.push(item);
-                    }
-                }
-                Ok(json!(list))
-            }
-            (Some(list), Some("remove")) => {
-                for item in list_of(&param)? {
-                    let k = match (&item, kind) {
-                        (Value::String(ip), "ip") => json!(ip),
-                        _ => key(&item),
-                    };
-                    list.retain(|x| key(x) != k);
-                }
-                Ok(json!(list))
-            }
-            (Some(list), Some("clear")) => {
-                list.clear();
-                Ok(json!(list))
-            }
-            (Some(_), Some(op)) => Err(format!("unknown operation {op}")),
-            (None, _) => match m {
-                "players" => Ok(json!(st.online)),
-                "players/kick" => {
-                    let mut kicked = Vec::new();
-                    for k in list_of(&param)? {
-                        let name = name_of(&k).ok_or_else(|| format!("{k} names no player"))?;
-                        let before = st.online.len();
-                        st.online.retain(|o| o["name"] != json!(name));
-                        if st.online.len() != before {
-                            kicked.push(player(&name));
-                            notes.push(("players/left", Some(player(&name))));
-                        }
-                    }
-                    Ok(json!(kicked))
-                }
-                "server/status" => {
-                    let (name, protocol) = match version {
-                        MgmtVersion::V1_21_9 => ("1.21.10", 773),
-                        MgmtVersion::V1_21_11 => ("1.21.11", 774),
-                    };
-                    Ok(json!({
-                        "started": true,
-                        "players": st.online,
-                        "version": {"name": name, "protocol": protocol},
-                    }))
-                }
-                "server/save" => {
-                    st.saves += 1;
-                    notes.push(("server/saving", None));
-                    notes.push(("server/saved", None));
-                    Ok(json!(true))
-                }
-                "server/stop" => {
-                    // Set after the notification is queued (below), so that no session sees
-                    // the stop before it has `server/stopping` to send.
-                    stopping = true;
-                    notes.push(("server/stopping", None));
-                    Ok(json!(true))
-                }
-                "server/system_message" => {
-                    let p = param.unwrap_or(Value::Null);
-                    let text = text_of(&p["message"])?;
-                    // Checked against the schema already: a boolean, or a number read as one.
-                    let overlay = p["overlay"]
-                        .as_bool()
-                        .unwrap_or_else(|| p["overlay"].as_f64().is_some_and(|n| n != 0.0));
-                    st.messages.push((text, overlay));
-                    Ok(json!(true))
-                }
-                "serversettings/difficulty" => Ok(json!(st.difficulty)),
-                "serversettings/difficulty/set" => {
-                    st.difficulty = param
-                        .and_then(|d| d.as_str().map(str::to_string))
-                        .unwrap_or_default();
-                    Ok(json!(st.difficulty))
-                }
-                "serversettings/motd" => Ok(json!(st.motd)),
-                "serversettings/motd/set" => {
-                    st.motd = match param {
-                        Some(Value::String(s)) => s,
-                        Some(other) => other.to_string(),
-                        None => String::new(),
-                    };
-                    Ok(json!(st.motd))
-                }
-                "serversettings/autosave" => Ok(json!(st.autosave)),
-                "serversettings/autosave/set" => {
-                    st.autosave = param
-                        .as_ref()
-                        .and_then(|b| b.as_bool().or_else(|| b.as_f64().map(|n| n != 0.0)))
-                        .unwrap_or(false);
-                    Ok(json!(st.autosave))
-                }
-                "gamerules" => Ok(Value::Array(
-                    st.rules.iter().map(|r| r.typed(version)).collect(),
-                )),
-                "gamerules/update" => {
-                    let p = param.unwrap_or(Value::Null);
-                    let rule = update_rule(&mut st.rules, version, &p["key"], &p["value"])?;
-                    let typed = rule.typed(version);
-                    notes.push(("gamerules/updated", Some(typed.clone())));
-                    Ok(typed)
-                }
-                _ => Err("not implemented by the practice server".into()),
-            },
+        let result = match list_mut(st, family) {
+            Some((list, kind)) => list_call(list, kind, op, &param),
+            None => world_call(st, hub.config.version, m, param, &mut notes),
         };
         let changes = match (before, list_of_method(st, m)) {
             (Some((name, before)), Some((_, after))) => list_changes(name, &before, &after),
@@ -326,6 +171,9 @@ pub(super) fn call(hub: &Hub, m: &str, param: Option<Value>) -> Result<Value, St
         };
         (result, changes)
     };
+    // Set after `server/stopping` is sent, so that no session sees the stop before it has the
+    // notification to send.
+    let stopping = notes.iter().any(|(method, _)| *method == "server/stopping");
     for (method, params) in notes {
         hub.broadcast(method, params);
     }
@@ -336,6 +184,190 @@ pub(super) fn call(hub: &Hub, m: &str, param: Option<Value>) -> Result<Value, St
         hub.stop.store(true, Ordering::SeqCst);
     }
     result
+}
+
+/// The player list a method `family` works on, and the kind of its entries.
+fn list_mut<'w>(st: &'w mut World, family: &str) -> Option<(&'w mut Vec<Value>, &'static str)> {
+    match family {
+        "allowlist" => Some((&mut st.allowlist, "player")),
+        "bans" => Some((&mut st.bans, "ban")),
+        "ip_bans" => Some((&mut st.ip_bans, "ip")),
+        "operators" => Some((&mut st.operators, "op")),
+        _ => None,
+    }
+}
+
+/// An entry of a list of `kind` as the server stores it, its defaults filled in.
+fn normalize(kind: &str, v: &Value) -> Result<Value, String> {
+    match kind {
+        "player" => full_player(v),
+        "ban" => Ok(json!({
+            "player": full_player(v.get("player").unwrap_or(v))?,
+            "reason": v.get("reason").cloned().unwrap_or(json!("Banned by an operator.")),
+            "source": v.get("source").cloned().unwrap_or(json!("Server")),
+        })),
+        "ip" => {
+            let ip = v
+                .get("ip")
+                .and_then(Value::as_str)
+                .ok_or_else(|| format!("No key ip in MapLike[{v}]"))?;
+            Ok(json!({
+                "ip": ip,
+                "reason": v.get("reason").cloned().unwrap_or(json!("Banned by an operator.")),
+                "source": "Server",
+            }))
+        }
+        _ => Ok(json!({
+            "player": full_player(v.get("player").unwrap_or(v))?,
+            "permissionLevel": v.get("permissionLevel").cloned().unwrap_or(json!(4)),
+            "bypassesPlayerLimit": v.get("bypassesPlayerLimit").cloned().unwrap_or(json!(false)),
+        })),
+    }
+}
+
+/// What makes two entries of a list of `kind` the same: the IP, or the player's name in lower
+/// case.
+fn entry_key(kind: &str, v: &Value) -> Value {
+    match kind {
+        "ip" => v.get("ip").cloned().unwrap_or(v.clone()),
+        _ => name_of(v)
+            .map(|n| json!(n.to_lowercase()))
+            .unwrap_or(Value::Null),
+    }
+}
+
+/// A list method: `op` (none: get; `set`, `add`, `remove`, `clear`) on `list` of `kind`.
+fn list_call(
+    list: &mut Vec<Value>,
+    kind: &str,
+    op: Option<&str>,
+    param: &Option<Value>,
+) -> Result<Value, String> {
+    match op {
+        None => {}
+        Some("set") => {
+            *list = list_of(param)?
+                .iter()
+                .map(|v| normalize(kind, v))
+                .collect::<Result<Vec<_>, _>>()?;
+        }
+        Some("add") => {
+            for item in list_of(param)? {
+                let item = normalize(kind, &item)?;
+                if !list
+                    .iter()
+                    .any(|x| entry_key(kind, x) == entry_key(kind, &item))
+                {
+                    list.push(item);
+                }
+            }
+        }
+        Some("remove") => {
+            for item in list_of(param)? {
+                let k = match (&item, kind) {
+                    (Value::String(ip), "ip") => json!(ip),
+                    _ => entry_key(kind, &item),
+                };
+                list.retain(|x| entry_key(kind, x) != k);
+            }
+        }
+        Some("clear") => list.clear(),
+        Some(op) => return Err(format!("unknown operation {op}")),
+    }
+    Ok(json!(list))
+}
+
+/// A method on players, the server, its settings or its game rules; the notifications it
+/// causes are pushed on `notes`.
+fn world_call(
+    st: &mut World,
+    version: MgmtVersion,
+    m: &str,
+    param: Option<Value>,
+    notes: &mut Vec<(&'static str, Option<Value>)>,
+) -> Result<Value, String> {
+    match m {
+        "players" => Ok(json!(st.online)),
+        "players/kick" => {
+            let mut kicked = Vec::new();
+            for k in list_of(&param)? {
+                let name = name_of(&k).ok_or_else(|| format!("{k} names no player"))?;
+                let before = st.online.len();
+                st.online.retain(|o| o["name"] != json!(name));
+                if st.online.len() != before {
+                    kicked.push(player(&name));
+                    notes.push(("players/left", Some(player(&name))));
+                }
+            }
+            Ok(json!(kicked))
+        }
+        "server/status" => {
+            let (name, protocol) = match version {
+                MgmtVersion::V1_21_9 => ("1.21.10", 773),
+                MgmtVersion::V1_21_11 => ("1.21.11", 774),
+            };
+            Ok(json!({
+                "started": true,
+                "players": st.online,
+                "version": {"name": name, "protocol": protocol},
+            }))
+        }
+        "server/save" => {
+            st.saves += 1;
+            notes.push(("server/saving", None));
+            notes.push(("server/saved", None));
+            Ok(json!(true))
+        }
+        "server/stop" => {
+            notes.push(("server/stopping", None));
+            Ok(json!(true))
+        }
+        "server/system_message" => {
+            let p = param.unwrap_or(Value::Null);
+            let text = text_of(&p["message"])?;
+            // Checked against the schema already: a boolean, or a number read as one.
+            let overlay = p["overlay"]
+                .as_bool()
+                .unwrap_or_else(|| p["overlay"].as_f64().is_some_and(|n| n != 0.0));
+            st.messages.push((text, overlay));
+            Ok(json!(true))
+        }
+        "serversettings/difficulty" => Ok(json!(st.difficulty)),
+        "serversettings/difficulty/set" => {
+            st.difficulty = param
+                .and_then(|d| d.as_str().map(str::to_string))
+                .unwrap_or_default();
+            Ok(json!(st.difficulty))
+        }
+        "serversettings/motd" => Ok(json!(st.motd)),
+        "serversettings/motd/set" => {
+            st.motd = match param {
+                Some(Value::String(s)) => s,
+                Some(other) => other.to_string(),
+                None => String::new(),
+            };
+            Ok(json!(st.motd))
+        }
+        "serversettings/autosave" => Ok(json!(st.autosave)),
+        "serversettings/autosave/set" => {
+            st.autosave = param
+                .as_ref()
+                .and_then(|b| b.as_bool().or_else(|| b.as_f64().map(|n| n != 0.0)))
+                .unwrap_or(false);
+            Ok(json!(st.autosave))
+        }
+        "gamerules" => Ok(Value::Array(
+            st.rules.iter().map(|r| r.typed(version)).collect(),
+        )),
+        "gamerules/update" => {
+            let p = param.unwrap_or(Value::Null);
+            let rule = update_rule(&mut st.rules, version, &p["key"], &p["value"])?;
+            let typed = rule.typed(version);
+            notes.push(("gamerules/updated", Some(typed.clone())));
+            Ok(typed)
+        }
+        _ => Err("not implemented by the practice server".into()),
+    }
 }
 
 /// The list a method reads or changes (`allowlist`, `bans`, `ip_bans`, `operators`), with its

@@ -38,29 +38,7 @@ impl Settings {
                 self.port.source.to_string(),
             ));
         }
-        let (pw, pw_src) = match &self.password {
-            _ if demo => (
-                "(not needed: the practice server's own)".to_string(),
-                String::new(),
-            ),
-            None if secrets::can_prompt() => (
-                "(not set: will ask on the terminal)".to_string(),
-                String::new(),
-            ),
-            None => (
-                "(not set, and no terminal to ask on: a session would fail)".to_string(),
-                String::new(),
-            ),
-            Some(p) => {
-                let what = match &p.value {
-                    Secret::Value(_) => "********".to_string(),
-                    Secret::File(path) => format!("******** (from file {})", path.display()),
-                    Secret::Command(_) => "******** (from password_command)".to_string(),
-                    Secret::Prompt => "(will ask on the terminal)".to_string(),
-                };
-                (what, p.source.to_string())
-            }
-        };
+        let (pw, pw_src) = self.password_row(demo);
         rows.push(("password", pw, pw_src));
         rows.push((
             "timeout",
@@ -107,23 +85,55 @@ impl Settings {
             rows.push(("proxy", proxy.value.clone(), proxy.source.to_string()));
         }
         rows.extend(extra);
-        let keys = rows.iter().map(|r| r.0.len()).max().unwrap_or(0).max(9);
-        let width = rows
-            .iter()
-            .filter(|r| !r.2.is_empty())
-            .map(|r| r.1.chars().count())
-            .max()
-            .unwrap_or(0);
-        let mut out = String::new();
-        for (key, value, source) in rows {
-            if source.is_empty() {
-                out.push_str(&format!("{key:<keys$} {value}\n"));
-            } else {
-                out.push_str(&format!("{key:<keys$} {value:<width$}  {source}\n"));
+        columns(rows)
+    }
+
+    /// The password's row: how it is given, masked, and where it came from.
+    fn password_row(&self, demo: bool) -> (String, String) {
+        match &self.password {
+            _ if demo => (
+                "(not needed: the practice server's own)".to_string(),
+                String::new(),
+            ),
+            None if secrets::can_prompt() => (
+                "(not set: will ask on the terminal)".to_string(),
+                String::new(),
+            ),
+            None => (
+                "(not set, and no terminal to ask on: a session would fail)".to_string(),
+                String::new(),
+            ),
+            Some(p) => {
+                let what = match &p.value {
+                    Secret::Value(_) => "********".to_string(),
+                    Secret::File(path) => format!("******** (from file {})", path.display()),
+                    Secret::Command(_) => "******** (from password_command)".to_string(),
+                    Secret::Prompt => "(will ask on the terminal)".to_string(),
+                };
+                (what, p.source.to_string())
             }
         }
-        out
     }
+}
+
+/// The rows as aligned columns: key, value and, where there is one, the source.
+fn columns(rows: Vec<(&str, String, String)>) -> String {
+    let keys = rows.iter().map(|r| r.0.len()).max().unwrap_or(0).max(9);
+    let width = rows
+        .iter()
+        .filter(|r| !r.2.is_empty())
+        .map(|r| r.1.chars().count())
+        .max()
+        .unwrap_or(0);
+    let mut out = String::new();
+    for (key, value, source) in rows {
+        if source.is_empty() {
+            out.push_str(&format!("{key:<keys$} {value}\n"));
+        } else {
+            out.push_str(&format!("{key:<keys$} {value:<width$}  {source}\n"));
+        }
+    }
+    out
 }
 
 fn source_text(source: &Source) -> String {

@@ -119,6 +119,110 @@ pub fn connector(
     Ok(Box::new(TcpConnector::new(host, port)))
 }
 
+/// The host and port: flag, environment (mcrcon's variables), profile or default; a port
+/// inside the host counts at the host's level.
+fn address(layers: &Layers<'_>, args: &Args) -> anyhow::Result<(Sourced<String>, Sourced<u16>)> {
+    let host = layers
+        .flag(&args.host, "host")
+        .or_env(env(args, "MCRCON_HOST"))
+        .or_key(|p| p.host.as_ref(), String::clone)
+        .or_default("localhost".into());
+    let mcrcon_port = match env(args, "MCRCON_PORT") {
+        Some(s) => Some(Sourced::new(
+            s.value.parse::<u16>().map_err(|_| {
+                fail(
+                    Exit::Usage,
+                    format!("MCRCON_PORT: '{}' is not a port number", s.value),
+                )
+            })?,
+            s.source,
+        )),
+        None => None,
+    };
+    let port = layers
+        .flag(&args.port, "port")
+        .or_env(mcrcon_port)
+        .or_key(|p| p.port.as_ref(), |p| p.0)
+        .or_default(DEFAULT_PORT);
+    let (bare_host, host_port) = parse_host_port(&host.value).map_err(|why| {
+        let exit = match host.source {
+            Source::Profile { .. } => Exit::Config,
+            _ => Exit::Usage,
+        };
+        fail(exit, format!("the host ({}): {why}", host.source))
+    })?;
+    if bare_host.is_empty() {
+        return Err(fail(
+            Exit::Usage,
+            format!("the host ({}) is empty", host.source),
+        ));
+    }
+    let port = match host_port {
+        Some(hp) if host.source.rank() < port.source.rank() => {
+            Sourced::new(hp, host.source.clone())
+        }
+        Some(hp) if host.source.rank() == port.source.rank() => {
+            if matches!(host.source, Source::Flag(_)) && hp != port.value {
+                return Err(fail(
+                    Exit::Usage,
+                    format!(
+                        "--host {} names port {hp} but --port says {}; give one",
+                        host.value, port.value
+                    ),
+                ));
+            }
+            Sourced::new(hp, host.source.clone())
+        }
+        _ => port,
+    };
+    let host = Sourced::new(bare_host, host.source);
+    Ok((host, port))
+}
+
+/// `ssh`, its options and the proxy command.
+type TunnelKeys = (
+    Option<Sourced<String>>,
+    Vec<String>,
+    Option<Sourced<String>>,
+);
+
+/// The tunnel: `ssh` with its options, or a proxy command (not both).
+fn tunnel(
+    layers: &Layers<'_>,
+    args: &Args,
+    profile: Option<&Profile>,
+) -> anyhow::Result<TunnelKeys> {
+    let ssh = layers
+        .flag(&args.ssh, "ssh")
+        .or_key(|p| p.ssh.as_ref(), String::clone)
+        .found();
+    let proxy_command = layers
+        .flag(&args.proxy_command, "proxy_command")
+        .or_key(|p| p.proxy_command.as_ref(), String::clone)
+        .found();
+    if ssh.is_some() && proxy_command.is_some() {
+        return Err(fail(
+            Exit::Config,
+            "both ssh and proxy_command are set; give one",
+        ));
+    }
+    if !args.ssh_option.is_empty() && ssh.is_none() {
+        return Err(fail(
+            Exit::Usage,
+            "--ssh-option needs --ssh (or a profile's ssh key)",
+        ));
+    }
+    let ssh_options = if args.ssh_option.is_empty() {
+        profile
+            .and_then(|p| p.ssh_options.as_ref())
+            .map(|s| s.get_ref().clone())
+            .unwrap_or_default()
+    } else {
+        args.ssh_option.clone()
+    };
+    Ok((ssh, ssh_options, proxy_command))
+}
+
 impl Settings {
     /// Resolves every setting. Reads no password file and runs no password command (see
     /// [`Settings::password`]), so it is safe for `--print-config`.
@@ -155,61 +259,7 @@ impl Settings {
             profile,
             at: &at,
         };
-        // Host, then port; a port inside the host counts at the host's level.
-        let host = layers
-            .flag(&args.host, "host")
-            .or_env(env(args, "MCRCON_HOST"))
-            .or_key(|p| p.host.as_ref(), String::clone)
-            .or_default("localhost".into());
-        let mcrcon_port = match env(args, "MCRCON_PORT") {
-            Some(s) => Some(Sourced::new(
-                s.value.parse::<u16>().map_err(|_| {
-                    fail(
-                        Exit::Usage,
-                        format!("MCRCON_PORT: '{}' is not a port number", s.value),
-                    )
-                })?,
-                s.source,
-            )),
-            None => None,
-        };
-        let port = layers
-            .flag(&args.port, "port")
-            .or_env(mcrcon_port)
-            .or_key(|p| p.port.as_ref(), |p| p.0)
-            .or_default(DEFAULT_PORT);
-        let (bare_host, host_port) = parse_host_port(&host.value).map_err(|why| {
-            let exit = match host.source {
-                Source::Profile { .. } => Exit::Config,
-                _ => Exit::Usage,
-            };
-            fail(exit, format!("the host ({}): {why}", host.source))
-        })?;
-        if bare_host.is_empty() {
-            return Err(fail(
-                Exit::Usage,
-                format!("the host ({}) is empty", host.source),
-            ));
-        }
-        let port = match host_port {
-            Some(hp) if host.source.rank() < port.source.rank() => {
-                Sourced::new(hp, host.source.clone())
-            }
-            Some(hp) if host.source.rank() == port.source.rank() => {
-                if matches!(host.source, Source::Flag(_)) && hp != port.value {
-                    return Err(fail(
-                        Exit::Usage,
-                        format!(
-                            "--host {} names port {hp} but --port says {}; give one",
-                            host.value, port.value
-                        ),
-                    ));
-                }
-                Sourced::new(hp, host.source.clone())
-            }
-            _ => port,
-        };
-        let host = Sourced::new(bare_host, host.source);
+        let (host, port) = address(&layers, args)?;
 
         let password = password::resolve_password(args, origins, profile, &at, config)?;
 
@@ -235,56 +285,22 @@ impl Settings {
         if port.source == Source::Default {
             port.value = dialect.value.dialect().default_port;
         }
-        let ssh = layers
-            .flag(&args.ssh, "ssh")
-            .or_key(|p| p.ssh.as_ref(), String::clone)
-            .found();
-        let proxy_command = layers
-            .flag(&args.proxy_command, "proxy_command")
-            .or_key(|p| p.proxy_command.as_ref(), String::clone)
-            .found();
-        if ssh.is_some() && proxy_command.is_some() {
-            return Err(fail(
-                Exit::Config,
-                "both ssh and proxy_command are set; give one",
-            ));
-        }
-        if !args.ssh_option.is_empty() && ssh.is_none() {
-            return Err(fail(
-                Exit::Usage,
-                "--ssh-option needs --ssh (or a profile's ssh key)",
-            ));
-        }
-        let ssh_options = if args.ssh_option.is_empty() {
-            profile
-                .and_then(|p| p.ssh_options.as_ref())
-                .map(|s| s.get_ref().clone())
-                .unwrap_or_default()
-        } else {
-            args.ssh_option.clone()
-        };
+        let (ssh, ssh_options, proxy_command) = tunnel(&layers, args, profile)?;
 
-        let remote = args.remote
-            || profile
-                .and_then(|p| p.remote.as_ref())
-                .is_some_and(|r| *r.get_ref());
+        // A switch of the profile's, where it has one.
+        let key = |k: fn(&Profile) -> Option<&toml::Spanned<bool>>| {
+            profile.and_then(k).map(|b| *b.get_ref())
+        };
+        let remote = args.remote || key(|p| p.remote.as_ref()) == Some(true);
         let remote_rcon = args.remote_rcon.clone().or_else(|| {
             profile
                 .and_then(|p| p.remote_rcon.as_ref())
                 .map(|r| r.get_ref().clone())
         });
-        let remote_install = args.remote_install
-            || profile
-                .and_then(|p| p.remote_install.as_ref())
-                .is_some_and(|r| *r.get_ref());
-        let ssh_reuse = !args.no_ssh_reuse
-            && profile
-                .and_then(|p| p.ssh_reuse.as_ref())
-                .is_none_or(|r| *r.get_ref());
-        let forget = args.forget
-            || profile
-                .and_then(|p| p.forget.as_ref())
-                .is_some_and(|f| *f.get_ref());
+        let remote_install =
+            args.remote_install || key(|p| p.remote_install.as_ref()) == Some(true);
+        let ssh_reuse = !args.no_ssh_reuse && key(|p| p.ssh_reuse.as_ref()) != Some(false);
+        let forget = args.forget || key(|p| p.forget.as_ref()) == Some(true);
         if remote && ssh.is_none() {
             return Err(fail(
                 Exit::Usage,
