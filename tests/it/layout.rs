@@ -42,10 +42,7 @@ const KNOWN_DUPLICATE_TYPES: &[&str] = &[
 /// Functions over 100 lines, as `FILE NAME`.
 const KNOWN_LONG_FUNCTIONS: &[&str] = &[
     // issue 38: to remove, each split into named steps or deleted with its twin.
-    "src/app/compat/mcrcon.rs translate",
-    "src/app/compat/rcon_cli.rs translate",
     "src/app/remote/client.rs answered",
-    "src/app/resolve/plan.rs resolve_mode",
     "src/app/runner/batch.rs run_input",
     "src/app/source/console.rs run",
     "src/consoles/practice.rs telnet_session",

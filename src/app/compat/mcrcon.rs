@@ -35,14 +35,23 @@ Example:
   mcrcon -H mc.example.net -p secret -w 5 \"say Restarting soon\" save-all stop
 ";
 
-/// Translates mcrcon's arguments.
-pub(super) fn translate(args: &[String], env: &Env) -> Result<Translation, TranslationEnd> {
-    let mut host = None;
-    let mut port = None;
-    let mut password = None;
-    let (mut colours, mut raw, mut silent, mut terminal) = (true, false, false, false);
-    let mut wait = None;
-    let mut commands: Vec<&str> = Vec::new();
+/// mcrcon's command line as given.
+#[derive(Default)]
+struct Given<'a> {
+    host: Option<(String, Source)>,
+    port: Option<(u16, Source)>,
+    password: Option<(String, Source)>,
+    no_colours: bool,
+    raw: bool,
+    silent: bool,
+    terminal: bool,
+    wait: Option<i64>,
+    commands: Vec<&'a str>,
+}
+
+/// Reads mcrcon's options as its getopt does; `-h` and `-v` end it with their text.
+fn read(args: &[String]) -> Result<Given<'_>, TranslationEnd> {
+    let mut given = Given::default();
     let mut options_end = false;
     let mut i = 0;
     while i < args.len() {
@@ -50,7 +59,7 @@ pub(super) fn translate(args: &[String], env: &Env) -> Result<Translation, Trans
         i += 1;
         // glibc's getopt permutes: options may follow commands. `-` alone is an argument.
         if options_end || arg == "-" || !arg.starts_with('-') {
-            commands.push(arg);
+            given.commands.push(arg);
             continue;
         }
         if arg == "--" {
@@ -65,10 +74,10 @@ pub(super) fn translate(args: &[String], env: &Env) -> Result<Translation, Trans
         let cluster = &arg[1..];
         for (at, letter) in cluster.char_indices() {
             match letter {
-                'c' => colours = false,
-                'r' => raw = true,
-                's' => silent = true,
-                't' => terminal = true,
+                'c' => given.no_colours = true,
+                'r' => given.raw = true,
+                's' => given.silent = true,
+                't' => given.terminal = true,
                 'h' => return Err(TranslationEnd::Print(USAGE.to_string())),
                 'v' => return Err(TranslationEnd::Print(version())),
                 'H' | 'P' | 'p' | 'w' => {
@@ -85,10 +94,10 @@ pub(super) fn translate(args: &[String], env: &Env) -> Result<Translation, Trans
                     };
                     let source = Source::Flag(format!("-{letter}"));
                     match letter {
-                        'H' => host = Some((value, source)),
-                        'P' => port = Some((port_number(&value, "mcrcon -P")?, source)),
-                        'p' => password = Some((value, source)),
-                        _ => wait = Some(wait_seconds(&value)?),
+                        'H' => given.host = Some((value, source)),
+                        'P' => given.port = Some((port_number(&value, "mcrcon -P")?, source)),
+                        'p' => given.password = Some((value, source)),
+                        _ => given.wait = Some(wait_seconds(&value)?),
                     }
                     break;
                 }
@@ -100,6 +109,22 @@ pub(super) fn translate(args: &[String], env: &Env) -> Result<Translation, Trans
             }
         }
     }
+    Ok(given)
+}
+
+/// Translates mcrcon's arguments.
+pub(super) fn translate(args: &[String], env: &Env) -> Result<Translation, TranslationEnd> {
+    let Given {
+        host,
+        port,
+        password,
+        no_colours,
+        raw,
+        silent,
+        terminal,
+        wait,
+        commands,
+    } = read(args)?;
     let host = host.or_else(|| from_env(env, "MCRCON_HOST"));
     let port = match port {
         Some(p) => Some(p),
@@ -115,7 +140,7 @@ pub(super) fn translate(args: &[String], env: &Env) -> Result<Translation, Trans
     if let Some((pw, source)) = password {
         rcon.setting("password", &pw, Some(source));
     }
-    if !colours {
+    if no_colours {
         rcon.value("color", "never");
     }
     if raw {

@@ -118,18 +118,7 @@ pub(super) fn translate(args: &[String], env: &Env) -> Result<Translation, Trans
         }
     }
 
-    let file = match config {
-        Some(path) => Some(ConfigFile::read(&path)?),
-        None => match env.home.as_deref() {
-            Some(home) => HOME_FILES
-                .iter()
-                .map(|name| home.join(name))
-                .find(|p| p.is_file())
-                .map(|p| ConfigFile::read(&p))
-                .transpose()?,
-            None => None,
-        },
-    };
+    let file = ConfigFile::find(config, env)?;
     let key = |name: &str| file.as_ref().and_then(|f| f.get(name));
     let host = host
         .or_else(|| from_env(env, "RCON_HOST"))
@@ -172,6 +161,22 @@ struct ConfigFile {
 }
 
 impl ConfigFile {
+    /// The file `--config` names, else the first of [`HOME_FILES`] in the home directory.
+    fn find(config: Option<PathBuf>, env: &Env) -> Result<Option<ConfigFile>, TranslationEnd> {
+        match config {
+            Some(path) => Ok(Some(ConfigFile::read(&path)?)),
+            None => match env.home.as_deref() {
+                Some(home) => HOME_FILES
+                    .iter()
+                    .map(|name| home.join(name))
+                    .find(|p| p.is_file())
+                    .map(|p| ConfigFile::read(&p))
+                    .transpose(),
+                None => Ok(None),
+            },
+        }
+    }
+
     /// Reads and parses `path` by its extension, as viper does: YAML (also with none), JSON,
     /// TOML, or `key=value` lines for `.env` and `.dotenv`. viper's other formats (properties,
     /// HCL, INI) are refused: rcon-cli's viper no longer reads them either.

@@ -541,31 +541,8 @@ fn resolve_mode(
     compat: Option<Tweaks>,
     double_dash: bool,
 ) -> anyhow::Result<Mode> {
-    if args.remote_serve {
-        return Ok(Mode::RemoteServe);
-    }
-    if let Some(addr) = &args.practice_mgmt {
-        return Ok(Mode::PracticeMgmt(practice_plan(
-            &args,
-            "--practice-mgmt",
-            addr,
-        )?));
-    }
-    if let Some(addr) = &args.practice_server {
-        return Ok(Mode::Practice(practice_plan(
-            &args,
-            "--practice-server",
-            addr,
-        )?));
-    }
-    if args.list_servers {
-        return Ok(Mode::ListServers(ConfigFile::load(&args, &origins)?));
-    }
-    if args.learned && !args.forget {
-        return Ok(Mode::Learned(None));
-    }
-    if let Some(probe) = probe(&args, &origins)? {
-        return Ok(Mode::Probe(probe));
+    if let Some(mode) = standalone_mode(&args, &origins)? {
+        return Ok(mode);
     }
     if args.demo {
         refuse_with_demo(&origins)?;
@@ -609,21 +586,7 @@ fn resolve_mode(
     }
     // --target before --print-config, so that the targets' settings are what it shows.
     if !args.target.is_empty() {
-        let mut servers = Vec::new();
-        for (name, target, named_port) in settings::targets(&args)? {
-            let mut s = Settings::resolve(&args, &origins, file.clone())?;
-            // --print-config says the address came from the target, not the default profile.
-            let flag = Source::Flag(format!("--target {name}"));
-            s.host = Sourced::new(target.host, flag.clone());
-            s.port.value = target.port;
-            if named_port {
-                s.port.source = flag;
-            }
-            // A target names its own address, so the route to the default profile's server
-            // (its ssh or proxy_command) does not apply; --ssh and --proxy-command still do.
-            s.drop_profile_route();
-            servers.push((name, s));
-        }
+        let servers = target_servers(&args, &origins, &file)?;
         return several(args, &origins, servers, commands);
     }
     if args.print_config {
@@ -633,28 +596,101 @@ fn resolve_mode(
         )]));
     }
     if args.mgmt.is_some() || reached_over_mgmt(&settings) {
-        let settings = Box::new(settings);
-        return Ok(match mgmt_plan(&args, false)? {
-            (plan, Some(follow), _) => Mode::MgmtFollow(plan, follow, settings),
-            (plan, None, Some(timing)) => {
-                Mode::MgmtTimed(plan, timing, vec![(settings.display_name(), *settings)])
-            }
-            (plan, None, None) => {
-                // The RCON commands of the same words, for a server that runs console
-                // commands (issue 42): the first word may be where clap put the URL.
-                let mut commands = plan.lines.clone();
-                if !plan.words.is_empty() {
-                    commands.push(plan.words.join(" "));
-                }
-                let session = session_plan(&args, *settings, commands, compat);
-                Mode::Mgmt(plan, Box::new(session))
-            }
-        });
+        return mgmt_mode(&args, settings, compat);
     }
     if follow_or_timed_asked(&args) {
         let one = vec![(settings.display_name(), settings)];
         return follow_or_timed(&args, one, commands);
     }
+    session_mode(&args, settings, commands, compat)
+}
+
+/// The modes that need no server's settings: `--remote-serve`, the practice servers,
+/// `--list-servers`, `--learned` (without `--forget`), `--ping` and `--query`.
+fn standalone_mode(args: &Args, origins: &Origins) -> anyhow::Result<Option<Mode>> {
+    if args.remote_serve {
+        return Ok(Some(Mode::RemoteServe));
+    }
+    if let Some(addr) = &args.practice_mgmt {
+        return Ok(Some(Mode::PracticeMgmt(practice_plan(
+            args,
+            "--practice-mgmt",
+            addr,
+        )?)));
+    }
+    if let Some(addr) = &args.practice_server {
+        return Ok(Some(Mode::Practice(practice_plan(
+            args,
+            "--practice-server",
+            addr,
+        )?)));
+    }
+    if args.list_servers {
+        return Ok(Some(Mode::ListServers(ConfigFile::load(args, origins)?)));
+    }
+    if args.learned && !args.forget {
+        return Ok(Some(Mode::Learned(None)));
+    }
+    if let Some(probe) = probe(args, origins)? {
+        return Ok(Some(Mode::Probe(probe)));
+    }
+    Ok(None)
+}
+
+/// `--target`'s servers, each on the selected profile's settings with the target's address.
+fn target_servers(
+    args: &Args,
+    origins: &Origins,
+    file: &ConfigFile,
+) -> anyhow::Result<Vec<(String, Settings)>> {
+    let mut servers = Vec::new();
+    for (name, target, named_port) in settings::targets(args)? {
+        let mut s = Settings::resolve(args, origins, file.clone())?;
+        // --print-config says the address came from the target, not the default profile.
+        let flag = Source::Flag(format!("--target {name}"));
+        s.host = Sourced::new(target.host, flag.clone());
+        s.port.value = target.port;
+        if named_port {
+            s.port.source = flag;
+        }
+        // A target names its own address, so the route to the default profile's server
+        // (its ssh or proxy_command) does not apply; --ssh and --proxy-command still do.
+        s.drop_profile_route();
+        servers.push((name, s));
+    }
+    Ok(servers)
+}
+
+/// `--mgmt` on one server: its notifications, a timed run, or method calls (with the RCON
+/// session of the same words for a server that runs console commands).
+fn mgmt_mode(args: &Args, settings: Settings, compat: Option<Tweaks>) -> anyhow::Result<Mode> {
+    let settings = Box::new(settings);
+    Ok(match mgmt_plan(args, false)? {
+        (plan, Some(follow), _) => Mode::MgmtFollow(plan, follow, settings),
+        (plan, None, Some(timing)) => {
+            Mode::MgmtTimed(plan, timing, vec![(settings.display_name(), *settings)])
+        }
+        (plan, None, None) => {
+            // The RCON commands of the same words, for a server that runs console
+            // commands (issue 42): the first word may be where clap put the URL.
+            let mut commands = plan.lines.clone();
+            if !plan.words.is_empty() {
+                commands.push(plan.words.join(" "));
+            }
+            let session = session_plan(args, *settings, commands, compat);
+            Mode::Mgmt(plan, Box::new(session))
+        }
+    })
+}
+
+/// One server's session, here or over `--remote`, after the checks of what `--remote` and
+/// `--resume` can take.
+fn session_mode(
+    args: &Args,
+    settings: Settings,
+    commands: Vec<String>,
+    compat: Option<Tweaks>,
+) -> anyhow::Result<Mode> {
     let inputs = SessionInputs::new(
         !commands.is_empty(),
         !args.files.is_empty(),
@@ -688,7 +724,7 @@ fn resolve_mode(
         ));
     }
     let remote = settings.remote && !args.demo && !inputs.console;
-    let plan = Box::new(session_plan(&args, settings, commands, compat));
+    let plan = Box::new(session_plan(args, settings, commands, compat));
     Ok(if remote {
         Mode::RemoteSession(plan)
     } else {
