@@ -623,9 +623,7 @@ impl BeServer<'_> {
                     resend.push((*addr, d.clone()));
                 }
             }
-            let (due, keep): (Vec<_>, Vec<_>) = c.later.drain(..).partition(|(t, _)| *t <= now);
-            c.later = keep;
-            later.extend(due.into_iter().map(|(_, m)| (*addr, m)));
+            later.extend(take_due(&mut c.later, now).into_iter().map(|m| (*addr, m)));
         }
         for (addr, d) in resend {
             self.send(addr, d);
@@ -746,15 +744,18 @@ impl SessionHub<'_> {
     }
 }
 
-/// One WebRCON connection; `Ok(true)` when a client ran `stop`.
-fn webrcon_session(
-    stream: TcpStream,
-    config: &ConsoleServerConfig,
-    shared: &SessionHub,
-) -> io::Result<bool> {
-    let (stats, counter) = (shared.stats, shared.counter);
+/// The messages of `later` due by `now`, taken out of it in order.
+fn take_due(later: &mut Vec<(Instant, String)>, now: Instant) -> Vec<String> {
+    let (due, keep): (Vec<_>, Vec<_>) = later.drain(..).partition(|(t, _)| *t <= now);
+    *later = keep;
+    due.into_iter().map(|(_, m)| m).collect()
+}
+
+/// The WebSocket of a client that asked for the path of `password`; `None` for any other
+/// (answered 401) or a failed handshake.
+fn webrcon_accept(stream: TcpStream, password: &str) -> Option<tungstenite::WebSocket<TcpStream>> {
     use tungstenite::handshake::server::{ErrorResponse, Request, Response};
-    let want = format!("/{}", super::driver::encode_path(&config.password));
+    let want = format!("/{}", super::driver::encode_path(password));
     // tungstenite's callback type is fixed: its error is an HTTP response.
     #[allow(clippy::result_large_err)]
     let check = |req: &Request, resp: Response| -> Result<Response, ErrorResponse> {
@@ -766,24 +767,35 @@ fn webrcon_session(
             Err(e)
         }
     };
-    let mut ws = match tungstenite::accept_hdr(stream, check) {
-        Ok(ws) => ws,
-        Err(_) => return Ok(false),
+    tungstenite::accept_hdr(stream, check).ok()
+}
+
+/// One WebRCON message frame.
+fn webrcon_frame(id: i64, message: &str, kind: &str) -> tungstenite::Message {
+    tungstenite::Message::text(
+        serde_json::json!({
+            "Identifier": id,
+            "Message": message,
+            "Type": kind,
+            "Stacktrace": "",
+        })
+        .to_string(),
+    )
+}
+
+/// One WebRCON connection; `Ok(true)` when a client ran `stop`.
+fn webrcon_session(
+    stream: TcpStream,
+    config: &ConsoleServerConfig,
+    shared: &SessionHub,
+) -> io::Result<bool> {
+    let (stats, counter) = (shared.stats, shared.counter);
+    let Some(mut ws) = webrcon_accept(stream, &config.password) else {
+        return Ok(false);
     };
     stats.logins.fetch_add(1, Ordering::SeqCst);
     ws.get_mut()
         .set_read_timeout(Some(Duration::from_millis(50)))?;
-    let frame = |id: i64, message: &str, kind: &str| {
-        tungstenite::Message::text(
-            serde_json::json!({
-                "Identifier": id,
-                "Message": message,
-                "Type": kind,
-                "Stacktrace": "",
-            })
-            .to_string(),
-        )
-    };
     let mut later: Vec<(Instant, String)> = Vec::new();
     let mut seen = shared.pushes_since(&mut 0).len();
     loop {
@@ -792,19 +804,16 @@ fn webrcon_session(
             let _ = ws.flush();
             return Ok(false);
         }
-        let now = Instant::now();
-        let (due, keep): (Vec<_>, Vec<_>) = later.drain(..).partition(|(t, _)| *t <= now);
-        later = keep;
-        for (_, m) in due {
+        for m in take_due(&mut later, Instant::now()) {
             stats.messages.fetch_add(1, Ordering::SeqCst);
-            if ws.send(frame(-1, &m, "Chat")).is_err() {
+            if ws.send(webrcon_frame(-1, &m, "Chat")).is_err() {
                 return Ok(false);
             }
         }
         for (m, kind) in shared.pushes_since(&mut seen) {
             stats.messages.fetch_add(1, Ordering::SeqCst);
             let id = if kind == "Chat" { -1 } else { 0 };
-            if ws.send(frame(id, &m, kind)).is_err() {
+            if ws.send(webrcon_frame(id, &m, kind)).is_err() {
                 return Ok(false);
             }
         }
@@ -834,7 +843,7 @@ fn webrcon_session(
         stats.executed.fetch_add(1, Ordering::SeqCst);
         let reply = respond(&command, counter);
         // A console log line and any chat first: the client must keep them out of the answer.
-        let mut out = vec![frame(
+        let mut out = vec![webrcon_frame(
             0,
             &format!("[rcon] executing '{command}'"),
             "Generic",
@@ -842,10 +851,10 @@ fn webrcon_session(
         stats.messages.fetch_add(1, Ordering::SeqCst);
         for m in &reply.before {
             stats.messages.fetch_add(1, Ordering::SeqCst);
-            out.push(frame(-1, m, "Chat"));
+            out.push(webrcon_frame(-1, m, "Chat"));
         }
         if !reply.silent {
-            out.push(frame(id, &reply.text, "Generic"));
+            out.push(webrcon_frame(id, &reply.text, "Generic"));
         }
         for f in out {
             if ws.send(f).is_err() {
@@ -871,6 +880,13 @@ fn log_line(text: &str) -> String {
     format!("2026-12-02T01:30:00 123.456 INF {text}\r\n")
 }
 
+/// The log line of a chat message the server says.
+fn chat_line(message: &str) -> String {
+    log_line(&format!(
+        "Chat (from '-non-player-', entity id '-1', to 'Global'): {message}"
+    ))
+}
+
 /// One telnet connection; `Ok(true)` when a client ran `stop`.
 fn telnet_session(
     stream: TcpStream,
@@ -883,57 +899,15 @@ fn telnet_session(
     stream.set_read_timeout(Some(Duration::from_millis(50)))?;
     let mut reader = BufReader::new(stream);
     out.write_all(b"Please enter password:\r\n")?;
-    let mut tries = 0;
-    let mut line = Vec::new();
-    let read_line =
-        |reader: &mut BufReader<TcpStream>, line: &mut Vec<u8>| -> io::Result<Option<String>> {
-            match reader.read_until(b'\n', line) {
-                Ok(0) => Err(io::Error::new(io::ErrorKind::UnexpectedEof, "closed")),
-                Ok(_) if line.ends_with(b"\n") => {
-                    let raw = std::mem::take(line);
-                    // Drop telnet negotiation (a generic client may send some) and the line end.
-                    let text: Vec<u8> = strip_iac(&raw);
-                    Ok(Some(
-                        String::from_utf8_lossy(&text)
-                            .trim_end_matches(['\r', '\n'])
-                            .to_string(),
-                    ))
-                }
-                Ok(_) => Ok(None),
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
-                    ) =>
-                {
-                    Ok(None)
-                }
-                Err(e) => Err(e),
-            }
-        };
-    loop {
-        if shared.stop.load(Ordering::SeqCst) {
-            return Ok(false);
-        }
-        let Some(pw) = read_line(&mut reader, &mut line)? else {
-            continue;
-        };
-        if pw == config.password {
-            break;
-        }
-        tries += 1;
-        if tries >= 3 {
-            out.write_all(b"Password incorrect, closing connection.\r\n")?;
-            return Ok(false);
-        }
-        out.write_all(b"Password incorrect, please enter password:\r\n")?;
+    if !telnet_login(&mut reader, &mut out, &config.password, shared.stop)? {
+        return Ok(false);
     }
     stats.logins.fetch_add(1, Ordering::SeqCst);
     out.write_all(
         b"Logon successful.\r\n\r\n\r\n*** Connected with 7DTD server.\r\n*** Server version: rconsole practice console 1.0\r\n\r\nPress 'help' to get a list of all commands. Press 'exit' to end session.\r\n\r\n",
     )?;
     out.write_all(log_line(&format!("Telnet connection from: {peer}")).as_bytes())?;
-    let mut later: Vec<(Instant, String)> = Vec::new();
+    let (mut later, mut line) = (Vec::new(), Vec::new());
     let mut seen = shared.pushes_since(&mut 0).len();
     loop {
         if shared.stop.load(Ordering::SeqCst) {
@@ -943,17 +917,9 @@ fn telnet_session(
             stats.messages.fetch_add(1, Ordering::SeqCst);
             out.write_all(log_line(&m).as_bytes())?;
         }
-        let now = Instant::now();
-        let (due, keep): (Vec<_>, Vec<_>) = later.drain(..).partition(|(t, _)| *t <= now);
-        later = keep;
-        for (_, m) in due {
+        for m in take_due(&mut later, Instant::now()) {
             stats.messages.fetch_add(1, Ordering::SeqCst);
-            out.write_all(
-                log_line(&format!(
-                    "Chat (from '-non-player-', entity id '-1', to 'Global'): {m}"
-                ))
-                .as_bytes(),
-            )?;
+            out.write_all(chat_line(&m).as_bytes())?;
         }
         let command = match read_line(&mut reader, &mut line) {
             Ok(Some(c)) => c,
@@ -975,9 +941,7 @@ fn telnet_session(
         stats.messages.fetch_add(1, Ordering::SeqCst);
         for m in &reply.before {
             stats.messages.fetch_add(1, Ordering::SeqCst);
-            text.push_str(&log_line(&format!(
-                "Chat (from '-non-player-', entity id '-1', to 'Global'): {m}"
-            )));
+            text.push_str(&chat_line(m));
         }
         for l in reply.text.lines() {
             text.push_str(l);
@@ -993,6 +957,63 @@ fn telnet_session(
         if reply.stop {
             return Ok(true);
         }
+    }
+}
+
+/// A line of the telnet client (without its line end and telnet negotiation), `None` while
+/// none is complete yet; a closed connection is an error.
+fn read_line(reader: &mut BufReader<TcpStream>, line: &mut Vec<u8>) -> io::Result<Option<String>> {
+    match reader.read_until(b'\n', line) {
+        Ok(0) => Err(io::Error::new(io::ErrorKind::UnexpectedEof, "closed")),
+        Ok(_) if line.ends_with(b"\n") => {
+            let raw = std::mem::take(line);
+            // Drop telnet negotiation (a generic client may send some) and the line end.
+            let text: Vec<u8> = strip_iac(&raw);
+            Ok(Some(
+                String::from_utf8_lossy(&text)
+                    .trim_end_matches(['\r', '\n'])
+                    .to_string(),
+            ))
+        }
+        Ok(_) => Ok(None),
+        Err(e)
+            if matches!(
+                e.kind(),
+                io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+            ) =>
+        {
+            Ok(None)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Asks for the password until the client gives it (`true`), fails three times or the server
+/// stops (`false`).
+fn telnet_login(
+    reader: &mut BufReader<TcpStream>,
+    out: &mut TcpStream,
+    password: &str,
+    stop: &AtomicBool,
+) -> io::Result<bool> {
+    let mut tries = 0;
+    let mut line = Vec::new();
+    loop {
+        if stop.load(Ordering::SeqCst) {
+            return Ok(false);
+        }
+        let Some(pw) = read_line(reader, &mut line)? else {
+            continue;
+        };
+        if pw == password {
+            return Ok(true);
+        }
+        tries += 1;
+        if tries >= 3 {
+            out.write_all(b"Password incorrect, closing connection.\r\n")?;
+            return Ok(false);
+        }
+        out.write_all(b"Password incorrect, please enter password:\r\n")?;
     }
 }
 

@@ -43,10 +43,6 @@ const KNOWN_DUPLICATE_TYPES: &[&str] = &[
 const KNOWN_LONG_FUNCTIONS: &[&str] = &[
     // issue 38: to remove, each split into named steps or deleted with its twin.
     "src/app/remote/client.rs answered",
-    "src/app/runner/batch.rs run_input",
-    "src/app/source/console.rs run",
-    "src/consoles/practice.rs telnet_session",
-    "src/consoles/practice.rs webrcon_session",
     "src/app/runner/fanout.rs report",
     "src/app/runner/fanout.rs run",
     "src/app/runner/fanout.rs serve",

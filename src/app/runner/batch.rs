@@ -64,6 +64,17 @@ struct Progress {
 }
 
 impl Progress {
+    /// The progress line of an input whose size is known (a file), drawn on a terminal.
+    fn of(input: &Input) -> Option<Progress> {
+        input.total.map(|total| Progress {
+            name: input.name.clone(),
+            total,
+            start: Instant::now(),
+            last: None,
+            line: ProgressLine::on_terminal(),
+        })
+    }
+
     fn draw(&mut self, done: u64, force: bool) {
         let now = Instant::now();
         if !force
@@ -205,13 +216,7 @@ fn run_input(
     stop: Option<&Stop>,
 ) -> anyhow::Result<Option<Halt>> {
     let mut joiner = Joiner::new(opts.macros.clone());
-    let mut progress = input.total.map(|total| Progress {
-        name: input.name.clone(),
-        total,
-        start: Instant::now(),
-        last: None,
-        line: ProgressLine::on_terminal(),
-    });
+    let mut progress = Progress::of(&input);
     let name = input.name.clone();
     let mut slashes: u64 = 0;
     let mut first_slash: Option<u64> = None;
@@ -240,16 +245,7 @@ fn run_input(
             let done = joiner.line();
             let at = item.line();
             let prefix = match chain.as_mut() {
-                Some(chain) => {
-                    if at > checked
-                        && let Some((_, want)) = expect.take()
-                        && chain.hex() != want
-                    {
-                        return Err(stdin_differs(session.server(), checked));
-                    }
-                    chain.push(at, item.text());
-                    Some(chain.hex())
-                }
+                Some(chain) => Some(chained(chain, &mut expect, checked, &item, session)?),
                 None => None,
             };
             // The line `--skip-in-doubt` takes as run is recorded as run, once stdin's lines
@@ -311,6 +307,26 @@ fn run_input(
         halt
     });
     Ok(halt)
+}
+
+/// stdin's chain with `item` added, as its journal records it; an error when the lines
+/// through `checked` were not the ones the journal `expect`s.
+fn chained(
+    chain: &mut Chain,
+    expect: &mut Option<(u64, String)>,
+    checked: u64,
+    item: &Item,
+    session: &Session,
+) -> anyhow::Result<String> {
+    let at = item.line();
+    if at > checked
+        && let Some((_, want)) = expect.take()
+        && chain.hex() != want
+    {
+        return Err(stdin_differs(session.server(), checked));
+    }
+    chain.push(at, item.text());
+    Ok(chain.hex())
 }
 
 impl Halt {

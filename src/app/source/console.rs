@@ -21,7 +21,7 @@ use rconsole::ErrorKind;
 use crate::app::exit::Exit;
 use crate::app::print::stderr;
 use crate::app::runner::interrupt;
-use crate::app::runner::session::Session;
+use crate::app::runner::session::{CommandOutcome, Session};
 
 /// The environment variable that overrides the history file's path (for tests and for people
 /// who keep dotfiles elsewhere).
@@ -389,21 +389,7 @@ pub fn run(session: &mut Session, settings: &ConsoleContext) -> anyhow::Result<E
     if caught.is_some() {
         session.set_cancel(Arc::clone(&interrupted));
     }
-    // Ctrl-C while the first connection waits (--wait, --retry) or logs in ends rcon, as
-    // there is no console yet to go back to.
-    match session.connect() {
-        Err(rconsole::Error::Cancelled) => {
-            return Err(crate::app::exit::fail(
-                Exit::Interrupted,
-                format!(
-                    "interrupted by Ctrl-C while connecting to {}",
-                    session.server()
-                ),
-            ));
-        }
-        Err(e) => return Err(e.into()),
-        Ok(_) => {}
-    }
+    connect_first(session)?;
     let server = session.server().to_string();
     let word = settings
         .quit_word
@@ -442,26 +428,7 @@ pub fn run(session: &mut Session, settings: &ConsoleContext) -> anyhow::Result<E
                 return Ok(Exit::Success);
             }
             if should_store(line, &settings.password) && history.add(line) {
-                editor.history_mut().clear()?;
-                for entry in &history.entries {
-                    editor.add_history_entry(entry.as_str())?;
-                }
-                if let Some(h) = editor.helper_mut() {
-                    h.learn(line);
-                }
-                if let Err(e) = history.save()
-                    && !warned_history
-                {
-                    warned_history = true;
-                    let where_ = history
-                        .path
-                        .as_deref()
-                        .map(|p| p.display().to_string())
-                        .unwrap_or_default();
-                    crate::app::print::output::warning(&format!(
-                        "cannot save history to {where_}: {e}"
-                    ));
-                }
+                remember(line, &history, &mut editor, &mut warned_history)?;
             }
             if let Some(meta) = line.strip_prefix(':') {
                 match meta_command(meta, session, &history, &mut editor, &interrupted)? {
@@ -482,26 +449,81 @@ pub fn run(session: &mut Session, settings: &ConsoleContext) -> anyhow::Result<E
             }
             interrupted.store(false, Ordering::SeqCst);
             let outcome = session.run_with(line, crate::app::runner::session::Run::printed())?;
-            if let Some(rconsole::Error::Cancelled) = &outcome.error {
-                stderr!(
-                    "rcon: interrupted: the command was abandoned and the connection closed (the next command reconnects)"
-                );
+            if !say_how_it_went(&outcome) {
                 stop_paste(rest, session, &history, &mut editor)?;
                 break;
-            } else if let Some(e) = &outcome.error {
-                let hint = if e.kind() == ErrorKind::Refused {
-                    ""
-                } else {
-                    " (the next command reconnects)"
-                };
-                stderr!("rcon: error: {e}{hint}");
-            } else if outcome.stopped {
-                stderr!(
-                    "rcon: the server is stopping; the connection is closed so it can shut down (the next command reconnects)"
-                );
             }
         }
     }
+}
+
+/// Connects before the first prompt. Ctrl-C while the first connection waits (--wait,
+/// --retry) or logs in ends rcon, as there is no console yet to go back to.
+fn connect_first(session: &mut Session) -> anyhow::Result<()> {
+    match session.connect() {
+        Err(rconsole::Error::Cancelled) => Err(crate::app::exit::fail(
+            Exit::Interrupted,
+            format!(
+                "interrupted by Ctrl-C while connecting to {}",
+                session.server()
+            ),
+        )),
+        Err(e) => Err(e.into()),
+        Ok(_) => Ok(()),
+    }
+}
+
+/// After `history` took `line`: the editor's history follows, completion learns its words,
+/// and the file is saved (a failure to save said once, `warned`).
+fn remember(
+    line: &str,
+    history: &HistoryFile,
+    editor: &mut ConsoleEditor,
+    warned: &mut bool,
+) -> anyhow::Result<()> {
+    editor.history_mut().clear()?;
+    for entry in &history.entries {
+        editor.add_history_entry(entry.as_str())?;
+    }
+    if let Some(h) = editor.helper_mut() {
+        h.learn(line);
+    }
+    if let Err(e) = history.save()
+        && !*warned
+    {
+        *warned = true;
+        let where_ = history
+            .path
+            .as_deref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        crate::app::print::output::warning(&format!("cannot save history to {where_}: {e}"));
+    }
+    Ok(())
+}
+
+/// Says what went wrong with a command, if anything; `false` when Ctrl-C abandoned it, so the
+/// rest of a paste is not sent.
+fn say_how_it_went(outcome: &CommandOutcome) -> bool {
+    if let Some(rconsole::Error::Cancelled) = &outcome.error {
+        stderr!(
+            "rcon: interrupted: the command was abandoned and the connection closed (the next command reconnects)"
+        );
+        return false;
+    }
+    if let Some(e) = &outcome.error {
+        let hint = if e.kind() == ErrorKind::Refused {
+            ""
+        } else {
+            " (the next command reconnects)"
+        };
+        stderr!("rcon: error: {e}{hint}");
+    } else if outcome.stopped {
+        stderr!(
+            "rcon: the server is stopping; the connection is closed so it can shut down (the next command reconnects)"
+        );
+    }
+    true
 }
 
 type ConsoleEditor = Editor<ConsoleHelper, DefaultHistory>;
