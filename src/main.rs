@@ -12,6 +12,13 @@
 #![cfg_attr(all(target_os = "linux", target_env = "gnu", not(test)), no_main)]
 
 mod app;
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+mod arena;
+
+/// On Linux with glibc, the start-up arena before glibc's allocator (see `arena.rs`).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[global_allocator]
+static ALLOCATOR: arena::Arena = arena::Arena::new();
 
 /// On the static musl build, dlmalloc instead of musl's allocator (see Cargo.toml).
 #[cfg(all(target_os = "linux", target_env = "musl"))]
