@@ -1,4 +1,5 @@
-//! Build script: records the git commit `rcon --version` names, as `RCONSOLE_COMMIT`.
+//! Build script: records the git commit `rcon --version` names, as `RCONSOLE_COMMIT`, and on
+//! x86_64 Linux with glibc lays out the functions a one-shot runs together ([`symbol_order`]).
 //!
 //! Sources, first that answers: the `RCONSOLE_COMMIT` variable (for packagers building from a
 //! tarball), `git` in the source tree (with `-dirty` when it has uncommitted changes), the
