@@ -9,8 +9,8 @@
 #     x86_64-apple-darwin the binary linked. Through cargo-zigbuild (zig from PyPI
 #     `ziglang`); nothing here runs Mach-O.
 #   - Linux static musl (x86_64): release `rcon` built static-pie with Debian's
-#     musl-tools (linker .ci/musl/cc), then the integration suite run against them
-#     (RCONSOLE_TEST_BIN), strict as the Linux run.
+#     musl-tools (linker .ci/musl/cc), then the integration suite and the million-command
+#     load test run against it (RCONSOLE_TEST_BIN), strict as the Linux run.
 # Everything comes from Debian (rustc-web, cargo-web, rust-web-src, rust-web-clippy, mingw-w64,
 # wine, musl-tools; see .ci/apt-cross.txt) and registries (crates.io, PyPI). Debian's
 # toolchain ships the standard library's sources, so `-Zbuild-std` (RUSTC_BOOTSTRAP=1) builds
@@ -293,6 +293,12 @@ musl() {
   # step (`cargo test --locked`) uses, so it is not built twice.
   RCONSOLE_TEST_BIN="$tdir/$target/release/rcon" RCONSOLE_STRICT="$strict" timed \
     cargo test --locked --test it
+
+  step "musl: the million-command load test against the static binary"
+  # The binary that ships, in release: .ci/run builds no other release rcon for it. The test
+  # binary (and the practice server in it) is the suite's, above.
+  RCONSOLE_TEST_BIN="$tdir/$target/release/rcon" RCONSOLE_STRICT="$strict" timed \
+    cargo test --locked --test it -- --ignored load::
 }
 
 # --- Linux static musl, aarch64 -------------------------------------------------------------
