@@ -406,8 +406,9 @@ struct InFlight {
     /// The last command to a server that refuses sentinels: its first packet sends the
     /// sentinel whose refusal ends the answer (see [`Exchange::start_last_command`]).
     sentinel_after_first: bool,
-    /// That sentinel went out when the quiet gap passed with no packet; a gap after the last
-    /// packet still ends the answer, in case it shared the command's read.
+    /// That sentinel went out when the quiet gap passed with no packet. It may share a read
+    /// with the command: for the last command each gap with no refusal sends another, which
+    /// gives it a read of its own; for a check, a gap after the last packet ends the answer.
     sentinel_after_gap: bool,
     /// The last packet of the answer is as long as a fragment some server follows with more
     /// ([`may_continue`]), so a close after it may have cut the answer short.
@@ -792,10 +793,12 @@ impl Exchange {
     /// server known to answer a sentinel with a login failure after everything before it (the
     /// silent-empty kind), the first packet of the answer sends the sentinel, and its refusal
     /// ends the answer exactly, however slowly the rest comes; the server then closes the
-    /// connection, which was to end anyway. An answer with no packet ends after the quiet gap.
-    /// The sentinel never goes right behind the command: such a server handles one packet per
+    /// connection, which was to end anyway. With no packet by the quiet gap the sentinel goes
+    /// out then. It never goes right behind the command: such a server handles one packet per
     /// read, and a sentinel that shares the command's read waits there until more bytes come,
-    /// which they never do (docs/protocol.md section 4). Elsewhere the same as
+    /// so each further gap with no refusal sends another sentinel (docs/protocol.md section 4);
+    /// the refusal comes after every answer before it, so none is lost by ending the run first.
+    /// Elsewhere the same as
     /// [`Exchange::start_command`].
     pub fn start_last_command(&mut self, command: &str, now: Instant) -> Result<(), Error> {
         self.start_command(command, false, now)?;
@@ -1017,9 +1020,18 @@ impl Exchange {
                 // long read the command, so a sentinel has a read of its own, and its
                 // refusal comes after an answer that is only late. Should it share the
                 // command's read after all (a server that had not read the command
-                // yet), the gap after it ends the answer as before.
+                // yet), the next gap sends another (below).
                 c.sentinel = Some(RequestId::SENTINEL);
                 c.sentinel_after_gap = true;
+                c.timers.set(Timer::Gap, later(now, gap));
+                self.send(RequestId::SENTINEL, Request::Sentinel, b"");
+            }
+            Some(Timer::Gap) if c.sentinel_after_gap && c.check.is_none() => {
+                // The last command's sentinel drew no refusal within a gap: it shares a read
+                // with the command (or with commands before it, on a server slower than the
+                // gap) and waits in the server's buffer for more bytes. Another sentinel gives
+                // it a read; the refusal still comes after every answer before it, so none is
+                // lost by ending the run first. The answer's limit bounds the wait.
                 c.timers.set(Timer::Gap, later(now, gap));
                 self.send(RequestId::SENTINEL, Request::Sentinel, b"");
             }

@@ -425,6 +425,50 @@ fn one_packet_per_read_server_ends_empty_last_commands_every_time() {
     assert!(server.violations().is_empty(), "{:?}", server.violations());
 }
 
+/// A server that reads one packet per read and is slower than the quiet gap (here: a stall of
+/// 300 ms before each read, against a gap of 20 ms, as a loaded machine makes it): every command
+/// ends by the gap before its answer comes, and the last one's sentinel queues behind them. Its
+/// refusal comes after every answer before it, so the run waits for it: each answer comes under
+/// its command or is reported late with its text, none dropped because the run ended first.
+/// (It was: the gap after the sentinel ended the run, and all three answers were lost without
+/// a word, the failure of the two tests above on a loaded machine.)
+#[test]
+fn a_stalled_one_packet_per_read_server_loses_no_answer_at_the_end_of_a_run() {
+    let server = server(PracticeMode::SilentEmpty, Duration::from_millis(300));
+    // Nothing remembered: the run probes (the server refuses both sentinels) and learns the
+    // refusal, so no command of it checks a remembered method.
+    let home = home();
+    let out = run(rcon_for(&server, home.path()).args([
+        "-t",
+        "10s",
+        "--idle-gap",
+        "20ms",
+        "--json",
+        "-c",
+        "echo one",
+        "-c",
+        "echo two",
+        "-c",
+        "echo three",
+    ]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let responses: Vec<String> = stdout(&out)
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            v["response"].as_str().unwrap().to_string()
+        })
+        .collect();
+    let expected = ["one", "two", "three"].map(String::from);
+    assert_answers(
+        PracticeMode::SilentEmpty,
+        &responses,
+        &expected,
+        &stderr(&out),
+    );
+    assert!(server.violations().is_empty(), "{:?}", server.violations());
+}
+
 /// Checks a run's answers against what each command should have answered: every one exact, in
 /// order (0 lost, 0 mixed). Where a server marks no end of an answer at all (the modes whose
 /// answers end by silence: `silent-empty`, `reject-sentinel`), an answer slower than the quiet

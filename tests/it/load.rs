@@ -45,14 +45,16 @@ fn vm_hwm_kib(pid: u32) -> u64 {
 /// A million commands piped into `rcon` complete in order, and its peak RSS after the first
 /// 100,000 does not grow by more than 2 MB over the remaining 900,000.
 ///
-/// Slow in a debug build; `.ci/run` runs it in release:
-/// `cargo test --release --locked --test load -- --ignored`.
+/// Slow against a debug `rcon`; `.ci/cross.sh musl` runs it against the static release one
+/// (`RCONSOLE_TEST_BIN=... cargo test --locked --test it -- --ignored load::`), and `.ci/run`
+/// without the cross builds in release (`cargo test --release --locked --test it -- --ignored
+/// load::`).
 ///
 /// Linux only because the peak RSS comes from `/proc`; the stream itself is the same code
 /// everywhere, and the Windows run of `batch.rs` pipes commands through it.
 #[cfg(target_os = "linux")]
 #[test]
-#[ignore = "slow in debug: run in release, as .ci/run does"]
+#[ignore = "slow against a debug rcon: run against a release one, as .ci does"]
 fn million_command_stream_has_flat_memory() {
     use std::io::{BufRead, BufReader, Write};
     use std::process::Stdio;

@@ -192,9 +192,10 @@ fn silent_server_exits_6_within_the_timeout() {
     let home = home();
     let start = Instant::now();
     let out = run(rcon_at(port, home.path()).args(["-t", "1s", "list"]));
-    let took = start.elapsed();
+    // Printed, not asserted: a loaded machine can take longer than any bound. The deadline is
+    // what ended it (exit 6, "timed out"); a run that never ends fails on `run`'s limit.
+    eprintln!("took {:?} with -t 1s", start.elapsed());
     assert_eq!(out.status.code(), Some(6), "{}", stderr(&out));
-    assert!(took < Duration::from_secs(2), "took {took:?}");
     assert!(stderr(&out).contains("timed out"), "{}", stderr(&out));
 }
 
@@ -203,12 +204,15 @@ fn silent_server_exits_6_within_the_timeout() {
 fn trickling_output_is_bounded_by_the_timeout() {
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = l.local_addr().unwrap().port();
-    std::thread::spawn(move || {
-        let Ok((mut s, _)) = l.accept() else { return };
+    // Whether the client left before the whole packet was written (500 s at this pace).
+    let server = std::thread::spawn(move || {
+        let Ok((mut s, _)) = l.accept() else {
+            return false;
+        };
         let mut buf = [0u8; 1460];
         let n = s.read(&mut buf).unwrap_or(0);
         if n < 12 {
-            return;
+            return false;
         }
         let id = i32::from_le_bytes(buf[4..8].try_into().unwrap());
         let _ = s.write_all(&rconsole::rcon::packet::encode(id, 2, b""));
@@ -221,17 +225,25 @@ fn trickling_output_is_bounded_by_the_timeout() {
         packet.truncate(5000);
         for b in packet {
             if s.write_all(&[b]).is_err() {
-                return;
+                return true;
             }
             std::thread::sleep(Duration::from_millis(100));
         }
+        false
     });
     let home = home();
     let start = Instant::now();
     let out = run(rcon_at(port, home.path()).args(["-t", "1500ms", "list"]));
-    let took = start.elapsed();
+    // Printed, not asserted: a loaded machine can take longer than any bound. What bounds the
+    // wait is the deadline for the whole output (exit 6) while the server still trickles.
+    eprintln!("took {:?} with -t 1500ms", start.elapsed());
     assert_eq!(out.status.code(), Some(6), "{}", stderr(&out));
-    assert!(took < Duration::from_millis(2500), "took {took:?}");
+    assert!(
+        stderr(&out).contains("waiting for the rest of the output"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(server.join().unwrap(), "rcon waited for the whole packet");
 }
 
 #[test]

@@ -561,8 +561,8 @@ fn state_command() {
 
 /// The last command of a session on a server that refuses sentinels in order (and handles one
 /// packet per read): nothing goes right behind the command; the first packet of the answer sends
-/// the sentinel, whose refusal ends the answer exactly; an answer with no packet ends after the
-/// quiet gap.
+/// the sentinel, whose refusal ends the answer exactly; with no packet, the sentinel goes out
+/// after the quiet gap, and again after each further gap until it is refused.
 #[test]
 fn state_last_command() {
     let mut cfg = learned(EndMethod::Silence);
@@ -595,9 +595,23 @@ fn state_last_command() {
     assert_eq!(h.seen.output, b"late");
     assert_eq!(h.seen.done, 1);
     assert_eq!(h.seen.warnings, 0);
-    // A sentinel that shared the command's read after all (never answered): the gap after it
-    // ends the empty answer as before.
-    let h = Harness::run(cfg.clone(), &[login(), Last("say hi"), Wait(51), Wait(51)]);
+    // A sentinel that shared the command's read after all (not refused within a gap): another
+    // gives it a read, and the refusal ends the answer.
+    let h = Harness::run(
+        cfg.clone(),
+        &[
+            login(),
+            Last("say hi"),
+            Wait(51),
+            Wait(51),
+            Recv(Some(-1), 2, b""),
+        ],
+    );
+    assert_eq!(
+        &sent_types(&h)[1..],
+        &[2, 0, 0],
+        "another sentinel a gap later"
+    );
     assert_eq!(h.seen.done, 1);
     assert!(h.seen.failed.is_empty(), "{:?}", h.seen.failed);
     // Messages, then the refusal: the sentinel after the first, all of them, in order, even
