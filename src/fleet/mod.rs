@@ -49,7 +49,7 @@ mod limits;
 mod link;
 mod machine;
 pub use limits::raise_fd_limit;
-pub use link::Tunnel;
+pub use link::{FarEnd, Tunnel};
 
 use link::{Link, Stream, TunnelChild};
 
@@ -58,7 +58,6 @@ use link::{Link, Stream, TunnelChild};
 const EXIT_GRACE: Duration = Duration::from_secs(3);
 
 /// One server to drive.
-#[derive(Debug)]
 pub struct FleetTarget {
     /// Host name or address (IPv6 without brackets).
     pub host: String,
@@ -73,6 +72,20 @@ pub struct FleetTarget {
     /// Reach it through this tunnel (Unix), not directly: `host` and `port` are then the
     /// server as the far side sees it.
     pub tunnel: Option<Tunnel>,
+    /// Speak this machine over the link instead of `protocol`'s (`rcon --remote`: the remote
+    /// protocol to the rcon at a [`Tunnel::command`]'s far end).
+    pub machine: Option<Box<dyn Machine>>,
+}
+
+impl std::fmt::Debug for FleetTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FleetTarget")
+            .field("host", &self.host)
+            .field("port", &self.port)
+            .field("protocol", &self.protocol)
+            .field("tunnel", &self.tunnel)
+            .finish_non_exhaustive()
+    }
 }
 
 impl FleetTarget {
@@ -85,6 +98,7 @@ impl FleetTarget {
             config,
             protocol: Protocol::Rcon,
             tunnel: None,
+            machine: None,
         }
     }
 }
@@ -375,7 +389,10 @@ pub fn run(
             tracing: t.config.observer.wants_packets(),
             timeout: t.config.timeout,
             ws_password: (t.protocol == Protocol::WebRcon).then(|| t.password.clone()),
-            machine: machine::new(t.protocol, t.config, t.password),
+            machine: match t.machine {
+                Some(machine) => machine,
+                None => machine::new(t.protocol, t.config, t.password),
+            },
             protocol: t.protocol,
             tunnel: t.tunnel,
             address,
@@ -690,7 +707,8 @@ impl Loop {
         self.close(i, poll);
         let s = &mut self.sessions[i];
         s.machine.disconnect();
-        if s.attempt <= self.opts.retries {
+        // A far end that cannot serve stays so: no retry.
+        if s.attempt <= self.opts.retries && err.kind() != crate::error::ErrorKind::Remote {
             let delay = crate::engine::retry_pause(self.opts.backoff, s.attempt);
             s.phase = Phase::Backoff;
             s.wake_at = Some(Instant::now() + delay);

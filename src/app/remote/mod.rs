@@ -8,6 +8,7 @@
 pub mod client;
 pub mod install;
 pub mod journal;
+pub mod machine;
 pub mod proto;
 pub mod serve;
 pub mod session;

@@ -355,23 +355,6 @@ pub fn execute(
     }
 }
 
-/// Runs one command on the session (connecting first if needed, as every mode does: the
-/// session's one path) and returns its output as text; a failed command closes the connection,
-/// so the next one reconnects.
-pub fn run_text(session: &mut Session, command: &str) -> rconsole::Result<String> {
-    // `run_with` unprinted: nothing is written, so nothing can fail but the command.
-    let outcome = session.outcome(command, false);
-    match outcome.error {
-        None => Ok(rconsole::rcon::packet::decode_output_owned(outcome.raw)),
-        Some(e) => {
-            if let Some(client) = session.client.as_deref_mut() {
-                client.close();
-            }
-            Err(e)
-        }
-    }
-}
-
 impl Drop for Session {
     /// Hands the answer latencies gathered over the session to the observer, which remembers
     /// them for this server.
