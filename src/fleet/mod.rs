@@ -12,9 +12,10 @@
 //! BattlEye over UDP datagrams, Rust's WebRCON over a WebSocket (its upgrade included), and on
 //! Unix any of the stream protocols through a tunnel ([`Tunnel`]: `ssh -W` or a proxy command,
 //! the child's pipes registered with the poll). A tunnel that dies is the transport failure
-//! it is ([`Error::Transport`], with the last line the child printed on stderr). On other
-//! platforms a tunnel's pipes cannot be polled; the `rcon` binary runs those targets on helper
-//! threads with the blocking client.
+//! it is ([`Error::Transport`], with the last line the child printed on stderr). A tunnel
+//! whose child is the far end itself ([`Tunnel::command`]: `rcon --remote`'s `ssh HOST rcon
+//! --remote-serve`) is driven the same way, with the caller's machine
+//! ([`FleetTarget::machine`]) speaking over its pipes and its [`FarEnd`] reading its failures.
 //!
 //! Every target's connect, login, probe and commands progress at once; nothing here blocks on
 //! one target (a name is resolved before the loop starts, on a few helper threads). At most

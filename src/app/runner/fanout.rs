@@ -4,14 +4,13 @@
 //! progress line and a summary.
 //!
 //! Every target runs in one event loop ([`rconsole::fleet`]), whatever its dialect (RCON,
-//! BattlEye, telnet, WebRCON) and, on Unix, whether it is reached directly or through a tunnel
-//! (`--ssh`, `--proxy-command`, an inventory row's `ssh`: the child's pipes are polled like
-//! sockets): every connect, login, probe and command progresses at once, at most `--parallel`
-//! connections open (default [`rconsole::fleet::DEFAULT_PARALLEL`]), so a fleet costs about
-//! one timeout however many of its servers are dead. Two kinds of target run on helper
-//! threads with the blocking client instead (at most [`MAX_THREADS`] at once, within
-//! `--parallel`), in the same run and through the same printer: `--remote` sessions, and on
-//! Windows tunnels (a pipe there cannot be polled with sockets).
+//! BattlEye, telnet, WebRCON) and whether it is reached directly or through a tunnel (`--ssh`,
+//! `--proxy-command`, an inventory row's `ssh`: the child's pipes are polled like sockets), or
+//! through `--remote` (the ssh child's pipes carry the remote protocol:
+//! [`crate::app::remote::machine`]): every connect, login, probe and command progresses at
+//! once, at most `--parallel` connections open (default
+//! [`rconsole::fleet::DEFAULT_PARALLEL`]), so a fleet costs about one timeout however many of
+//! its servers are dead.
 //!
 //! Each server's output is printed as soon as each of its commands completes, so a slow or dead
 //! server holds back nobody's output but its own, and only for its own timeout. The policy is
@@ -160,8 +159,8 @@ pub fn observer(name: &str, label: bool) -> Arc<dyn Observer> {
     }
 }
 
-/// Turns resolved settings into servers: the event loop's route for every one it can drive,
-/// else a helper thread's. Reads each password (a file, a command) once per distinct source.
+/// Turns resolved settings into the event loop's servers (`--remote` ones with their remote
+/// protocol machine). Reads each password (a file, a command) once per distinct source.
 /// `label`: the engine's warnings name their server (several servers).
 pub fn servers(list: Vec<(String, Settings)>, label: bool) -> anyhow::Result<Vec<Server>> {
     let passwords = passwords(&list)?;

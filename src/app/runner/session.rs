@@ -250,8 +250,7 @@ impl Session {
 
     /// Runs one command, connecting first if needed, and (with `how.print`) prints its record:
     /// the one path every single-server command takes (one-shot and `-c` commands, batch
-    /// input, the console, `--remote-serve`, and through [`run_text`] the schedule and
-    /// `--follow`'s polling). Only a failed write to stdout is an `Err`; everything about the
+    /// input, the console and `--remote-serve`). Only a failed write to stdout is an `Err`; everything about the
     /// command itself is in the [`CommandOutcome`].
     pub fn run_with(&mut self, command: &str, how: Run<'_>) -> std::io::Result<CommandOutcome> {
         let outcome = self.outcome(command, how.last);

@@ -1,5 +1,4 @@
-//! `--follow` on the fleet's event loop, for every server it can drive (all but `--remote` and
-//! tunnels on Windows): RCON servers asked `list` every `--poll` ([`Watch::Poll`]), BattlEye,
+//! `--follow` on the fleet's event loop, for every server (`--remote` ones included): RCON servers asked `list` every `--poll` ([`Watch::Poll`]), BattlEye,
 //! WebRCON and telnet servers read for what they push ([`Watch::Pushed`]), one thread for the
 //! whole group. Every server is connected to at once; the follow begins when each has answered
 //! (or logged in), and the first failure in the group's order ends it before that. A
