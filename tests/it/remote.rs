@@ -1459,6 +1459,54 @@ fn fan_out_over_remote_on_50_hosts_runs_with_at_most_4_threads() {
     assert!(threads <= 4, "{threads} threads for 50 --remote hosts");
 }
 
+/// `--follow` over `--remote` on two servers runs on the event loop with the others: both are
+/// followed, their events named, and rcon keeps at most 4 threads (it had a thread per server
+/// and three per link).
+#[cfg(target_os = "linux")]
+#[test]
+fn follow_over_remote_runs_on_the_event_loop() {
+    use crate::follow::{Follower, after_time};
+    let data = tempfile::tempdir().unwrap();
+    let Some(sshd) = remote_sshd(data.path()) else {
+        return;
+    };
+    let a = restartable_vanilla("127.0.0.1:0".parse().unwrap());
+    let b = restartable_vanilla("127.0.0.1:0".parse().unwrap());
+    let home = home();
+    let mut cmd = rcon_in(home.path());
+    cmd.env("RCON_PASSWORD", PASSWORD)
+        .args(["--ssh", &sshd.destination()])
+        .args(["--remote", "--remote-rcon"])
+        .arg(rcon_bin());
+    for option in sshd.options("user_key", "known_hosts") {
+        cmd.args(["--ssh-option", &option]);
+    }
+    let mut f = Follower::spawn(
+        cmd.args(["--target", &format!("a=127.0.0.1:{}", a.port())])
+            .args(["--target", &format!("b=127.0.0.1:{}", b.port())])
+            .args(["--follow", "--poll", "100ms"]),
+    );
+    f.wait_err("following a, b");
+    let threads = threads_of(f.child.id());
+    b.set_players(&["Steve"]);
+    let line = f.line();
+    let rest = line
+        .strip_prefix("[b] ")
+        .unwrap_or_else(|| panic!("{line:?}"));
+    assert_eq!(after_time(rest), "joined Steve");
+    a.set_players(&["Alex"]);
+    let line = f.line();
+    let rest = line
+        .strip_prefix("[a] ")
+        .unwrap_or_else(|| panic!("{line:?}"));
+    assert_eq!(after_time(rest), "joined Alex");
+    let threads = threads.max(threads_of(f.child.id()));
+    assert!(
+        threads <= 4,
+        "{threads} threads following 2 --remote servers"
+    );
+}
+
 /// Local mode journals stdin as well: piping the same lines again with `--resume` goes on after
 /// the last answered line, each line once; other lines are refused (exit 2, nothing sent).
 #[test]
