@@ -1973,13 +1973,18 @@ fn remote_resume_skips_the_line_in_doubt_with_skip_in_doubt() {
     };
     let child = spawn(&mut rcon(&[]));
     wait_for_commands(&server, 21);
+    // This test's remote sides only (its sshd sets their data directory): the other tests'
+    // run beside it.
+    let ours = format!("RCON_DATA_DIR={}\0", data.path().display());
     let serving: Vec<u32> = std::fs::read_dir("/proc")
         .unwrap()
         .flatten()
         .filter(|e| {
             let cmdline = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+            let environ = std::fs::read(e.path().join("environ")).unwrap_or_default();
             let word = b"--remote-serve";
             cmdline.windows(word.len()).any(|w| w == word)
+                && environ.windows(ours.len()).any(|w| w == ours.as_bytes())
                 && std::fs::read_to_string(e.path().join("comm")).is_ok_and(|c| c.trim() == "rcon")
         })
         .filter_map(|e| e.file_name().to_str()?.parse().ok())
