@@ -126,6 +126,10 @@ pub enum Error {
     /// The transport (for example an SSH tunnel) failed in a way of its own.
     #[error("{0}")]
     Transport(String),
+    /// The far side of a tunnel cannot serve (`rcon --remote`: the program there is missing, too
+    /// old or speaks another protocol version); the message says what to install.
+    #[error("{0}")]
+    Remote(String),
     /// A server tried again until a time limit (`rcon --wait`) never came up: the last
     /// attempt's failure is the cause, and decides the kind.
     #[error(
@@ -193,6 +197,8 @@ pub enum ErrorKind {
     Refused,
     /// The transport failed (tunnel command, SSH).
     Transport,
+    /// The program at the far side of a tunnel cannot serve ([`Error::Remote`]).
+    Remote,
 }
 
 impl Error {
@@ -227,6 +233,7 @@ impl Error {
                 ErrorKind::Refused
             }
             Error::Transport(_) => ErrorKind::Transport,
+            Error::Remote(_) => ErrorKind::Remote,
             Error::NotUp { last, .. } => last.kind(),
             Error::Management { kind, .. } => *kind,
         }

@@ -85,6 +85,7 @@ impl Exit {
             K::Connection => Exit::Connection,
             K::Refused => Exit::Refused,
             K::Transport => Exit::Transport,
+            K::Remote => Exit::Remote,
             _ => Exit::Connection,
         }
     }

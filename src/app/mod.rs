@@ -63,8 +63,13 @@ pub fn run() -> anyhow::Result<Exit> {
         | Mode::Mgmt(..)
         | Mode::MgmtFollow(..)
         | Mode::MgmtTimed(..) => Err(plan::without_mgmt()),
-        Mode::FollowPolled(options, servers) => follow::poll::run(&options, servers),
-        Mode::FollowPushed(options, servers) => follow::pushed::run(&options, servers),
+        Mode::FollowPolled(options, servers) => {
+            let every = options.poll.unwrap_or(plan::DEFAULT_POLL);
+            follow::looped::follow(&options, servers, follow::looped::Watch::Poll(every))
+        }
+        Mode::FollowPushed(options, servers) => {
+            follow::looped::follow(&options, servers, follow::looped::Watch::Pushed)
+        }
         Mode::Timed(plan) => run_timed(plan),
         Mode::Fanout(plan) => fanout::run_plan(plan),
         Mode::RemoteSession(plan) => remote::client::run(*plan),

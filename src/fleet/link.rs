@@ -8,6 +8,7 @@ use std::collections::VecDeque;
 use std::ffi::OsString;
 use std::io::{self, Read, Write};
 use std::process::ExitStatus;
+use std::sync::Arc;
 use std::time::Duration;
 
 use mio::net::{TcpStream, UdpSocket};
@@ -28,10 +29,20 @@ const STDERR_LINES: usize = 20;
 #[cfg(unix)]
 const STDERR_LINE_CHARS: usize = 400;
 
-/// A tunnel to a target: the child process to start (`ssh -W`, a proxy command) and what it
-/// reaches. The event loop drives it on Unix; elsewhere the `rcon` binary runs tunnels on
-/// helper threads with the blocking client.
-#[derive(Debug, Clone)]
+/// The program at a command tunnel's far end ([`Tunnel::command`]), as its caller reads it.
+pub trait FarEnd: Send + Sync {
+    /// The child failed: its exit code (when it exited with one) and the last line it printed
+    /// on stderr, as the error they stand for, or `None` for a tunnel's usual wording ("ssh
+    /// host failed (exit status 255): ...").
+    fn failure(&self, code: Option<i32>, last: Option<&str>) -> Option<Error>;
+    /// A line the child printed on stderr (kept for [`FarEnd::failure`] as well).
+    fn said(&self, line: &str);
+}
+
+/// A tunnel to a target: the child process to start (`ssh -W`, a proxy command, or a program
+/// that speaks the target's protocol itself: `rcon --remote`'s `ssh host rcon --remote-serve`)
+/// and what it reaches. The event loop drives it on Unix.
+#[derive(Clone)]
 pub struct Tunnel {
     /// The command line; read only where the loop starts it (Unix).
     #[cfg_attr(not(unix), allow(dead_code))]
@@ -39,6 +50,18 @@ pub struct Tunnel {
     address: String,
     describe: String,
     via: String,
+    /// A command tunnel's far end ([`Tunnel::command`]).
+    #[cfg_attr(not(unix), allow(dead_code))]
+    far_end: Option<Arc<dyn FarEnd>>,
+}
+
+impl std::fmt::Debug for Tunnel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tunnel")
+            .field("argv", &self.argv)
+            .field("describe", &self.describe)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Tunnel {
@@ -55,6 +78,26 @@ impl Tunnel {
             address,
             describe,
             via,
+            far_end: None,
+        }
+    }
+
+    /// A child that is the target's far end itself (`argv`, run through `via`), for `address`:
+    /// its machine speaks to the program over the pipes, and `far_end` reads its stderr and
+    /// words its failures. The password travels in the stream only: the child's environment
+    /// has none.
+    pub fn command(
+        argv: Vec<OsString>,
+        address: &str,
+        via: &str,
+        far_end: Arc<dyn FarEnd>,
+    ) -> Tunnel {
+        Tunnel {
+            argv,
+            address: address.to_string(),
+            describe: format!("{address} via {via}"),
+            via: via.to_string(),
+            far_end: Some(far_end),
         }
     }
 
@@ -79,6 +122,11 @@ impl Tunnel {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
+        if self.far_end.is_some() {
+            command
+                .env_remove("RCON_PASSWORD")
+                .env_remove("MCRCON_PASS");
+        }
         let mut child = command.spawn().map_err(|e| {
             let program = self.argv[0].to_string_lossy();
             let hint = if e.kind() == io::ErrorKind::NotFound {
@@ -102,6 +150,7 @@ impl Tunnel {
             tail: VecDeque::new(),
             line: Vec::new(),
             via: self.via.clone(),
+            far_end: self.far_end.clone(),
         };
         let nonblocking = stdin
             .set_nonblocking(true)
@@ -149,6 +198,7 @@ pub(super) struct TunnelChild {
     /// A stderr line not ended yet.
     line: Vec<u8>,
     via: String,
+    far_end: Option<Arc<dyn FarEnd>>,
 }
 
 /// No tunnels in the event loop here.
@@ -226,14 +276,14 @@ impl TunnelChild {
                     let _ = registry.deregister(stderr);
                     self.stderr = None;
                     let rest = std::mem::take(&mut self.line);
-                    keep_line(&mut self.tail, &rest);
+                    keep_line(&mut self.tail, &rest, self.far_end.as_deref());
                     return;
                 }
                 Ok(n) => {
                     self.line.extend_from_slice(&buf[..n]);
                     while let Some(end) = self.line.iter().position(|&b| b == b'\n') {
                         let line: Vec<u8> = self.line.drain(..=end).collect();
-                        keep_line(&mut self.tail, &line);
+                        keep_line(&mut self.tail, &line, self.far_end.as_deref());
                     }
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -274,6 +324,11 @@ impl TunnelChild {
             }
             (_, last) => last,
         };
+        if let Some(far_end) = &self.far_end
+            && let Some(e) = far_end.failure(status.code(), said.as_deref())
+        {
+            return e;
+        }
         Error::Transport(match said {
             Some(line) => format!("{} failed ({how}): {line}", self.via),
             None => format!("{} failed ({how}) without a message", self.via),
@@ -300,13 +355,17 @@ impl Drop for TunnelChild {
     }
 }
 
-/// Keeps one stderr line (trimmed, shortened; blank ones skipped), the last few only.
+/// Keeps one stderr line (trimmed, shortened; blank ones skipped), the last few only, and
+/// hands it to the far end's reader.
 #[cfg(unix)]
-fn keep_line(tail: &mut VecDeque<String>, line: &[u8]) {
+fn keep_line(tail: &mut VecDeque<String>, line: &[u8], far_end: Option<&dyn FarEnd>) {
     let text = String::from_utf8_lossy(line);
     let text = text.trim();
     if text.is_empty() {
         return;
+    }
+    if let Some(far_end) = far_end {
+        far_end.said(text);
     }
     if tail.len() == STDERR_LINES {
         tail.pop_front();

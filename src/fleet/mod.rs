@@ -12,9 +12,10 @@
 //! BattlEye over UDP datagrams, Rust's WebRCON over a WebSocket (its upgrade included), and on
 //! Unix any of the stream protocols through a tunnel ([`Tunnel`]: `ssh -W` or a proxy command,
 //! the child's pipes registered with the poll). A tunnel that dies is the transport failure
-//! it is ([`Error::Transport`], with the last line the child printed on stderr). On other
-//! platforms a tunnel's pipes cannot be polled; the `rcon` binary runs those targets on helper
-//! threads with the blocking client.
+//! it is ([`Error::Transport`], with the last line the child printed on stderr). A tunnel
+//! whose child is the far end itself ([`Tunnel::command`]: `rcon --remote`'s `ssh HOST rcon
+//! --remote-serve`) is driven the same way, with the caller's machine
+//! ([`FleetTarget::machine`]) speaking over its pipes and its [`FarEnd`] reading its failures.
 //!
 //! Every target's connect, login, probe and commands progress at once; nothing here blocks on
 //! one target (a name is resolved before the loop starts, on a few helper threads). At most
@@ -49,7 +50,7 @@ mod limits;
 mod link;
 mod machine;
 pub use limits::raise_fd_limit;
-pub use link::Tunnel;
+pub use link::{FarEnd, Tunnel};
 
 use link::{Link, Stream, TunnelChild};
 
@@ -58,7 +59,6 @@ use link::{Link, Stream, TunnelChild};
 const EXIT_GRACE: Duration = Duration::from_secs(3);
 
 /// One server to drive.
-#[derive(Debug)]
 pub struct FleetTarget {
     /// Host name or address (IPv6 without brackets).
     pub host: String,
@@ -73,6 +73,20 @@ pub struct FleetTarget {
     /// Reach it through this tunnel (Unix), not directly: `host` and `port` are then the
     /// server as the far side sees it.
     pub tunnel: Option<Tunnel>,
+    /// Speak this machine over the link instead of `protocol`'s (`rcon --remote`: the remote
+    /// protocol to the rcon at a [`Tunnel::command`]'s far end).
+    pub machine: Option<Box<dyn Machine>>,
+}
+
+impl std::fmt::Debug for FleetTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FleetTarget")
+            .field("host", &self.host)
+            .field("port", &self.port)
+            .field("protocol", &self.protocol)
+            .field("tunnel", &self.tunnel)
+            .finish_non_exhaustive()
+    }
 }
 
 impl FleetTarget {
@@ -85,6 +99,7 @@ impl FleetTarget {
             config,
             protocol: Protocol::Rcon,
             tunnel: None,
+            machine: None,
         }
     }
 }
@@ -375,7 +390,10 @@ pub fn run(
             tracing: t.config.observer.wants_packets(),
             timeout: t.config.timeout,
             ws_password: (t.protocol == Protocol::WebRcon).then(|| t.password.clone()),
-            machine: machine::new(t.protocol, t.config, t.password),
+            machine: match t.machine {
+                Some(machine) => machine,
+                None => machine::new(t.protocol, t.config, t.password),
+            },
             protocol: t.protocol,
             tunnel: t.tunnel,
             address,
@@ -690,7 +708,8 @@ impl Loop {
         self.close(i, poll);
         let s = &mut self.sessions[i];
         s.machine.disconnect();
-        if s.attempt <= self.opts.retries {
+        // A far end that cannot serve stays so: no retry.
+        if s.attempt <= self.opts.retries && err.kind() != crate::error::ErrorKind::Remote {
             let delay = crate::engine::retry_pause(self.opts.backoff, s.attempt);
             s.phase = Phase::Backoff;
             s.wake_at = Some(Instant::now() + delay);

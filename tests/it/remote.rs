@@ -1097,6 +1097,46 @@ fn remote_install_copies_this_rcon_once_and_runs_as_local_mode() {
     assert_eq!(leftovers.len(), 1, "{leftovers:?}");
 }
 
+/// Several servers with `--remote-install` on a host without rcon: the copy is made once,
+/// before the run, and every server's commands run on it.
+#[cfg(unix)]
+#[test]
+fn remote_install_with_several_servers_copies_once_and_runs_each() {
+    let (data, cache, bin) = (tempfile::tempdir().unwrap(), home(), home());
+    let Some(sshd) = install_sshd(data.path(), cache.path(), bin.path()) else {
+        return;
+    };
+    let (a, b) = (strict_vanilla(), strict_vanilla());
+    let home = home();
+    let mut cmd = rcon_in(home.path());
+    cmd.env("RCON_PASSWORD", PASSWORD)
+        .args(["--ssh", &sshd.destination()]);
+    for option in sshd.options("user_key", "known_hosts") {
+        cmd.args(["--ssh-option", &option]);
+    }
+    let out = run(cmd.args([
+        "--remote",
+        "--remote-install",
+        "--target",
+        &format!("a=127.0.0.1:{}", a.port()),
+        "--target",
+        &format!("b=127.0.0.1:{}", b.port()),
+        "echo hi",
+    ]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let printed = stdout(&out);
+    let mut lines: Vec<&str> = printed.lines().collect();
+    lines.sort();
+    assert_eq!(lines, ["[a] hi", "[b] hi"]);
+    let err = stderr(&out);
+    assert_eq!(err.matches("rcon: copied this rcon").count(), 1, "{err}");
+    assert!(cached_copy(cache.path()).exists());
+    assert_eq!(
+        (a.commands(), b.commands()),
+        (vec!["echo hi".to_string()], vec!["echo hi".to_string()])
+    );
+}
+
 #[cfg(unix)]
 #[test]
 fn remote_install_refuses_another_architecture_naming_both() {
@@ -1350,6 +1390,121 @@ fn fan_out_over_remote_prints_what_local_fan_out_prints() {
         assert_eq!(a.commands()[before_a + local_a.len()..], local_a[..]);
         assert_eq!(b.commands()[before_b + local_b.len()..], local_b[..]);
     }
+}
+
+/// The threads of process `pid` (Linux: /proc).
+#[cfg(target_os = "linux")]
+fn threads_of(pid: u32) -> usize {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("Threads:"))
+        .and_then(|n| n.trim().parse().ok())
+        .expect("a Threads: line")
+}
+
+/// Fan-out `--remote` on 50 SSH hosts (50 targets through the one sshd) runs on the event loop:
+/// while every host's ssh and remote side is up, rcon has at most 4 threads (it had a thread
+/// per host, and three more for each link's pipes and heartbeat).
+#[cfg(target_os = "linux")]
+#[test]
+fn fan_out_over_remote_on_50_hosts_runs_with_at_most_4_threads() {
+    let data = tempfile::tempdir().unwrap();
+    // 50 ssh connections at once: sshd's default MaxStartups would drop some.
+    let extra = format!(
+        "SetEnv RCON_DATA_DIR={}\nMaxStartups 200\n",
+        data.path().display()
+    );
+    let Some(sshd) = Sshd::start_with_if_installed(&extra) else {
+        return;
+    };
+    let server = strict_vanilla();
+    let home = home();
+    let mut cmd = rcon_in(home.path());
+    cmd.env("RCON_PASSWORD", PASSWORD)
+        .args(["--ssh", &sshd.destination()])
+        .args(["--remote", "--remote-rcon"])
+        .arg(rcon_bin());
+    for option in sshd.options("user_key", "known_hosts") {
+        cmd.args(["--ssh-option", &option]);
+    }
+    for i in 0..50 {
+        cmd.args(["--target", &format!("h{i}=127.0.0.1:{}", server.port())]);
+    }
+    // Each host holds its link between the two commands until the run is stopped.
+    let child = spawn(cmd.args(["-t", "5m", "--delay", "1h", "-c", "list", "-c", "list"]));
+    let pid = child.id();
+    // 50 ssh handshakes and remote sides at once take long on a loaded machine.
+    let start = std::time::Instant::now();
+    while server.commands().len() < 50 || children(pid, "ssh").len() < 50 {
+        assert!(
+            start.elapsed() < 5 * LIMIT,
+            "{} of 50 hosts answered, {} ssh run",
+            server.commands().len(),
+            children(pid, "ssh").len()
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let threads = (0..20)
+        .map(|_| {
+            std::thread::sleep(Duration::from_millis(5));
+            threads_of(pid)
+        })
+        .max()
+        .unwrap();
+    eprintln!("fan-out --remote on 50 hosts: {threads} threads");
+    signal(&child, libc::SIGTERM);
+    let out = wait_with_timeout(child, LIMIT);
+    assert_eq!(out.status.code(), Some(143), "{}", stderr(&out));
+    assert!(threads <= 4, "{threads} threads for 50 --remote hosts");
+}
+
+/// `--follow` over `--remote` on two servers runs on the event loop with the others: both are
+/// followed, their events named, and rcon keeps at most 4 threads (it had a thread per server
+/// and three per link).
+#[cfg(target_os = "linux")]
+#[test]
+fn follow_over_remote_runs_on_the_event_loop() {
+    use crate::follow::{Follower, after_time};
+    let data = tempfile::tempdir().unwrap();
+    let Some(sshd) = remote_sshd(data.path()) else {
+        return;
+    };
+    let a = restartable_vanilla("127.0.0.1:0".parse().unwrap());
+    let b = restartable_vanilla("127.0.0.1:0".parse().unwrap());
+    let home = home();
+    let mut cmd = rcon_in(home.path());
+    cmd.env("RCON_PASSWORD", PASSWORD)
+        .args(["--ssh", &sshd.destination()])
+        .args(["--remote", "--remote-rcon"])
+        .arg(rcon_bin());
+    for option in sshd.options("user_key", "known_hosts") {
+        cmd.args(["--ssh-option", &option]);
+    }
+    let mut f = Follower::spawn(
+        cmd.args(["--target", &format!("a=127.0.0.1:{}", a.port())])
+            .args(["--target", &format!("b=127.0.0.1:{}", b.port())])
+            .args(["--follow", "--poll", "100ms"]),
+    );
+    f.wait_err("following a, b");
+    let threads = threads_of(f.child.id());
+    b.set_players(&["Steve"]);
+    let line = f.line();
+    let rest = line
+        .strip_prefix("[b] ")
+        .unwrap_or_else(|| panic!("{line:?}"));
+    assert_eq!(after_time(rest), "joined Steve");
+    a.set_players(&["Alex"]);
+    let line = f.line();
+    let rest = line
+        .strip_prefix("[a] ")
+        .unwrap_or_else(|| panic!("{line:?}"));
+    assert_eq!(after_time(rest), "joined Alex");
+    let threads = threads.max(threads_of(f.child.id()));
+    assert!(
+        threads <= 4,
+        "{threads} threads following 2 --remote servers"
+    );
 }
 
 /// Local mode journals stdin as well: piping the same lines again with `--resume` goes on after

@@ -174,7 +174,7 @@ pub(crate) enum Src {
 /// How often the client sends a `heartbeat`: a remote side that hears nothing for
 /// [`proto::GONE_AFTER_BEATS`] times as long (a link that went silent, not closed) takes the
 /// client for gone and stops at its next command.
-const HEARTBEAT: Duration = Duration::from_secs(1);
+pub(crate) const HEARTBEAT: Duration = Duration::from_secs(1);
 
 /// The writing end of ssh's stdin, shared with the heartbeat; `None` once closed.
 type SshInput = Arc<Mutex<Option<BufWriter<ChildStdin>>>>;
@@ -634,6 +634,44 @@ impl Starter {
         &self.via
     }
 
+    /// The ssh command line that starts the remote side, and the program it runs there.
+    pub(crate) fn command_line(&self) -> (Vec<OsString>, String) {
+        let program = self.program.lock().expect("program").0.clone();
+        let mut argv = self.base.clone();
+        argv.push(remote_command(&program).into());
+        (argv, program)
+    }
+
+    /// `--remote-install` before the link is opened (several servers, on the event loop, where
+    /// no copy can be made halfway): makes sure of this rcon's copy on the SSH host and runs
+    /// it there. A host is probed once per run however many servers it serves.
+    pub(crate) fn install_first(&self) -> anyhow::Result<()> {
+        static COPIES: Mutex<Vec<(Vec<OsString>, String)>> = Mutex::new(Vec::new());
+        let mut copies = COPIES.lock().expect("copies");
+        let path = match copies.iter().find(|(base, _)| *base == self.base) {
+            Some((_, path)) => path.clone(),
+            None => {
+                let host = self.via.trim_start_matches("ssh ");
+                let why = format!("this rcon is to run on {host}");
+                let path = install::ensure(&self.base, &self.via, &why)?;
+                copies.push((self.base.clone(), path.clone()));
+                path
+            }
+        };
+        *self.program.lock().expect("program") = (path, true);
+        Ok(())
+    }
+
+    /// The `settings` frame (it holds the password).
+    pub(crate) fn settings_frame(&self) -> &Frame {
+        &self.settings
+    }
+
+    /// How long the start and the handshake may take.
+    pub(crate) fn limit(&self) -> Duration {
+        self.limit
+    }
+
     /// The link was lost: a shared SSH connection (docs/ssh.md) may be the part that died (a
     /// link gone silent leaves its master waiting on a dead TCP connection), and a resume or a
     /// `--retry` through it would wait on it too: its master is told to exit.
@@ -646,9 +684,7 @@ impl Starter {
     pub(crate) fn open(&self) -> Result<(Sender<Event>, Receiver<Event>, Link), StartError> {
         loop {
             let (tx, rx) = mpsc::channel();
-            let program = self.program.lock().expect("program").0.clone();
-            let mut argv = self.base.clone();
-            argv.push(remote_command(&program).into());
+            let (argv, program) = self.command_line();
             let mut link =
                 Link::start(&argv, self.via.clone(), tx.clone()).map_err(StartError::Fatal)?;
             match self.handshake(&mut link, &rx, &program) {
@@ -694,17 +730,10 @@ impl Starter {
         match wait(deadline) {
             Ok(Frame::Hello { protocol, .. }) if protocol == PROTOCOL => {}
             Ok(Frame::Hello { protocol, version }) => {
-                let host = self.via.trim_start_matches("ssh ");
+                let (why, message) = other_version(&self.via, program, protocol, &version);
                 return Err(HandshakeError::Unusable {
-                    error: fail(
-                        Exit::Remote,
-                        format!(
-                            "the remote rcon ({program} on {host}) is version {version} and speaks remote protocol {protocol}; this rcon is version {VERSION} and speaks {PROTOCOL}: install rcon {VERSION} there (or name another with --remote-rcon PATH, or give --remote-install to copy this rcon there)"
-                        ),
-                    ),
-                    why: format!(
-                        "the remote rcon ({program} on {host}) speaks remote protocol {protocol}, not {PROTOCOL}"
-                    ),
+                    error: fail(Exit::Remote, message),
+                    why,
                 });
             }
             Ok(_) => {
@@ -751,45 +780,72 @@ impl Starter {
     /// The remote side ended before its hello: ssh failed, the program is missing, or it is an
     /// rcon without `--remote-serve`.
     fn failed_start(&self, link: &mut Link, program: &str) -> HandshakeError {
-        let host = self.via.trim_start_matches("ssh ");
         let (code, last) = link.ended();
-        let said = last.clone().unwrap_or_default();
-        let install = "or give --remote-install to copy this rcon there";
-        let (why, message) = match code {
-            Some(255) | None => {
-                return HandshakeError::Fatal(fail(
-                    Exit::Transport,
-                    match last {
-                        Some(line) => format!("{} failed (exit status 255): {line}", self.via),
-                        None => format!("{} failed without a message", self.via),
-                    },
-                ));
-            }
-            Some(127) => (
-                format!("the remote rcon '{program}' was not found on {host}"),
-                format!(
-                    "the remote rcon '{program}' was not found on {host} (exit status 127: {said}): install rcon {VERSION} there on the PATH (the static release build runs on any Linux of the same architecture), name it with --remote-rcon PATH, {install}"
-                ),
-            ),
-            Some(126) => (
-                format!("the remote rcon '{program}' on {host} cannot be run"),
-                format!(
-                    "the remote rcon '{program}' on {host} cannot be run (exit status 126: {said}): install rcon {VERSION} there, name another with --remote-rcon PATH, {install}"
-                ),
-            ),
-            Some(code) => (
-                format!(
-                    "the remote program '{program}' on {host} does not speak the remote protocol"
-                ),
-                format!(
-                    "the remote program '{program}' on {host} does not speak the remote protocol (exit status {code}: {said}): it is not rcon, or an rcon older than --remote; install rcon {VERSION} there, name it with --remote-rcon PATH, {install}"
-                ),
-            ),
-        };
-        HandshakeError::Unusable {
-            error: fail(Exit::Remote, message),
-            why,
+        match start_failure(&self.via, program, code, last.as_deref()) {
+            Ok((why, message)) => HandshakeError::Unusable {
+                error: fail(Exit::Remote, message),
+                why,
+            },
+            Err(message) => HandshakeError::Fatal(fail(Exit::Transport, message)),
         }
+    }
+}
+
+/// The remote side (`program`, through `via`) said `hello` with another protocol version:
+/// in a few words (for `--remote-install`), and the message naming both versions.
+pub(crate) fn other_version(
+    via: &str,
+    program: &str,
+    protocol: u32,
+    version: &str,
+) -> (String, String) {
+    let host = via.trim_start_matches("ssh ");
+    (
+        format!(
+            "the remote rcon ({program} on {host}) speaks remote protocol {protocol}, not {PROTOCOL}"
+        ),
+        format!(
+            "the remote rcon ({program} on {host}) is version {version} and speaks remote protocol {protocol}; this rcon is version {VERSION} and speaks {PROTOCOL}: install rcon {VERSION} there (or name another with --remote-rcon PATH, or give --remote-install to copy this rcon there)"
+        ),
+    )
+}
+
+/// What the end of the remote side before its hello means, from ssh's exit `code` and the last
+/// line it printed: a program that cannot serve (`Ok`: in a few words, for `--remote-install`,
+/// and the message saying what to install; exit 10), or ssh that failed (`Err`: the message;
+/// exit 9).
+pub(crate) fn start_failure(
+    via: &str,
+    program: &str,
+    code: Option<i32>,
+    last: Option<&str>,
+) -> Result<(String, String), String> {
+    let host = via.trim_start_matches("ssh ");
+    let said = last.unwrap_or_default();
+    let install = "or give --remote-install to copy this rcon there";
+    match code {
+        Some(255) | None => Err(match last {
+            Some(line) => format!("{via} failed (exit status 255): {line}"),
+            None => format!("{via} failed without a message"),
+        }),
+        Some(127) => Ok((
+            format!("the remote rcon '{program}' was not found on {host}"),
+            format!(
+                "the remote rcon '{program}' was not found on {host} (exit status 127: {said}): install rcon {VERSION} there on the PATH (the static release build runs on any Linux of the same architecture), name it with --remote-rcon PATH, {install}"
+            ),
+        )),
+        Some(126) => Ok((
+            format!("the remote rcon '{program}' on {host} cannot be run"),
+            format!(
+                "the remote rcon '{program}' on {host} cannot be run (exit status 126: {said}): install rcon {VERSION} there, name another with --remote-rcon PATH, {install}"
+            ),
+        )),
+        Some(code) => Ok((
+            format!("the remote program '{program}' on {host} does not speak the remote protocol"),
+            format!(
+                "the remote program '{program}' on {host} does not speak the remote protocol (exit status {code}: {said}): it is not rcon, or an rcon older than --remote; install rcon {VERSION} there, name it with --remote-rcon PATH, {install}"
+            ),
+        )),
     }
 }
 

@@ -1,8 +1,9 @@
-//! A `--remote` link as one more [`Remote`]: what the console and fan-out run commands through
-//! when the RCON half runs on the SSH host. One command at a time (the console waits for each
+//! A `--remote` link as one more [`Remote`]: what the console runs commands through when the
+//! RCON half runs on the SSH host (several servers, `--follow` and the timed runs take
+//! `--remote` on the event loop instead: [`super::machine`]). One command at a time (the console waits for each
 //! answer anyway); the remote side keeps going after a failed command, so a typo in the
 //! console does not end the session. A lost link is a transport error: the console reconnects
-//! (a new ssh and remote side), fan-out reports it for that host.
+//! (a new ssh and remote side).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError};
@@ -14,27 +15,10 @@ use rconsole::consoles::Remote;
 
 use crate::app::exit::Exit;
 use crate::app::remote::client::{Event, Link, StartError, Starter, exit_from_code};
+use crate::app::remote::machine::error_from;
 use crate::app::remote::proto::Frame;
 use crate::app::resolve::plan::SessionPlan;
-use crate::app::resolve::settings::Settings;
 use crate::app::runner::session::RemoteOpener;
-
-/// Opens a remote side for one server of a fan-out, keeping the failure's exit status (a
-/// missing or too old remote rcon is exit 10 there too, as with one server).
-pub type FanoutOpener = Arc<dyn Fn() -> anyhow::Result<Box<dyn Remote>> + Send + Sync>;
-
-/// A [`FanoutOpener`] for `starter`.
-fn fanout_opener_for(
-    starter: Arc<Starter>,
-    server: String,
-    max: usize,
-    timeout: Duration,
-) -> FanoutOpener {
-    Arc::new(move || {
-        RemoteSession::open(Arc::clone(&starter), server.clone(), max, timeout)
-            .map(|s| Box::new(s) as Box<dyn Remote>)
-    })
-}
 
 /// One remote side, over one ssh.
 pub struct RemoteSession {
@@ -162,62 +146,6 @@ impl RemoteSession {
     }
 }
 
-/// The remote side's error message and exit status as the library's error of the same class,
-/// displayed as the remote side displayed it where the class allows.
-fn error_from(exit: Option<Exit>, message: String, timeout: Duration) -> Error {
-    let leak = |s: &str| -> &'static str { Box::leak(s.to_string().into_boxed_str()) };
-    match exit {
-        Some(Exit::Connect) => match message
-            .strip_prefix("cannot connect to ")
-            .and_then(|m| m.split_once(": "))
-        {
-            Some((addr, why)) => Error::Connect {
-                addr: addr.to_string(),
-                source: std::io::Error::other(why.to_string()),
-            },
-            None => Error::Transport(message),
-        },
-        Some(Exit::Login) if message == Error::LoginRefused.to_string() => Error::LoginRefused,
-        Some(Exit::Login) => Error::LoginClosed,
-        // Rare (once per failure), and the library's variants name what was waited for with a
-        // static string: the few bytes are leaked rather than the words changed.
-        Some(Exit::Timeout) => Error::Timeout {
-            phase: rconsole::Phase::Answer,
-            what: leak(message.split_once(" while ").map_or("waiting", |(_, w)| w)),
-            after: timeout,
-        },
-        Some(Exit::Connection) => {
-            if let Some(when) = message.strip_prefix("server closed the connection ") {
-                // The words came over the remote protocol; the phase and whether output was
-                // partial are read back from them (docs/remote.md).
-                Error::Closed {
-                    phase: if when == "during login" {
-                        rconsole::Phase::Login
-                    } else {
-                        rconsole::Phase::Answer
-                    },
-                    partial: when.contains("output is incomplete"),
-                    when: leak(when),
-                }
-            } else if let Some((when, why)) = message
-                .strip_prefix("connection lost ")
-                .and_then(|m| m.split_once(": "))
-            {
-                Error::Io {
-                    when: leak(when),
-                    source: std::io::Error::other(why.to_string()),
-                }
-            } else if let Some(what) = message.strip_prefix("protocol error: ") {
-                Error::Protocol(what.to_string())
-            } else {
-                Error::Protocol(message)
-            }
-        }
-        Some(Exit::Interrupted) => Error::Cancelled,
-        _ => Error::Transport(message),
-    }
-}
-
 impl Remote for RemoteSession {
     fn command_into(&mut self, command: &str, out: &mut Vec<u8>) -> rconsole::Result<()> {
         self.exchange(command, out, false)
@@ -323,18 +251,4 @@ pub fn session_opener(plan: &SessionPlan, password: &str) -> anyhow::Result<Remo
     let timeout = settings.timeout.value;
     let first = RemoteSession::open(Arc::clone(&starter), server.clone(), max, timeout)?;
     Ok(opener_for(starter, server, max, timeout, Some(first)))
-}
-
-/// `--remote` for one server of a fan-out: its session runs on that SSH host's rcon, opened
-/// when fan-out gets to it.
-pub fn fanout_opener(settings: &Settings, password: &str) -> anyhow::Result<FanoutOpener> {
-    let starter = Arc::new(Starter::new(settings, password, true, None, true)?);
-    let server = format!("{} via {}", settings.target(), starter.via());
-    let max = settings.dialect.value.dialect().max_command_bytes;
-    Ok(fanout_opener_for(
-        starter,
-        server,
-        max,
-        settings.timeout.value,
-    ))
 }

@@ -1,7 +1,6 @@
 //! The same blocking work on many servers at once, on a bounded number of threads: what the
 //! runs that cannot use the fleet's event loop do on a group (the timed operations over
-//! `--remote`, a tunnel on Windows or `--mgmt`, at each step of their schedule; `--mgmt`'s
-//! calls; the first connects of a threaded follow). At most
+//! `--mgmt`, at each step of their schedule; `--mgmt`'s calls). At most
 //! [`MAX_WORKERS`] threads run at once, each taking the next server when it is done with one,
 //! so a group of ten thousand servers costs [`MAX_WORKERS`] threads, not ten thousand, and a
 //! slow or dead server holds back nobody else unless [`MAX_WORKERS`] of them are slow at once.

@@ -4,14 +4,13 @@
 //! progress line and a summary.
 //!
 //! Every target runs in one event loop ([`rconsole::fleet`]), whatever its dialect (RCON,
-//! BattlEye, telnet, WebRCON) and, on Unix, whether it is reached directly or through a tunnel
-//! (`--ssh`, `--proxy-command`, an inventory row's `ssh`: the child's pipes are polled like
-//! sockets): every connect, login, probe and command progresses at once, at most `--parallel`
-//! connections open (default [`rconsole::fleet::DEFAULT_PARALLEL`]), so a fleet costs about
-//! one timeout however many of its servers are dead. Two kinds of target run on helper
-//! threads with the blocking client instead (at most [`MAX_THREADS`] at once, within
-//! `--parallel`), in the same run and through the same printer: `--remote` sessions, and on
-//! Windows tunnels (a pipe there cannot be polled with sockets).
+//! BattlEye, telnet, WebRCON) and whether it is reached directly or through a tunnel (`--ssh`,
+//! `--proxy-command`, an inventory row's `ssh`: the child's pipes are polled like sockets), or
+//! through `--remote` (the ssh child's pipes carry the remote protocol:
+//! [`crate::app::remote::machine`]): every connect, login, probe and command progresses at
+//! once, at most `--parallel` connections open (default
+//! [`rconsole::fleet::DEFAULT_PARALLEL`]), so a fleet costs about one timeout however many of
+//! its servers are dead.
 //!
 //! Each server's output is printed as soon as each of its commands completes, so a slow or dead
 //! server holds back nobody's output but its own, and only for its own timeout. The policy is
@@ -30,9 +29,9 @@ use std::time::{Duration, Instant};
 
 use rconsole::Password;
 use rconsole::consoles::Protocol;
+use rconsole::engine::Machine;
 use rconsole::fleet::{self, Next, Report};
 use rconsole::rcon::client::{ClientOptions, Observer};
-use rconsole::transport::Connector;
 use rconsole::transport::tunnel::{ProcessConnector, SshDestination, expand_proxy_command};
 
 use crate::app::exit::{self, Exit, fail};
@@ -43,42 +42,27 @@ use crate::app::print::progress::ProgressLine;
 use crate::app::resolve::plan::{FanoutPlan, FanoutPolicy as Policy, Layout};
 use crate::app::resolve::secrets::Secret;
 use crate::app::resolve::settings::Settings;
-use crate::app::runner::at_once;
 use crate::app::runner::interrupt::{self, Signal};
-use crate::app::runner::session::{self, PARSE_ERROR};
+use crate::app::runner::session::PARSE_ERROR;
 use crate::app::runner::wait;
 use crate::app::shared::is_parse_error;
 use crate::app::shared::is_stop_command;
 
-/// At most this many targets run on helper threads at once (each a thread, and an `ssh` or
-/// proxy process): `--remote` sessions, and tunnels on Windows.
-pub const MAX_THREADS: usize = 64;
-
 /// File descriptors kept free for stdio, the event loop and the learned-servers file.
 pub const SPARE_FDS: u64 = 64;
 
-/// How a server is run.
-pub enum Route {
-    /// On the event loop: directly (TCP, or UDP for BattlEye) or through a tunnel.
-    Fleet {
-        /// Host name or address (as the far side of a tunnel sees it).
-        host: String,
-        /// Port.
-        port: u16,
-        /// The tunnel to reach it through, if any.
-        tunnel: Option<fleet::Tunnel>,
-    },
-    /// On a helper thread with the blocking client: `--remote`, or a tunnel where the event
-    /// loop cannot poll pipes (Windows).
-    Thread(Box<dyn Connector>),
-}
-
-/// One server to run the commands on.
+/// One server to run the commands on: a target of the event loop.
 pub struct Server {
     /// The label in output and messages.
     pub name: String,
-    /// How to reach it.
-    pub route: Route,
+    /// Host name or address (as the far side of a tunnel sees it).
+    pub host: String,
+    /// Port.
+    pub port: u16,
+    /// The tunnel to reach it through, if any (`--ssh`, a proxy command, `--remote`'s ssh).
+    pub tunnel: Option<fleet::Tunnel>,
+    /// `--remote`: the remote protocol's machine, spoken to the rcon on the SSH host.
+    pub machine: Option<Box<dyn Machine>>,
     /// Where it is, for warnings (`host:port`, or the tunnel).
     pub describe: String,
     /// Its RCON password.
@@ -87,8 +71,28 @@ pub struct Server {
     pub options: ClientOptions,
     /// RCON, or one of the other consoles (BattlEye, WebRCON, telnet).
     pub protocol: Protocol,
-    /// `--remote`: opens the session on the SSH host's rcon instead (one remote per host).
-    pub open: Option<crate::app::remote::session::FanoutOpener>,
+}
+
+impl Server {
+    /// The event loop's target, and what a handler keeps of the server.
+    fn split(self) -> (fleet::FleetTarget, Looped) {
+        let kept = Looped {
+            name: self.name,
+            describe: self.describe,
+            observer: Arc::clone(&self.options.observer),
+            protocol: self.protocol,
+        };
+        let target = fleet::FleetTarget {
+            host: self.host,
+            port: self.port,
+            password: self.password,
+            config: self.options,
+            protocol: self.protocol,
+            tunnel: self.tunnel,
+            machine: self.machine,
+        };
+        (target, kept)
+    }
 }
 
 /// What a handler on the event loop keeps of a [`Server`] whose target the loop took.
@@ -111,32 +115,10 @@ impl Looped {
     }
 }
 
-/// Splits servers that all take the event loop's route (`--follow`, a timed run) into the
-/// loop's targets and what their handler keeps of each, in order.
+/// Splits servers (`--follow`, a timed run) into the loop's targets and what their handler
+/// keeps of each, in order.
 pub fn looped(servers: Vec<Server>) -> (Vec<fleet::FleetTarget>, Vec<Looped>) {
-    servers
-        .into_iter()
-        .map(|s| {
-            let Route::Fleet { host, port, tunnel } = s.route else {
-                unreachable!("a server on a helper thread's route is not given to the loop");
-            };
-            let kept = Looped {
-                name: s.name,
-                describe: s.describe,
-                observer: Arc::clone(&s.options.observer),
-                protocol: s.protocol,
-            };
-            let target = fleet::FleetTarget {
-                host,
-                port,
-                password: s.password,
-                config: s.options,
-                protocol: s.protocol,
-                tunnel,
-            };
-            (target, kept)
-        })
-        .unzip()
+    servers.into_iter().map(Server::split).unzip()
 }
 
 /// One command for every server, and where it came from (`file`, `line` for batch input).
@@ -177,8 +159,8 @@ pub fn observer(name: &str, label: bool) -> Arc<dyn Observer> {
     }
 }
 
-/// Turns resolved settings into servers: the event loop's route for every one it can drive,
-/// else a helper thread's. Reads each password (a file, a command) once per distinct source.
+/// Turns resolved settings into the event loop's servers (`--remote` ones with their remote
+/// protocol machine). Reads each password (a file, a command) once per distinct source.
 /// `label`: the engine's warnings name their server (several servers).
 pub fn servers(list: Vec<(String, Settings)>, label: bool) -> anyhow::Result<Vec<Server>> {
     let passwords = passwords(&list)?;
@@ -190,41 +172,27 @@ pub fn servers(list: Vec<(String, Settings)>, label: bool) -> anyhow::Result<Vec
             ssh_reuse: false,
             ..settings
         };
-        let connector = settings.connector()?;
         let protocol = settings.dialect.value.dialect().protocol;
         let options = settings.options(observer(&name, label));
-        let tunnelled = settings.ssh.is_some() || settings.proxy_command.is_some();
-        // `--remote` runs rcon on the SSH host, and a pipe cannot be polled on Windows: those
-        // run on helper threads with the blocking client.
-        let route = if settings.remote || (tunnelled && !cfg!(unix)) {
-            Route::Thread(connector)
+        let (tunnel, machine) = if settings.remote {
+            let (tunnel, machine) =
+                crate::app::remote::machine::looped(&settings, password.expose())?;
+            (Some(tunnel), Some(Box::new(machine) as Box<dyn Machine>))
         } else {
-            Route::Fleet {
-                host: settings.host.value.clone(),
-                port: settings.port.value,
-                tunnel: process_connector(&settings)
-                    .map(|c| fleet::Tunnel::new(&c, options.timeout)),
-            }
+            let tunnel =
+                process_connector(&settings).map(|c| fleet::Tunnel::new(&c, options.timeout));
+            (tunnel, None)
         };
-        let describe = match &route {
-            Route::Thread(c) => c.describe(),
-            Route::Fleet {
-                tunnel: Some(t), ..
-            } => t.describe().to_string(),
-            Route::Fleet { tunnel: None, .. } => settings.target(),
-        };
-        let open = if settings.remote {
-            Some(crate::app::remote::session::fanout_opener(
-                &settings,
-                password.expose(),
-            )?)
-        } else {
-            None
+        let describe = match &tunnel {
+            Some(t) => t.describe().to_string(),
+            None => settings.target(),
         };
         ready.push(Server {
-            open,
+            host: settings.host.value.clone(),
+            port: settings.port.value,
+            tunnel,
+            machine,
             options,
-            route,
             describe,
             password,
             protocol,
@@ -235,19 +203,15 @@ pub fn servers(list: Vec<(String, Settings)>, label: bool) -> anyhow::Result<Vec
 }
 
 /// For runs that hold every server's connection at once (`--countdown` and `--every` on a
-/// group, `--follow`): raises the soft descriptor limit to what they need (a socket each, three
-/// pipes through a tunnel, plus a poller of its own for a blocking session: `blocking`, and
-/// [`SPARE_FDS`]), or says before anything is sent that the hard limit is lower.
-pub fn hold_every_connection(
-    servers: &[(String, Settings)],
-    blocking: bool,
-    what: &str,
-) -> anyhow::Result<()> {
+/// group, `--follow`; `what` names it): raises the soft descriptor limit to what they need (a
+/// socket each, three pipes through a tunnel, and [`SPARE_FDS`]), or says before anything is
+/// sent that the hard limit is lower.
+pub fn hold_every_connection(servers: &[(String, Settings)], what: &str) -> anyhow::Result<()> {
     let want = servers
         .iter()
         .map(|(_, s)| {
             let tunnelled = s.ssh.is_some() || s.proxy_command.is_some();
-            u64::from(blocking) + if tunnelled { 3 } else { 1 }
+            if tunnelled { 3 } else { 1 }
         })
         .sum::<u64>()
         + SPARE_FDS;
@@ -263,18 +227,6 @@ pub fn hold_every_connection(
         ));
     }
     Ok(())
-}
-
-/// For runs that hold every connection (`what`: `--follow`, a timed run): whether `servers`
-/// must run on threads with blocking sessions (`--remote`, or a tunnel where the loop cannot
-/// poll pipes: Windows) rather than on the event loop; the descriptor limit is checked (and
-/// raised) for that route by [`hold_every_connection`], before anything is sent.
-pub fn needs_threads(servers: &[(String, Settings)], what: &str) -> anyhow::Result<bool> {
-    let threads = servers
-        .iter()
-        .any(|(_, s)| s.remote || ((s.ssh.is_some() || s.proxy_command.is_some()) && !cfg!(unix)));
-    hold_every_connection(servers, threads, what)?;
-    Ok(threads)
 }
 
 /// What the event loop reports that only a target's observer hears (warnings and notes, worded
@@ -469,50 +421,17 @@ pub fn run(
     mut policy: Policy,
 ) -> io::Result<Exit> {
     let names: Vec<String> = servers.iter().map(|s| s.name.clone()).collect();
-    let mut direct = Vec::new();
-    let mut tunnels = Vec::new();
-    for (index, mut s) in servers.into_iter().enumerate() {
-        match std::mem::replace(
-            &mut s.route,
-            Route::Fleet {
-                host: String::new(),
-                port: 0,
-                tunnel: None,
-            },
-        ) {
-            Route::Fleet { host, port, tunnel } => direct.push((
-                index,
-                fleet::FleetTarget {
-                    host,
-                    port,
-                    password: s.password.clone(),
-                    config: s.options.clone(),
-                    protocol: s.protocol,
-                    tunnel,
-                },
-                s,
-            )),
-            thread => {
-                s.route = thread;
-                tunnels.push((index, s));
-            }
-        }
-    }
     // One descriptor per open connection, three per tunnel (its pipes): raise the soft limit,
     // and stay within it.
-    let per_target: u64 = if direct.iter().any(|(_, t, _)| t.tunnel.is_some()) {
+    let per_target: u64 = if servers.iter().any(|s| s.tunnel.is_some()) {
         3
     } else {
         1
     };
-    let tunnel_threads = tunnels.len().min(MAX_THREADS).min(policy.parallel);
-    let want = policy.parallel.min(direct.len()) as u64 * per_target
-        + 3 * tunnel_threads as u64
-        + SPARE_FDS;
+    let want = policy.parallel.min(servers.len()) as u64 * per_target + SPARE_FDS;
     let limit = fleet::raise_fd_limit(want);
     if limit < want {
-        let fit = (limit.saturating_sub(SPARE_FDS + 3 * tunnel_threads as u64) / per_target).max(1)
-            as usize;
+        let fit = (limit.saturating_sub(SPARE_FDS) / per_target).max(1) as usize;
         if policy.parallel_given {
             crate::app::print::output::warning(&format!(
                 "--parallel {} needs {want} open files, but the limit is {limit}; \
@@ -520,9 +439,8 @@ pub fn run(
                 policy.parallel
             ));
         }
-        policy.parallel = fit + tunnel_threads;
+        policy.parallel = fit;
     }
-    let direct_parallel = policy.parallel.saturating_sub(tunnel_threads).max(1);
     // Ctrl-C and SIGTERM stop every server, keep what was answered, and say once what ran,
     // what was in flight and what was not sent (without the guard they ended the process).
     let stop = interrupt::Stop::catch();
@@ -531,56 +449,37 @@ pub fn run(
     let mut printing = PrintingThread::new(names, commands, layout, policy, printer);
 
     let result = thread::scope(|scope| -> io::Result<()> {
-        if !tunnels.is_empty() {
-            let tx = tx.clone();
-            let cancel = cancel.clone();
-            let mut tunnels: Vec<Option<(usize, Server)>> = tunnels.into_iter().map(Some).collect();
-            scope.spawn(move || {
-                at_once::each_within(&mut tunnels, tunnel_threads, |slot| {
-                    if let Some((index, server)) = slot.take() {
-                        serve(index, server, commands, policy, cancel.as_ref(), &tx);
+        let loop_thread =
+            thread::Builder::new()
+                .name("fleet".into())
+                .spawn_scoped(scope, move || {
+                    let mut targets = Vec::with_capacity(servers.len());
+                    let mut states = Vec::with_capacity(servers.len());
+                    for (index, server) in servers.into_iter().enumerate() {
+                        let (target, kept) = server.split();
+                        targets.push(target);
+                        states.push(TargetState::new(index, kept, policy.messages));
                     }
-                });
-            });
+                    let mut handler = FleetHandler {
+                        states,
+                        commands,
+                        policy,
+                        tx,
+                    };
+                    let opts = fleet::FleetOptions {
+                        parallel: policy.parallel,
+                        retries: policy.retries,
+                        backoff: wait::RETRY_BACKOFF,
+                        cancel,
+                        wake: None,
+                    };
+                    fleet::run(targets, opts, &mut handler)
+                })?;
+        printing.consume(&rx);
+        match loop_thread.join() {
+            Ok(r) => r,
+            Err(_) => Err(io::Error::other("the fleet event loop panicked")),
         }
-        if !direct.is_empty() {
-            let loop_tx = tx.clone();
-            let loop_thread =
-                thread::Builder::new()
-                    .name("fleet".into())
-                    .spawn_scoped(scope, move || {
-                        let mut targets = Vec::with_capacity(direct.len());
-                        let mut states = Vec::with_capacity(direct.len());
-                        for (index, target, server) in direct {
-                            targets.push(target);
-                            states.push(TargetState::new(index, server, policy.messages));
-                        }
-                        let mut handler = FleetHandler {
-                            states,
-                            commands,
-                            policy,
-                            tx: loop_tx,
-                        };
-                        let opts = fleet::FleetOptions {
-                            parallel: direct_parallel,
-                            retries: policy.retries,
-                            backoff: wait::RETRY_BACKOFF,
-                            cancel: cancel.clone(),
-                            wake: None,
-                        };
-                        fleet::run(targets, opts, &mut handler)
-                    })?;
-            drop(tx);
-            printing.consume(&rx);
-            match loop_thread.join() {
-                Ok(r) => r?,
-                Err(_) => return Err(io::Error::other("the fleet event loop panicked")),
-            }
-        } else {
-            drop(tx);
-            printing.consume(&rx);
-        }
-        Ok(())
     });
     printing.signal = stop.as_ref().and_then(interrupt::Stop::received);
     printing.finish();
@@ -949,14 +848,14 @@ struct TargetState {
 }
 
 impl TargetState {
-    fn new(index: usize, server: Server, messages: Option<bool>) -> Self {
+    fn new(index: usize, server: Looped, messages: Option<bool>) -> Self {
         Self {
             sink: messages
                 .map(|json| crate::app::print::messages::message_sink(json, &server.name, true)),
             index,
             name: server.name,
             describe: server.describe,
-            observer: server.options.observer,
+            observer: server.observer,
             next: 0,
             current: None,
             raw: Vec::new(),
@@ -1156,167 +1055,6 @@ impl fleet::Handler for FleetHandler<'_> {
             _ => {}
         }
     }
-}
-
-/// One session on a helper thread (`--remote`, a tunnel on Windows): connect, run the
-/// commands with the policy, report each result.
-fn serve(
-    index: usize,
-    server: Server,
-    commands: &[Planned],
-    policy: Policy,
-    cancel: Option<&Arc<std::sync::atomic::AtomicBool>>,
-    tx: &mpsc::Sender<SessionUpdate>,
-) {
-    let cancelled = || cancel.is_some_and(|c| c.load(std::sync::atomic::Ordering::SeqCst));
-    let interrupted = || {
-        let _ = tx.send(SessionUpdate::Stopped {
-            server: index,
-            message: "interrupted".into(),
-            exit: Exit::Interrupted,
-        });
-    };
-    // The server could not be opened: the first command's record carries the error, and every
-    // command is counted as not sent.
-    let cannot_start = |why: String, exit: Exit| {
-        let _ = tx.send(SessionUpdate::Output {
-            server: index,
-            command: 0,
-            raw: Vec::new(),
-            elapsed: Duration::ZERO,
-            error: Some((why.clone(), exit)),
-        });
-        let n = commands.len();
-        let _ = tx.send(SessionUpdate::Stopped {
-            server: index,
-            message: format!("{why}; {n} {} not sent", commands_word(n)),
-            exit,
-        });
-    };
-    if cancelled() {
-        return interrupted();
-    }
-    let _ = tx.send(SessionUpdate::Started { server: index });
-    let Route::Thread(connector) = server.route else {
-        return;
-    };
-    let connector: Arc<dyn Connector> = Arc::from(connector);
-    let mut retries = wait::Retries::new(policy.retries);
-    let mut client = loop {
-        let opened = match &server.open {
-            Some(open) => match open() {
-                Ok(client) => Ok(client),
-                // The remote side could not start (missing, too old, another protocol
-                // version): its own exit status and message, not retried.
-                Err(e) if !cancelled() => {
-                    let exit = crate::app::exit::exit_for(&e);
-                    let why = format!("{e:#}");
-                    // ssh itself failed (the host down, the tunnel lost): --retry applies.
-                    if exit == Exit::Transport
-                        && let Some(delay) = retries.next()
-                    {
-                        let _ = tx.send(SessionUpdate::Warning(format!(
-                            "[{}] {why}; retrying in {}",
-                            server.name,
-                            rconsole::format_duration(delay)
-                        )));
-                        if crate::app::runner::interrupt::pause_until(delay, cancelled) {
-                            return interrupted();
-                        }
-                        continue;
-                    }
-                    return cannot_start(why, exit);
-                }
-                Err(_) => return interrupted(),
-            },
-            None => rconsole::open(
-                server.protocol,
-                Box::new(Arc::clone(&connector)),
-                server.password.clone(),
-                server.options.clone(),
-            ),
-        };
-        match opened {
-            Ok(mut client) => {
-                client.set_cancel(cancel.cloned());
-                if let Some(json) = policy.messages {
-                    let sink = crate::app::print::messages::message_sink(json, &server.name, true);
-                    client.set_messages(sink, false);
-                }
-                break client;
-            }
-            Err(rconsole::Error::Cancelled) => return interrupted(),
-            Err(_) if cancelled() => return interrupted(),
-            Err(err) => {
-                let delay = wait::worth_a_retry(&err).then(|| retries.next()).flatten();
-                let Some(delay) = delay else {
-                    return cannot_start(exit::chain(&err), Exit::from_error(&err));
-                };
-                let _ = tx.send(SessionUpdate::Warning(format!(
-                    "[{}] {}; retrying in {}",
-                    server.name,
-                    exit::chain(&err),
-                    rconsole::format_duration(delay)
-                )));
-                if crate::app::runner::interrupt::pause_until(delay, cancelled) {
-                    return interrupted();
-                }
-            }
-        }
-    };
-    for (i, planned) in commands.iter().enumerate() {
-        if i > 0
-            && let Some(d) = policy.delay
-            && crate::app::runner::interrupt::pause_until(d, cancelled)
-        {
-            return interrupted();
-        }
-        if cancelled() {
-            return interrupted();
-        }
-        let start = Instant::now();
-        let mut raw = Vec::new();
-        let result = session::execute(&mut *client, &planned.text, &mut raw, false);
-        let elapsed = start.elapsed();
-        let (error, fatal) = match result {
-            Ok(()) if is_parse_error(&raw) => (
-                Some((PARSE_ERROR.to_string(), Exit::CommandFailed)),
-                !policy.keep_going,
-            ),
-            Ok(()) => (None, false),
-            Err(rconsole::Error::Cancelled) => {
-                let _ = tx.send(SessionUpdate::Output {
-                    server: index,
-                    command: i,
-                    raw,
-                    elapsed,
-                    error: Some(("interrupted".into(), Exit::Interrupted)),
-                });
-                return interrupted();
-            }
-            // The connection is gone: this server cannot go on.
-            Err(e) => (Some((exit::chain(&e), Exit::from_error(&e))), true),
-        };
-        let _ = tx.send(SessionUpdate::Output {
-            server: index,
-            command: i,
-            raw,
-            elapsed,
-            error: error.clone(),
-        });
-        if fatal && let Some((why, exit)) = error {
-            let _ = tx.send(SessionUpdate::Stopped {
-                server: index,
-                message: stopped_message(commands, i, &why, exit),
-                exit,
-            });
-            return;
-        }
-    }
-    if let Some(learned) = client.learned() {
-        server.options.observer.learned(Some(learned));
-    }
-    let _ = tx.send(SessionUpdate::Finished { server: index });
 }
 
 /// A `[name]` line followed by the server's collected output.

@@ -250,8 +250,7 @@ impl Session {
 
     /// Runs one command, connecting first if needed, and (with `how.print`) prints its record:
     /// the one path every single-server command takes (one-shot and `-c` commands, batch
-    /// input, the console, `--remote-serve`, and through [`run_text`] the schedule and
-    /// `--follow`'s polling). Only a failed write to stdout is an `Err`; everything about the
+    /// input, the console and `--remote-serve`). Only a failed write to stdout is an `Err`; everything about the
     /// command itself is in the [`CommandOutcome`].
     pub fn run_with(&mut self, command: &str, how: Run<'_>) -> std::io::Result<CommandOutcome> {
         let outcome = self.outcome(command, how.last);
@@ -352,23 +351,6 @@ pub fn execute(
         client.command_into_last(command, raw)
     } else {
         client.command_into(command, raw)
-    }
-}
-
-/// Runs one command on the session (connecting first if needed, as every mode does: the
-/// session's one path) and returns its output as text; a failed command closes the connection,
-/// so the next one reconnects.
-pub fn run_text(session: &mut Session, command: &str) -> rconsole::Result<String> {
-    // `run_with` unprinted: nothing is written, so nothing can fail but the command.
-    let outcome = session.outcome(command, false);
-    match outcome.error {
-        None => Ok(rconsole::rcon::packet::decode_output_owned(outcome.raw)),
-        Some(e) => {
-            if let Some(client) = session.client.as_deref_mut() {
-                client.close();
-            }
-            Err(e)
-        }
     }
 }
 

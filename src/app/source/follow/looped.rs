@@ -1,5 +1,4 @@
-//! `--follow` on the fleet's event loop, for every server it can drive (all but `--remote` and
-//! tunnels on Windows): RCON servers asked `list` every `--poll` ([`Watch::Poll`]), BattlEye,
+//! `--follow` on the fleet's event loop, for every server (`--remote` ones included): RCON servers asked `list` every `--poll` ([`Watch::Poll`]), BattlEye,
 //! WebRCON and telnet servers read for what they push ([`Watch::Pushed`]), one thread for the
 //! whole group. Every server is connected to at once; the follow begins when each has answered
 //! (or logged in), and the first failure in the group's order ends it before that. A
@@ -17,6 +16,8 @@ use serde_json::Value;
 
 use crate::app::exit::{Exit, chain, fail};
 use crate::app::print::stderr;
+use crate::app::resolve::plan::FollowOptions;
+use crate::app::resolve::settings::Settings;
 use crate::app::runner::fanout;
 use crate::app::shared::parse_list;
 use crate::app::source::follow::events::{Emitter, FollowEvent};
@@ -90,9 +91,24 @@ enum Ended {
     Output(std::io::Error),
 }
 
-/// Follows `servers` (every one on the event loop's route), printing through `emitter`, until
-/// stdout fails; an error when a server cannot be reached at first.
-pub fn run(
+/// Follows one or several servers (RCON's polled `list`, the consoles' pushed messages: `watch`)
+/// on the event loop, printing their events, until stdout fails; an error when a server cannot
+/// be reached at first.
+pub fn follow(
+    options: &FollowOptions,
+    servers: Vec<(String, Settings)>,
+    watch: Watch,
+) -> anyhow::Result<Exit> {
+    let several = servers.len() > 1;
+    fanout::hold_every_connection(&servers, "--follow")?;
+    let emitter = Emitter::new(options, several);
+    let names: Vec<String> = servers.iter().map(|(n, _)| n.clone()).collect();
+    let servers = fanout::servers(servers, several)?;
+    run(names, servers, watch, &emitter)
+}
+
+/// Follows `servers`, printing through `emitter`.
+fn run(
     names: Vec<String>,
     servers: Vec<fanout::Server>,
     watch: Watch,
@@ -350,5 +366,48 @@ impl fleet::Handler for Follower<'_> {
                 Some(now + RETRY)
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+
+    #[test]
+    fn list_answers() {
+        let set = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<BTreeSet<_>>();
+        assert_eq!(
+            parse_list("There are 2 of a max of 20 players online: Steve, Alex"),
+            Some(set(&["Alex", "Steve"]))
+        );
+        assert_eq!(
+            parse_list("There are 0 of a max of 20 players online: "),
+            Some(set(&[]))
+        );
+        assert_eq!(
+            parse_list("There are 1/20 players online:\n§aNotch"),
+            Some(set(&["Notch"]))
+        );
+        assert_eq!(parse_list("Unknown command"), None);
+    }
+
+    #[test]
+    fn diffs() {
+        let a: BTreeSet<String> = ["A".into(), "B".into()].into();
+        let b: BTreeSet<String> = ["B".into(), "C".into()].into();
+        let got: Vec<(String, Option<String>)> = diff(&a, &b, "s")
+            .into_iter()
+            .map(|e| (e.kind, e.player))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("left".into(), Some("A".into())),
+                ("joined".into(), Some("C".into()))
+            ]
+        );
+        assert!(diff(&a, &a, "s").is_empty());
     }
 }

@@ -1,5 +1,5 @@
 //! The timed plan (`--countdown`, `--every`, `--if`) on the fleet's event loop, for every
-//! server it can drive (all but `--remote` and tunnels on Windows): one thread for the whole
+//! RCON and console server (`--remote` ones included): one thread for the whole
 //! group, each server walking the plan on its own [`Timeline`] and waiting for its next step
 //! on its open connection ([`fleet::Next::Wait`]). Every server connects first; the plan's
 //! clock starts when each has logged in or failed to (the loop's waker hands them their first

@@ -3,8 +3,8 @@
 //! is sent when), a [`Timeline`] per server (where that server is in the plan, and what a
 //! signal does to it) and a [`Board`] (each step's results printed in the servers' order
 //! through the one printer, the halt said once). Two drivers walk them: the fleet's event loop
-//! ([`looped`], every server it can drive) and [`run`], blocking [`Runner`]s (an RCON session
-//! through `--remote` or a tunnel on Windows, `mode/timed.rs`, or a management client). One
+//! ([`looped`], every RCON and console server, `--remote` ones included) and [`run`], blocking
+//! [`Runner`]s (a management client). One
 //! clock drives every server of a group, so a countdown on several servers runs in step.
 //! Ctrl-C or `SIGTERM` (a service manager stopping the run, `kill`) during a countdown or a
 //! wait cancels cleanly: nothing more is sent except `--cancel-announce`, one line names the
