@@ -373,30 +373,37 @@ impl<M: Machine> Driver<M> {
                 self.drop_link();
                 continue;
             }
-            self.close();
-            if let Goal::Answer { stops_server: true } = goal
-                && let Some(answer) = self.machine.closed()
-            {
-                if let Some(out) = out {
-                    out.extend_from_slice(answer.as_bytes());
-                }
-                return Ok(());
-            }
-            let (phase, partial, when) = match goal {
-                Goal::Ready => (crate::error::Phase::Login, false, "during login"),
-                Goal::Answer { .. } => (
-                    crate::error::Phase::Answer,
-                    true,
-                    "mid-response; output is incomplete",
-                ),
-                Goal::Until(_) => (crate::error::Phase::Idle, false, "while idle"),
-            };
-            return Err(Error::Closed {
-                phase,
-                partial,
-                when,
-            });
+            return self.closed_before(goal, out);
         }
+    }
+
+    /// The peer closed the connection before `goal` and the machine left the close to the
+    /// driver: the connection is dropped, and the close ends the answer of a command that stops
+    /// the server (with what [`Machine::closed`] gives); anything else failed.
+    fn closed_before(&mut self, goal: Goal, out: Option<&mut Vec<u8>>) -> Result<()> {
+        self.close();
+        if let Goal::Answer { stops_server: true } = goal
+            && let Some(answer) = self.machine.closed()
+        {
+            if let Some(out) = out {
+                out.extend_from_slice(answer.as_bytes());
+            }
+            return Ok(());
+        }
+        let (phase, partial, when) = match goal {
+            Goal::Ready => (crate::error::Phase::Login, false, "during login"),
+            Goal::Answer { .. } => (
+                crate::error::Phase::Answer,
+                true,
+                "mid-response; output is incomplete",
+            ),
+            Goal::Until(_) => (crate::error::Phase::Idle, false, "while idle"),
+        };
+        Err(Error::Closed {
+            phase,
+            partial,
+            when,
+        })
     }
 }
 

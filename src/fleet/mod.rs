@@ -300,6 +300,42 @@ struct Slot {
     resume: Option<Instant>,
 }
 
+impl Slot {
+    /// A slot for `target`, not started, that connects to `addrs`.
+    fn new(t: FleetTarget, addrs: Vec<SocketAddr>) -> Self {
+        let address = match &t.tunnel {
+            Some(tunnel) => tunnel.address().to_string(),
+            None => crate::transport::Connector::describe(&crate::transport::TcpConnector::new(
+                &t.host, t.port,
+            )),
+        };
+        Slot {
+            phase: Phase::Pending,
+            tracing: t.config.observer.wants_packets(),
+            timeout: t.config.timeout,
+            ws_password: (t.protocol == Protocol::WebRcon).then(|| t.password.clone()),
+            machine: machine::new(t.protocol, t.config, t.password),
+            protocol: t.protocol,
+            tunnel: t.tunnel,
+            address,
+            addrs,
+            addr_index: 0,
+            link: None,
+            child: None,
+            outbox: Outbox::default(),
+            sent: 0,
+            wake_at: None,
+            attempt: 0,
+            queued: None,
+            armed: None,
+            stage: Stage::LoggingIn,
+            exit_until: None,
+            exit_then: None,
+            resume: None,
+        }
+    }
+}
+
 /// Sends waiting for the link, in order. The first is held apart, so the usual case (one send
 /// at a time, written at once) costs no allocation per target.
 #[derive(Default)]
@@ -345,43 +381,11 @@ pub fn run(
     let mut sessions: Vec<Slot> = Vec::with_capacity(targets.len());
     let mut early: Vec<(usize, Error)> = Vec::new();
     for (i, (t, addrs)) in targets.into_iter().zip(resolved).enumerate() {
-        let addrs = match addrs {
-            Ok(a) => a,
-            Err(e) => {
-                early.push((i, e));
-                Vec::new()
-            }
-        };
-        let address = match &t.tunnel {
-            Some(tunnel) => tunnel.address().to_string(),
-            None => crate::transport::Connector::describe(&crate::transport::TcpConnector::new(
-                &t.host, t.port,
-            )),
-        };
-        sessions.push(Slot {
-            phase: Phase::Pending,
-            tracing: t.config.observer.wants_packets(),
-            timeout: t.config.timeout,
-            ws_password: (t.protocol == Protocol::WebRcon).then(|| t.password.clone()),
-            machine: machine::new(t.protocol, t.config, t.password),
-            protocol: t.protocol,
-            tunnel: t.tunnel,
-            address,
-            addrs,
-            addr_index: 0,
-            link: None,
-            child: None,
-            outbox: Outbox::default(),
-            sent: 0,
-            wake_at: None,
-            attempt: 0,
-            queued: None,
-            armed: None,
-            stage: Stage::LoggingIn,
-            exit_until: None,
-            exit_then: None,
-            resume: None,
+        let addrs = addrs.unwrap_or_else(|e| {
+            early.push((i, e));
+            Vec::new()
         });
+        sessions.push(Slot::new(t, addrs));
     }
     let mut lp = Loop {
         sessions,

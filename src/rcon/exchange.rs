@@ -976,43 +976,9 @@ impl Exchange {
             && (p.id == id.0
                 || (self.cfg.any_reply_id && p.id != RequestId::LOGIN_FAILED.0 && p.id >= 0));
         if !is_output {
-            if p.id == RequestId::LOGIN_FAILED.0 && p.kind == AUTH_RESPONSE {
-                self.trace(&p, Role::LoginRefused);
-                self.fail(Error::Protocol(
-                    "server answered the command with a login failure (session no longer authenticated)"
-                        .into(),
-                ));
-                return;
-            }
-            // The probe's sentinel answered late (a busy server): it does take sentinels after
-            // all, and later commands can use them.
-            if p.id == RequestId::SENTINEL.0
-                && self.server.probe_unanswered
-                && self.server.method == Some(EndMethod::Idle)
-            {
-                self.server.probe_unanswered = false;
-                self.trace(&p, Role::SentinelReply);
-                self.settle(sentinel_method(&p));
-                return;
-            }
-            self.late_answer(&p, now);
-            self.trace(&p, Role::Stale);
-            return;
+            return self.on_other_packet(&p, now);
         }
-        let first = !c.got_first;
-        c.got_first = true;
-        if first {
-            // The slowest answer, decaying by 1/64 with every answer, so one slow moment (a
-            // loaded machine, a lag spike) widens the gap for a while, not for ever.
-            let latency = now - c.sent_at;
-            self.server.latency = latency.max(self.server.latency - self.server.latency / 64);
-            self.server.samples = self.server.samples.saturating_add(1);
-            // A command's first packet is a round trip too (plus the server's work): without
-            // it the gap after a packet would rest on the login's one sample, which a loaded
-            // moment can make eight times too long for the whole session (Palworld: 64 ms a
-            // command instead of 10).
-            self.server.sample_rtt(latency);
-        }
+        let first = self.time_first_packet(now);
         let State::Command(c) = &mut self.state else {
             return;
         };
@@ -1029,24 +995,7 @@ impl Exchange {
         // The server's own end marker: output as type 2, ended by an empty type-2 packet with
         // the command's id (no other known server sends type 2 for output).
         if p.kind == AUTH_RESPONSE {
-            if c.method != EndMethod::EndMarker {
-                c.method = EndMethod::EndMarker;
-                c.timers.stop_quiet();
-                self.settle(EndMethod::EndMarker);
-            }
-            if p.body.is_empty() {
-                self.trace(&p, Role::EndMarker);
-                self.take_command();
-                self.state = State::Ready;
-                self.done();
-            } else {
-                if let State::Command(c) = &mut self.state {
-                    c.timers.stop_quiet();
-                }
-                self.trace(&p, Role::Output);
-                self.events.push_back(Action::Output(p.body));
-            }
-            return;
+            return self.on_marked_output(p);
         }
         let method = c.method;
         let body_len = p.body.len();
@@ -1064,9 +1013,95 @@ impl Exchange {
             return;
         };
         c.last_may_continue = last_may_continue;
-        if self.checks_remembered(method, body_len, now) {
+        if !self.checks_remembered(method, body_len, now) {
+            self.after_output(method, body_len, first, later(now, gap), now);
+        }
+    }
+
+    /// A packet under a command that is not its output: a refused session, the probe's
+    /// sentinel answered late, or something stale (a late answer is reported).
+    fn on_other_packet(&mut self, p: &Packet, now: Instant) {
+        if p.id == RequestId::LOGIN_FAILED.0 && p.kind == AUTH_RESPONSE {
+            self.trace(p, Role::LoginRefused);
+            self.fail(Error::Protocol(
+                "server answered the command with a login failure (session no longer authenticated)"
+                    .into(),
+            ));
             return;
         }
+        // The probe's sentinel answered late (a busy server): it does take sentinels after
+        // all, and later commands can use them.
+        if p.id == RequestId::SENTINEL.0
+            && self.server.probe_unanswered
+            && self.server.method == Some(EndMethod::Idle)
+        {
+            self.server.probe_unanswered = false;
+            self.trace(p, Role::SentinelReply);
+            self.settle(sentinel_method(p));
+            return;
+        }
+        self.late_answer(p, now);
+        self.trace(p, Role::Stale);
+    }
+
+    /// Times the answer's first packet (when this is it): the answer latency and a round
+    /// trip. Whether it was the first.
+    fn time_first_packet(&mut self, now: Instant) -> bool {
+        let State::Command(c) = &mut self.state else {
+            return false;
+        };
+        let first = !c.got_first;
+        c.got_first = true;
+        if first {
+            // The slowest answer, decaying by 1/64 with every answer, so one slow moment (a
+            // loaded machine, a lag spike) widens the gap for a while, not for ever.
+            let latency = now - c.sent_at;
+            self.server.latency = latency.max(self.server.latency - self.server.latency / 64);
+            self.server.samples = self.server.samples.saturating_add(1);
+            // A command's first packet is a round trip too (plus the server's work): without
+            // it the gap after a packet would rest on the login's one sample, which a loaded
+            // moment can make eight times too long for the whole session (Palworld: 64 ms a
+            // command instead of 10).
+            self.server.sample_rtt(latency);
+        }
+        first
+    }
+
+    /// Output of type 2, which only a server with its own end marker sends: the method is
+    /// that from now on, and an empty packet ends the answer.
+    fn on_marked_output(&mut self, p: Packet) {
+        let State::Command(c) = &mut self.state else {
+            return;
+        };
+        if c.method != EndMethod::EndMarker {
+            c.method = EndMethod::EndMarker;
+            c.timers.stop_quiet();
+            self.settle(EndMethod::EndMarker);
+        }
+        if p.body.is_empty() {
+            self.trace(&p, Role::EndMarker);
+            self.take_command();
+            self.state = State::Ready;
+            self.done();
+        } else {
+            if let State::Command(c) = &mut self.state {
+                c.timers.stop_quiet();
+            }
+            self.trace(&p, Role::Output);
+            self.events.push_back(Action::Output(p.body));
+        }
+    }
+
+    /// A packet of output came (`gap_end`: when its quiet gap ends): what it means for the end
+    /// of the answer under `method`, the first packet or a later one.
+    fn after_output(
+        &mut self,
+        method: EndMethod,
+        body_len: usize,
+        first: bool,
+        gap_end: Instant,
+        now: Instant,
+    ) {
         let State::Command(c) = &mut self.state else {
             return;
         };
@@ -1092,11 +1127,11 @@ impl Exchange {
                     c.timers.stop_quiet();
                     self.send(RequestId::SENTINEL, Request::Sentinel, b"");
                 } else if c.sentinel_after_gap {
-                    c.timers.set(Timer::Gap, later(now, gap));
+                    c.timers.set(Timer::Gap, gap_end);
                 }
             }
             EndMethod::Silence | EndMethod::Idle => {
-                c.timers.set(Timer::Gap, later(now, gap));
+                c.timers.set(Timer::Gap, gap_end);
             }
             EndMethod::EndMarker if body_len == 0 => {
                 // An empty type-0 packet where an end marker was expected: another server now,
@@ -1111,7 +1146,7 @@ impl Exchange {
                 // to the quiet gap for this answer and remember that.
                 c.method = EndMethod::Silence;
                 c.timers.stop_quiet();
-                c.timers.set(Timer::Gap, later(now, gap));
+                c.timers.set(Timer::Gap, gap_end);
                 self.settle(EndMethod::Silence);
             }
             EndMethod::Vanilla => {
