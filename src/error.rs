@@ -1,9 +1,11 @@
-//! The library's error type: what can go wrong between `rcon` and a server.
+//! The library's error type: what can go wrong between `rcon` and a server. It names no
+//! protocol's types: a codec's own error is carried boxed, and each codec says how its errors
+//! become this one.
 
 use std::io;
 use std::time::Duration;
 
-use crate::rcon::packet::DecodeError;
+use crate::time::format_duration;
 
 /// Everything the connection engine can fail with.
 #[derive(Debug, thiserror::Error)]
@@ -34,7 +36,7 @@ pub enum Error {
     )]
     LoginClosed,
     /// Something did not happen within its time limit.
-    #[error("timed out after {} while {what}", crate::engine::format_duration(*after))]
+    #[error("timed out after {} while {what}", format_duration(*after))]
     Timeout {
         /// Which part of the conversation it was.
         phase: Phase,
@@ -47,7 +49,7 @@ pub enum Error {
     /// of its own (Palworld sends 0).
     #[error(
         "timed out after {} while waiting for the login reply (replies with another id came, as Palworld servers send)",
-        crate::engine::format_duration(*after)
+        format_duration(*after)
     )]
     LoginReplyOtherIds {
         /// The limit that ran out.
@@ -72,9 +74,10 @@ pub enum Error {
         /// The operating system's error.
         source: io::Error,
     },
-    /// The server sent bytes that are not valid RCON (after valid ones: a broken server).
+    /// The server sent bytes its protocol does not allow (after valid ones: a broken server):
+    /// the codec's own error ([`crate::rcon::packet::DecodeError`]).
     #[error("protocol error: {0}")]
-    Decode(DecodeError),
+    Decode(Box<dyn std::error::Error + Send + Sync>),
     /// The first bytes from the server are not RCON at all: a wrong port.
     #[error(
         "this does not look like an RCON port: the server's first bytes are '{first}', as from {looks}"
@@ -88,7 +91,7 @@ pub enum Error {
     /// Nothing at all came back after the password within the time limit.
     #[error(
         "timed out after {} while waiting for the login reply: nothing came back, so this does not look like an RCON port (Minecraft's is rcon.port in server.properties, 25575 by default; the game port never answers RCON)",
-        crate::engine::format_duration(*after)
+        format_duration(*after)
     )]
     NoLoginReply {
         /// The limit that ran out.
@@ -134,7 +137,7 @@ pub enum Error {
     /// attempt's failure is the cause, and decides the kind.
     #[error(
         "{server} was not up after waiting {} ({attempts} attempt{}), the last one failed",
-        crate::engine::format_duration(*waited),
+        format_duration(*waited),
         if *attempts == 1 { "" } else { "s" }
     )]
     NotUp {
@@ -157,12 +160,11 @@ pub enum Error {
         /// Its class.
         kind: ErrorKind,
     },
-    /// A status ping reply (Server List Ping) that cannot be understood.
+    /// A status ping (Server List Ping) or query (UDP) reply that cannot be understood: the
+    /// decoder's own error ([`crate::minecraft::status::StatusError`],
+    /// [`crate::minecraft::query::QueryError`]).
     #[error(transparent)]
-    Status(#[from] crate::minecraft::status::StatusError),
-    /// A query reply (UDP) that cannot be understood.
-    #[error(transparent)]
-    Query(#[from] crate::minecraft::query::QueryError),
+    Reply(Box<dyn std::error::Error + Send + Sync>),
 }
 
 /// Which part of a conversation a time limit ran out in.
@@ -227,8 +229,7 @@ impl Error {
             | Error::Cancelled
             | Error::Protocol(_)
             | Error::WebSocket { .. }
-            | Error::Status(_)
-            | Error::Query(_) => ErrorKind::Connection,
+            | Error::Reply(_) => ErrorKind::Connection,
             Error::CommandTooLong { .. } | Error::CommandHasNul | Error::ServerStopped => {
                 ErrorKind::Refused
             }
@@ -256,12 +257,6 @@ impl TransportFailure {
     /// The failure inside `e`, if `e` carries one.
     pub fn find(e: &io::Error) -> Option<&TransportFailure> {
         e.get_ref()?.downcast_ref::<TransportFailure>()
-    }
-}
-
-impl From<DecodeError> for Error {
-    fn from(e: DecodeError) -> Self {
-        Error::Decode(e)
     }
 }
 

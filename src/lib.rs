@@ -11,7 +11,7 @@
 //!   data, and [`open`], which picks the RCON client or a console for one: above both.
 //! - [`rcon`]: the RCON protocol and its engine: the packet codec, the sans-IO
 //!   [`rcon::exchange`] state machine (login, the end-of-output probe, what ends an answer,
-//!   timers), its [`rcon::machine`] wrapper and the [`rcon::client`] session.
+//!   timers), which is an [`engine::Machine`] itself, and the [`rcon::client`] session.
 //! - [`fleet`]: the event loop that runs many exchanges at once over non-blocking sockets.
 //! - [`transport`]: byte streams the engines run over (TCP, the only module that opens
 //!   sockets) and [`transport::tunnel`], a byte stream over a child process's pipes (`ssh -W`,
@@ -78,6 +78,7 @@ pub mod minecraft;
 pub mod practice;
 pub mod rcon;
 pub mod text;
+mod time;
 pub mod transport;
 
 pub use dialect::{Dialect, open};

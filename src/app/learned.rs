@@ -13,8 +13,9 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use rconsole::engine::{Learned, Traced};
 use rconsole::rcon::client::{ClientOptions, Observer};
-use rconsole::rcon::exchange::{EndDetection, EndMethod, Learned, Traced};
+use rconsole::rcon::exchange::{EndDetection, EndMethod, ServerFacts};
 use serde::{Deserialize, Serialize};
 
 /// The file name inside the data directory.
@@ -80,8 +81,8 @@ fn write(model: &LearnedToml) {
     }
 }
 
-fn to_learned(e: &Entry) -> Option<Learned> {
-    Some(Learned {
+fn to_learned(e: &Entry) -> Option<ServerFacts> {
+    Some(ServerFacts {
         method: EndMethod::from_name(&e.method)?,
         rtt: Duration::from_micros(e.rtt_us),
         latency: Duration::from_micros(e.latency_us),
@@ -92,7 +93,7 @@ fn to_learned(e: &Entry) -> Option<Learned> {
 
 /// The entry for `l`, over the `old` one: the same method keeps when and how it was learned,
 /// another one says what it replaced.
-fn entry(old: Option<&Entry>, l: Learned) -> Entry {
+fn entry(old: Option<&Entry>, l: ServerFacts) -> Entry {
     let method = l.method.name().to_string();
     let (learned_at, how) = match old {
         Some(old) if old.method == method => (old.learned_at, old.how.clone()),
@@ -154,7 +155,7 @@ pub fn defer(on: bool) {
 }
 
 /// What is remembered for `key`.
-pub fn load(key: &str) -> Option<Learned> {
+pub fn load(key: &str) -> Option<ServerFacts> {
     let deferred = DEFERRED.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(d) = deferred.as_ref() {
         return d.model.servers.get(key).and_then(to_learned);
@@ -174,7 +175,7 @@ static LOADED: Mutex<BTreeMap<String, Option<Entry>>> = Mutex::new(BTreeMap::new
 
 /// Remembers `learned` for `key` (`None` forgets it). Reads the file again first, so entries
 /// another `rcon` wrote meanwhile are kept.
-pub fn store(key: &str, learned: Option<Learned>) {
+pub fn store(key: &str, learned: Option<ServerFacts>) {
     let mut deferred = DEFERRED.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(d) = deferred.as_mut() {
         let entry = learned.map(|l| entry(d.model.servers.get(key), l));
@@ -323,14 +324,14 @@ pub fn attach(opts: &mut ClientOptions, key: String, forget: bool) {
     }
     if forget {
         store(&key, None);
-    } else {
-        opts.learned = load(&key);
     }
+    let last = if forget { None } else { load(&key) };
+    opts.learned = last.map(Learned::new);
     let inner = Arc::clone(&opts.observer);
     opts.observer = Arc::new(Remember {
         inner,
         key,
-        last: Mutex::new(opts.learned),
+        last: Mutex::new(last),
     });
 }
 
@@ -338,11 +339,11 @@ pub fn attach(opts: &mut ClientOptions, key: String, forget: bool) {
 struct Remember {
     inner: Arc<dyn Observer>,
     key: String,
-    last: Mutex<Option<Learned>>,
+    last: Mutex<Option<ServerFacts>>,
 }
 
 impl Remember {
-    fn remember(&self, learned: Option<Learned>) {
+    fn remember(&self, learned: Option<ServerFacts>) {
         let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
         if *last != learned {
             *last = learned;
@@ -360,13 +361,21 @@ impl Observer for Remember {
             "{message} (learned once and remembered; `rcon --forget` probes again)"
         ));
     }
-    fn packet(&self, packet: &Traced) {
-        self.inner.packet(packet);
+    fn trace(&self, traced: &Traced) {
+        self.inner.trace(traced);
     }
     fn wants_packets(&self) -> bool {
         self.inner.wants_packets()
     }
+    /// Only RCON learns, and what it learned is its [`ServerFacts`].
     fn learned(&self, learned: Option<Learned>) {
-        self.remember(learned);
+        match learned {
+            None => self.remember(None),
+            Some(l) => {
+                if let Some(facts) = l.get::<ServerFacts>() {
+                    self.remember(Some(*facts));
+                }
+            }
+        }
     }
 }

@@ -36,7 +36,8 @@
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-use crate::engine::{Action, Machine};
+use super::ConsoleNotice::AnswerAsMessages;
+use crate::engine::{Action, Direction, Machine, Notice, Protocol, Traced};
 use crate::error::Error;
 
 /// Packet type of the login.
@@ -256,11 +257,9 @@ impl BattlEye {
             // A login's bytes (and its CRC, which would give the password away to a brute
             // force) are never shown.
             let bytes = if hidden { Vec::new() } else { datagram.clone() };
-            self.actions.push_back(Action::Trace {
-                sent: true,
-                bytes,
-                what,
-            });
+            let mut traced = Traced::new(Protocol::BattlEye, Direction::Sent, bytes, what);
+            traced.hidden = hidden;
+            self.actions.push_back(Action::Trace(traced));
         }
         self.last_sent = Some(now);
         self.actions.push_back(Action::Send(datagram));
@@ -268,11 +267,12 @@ impl BattlEye {
 
     fn trace_received(&mut self, datagram: &[u8], what: String) {
         if self.tracing {
-            self.actions.push_back(Action::Trace {
-                sent: false,
-                bytes: datagram.to_vec(),
+            self.actions.push_back(Action::Trace(Traced::new(
+                Protocol::BattlEye,
+                Direction::Received,
+                datagram.to_vec(),
                 what,
-            });
+            )));
         }
     }
 
@@ -368,13 +368,13 @@ impl BattlEye {
         self.finish(String::from_utf8_lossy(body).into_owned());
     }
 
-    /// Gives the answer; held server messages go on as messages.
+    /// Gives the answer; held server messages go on as messages, before its end (nothing
+    /// follows an answer's end).
     fn finish(&mut self, answer: String) {
         if let Some(p) = self.pending.take() {
-            self.actions.push_back(Action::Answer(answer));
-            for m in p.held {
-                self.actions.push_back(Action::Message(m));
-            }
+            self.actions.push_back(Action::Output(answer.into_bytes()));
+            self.actions.extend(p.held.into_iter().map(Action::Message));
+            self.actions.push_back(Action::Done { close: false });
         }
     }
 }
@@ -494,7 +494,7 @@ impl Machine for BattlEye {
                         if !self.warned_quirk {
                             self.warned_quirk = true;
                             self.actions
-                                .push_back(Action::Warning(super::Notice::AnswerAsMessages));
+                                .push_back(Action::Warning(Notice::new(AnswerAsMessages)));
                         }
                         self.finish(answer);
                         return;

@@ -16,7 +16,7 @@ use super::telnet::Telnet;
 use super::webrcon::WebRcon;
 use super::{MessageSink, Protocol, Remote};
 use crate::engine::driver::{Driver, Goal};
-use crate::engine::{Direction, Ending, Machine, Options as ClientOptions, Password};
+use crate::engine::{Direction, Ending, Machine, Options as ClientOptions, Password, Traced};
 use crate::error::{Error, Result};
 use crate::transport::link::{Link, Recv, StreamLink, UdpLink};
 use crate::transport::{Connector, Transport, Waker};
@@ -369,11 +369,12 @@ impl Console {
         let url = format!("ws://{target}/{}", encode_path(self.password.expose()));
         if tracing {
             let line = format!("GET /******** HTTP/1.1 (Host: {target})");
-            self.opts.observer.frame(
+            self.opts.observer.trace(&Traced::new(
+                Protocol::WebRcon,
                 Direction::Sent,
-                line.as_bytes(),
+                line.into_bytes(),
                 "WebSocket upgrade (password in the path hidden)",
-            );
+            ));
         }
         let mut attempt = tungstenite::client::client(url.as_str(), stream);
         loop {
@@ -381,11 +382,12 @@ impl Console {
                 Ok((ws, response)) => {
                     if tracing {
                         let line = format!("HTTP/1.1 {}", response.status());
-                        self.opts.observer.frame(
+                        self.opts.observer.trace(&Traced::new(
+                            Protocol::WebRcon,
                             Direction::Received,
-                            line.as_bytes(),
+                            line.into_bytes(),
                             "WebSocket upgrade accepted",
-                        );
+                        ));
                     }
                     return Ok(WsLink {
                         ws,

@@ -48,9 +48,39 @@ pub mod webrcon;
 #[cfg(test)]
 mod tests;
 
-pub use crate::engine::{Action, MessageSink, Notice, Protocol, Remote};
+pub use crate::engine::{Action, MessageSink, Protocol, Remote};
 pub use driver::{Console, Tuning, set_tuning};
 
 /// The consoles' name for the one protocol machine shape, [`crate::engine::Machine`]: code
 /// written against it still compiles.
 pub use crate::engine::Machine as ConsoleExchange;
+
+/// What a console's machine tells the user that is not an error, carried in an
+/// [`engine::Notice`](crate::engine::Notice); its [`Display`](std::fmt::Display) is the
+/// wording `rcon` prints.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ConsoleNotice {
+    /// BattlEye: the server answered a command with server messages (0x02) instead of a command
+    /// answer, a known Arma Reforger behaviour; they are taken as the answer.
+    AnswerAsMessages,
+    /// WebRCON: a frame that is not WebRCON's JSON was ignored.
+    NotWebRconJson {
+        /// Why it could not be read.
+        reason: String,
+    },
+}
+
+impl std::fmt::Display for ConsoleNotice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ConsoleNotice::AnswerAsMessages => f.write_str(
+                "the server answered with server messages (0x02) instead of a command answer (a \
+                 known Arma Reforger behaviour); taking them as the answer",
+            ),
+            ConsoleNotice::NotWebRconJson { reason } => {
+                write!(f, "ignored a WebRCON frame that is not its JSON: {reason}")
+            }
+        }
+    }
+}

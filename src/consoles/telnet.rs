@@ -17,7 +17,7 @@
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-use crate::engine::{Action, Machine};
+use crate::engine::{Action, Direction, Machine, Protocol, Traced};
 use crate::error::Error;
 
 /// Longest command sent, in UTF-8 bytes.
@@ -162,6 +162,12 @@ impl Telnet {
         }
     }
 
+    /// The answer, whole: its text, then its end.
+    fn answer(&mut self, text: String) {
+        self.actions.push_back(Action::Output(text.into_bytes()));
+        self.actions.push_back(Action::Done { close: false });
+    }
+
     /// The line under way without its line end, if any: at the end of an answer it is the
     /// last line, not the start of the next one.
     fn take_partial(&mut self) -> Option<String> {
@@ -178,11 +184,12 @@ impl Telnet {
         }
         self.state = TelnetState::PasswordSent;
         if self.tracing {
-            self.actions.push_back(Action::Trace {
-                sent: true,
-                bytes: Vec::new(),
-                what: "password line (hidden)".into(),
-            });
+            self.actions.push_back(Action::Trace(Traced::new(
+                Protocol::Telnet,
+                Direction::Sent,
+                Vec::new(),
+                "password line (hidden)",
+            )));
         }
         let mut bytes = self.password.as_bytes().to_vec();
         bytes.extend_from_slice(b"\r\n");
@@ -200,11 +207,12 @@ impl Machine for Telnet {
         let mut bytes = command.as_bytes().to_vec();
         bytes.extend_from_slice(b"\r\n");
         if self.tracing {
-            self.actions.push_back(Action::Trace {
-                sent: true,
-                bytes: bytes.clone(),
-                what: "command line".into(),
-            });
+            self.actions.push_back(Action::Trace(Traced::new(
+                Protocol::Telnet,
+                Direction::Sent,
+                bytes.clone(),
+                "command line",
+            )));
         }
         self.actions.push_back(Action::Send(bytes));
         self.pending = Some((Vec::new(), now, now));
@@ -212,11 +220,12 @@ impl Machine for Telnet {
 
     fn receive(&mut self, data: &[u8], now: Instant) {
         if self.tracing {
-            self.actions.push_back(Action::Trace {
-                sent: false,
-                bytes: data.to_vec(),
-                what: "telnet bytes".into(),
-            });
+            self.actions.push_back(Action::Trace(Traced::new(
+                Protocol::Telnet,
+                Direction::Received,
+                data.to_vec(),
+                "telnet bytes",
+            )));
         }
         let clean = self.strip(data);
         // Whether this chunk ends inside a line: bytes of the answer may still be arriving.
@@ -273,7 +282,7 @@ impl Machine for Telnet {
                         if !starts_like_stamp(&self.partial) {
                             lines.extend(self.take_partial());
                         }
-                        self.actions.push_back(Action::Answer(lines.join("\n")));
+                        self.answer(lines.join("\n"));
                     } else if now.duration_since(*since) >= self.timeout {
                         self.pending = None;
                         self.actions.push_back(Action::Fail(Error::Timeout {

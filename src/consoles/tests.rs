@@ -117,20 +117,22 @@ impl<E: Subject> Harness<E> {
                     self.record(format!("send {shown}"));
                     continue;
                 }
-                Action::Trace { bytes, what, .. } => {
-                    self.said.push(String::from_utf8_lossy(&bytes).into_owned());
-                    self.said.push(what);
+                Action::Trace(t) => {
+                    self.said
+                        .push(String::from_utf8_lossy(&t.bytes).into_owned());
+                    self.said.push(t.what.into_owned());
                     continue;
                 }
                 Action::LoggedIn => "logged in".to_string(),
-                Action::Answer(text) => format!("answer {text:?}"),
+                Action::Output(bytes) => format!("answer {:?}", String::from_utf8_lossy(&bytes)),
+                Action::Done { close: false } => continue,
                 Action::Message(text) => format!("message {text:?}"),
                 Action::Warning(text) => format!("warning {text}"),
                 Action::Fail(e) => {
                     self.failed = true;
                     format!("fail {e}")
                 }
-                // RCON's own actions: no console gives them.
+                // No console closes by its answer, learns or reconnects.
                 other => panic!("{}: a console gave {other:?}", self.name),
             };
             self.said.push(what.clone());

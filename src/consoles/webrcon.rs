@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 
-use crate::engine::{Action, Machine};
+use super::ConsoleNotice;
+use crate::engine::{Action, Direction, Machine, Notice, Protocol, Traced};
 use crate::error::Error;
 
 /// Longest command sent, in UTF-8 bytes.
@@ -64,11 +65,17 @@ impl WebRcon {
 
     fn trace(&mut self, sent: bool, bytes: &[u8], what: String) {
         if self.tracing {
-            self.actions.push_back(Action::Trace {
-                sent,
-                bytes: bytes.to_vec(),
+            let direction = if sent {
+                Direction::Sent
+            } else {
+                Direction::Received
+            };
+            self.actions.push_back(Action::Trace(Traced::new(
+                Protocol::WebRcon,
+                direction,
+                bytes.to_vec(),
                 what,
-            });
+            )));
         }
     }
 }
@@ -103,10 +110,11 @@ impl Machine for WebRcon {
             Ok(r) => r,
             Err(e) => {
                 self.trace(false, data, "not WebRCON JSON; ignored".into());
-                self.actions
-                    .push_back(Action::Warning(super::Notice::NotWebRconJson {
+                self.actions.push_back(Action::Warning(Notice::new(
+                    ConsoleNotice::NotWebRconJson {
                         reason: e.to_string(),
-                    }));
+                    },
+                )));
                 return;
             }
         };
@@ -114,7 +122,9 @@ impl Machine for WebRcon {
             Some((id, _)) if id == reply.identifier => {
                 self.trace(false, data, format!("reply Identifier={id}"));
                 self.pending = None;
-                self.actions.push_back(Action::Answer(reply.message));
+                self.actions
+                    .push_back(Action::Output(reply.message.into_bytes()));
+                self.actions.push_back(Action::Done { close: false });
             }
             _ => {
                 self.trace(
@@ -170,7 +180,7 @@ mod tests {
         while let Some(a) = ex.poll() {
             match a {
                 Action::Send(frame) => got.push(String::from_utf8(frame).unwrap()),
-                Action::Answer(text) => got.push(text),
+                Action::Output(bytes) => got.push(String::from_utf8(bytes).unwrap()),
                 _ => {}
             }
         }

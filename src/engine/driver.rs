@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use super::machine::{Action, Machine};
-use super::{CANCEL_POLL, Direction, MessageSink, Observer, Options, later};
+use super::{CANCEL_POLL, MessageSink, Observer, Options, later};
 use crate::error::{Error, Result, TransportFailure};
 use crate::transport::link::{Link, Recv};
 
@@ -239,16 +239,9 @@ impl<M: Machine> Driver<M> {
                     }
                 }
                 Action::LoggedIn => reached |= goal == Goal::Ready,
-                // Actions queued after the answer (held server messages, traces) still go out.
-                Action::Answer(text) => {
-                    if let Some(out) = out.as_mut() {
-                        out.extend_from_slice(text.as_bytes());
-                    }
-                    reached = true;
-                }
                 Action::Output(bytes) => {
                     if let Some(out) = out.as_mut() {
-                        // One packet is the whole answer most of the time: take it as it is.
+                        // One piece is the whole answer most of the time: take it as it is.
                         if out.is_empty() {
                             **out = bytes;
                         } else {
@@ -267,14 +260,7 @@ impl<M: Machine> Driver<M> {
                         sink(&text);
                     }
                 }
-                Action::Trace { sent, bytes, what } => {
-                    let d = if sent {
-                        Direction::Sent
-                    } else {
-                        Direction::Received
-                    };
-                    self.observer.frame(d, &bytes, &what);
-                }
+                Action::Trace(traced) => self.observer.trace(&traced),
                 Action::Warning(w) => match &self.label {
                     Some(label) => self.observer.warning(&format!("{label}: {w}")),
                     None => self.observer.warning(&w.to_string()),
@@ -284,7 +270,6 @@ impl<M: Machine> Driver<M> {
                     None => self.observer.note(&n.to_string()),
                 },
                 Action::Learned(l) => self.observer.learned(l),
-                Action::Packet(p) => self.observer.packet(&p),
                 Action::Fail(e) => {
                     self.close();
                     return Err(e);
@@ -388,30 +373,37 @@ impl<M: Machine> Driver<M> {
                 self.drop_link();
                 continue;
             }
-            self.close();
-            if let Goal::Answer { stops_server: true } = goal
-                && let Some(answer) = self.machine.closed()
-            {
-                if let Some(out) = out {
-                    out.extend_from_slice(answer.as_bytes());
-                }
-                return Ok(());
-            }
-            let (phase, partial, when) = match goal {
-                Goal::Ready => (crate::error::Phase::Login, false, "during login"),
-                Goal::Answer { .. } => (
-                    crate::error::Phase::Answer,
-                    true,
-                    "mid-response; output is incomplete",
-                ),
-                Goal::Until(_) => (crate::error::Phase::Idle, false, "while idle"),
-            };
-            return Err(Error::Closed {
-                phase,
-                partial,
-                when,
-            });
+            return self.closed_before(goal, out);
         }
+    }
+
+    /// The peer closed the connection before `goal` and the machine left the close to the
+    /// driver: the connection is dropped, and the close ends the answer of a command that stops
+    /// the server (with what [`Machine::closed`] gives); anything else failed.
+    fn closed_before(&mut self, goal: Goal, out: Option<&mut Vec<u8>>) -> Result<()> {
+        self.close();
+        if let Goal::Answer { stops_server: true } = goal
+            && let Some(answer) = self.machine.closed()
+        {
+            if let Some(out) = out {
+                out.extend_from_slice(answer.as_bytes());
+            }
+            return Ok(());
+        }
+        let (phase, partial, when) = match goal {
+            Goal::Ready => (crate::error::Phase::Login, false, "during login"),
+            Goal::Answer { .. } => (
+                crate::error::Phase::Answer,
+                true,
+                "mid-response; output is incomplete",
+            ),
+            Goal::Until(_) => (crate::error::Phase::Idle, false, "while idle"),
+        };
+        Err(Error::Closed {
+            phase,
+            partial,
+            when,
+        })
     }
 }
 
@@ -461,8 +453,7 @@ mod tests {
             } else if text == "again" {
                 self.actions.push_back(Action::Reconnect);
             } else if text == "odd" {
-                self.actions
-                    .push_back(Action::Warning(Notice::AnswerAsMessages));
+                self.actions.push_back(Action::Warning(Notice::new("odd")));
             } else if let Some(m) = text.strip_prefix("msg:") {
                 self.actions.push_back(Action::Message(m.to_string()));
             } else if let Some(a) = text.strip_prefix("ans:")
@@ -477,7 +468,8 @@ mod tests {
                 && now >= *until
             {
                 let (answer, _) = self.pending.take().unwrap();
-                self.actions.push_back(Action::Answer(answer));
+                self.actions.push_back(Action::Output(answer.into_bytes()));
+                self.actions.push_back(Action::Done { close: false });
             }
         }
         fn poll(&mut self) -> Option<Action> {
@@ -713,10 +705,7 @@ mod tests {
         let mut s2 = setup(Toy::default(), vec![Read::Data(1, b"odd".to_vec())]);
         let until = s2.clock.now() + Duration::from_millis(1);
         s2.driver.drive(Goal::Until(until), None).unwrap();
-        assert_eq!(
-            s2.heard.0.lock().unwrap()[0],
-            format!("warning toy:1: {}", Notice::AnswerAsMessages)
-        );
+        assert_eq!(s2.heard.0.lock().unwrap()[0], "warning toy:1: odd");
         drop(s);
     }
 }

@@ -5,14 +5,21 @@
 //! touches a socket or sleeps: the blocking [`super::driver::Driver`] (and an event loop) move
 //! its bytes.
 //!
-//! The console exchanges need only the first seven methods; what the RCON exchange needs beyond
-//! them (command variants, closes it reads meaning into, learned facts, buffer reuse) are
-//! methods with default bodies and [`Action`] variants the consoles never give.
+//! The actions are the engine's own vocabulary, the same for every protocol: an answer comes
+//! out one way ([`Action::Output`] pieces, then [`Action::Done`]); what a machine learned and
+//! what it tells the user are its own typed values, carried as they are ([`Learned`],
+//! [`Notice`]); what went over the wire is a [`Traced`]. The methods beyond the first seven
+//! (command variants, closes a machine reads meaning into, learned facts, buffer reuse) have
+//! default bodies.
 
+use std::any::Any;
+use std::borrow::Cow;
+use std::fmt;
+use std::sync::Arc;
 use std::time::Instant;
 
+use super::{Direction, Protocol};
 use crate::error::{Error, Result};
-use crate::rcon::exchange::{Learned, Traced};
 
 /// What comes after a command on its connection ([`Machine::command_with`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -39,74 +46,119 @@ pub enum Action {
     /// The login succeeded (and, for RCON, the end-of-output probe is settled); commands may be
     /// given.
     LoggedIn,
-    /// The pending command's answer, complete.
-    Answer(String),
-    /// A message the server sent on its own (chat, log line, event); never part of an answer.
-    Message(String),
-    /// What went over the wire, for `--trace`: the bytes are already masked (a password is
-    /// never in them).
-    Trace {
-        /// Sent (true) or received.
-        sent: bool,
-        /// The bytes to show.
-        bytes: Vec<u8>,
-        /// What they are.
-        what: String,
-    },
-    /// A one-line warning for the user.
-    Warning(Notice),
-    /// The exchange failed; the connection is no longer usable.
-    Fail(Error),
-    /// RCON: output bytes of the command under way (an answer may come in several packets);
-    /// [`Action::Done`] ends it.
+    /// Output bytes of the command under way (an answer may come in several pieces);
+    /// [`Action::Done`] ends it. Nothing that belongs to the answer comes after that.
     Output(Vec<u8>),
-    /// RCON: the command under way is complete. With `close`, the conversation on this
-    /// connection is over (the server closed it, or will): drop it.
+    /// The command under way is complete. With `close`, the conversation on this connection
+    /// is over (the server closed it, or will): drop it.
     Done {
         /// The connection is finished.
         close: bool,
     },
-    /// RCON: what was learned about the server, worth saying once.
-    Note(Notice),
-    /// RCON: the end-of-output method for this server was settled or changed (`Some`: remember
-    /// it) or turned out unusable (`None`: forget it).
-    Learned(Option<Learned>),
-    /// RCON: a packet went over the wire (only when the observer
+    /// A message the server sent on its own (chat, log line, event); never part of an answer.
+    Message(String),
+    /// What went over the wire, for `--trace` (only when the observer
     /// [wants packets](super::Observer::wants_packets)).
-    Packet(Traced),
-    /// RCON: close the connection, open a new one and call [`Machine::start`] (the probe needs a
+    Trace(Traced),
+    /// A one-line warning for the user.
+    Warning(Notice),
+    /// What was learned about the server, worth saying once.
+    Note(Notice),
+    /// What was learned about the server was settled or changed (`Some`: remember it) or
+    /// turned out unusable (`None`: forget it).
+    Learned(Option<Learned>),
+    /// The exchange failed; the connection is no longer usable.
+    Fail(Error),
+    /// Close the connection, open a new one and call [`Machine::start`] (RCON's probe needs a
     /// fresh connection after the server rejected a sentinel).
     Reconnect,
 }
 
-/// What a machine tells the user that is not an error, typed; its
-/// [`Display`](std::fmt::Display) is the wording `rcon` prints.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Notice {
-    /// BattlEye: the server answered a command with server messages (0x02) instead of a command
-    /// answer, a known Arma Reforger behaviour; they are taken as the answer.
-    AnswerAsMessages,
-    /// WebRCON: a frame that is not WebRCON's JSON was ignored.
-    NotWebRconJson {
-        /// Why it could not be read.
-        reason: String,
-    },
-    /// What the RCON exchange says (its own typed notices).
-    Rcon(crate::rcon::notice::Notice),
+/// A value a machine hands on without the engine knowing its type: [`Learned`] and [`Notice`]
+/// carry one, and whoever knows the type asks for it back.
+pub trait Opaque: fmt::Debug + Any + Send + Sync {}
+impl<T: fmt::Debug + Any + Send + Sync> Opaque for T {}
+
+/// What a [`Notice`] carries: an [`Opaque`] value whose [`Display`](fmt::Display) is the
+/// wording `rcon` prints.
+pub trait Said: Opaque + fmt::Display {}
+impl<T: Opaque + fmt::Display> Said for T {}
+
+/// What a machine tells the user that is not an error: the machine's own typed value (RCON's
+/// [`crate::rcon::notice::RconNotice`], a console's [`crate::consoles::ConsoleNotice`]),
+/// carried as it is; its [`Display`](fmt::Display) is the wording `rcon` prints.
+#[derive(Debug, Clone)]
+pub struct Notice(Arc<dyn Said>);
+
+impl Notice {
+    /// Carries `said`.
+    pub fn new(said: impl Said) -> Self {
+        Notice(Arc::new(said))
+    }
+
+    /// The value carried, when it is a `T`.
+    pub fn get<T: Any>(&self) -> Option<&T> {
+        let any: &dyn Any = &*self.0;
+        any.downcast_ref()
+    }
 }
 
-impl std::fmt::Display for Notice {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Notice::AnswerAsMessages => f.write_str(
-                "the server answered with server messages (0x02) instead of a command answer (a \
-                 known Arma Reforger behaviour); taking them as the answer",
-            ),
-            Notice::NotWebRconJson { reason } => {
-                write!(f, "ignored a WebRCON frame that is not its JSON: {reason}")
-            }
-            Notice::Rcon(n) => n.fmt(f),
+impl fmt::Display for Notice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// What a machine learned about its server, to remember for the next session and give back in
+/// [`super::Options::learned`]: the machine's own value (RCON's
+/// [`crate::rcon::exchange::ServerFacts`]), carried as it is.
+#[derive(Debug, Clone)]
+pub struct Learned(Arc<dyn Opaque>);
+
+impl Learned {
+    /// Carries `value`.
+    pub fn new(value: impl Opaque) -> Self {
+        Learned(Arc::new(value))
+    }
+
+    /// The value carried, when it is a `T`.
+    pub fn get<T: Any>(&self) -> Option<&T> {
+        let any: &dyn Any = &*self.0;
+        any.downcast_ref()
+    }
+}
+
+/// What went over the wire, for a trace. A password is never in it.
+#[derive(Debug, Clone)]
+pub struct Traced {
+    /// Which way it went.
+    pub direction: Direction,
+    /// The protocol, so that a trace can show the framing it knows (an RCON packet's header
+    /// fields).
+    pub protocol: Protocol,
+    /// The bytes: one packet, datagram, frame or chunk of a stream (the framing alone when
+    /// `hidden`).
+    pub bytes: Vec<u8>,
+    /// What they were, in context.
+    pub what: Cow<'static, str>,
+    /// A secret (the login's password) was left out of `bytes`.
+    pub hidden: bool,
+}
+
+impl Traced {
+    /// `bytes` that went `direction`, nothing hidden (the caller masks what it must).
+    pub fn new(
+        protocol: Protocol,
+        direction: Direction,
+        bytes: Vec<u8>,
+        what: impl Into<Cow<'static, str>>,
+    ) -> Self {
+        Traced {
+            direction,
+            protocol,
+            bytes,
+            what: what.into(),
+            hidden: false,
         }
     }
 }

@@ -8,24 +8,24 @@
 //! on this module and neither borrows from the other; which of them serves a dialect is
 //! decided above both, in [`crate::dialect`].
 //!
-//! The RCON-only fields of [`Options`] (the end-of-output method, the probe's wait, what was
-//! learned) name the RCON exchange's plain data types; the other consoles ignore them.
+//! Nothing here names a protocol's types: what a machine learned about its server
+//! ([`Learned`]) and what it tells the user ([`Notice`]) are the machine's own values, carried
+//! as they are; what went over the wire is a [`Traced`]. The settings only RCON reads (how
+//! answers end, the probe's wait, incoming size) are plain values the consoles ignore, and the
+//! RCON client supplies the defaults ([`crate::rcon::client::ClientOptions`]).
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use crate::error::{Error, Result};
-use crate::rcon::exchange::{EndDetection, Learned, Traced};
-use crate::rcon::packet::{DEFAULT_MAX_INCOMING, MAX_COMMAND_BYTES};
 
 pub mod driver;
 pub mod machine;
-mod time;
-pub use time::format_duration;
-pub(crate) use time::later;
+pub use crate::time::format_duration;
+pub(crate) use crate::time::later;
 
-pub use machine::{Action, Ending, Machine, Notice};
+pub use machine::{Action, Ending, Learned, Machine, Notice, Opaque, Said, Traced};
 
 /// Which wire protocol a dialect speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,19 +57,16 @@ pub trait Observer: Send + Sync {
     fn note(&self, message: &str) {
         self.warning(message);
     }
-    /// A packet went over the wire, labelled by what it was in context. The login's body (the
-    /// password) is never in it.
-    fn packet(&self, _packet: &Traced) {}
-    /// Whether [`Observer::packet`] wants to be called (lets the hot path skip the work).
+    /// A packet, datagram, frame or chunk went over the wire, labelled by what it was in
+    /// context. A password is never in it.
+    fn trace(&self, _traced: &Traced) {}
+    /// Whether [`Observer::trace`] wants to be called (lets the hot path skip the work).
     fn wants_packets(&self) -> bool {
         false
     }
-    /// The end-of-output method for this server was settled (`Some`) or turned out wrong and
-    /// should be forgotten (`None`).
+    /// What the machine learned about this server was settled (`Some`: remember it) or turned
+    /// out wrong and should be forgotten (`None`).
     fn learned(&self, _learned: Option<Learned>) {}
-    /// Bytes of another console protocol went over the wire (BattlEye, WebRCON, telnet; see
-    /// [`crate::consoles`]), already masked: a password is never in them.
-    fn frame(&self, _direction: Direction, _bytes: &[u8], _what: &str) {}
 }
 
 /// An observer that ignores everything.
@@ -90,6 +87,31 @@ pub fn retry_pause(first: Duration, retry: u32) -> Duration {
     first
         .saturating_mul(2u32.saturating_pow(retry.saturating_sub(1)))
         .min(MAX_RETRY_PAUSE)
+}
+
+/// How the end of an answer is found, where a protocol has a choice (RCON; the consoles'
+/// answers end by their own rules): learned, or forced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum EndDetection {
+    /// Use what was learned about the server, else probe after login.
+    #[default]
+    Detect,
+    /// The id -2 sentinel, without a probe.
+    Negative,
+    /// A positive-id sentinel, without a probe.
+    Positive,
+    /// A quiet gap, without a probe.
+    Idle,
+    /// Every command is answered with at least one packet: the answer ends a quiet gap after
+    /// its last packet, and a slow first packet is waited for up to the timeout, never taken
+    /// for an empty answer (Palworld, whose replies carry no usable id: an answer cut off by
+    /// the gap would arrive under the next command).
+    Answered,
+    /// Vanilla's split rule, without a probe (unsafe on servers that split below 4096 bytes).
+    Auto,
+    /// One packet per answer (Factorio).
+    SinglePacket,
 }
 
 /// The settings of a session, for every protocol (the one options type: the blocking client,
@@ -140,24 +162,6 @@ impl std::fmt::Debug for Options {
             .field("partial_on_idle", &self.partial_on_idle)
             .field("learned", &self.learned)
             .finish_non_exhaustive()
-    }
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Self {
-            timeout: Duration::from_secs(10),
-            end: EndDetection::Detect,
-            idle_gap: None,
-            probe_timeout: Duration::from_millis(750),
-            max_command_bytes: MAX_COMMAND_BYTES,
-            max_incoming: DEFAULT_MAX_INCOMING,
-            any_reply_id: false,
-            partial_on_idle: false,
-            learned: None,
-            observer: Arc::new(Silent),
-            cancel: None,
-        }
     }
 }
 

@@ -1,5 +1,5 @@
 //! Every target's protocol as the one machine shape, [`crate::engine::Machine`]: the RCON
-//! exchange as [`RconMachine`], BattlEye, telnet and WebRCON as their consoles' machines, built
+//! [`Exchange`], BattlEye, telnet and WebRCON as their consoles' machines, built
 //! with the same settings as the blocking driver ([`crate::engine::driver`]) builds them. The
 //! event loop drives them all through the trait, as that driver does; which protocol a target
 //! speaks is decided here once, when its machine is made, and nowhere in the loop.
@@ -17,13 +17,13 @@ use crate::consoles::telnet::Telnet;
 use crate::consoles::webrcon::WebRcon;
 use crate::engine::{Action, Ending, Machine, Options, Password};
 use crate::error::{Error, Result};
-use crate::rcon::machine::RconMachine;
+use crate::rcon::exchange::Exchange;
 
 /// The machine for a target speaking `protocol`, with `config`'s settings, that logs in with
 /// `password`.
 pub(super) fn new(protocol: Protocol, config: Options, password: Password) -> Box<dyn Machine> {
     match protocol {
-        Protocol::Rcon => Box::new(RconMachine::new(config, password)),
+        Protocol::Rcon => Box::new(Exchange::new(config, password)),
         console => Box::new(PerConnection {
             protocol: console,
             tracing: config.observer.wants_packets(),
@@ -66,9 +66,7 @@ impl PerConnection {
             )),
             // The WebSocket upgrade (the loop's) carried the password.
             Protocol::WebRcon => Box::new(WebRcon::new(timeout, self.tracing)),
-            Protocol::Rcon => {
-                Box::new(RconMachine::new(self.config.clone(), self.password.clone()))
-            }
+            Protocol::Rcon => Box::new(Exchange::new(self.config.clone(), self.password.clone())),
         }
     }
 }

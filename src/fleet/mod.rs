@@ -1,6 +1,6 @@
 //! Many sessions from one thread: an event loop over non-blocking links (mio) that drives one
 //! protocol machine per target, a `Box<dyn` [`Machine`]`>` of the one shape the blocking driver
-//! ([`crate::engine::driver`]) runs too (RCON as [`RconMachine`](crate::rcon::machine::RconMachine),
+//! ([`crate::engine::driver`]) runs too (RCON's [`Exchange`](crate::rcon::exchange::Exchange),
 //! the consoles' machines of [`crate::consoles`]), so there is no second protocol
 //! implementation and no protocol match in the loop: it writes each [`Action::Send`] (one
 //! packet, datagram or message per write; never two RCON packets in one), feeds the machine
@@ -41,10 +41,8 @@ use mio::net::{TcpStream, UdpSocket};
 use mio::{Events, Interest, Poll, Token};
 
 use crate::consoles::Protocol;
-use crate::engine::{Action, Direction, Ending, Machine, Notice};
+use crate::engine::{Action, Direction, Ending, Learned, Machine, Notice, Password, Traced};
 use crate::error::Error;
-use crate::rcon::client::Password;
-use crate::rcon::exchange::{Learned, Traced};
 
 mod limits;
 mod link;
@@ -196,28 +194,18 @@ pub enum Report {
     /// the server now, to remember.
     Finished(Option<Learned>),
     /// A one-line warning.
-    Warning(crate::rcon::notice::Notice),
+    Warning(Notice),
     /// A notice about what was learned, worth showing once.
-    Note(crate::rcon::notice::Notice),
-    /// The end-of-output method was settled (`Some`) or should be forgotten (`None`).
+    Note(Notice),
+    /// What was learned about the server was settled (`Some`) or should be forgotten (`None`).
     Learned(Option<Learned>),
-    /// A packet went over the wire (only when the observer wants packets: [`crate::engine::Observer::wants_packets`]).
+    /// Something went over the wire (only when the observer wants packets:
+    /// [`crate::engine::Observer::wants_packets`]), as [`crate::engine::Observer::trace`] takes
+    /// it.
     Traced(Traced),
     /// A message the server sent on its own (a console's chat, log line or event); never
     /// part of an answer.
     Message(String),
-    /// Bytes of a console protocol went over the wire, already masked (only when the observer
-    /// wants packets), as [`crate::engine::Observer::frame`] takes them.
-    Frame {
-        /// Sent or received.
-        direction: Direction,
-        /// The bytes to show.
-        bytes: Vec<u8>,
-        /// What they are.
-        what: String,
-    },
-    /// A console's one-line warning.
-    ConsoleWarning(crate::consoles::Notice),
 }
 
 /// The caller's side of a fleet run.
@@ -327,6 +315,45 @@ struct Slot {
     resume: Option<Instant>,
 }
 
+impl Slot {
+    /// A slot for `target`, not started, that connects to `addrs`.
+    fn new(t: FleetTarget, addrs: Vec<SocketAddr>) -> Self {
+        let address = match &t.tunnel {
+            Some(tunnel) => tunnel.address().to_string(),
+            None => crate::transport::Connector::describe(&crate::transport::TcpConnector::new(
+                &t.host, t.port,
+            )),
+        };
+        Slot {
+            phase: Phase::Pending,
+            tracing: t.config.observer.wants_packets(),
+            timeout: t.config.timeout,
+            ws_password: (t.protocol == Protocol::WebRcon).then(|| t.password.clone()),
+            machine: match t.machine {
+                Some(machine) => machine,
+                None => machine::new(t.protocol, t.config, t.password),
+            },
+            protocol: t.protocol,
+            tunnel: t.tunnel,
+            address,
+            addrs,
+            addr_index: 0,
+            link: None,
+            child: None,
+            outbox: Outbox::default(),
+            sent: 0,
+            wake_at: None,
+            attempt: 0,
+            queued: None,
+            armed: None,
+            stage: Stage::LoggingIn,
+            exit_until: None,
+            exit_then: None,
+            resume: None,
+        }
+    }
+}
+
 /// Sends waiting for the link, in order. The first is held apart, so the usual case (one send
 /// at a time, written at once) costs no allocation per target.
 #[derive(Default)]
@@ -372,46 +399,11 @@ pub fn run(
     let mut sessions: Vec<Slot> = Vec::with_capacity(targets.len());
     let mut early: Vec<(usize, Error)> = Vec::new();
     for (i, (t, addrs)) in targets.into_iter().zip(resolved).enumerate() {
-        let addrs = match addrs {
-            Ok(a) => a,
-            Err(e) => {
-                early.push((i, e));
-                Vec::new()
-            }
-        };
-        let address = match &t.tunnel {
-            Some(tunnel) => tunnel.address().to_string(),
-            None => crate::transport::Connector::describe(&crate::transport::TcpConnector::new(
-                &t.host, t.port,
-            )),
-        };
-        sessions.push(Slot {
-            phase: Phase::Pending,
-            tracing: t.config.observer.wants_packets(),
-            timeout: t.config.timeout,
-            ws_password: (t.protocol == Protocol::WebRcon).then(|| t.password.clone()),
-            machine: match t.machine {
-                Some(machine) => machine,
-                None => machine::new(t.protocol, t.config, t.password),
-            },
-            protocol: t.protocol,
-            tunnel: t.tunnel,
-            address,
-            addrs,
-            addr_index: 0,
-            link: None,
-            child: None,
-            outbox: Outbox::default(),
-            sent: 0,
-            wake_at: None,
-            attempt: 0,
-            queued: None,
-            armed: None,
-            stage: Stage::LoggingIn,
-            exit_until: None,
-            exit_then: None,
-            resume: None,
+        let addrs = addrs.unwrap_or_else(|e| {
+            early.push((i, e));
+            Vec::new()
         });
+        sessions.push(Slot::new(t, addrs));
     }
     let mut lp = Loop {
         sessions,
@@ -635,14 +627,9 @@ impl Loop {
         );
         if s.tracing {
             let line = format!("GET /******** HTTP/1.1 (Host: {})", s.address);
-            handler.report(
-                i,
-                Report::Frame {
-                    direction: Direction::Sent,
-                    bytes: line.into_bytes(),
-                    what: "WebSocket upgrade (password in the path hidden)".into(),
-                },
-            );
+            let what = "WebSocket upgrade (password in the path hidden)";
+            let traced = Traced::new(Protocol::WebRcon, Direction::Sent, line.into_bytes(), what);
+            handler.report(i, Report::Traced(traced));
         }
         s.phase = Phase::Handshake;
         s.wake_at = Some(Instant::now() + s.timeout);
@@ -669,14 +656,10 @@ impl Loop {
             Ok((ws, response)) => {
                 if s.tracing {
                     let line = format!("HTTP/1.1 {}", response.status());
-                    handler.report(
-                        i,
-                        Report::Frame {
-                            direction: Direction::Received,
-                            bytes: line.into_bytes(),
-                            what: "WebSocket upgrade accepted".into(),
-                        },
-                    );
+                    let what = "WebSocket upgrade accepted";
+                    let bytes = line.into_bytes();
+                    let traced = Traced::new(Protocol::WebRcon, Direction::Received, bytes, what);
+                    handler.report(i, Report::Traced(traced));
                 }
                 let s = &mut self.sessions[i];
                 s.link = Some(Link::Ws(Box::new(ws)));
@@ -1293,12 +1276,11 @@ impl Loop {
     }
 
     /// Takes the machine's actions in order, as the blocking driver does: sends are written,
-    /// reports go to the handler. The login and a whole answer ([`Action::Answer`]) count once
-    /// the batch is taken, so a server message that came with them is reported first, not
-    /// lost when the target then closes; a piecewise answer's [`Action::Done`] counts at once.
+    /// reports go to the handler. The login counts once the batch is taken, so a server
+    /// message that came with it is reported first, not lost when the target then closes; an
+    /// answer's [`Action::Done`] counts at once (nothing of the answer follows it).
     fn after_machine(&mut self, i: usize, poll: &Poll, handler: &mut dyn Handler) {
         let mut logged_in = false;
-        let mut answer = None;
         loop {
             let s = &mut self.sessions[i];
             if matches!(s.phase, Phase::Over) {
@@ -1313,32 +1295,13 @@ impl Loop {
                     self.flush(i, poll, handler);
                 }
                 Action::LoggedIn => logged_in = true,
-                Action::Answer(text) => answer = Some(text),
                 Action::Output(bytes) => handler.report(i, Report::Output(bytes)),
                 Action::Done { close } => self.done(i, close, poll, handler),
                 Action::Message(text) => handler.report(i, Report::Message(text)),
-                Action::Trace { sent, bytes, what } => {
-                    let direction = if sent {
-                        Direction::Sent
-                    } else {
-                        Direction::Received
-                    };
-                    handler.report(
-                        i,
-                        Report::Frame {
-                            direction,
-                            bytes,
-                            what,
-                        },
-                    );
-                }
-                Action::Warning(Notice::Rcon(n)) => handler.report(i, Report::Warning(n)),
-                Action::Warning(w) => handler.report(i, Report::ConsoleWarning(w)),
-                Action::Note(Notice::Rcon(n)) => handler.report(i, Report::Note(n)),
-                // No console gives notes; one would be shown as its warnings are.
-                Action::Note(n) => handler.report(i, Report::ConsoleWarning(n)),
+                Action::Trace(traced) => handler.report(i, Report::Traced(traced)),
+                Action::Warning(w) => handler.report(i, Report::Warning(w)),
+                Action::Note(n) => handler.report(i, Report::Note(n)),
                 Action::Learned(l) => handler.report(i, Report::Learned(l)),
-                Action::Packet(t) => handler.report(i, Report::Traced(t)),
                 Action::Fail(e) => return self.fail(i, e, poll, handler),
                 Action::Reconnect => {
                     self.close(i, poll);
@@ -1356,12 +1319,6 @@ impl Loop {
                 Some((text, then_close)) => self.start(i, text, then_close, poll, handler),
                 None => self.ask(i, poll, handler),
             }
-        }
-        if let Some(text) = answer
-            && matches!(self.sessions[i].stage, Stage::Command { .. })
-            && !matches!(self.sessions[i].phase, Phase::Over)
-        {
-            self.answered(i, text.into_bytes(), poll, handler);
         }
         self.arm(i);
     }

@@ -63,6 +63,12 @@ pub enum QueryError {
     MissingMarker(&'static str),
 }
 
+impl From<QueryError> for crate::error::Error {
+    fn from(e: QueryError) -> Self {
+        crate::error::Error::Reply(Box::new(e))
+    }
+}
+
 /// A session id from any 32 random bits, masked as the server expects.
 pub fn session_id(random: u32) -> i32 {
     (random as i32) & SESSION_MASK

@@ -74,6 +74,12 @@ pub enum StatusError {
     Legacy(&'static str),
 }
 
+impl From<StatusError> for crate::error::Error {
+    fn from(e: StatusError) -> Self {
+        crate::error::Error::Reply(Box::new(e))
+    }
+}
+
 /// One frame of the game protocol: packet id and data.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StatusFrame<'a> {

@@ -1,5 +1,6 @@
-//! The RCON session: the [`Remote`] for RCON dialects, an [`RconMachine`] run by the engine's
-//! one blocking [`Driver`] over a [`StreamLink`] (TCP or a tunnel), one command at a time.
+//! The RCON session: the [`Remote`] for RCON dialects, the [`Exchange`] run by the engine's one
+//! blocking [`Driver`] over a [`StreamLink`] (TCP or a tunnel), one command at a time; and the
+//! defaults of the one options type ([`ClientOptions`]), which are RCON's.
 //!
 //! It holds no protocol decisions and no wait of its own: the exchange decides, the driver
 //! writes what it asks for and reads until its next deadline, and hands its events on (output
@@ -9,25 +10,44 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use crate::engine::Remote;
 use crate::engine::driver::{Driver, Goal};
-use crate::engine::{Ending, Machine};
+use crate::engine::{Ending, Learned, Machine, Remote};
 use crate::error::Result;
-use crate::rcon::exchange::Learned;
-use crate::rcon::machine::RconMachine;
+use crate::rcon::exchange::Exchange;
+use crate::rcon::packet::{DEFAULT_MAX_INCOMING, MAX_COMMAND_BYTES};
 use crate::transport::Connector;
 use crate::transport::link::{Link, StreamLink};
 
-pub use crate::engine::{CANCEL_POLL, Direction, Observer, Password, Silent};
+pub use crate::engine::{CANCEL_POLL, Direction, EndDetection, Observer, Password, Silent};
 /// The settings of a [`Client`]: the one [`crate::engine::Options`] every engine takes.
 pub type ClientOptions = crate::engine::Options;
 
-pub use crate::rcon::exchange::{EndDetection, SMALL_MTU_COMMAND_BYTES, check_command};
+pub use crate::rcon::exchange::{SMALL_MTU_COMMAND_BYTES, check_command};
+
+/// RCON's defaults, for every engine: a 10 s timeout, the end of output learned or probed,
+/// vanilla's command limit ([`MAX_COMMAND_BYTES`]) and 16 MiB for an incoming packet.
+impl Default for ClientOptions {
+    fn default() -> Self {
+        Self {
+            timeout: Duration::from_secs(10),
+            end: EndDetection::Detect,
+            idle_gap: None,
+            probe_timeout: Duration::from_millis(750),
+            max_command_bytes: MAX_COMMAND_BYTES,
+            max_incoming: DEFAULT_MAX_INCOMING,
+            any_reply_id: false,
+            partial_on_idle: false,
+            learned: None,
+            observer: Arc::new(Silent),
+            cancel: None,
+        }
+    }
+}
 
 /// A logged-in RCON session that reconnects when it has to.
 pub struct Client {
     connector: Arc<dyn Connector>,
-    driver: Driver<RconMachine>,
+    driver: Driver<Exchange>,
 }
 
 impl std::fmt::Debug for Client {
@@ -35,7 +55,7 @@ impl std::fmt::Debug for Client {
         f.debug_struct("Client")
             .field("server", &self.connector.describe())
             .field("connected", &self.driver.is_connected())
-            .field("method", &self.driver.machine.exchange().method())
+            .field("method", &self.driver.machine.method())
             .finish_non_exhaustive()
     }
 }
@@ -56,7 +76,7 @@ impl Client {
                 Ok(link)
             })
         };
-        let driver = Driver::new(RconMachine::new(opts.clone(), password), &opts)
+        let driver = Driver::new(Exchange::new(opts.clone(), password), &opts)
             .with_label(connector.describe())
             .with_opener(opener);
         let mut client = Self { connector, driver };
@@ -76,7 +96,7 @@ impl Client {
 
     /// The limits on commands this client sends.
     pub fn max_command_bytes(&self) -> usize {
-        self.driver.machine.exchange().config().max_command_bytes
+        self.driver.machine.config().max_command_bytes
     }
 
     /// What is known about the server now, to remember for the next session (`None` when the
@@ -92,7 +112,7 @@ impl Client {
 
     /// The quiet gap in force for this server.
     pub fn quiet_gap(&self) -> Duration {
-        self.driver.machine.exchange().quiet_gap()
+        self.driver.machine.quiet_gap()
     }
 
     /// Closes the connection (the next command reconnects).
@@ -145,11 +165,12 @@ impl Client {
 
     fn run(&mut self, command: &str, ending: Ending, out: &mut Vec<u8>) -> Result<()> {
         self.driver.machine.check_command(command)?;
-        if !self.driver.is_connected() || !self.driver.machine.exchange().is_ready() {
+        if !self.driver.is_connected() || !self.driver.machine.is_ready() {
             self.reconnect()?;
         }
-        let now = Instant::now();
-        self.driver.machine.start_command(command, ending, now)?;
+        self.driver
+            .machine
+            .command_with(command, ending, Instant::now());
         let goal = Goal::Answer {
             stops_server: ending == Ending::StopsServer,
         };
@@ -194,5 +215,133 @@ impl Remote for Client {
     }
     fn set_cancel(&mut self, cancel: Option<Arc<AtomicBool>>) {
         Client::set_cancel(self, cancel)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The RCON exchange under the engine's driver, on an in-memory link: what goes over the
+    //! wire, one write at a time.
+
+    use super::*;
+    use crate::engine::Options;
+    use crate::error::Error;
+    use crate::rcon::packet::{Decoder, encode};
+    use crate::transport::link::memory::{FakeClock, MemoryLink, Read, Record};
+
+    /// A logged-in driver of an RCON machine that uses vanilla's split rule (no probe), on a
+    /// link that reads the login reply (id 1) and then `script`.
+    fn vanilla(script: Vec<Read>) -> (Driver<Exchange>, Record, FakeClock) {
+        let clock = FakeClock::new();
+        let mut reads = vec![Read::Data(1, encode(1, 2, b""))];
+        reads.extend(script);
+        let (link, record) = MemoryLink::new(reads, &clock);
+        let opts = Options {
+            end: EndDetection::Auto,
+            ..Options::default()
+        };
+        let machine = Exchange::new(opts.clone(), Password::new("pw"));
+        let mut driver = Driver::new(machine, &opts).with_clock(clock.source());
+        driver.attach(Box::new(link));
+        driver.drive(Goal::Ready, None).expect("logged in");
+        (driver, record, clock)
+    }
+
+    /// Every write, as the (id, type, body) of the one whole packet it must hold.
+    fn packets(record: &Record) -> Vec<(i32, i32, Vec<u8>)> {
+        record
+            .writes
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|w| {
+                let mut d = Decoder::default();
+                d.feed(w);
+                let p = d.next_packet().unwrap().expect("a whole packet per write");
+                assert_eq!(d.buffered(), 0, "two packets in one write: {w:?}");
+                (p.id, p.kind, p.body)
+            })
+            .collect()
+    }
+
+    /// Starts `command` and drives the link until its answer ends: what it printed, or the error.
+    fn answer(
+        d: &mut Driver<Exchange>,
+        clock: &FakeClock,
+        command: &str,
+        ending: Ending,
+    ) -> Result<Vec<u8>> {
+        d.machine.command_with(command, ending, clock.now());
+        let mut out = Vec::new();
+        let stops_server = ending == Ending::StopsServer;
+        d.drive(Goal::Answer { stops_server }, Some(&mut out))?;
+        Ok(out)
+    }
+
+    #[test]
+    fn a_short_answer_is_one_round_trip_one_packet_per_write() {
+        let (mut d, record, clock) = vanilla(vec![Read::Data(2, encode(2, 0, b"There are 0"))]);
+        let out = answer(&mut d, &clock, "list", Ending::Normal).unwrap();
+        assert_eq!(out, b"There are 0");
+        assert_eq!(
+            packets(&record),
+            [(1, 3, b"pw".to_vec()), (2, 2, b"list".to_vec())]
+        );
+        assert!(d.is_connected());
+    }
+
+    #[test]
+    fn the_sentinel_after_a_full_fragment_goes_in_a_write_of_its_own() {
+        let full = vec![b'a'; 4096];
+        let (mut d, record, clock) = vanilla(vec![
+            Read::Data(2, encode(2, 0, &full)),
+            Read::Data(1, encode(2, 0, b"rest")),
+            Read::Data(1, encode(-2, 0, b"Unknown request 0")),
+        ]);
+        let out = answer(&mut d, &clock, "chars 4100", Ending::Normal).unwrap();
+        assert_eq!(out.len(), 4100);
+        let sent = packets(&record);
+        assert_eq!(sent.len(), 3, "{sent:?}");
+        assert_eq!((sent[2].0, sent[2].1), (-2, 0), "the sentinel, alone");
+    }
+
+    #[test]
+    fn a_command_that_stops_the_server_ends_at_its_first_packet_and_drops_the_link() {
+        let (mut d, record, clock) = vanilla(vec![Read::Data(3, encode(2, 0, b"Stopping"))]);
+        let out = answer(&mut d, &clock, "stop", Ending::StopsServer).unwrap();
+        assert_eq!(out, b"Stopping");
+        assert!(!d.is_connected());
+        assert!(*record.closed.lock().unwrap());
+    }
+
+    #[test]
+    fn a_close_before_the_answer_is_the_exchanges_error_not_the_drivers() {
+        let (mut d, _record, clock) = vanilla(vec![Read::Close]);
+        let err = answer(&mut d, &clock, "list", Ending::Normal).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                Error::Closed {
+                    phase: crate::error::Phase::Answer,
+                    partial: false,
+                    when: "before answering; the command may or may not have run"
+                }
+            ),
+            "{err}"
+        );
+        assert!(!d.is_connected());
+    }
+
+    #[test]
+    fn a_refused_command_fails_through_poll() {
+        let (mut d, _record, clock) = vanilla(vec![]);
+        d.machine.command(&"x".repeat(5000), clock.now());
+        let err = d.drive(
+            Goal::Answer {
+                stops_server: false,
+            },
+            None,
+        );
+        assert!(matches!(err, Err(Error::CommandTooLong { .. })), "{err:?}");
     }
 }

@@ -1,11 +1,12 @@
 //! The RCON exchange as a sans-IO state machine: login, the end-of-output probe, commands, what
 //! ends an answer, what is stale, and what an expired timer means.
 //!
-//! Bytes and clock readings go in ([`Exchange::handle_input`], [`Exchange::handle_closed`],
-//! [`Exchange::handle_timeout`]); packets to write ([`Exchange::poll_transmit`]), things that
-//! happened ([`Exchange::poll_event`]) and the next instant to wake up at
-//! ([`Exchange::poll_timeout`]) come out. It never blocks, sleeps or owns a socket, so a blocking
-//! driver ([`crate::rcon::client::Client`]) and an event loop over many connections drive the same code.
+//! It is the engine's one machine shape ([`Machine`]) itself: bytes, closes and clock readings
+//! go in ([`Machine::receive`], [`Machine::peer_closed`], [`Machine::tick`]); packets to write
+//! and what happened come out as [`Action`]s ([`Machine::poll`]), with the next instant to wake
+//! up at ([`Machine::wake`]). It never blocks, sleeps or owns a socket, so the blocking driver
+//! ([`crate::rcon::client::Client`]) and the event loop over many connections ([`crate::fleet`])
+//! drive the same code.
 //!
 //! How an answer ends depends on the server (docs/protocol.md section 3):
 //! - [`EndMethod::Vanilla`]: the server answered the probe with `Unknown request 0`, so it splits
@@ -22,7 +23,7 @@
 //!   a quiet gap after its last packet.
 //! - [`EndMethod::SinglePacket`]: one packet is the whole answer (Factorio).
 //!
-//! The probe runs once per server: what it learns comes out as [`Event::Learned`] for the caller
+//! The probe runs once per server: what it learns comes out as [`Action::Learned`] for the caller
 //! to remember, and goes back in as [`Options::learned`] next time. What was remembered is a
 //! hypothesis (docs/protocol.md section 3): answers that contradict it (another implementation
 //! now runs on that port) make the answer under way end by a sentinel sent on its own, whose
@@ -32,11 +33,14 @@
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-use crate::engine::Options;
-pub use crate::engine::check_command;
-use crate::error::Error;
-use crate::rcon::notice::{Finding, Notice, SentinelReaction};
-use crate::rcon::packet::{DecodeError, Decoder, Packet, encode_into};
+use crate::engine::{
+    Action, Direction, Ending, Learned, Machine, Notice, Options, Password, Protocol, Traced,
+};
+pub use crate::engine::{EndDetection, check_command};
+use crate::error::{Error, Result};
+pub use crate::rcon::method::EndMethod;
+use crate::rcon::notice::{Finding, RconNotice, SentinelReaction};
+use crate::rcon::packet::{DecodeError, Decoder, Packet, encode, encode_into};
 
 /// A request id, as the client chose it and the server echoes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -128,101 +132,10 @@ impl Role {
     }
 }
 
-/// How the end of a command's output is found (what is probed, learned or forced).
+/// What the probe (and later answers) taught about a server; the caller stores it per server
+/// (it comes out in a [`Learned`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EndMethod {
-    /// Vanilla's split rule: a short first fragment is complete, a full one is followed by the id
-    /// -2 sentinel.
-    Vanilla,
-    /// The id -2 sentinel after the first fragment, answered by a mirror or `Unknown request`.
-    Sentinel,
-    /// A sentinel with a fresh positive id, for servers that close on ids <= 0.
-    PositiveSentinel,
-    /// The server's own end marker: an empty packet with the command's id.
-    EndMarker,
-    /// A quiet gap from the command on ends the answer (an empty answer sends nothing).
-    Silence,
-    /// A quiet gap after the last packet ends the answer (every answer has one).
-    Idle,
-    /// One packet is the whole answer.
-    SinglePacket,
-}
-
-impl EndMethod {
-    /// Every method, for parsing remembered names.
-    pub const ALL: [EndMethod; 7] = [
-        EndMethod::Vanilla,
-        EndMethod::Sentinel,
-        EndMethod::PositiveSentinel,
-        EndMethod::EndMarker,
-        EndMethod::Silence,
-        EndMethod::Idle,
-        EndMethod::SinglePacket,
-    ];
-
-    /// A stable name (for the file of learned servers).
-    pub fn name(self) -> &'static str {
-        match self {
-            EndMethod::Vanilla => "vanilla",
-            EndMethod::Sentinel => "sentinel",
-            EndMethod::PositiveSentinel => "positive-sentinel",
-            EndMethod::EndMarker => "end-marker",
-            EndMethod::Silence => "silence",
-            EndMethod::Idle => "idle",
-            EndMethod::SinglePacket => "single-packet",
-        }
-    }
-
-    /// The method with this name.
-    pub fn from_name(name: &str) -> Option<EndMethod> {
-        EndMethod::ALL.into_iter().find(|m| m.name() == name)
-    }
-
-    /// What it means, for messages.
-    pub fn describe(self) -> &'static str {
-        match self {
-            EndMethod::Vanilla => {
-                "vanilla's split rule (one round trip for short answers, the id -2 sentinel after a full fragment)"
-            }
-            EndMethod::Sentinel => "an id -2 end-of-output sentinel",
-            EndMethod::PositiveSentinel => "a positive-id end-of-output sentinel",
-            EndMethod::EndMarker => {
-                "the server's own end marker (an empty reply with the command's id)"
-            }
-            EndMethod::Silence => "a quiet gap (an empty answer sends nothing)",
-            EndMethod::Idle => "a quiet gap after the last packet",
-            EndMethod::SinglePacket => "one packet per answer",
-        }
-    }
-}
-
-/// How the end of output is chosen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub enum EndDetection {
-    /// Use what was learned about the server, else probe after login.
-    #[default]
-    Detect,
-    /// The id -2 sentinel, without a probe.
-    Negative,
-    /// A positive-id sentinel, without a probe.
-    Positive,
-    /// A quiet gap, without a probe.
-    Idle,
-    /// Every command is answered with at least one packet: the answer ends a quiet gap after
-    /// its last packet, and a slow first packet is waited for up to the timeout, never taken
-    /// for an empty answer (Palworld, whose replies carry no usable id: an answer cut off by
-    /// the gap would arrive under the next command).
-    Answered,
-    /// Vanilla's split rule, without a probe (unsafe on servers that split below 4096 bytes).
-    Auto,
-    /// One packet per answer (Factorio).
-    SinglePacket,
-}
-
-/// What the probe (and later answers) taught about a server; the caller stores it per server.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Learned {
+pub struct ServerFacts {
     /// How its answers end.
     pub method: EndMethod,
     /// The shortest round trip seen (login, probe).
@@ -256,55 +169,10 @@ pub const VANILLA_LATE_SENTINEL: Duration = Duration::from_secs(1);
 /// as empty.
 pub const END_MARKER_SILENCE: Duration = Duration::from_secs(1);
 
-/// Something that happened, in order.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum Event {
-    /// Logged in (and probed): commands can be started.
-    Ready,
-    /// Output bytes of the command under way.
-    Output(Vec<u8>),
-    /// The command under way is complete.
-    Done,
-    /// The operation under way failed; the connection is unusable (close it).
-    Failed(Error),
-    /// Close the connection, open a new one and call [`Exchange::connected`] (the probe needs a
-    /// fresh connection after the server rejected a sentinel).
-    Reconnect,
-    /// A one-line notice for the user.
-    Warning(Notice),
-    /// A notice about what was learned, worth showing once.
-    Note(Notice),
-    /// The end-of-output method was settled or changed: remember it for this server.
-    Learned(Learned),
-    /// The learned method turned out unusable: forget it (the next session probes again).
-    Forget,
-    /// A packet went over the wire (only when the options' observer
-    /// [wants packets](crate::engine::Observer::wants_packets)).
-    Traced(Traced),
-}
-
-/// A packet for a trace.
-#[derive(Debug, Clone)]
-pub struct Traced {
-    /// Sent or received.
-    pub sent: bool,
-    /// Its id.
-    pub id: i32,
-    /// Its wire type.
-    pub kind: i32,
-    /// Its body (empty for the login, whose body is the password).
-    pub body: Vec<u8>,
-    /// Whether the body is hidden (the login).
-    pub hidden: bool,
-    /// What it was, in context.
-    pub label: &'static str,
-}
-
 /// The state of the connection's conversation.
 #[derive(Debug)]
 enum State {
-    /// No connection: waiting for [`Exchange::connected`].
+    /// No connection: waiting for [`Machine::start`].
     Disconnected,
     /// The password went out.
     LoggingIn {
@@ -454,7 +322,7 @@ enum Probe {
     Positive,
 }
 
-/// What one conversation knows about its server: the value [`Learned`] is made from and
+/// What one conversation knows about its server: the value [`ServerFacts`] is made from and
 /// [`Options::learned`] starts it with, apart from the connection's state.
 #[derive(Debug)]
 struct ServerModel {
@@ -469,7 +337,7 @@ struct ServerModel {
     /// The longest time from a command to its first packet, over `samples` answers.
     latency: Duration,
     samples: u32,
-    /// The server answers sentinels with a login failure (see [`Learned::refuses_sentinel`]).
+    /// The server answers sentinels with a login failure (see [`ServerFacts::refuses_sentinel`]).
     refuses_sentinel: bool,
     /// The probe went unanswered in time (a busy server may still answer it late).
     probe_unanswered: bool,
@@ -486,8 +354,9 @@ impl ServerModel {
     /// nothing yet (probe).
     fn new(cfg: &Options) -> Self {
         let detect = cfg.end == EndDetection::Detect;
+        let remembered = cfg.learned.as_ref().and_then(Learned::get::<ServerFacts>);
         let (method, probe) = match cfg.end {
-            EndDetection::Detect => match cfg.learned {
+            EndDetection::Detect => match remembered {
                 Some(l) => (Some(l.method), Probe::Settled),
                 None => (None, Probe::Negative),
             },
@@ -498,7 +367,7 @@ impl ServerModel {
             EndDetection::Auto => (Some(EndMethod::Vanilla), Probe::Settled),
             EndDetection::SinglePacket => (Some(EndMethod::SinglePacket), Probe::Settled),
         };
-        let learned = cfg.learned.filter(|_| detect);
+        let learned = remembered.filter(|_| detect);
         ServerModel {
             method,
             probe,
@@ -545,7 +414,11 @@ struct Warned {
 #[derive(Debug)]
 pub struct Exchange {
     cfg: Options,
-    /// Whether to emit [`Event::Traced`] (the observer wants packets).
+    /// Logs in on each connection.
+    password: Password,
+    /// A command that could not be started, reported by the next [`Machine::poll`].
+    refused: Option<Error>,
+    /// Whether to emit [`Action::Trace`] (the observer wants packets).
     trace: bool,
     decoder: Decoder,
     state: State,
@@ -566,13 +439,16 @@ pub struct Exchange {
     outbox: VecDeque<Vec<u8>>,
     /// Written packets' buffers, for reuse.
     spare: Vec<Vec<u8>>,
-    events: VecDeque<Event>,
+    events: VecDeque<Action>,
 }
 
 impl Exchange {
-    /// A conversation that starts when the first connection is made.
-    pub fn new(cfg: Options) -> Self {
+    /// A conversation that logs in with `password` on each connection, starting when the first
+    /// one is made ([`Machine::start`]).
+    pub fn new(cfg: Options, password: Password) -> Self {
         Self {
+            password,
+            refused: None,
             decoder: Decoder::new(cfg.max_incoming),
             trace: cfg.observer.wants_packets(),
             server: ServerModel::new(&cfg),
@@ -612,11 +488,11 @@ impl Exchange {
 
     /// What is known about the server now (for remembering at the end of a session), once the
     /// method is settled by a probe or by evidence, and only when the method is not forced.
-    pub fn learned(&self) -> Option<Learned> {
+    pub fn facts(&self) -> Option<ServerFacts> {
         if self.cfg.end != EndDetection::Detect {
             return None;
         }
-        Some(Learned {
+        Some(ServerFacts {
             method: self.server.method?,
             rtt: self.server.rtt.unwrap_or(Duration::ZERO),
             latency: self.server.latency,
@@ -654,76 +530,9 @@ impl Exchange {
             .min(self.cfg.timeout)
     }
 
-    /// The next packet to write, encoded; write each with one write call.
-    pub fn poll_transmit(&mut self) -> Option<Vec<u8>> {
-        self.outbox.pop_front()
-    }
-
-    /// Gives a written packet's buffer back, to be reused for the next one (saves an
-    /// allocation per packet; optional).
-    pub fn recycle(&mut self, mut buf: Vec<u8>) {
-        if self.spare.len() < 4 {
-            buf.clear();
-            self.spare.push(buf);
-        }
-    }
-
-    /// Whether a packet waits to be written.
-    pub fn has_transmit(&self) -> bool {
-        !self.outbox.is_empty()
-    }
-
-    /// The next thing that happened.
-    pub fn poll_event(&mut self) -> Option<Event> {
-        self.events.pop_front()
-    }
-
-    /// When to call [`Exchange::handle_timeout`] if nothing arrives first; `None` when nothing
-    /// is awaited.
-    pub fn poll_timeout(&self) -> Option<Instant> {
-        match &self.state {
-            State::Disconnected | State::Ready => None,
-            State::LoggingIn { deadline, .. } | State::Probing { deadline, .. } => Some(*deadline),
-            State::Command(c) => c.timers.next(),
-        }
-    }
-
-    /// A new connection is open: the login goes out.
-    pub fn connected(&mut self, password: &str, now: Instant) {
-        self.decoder.clear();
-        self.outbox.clear();
-        self.valid_seen = false;
-        self.first_bytes.clear();
-        let id = self.alloc_id();
-        self.send(id, Request::Login, password.as_bytes());
-        self.state = State::LoggingIn {
-            id,
-            sent_at: now,
-            deadline: later(now, self.cfg.timeout),
-            other_id: false,
-        };
-    }
-
-    /// The connection is gone (closed by the driver): the next command needs a new one.
-    pub fn disconnect(&mut self) {
-        self.state = State::Disconnected;
-        self.decoder.clear();
-        self.outbox.clear();
-    }
-
-    /// Checks a command against the limits before anything is sent.
-    pub fn check_command(&self, command: &str) -> Result<(), Error> {
-        check_command(command, self.cfg.max_command_bytes)
-    }
-
     /// Starts a command (the exchange must be ready). With `then_close` (a command that stops
     /// the server) the answer ends at its first packet or the close, with no sentinel.
-    pub fn start_command(
-        &mut self,
-        command: &str,
-        then_close: bool,
-        now: Instant,
-    ) -> Result<(), Error> {
+    pub fn start_command(&mut self, command: &str, then_close: bool, now: Instant) -> Result<()> {
         self.check_command(command)?;
         if !self.is_ready() {
             return Err(Error::Closed {
@@ -740,9 +549,10 @@ impl Exchange {
             && command.len() > SMALL_MTU_COMMAND_BYTES
         {
             self.warned.mtu = true;
-            self.events.push_back(Event::Warning(Notice::LongCommand {
-                bytes: command.len(),
-            }));
+            self.events
+                .push_back(Action::Warning(Notice::new(RconNotice::LongCommand {
+                    bytes: command.len(),
+                })));
         }
         let id = self.alloc_id();
         self.send(id, Request::Command, command.as_bytes());
@@ -800,7 +610,7 @@ impl Exchange {
     /// the refusal comes after every answer before it, so none is lost by ending the run first.
     /// Elsewhere the same as
     /// [`Exchange::start_command`].
-    pub fn start_last_command(&mut self, command: &str, now: Instant) -> Result<(), Error> {
+    pub fn start_last_command(&mut self, command: &str, now: Instant) -> Result<()> {
         self.start_command(command, false, now)?;
         if let State::Command(c) = &mut self.state {
             // Nothing follows it to be protected; a reply to its sentinel still corrects
@@ -811,175 +621,6 @@ impl Exchange {
             }
         }
         Ok(())
-    }
-
-    /// Bytes arrived.
-    pub fn handle_input(&mut self, bytes: &[u8], now: Instant) {
-        if !self.valid_seen && self.first_bytes.len() < 64 {
-            let take = (64 - self.first_bytes.len()).min(bytes.len());
-            self.first_bytes.extend_from_slice(&bytes[..take]);
-        }
-        self.decoder.feed(bytes);
-        loop {
-            match self.decoder.next_packet() {
-                Ok(Some(p)) => {
-                    self.valid_seen = true;
-                    self.on_packet(p, now);
-                    if matches!(self.state, State::Disconnected) {
-                        return;
-                    }
-                }
-                Ok(None) => break,
-                Err(e) => {
-                    let err = self.decode_error(e);
-                    self.fail(err);
-                    return;
-                }
-            }
-        }
-        // Part of a packet: with a quiet gap, the silence starts over once an answer has begun
-        // (or, where partial packets are shown, at any byte); so does the wait for a checking
-        // sentinel's reply.
-        let wait = self.probe_wait();
-        if self.decoder.buffered() > 0
-            && let State::Command(c) = &mut self.state
-            && c.check.is_some()
-        {
-            c.timers.set(Timer::CheckReply, later(now, wait));
-        }
-        let gap = self.quiet_gap();
-        if self.decoder.buffered() > 0
-            && let State::Command(c) = &mut self.state
-            && matches!(c.method, EndMethod::Silence | EndMethod::Idle)
-            && (c.got_first || self.cfg.partial_on_idle)
-        {
-            c.timers.set(Timer::Gap, later(now, gap));
-        }
-    }
-
-    /// The peer closed the connection (`reset`: with an error rather than an orderly close).
-    /// Both end the conversation alike today; the arguments keep the driver's calls complete.
-    pub fn handle_closed(&mut self, _reset: bool, _now: Instant) {
-        let mid_packet = self.decoder.buffered() > 0;
-        match std::mem::replace(&mut self.state, State::Disconnected) {
-            State::Disconnected | State::Ready => {}
-            State::LoggingIn { .. } => {
-                let err = if self.valid_seen || self.first_bytes.is_empty() {
-                    Error::LoginClosed
-                } else {
-                    self.not_rcon()
-                };
-                self.events.push_back(Event::Failed(err));
-            }
-            State::Probing { positive, .. } => {
-                self.probe_rejected(positive, SentinelReaction::Closes);
-            }
-            State::Command(c) => {
-                self.say_pending_note();
-                let got_first = c.got_first || self.take_partial(&c);
-                if c.then_close || (got_first && c.method == EndMethod::SinglePacket) {
-                    self.done();
-                } else if c.sentinel.is_some() && !got_first {
-                    // The server closed on a sentinel sent into a silent answer: it is not what
-                    // was remembered, and the command may or may not have run.
-                    self.events.push_back(Event::Forget);
-                    self.events.push_back(Event::Failed(Error::Closed {
-                        phase: crate::error::Phase::Answer,
-                        partial: false,
-                        when: "before answering; the command may or may not have run",
-                    }));
-                } else if c.sentinel.is_some() && self.server.remembered {
-                    // The server closed on the end-of-output probe that what was remembered
-                    // about it called safe: another server took the address. Forget it, and
-                    // probe afresh on the next connection of this run.
-                    let vanilla_rule = c.method == EndMethod::Vanilla
-                        || (c.check.is_some() && self.server.method == Some(EndMethod::Vanilla));
-                    self.events.push_back(Event::Forget);
-                    self.server.forget();
-                    if vanilla_rule && got_first && !c.last_may_continue {
-                        // Vanilla was remembered, so the sentinel went out after a first packet
-                        // of 4096 bytes or more that is no vanilla fragment (not 4096 UTF-16
-                        // units) and no fragment of any other server known: a server that sends
-                        // each answer as one packet of any size, which read the sentinel after
-                        // the command and closed on it. All it wrote for the command came
-                        // before the close: the answer is whole, re-learned on the spot with
-                        // nothing lost. (With a sentinel method remembered the sentinel follows
-                        // a packet of any size, and a close after it says nothing of the rest.)
-                        self.events
-                            .push_back(Event::Warning(Notice::ClosedOnRemembered));
-                        self.done();
-                        self.decoder.clear();
-                        self.outbox.clear();
-                        return;
-                    }
-                    self.events.push_back(Event::Failed(Error::Closed {
-                        phase: crate::error::Phase::Answer,
-                        partial: true,
-                        when: "mid-response; output is incomplete (it closed after the \
-                               end-of-output probe, which the server remembered at this address \
-                               answers: what was learned about it is forgotten and the next \
-                               connection probes again, as `rcon --forget` does)",
-                    }));
-                } else {
-                    self.events.push_back(Event::Failed(Error::Closed {
-                        phase: crate::error::Phase::Answer,
-                        partial: got_first || mid_packet,
-                        when: if got_first {
-                            "mid-response; output is incomplete"
-                        } else if mid_packet {
-                            "mid-packet; output is incomplete"
-                        } else {
-                            "before answering; the command may or may not have run"
-                        },
-                    }));
-                }
-            }
-        }
-        self.decoder.clear();
-        self.outbox.clear();
-    }
-
-    /// Call when [`Exchange::poll_timeout`]'s instant has passed.
-    pub fn handle_timeout(&mut self, now: Instant) {
-        match &mut self.state {
-            State::Disconnected | State::Ready => {}
-            State::LoggingIn {
-                deadline, other_id, ..
-            } => {
-                if now < *deadline {
-                    return;
-                }
-                let err = if !self.valid_seen && self.first_bytes.is_empty() {
-                    Error::NoLoginReply {
-                        after: self.cfg.timeout,
-                    }
-                } else if *other_id {
-                    Error::LoginReplyOtherIds {
-                        after: self.cfg.timeout,
-                    }
-                } else {
-                    Error::Timeout {
-                        phase: crate::error::Phase::Login,
-                        what: "waiting for the login reply",
-                        after: self.cfg.timeout,
-                    }
-                };
-                self.fail(err);
-            }
-            State::Probing { deadline, .. } => {
-                if now < *deadline {
-                    return;
-                }
-                // The server ignores sentinels (Factorio-like); the connection is fine.
-                self.server.probe_silent_since = Some(now - self.probe_wait());
-                self.server.probe_unanswered = true;
-                self.server.rejected.push(SentinelReaction::Ignores);
-                self.settle(EndMethod::Idle);
-                self.state = State::Ready;
-                self.events.push_back(Event::Ready);
-            }
-            State::Command(_) => self.command_timeout(now),
-        }
     }
 
     /// A timer of the command under way is due ([`Timer`]).
@@ -1098,14 +739,16 @@ impl Exchange {
     fn send(&mut self, id: RequestId, request: Request, body: &[u8]) {
         let hidden = request == Request::Login;
         if self.trace {
-            self.events.push_back(Event::Traced(Traced {
-                sent: true,
-                id: id.0,
-                kind: request.wire_type(),
-                body: if hidden { Vec::new() } else { body.to_vec() },
-                hidden,
-                label: request.label(),
-            }));
+            // The login's body (the password) is left out: the trace has its header only.
+            let shown = if hidden { &[][..] } else { body };
+            let mut traced = Traced::new(
+                Protocol::Rcon,
+                Direction::Sent,
+                encode(id.0, request.wire_type(), shown),
+                request.label(),
+            );
+            traced.hidden = hidden;
+            self.events.push_back(Action::Trace(traced));
         }
         let mut bytes = self.spare.pop().unwrap_or_default();
         encode_into(id.0, request.wire_type(), body, &mut bytes);
@@ -1114,14 +757,12 @@ impl Exchange {
 
     fn trace(&mut self, p: &Packet, role: Role) {
         if self.trace {
-            self.events.push_back(Event::Traced(Traced {
-                sent: false,
-                id: p.id,
-                kind: p.kind,
-                body: p.body.clone(),
-                hidden: false,
-                label: role.label(),
-            }));
+            self.events.push_back(Action::Trace(Traced::new(
+                Protocol::Rcon,
+                Direction::Received,
+                encode(p.id, p.kind, &p.body),
+                role.label(),
+            )));
         }
     }
 
@@ -1130,12 +771,12 @@ impl Exchange {
         self.state = State::Disconnected;
         self.decoder.clear();
         self.outbox.clear();
-        self.events.push_back(Event::Failed(err));
+        self.events.push_back(Action::Fail(err));
     }
 
     fn decode_error(&self, e: DecodeError) -> Error {
         if self.valid_seen {
-            Error::Decode(e)
+            Error::Decode(Box::new(e))
         } else {
             self.not_rcon()
         }
@@ -1227,7 +868,7 @@ impl Exchange {
                     }
                     _ => {
                         self.state = State::Ready;
-                        self.events.push_back(Event::Ready);
+                        self.events.push_back(Action::LoggedIn);
                     }
                 }
             }
@@ -1248,7 +889,7 @@ impl Exchange {
                     };
                     self.settle(method);
                     self.state = State::Ready;
-                    self.events.push_back(Event::Ready);
+                    self.events.push_back(Action::LoggedIn);
                 } else if p.id == RequestId::LOGIN_FAILED.0 {
                     self.server.refuses_sentinel = true;
                     self.trace(&p, Role::SentinelRejected);
@@ -1274,7 +915,7 @@ impl Exchange {
         } else {
             self.server.probe = Probe::Positive;
         }
-        self.events.push_back(Event::Reconnect);
+        self.events.push_back(Action::Reconnect);
     }
 
     /// The probe (or evidence) settled the method: announce it once.
@@ -1308,20 +949,24 @@ impl Exchange {
         } else if let Some(finding) = self.pending_note.take() {
             self.note(finding, method);
         }
-        if let Some(l) = self.learned() {
-            self.events.push_back(Event::Learned(l));
+        if let Some(l) = self.facts() {
+            self.events
+                .push_back(Action::Learned(Some(Learned::new(l))));
         }
     }
 
     fn note(&mut self, finding: Finding, method: EndMethod) {
         self.events
-            .push_back(Event::Note(Notice::Settled { finding, method }));
+            .push_back(Action::Note(Notice::new(RconNotice::Settled {
+                finding,
+                method,
+            })));
     }
 
     /// The command under way is complete.
     fn done(&mut self) {
         self.say_pending_note();
-        self.events.push_back(Event::Done);
+        self.events.push_back(Action::Done { close: false });
     }
 
     fn say_pending_note(&mut self) {
@@ -1343,29 +988,80 @@ impl Exchange {
             && (p.id == id.0
                 || (self.cfg.any_reply_id && p.id != RequestId::LOGIN_FAILED.0 && p.id >= 0));
         if !is_output {
-            if p.id == RequestId::LOGIN_FAILED.0 && p.kind == AUTH_RESPONSE {
-                self.trace(&p, Role::LoginRefused);
-                self.fail(Error::Protocol(
-                    "server answered the command with a login failure (session no longer authenticated)"
-                        .into(),
-                ));
-                return;
-            }
-            // The probe's sentinel answered late (a busy server): it does take sentinels after
-            // all, and later commands can use them.
-            if p.id == RequestId::SENTINEL.0
-                && self.server.probe_unanswered
-                && self.server.method == Some(EndMethod::Idle)
-            {
-                self.server.probe_unanswered = false;
-                self.trace(&p, Role::SentinelReply);
-                self.settle(sentinel_method(&p));
-                return;
-            }
-            self.late_answer(&p, now);
-            self.trace(&p, Role::Stale);
+            return self.on_other_packet(&p, now);
+        }
+        let first = self.time_first_packet(now);
+        let State::Command(c) = &mut self.state else {
+            return;
+        };
+        if c.then_close {
+            self.trace(&p, Role::Output);
+            self.events.push_back(Action::Output(p.body));
+            // The connection is closed at once: a connected client keeps a vanilla server from
+            // stopping cleanly.
+            self.take_command();
+            self.state = State::Disconnected;
+            self.done();
             return;
         }
+        // The server's own end marker: output as type 2, ended by an empty type-2 packet with
+        // the command's id (no other known server sends type 2 for output).
+        if p.kind == AUTH_RESPONSE {
+            return self.on_marked_output(p);
+        }
+        let method = c.method;
+        let body_len = p.body.len();
+        // A packet as long as a full vanilla fragment (or longer) may well be followed by
+        // more of the same answer, which a loaded server writes later: the whole gap then.
+        let gap = if body_len >= VANILLA_FRAGMENT {
+            self.quiet_gap()
+        } else {
+            self.quiet_gap_for_answer()
+        };
+        let last_may_continue = may_continue(&p.body);
+        self.trace(&p, Role::Output);
+        self.events.push_back(Action::Output(p.body));
+        let State::Command(c) = &mut self.state else {
+            return;
+        };
+        c.last_may_continue = last_may_continue;
+        if !self.checks_remembered(method, body_len, now) {
+            self.after_output(method, body_len, first, later(now, gap), now);
+        }
+    }
+
+    /// A packet under a command that is not its output: a refused session, the probe's
+    /// sentinel answered late, or something stale (a late answer is reported).
+    fn on_other_packet(&mut self, p: &Packet, now: Instant) {
+        if p.id == RequestId::LOGIN_FAILED.0 && p.kind == AUTH_RESPONSE {
+            self.trace(p, Role::LoginRefused);
+            self.fail(Error::Protocol(
+                "server answered the command with a login failure (session no longer authenticated)"
+                    .into(),
+            ));
+            return;
+        }
+        // The probe's sentinel answered late (a busy server): it does take sentinels after
+        // all, and later commands can use them.
+        if p.id == RequestId::SENTINEL.0
+            && self.server.probe_unanswered
+            && self.server.method == Some(EndMethod::Idle)
+        {
+            self.server.probe_unanswered = false;
+            self.trace(p, Role::SentinelReply);
+            self.settle(sentinel_method(p));
+            return;
+        }
+        self.late_answer(p, now);
+        self.trace(p, Role::Stale);
+    }
+
+    /// Times the answer's first packet (when this is it): the answer latency and a round
+    /// trip. Whether it was the first.
+    fn time_first_packet(&mut self, now: Instant) -> bool {
+        let State::Command(c) = &mut self.state else {
+            return false;
+        };
         let first = !c.got_first;
         c.got_first = true;
         if first {
@@ -1380,60 +1076,44 @@ impl Exchange {
             // command instead of 10).
             self.server.sample_rtt(latency);
         }
+        first
+    }
+
+    /// Output of type 2, which only a server with its own end marker sends: the method is
+    /// that from now on, and an empty packet ends the answer.
+    fn on_marked_output(&mut self, p: Packet) {
         let State::Command(c) = &mut self.state else {
             return;
         };
-        if c.then_close {
-            self.trace(&p, Role::Output);
-            self.events.push_back(Event::Output(p.body));
-            // The connection is closed at once: a connected client keeps a vanilla server from
-            // stopping cleanly.
+        if c.method != EndMethod::EndMarker {
+            c.method = EndMethod::EndMarker;
+            c.timers.stop_quiet();
+            self.settle(EndMethod::EndMarker);
+        }
+        if p.body.is_empty() {
+            self.trace(&p, Role::EndMarker);
             self.take_command();
-            self.state = State::Disconnected;
+            self.state = State::Ready;
             self.done();
-            return;
-        }
-        // The server's own end marker: output as type 2, ended by an empty type-2 packet with
-        // the command's id (no other known server sends type 2 for output).
-        if p.kind == AUTH_RESPONSE {
-            if c.method != EndMethod::EndMarker {
-                c.method = EndMethod::EndMarker;
-                c.timers.stop_quiet();
-                self.settle(EndMethod::EndMarker);
-            }
-            if p.body.is_empty() {
-                self.trace(&p, Role::EndMarker);
-                self.take_command();
-                self.state = State::Ready;
-                self.done();
-            } else {
-                if let State::Command(c) = &mut self.state {
-                    c.timers.stop_quiet();
-                }
-                self.trace(&p, Role::Output);
-                self.events.push_back(Event::Output(p.body));
-            }
-            return;
-        }
-        let method = c.method;
-        let body_len = p.body.len();
-        // A packet as long as a full vanilla fragment (or longer) may well be followed by
-        // more of the same answer, which a loaded server writes later: the whole gap then.
-        let gap = if body_len >= VANILLA_FRAGMENT {
-            self.quiet_gap()
         } else {
-            self.quiet_gap_for_answer()
-        };
-        let last_may_continue = may_continue(&p.body);
-        self.trace(&p, Role::Output);
-        self.events.push_back(Event::Output(p.body));
-        let State::Command(c) = &mut self.state else {
-            return;
-        };
-        c.last_may_continue = last_may_continue;
-        if self.checks_remembered(method, body_len, now) {
-            return;
+            if let State::Command(c) = &mut self.state {
+                c.timers.stop_quiet();
+            }
+            self.trace(&p, Role::Output);
+            self.events.push_back(Action::Output(p.body));
         }
+    }
+
+    /// A packet of output came (`gap_end`: when its quiet gap ends): what it means for the end
+    /// of the answer under `method`, the first packet or a later one.
+    fn after_output(
+        &mut self,
+        method: EndMethod,
+        body_len: usize,
+        first: bool,
+        gap_end: Instant,
+        now: Instant,
+    ) {
         let State::Command(c) = &mut self.state else {
             return;
         };
@@ -1459,11 +1139,11 @@ impl Exchange {
                     c.timers.stop_quiet();
                     self.send(RequestId::SENTINEL, Request::Sentinel, b"");
                 } else if c.sentinel_after_gap {
-                    c.timers.set(Timer::Gap, later(now, gap));
+                    c.timers.set(Timer::Gap, gap_end);
                 }
             }
             EndMethod::Silence | EndMethod::Idle => {
-                c.timers.set(Timer::Gap, later(now, gap));
+                c.timers.set(Timer::Gap, gap_end);
             }
             EndMethod::EndMarker if body_len == 0 => {
                 // An empty type-0 packet where an end marker was expected: another server now,
@@ -1478,7 +1158,7 @@ impl Exchange {
                 // to the quiet gap for this answer and remember that.
                 c.method = EndMethod::Silence;
                 c.timers.stop_quiet();
-                c.timers.set(Timer::Gap, later(now, gap));
+                c.timers.set(Timer::Gap, gap_end);
                 self.settle(EndMethod::Silence);
             }
             EndMethod::Vanilla => {
@@ -1647,18 +1327,20 @@ impl Exchange {
             let grows = (!std::mem::replace(&mut self.warned.late, true)).then(|| self.quiet_gap());
             (late, grows)
         });
-        self.events.push_back(Event::Warning(Notice::LateAnswer {
-            id: p.id,
-            preview,
-            cut,
-            bytes: p.body.len(),
-            after_gap,
-        }));
+        self.events
+            .push_back(Action::Warning(Notice::new(RconNotice::LateAnswer {
+                id: p.id,
+                preview,
+                cut,
+                bytes: p.body.len(),
+                after_gap,
+            })));
         if after_gap.is_none() {
             return;
         }
-        if let Some(l) = self.learned() {
-            self.events.push_back(Event::Learned(l));
+        if let Some(l) = self.facts() {
+            self.events
+                .push_back(Action::Learned(Some(Learned::new(l))));
         }
     }
 
@@ -1685,12 +1367,275 @@ impl Exchange {
         if !(p.kind == OUTPUT && self.is_reply_id(p, c.id)) {
             return false;
         }
-        self.events.push_back(Event::Warning(Notice::PartialPacket {
-            declared: partial.declared,
-            received: partial.received,
-        }));
-        self.events.push_back(Event::Output(partial.packet.body));
+        self.events
+            .push_back(Action::Warning(Notice::new(RconNotice::PartialPacket {
+                declared: partial.declared,
+                received: partial.received,
+            })));
+        self.events.push_back(Action::Output(partial.packet.body));
         true
+    }
+}
+
+impl Machine for Exchange {
+    /// A new connection is open: the login goes out.
+    fn start(&mut self, now: Instant) {
+        self.decoder.clear();
+        self.outbox.clear();
+        self.valid_seen = false;
+        self.first_bytes.clear();
+        let id = self.alloc_id();
+        let password = self.password.clone();
+        self.send(id, Request::Login, password.expose().as_bytes());
+        self.state = State::LoggingIn {
+            id,
+            sent_at: now,
+            deadline: later(now, self.cfg.timeout),
+            other_id: false,
+        };
+    }
+
+    fn command(&mut self, command: &str, now: Instant) {
+        self.command_with(command, Ending::Normal, now);
+    }
+
+    /// Starts a command, `ending` saying what follows it (see [`Exchange::start_command`] and
+    /// [`Exchange::start_last_command`]); a command that cannot start fails through the next
+    /// [`Machine::poll`] and leaves the connection as it was.
+    fn command_with(&mut self, command: &str, ending: Ending, now: Instant) {
+        let started = match ending {
+            Ending::Normal => self.start_command(command, false, now),
+            Ending::StopsServer => self.start_command(command, true, now),
+            Ending::Last => self.start_last_command(command, now),
+        };
+        if let Err(e) = started {
+            self.refused = Some(e);
+        }
+    }
+
+    /// Bytes arrived.
+    fn receive(&mut self, bytes: &[u8], now: Instant) {
+        if !self.valid_seen && self.first_bytes.len() < 64 {
+            let take = (64 - self.first_bytes.len()).min(bytes.len());
+            self.first_bytes.extend_from_slice(&bytes[..take]);
+        }
+        self.decoder.feed(bytes);
+        loop {
+            match self.decoder.next_packet() {
+                Ok(Some(p)) => {
+                    self.valid_seen = true;
+                    self.on_packet(p, now);
+                    if matches!(self.state, State::Disconnected) {
+                        return;
+                    }
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    let err = self.decode_error(e);
+                    self.fail(err);
+                    return;
+                }
+            }
+        }
+        // Part of a packet: with a quiet gap, the silence starts over once an answer has begun
+        // (or, where partial packets are shown, at any byte); so does the wait for a checking
+        // sentinel's reply.
+        let wait = self.probe_wait();
+        if self.decoder.buffered() > 0
+            && let State::Command(c) = &mut self.state
+            && c.check.is_some()
+        {
+            c.timers.set(Timer::CheckReply, later(now, wait));
+        }
+        let gap = self.quiet_gap();
+        if self.decoder.buffered() > 0
+            && let State::Command(c) = &mut self.state
+            && matches!(c.method, EndMethod::Silence | EndMethod::Idle)
+            && (c.got_first || self.cfg.partial_on_idle)
+        {
+            c.timers.set(Timer::Gap, later(now, gap));
+        }
+    }
+
+    /// Call when [`Machine::wake`]'s instant has passed.
+    fn tick(&mut self, now: Instant) {
+        match &mut self.state {
+            State::Disconnected | State::Ready => {}
+            State::LoggingIn {
+                deadline, other_id, ..
+            } => {
+                if now < *deadline {
+                    return;
+                }
+                let err = if !self.valid_seen && self.first_bytes.is_empty() {
+                    Error::NoLoginReply {
+                        after: self.cfg.timeout,
+                    }
+                } else if *other_id {
+                    Error::LoginReplyOtherIds {
+                        after: self.cfg.timeout,
+                    }
+                } else {
+                    Error::Timeout {
+                        phase: crate::error::Phase::Login,
+                        what: "waiting for the login reply",
+                        after: self.cfg.timeout,
+                    }
+                };
+                self.fail(err);
+            }
+            State::Probing { deadline, .. } => {
+                if now < *deadline {
+                    return;
+                }
+                // The server ignores sentinels (Factorio-like); the connection is fine.
+                self.server.probe_silent_since = Some(now - self.probe_wait());
+                self.server.probe_unanswered = true;
+                self.server.rejected.push(SentinelReaction::Ignores);
+                self.settle(EndMethod::Idle);
+                self.state = State::Ready;
+                self.events.push_back(Action::LoggedIn);
+            }
+            State::Command(_) => self.command_timeout(now),
+        }
+    }
+
+    /// A command that could not start first, then the packets to write (one per
+    /// [`Action::Send`], each with one write call), then what happened, in order. A
+    /// [`Action::Done`] says whether the connection is over as the exchange stands when it is
+    /// taken (a quiet answer's check may drop the connection right after ending the answer).
+    fn poll(&mut self) -> Option<Action> {
+        if let Some(e) = self.refused.take() {
+            return Some(Action::Fail(e));
+        }
+        if let Some(packet) = self.outbox.pop_front() {
+            return Some(Action::Send(packet));
+        }
+        match self.events.pop_front()? {
+            Action::Done { .. } => Some(Action::Done {
+                close: self.is_disconnected(),
+            }),
+            action => Some(action),
+        }
+    }
+
+    /// When to call [`Machine::tick`] if nothing arrives first; `None` when nothing is awaited.
+    fn wake(&self) -> Option<Instant> {
+        match &self.state {
+            State::Disconnected | State::Ready => None,
+            State::LoggingIn { deadline, .. } | State::Probing { deadline, .. } => Some(*deadline),
+            State::Command(c) => c.timers.next(),
+        }
+    }
+
+    /// The peer closed the connection (`reset`: with an error rather than an orderly close).
+    /// Both end the conversation alike today. RCON reads its own meaning into a close (a stop
+    /// command's end, a server that closes on sentinels, an incomplete answer): always `true`.
+    fn peer_closed(&mut self, _reset: bool, _now: Instant) -> bool {
+        let mid_packet = self.decoder.buffered() > 0;
+        match std::mem::replace(&mut self.state, State::Disconnected) {
+            State::Disconnected | State::Ready => {}
+            State::LoggingIn { .. } => {
+                let err = if self.valid_seen || self.first_bytes.is_empty() {
+                    Error::LoginClosed
+                } else {
+                    self.not_rcon()
+                };
+                self.events.push_back(Action::Fail(err));
+            }
+            State::Probing { positive, .. } => {
+                self.probe_rejected(positive, SentinelReaction::Closes);
+            }
+            State::Command(c) => {
+                self.say_pending_note();
+                let got_first = c.got_first || self.take_partial(&c);
+                if c.then_close || (got_first && c.method == EndMethod::SinglePacket) {
+                    self.done();
+                } else if c.sentinel.is_some() && !got_first {
+                    // The server closed on a sentinel sent into a silent answer: it is not what
+                    // was remembered, and the command may or may not have run.
+                    self.events.push_back(Action::Learned(None));
+                    self.events.push_back(Action::Fail(Error::Closed {
+                        phase: crate::error::Phase::Answer,
+                        partial: false,
+                        when: "before answering; the command may or may not have run",
+                    }));
+                } else if c.sentinel.is_some() && self.server.remembered {
+                    // The server closed on the end-of-output probe that what was remembered
+                    // about it called safe: another server took the address. Forget it, and
+                    // probe afresh on the next connection of this run.
+                    let vanilla_rule = c.method == EndMethod::Vanilla
+                        || (c.check.is_some() && self.server.method == Some(EndMethod::Vanilla));
+                    self.events.push_back(Action::Learned(None));
+                    self.server.forget();
+                    if vanilla_rule && got_first && !c.last_may_continue {
+                        // Vanilla was remembered, so the sentinel went out after a first packet
+                        // of 4096 bytes or more that is no vanilla fragment (not 4096 UTF-16
+                        // units) and no fragment of any other server known: a server that sends
+                        // each answer as one packet of any size, which read the sentinel after
+                        // the command and closed on it. All it wrote for the command came
+                        // before the close: the answer is whole, re-learned on the spot with
+                        // nothing lost. (With a sentinel method remembered the sentinel follows
+                        // a packet of any size, and a close after it says nothing of the rest.)
+                        self.events.push_back(Action::Warning(Notice::new(
+                            RconNotice::ClosedOnRemembered,
+                        )));
+                        self.done();
+                        self.decoder.clear();
+                        self.outbox.clear();
+                        return true;
+                    }
+                    self.events.push_back(Action::Fail(Error::Closed {
+                        phase: crate::error::Phase::Answer,
+                        partial: true,
+                        when: "mid-response; output is incomplete (it closed after the \
+                               end-of-output probe, which the server remembered at this address \
+                               answers: what was learned about it is forgotten and the next \
+                               connection probes again, as `rcon --forget` does)",
+                    }));
+                } else {
+                    self.events.push_back(Action::Fail(Error::Closed {
+                        phase: crate::error::Phase::Answer,
+                        partial: got_first || mid_packet,
+                        when: if got_first {
+                            "mid-response; output is incomplete"
+                        } else if mid_packet {
+                            "mid-packet; output is incomplete"
+                        } else {
+                            "before answering; the command may or may not have run"
+                        },
+                    }));
+                }
+            }
+        }
+        self.decoder.clear();
+        self.outbox.clear();
+        true
+    }
+
+    /// The connection is gone (closed by the driver): the next command needs a new one.
+    fn disconnect(&mut self) {
+        self.state = State::Disconnected;
+        self.decoder.clear();
+        self.outbox.clear();
+    }
+
+    /// Checks a command against the limits before anything is sent.
+    fn check_command(&self, command: &str) -> Result<()> {
+        check_command(command, self.cfg.max_command_bytes)
+    }
+
+    fn learned(&self) -> Option<Learned> {
+        self.facts().map(Learned::new)
+    }
+
+    /// Gives a written packet's buffer back, to be reused for the next one (saves an
+    /// allocation per packet; optional).
+    fn recycle(&mut self, mut buf: Vec<u8>) {
+        if self.spare.len() < 4 {
+            buf.clear();
+            self.spare.push(buf);
+        }
     }
 }
 
@@ -1701,7 +1646,7 @@ const LATE_PREVIEW_CHARS: usize = 120;
 /// server, whose one-read-per-packet rule a small MTU can break (docs/protocol.md section 2).
 pub const SMALL_MTU_COMMAND_BYTES: usize = 1386;
 
-pub(crate) use crate::engine::later;
+use crate::time::later;
 
 #[cfg(test)]
 mod tests;

@@ -5,14 +5,14 @@
 use std::fmt;
 use std::time::Duration;
 
-use crate::engine::format_duration;
-use crate::rcon::exchange::EndMethod;
+use crate::rcon::method::EndMethod;
+use crate::time::format_duration;
 
-/// A notice from the exchange ([`Event::Warning`](crate::rcon::exchange::Event::Warning) or
-/// [`Event::Note`](crate::rcon::exchange::Event::Note)).
+/// A notice from the exchange, carried in an [`Action::Warning`](crate::engine::Action::Warning)
+/// or [`Action::Note`](crate::engine::Action::Note).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum Notice {
+pub enum RconNotice {
     /// A command long enough that a link with a small MTU may deliver its packet in two pieces,
     /// which a vanilla server answers by closing the connection (docs/protocol.md section 2).
     LongCommand {
@@ -113,22 +113,22 @@ impl fmt::Display for Finding {
     }
 }
 
-impl fmt::Display for Notice {
+impl fmt::Display for RconNotice {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Notice::LongCommand { bytes } => write!(
+            RconNotice::LongCommand { bytes } => write!(
                 f,
                 "a command of {bytes} bytes is sent as one {}-byte packet; over links with a small \
                  MTU (VPNs, some tunnels) a vanilla server may get it in two pieces and close the \
                  connection",
                 bytes + 14
             ),
-            Notice::Settled { finding, method } => write!(
+            RconNotice::Settled { finding, method } => write!(
                 f,
                 "this server {finding}; its answers now end by {}",
                 method.describe()
             ),
-            Notice::LateAnswer {
+            RconNotice::LateAnswer {
                 id,
                 preview,
                 cut,
@@ -160,12 +160,12 @@ impl fmt::Display for Notice {
                     }
                 }
             }
-            Notice::ClosedOnRemembered => f.write_str(
+            RconNotice::ClosedOnRemembered => f.write_str(
                 "this server closed the connection on the end-of-output sentinel that what was \
                  remembered about this address called safe (another server now?); its answer had \
                  come whole; what was learned is forgotten and the next connection probes again",
             ),
-            Notice::PartialPacket { declared, received } => write!(
+            RconNotice::PartialPacket { declared, received } => write!(
                 f,
                 "the server declared a {declared}-byte packet but sent {received} bytes, then went \
                  quiet; showing what arrived (the output may be incomplete)"
@@ -180,7 +180,7 @@ mod tests {
 
     #[test]
     fn each_notice_in_words() {
-        let settled = Notice::Settled {
+        let settled = RconNotice::Settled {
             finding: Finding::Sentinels(vec![
                 SentinelReaction::RefusesLogin,
                 SentinelReaction::RefusesLogin,
@@ -206,7 +206,7 @@ mod tests {
             "closes the connection on or does not answer end-of-output sentinels (id -2 and \
              positive ids)"
         );
-        let late = Notice::LateAnswer {
+        let late = RconNotice::LateAnswer {
             id: 7,
             preview: "There are".into(),
             cut: true,
@@ -222,7 +222,7 @@ mod tests {
             text.contains("\"There are\"... (300 bytes); the gap for this server grows to 480ms"),
             "{text}"
         );
-        let stale = Notice::LateAnswer {
+        let stale = RconNotice::LateAnswer {
             id: 7,
             preview: "x".into(),
             cut: false,
@@ -232,12 +232,12 @@ mod tests {
         assert!(stale.to_string().contains("(request id 7)"));
         assert!(stale.to_string().ends_with("\"x\" (1 bytes)"));
         assert!(
-            Notice::LongCommand { bytes: 1400 }
+            RconNotice::LongCommand { bytes: 1400 }
                 .to_string()
                 .contains("one 1414-byte packet")
         );
         assert!(
-            Notice::PartialPacket {
+            RconNotice::PartialPacket {
                 declared: 100,
                 received: 36
             }

@@ -117,6 +117,12 @@ pub enum DecodeError {
     },
 }
 
+impl From<DecodeError> for crate::error::Error {
+    fn from(e: DecodeError) -> Self {
+        crate::error::Error::Decode(Box::new(e))
+    }
+}
+
 /// Incremental decoder: feed it bytes as they arrive, take out whole packets.
 ///
 /// It copes with any split or coalescing of the stream. Size fields are checked against

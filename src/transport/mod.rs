@@ -345,7 +345,7 @@ impl TcpConnector {
 
 impl Connector for TcpConnector {
     fn connect(&self, timeout: Duration) -> Result<Box<dyn Transport>> {
-        let deadline = crate::engine::later(Instant::now(), timeout);
+        let deadline = crate::time::later(Instant::now(), timeout);
         let timed_out = Error::Timeout {
             phase: crate::error::Phase::Connect,
             what: "connecting",

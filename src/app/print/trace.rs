@@ -5,9 +5,8 @@
 use std::fmt::Write as _;
 use std::time::Instant;
 
-use rconsole::rcon::client::{Direction, Observer};
-use rconsole::rcon::exchange::Traced;
-use rconsole::rcon::packet::encode;
+use rconsole::consoles::Protocol;
+use rconsole::engine::{Direction, Observer, Traced};
 
 /// Prints packet traces and warnings on stderr.
 pub struct Trace {
@@ -55,41 +54,37 @@ impl Observer for Trace {
         super::output::warning(message);
     }
 
-    fn packet(&self, p: &Traced) {
-        let direction = if p.sent {
-            Direction::Sent
-        } else {
-            Direction::Received
+    /// An RCON packet under a line with its header fields (its bytes are one whole packet:
+    /// size, id, type, body and two NULs); another protocol's bytes as they are.
+    fn trace(&self, t: &Traced) {
+        let field = |at: usize| {
+            let b = t.bytes.get(at..at + 4)?;
+            Some(i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
         };
-        let name = p.label;
-        let mut out = self.head(direction);
-        if p.hidden {
+        let (Protocol::Rcon, Some(id), Some(kind)) = (t.protocol, field(4), field(8)) else {
+            return self.raw(t.direction, &t.bytes, &t.what);
+        };
+        let name = &t.what;
+        let mut out = self.head(t.direction);
+        if t.hidden {
             let _ = writeln!(
                 out,
-                " size=? id={} type={} ({name}) body=<password hidden>",
-                p.id, p.kind
+                " size=? id={id} type={kind} ({name}) body=<password hidden>"
             );
         } else {
-            let bytes = encode(p.id, p.kind, &p.body);
             let _ = writeln!(
                 out,
-                " size={} id={} type={} ({name}) body={} bytes",
-                bytes.len() - 4,
-                p.id,
-                p.kind,
-                p.body.len()
+                " size={} id={id} type={kind} ({name}) body={} bytes",
+                t.bytes.len() - 4,
+                t.bytes.len().saturating_sub(14)
             );
-            out.push_str(&hex_dump(&bytes));
+            out.push_str(&hex_dump(&t.bytes));
         }
         super::progress::stderr(format_args!("{out}"), false);
     }
 
     fn wants_packets(&self) -> bool {
         true
-    }
-
-    fn frame(&self, direction: Direction, bytes: &[u8], what: &str) {
-        self.raw(direction, bytes, what);
     }
 }
 

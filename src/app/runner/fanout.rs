@@ -230,19 +230,13 @@ pub fn hold_every_connection(servers: &[(String, Settings)], what: &str) -> anyh
 }
 
 /// What the event loop reports that only a target's observer hears (warnings and notes, worded
-/// with `describe`, what was learned, packets and frames); any other report is given back.
+/// with `describe`, what was learned, traces); any other report is given back.
 pub fn observe(observer: &dyn Observer, describe: &str, report: Report) -> Option<Report> {
     match report {
         Report::Warning(w) => observer.warning(&format!("{describe}: {w}")),
         Report::Note(n) => observer.note(&format!("{describe}: {n}")),
         Report::Learned(l) => observer.learned(l),
-        Report::Traced(p) => observer.packet(&p),
-        Report::Frame {
-            direction,
-            bytes,
-            what,
-        } => observer.frame(direction, &bytes, &what),
-        Report::ConsoleWarning(w) => observer.warning(&w.to_string()),
+        Report::Traced(t) => observer.trace(&t),
         other => return Some(other),
     }
     None

@@ -53,47 +53,43 @@ impl Harness {
     fn new(cfg: Options) -> Self {
         let now = Instant::now();
         let mut h = Self {
-            ex: Exchange::new(cfg),
+            ex: Exchange::new(cfg, Password::new("pw")),
             now,
             seen: Seen::default(),
             last_id: 0,
         };
-        h.ex.connected("pw", now);
+        h.ex.start(now);
         h.drain();
         h
     }
 
     fn drain(&mut self) {
-        while let Some(bytes) = self.ex.poll_transmit() {
-            let mut d = Decoder::default();
-            d.feed(&bytes);
-            let p = d.next_packet().unwrap().unwrap();
-            self.last_id = p.id;
-            self.seen.sent.push((p.kind, p.id, p.body));
-        }
-        while let Some(e) = self.ex.poll_event() {
-            match e {
-                Event::Ready => self.seen.ready += 1,
-                Event::Output(b) => self.seen.output.extend(b),
-                Event::Done => self.seen.done += 1,
-                Event::Failed(e) => self.seen.failed.push(e.to_string()),
-                Event::Reconnect => {
-                    self.seen.reconnects += 1;
-                    self.ex.connected("pw", self.now);
+        while let Some(action) = self.ex.poll() {
+            match action {
+                Action::Send(bytes) => {
+                    let mut d = Decoder::default();
+                    d.feed(&bytes);
+                    let p = d.next_packet().unwrap().unwrap();
+                    self.last_id = p.id;
+                    self.seen.sent.push((p.kind, p.id, p.body));
                 }
-                Event::Warning(_) => self.seen.warnings += 1,
-                Event::Note(_) => self.seen.notes += 1,
-                Event::Learned(l) => self.seen.learned.push(l.method),
-                Event::Forget => self.seen.forgot += 1,
-                Event::Traced(_) => {}
-            }
-            // A reconnect queues a login.
-            while let Some(bytes) = self.ex.poll_transmit() {
-                let mut d = Decoder::default();
-                d.feed(&bytes);
-                let p = d.next_packet().unwrap().unwrap();
-                self.last_id = p.id;
-                self.seen.sent.push((p.kind, p.id, p.body));
+                Action::LoggedIn => self.seen.ready += 1,
+                Action::Output(b) => self.seen.output.extend(b),
+                Action::Done { .. } => self.seen.done += 1,
+                Action::Fail(e) => self.seen.failed.push(e.to_string()),
+                // A reconnect queues a login.
+                Action::Reconnect => {
+                    self.seen.reconnects += 1;
+                    self.ex.start(self.now);
+                }
+                Action::Warning(_) => self.seen.warnings += 1,
+                Action::Note(_) => self.seen.notes += 1,
+                Action::Learned(Some(l)) => {
+                    let facts = l.get::<ServerFacts>().expect("RCON's facts");
+                    self.seen.learned.push(facts.method);
+                }
+                Action::Learned(None) => self.seen.forgot += 1,
+                Action::Message(_) | Action::Trace(_) => {}
             }
         }
     }
@@ -102,14 +98,16 @@ impl Harness {
         match s {
             Recv(id, kind, body) => {
                 let id = id.unwrap_or(self.last_id);
-                self.ex.handle_input(&encode(id, *kind, body), self.now);
+                self.ex.receive(&encode(id, *kind, body), self.now);
             }
-            Bytes(b) => self.ex.handle_input(b, self.now),
-            Close => self.ex.handle_closed(false, self.now),
+            Bytes(b) => self.ex.receive(b, self.now),
+            Close => {
+                self.ex.peer_closed(false, self.now);
+            }
             Wait(ms) => {
                 self.now += Duration::from_millis(*ms);
-                if self.ex.poll_timeout().is_some_and(|t| t <= self.now) {
-                    self.ex.handle_timeout(self.now);
+                if self.ex.wake().is_some_and(|t| t <= self.now) {
+                    self.ex.tick(self.now);
                 }
             }
             Cmd(c) => self.ex.start_command(c, false, self.now).unwrap(),
@@ -134,17 +132,27 @@ fn cfg() -> Options {
     }
 }
 
-fn learned(method: EndMethod) -> Options {
+/// What a session learned about a server that answers by `method`.
+fn facts(method: EndMethod) -> ServerFacts {
+    ServerFacts {
+        method,
+        rtt: Duration::from_micros(100),
+        latency: Duration::from_micros(200),
+        samples: 10,
+        refuses_sentinel: false,
+    }
+}
+
+/// The settings of a session that remembers `facts`.
+fn remembered(facts: ServerFacts) -> Options {
     Options {
-        learned: Some(Learned {
-            method,
-            rtt: Duration::from_micros(100),
-            latency: Duration::from_micros(200),
-            samples: 10,
-            refuses_sentinel: false,
-        }),
+        learned: Some(Learned::new(facts)),
         ..cfg()
     }
+}
+
+fn learned(method: EndMethod) -> Options {
+    remembered(facts(method))
 }
 
 fn sent_types(h: &Harness) -> Vec<i32> {
@@ -565,8 +573,10 @@ fn state_command() {
 /// after the quiet gap, and again after each further gap until it is refused.
 #[test]
 fn state_last_command() {
-    let mut cfg = learned(EndMethod::Silence);
-    cfg.learned.as_mut().unwrap().refuses_sentinel = true;
+    let cfg = remembered(ServerFacts {
+        refuses_sentinel: true,
+        ..facts(EndMethod::Silence)
+    });
     let login = || Recv(None, 2, b"");
     // An empty answer: only the command goes out; once the quiet gap has passed (the command
     // long read), the sentinel, whose refusal ends the answer.
@@ -818,8 +828,10 @@ fn state_probe_answered_late() {
 /// the gap after a packet for the whole session: each command's first packet is a sample too.
 #[test]
 fn a_slow_login_does_not_stretch_every_answer() {
-    let mut slow = learned(EndMethod::Silence);
-    slow.learned.as_mut().unwrap().rtt = Duration::from_millis(8);
+    let slow = remembered(ServerFacts {
+        rtt: Duration::from_millis(8),
+        ..facts(EndMethod::Silence)
+    });
     let mut h = Harness::new(slow);
     h.step(&Wait(8));
     h.step(&Recv(None, 2, b""));
@@ -848,8 +860,10 @@ fn quiet_gap_rules() {
     assert_eq!(h.ex.quiet_gap(), GAP_FLOOR_UNLEARNED);
     let h = Harness::new(learned(EndMethod::Silence));
     assert_eq!(h.ex.quiet_gap(), GAP_FLOOR);
-    let mut slow = learned(EndMethod::Silence);
-    slow.learned.as_mut().unwrap().latency = Duration::from_millis(40);
+    let slow = remembered(ServerFacts {
+        latency: Duration::from_millis(40),
+        ..facts(EndMethod::Silence)
+    });
     assert_eq!(
         Harness::new(slow).ex.quiet_gap(),
         Duration::from_millis(160)
@@ -873,7 +887,7 @@ fn answers_survive_any_split() {
             &[Recv(None, 2, b""), Cmd("x")],
         );
         for piece in stream.chunks(chunk) {
-            h.ex.handle_input(piece, h.now);
+            h.ex.receive(piece, h.now);
             h.drain();
         }
         assert_eq!(h.seen.output, b"hello world", "chunk {chunk}");
@@ -934,22 +948,24 @@ mod fuzz {
             ops in proptest::collection::vec(op(), 0..60),
         ) {
             let cfg = Options { end, any_reply_id: any_id, partial_on_idle: any_id, ..cfg() };
-            let mut ex = Exchange::new(cfg);
+            let mut ex = Exchange::new(cfg, Password::new("pw"));
             let mut now = Instant::now();
             let mut last_id = 0i32;
             let mut command_id: Option<i32> = None;
-            ex.connected("pw", now);
+            ex.start(now);
             for op in ops {
                 match op {
                     Op::Packet { id_offset, kind, body } => {
                         let id = last_id.saturating_add(i32::from(id_offset));
-                        ex.handle_input(&encode(id, i32::from(kind), &body), now);
+                        ex.receive(&encode(id, i32::from(kind), &body), now);
                     }
-                    Op::Bytes(b) => ex.handle_input(&b, now),
-                    Op::Close => ex.handle_closed(false, now),
+                    Op::Bytes(b) => ex.receive(&b, now),
+                    Op::Close => {
+                        ex.peer_closed(false, now);
+                    }
                     Op::Wait(ms) => {
                         now += Duration::from_millis(u64::from(ms));
-                        ex.handle_timeout(now);
+                        ex.tick(now);
                     }
                     Op::Command => {
                         if ex.is_ready() {
@@ -961,25 +977,25 @@ mod fuzz {
                     }
                     Op::Connect => {
                         if ex.is_disconnected() {
-                            ex.connected("pw", now);
+                            ex.start(now);
                         }
                     }
                 }
-                while let Some(bytes) = ex.poll_transmit() {
-                    let mut d = Decoder::default();
-                    d.feed(&bytes);
-                    let p = d.next_packet().unwrap().unwrap();
-                    prop_assert!(p.wire_len() == bytes.len());
-                    if p.kind == 2 {
-                        command_id = Some(p.id);
-                    }
-                    last_id = p.id;
-                }
-                while let Some(e) = ex.poll_event() {
-                    match e {
-                        Event::Output(_) => prop_assert!(command_id.is_some(), "output with no command"),
-                        Event::Done | Event::Failed(_) => command_id = None,
-                        Event::Reconnect => ex.connected("pw", now),
+                while let Some(action) = ex.poll() {
+                    match action {
+                        Action::Send(bytes) => {
+                            let mut d = Decoder::default();
+                            d.feed(&bytes);
+                            let p = d.next_packet().unwrap().unwrap();
+                            prop_assert!(p.wire_len() == bytes.len());
+                            if p.kind == 2 {
+                                command_id = Some(p.id);
+                            }
+                            last_id = p.id;
+                        }
+                        Action::Output(_) => prop_assert!(command_id.is_some(), "output with no command"),
+                        Action::Done { .. } | Action::Fail(_) => command_id = None,
+                        Action::Reconnect => ex.start(now),
                         _ => {}
                     }
                 }
@@ -1040,8 +1056,10 @@ fn late_answers_are_reported_once_each() {
 /// drew nothing in the gap after it costs the connection, not the next command.
 #[test]
 fn state_check_a_remembered_silence() {
-    let mut silence = learned(EndMethod::Silence);
-    silence.learned.as_mut().unwrap().refuses_sentinel = true;
+    let silence = remembered(ServerFacts {
+        refuses_sentinel: true,
+        ..facts(EndMethod::Silence)
+    });
     let login = || Recv(None, 2, b"");
     // Vanilla now: its reply to the sentinel after the first packet.
     let mut h = Harness::run(silence.clone(), &[login(), Cmd("list")]);

@@ -1,5 +1,5 @@
-//! How durations are written in messages, for every engine and error, and deadlines that
-//! never overflow.
+//! How durations are written in messages and deadlines that never overflow, for every module
+//! (below all of them).
 
 use std::time::{Duration, Instant};
 
