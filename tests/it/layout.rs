@@ -8,20 +8,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// File circles (the modules of each strongly connected component of the import graph).
-const KNOWN_FILE_CYCLES: &[&str] = &[
-    // issue 38: to remove (the engine names RCON's types; error.rs names the engine's).
-    "engine error rcon::exchange rcon::notice",
-];
+const KNOWN_FILE_CYCLES: &[&str] = &[];
 
 /// Folder circles: sibling modules (folders or files under one parent) importing each other.
 const KNOWN_FOLDER_CYCLES: &[&str] = &[
-    // issue 38: to remove (the engine below the protocols, errors below both).
-    "engine error minecraft rcon transport",
     // issue 38: to remove (resolve < sources < runner < sink < modes, one way).
     "app::compat app::learned app::mode app::print app::remote app::resolve app::runner \
      app::shared app::source",
-    // issue 38: to remove (the exchange's notices know the exchange).
-    "rcon::exchange rcon::notice",
 ];
 
 /// Files other than `src/main.rs` that call `process::exit`.
@@ -32,11 +25,8 @@ const KNOWN_EXITS: &[&str] = &[
 
 /// Public type names defined in more than one file.
 const KNOWN_DUPLICATE_TYPES: &[&str] = &[
-    // issue 38: to remove (src/app/remote/client.rs and rcon/exchange.rs).
-    "Event",
     // issue 38: to remove (src/app/remote/client.rs and the transport's trait).
-    "Link", // issue 38: to remove (engine/machine.rs and rcon/notice.rs).
-    "Notice",
+    "Link",
 ];
 
 /// Functions over 100 lines, as `FILE NAME`.
@@ -44,12 +34,7 @@ const KNOWN_LONG_FUNCTIONS: &[&str] = &[
     // issue 38: to remove, each split into named steps or deleted with its twin.
     "src/app/remote/client.rs answered",
     "src/app/runner/fanout.rs report",
-    "src/app/runner/fanout.rs run",
-    "src/app/runner/fanout.rs serve",
-    "src/engine/driver.rs drive",
-    "src/fleet/mod.rs run",
     "src/mgmt/client.rs connect",
-    "src/rcon/exchange.rs on_command_packet",
 ];
 
 /// What the resolver (`src/app/resolve`) may not import: it hands every runner what it needs
