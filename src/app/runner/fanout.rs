@@ -4,14 +4,13 @@
 //! progress line and a summary.
 //!
 //! Every target runs in one event loop ([`rconsole::fleet`]), whatever its dialect (RCON,
-//! BattlEye, telnet, WebRCON) and, on Unix, whether it is reached directly or through a tunnel
+//! BattlEye, telnet, WebRCON) and whether it is reached directly or through a tunnel
 //! (`--ssh`, `--proxy-command`, an inventory row's `ssh`: the child's pipes are polled like
-//! sockets): every connect, login, probe and command progresses at once, at most `--parallel`
+//! sockets, or on Windows read by threads that wake the loop): every connect, login, probe and command progresses at once, at most `--parallel`
 //! connections open (default [`rconsole::fleet::DEFAULT_PARALLEL`]), so a fleet costs about
-//! one timeout however many of its servers are dead. Two kinds of target run on helper
+//! one timeout however many of its servers are dead. `--remote` sessions run on helper
 //! threads with the blocking client instead (at most [`MAX_THREADS`] at once, within
-//! `--parallel`), in the same run and through the same printer: `--remote` sessions, and on
-//! Windows tunnels (a pipe there cannot be polled with sockets).
+//! `--parallel`), in the same run and through the same printer.
 //!
 //! Each server's output is printed as soon as each of its commands completes, so a slow or dead
 //! server holds back nobody's output but its own, and only for its own timeout. The policy is
@@ -51,7 +50,7 @@ use crate::app::shared::is_parse_error;
 use crate::app::shared::is_stop_command;
 
 /// At most this many targets run on helper threads at once (each a thread, and an `ssh` or
-/// proxy process): `--remote` sessions, and tunnels on Windows.
+/// proxy process): `--remote` sessions.
 pub const MAX_THREADS: usize = 64;
 
 /// File descriptors kept free for stdio, the event loop and the learned-servers file.
@@ -68,8 +67,7 @@ pub enum Route {
         /// The tunnel to reach it through, if any.
         tunnel: Option<fleet::Tunnel>,
     },
-    /// On a helper thread with the blocking client: `--remote`, or a tunnel where the event
-    /// loop cannot poll pipes (Windows).
+    /// On a helper thread with the blocking client: `--remote`.
     Thread(Box<dyn Connector>),
 }
 
@@ -193,10 +191,8 @@ pub fn servers(list: Vec<(String, Settings)>, label: bool) -> anyhow::Result<Vec
         let connector = settings.connector()?;
         let protocol = settings.dialect.value.dialect().protocol;
         let options = settings.options(observer(&name, label));
-        let tunnelled = settings.ssh.is_some() || settings.proxy_command.is_some();
-        // `--remote` runs rcon on the SSH host, and a pipe cannot be polled on Windows: those
-        // run on helper threads with the blocking client.
-        let route = if settings.remote || (tunnelled && !cfg!(unix)) {
+        // `--remote` runs rcon on the SSH host: on helper threads with the blocking client.
+        let route = if settings.remote {
             Route::Thread(connector)
         } else {
             Route::Fleet {
@@ -266,13 +262,10 @@ pub fn hold_every_connection(
 }
 
 /// For runs that hold every connection (`what`: `--follow`, a timed run): whether `servers`
-/// must run on threads with blocking sessions (`--remote`, or a tunnel where the loop cannot
-/// poll pipes: Windows) rather than on the event loop; the descriptor limit is checked (and
+/// must run on threads with blocking sessions (`--remote`) rather than on the event loop; the descriptor limit is checked (and
 /// raised) for that route by [`hold_every_connection`], before anything is sent.
 pub fn needs_threads(servers: &[(String, Settings)], what: &str) -> anyhow::Result<bool> {
-    let threads = servers
-        .iter()
-        .any(|(_, s)| s.remote || ((s.ssh.is_some() || s.proxy_command.is_some()) && !cfg!(unix)));
+    let threads = servers.iter().any(|(_, s)| s.remote);
     hold_every_connection(servers, threads, what)?;
     Ok(threads)
 }
@@ -527,6 +520,7 @@ pub fn run(
     // what was in flight and what was not sent (without the guard they ended the process).
     let stop = interrupt::Stop::catch();
     let cancel = stop.as_ref().map(interrupt::Stop::flag);
+    let alarm = stop.as_ref().map(interrupt::Stop::alarm);
     let (tx, rx) = mpsc::channel::<SessionUpdate>();
     let mut printing = PrintingThread::new(names, commands, layout, policy, printer);
 
@@ -565,7 +559,7 @@ pub fn run(
                             parallel: direct_parallel,
                             retries: policy.retries,
                             backoff: wait::RETRY_BACKOFF,
-                            cancel: cancel.clone(),
+                            cancel: alarm,
                             wake: None,
                         };
                         fleet::run(targets, opts, &mut handler)
@@ -1158,7 +1152,7 @@ impl fleet::Handler for FleetHandler<'_> {
     }
 }
 
-/// One session on a helper thread (`--remote`, a tunnel on Windows): connect, run the
+/// One session on a helper thread (`--remote`): connect, run the
 /// commands with the policy, report each result.
 fn serve(
     index: usize,
