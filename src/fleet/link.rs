@@ -101,6 +101,7 @@ impl Tunnel {
             tail: Default::default(),
             stderr_done: None,
             ring: ring.clone(),
+            watching: false,
             via: self.via.clone(),
         };
         let mut stdin = child.child.stdin.take().expect("stdin is piped");
@@ -171,6 +172,8 @@ pub(super) struct TunnelChild {
     /// Says (or closes) once stderr ended; `None` once it did.
     stderr_done: Option<std::sync::mpsc::Receiver<()>>,
     ring: Ring,
+    /// A thread waits for the exit ([`TunnelChild::watch_exit`]).
+    watching: bool,
     via: String,
 }
 
@@ -364,10 +367,12 @@ impl TunnelChild {
         self.child.try_wait().ok().flatten()
     }
 
-    /// Rings the loop once the child has exited: a thread blocked on its exit
-    /// ([`crate::transport::tunnel::when_exited`]). Each call starts one: the loop calls it
-    /// once per exit it waits for.
+    /// Rings the loop once the child has exited (once; later calls do nothing): a thread
+    /// blocked on its exit ([`crate::transport::tunnel::when_exited`]).
     pub(super) fn watch_exit(&mut self, _: &Registry, _: Token) -> io::Result<()> {
+        if std::mem::replace(&mut self.watching, true) {
+            return Ok(());
+        }
         let ring = self.ring.clone();
         tunnel::when_exited(&self.child, move || ring.ring());
         Ok(())

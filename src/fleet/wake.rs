@@ -61,8 +61,10 @@ impl Alarm {
             unsafe { libc::write(sender.as_raw_fd(), [1u8].as_ptr().cast(), 1) };
         }
         #[cfg(windows)]
-        for waker in self.0.wakers.lock().expect("alarm lock").iter() {
-            let _ = waker.wake();
+        if let Ok(wakers) = self.0.wakers.lock() {
+            for waker in wakers.iter() {
+                let _ = waker.wake();
+            }
         }
     }
 
@@ -114,7 +116,9 @@ impl Ring {
 impl Wakes {
     /// Watches `alarms` from `poll`. The loop looks at the alarms after this and before each
     /// wait, so a raise that came before is not missed.
-    pub(super) fn new(poll: &Poll, alarms: Vec<Alarm>) -> io::Result<Wakes> {
+    pub(super) fn new(poll: &Poll, mut alarms: Vec<Alarm>) -> io::Result<Wakes> {
+        // The same alarm twice (as the cancel and the waker) is watched once.
+        alarms.dedup_by(|a, b| Arc::ptr_eq(&a.0, &b.0));
         #[cfg(unix)]
         for alarm in &alarms {
             use std::os::fd::AsRawFd;
