@@ -1,13 +1,13 @@
 //! The event loop's non-blocking links: a TCP stream, a UDP socket (BattlEye), a WebSocket
-//! over either kind of stream (WebRCON), and on Unix a tunnel's pipes (`ssh -W`, a proxy
-//! command: the child's stdin and stdout registered with the poll, its stderr kept for the
-//! message when it fails).
+//! over either kind of stream (WebRCON), and a tunnel's pipes (`ssh -W`, a proxy command). On
+//! Unix the child's stdin and stdout are registered with the poll and its stderr read as it
+//! comes, kept for the message when it fails; on Windows, where a pipe cannot be polled with
+//! sockets, threads move the bytes ([`crate::transport::tunnel::Readers`], a writer on stdin) and
+//! ring the loop ([`Ring`]), which reads them from a channel as if from a socket.
 
-#[cfg(unix)]
-use std::collections::VecDeque;
 use std::ffi::OsString;
 use std::io::{self, Read, Write};
-use std::process::ExitStatus;
+use std::process::{Child, ExitStatus};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -17,17 +17,10 @@ use tungstenite::WebSocket;
 use tungstenite::handshake::MidHandshake;
 use tungstenite::handshake::client::ClientHandshake;
 
+use super::wake::Ring;
 use crate::error::Error;
 use crate::transport::Connector;
-use crate::transport::tunnel::ProcessConnector;
-
-/// How many lines of a tunnel's stderr are kept for its error message (as the blocking
-/// tunnel keeps them).
-#[cfg(unix)]
-const STDERR_LINES: usize = 20;
-/// How long each kept stderr line may be.
-#[cfg(unix)]
-const STDERR_LINE_CHARS: usize = 400;
+use crate::transport::tunnel::{self, ProcessConnector};
 
 /// The program at a command tunnel's far end ([`Tunnel::command`]), as its caller reads it.
 pub trait FarEnd: Send + Sync {
@@ -39,26 +32,32 @@ pub trait FarEnd: Send + Sync {
     fn said(&self, line: &str);
 }
 
+/// What a tunnel starts.
+#[derive(Debug, Clone)]
+enum Launch {
+    /// `ssh -W` or a proxy command, with ssh's own connect timeout.
+    Connector(Box<ProcessConnector>, Duration),
+    /// A program that speaks the target's protocol itself ([`Tunnel::command`]).
+    Command(Vec<OsString>),
+}
+
 /// A tunnel to a target: the child process to start (`ssh -W`, a proxy command, or a program
 /// that speaks the target's protocol itself: `rcon --remote`'s `ssh host rcon --remote-serve`)
-/// and what it reaches. The event loop drives it on Unix.
+/// and what it reaches.
 #[derive(Clone)]
 pub struct Tunnel {
-    /// The command line; read only where the loop starts it (Unix).
-    #[cfg_attr(not(unix), allow(dead_code))]
-    argv: Vec<OsString>,
+    launch: Launch,
     address: String,
     describe: String,
     via: String,
     /// A command tunnel's far end ([`Tunnel::command`]).
-    #[cfg_attr(not(unix), allow(dead_code))]
     far_end: Option<Arc<dyn FarEnd>>,
 }
 
 impl std::fmt::Debug for Tunnel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Tunnel")
-            .field("argv", &self.argv)
+            .field("launch", &self.launch)
             .field("describe", &self.describe)
             .finish_non_exhaustive()
     }
@@ -67,17 +66,11 @@ impl std::fmt::Debug for Tunnel {
 impl Tunnel {
     /// The tunnel `connector` opens, with `timeout` for ssh's own connect timeout.
     pub fn new(connector: &ProcessConnector, timeout: Duration) -> Tunnel {
-        let address = connector.address();
-        let describe = connector.describe();
-        let via = describe
-            .strip_prefix(&format!("{address} via "))
-            .unwrap_or("tunnel")
-            .to_string();
         Tunnel {
-            argv: connector.argv(timeout),
-            address,
-            describe,
-            via,
+            address: connector.address(),
+            describe: connector.describe(),
+            via: connector.via(),
+            launch: Launch::Connector(Box::new(connector.clone()), timeout),
             far_end: None,
         }
     }
@@ -93,12 +86,38 @@ impl Tunnel {
         far_end: Arc<dyn FarEnd>,
     ) -> Tunnel {
         Tunnel {
-            argv,
+            launch: Launch::Command(argv),
             address: address.to_string(),
             describe: format!("{address} via {via}"),
             via: via.to_string(),
             far_end: Some(far_end),
         }
+    }
+
+    /// Starts the child, its stdio piped.
+    fn start(&self) -> Result<Child, Error> {
+        let argv = match &self.launch {
+            Launch::Connector(connector, timeout) => return connector.spawn(*timeout),
+            Launch::Command(argv) => argv,
+        };
+        use std::process::{Command, Stdio};
+        Command::new(&argv[0])
+            .args(&argv[1..])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .env_remove("RCON_PASSWORD")
+            .env_remove("MCRCON_PASS")
+            .spawn()
+            .map_err(|e| {
+                let program = argv[0].to_string_lossy();
+                let hint = if e.kind() == io::ErrorKind::NotFound {
+                    " (is the OpenSSH client installed and on PATH?)"
+                } else {
+                    ""
+                };
+                Error::Transport(format!("cannot start {}: {program}: {e}{hint}", self.via))
+            })
     }
 
     /// `host:port via ssh host`, for messages.
@@ -114,40 +133,17 @@ impl Tunnel {
     /// Starts the child with its stdio piped and non-blocking: the pipes to speak over, and
     /// the child (with its stderr) to end and to ask why it failed.
     #[cfg(unix)]
-    pub(super) fn spawn(&self) -> Result<(Pipe, TunnelChild), Error> {
-        use std::process::{Command, Stdio};
-        let mut command = Command::new(&self.argv[0]);
-        command
-            .args(&self.argv[1..])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        if self.far_end.is_some() {
-            command
-                .env_remove("RCON_PASSWORD")
-                .env_remove("MCRCON_PASS");
-        }
-        let mut child = command.spawn().map_err(|e| {
-            let program = self.argv[0].to_string_lossy();
-            let hint = if e.kind() == io::ErrorKind::NotFound {
-                if self.via.starts_with("ssh ") {
-                    " (is the OpenSSH client installed and on PATH?)"
-                } else {
-                    " (no shell to run the proxy command)"
-                }
-            } else {
-                ""
-            };
-            Error::Transport(format!("cannot start {}: {program}: {e}{hint}", self.via))
-        })?;
-        let stdin = mio::unix::pipe::Sender::from(child.stdin.take().expect("stdin is piped"));
-        let stdout = mio::unix::pipe::Receiver::from(child.stdout.take().expect("stdout is piped"));
-        let stderr = mio::unix::pipe::Receiver::from(child.stderr.take().expect("stderr is piped"));
+    pub(super) fn spawn(&self, _ring: Ring) -> Result<(Pipe, TunnelChild), Error> {
+        use mio::unix::pipe::{Receiver, Sender};
+        let mut child = self.start()?;
+        let stdin = Sender::from(child.stdin.take().expect("stdin is piped"));
+        let stdout = Receiver::from(child.stdout.take().expect("stdout is piped"));
+        let stderr = Receiver::from(child.stderr.take().expect("stderr is piped"));
         let child = TunnelChild {
             child,
             stderr: Some(stderr),
             exited: None,
-            tail: VecDeque::new(),
+            tail: Default::default(),
             line: Vec::new(),
             via: self.via.clone(),
             far_end: self.far_end.clone(),
@@ -170,12 +166,45 @@ impl Tunnel {
         ))
     }
 
-    #[cfg(not(unix))]
-    pub(super) fn spawn(&self) -> Result<(Pipe, TunnelChild), Error> {
-        Err(Error::Transport(format!(
-            "cannot start {}: the event loop runs tunnels on Unix only",
-            self.via
-        )))
+    /// Starts the child with its stdio piped, and the threads that move its bytes and ring
+    /// the loop (`ring`): the pipes to speak over, and the child to end and to ask why it
+    /// failed.
+    #[cfg(windows)]
+    pub(super) fn spawn(&self, ring: Ring) -> Result<(Pipe, TunnelChild), Error> {
+        let child = self.start()?;
+        // From here on the child is ended as it drops, should a thread not start.
+        let mut child = TunnelChild {
+            child,
+            tail: Default::default(),
+            stderr_done: None,
+            ring: ring.clone(),
+            watching: false,
+            via: self.via.clone(),
+            far_end: self.far_end.clone(),
+        };
+        let mut stdin = child.child.stdin.take().expect("stdin is piped");
+        let readers = tunnel::Readers::start(&mut child.child, move || ring.ring())?;
+        child.tail = readers.tail;
+        child.stderr_done = Some(readers.stderr_done);
+        let (tx, rx) = std::sync::mpsc::channel::<Vec<u8>>();
+        std::thread::Builder::new()
+            .name("rcon-tunnel-in".into())
+            .spawn(move || {
+                // Until the loop drops the pipe (closing stdin) or the child stops reading.
+                for bytes in rx {
+                    if stdin.write_all(&bytes).is_err() {
+                        return;
+                    }
+                }
+            })
+            .map_err(|e| Error::Transport(format!("cannot start a writer thread: {e}")))?;
+        let pipe = Pipe {
+            stdout: readers.rx,
+            pending: Vec::new(),
+            pos: 0,
+            stdin: tx,
+        };
+        Ok((pipe, child))
     }
 }
 
@@ -186,54 +215,46 @@ pub(super) struct Pipe {
     stdout: mio::unix::pipe::Receiver,
 }
 
+/// A running tunnel's byte stream: stdout's chunks from its reader thread, read without
+/// waiting, and stdin's writes handed to its writer thread (each taken whole at once).
+#[cfg(windows)]
+pub(super) struct Pipe {
+    stdout: std::sync::mpsc::Receiver<tunnel::Chunk>,
+    /// The chunk being read, and how far.
+    pending: Vec<u8>,
+    pos: usize,
+    stdin: std::sync::mpsc::Sender<Vec<u8>>,
+}
+
 /// A running tunnel's process and its stderr. It outlives the stream over it (a WebSocket
 /// upgrade that fails drops the stream), so that its exit can still say why.
 #[cfg(unix)]
 pub(super) struct TunnelChild {
-    child: std::process::Child,
+    child: Child,
     stderr: Option<mio::unix::pipe::Receiver>,
     /// Readable (at its end) once the child has exited: see [`TunnelChild::watch_exit`].
     exited: Option<mio::unix::pipe::Receiver>,
-    tail: VecDeque<String>,
+    tail: std::collections::VecDeque<String>,
     /// A stderr line not ended yet.
     line: Vec<u8>,
     via: String,
     far_end: Option<Arc<dyn FarEnd>>,
 }
 
-/// No tunnels in the event loop here.
-#[cfg(not(unix))]
-pub(super) enum Pipe {}
-
-/// No tunnels in the event loop here.
-#[cfg(not(unix))]
-pub(super) enum TunnelChild {}
-
-#[cfg(not(unix))]
-impl TunnelChild {
-    pub(super) fn register(&mut self, _: &Registry, _: Token) -> io::Result<()> {
-        match *self {}
-    }
-
-    pub(super) fn drain_stderr(&mut self, _: &Registry) {
-        match *self {}
-    }
-
-    pub(super) fn try_wait(&mut self) -> Option<ExitStatus> {
-        match *self {}
-    }
-
-    pub(super) fn watch_exit(&mut self, _: &Registry, _: Token) -> io::Result<()> {
-        match *self {}
-    }
-
-    pub(super) fn failure(&mut self, _: &Registry, _: ExitStatus) -> Error {
-        match *self {}
-    }
-
-    pub(super) fn close(self, _: &Registry) {
-        match self {}
-    }
+/// A running tunnel's process, and the last lines of its stderr, kept by a thread. It
+/// outlives the stream over it (a WebSocket upgrade that fails drops the stream), so that its
+/// exit can still say why.
+#[cfg(windows)]
+pub(super) struct TunnelChild {
+    child: Child,
+    tail: std::sync::Arc<std::sync::Mutex<std::collections::VecDeque<String>>>,
+    /// Says (or closes) once stderr ended; `None` once it did.
+    stderr_done: Option<std::sync::mpsc::Receiver<()>>,
+    ring: Ring,
+    /// A thread waits for the exit ([`TunnelChild::watch_exit`]).
+    watching: bool,
+    via: String,
+    far_end: Option<Arc<dyn FarEnd>>,
 }
 
 #[cfg(unix)]
@@ -251,6 +272,78 @@ impl Pipe {
         if let Some(stdin) = self.stdin.as_mut() {
             let _ = registry.deregister(stdin);
         }
+    }
+}
+
+#[cfg(unix)]
+impl Read for Pipe {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.stdout.read(buf)
+    }
+}
+
+#[cfg(unix)]
+impl Write for Pipe {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self.stdin.as_mut() {
+            Some(stdin) => stdin.write(buf),
+            None => Err(io::ErrorKind::BrokenPipe.into()),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+#[cfg(windows)]
+impl Pipe {
+    /// Nothing to register: the threads ring the loop.
+    fn register(&mut self, _: &Registry, _: Token) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn deregister(&mut self, _: &Registry) {}
+}
+
+#[cfg(windows)]
+impl Read for Pipe {
+    /// What the reader thread moved so far; `WouldBlock` when nothing yet (it rings when more
+    /// comes).
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        use std::sync::mpsc::TryRecvError;
+        if self.pos == self.pending.len() {
+            match self.stdout.try_recv() {
+                Ok(tunnel::Chunk::Data(data)) => {
+                    self.pending = data;
+                    self.pos = 0;
+                }
+                Ok(tunnel::Chunk::Eof) | Err(TryRecvError::Disconnected) => return Ok(0),
+                Ok(tunnel::Chunk::Failed(e)) => return Err(e),
+                Ok(tunnel::Chunk::Wake) | Err(TryRecvError::Empty) => {
+                    return Err(io::ErrorKind::WouldBlock.into());
+                }
+            }
+        }
+        let n = buf.len().min(self.pending.len() - self.pos);
+        buf[..n].copy_from_slice(&self.pending[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
+    }
+}
+
+#[cfg(windows)]
+impl Write for Pipe {
+    /// Hands the bytes to the writer thread, whole (it writes them in order).
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self.stdin.send(buf.to_vec()) {
+            Ok(()) => Ok(buf.len()),
+            Err(_) => Err(io::ErrorKind::BrokenPipe.into()),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
     }
 }
 
@@ -276,14 +369,14 @@ impl TunnelChild {
                     let _ = registry.deregister(stderr);
                     self.stderr = None;
                     let rest = std::mem::take(&mut self.line);
-                    keep_line(&mut self.tail, &rest, self.far_end.as_deref());
+                    keep(&mut self.tail, self.far_end.as_deref(), &rest);
                     return;
                 }
                 Ok(n) => {
                     self.line.extend_from_slice(&buf[..n]);
                     while let Some(end) = self.line.iter().position(|&b| b == b'\n') {
                         let line: Vec<u8> = self.line.drain(..=end).collect();
-                        keep_line(&mut self.tail, &line, self.far_end.as_deref());
+                        keep(&mut self.tail, self.far_end.as_deref(), &line);
                     }
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -308,7 +401,7 @@ impl TunnelChild {
         let (sender, mut receiver) = mio::unix::pipe::new()?;
         registry.register(&mut receiver, token, Interest::READABLE)?;
         self.exited = Some(receiver);
-        crate::transport::tunnel::when_exited(&self.child, move || drop(sender));
+        tunnel::when_exited(&self.child, move || drop(sender));
         Ok(())
     }
 
@@ -316,23 +409,8 @@ impl TunnelChild {
     /// blocking tunnel words it).
     pub(super) fn failure(&mut self, registry: &Registry, status: ExitStatus) -> Error {
         self.drain_stderr(registry);
-        let how = describe_status(status);
-        let last = self.tail.back().cloned();
-        let said = match (self.tail.len().checked_sub(2).map(|i| &self.tail[i]), last) {
-            (Some(before), Some(last)) if last.starts_with("stdio forwarding failed") => {
-                Some(format!("{before}; {last}"))
-            }
-            (_, last) => last,
-        };
-        if let Some(far_end) = &self.far_end
-            && let Some(e) = far_end.failure(status.code(), said.as_deref())
-        {
-            return e;
-        }
-        Error::Transport(match said {
-            Some(line) => format!("{} failed ({how}): {line}", self.via),
-            None => format!("{} failed ({how}) without a message", self.via),
-        })
+        far_end_failure(self.far_end.as_deref(), status, &self.tail)
+            .unwrap_or_else(|| Error::Transport(tunnel::failure(&self.via, status, &self.tail)))
     }
 
     /// Ends the child (its stream is closed or closing too).
@@ -347,42 +425,80 @@ impl TunnelChild {
     }
 }
 
+#[cfg(windows)]
+impl TunnelChild {
+    /// Nothing to register: a thread reads stderr.
+    pub(super) fn register(&mut self, _: &Registry, _: Token) -> io::Result<()> {
+        Ok(())
+    }
+
+    /// Nothing to read here: a thread reads stderr.
+    pub(super) fn drain_stderr(&mut self, _: &Registry) {}
+
+    /// The child's exit status once it has ended and its stderr too, so that everything it
+    /// said is kept (the stderr thread rings when it ends). A grandchild holding stderr open
+    /// keeps it from telling until the loop's grace ends.
+    pub(super) fn try_wait(&mut self) -> Option<ExitStatus> {
+        if let Some(done) = &self.stderr_done {
+            if matches!(done.try_recv(), Err(std::sync::mpsc::TryRecvError::Empty)) {
+                return None;
+            }
+            self.stderr_done = None;
+        }
+        self.child.try_wait().ok().flatten()
+    }
+
+    /// Rings the loop once the child has exited (once; later calls do nothing): a thread
+    /// blocked on its exit ([`crate::transport::tunnel::when_exited`]).
+    pub(super) fn watch_exit(&mut self, _: &Registry, _: Token) -> io::Result<()> {
+        if std::mem::replace(&mut self.watching, true) {
+            return Ok(());
+        }
+        let ring = self.ring.clone();
+        tunnel::when_exited(&self.child, move || ring.ring());
+        Ok(())
+    }
+
+    /// The tunnel failed with `status`: the error, with the last thing the child said (as the
+    /// blocking tunnel words it).
+    pub(super) fn failure(&mut self, _: &Registry, status: ExitStatus) -> Error {
+        let tail = self.tail.lock().expect("stderr tail lock");
+        far_end_failure(self.far_end.as_deref(), status, &tail)
+            .unwrap_or_else(|| Error::Transport(tunnel::failure(&self.via, status, &tail)))
+    }
+
+    /// Ends the child (its stream is closed or closing too).
+    pub(super) fn close(self, _: &Registry) {
+        // Drop ends it.
+    }
+}
+
+/// Keeps one stderr line, and hands it to a command tunnel's far end.
 #[cfg(unix)]
+fn keep(tail: &mut std::collections::VecDeque<String>, far_end: Option<&dyn FarEnd>, line: &[u8]) {
+    tunnel::keep_line(tail, line);
+    if let Some(far_end) = far_end {
+        let text = String::from_utf8_lossy(line);
+        if !text.trim().is_empty() {
+            far_end.said(text.trim());
+        }
+    }
+}
+
+/// A command tunnel's failure as its far end words it (`None`: the tunnel's usual wording).
+fn far_end_failure(
+    far_end: Option<&dyn FarEnd>,
+    status: ExitStatus,
+    tail: &std::collections::VecDeque<String>,
+) -> Option<Error> {
+    far_end?.failure(status.code(), tail.back().map(String::as_str))
+}
+
 impl Drop for TunnelChild {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-/// Keeps one stderr line (trimmed, shortened; blank ones skipped), the last few only, and
-/// hands it to the far end's reader.
-#[cfg(unix)]
-fn keep_line(tail: &mut VecDeque<String>, line: &[u8], far_end: Option<&dyn FarEnd>) {
-    let text = String::from_utf8_lossy(line);
-    let text = text.trim();
-    if text.is_empty() {
-        return;
-    }
-    if let Some(far_end) = far_end {
-        far_end.said(text);
-    }
-    if tail.len() == STDERR_LINES {
-        tail.pop_front();
-    }
-    tail.push_back(text.chars().take(STDERR_LINE_CHARS).collect());
-}
-
-#[cfg(unix)]
-fn describe_status(status: ExitStatus) -> String {
-    use std::os::unix::process::ExitStatusExt;
-    if let Some(code) = status.code() {
-        return format!("exit status {code}");
-    }
-    if let Some(signal) = status.signal() {
-        return format!("killed by signal {signal}");
-    }
-    "ended abnormally".into()
 }
 
 /// A byte stream: a TCP connection or a tunnel's pipes.
@@ -395,10 +511,7 @@ impl Stream {
     fn register(&mut self, registry: &Registry, token: Token) -> io::Result<()> {
         match self {
             Stream::Tcp(s) => registry.register(s, token, Interest::READABLE | Interest::WRITABLE),
-            #[cfg(unix)]
             Stream::Pipe(p) => p.register(registry, token),
-            #[cfg(not(unix))]
-            Stream::Pipe(p) => match **p {},
         }
     }
 
@@ -407,10 +520,7 @@ impl Stream {
             Stream::Tcp(s) => {
                 let _ = registry.deregister(s);
             }
-            #[cfg(unix)]
             Stream::Pipe(p) => p.deregister(registry),
-            #[cfg(not(unix))]
-            Stream::Pipe(p) => match **p {},
         }
     }
 }
@@ -419,10 +529,7 @@ impl Read for Stream {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         match self {
             Stream::Tcp(s) => s.read(buf),
-            #[cfg(unix)]
-            Stream::Pipe(p) => p.stdout.read(buf),
-            #[cfg(not(unix))]
-            Stream::Pipe(p) => match **p {},
+            Stream::Pipe(p) => p.read(buf),
         }
     }
 }
@@ -431,13 +538,7 @@ impl Write for Stream {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         match self {
             Stream::Tcp(s) => s.write(buf),
-            #[cfg(unix)]
-            Stream::Pipe(p) => match p.stdin.as_mut() {
-                Some(stdin) => stdin.write(buf),
-                None => Err(io::ErrorKind::BrokenPipe.into()),
-            },
-            #[cfg(not(unix))]
-            Stream::Pipe(p) => match **p {},
+            Stream::Pipe(p) => p.write(buf),
         }
     }
 

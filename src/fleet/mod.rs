@@ -9,13 +9,14 @@
 //! [`Machine::closed`]). Which machine a target gets is settled once, in `machine.rs`.
 //!
 //! Any dialect over any link: RCON and the 7 Days to Die telnet console over a TCP stream,
-//! BattlEye over UDP datagrams, Rust's WebRCON over a WebSocket (its upgrade included), and on
-//! Unix any of the stream protocols through a tunnel ([`Tunnel`]: `ssh -W` or a proxy command,
-//! the child's pipes registered with the poll). A tunnel that dies is the transport failure
-//! it is ([`Error::Transport`], with the last line the child printed on stderr). A tunnel
-//! whose child is the far end itself ([`Tunnel::command`]: `rcon --remote`'s `ssh HOST rcon
-//! --remote-serve`) is driven the same way, with the caller's machine
-//! ([`FleetTarget::machine`]) speaking over its pipes and its [`FarEnd`] reading its failures.
+//! BattlEye over UDP datagrams, Rust's WebRCON over a WebSocket (its upgrade included), and
+//! any of the stream protocols through a tunnel ([`Tunnel`]: `ssh -W` or a proxy command; on
+//! Unix the child's pipes registered with the poll, on Windows moved by threads that wake the
+//! loop). A tunnel that dies is the transport failure it is ([`Error::Transport`], with the
+//! last line the child printed on stderr). A tunnel whose child is the far end itself
+//! ([`Tunnel::command`]: `rcon --remote`'s `ssh HOST rcon --remote-serve`) is driven the same
+//! way, with the caller's machine ([`FleetTarget::machine`]) speaking over its pipes and its
+//! [`FarEnd`] reading its failures.
 //!
 //! Every target's connect, login, probe and commands progress at once; nothing here blocks on
 //! one target (a name is resolved before the loop starts, on a few helper threads). At most
@@ -47,8 +48,10 @@ use crate::error::Error;
 mod limits;
 mod link;
 mod machine;
+mod wake;
 pub use limits::raise_fd_limit;
 pub use link::{FarEnd, Tunnel};
+pub use wake::Alarm;
 
 use link::{Link, Stream, TunnelChild};
 
@@ -68,7 +71,7 @@ pub struct FleetTarget {
     pub config: crate::engine::Options,
     /// Which protocol the server speaks.
     pub protocol: Protocol,
-    /// Reach it through this tunnel (Unix), not directly: `host` and `port` are then the
+    /// Reach it through this tunnel, not directly: `host` and `port` are then the
     /// server as the far side sees it.
     pub tunnel: Option<Tunnel>,
     /// Speak this machine over the link instead of `protocol`'s (`rcon --remote`: the remote
@@ -112,17 +115,17 @@ pub struct FleetOptions {
     /// The wait before the first retry; it doubles for each further one, up to
     /// [`crate::engine::MAX_RETRY_PAUSE`].
     pub backoff: Duration,
-    /// When set, looked at at least every [`crate::engine::CANCEL_POLL`]: a `true` ends every
-    /// target not yet finished with [`Error::Cancelled`] (its connection closed; a command
-    /// under way may or may not have run) and the run returns.
-    pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
-    /// The loop's waker: when set, looked at after every round of events and at least every
-    /// [`crate::engine::CANCEL_POLL`]. A `true` (the loop sets it back to `false`) asks every
-    /// target that waits ([`Next::Wait`]) for its next step at once, and connects at once every
-    /// target waiting to connect again ([`Handler::lost`]); a delayed command keeps its time.
-    /// The handler sets it when something it waited for happened (every target ready, a
-    /// signal's flag), so the loop can be handed a new step while it runs.
-    pub wake: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    /// When raised (it wakes the loop), ends every target not yet finished with
+    /// [`Error::Cancelled`] (its connection closed; a command under way may or may not have
+    /// run) and the run returns.
+    pub cancel: Option<Alarm>,
+    /// The loop's waker, looked at when raised (which wakes the loop) and after every round of
+    /// events. Raised, the loop lowers it and asks every target that waits ([`Next::Wait`]) for
+    /// its next step at once, and connects at once every target waiting to connect again
+    /// ([`Handler::lost`]); a delayed command keeps its time. The handler raises it when
+    /// something it waited for happened (every target ready, a signal), so the loop can be
+    /// handed a new step while it runs.
+    pub wake: Option<Alarm>,
 }
 
 impl Default for FleetOptions {
@@ -405,7 +408,9 @@ pub fn run(
         });
         sessions.push(Slot::new(t, addrs));
     }
+    let alarms = opts.cancel.iter().chain(&opts.wake).cloned().collect();
     let mut lp = Loop {
+        wakes: wake::Wakes::new(&poll, alarms)?,
         sessions,
         timers: BinaryHeap::new(),
         pending: (0..0).collect(),
@@ -423,8 +428,13 @@ pub fn run(
         .collect();
     let mut events = Events::with_capacity(1024);
     loop {
+        lp.woken(&poll, handler);
         lp.start_more(&poll, handler);
         if lp.finished() {
+            return Ok(());
+        }
+        if lp.opts.cancel.as_ref().is_some_and(Alarm::is_raised) {
+            lp.cancel_all(&poll, handler);
             return Ok(());
         }
         let now = Instant::now();
@@ -433,49 +443,23 @@ pub fn run(
             .peek()
             .map(|Reverse((at, _))| at.saturating_duration_since(now));
         // Round up, so a wake-up never comes before its deadline and spins.
-        let mut wait = wait.map(|w| w + Duration::from_micros(500));
-        if lp.opts.cancel.is_some() || lp.opts.wake.is_some() {
-            wait = Some(wait.map_or(crate::engine::CANCEL_POLL, |w| {
-                w.min(crate::engine::CANCEL_POLL)
-            }));
-        }
+        let wait = wait.map(|w| w + Duration::from_micros(500));
         match poll.poll(&mut events, wait) {
             Ok(()) => {}
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(e),
         }
         for ev in events.iter() {
-            let i = ev.token().0;
-            lp.on_ready(i, &poll, handler);
+            lp.on_event(ev.token(), &poll, handler);
         }
         lp.fire_timers(&poll, handler);
-        while lp
-            .opts
-            .wake
-            .as_ref()
-            .is_some_and(|w| w.swap(false, std::sync::atomic::Ordering::SeqCst))
-        {
-            handler.woken();
-            lp.wake_waiting();
-            lp.fire_timers(&poll, handler);
-        }
-        if lp.finished() {
-            return Ok(());
-        }
-        if lp
-            .opts
-            .cancel
-            .as_ref()
-            .is_some_and(|c| c.load(std::sync::atomic::Ordering::SeqCst))
-        {
-            lp.cancel_all(&poll, handler);
-            return Ok(());
-        }
     }
 }
 
 struct Loop {
     sessions: Vec<Slot>,
+    /// What wakes the loop besides the links: the alarms, the tunnels' threads (Windows).
+    wakes: wake::Wakes,
     timers: BinaryHeap<Reverse<(Instant, usize)>>,
     pending: VecDeque<usize>,
     /// Targets holding (or opening) a connection, or waiting to send a delayed command.
@@ -513,7 +497,7 @@ impl Loop {
         }
         s.stage = Stage::LoggingIn;
         if let Some(tunnel) = &s.tunnel {
-            match tunnel.spawn() {
+            match tunnel.spawn(self.wakes.ring(i)) {
                 Ok((pipe, mut child)) => {
                     if let Err(source) = child.register(poll.registry(), Token(i)) {
                         child.close(poll.registry());
@@ -705,8 +689,18 @@ impl Loop {
         }
     }
 
-    /// The waker was set ([`FleetOptions::wake`]): every target that waits is due now (a
-    /// [`Next::Wait`] is asked again, a lost target connects), for [`Loop::fire_timers`].
+    /// While the waker is raised ([`FleetOptions::wake`]): lowers it, tells the handler, and
+    /// takes the steps of every target that waits, due now (a [`Next::Wait`] is asked again, a
+    /// lost target connects).
+    fn woken(&mut self, poll: &Poll, handler: &mut dyn Handler) {
+        while self.opts.wake.as_ref().is_some_and(Alarm::take) {
+            handler.woken();
+            self.wake_waiting();
+            self.fire_timers(poll, handler);
+        }
+    }
+
+    /// Every target that waits is due now, for [`Loop::fire_timers`].
     fn wake_waiting(&mut self) {
         let now = Instant::now();
         for i in 0..self.sessions.len() {
@@ -879,6 +873,16 @@ impl Loop {
                 }
                 _ => self.arm(i),
             }
+        }
+    }
+
+    /// `token` turned ready: a target's link, or a wake-up (and the targets whose tunnel rang).
+    fn on_event(&mut self, token: Token, poll: &Poll, handler: &mut dyn Handler) {
+        if !wake::Wakes::is_wake(token) {
+            return self.on_ready(token.0, poll, handler);
+        }
+        for i in self.wakes.woken() {
+            self.on_ready(i, poll, handler);
         }
     }
 

@@ -326,8 +326,6 @@ fn a_lost_target_connects_again_and_goes_on_until_the_handler_ends_it() {
 /// `Error::Cancelled`, the one waiting for an answer included, and the run returns at once.
 #[test]
 fn a_cancel_ends_every_unfinished_target_and_returns() {
-    use std::sync::Arc;
-    use std::sync::atomic::{AtomicBool, Ordering};
     let s = practice(PracticeMode::Vanilla);
     let mut h = Script::new(vec![
         vec![
@@ -337,10 +335,10 @@ fn a_cancel_ends_every_unfinished_target_and_returns() {
         ],
         vec![("echo b", false, None), ("sleep 30000", false, None)],
     ]);
-    let cancel = Arc::new(AtomicBool::new(false));
+    let cancel = Alarm::new();
     let start = Instant::now();
     std::thread::scope(|scope| {
-        let flag = Arc::clone(&cancel);
+        let flag = cancel.clone();
         let server = &s;
         scope.spawn(move || {
             // Raised once both sleeps are on the server: each target has a command under way.
@@ -355,10 +353,10 @@ fn a_cancel_ends_every_unfinished_target_and_returns() {
                 assert!(start.elapsed() < Duration::from_secs(20));
                 std::thread::sleep(Duration::from_millis(5));
             }
-            flag.store(true, Ordering::SeqCst);
+            flag.raise();
         });
         let opts = FleetOptions {
-            cancel: Some(Arc::clone(&cancel)),
+            cancel: Some(cancel.clone()),
             ..FleetOptions::default()
         };
         run(vec![target(s.port()), target(s.port())], opts, &mut h).unwrap();
@@ -427,11 +425,11 @@ fn a_close_during_a_delay_reconnects_for_the_delayed_command() {
         ("second", false, Some(Duration::from_millis(300))),
     ]]);
     // A target that waits for ever fails the test instead of hanging it.
-    let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let watchdog = std::sync::Arc::clone(&cancel);
+    let cancel = Alarm::new();
+    let watchdog = cancel.clone();
     std::thread::spawn(move || {
         std::thread::sleep(Duration::from_secs(20));
-        watchdog.store(true, std::sync::atomic::Ordering::SeqCst);
+        watchdog.raise();
     });
     let opts = FleetOptions {
         cancel: Some(cancel),
@@ -528,13 +526,11 @@ fn a_wait_holds_the_connection_and_a_close_meanwhile_is_a_loss() {
 /// once too.
 #[test]
 fn the_waker_asks_every_waiting_target_again_at_once() {
-    use std::sync::Arc;
-    use std::sync::atomic::{AtomicBool, Ordering};
     let server = practice(PracticeMode::Vanilla);
     let (_held, dead) = closed_port();
 
     struct Gate {
-        wake: Arc<AtomicBool>,
+        wake: Alarm,
         ready: Vec<bool>,
         log: Vec<Vec<String>>,
         woken: u32,
@@ -545,7 +541,7 @@ fn the_waker_asks_every_waiting_target_again_at_once() {
                 self.ready[t] = true;
                 self.log[t].push("ready".into());
                 if self.ready[..2].iter().all(|r| *r) {
-                    self.wake.store(true, Ordering::SeqCst);
+                    self.wake.raise();
                 }
                 return Next::Wait {
                     until: Instant::now() + Duration::from_secs(3600),
@@ -581,19 +577,19 @@ fn the_waker_asks_every_waiting_target_again_at_once() {
         }
     }
 
-    let wake = Arc::new(AtomicBool::new(false));
+    let wake = Alarm::new();
     let mut h = Gate {
-        wake: Arc::clone(&wake),
+        wake: wake.clone(),
         ready: vec![false, false, true],
         log: vec![Vec::new(); 3],
         woken: 0,
     };
     // Without the waker the targets would wait an hour: the watchdog fails the test instead.
-    let cancel = Arc::new(AtomicBool::new(false));
-    let watchdog = Arc::clone(&cancel);
+    let cancel = Alarm::new();
+    let watchdog = cancel.clone();
     std::thread::spawn(move || {
         std::thread::sleep(Duration::from_secs(20));
-        watchdog.store(true, Ordering::SeqCst);
+        watchdog.raise();
     });
     let start = Instant::now();
     let opts = FleetOptions {
@@ -615,4 +611,58 @@ fn the_waker_asks_every_waiting_target_again_at_once() {
     // The handler heard the wake-up it asked for, once.
     assert_eq!(h.woken, 1);
     assert!(h.log[2][1].starts_with("failed "), "{:?}", h.log);
+}
+
+/// A cancel raised on another thread wakes a loop that sleeps with nothing else to wake it
+/// for: the one target waits 3 s (no timer before then, nothing on the wire), and the
+/// cancel, raised once the loop's thread sleeps in the poll (Linux says where a thread sleeps),
+/// ends it at once. Were the alarm not to wake the loop, the wait would end first and the
+/// target finish instead.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_cancel_raised_elsewhere_wakes_a_sleeping_loop() {
+    struct Idle(std::sync::mpsc::Sender<libc::pid_t>, Vec<&'static str>);
+    impl Handler for Idle {
+        fn next(&mut self, _: usize) -> Next {
+            if !self.1.is_empty() {
+                return Next::Close;
+            }
+            self.1.push("waiting");
+            // SAFETY: gettid has no preconditions.
+            let _ = self.0.send(unsafe { libc::gettid() });
+            Next::Wait {
+                until: Instant::now() + Duration::from_secs(3),
+            }
+        }
+        fn report(&mut self, _: usize, report: Report) {
+            match report {
+                Report::Failed(Error::Cancelled) => self.1.push("cancelled"),
+                Report::Failed(_) => self.1.push("failed"),
+                Report::Finished(_) => self.1.push("finished"),
+                _ => {}
+            }
+        }
+    }
+    let s = practice(PracticeMode::Vanilla);
+    let cancel = Alarm::new();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let raiser = cancel.clone();
+    std::thread::spawn(move || {
+        let Ok(tid) = rx.recv() else { return };
+        let wchan = format!("/proc/self/task/{tid}/wchan");
+        while !std::fs::read_to_string(&wchan).is_ok_and(|w| w.contains("poll")) {
+            std::thread::yield_now();
+        }
+        raiser.raise();
+    });
+    let mut h = Idle(tx, Vec::new());
+    let opts = FleetOptions {
+        cancel: Some(cancel),
+        ..FleetOptions::default()
+    };
+    // Nothing to probe after the login: no timer runs while the target waits.
+    let mut t = target(s.port());
+    t.config.end = crate::rcon::exchange::EndDetection::SinglePacket;
+    run(vec![t], opts, &mut h).unwrap();
+    assert_eq!(h.1, ["waiting", "cancelled"]);
 }

@@ -6,10 +6,11 @@
 //! socket. The child's stderr is kept (the last lines only) so that when the tunnel dies, the
 //! error says why: `Permission denied (publickey)`, `Host key verification failed.`, ...
 //! When the stream ends, the child's exit is waited for with a deadline (to tell a failed
-//! tunnel from a plain close): on Unix a thread blocked in `waitid(WNOWAIT)` says over a channel
-//! when the child has exited, and the transport then reaps it (`ExitWatch`; the fleet's event
-//! loop is woken the same way, through a pipe); on Windows a `WaitForSingleObject` on the
-//! process with a deadline. No polling.
+//! tunnel from a plain close): a thread blocked on the child's exit (`waitid(WNOWAIT)` on Unix,
+//! `WaitForSingleObject` on Windows: `when_exited`) says so over a channel, and the transport
+//! then reaps it (`ExitWatch`; the fleet's event loop is woken the same way). No polling. The
+//! fleet's event loop shares the spawning, the stderr lines and the wording of a failure, and
+//! on Windows the reader threads (`Readers`).
 
 use std::collections::VecDeque;
 use std::ffi::OsString;
@@ -264,67 +265,54 @@ impl ProcessConnector {
     }
 
     /// `ssh user@host:22` or `proxy command`, for messages.
-    fn via(&self) -> String {
+    pub(crate) fn via(&self) -> String {
         match &self.launch {
             Launch::Ssh { destination, .. } => format!("ssh {destination}"),
             Launch::Shell { .. } => "proxy command".into(),
         }
     }
-}
 
-impl Connector for ProcessConnector {
-    fn connect(&self, timeout: Duration) -> Result<Box<dyn Transport>> {
-        let argv = self.argv(timeout);
-        let via = self.via();
+    /// Starts the child with its stdin, stdout and stderr piped: for the blocking transport
+    /// ([`Connector::connect`]) and the fleet's event loop alike. A program that cannot start is
+    /// a transport error saying what to install.
+    pub(crate) fn spawn(&self, timeout: Duration) -> Result<Child> {
         let mut command = self.command(timeout);
         command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        let mut child = command.spawn().map_err(|e| {
-            let program = argv[0].to_string_lossy();
-            let hint = if e.kind() == io::ErrorKind::NotFound {
-                if matches!(self.launch, Launch::Ssh { .. }) {
+        command.spawn().map_err(|e| {
+            let program = command.get_program().to_string_lossy();
+            let hint = match (e.kind(), &self.launch) {
+                (io::ErrorKind::NotFound, Launch::Ssh { .. }) => {
                     " (is the OpenSSH client installed and on PATH?)"
-                } else {
+                }
+                (io::ErrorKind::NotFound, Launch::Shell { .. }) => {
                     " (no shell to run the proxy command)"
                 }
-            } else {
-                ""
+                _ => "",
             };
-            Error::Transport(format!("cannot start {via}: {program}: {e}{hint}"))
-        })?;
-        let stdin = child.stdin.take();
-        let stdout = child.stdout.take().expect("stdout is piped");
-        let stderr = child.stderr.take().expect("stderr is piped");
+            Error::Transport(format!("cannot start {}: {program}: {e}{hint}", self.via()))
+        })
+    }
+}
 
-        let (tx, rx) = mpsc::channel();
-        let wake = tx.clone();
-        thread::Builder::new()
-            .name("rcon-tunnel-out".into())
-            .spawn(move || pump_stdout(stdout, tx))
-            .map_err(|e| Error::Transport(format!("cannot start a reader thread: {e}")))?;
-        let tail = Arc::new(Mutex::new(VecDeque::new()));
-        let (done_tx, done_rx) = mpsc::channel();
-        let tail_writer = Arc::clone(&tail);
-        thread::Builder::new()
-            .name("rcon-tunnel-err".into())
-            .spawn(move || {
-                keep_stderr(stderr, &tail_writer);
-                let _ = done_tx.send(());
-            })
-            .map_err(|e| Error::Transport(format!("cannot start a reader thread: {e}")))?;
+impl Connector for ProcessConnector {
+    fn connect(&self, timeout: Duration) -> Result<Box<dyn Transport>> {
+        let via = self.via();
+        let mut child = self.spawn(timeout)?;
+        let stdin = child.stdin.take();
+        let readers = Readers::start(&mut child, || {})?;
         Ok(Box::new(ProcessTransport {
             child,
             stdin,
-            rx,
-            wake,
+            wake: readers.wake,
+            rx: readers.rx,
             pending: Vec::new(),
             pos: 0,
             eof: false,
-            tail,
-            stderr_done: done_rx,
-            #[cfg(unix)]
+            tail: readers.tail,
+            stderr_done: readers.stderr_done,
             exit: None,
             via,
             peer: self.describe(),
@@ -340,7 +328,8 @@ impl Connector for ProcessConnector {
     }
 }
 
-enum Chunk {
+/// What the thread reading a child's stdout hands over.
+pub(crate) enum Chunk {
     Data(Vec<u8>),
     Eof,
     Failed(io::Error),
@@ -348,19 +337,74 @@ enum Chunk {
     Wake,
 }
 
-fn pump_stdout(mut stdout: impl Read, tx: mpsc::Sender<Chunk>) {
-    let mut buf = vec![0u8; 64 * 1024];
-    loop {
-        let message = match stdout.read(&mut buf) {
-            Ok(0) => Chunk::Eof,
-            Ok(n) => Chunk::Data(buf[..n].to_vec()),
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => Chunk::Failed(e),
+/// The threads that read a child's stdout and stderr, for a reader that cannot poll them (the
+/// blocking transport; the fleet's event loop on Windows): stdout's bytes in chunks over a
+/// channel, stderr's last lines kept.
+pub(crate) struct Readers {
+    /// Stdout's chunks, ending with [`Chunk::Eof`] or [`Chunk::Failed`].
+    pub(crate) rx: Receiver<Chunk>,
+    /// A sender on the same channel (for [`Chunk::Wake`]).
+    pub(crate) wake: mpsc::Sender<Chunk>,
+    /// Stderr's last lines ([`keep_line`]).
+    pub(crate) tail: Arc<Mutex<VecDeque<String>>>,
+    /// Says (or closes) once stderr ended: everything the child printed is in `tail`.
+    pub(crate) stderr_done: Receiver<()>,
+}
+
+impl Readers {
+    /// Starts the two threads on `child`'s stdout and stderr; `ring` is called after each
+    /// chunk is sent and once stderr ended, to wake whoever waits on them some other way.
+    pub(crate) fn start(
+        child: &mut Child,
+        ring: impl Fn() + Send + Sync + 'static,
+    ) -> Result<Readers> {
+        let ring = Arc::new(ring);
+        let ring_err = Arc::clone(&ring);
+        let mut stdout = child.stdout.take().expect("stdout is piped");
+        let stderr = child.stderr.take().expect("stderr is piped");
+        let (tx, rx) = mpsc::channel();
+        let wake = tx.clone();
+        let pump = move || {
+            let mut buf = vec![0u8; 64 * 1024];
+            loop {
+                let message = match stdout.read(&mut buf) {
+                    Ok(0) => Chunk::Eof,
+                    Ok(n) => Chunk::Data(buf[..n].to_vec()),
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(e) => Chunk::Failed(e),
+                };
+                let last = !matches!(message, Chunk::Data(_));
+                if tx.send(message).is_err() {
+                    return;
+                }
+                ring();
+                if last {
+                    return;
+                }
+            }
         };
-        let last = !matches!(message, Chunk::Data(_));
-        if tx.send(message).is_err() || last {
-            return;
-        }
+        let cannot = |e| Error::Transport(format!("cannot start a reader thread: {e}"));
+        thread::Builder::new()
+            .name("rcon-tunnel-out".into())
+            .spawn(pump)
+            .map_err(cannot)?;
+        let tail = Arc::new(Mutex::new(VecDeque::new()));
+        let (done_tx, stderr_done) = mpsc::channel();
+        let tail_writer = Arc::clone(&tail);
+        thread::Builder::new()
+            .name("rcon-tunnel-err".into())
+            .spawn(move || {
+                keep_stderr(stderr, &tail_writer);
+                let _ = done_tx.send(());
+                ring_err();
+            })
+            .map_err(cannot)?;
+        Ok(Readers {
+            rx,
+            wake,
+            tail,
+            stderr_done,
+        })
     }
 }
 
@@ -371,20 +415,40 @@ fn keep_stderr(stderr: impl Read, tail: &Mutex<VecDeque<String>>) {
         line.clear();
         match reader.read_until(b'\n', &mut line) {
             Ok(0) | Err(_) => return,
-            Ok(_) => {
-                let text = String::from_utf8_lossy(&line);
-                let text = text.trim();
-                if text.is_empty() {
-                    continue;
-                }
-                let text: String = text.chars().take(STDERR_LINE_CHARS).collect();
-                let mut tail = tail.lock().expect("stderr tail lock");
-                if tail.len() == STDERR_LINES {
-                    tail.pop_front();
-                }
-                tail.push_back(text);
-            }
+            Ok(_) => keep_line(&mut tail.lock().expect("stderr tail lock"), &line),
         }
+    }
+}
+
+/// Keeps one line the child printed on stderr (trimmed, shortened; blank ones skipped), the
+/// last few only.
+pub(crate) fn keep_line(tail: &mut VecDeque<String>, line: &[u8]) {
+    let text = String::from_utf8_lossy(line);
+    let text = text.trim();
+    if text.is_empty() {
+        return;
+    }
+    if tail.len() == STDERR_LINES {
+        tail.pop_front();
+    }
+    tail.push_back(text.chars().take(STDERR_LINE_CHARS).collect());
+}
+
+/// What a tunnel (`via`) that exited with a failure `status` says: the most telling line it
+/// printed on stderr, the last one, with the one before it when the last is ssh's generic
+/// `stdio forwarding failed` (the line before says why, e.g. `channel 0: open failed: connect
+/// failed: Connection refused`).
+pub(crate) fn failure(via: &str, status: ExitStatus, tail: &VecDeque<String>) -> String {
+    let how = describe_status(status);
+    let said = match (tail.len().checked_sub(2).map(|i| &tail[i]), tail.back()) {
+        (Some(before), Some(last)) if last.starts_with("stdio forwarding failed") => {
+            Some(format!("{before}; {last}"))
+        }
+        (_, last) => last.cloned(),
+    };
+    match said {
+        Some(line) => format!("{via} failed ({how}): {line}"),
+        None => format!("{via} failed ({how}) without a message"),
     }
 }
 
@@ -402,25 +466,38 @@ pub struct ProcessTransport {
     tail: Arc<Mutex<VecDeque<String>>>,
     stderr_done: Receiver<()>,
     /// Started when the stream ends and the exit is waited for.
-    #[cfg(unix)]
     exit: Option<ExitWatch>,
     via: String,
     peer: String,
 }
 
-/// Calls `then` on a thread of its own once `child` has exited, without reaping it: the thread
-/// blocks in `waitid(P_PID, pid, WEXITED | WNOWAIT)` (and calls `then` too when that wait
-/// fails). The [`Child`] stays with its owner, which reaps it (`try_wait`) once told, and may
-/// kill it meanwhile: an unreaped child keeps its pid, so the pid the thread waits on is never
-/// another process's. (Should the owner reap the child before the thread starts waiting, the
-/// thread's `waitid` fails with `ECHILD` and it ends; only a new child of this process given
-/// the same pid in that instant would keep the thread waiting, on that child, harmlessly, until
-/// it exits.) Used by the blocking tunnel ([`ExitWatch`]) and by the fleet's event loop, which
-/// is woken this way instead of asking the child again and again.
-#[cfg(unix)]
+/// Calls `then` on a thread of its own once `child` has exited, without reaping it (see
+/// [`exit_wait`]). The [`Child`] stays with its owner, which reaps it (`try_wait`) once told,
+/// and may kill it meanwhile. Used by the blocking tunnel ([`ExitWatch`]) and by the fleet's
+/// event loop, which is woken this way instead of asking the child again and again.
 pub(crate) fn when_exited(child: &Child, then: impl FnOnce() + Send + 'static) {
+    // Without the wait or the thread `then` is dropped unrun: its owner sees what dropping it
+    // means (a closed channel or pipe), so the wait ends at once.
+    let Some(wait) = exit_wait(child) else {
+        return;
+    };
+    let _ = thread::Builder::new()
+        .name("rcon-tunnel-exit".into())
+        .spawn(move || {
+            wait();
+            then();
+        });
+}
+
+/// A wait for `child`'s exit that leaves it unreaped: `waitid(P_PID, pid, WEXITED | WNOWAIT)`
+/// (returning too when that wait fails). An unreaped child keeps its pid, so the pid waited on
+/// is never another process's. (Should the owner reap the child before the wait starts, the
+/// `waitid` fails with `ECHILD` and returns; only a new child of this process given the same
+/// pid in that instant would keep the wait going, on that child, harmlessly, until it exits.)
+#[cfg(unix)]
+fn exit_wait(child: &Child) -> Option<impl FnOnce() + Send + 'static> {
     let pid = child.id() as libc::id_t;
-    let watch = move || {
+    Some(move || {
         loop {
             // SAFETY: a zeroed siginfo_t is a valid out-parameter; waitid only writes it.
             let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
@@ -431,20 +508,25 @@ pub(crate) fn when_exited(child: &Child, then: impl FnOnce() + Send + 'static) {
                 break;
             }
         }
-        then();
-    };
-    // Without the thread `then` is dropped unrun: its owner sees what dropping it means
-    // (a closed channel or pipe), so the wait ends at once.
-    let _ = thread::Builder::new()
-        .name("rcon-tunnel-exit".into())
-        .spawn(watch);
+    })
+}
+
+/// A wait for `child`'s exit: `WaitForSingleObject` on a duplicate of its process handle, owned
+/// by the wait, so the owner may close its own (drop the child) meanwhile.
+#[cfg(windows)]
+fn exit_wait(child: &Child) -> Option<impl FnOnce() + Send + 'static> {
+    use std::os::windows::io::{AsHandle, AsRawHandle};
+    use windows_sys::Win32::System::Threading::{INFINITE, WaitForSingleObject};
+    let handle = child.as_handle().try_clone_to_owned().ok()?;
+    Some(move || {
+        // SAFETY: the handle is the wait's own, open until it drops after the call.
+        unsafe { WaitForSingleObject(handle.as_raw_handle() as _, INFINITE) };
+    })
 }
 
 /// Says when a child process has exited ([`when_exited`]), over a channel.
-#[cfg(unix)]
 struct ExitWatch(Receiver<()>);
 
-#[cfg(unix)]
 impl ExitWatch {
     fn start(child: &Child) -> ExitWatch {
         let (tx, rx) = mpsc::channel();
@@ -479,18 +561,13 @@ impl ProcessTransport {
         }
         // Let the stderr thread read what the process printed before it exited.
         let _ = self.stderr_done.recv_timeout(Duration::from_millis(500));
-        let how = describe_status(status);
-        let said = self.last_message();
-        let message = match said {
-            Some(line) => format!("{} failed ({how}): {line}", self.via),
-            None => format!("{} failed ({how}) without a message", self.via),
-        };
+        let tail = self.tail.lock().expect("stderr tail lock");
+        let message = failure(&self.via, status, &tail);
         Some(TransportFailure(message).into_io())
     }
 
     /// The child's exit status, waiting up to `grace` for it to exit; `None` when it did not
     /// (or cannot be asked).
-    #[cfg(unix)]
     fn wait_exit(&mut self, grace: Duration) -> Option<ExitStatus> {
         if let Ok(Some(status)) = self.child.try_wait() {
             return Some(status);
@@ -503,43 +580,9 @@ impl ProcessTransport {
         }
         self.child.try_wait().ok().flatten()
     }
-
-    /// The child's exit status, waiting up to `grace` for it to exit; `None` when it did not
-    /// (or cannot be asked). Windows: a wait on the process handle with a deadline
-    /// (`WaitForSingleObject`), no polling.
-    #[cfg(windows)]
-    fn wait_exit(&mut self, grace: Duration) -> Option<ExitStatus> {
-        use std::os::windows::io::AsRawHandle;
-        use windows_sys::Win32::Foundation::WAIT_OBJECT_0;
-        use windows_sys::Win32::System::Threading::WaitForSingleObject;
-        if let Ok(Some(status)) = self.child.try_wait() {
-            return Some(status);
-        }
-        let millis = u32::try_from(grace.as_millis()).unwrap_or(u32::MAX - 1);
-        // SAFETY: the handle is the child's, owned by `self.child` and open for this call.
-        let waited = unsafe { WaitForSingleObject(self.child.as_raw_handle() as _, millis) };
-        if waited != WAIT_OBJECT_0 {
-            return None;
-        }
-        self.child.try_wait().ok().flatten()
-    }
-
-    /// The most telling stderr line: the last one, with the one before it when the last is
-    /// ssh's generic `stdio forwarding failed` (the line before says why, e.g. `channel 0: open
-    /// failed: connect failed: Connection refused`).
-    fn last_message(&self) -> Option<String> {
-        let tail = self.tail.lock().expect("stderr tail lock");
-        let last = tail.back()?;
-        match tail.len().checked_sub(2).map(|i| &tail[i]) {
-            Some(before) if last.starts_with("stdio forwarding failed") => {
-                Some(format!("{before}; {last}"))
-            }
-            _ => Some(last.clone()),
-        }
-    }
 }
 
-fn describe_status(status: ExitStatus) -> String {
+pub(crate) fn describe_status(status: ExitStatus) -> String {
     if let Some(code) = status.code() {
         return format!("exit status {code}");
     }

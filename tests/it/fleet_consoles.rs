@@ -466,16 +466,23 @@ fn a_dead_tunnel_in_a_fanout_is_exit_9_for_every_dialect() {
     }
 }
 
-#[cfg(unix)]
+/// A proxy command that dies at once, in the platform's shell.
+const DEAD_TUNNEL: &str = if cfg!(windows) {
+    "echo tunnel gone>&2& exit 3"
+} else {
+    "echo tunnel gone >&2; exit 3"
+};
+
 /// `--retry` tries a tunnel that died before the login again, with the one back-off, for a
-/// console dialect too.
+/// console dialect too; on every platform (on Windows the tunnel's threads wake the loop with
+/// its last words and its exit).
 #[test]
 fn retry_applies_to_a_tunnel_that_dies_before_the_login() {
     let home = home();
     let out = run(rcon_in(home.path())
         .env("RCON_PASSWORD", PASSWORD)
         .args(["--dialect", "telnet", "--retry", "1"])
-        .args(["--proxy-command", "echo tunnel gone >&2; exit 3"])
+        .args(["--proxy-command", DEAD_TUNNEL])
         .args([
             "--target",
             "a=game.invalid:1",
@@ -493,6 +500,36 @@ fn retry_applies_to_a_tunnel_that_dies_before_the_login() {
             "{err}"
         );
     }
+}
+
+/// Tunnelled targets run on the event loop on every platform (on Windows the threads that
+/// move a pipe's bytes wake it): a fan-out through a proxy command that is a 7 Days to Die
+/// console itself, in the platform's shell (it greets, reads the command, answers, then
+/// waits for the client to go), each target answered.
+#[test]
+fn a_fanout_speaks_through_proxy_commands_on_every_platform() {
+    let console = if cfg!(windows) {
+        "echo *** Connected with 7DTD server.& set /p c=& echo through the tunnel& set /p c="
+    } else {
+        "echo '*** Connected with 7DTD server.'; read c; echo through the tunnel; read c"
+    };
+    let home = home();
+    let out = run(rcon_in(home.path())
+        .env("RCON_PASSWORD", PASSWORD)
+        .args(["--dialect", "telnet", "--idle-gap", "1s", "-t", "20s"])
+        .args(["--proxy-command", console])
+        .args([
+            "--target",
+            "a=game.invalid:1",
+            "--target",
+            "b=game.invalid:2",
+        ])
+        .args(["-c", "echo through the tunnel"]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let mut lines: Vec<&str> = text.lines().map(str::trim_end).collect();
+    lines.sort_unstable();
+    assert_eq!(lines, ["[a] through the tunnel", "[b] through the tunnel"]);
 }
 
 /// SIGTERM (Ctrl-C is the same code) while console targets wait for an answer: the answers

@@ -5,7 +5,8 @@
 //!
 //! Every target runs in one event loop ([`rconsole::fleet`]), whatever its dialect (RCON,
 //! BattlEye, telnet, WebRCON) and whether it is reached directly or through a tunnel (`--ssh`,
-//! `--proxy-command`, an inventory row's `ssh`: the child's pipes are polled like sockets), or
+//! `--proxy-command`, an inventory row's `ssh`: the child's pipes are polled like sockets, or on
+//! Windows read by threads that wake the loop), or
 //! through `--remote` (the ssh child's pipes carry the remote protocol:
 //! [`crate::app::remote::machine`]): every connect, login, probe and command progresses at
 //! once, at most `--parallel` connections open (default
@@ -438,7 +439,7 @@ pub fn run(
     // Ctrl-C and SIGTERM stop every server, keep what was answered, and say once what ran,
     // what was in flight and what was not sent (without the guard they ended the process).
     let stop = interrupt::Stop::catch();
-    let cancel = stop.as_ref().map(interrupt::Stop::flag);
+    let alarm = stop.as_ref().map(interrupt::Stop::alarm);
     let (tx, rx) = mpsc::channel::<SessionUpdate>();
     let mut printing = PrintingThread::new(names, commands, layout, policy, printer);
 
@@ -464,7 +465,7 @@ pub fn run(
                         parallel: policy.parallel,
                         retries: policy.retries,
                         backoff: wait::RETRY_BACKOFF,
-                        cancel,
+                        cancel: alarm,
                         wake: None,
                     };
                     fleet::run(targets, opts, &mut handler)

@@ -3,8 +3,9 @@
 //! and say what ran and what was not sent. Where they still end the process (a fan-out), a
 //! progress line on the terminal is erased first ([`progress_line`]).
 //!
-//! The handler only stores to atomics, which is all a signal handler may safely do; whoever
-//! installed it polls them. On Unix it is a `sigaction` for `SIGINT` (and, while a batch runs,
+//! The handler only stores to atomics and raises the one [`Alarm`] (on Unix a byte written to
+//! a pipe), which is all a signal handler may safely do: a blocking session looks at the flag
+//! while it waits, the event loop is woken by the alarm. On Unix it is a `sigaction` for `SIGINT` (and, while a batch runs,
 //! `SIGTERM`); on Windows a console control handler for Ctrl-C and Ctrl-Break (which, returning
 //! `TRUE`, keeps the process alive, as `SIGINT`'s handler does on Unix; closing the console
 //! window still ends the process, as Windows allows no more). Hand-written rather than a crate:
@@ -15,21 +16,29 @@
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, OnceLock};
 
-/// The one flag every handler sets; created, and the handler installed, on first use. A client
-/// waiting for an answer clears it when it abandons the command (see `ClientOptions::cancel`).
-static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+use rconsole::fleet::Alarm;
 
-/// The signal a [`Stop`] guard caught (a [`Signal`] as a number, 0 for none). Unlike [`FLAG`]
+/// The one alarm every handler raises; created, and the handler installed, on first use. A
+/// client waiting for an answer clears its flag when it abandons the command (see
+/// `ClientOptions::cancel`).
+static ALARM: OnceLock<Alarm> = OnceLock::new();
+
+/// The signal a [`Stop`] guard caught (a [`Signal`] as a number, 0 for none). Unlike [`ALARM`]
 /// nobody clears it, so the batch still knows after the client took the flag.
 static RECEIVED: AtomicU8 = AtomicU8::new(0);
 
-fn flag() -> &'static Arc<AtomicBool> {
-    FLAG.get_or_init(|| Arc::new(AtomicBool::new(false)))
+fn alarm() -> &'static Alarm {
+    ALARM.get_or_init(Alarm::new)
 }
 
+fn flag() -> Arc<AtomicBool> {
+    alarm().flag()
+}
+
+/// Async-signal-safe: see [`Alarm::raise`].
 fn raise() {
-    if let Some(flag) = FLAG.get() {
-        flag.store(true, Ordering::SeqCst);
+    if let Some(alarm) = ALARM.get() {
+        alarm.raise();
     }
 }
 
@@ -37,19 +46,18 @@ fn raise() {
 /// when the handler could not be installed, in which case Ctrl-C keeps its default effect.
 pub fn catch() -> Option<Arc<AtomicBool>> {
     static INSTALLED: OnceLock<bool> = OnceLock::new();
-    let flag = flag();
-    INSTALLED.get_or_init(install).then(|| Arc::clone(flag))
+    INSTALLED.get_or_init(install).then(flag)
 }
 
-/// The one flag every handler sets, without installing any: for a loop that is woken by it
-/// (the fleet's waker) before the [`Stop`] guard that sets it is installed.
-pub fn shared_flag() -> Arc<AtomicBool> {
-    Arc::clone(flag())
+/// The one alarm every handler raises, without installing any: for a loop that is woken by it
+/// (the fleet's waker) before the [`Stop`] guard that raises it is installed.
+pub fn shared_alarm() -> Alarm {
+    alarm().clone()
 }
 
 /// Whether Ctrl-C was pressed since [`catch`] (or since whoever holds the flag cleared it).
 pub fn raised() -> bool {
-    FLAG.get().is_some_and(|flag| flag.load(Ordering::SeqCst))
+    ALARM.get().is_some_and(Alarm::is_raised)
 }
 
 pub use crate::app::exit::Signal;
@@ -65,8 +73,7 @@ pub struct Stop {
 impl Stop {
     /// Installs the handlers; `None` (signals keep their effect) when that fails.
     pub fn catch() -> Option<Stop> {
-        let flag = flag();
-        flag.store(false, Ordering::SeqCst);
+        alarm().take();
         RECEIVED.store(0, Ordering::SeqCst);
         install_stop()
     }
@@ -74,7 +81,13 @@ impl Stop {
     /// The flag the handlers set, for [`crate::app::runner::session::Session::set_cancel`]: a
     /// wait for an answer looks at it and abandons the command.
     pub fn flag(&self) -> Arc<AtomicBool> {
-        Arc::clone(flag())
+        flag()
+    }
+
+    /// The same flag as an alarm, for the event loop ([`rconsole::fleet::FleetOptions::cancel`]):
+    /// a signal wakes it.
+    pub fn alarm(&self) -> Alarm {
+        alarm().clone()
     }
 
     /// The signal caught since [`Stop::catch`], if any.

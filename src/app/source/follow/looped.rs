@@ -7,8 +7,7 @@
 //! consoles, until the server is back (`reconnected; following again`).
 
 use std::collections::BTreeSet;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, mpsc};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use rconsole::fleet;
@@ -116,13 +115,13 @@ fn run(
 ) -> anyhow::Result<Exit> {
     let count = servers.len();
     let (targets, servers) = fanout::looped(servers);
-    let stop = Arc::new(AtomicBool::new(false));
+    let stop = fleet::Alarm::new();
     let (tx, rx) = mpsc::channel();
     let opts = fleet::FleetOptions {
         parallel: count.max(1),
         retries: 0,
         backoff: RETRY,
-        cancel: Some(Arc::clone(&stop)),
+        cancel: Some(stop.clone()),
         wake: None,
     };
     let now = Instant::now();
@@ -136,7 +135,7 @@ fn run(
         servers,
         watch,
         emitter,
-        stop: Arc::clone(&stop),
+        stop: stop.clone(),
         tx,
     };
     // Until every server has answered once, what is learned is kept to be written once.
@@ -149,7 +148,7 @@ fn run(
         });
         // The loop runs until a failure or a closed stdout stops it.
         let ended = rx.recv();
-        stop.store(true, Ordering::SeqCst);
+        stop.raise();
         let ran = event_loop
             .join()
             .unwrap_or_else(|_| Err(std::io::Error::other("the event loop panicked")));
@@ -189,7 +188,7 @@ struct Follower<'e> {
     due: Vec<Instant>,
     watch: Watch,
     emitter: &'e Emitter,
-    stop: Arc<AtomicBool>,
+    stop: fleet::Alarm,
     tx: mpsc::Sender<Ended>,
 }
 
@@ -216,7 +215,7 @@ impl Follower<'_> {
     }
 
     fn end(&mut self, ended: Ended) {
-        self.stop.store(true, Ordering::SeqCst);
+        self.stop.raise();
         let _ = self.tx.send(ended);
     }
 
@@ -263,7 +262,7 @@ impl Follower<'_> {
 
 impl fleet::Handler for Follower<'_> {
     fn next(&mut self, t: usize) -> fleet::Next {
-        if self.stop.load(Ordering::SeqCst) {
+        if self.stop.is_raised() {
             return fleet::Next::Close;
         }
         match self.watch {
@@ -325,7 +324,7 @@ impl fleet::Handler for Follower<'_> {
     }
 
     fn lost(&mut self, t: usize, error: &rconsole::Error) -> Option<Instant> {
-        if self.first[t].is_none() || self.stop.load(Ordering::SeqCst) {
+        if self.first[t].is_none() || self.stop.is_raised() {
             return None;
         }
         self.raw[t].clear();

@@ -9,8 +9,6 @@
 //! the server closes while a server waits is opened again for its next step; a step whose
 //! server cannot be reached fails, and the plan goes on.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use rconsole::fleet;
@@ -42,14 +40,14 @@ pub fn run(
     // connects they end the run with nothing sent; once the plan runs, every waiting server is
     // asked again at once. Where the guard cannot be installed they keep their effect.
     let stop = Stop::catch();
-    let wake = interrupt::shared_flag();
-    let end = Arc::new(AtomicBool::new(false));
+    let wake = interrupt::shared_alarm();
+    let end = fleet::Alarm::new();
     let opts = fleet::FleetOptions {
         parallel: count.max(1),
         retries: 0,
         backoff: Duration::from_secs(1),
-        cancel: Some(Arc::clone(&end)),
-        wake: Some(Arc::clone(&wake)),
+        cancel: Some(end.clone()),
+        wake: Some(wake.clone()),
     };
     let mut timer = Timer {
         board: Board::new(
@@ -105,9 +103,9 @@ struct Timer {
     stop: Option<Stop>,
     /// The signal, with the schedule time it was first seen ([`Timeline::due`]).
     signal: Option<(Signal, Duration)>,
-    wake: Arc<AtomicBool>,
-    /// Set to end every server: the plan could not start.
-    end: Arc<AtomicBool>,
+    wake: fleet::Alarm,
+    /// Raised to end every server: the plan could not start.
+    end: fleet::Alarm,
 }
 
 impl Timer {
@@ -122,7 +120,7 @@ impl Timer {
         if self.ready.iter().all(|r| *r) {
             crate::app::learned::defer(false);
             self.clock = Some(ScheduleClock::new());
-            self.wake.store(true, Ordering::SeqCst);
+            self.wake.raise();
         }
     }
 
@@ -250,7 +248,7 @@ impl fleet::Handler for Timer {
                     signal.name()
                 ),
             ));
-            self.end.store(true, Ordering::SeqCst);
+            self.end.raise();
         }
     }
 
