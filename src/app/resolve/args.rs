@@ -107,6 +107,10 @@ pub const VERSION: &str = concat!(
 /// Runs the COMMAND given on the command line (words joined with spaces) and any -c commands,
 /// then any -f files, in order, in one session. With none of them: an interactive console when
 /// stdin is a terminal, otherwise the commands read from stdin.
+// The on/off flags are `Option<bool>` values taking no value (`num_args = 0`, `Some(true)`
+// when given) rather than clap's `SetTrue` bools: clap gives every `SetTrue` flag its default
+// `false` on every run, through the whole value machinery, and for 27 flags that was 69,000
+// instructions of a one-shot `list` (callgrind, `Parser::add_defaults`), a tenth of it.
 #[derive(Debug, Parser)]
 #[command(
     name = "rcon",
@@ -181,31 +185,37 @@ pub struct Args {
 
     /// Ignore the config file (the default one and any --config or RCON_CONFIG).
     #[arg(
+        num_args = 0,
+        default_missing_value = "true",
         long,
         long_help,
         help = "Ignore the config file",
         help_heading = "Connection"
     )]
-    pub no_config: bool,
+    pub no_config: Option<bool>,
 
     /// List the server profiles in the config file (names and addresses, no secrets) and exit.
     #[arg(
+        num_args = 0,
+        default_missing_value = "true",
         long,
         long_help,
         help = "List the config file's server profiles and exit",
         help_heading = "Connection"
     )]
-    pub list_servers: bool,
+    pub list_servers: Option<bool>,
 
     /// Print the resolved settings and where each value came from (password masked) and exit;
     /// with management settings, those too (URL, TLS, trust, Origin, where the secret comes from).
     #[arg(
+        num_args = 0,
+        default_missing_value = "true",
         long,
         long_help,
         help = "Print the settings in effect and their sources",
         help_heading = "Connection"
     )]
-    pub print_config: bool,
+    pub print_config: Option<bool>,
 
     /// Time limit for connecting, logging in, and the whole wait for each command's output,
     /// e.g. 5s, 500ms [default: 10s].
@@ -241,24 +251,28 @@ pub struct Args {
     /// Forget what was learned about the server (how its answers end) and probe it again. With
     /// --learned: only forget it (the server named by -H/-P/-s and --dialect), then list.
     #[arg(
+        num_args = 0,
+        default_missing_value = "true",
         long,
         long_help,
         help = "Forget what was learned about the server",
         help_heading = "Connection"
     )]
-    pub forget: bool,
+    pub forget: Option<bool>,
 
     /// List what is remembered about servers (learned-servers.toml in the data directory): per
     /// address and dialect, how answers end, when and how that was learned, and over how many
     /// answers; then exit. With --forget, the server addressed is forgotten first.
     #[arg(
+        num_args = 0,
+        default_missing_value = "true",
         long,
         conflicts_with_all = ["commands", "command", "files", "remote", "demo"],
         long_help,
         help = "List what is remembered about servers and exit",
         help_heading = "Connection"
     )]
-    pub learned: bool,
+    pub learned: Option<bool>,
 
     /// The server family [default: minecraft]; it also picks the default port (25575, or 2306
     /// for battleye, 28016 for webrcon, 8081 for telnet). --sentinel, when given, overrides an
@@ -298,6 +312,8 @@ pub struct Args {
     /// run skips the SSH handshake (docs/ssh.md; not on Windows). Also profile `ssh_reuse =
     /// false`.
     #[arg(
+        num_args = 0,
+        default_missing_value = "true",
         long,
         env = "RCON_NO_SSH_REUSE",
         value_parser = clap::builder::BoolishValueParser::new(),
@@ -305,7 +321,7 @@ pub struct Args {
         help = "Do not share SSH connections across runs",
         help_heading = "Connection"
     )]
-    pub no_ssh_reuse: bool,
+    pub no_ssh_reuse: Option<bool>,
 
     /// Reach the server through any command that connects its stdin/stdout to it, as OpenSSH's
     /// ProxyCommand: %h is the RCON host, %p the port, %% a percent sign. Runs under `sh -c`
@@ -323,8 +339,8 @@ pub struct Args {
     /// With --ssh: run `rcon` on the SSH host itself (over the same ssh, BatchMode=yes) and
     /// stream the commands to it, so a file costs one round trip per window of commands, not
     /// one per line (docs/remote.md). The password travels only inside the SSH channel.
-    #[arg(long, conflicts_with_all = ["proxy_command", "demo"], long_help, help = "With --ssh: run rcon on the SSH host", help_heading = "Connection")]
-    pub remote: bool,
+    #[arg(num_args = 0, default_missing_value = "true", long, conflicts_with_all = ["proxy_command", "demo"], long_help, help = "With --ssh: run rcon on the SSH host", help_heading = "Connection")]
+    pub remote: Option<bool>,
 
     /// The program --remote runs on the SSH host [default: rcon, on the remote PATH].
     #[arg(
@@ -340,17 +356,19 @@ pub struct Args {
     /// there, to ~/.cache/rconsole/bin (XDG_CACHE_HOME), only when its OS and architecture
     /// match; checked by SHA-256 and by running its --version before first use. Off by default.
     #[arg(
+        num_args = 0,
+        default_missing_value = "true",
         long,
         long_help,
         help = "With --remote: copy this rcon there if needed",
         help_heading = "Connection"
     )]
-    pub remote_install: bool,
+    pub remote_install: Option<bool>,
 
     /// Serve the remote protocol on stdin/stdout (what --remote runs on the SSH host; an
     /// editor can drive it too: docs/remote.md).
-    #[arg(long, hide = true)]
-    pub remote_serve: bool,
+    #[arg(num_args = 0, default_missing_value = "true", long, hide = true)]
+    pub remote_serve: Option<bool>,
 
     /// Try a failed first connect again up to N times (each server's, with several), waiting
     /// 200ms, then 400ms, 800ms... up to 5s (a refused login or a timeout after connecting is not
@@ -376,25 +394,31 @@ pub struct Args {
     /// other stdin lines are refused). A line sent but never answered is refused unless
     /// --resend-in-doubt or --skip-in-doubt.
     #[arg(
+        num_args = 0,
+        default_missing_value = "true",
         long,
         long_help,
         help = "Rerun -f FILE or stdin from after its last answer",
         help_heading = "Commands"
     )]
-    pub resume: bool,
+    pub resume: Option<bool>,
 
     /// With --resume or --retry: send the line in doubt (sent, never answered) again.
     #[arg(
+        num_args = 0,
+        default_missing_value = "true",
         long,
         long_help,
         help = "With --resume or --retry: resend the line in doubt",
         help_heading = "Commands"
     )]
-    pub resend_in_doubt: bool,
+    pub resend_in_doubt: Option<bool>,
 
     /// With --resume: take the line in doubt (sent, never answered) as run, after checking the
     /// server, and go on after it; the journal records it as run.
     #[arg(
+        num_args = 0,
+        default_missing_value = "true",
         long,
         requires = "resume",
         conflicts_with = "resend_in_doubt",
@@ -402,7 +426,7 @@ pub struct Args {
         help = "With --resume: take the line in doubt as run",
         help_heading = "Commands"
     )]
-    pub skip_in_doubt: bool,
+    pub skip_in_doubt: Option<bool>,
 
     /// Run the commands in PATH, one per line, mcfunction rules (repeatable, in order; `-` is
     /// stdin). Every file is opened before anything is sent. Without any command or file and
@@ -419,25 +443,29 @@ pub struct Args {
 
     /// Open the interactive console after the commands and files have run.
     #[arg(
+        num_args = 0,
+        default_missing_value = "true",
         short = 'i',
         long,
         long_help,
         help = "Open the console after the commands and files",
         help_heading = "Commands"
     )]
-    pub interactive: bool,
+    pub interactive: Option<bool>,
 
     /// Keep going after a failed command (-c, a file or stdin line, on each server) and exit
     /// non-zero at the end; without it the first failure stops the run and nothing later is
     /// sent. A refused login (wrong password) is not a failed command: it always stops the
     /// run after one attempt (exit 5).
     #[arg(
+        num_args = 0,
+        default_missing_value = "true",
         long,
         long_help,
         help = "Go on past a failed command; fail at the end",
         help_heading = "Commands"
     )]
-    pub keep_going: bool,
+    pub keep_going: Option<bool>,
 
     /// Wait this long between commands (-c ones, files and stdin, on each server), e.g. 50ms.
     #[arg(long, value_name = "DURATION", value_parser = duration, long_help, help = "Wait this long between commands, e.g. 50ms", help_heading = "Commands")]
@@ -445,12 +473,14 @@ pub struct Args {
 
     /// Print each command (`> COMMAND`) before its output, for logs.
     #[arg(
+        num_args = 0,
+        default_missing_value = "true",
         long,
         long_help,
         help = "Print each command (> COMMAND) before its output",
         help_heading = "Commands"
     )]
-    pub echo: bool,
+    pub echo: Option<bool>,
 
     /// Fill `$(NAME)` in mcfunction macro lines (`$...`) with VALUE (repeatable).
     #[arg(long = "macro", value_name = "NAME=VALUE", value_parser = macro_arg, long_help, help = "Fill $(NAME) in macro lines (repeatable)", help_heading = "Commands")]
@@ -483,37 +513,43 @@ pub struct Args {
     /// "event":"message" on stdout. The console always shows them; with several servers at once
     /// they are not shown.
     #[arg(
+        num_args = 0,
+        default_missing_value = "true",
         long,
         long_help,
         help = "Also show what BattlEye, WebRCON, telnet send",
         help_heading = "Output"
     )]
-    pub messages: bool,
+    pub messages: Option<bool>,
 
     /// Print JSON instead of text: one object per command and line, the same keys in every
     /// mode (time, server, event, command, response, ok, error, reason, elapsed_ms; file and
     /// line for batch input; player, params, raw for --follow events); --ping:
     /// the server's status JSON with address and latency; --query: the stat.
     #[arg(
+        num_args = 0,
+        default_missing_value = "true",
         long,
         conflicts_with = "group",
         long_help,
         help = "Print JSON: one object per command (NDJSON)",
         help_heading = "Output"
     )]
-    pub json: bool,
+    pub json: Option<bool>,
 
     /// Print every packet sent and received to stderr: a hex dump under its decoded header
     /// (size, id, type) and the time since start (--mgmt: every JSON-RPC message). The
     /// password is never shown. One server only.
     #[arg(
+        num_args = 0,
+        default_missing_value = "true",
         short = 'v',
         long,
         long_help,
         help = "Print every packet sent and received to stderr",
         help_heading = "Output"
     )]
-    pub trace: bool,
+    pub trace: Option<bool>,
 
     /// When to render § colour codes as ANSI colours: auto (stdout is a terminal, TERM is not
     /// dumb, NO_COLOR and CLICOLOR=0 are unset; CLICOLOR_FORCE=1 colours a pipe), always, never.
@@ -530,35 +566,39 @@ pub struct Args {
 
     /// Print output bytes exactly as received (no colour handling, no decoding); one server
     /// only.
-    #[arg(long, conflicts_with_all = ["json", "fix_newlines"], long_help, help = "Print output bytes exactly as received", help_heading = "Output")]
-    pub raw: bool,
+    #[arg(num_args = 0, default_missing_value = "true", long, conflicts_with_all = ["json", "fix_newlines"], long_help, help = "Print output bytes exactly as received", help_heading = "Output")]
+    pub raw: Option<bool>,
 
     /// Restore line breaks vanilla drops (MC-7569) where the output's shape makes them certain:
     /// `help` listings (a break before each `/` that starts a command right after other text)
     /// and parse errors. On by default when stdout is a terminal; piped output is left exactly
     /// as received unless this is given.
     #[arg(
+        num_args = 0,
+        default_missing_value = "true",
         long,
         overrides_with = "no_fix_newlines",
         long_help,
         help = "Restore dropped line breaks (default on a terminal)",
         help_heading = "Output"
     )]
-    pub fix_newlines: bool,
+    pub fix_newlines: Option<bool>,
 
     /// Never restore line breaks, not even on a terminal.
     #[arg(
+        num_args = 0,
+        default_missing_value = "true",
         long,
         overrides_with = "fix_newlines",
         long_help,
         help = "Never restore line breaks, not even on a terminal",
         help_heading = "Output"
     )]
-    pub no_fix_newlines: bool,
+    pub no_fix_newlines: Option<bool>,
 
     /// Run the commands on every server profile in the config file at once.
-    #[arg(long, conflicts_with_all = ["server", "demo", "target"], long_help, help = "Run the commands on every server profile at once", help_heading = "Several servers")]
-    pub all: bool,
+    #[arg(num_args = 0, default_missing_value = "true", long, conflicts_with_all = ["server", "demo", "target"], long_help, help = "Run the commands on every server profile at once", help_heading = "Several servers")]
+    pub all: Option<bool>,
 
     /// Run the commands on several servers at once: NAME=HOST or NAME=HOST:PORT (repeatable).
     /// Output lines are prefixed with the name in brackets; the exit status is the worst of all
@@ -577,12 +617,14 @@ pub struct Args {
     /// With several servers: print each server's output as one block under a line with its
     /// name in brackets, when that server is done, instead of prefixing every line.
     #[arg(
+        num_args = 0,
+        default_missing_value = "true",
         long,
         long_help,
         help = "Print each server's output as one block",
         help_heading = "Several servers"
     )]
-    pub group: bool,
+    pub group: Option<bool>,
 
     /// Read the servers to run on from FILE (`-` for stdin): NDJSON (one JSON object per line,
     /// or one JSON array of them) or CSV with a header row. Columns: name, host, port, dialect,
@@ -613,8 +655,8 @@ pub struct Args {
     /// into joined/left events. With BattlEye/WebRCON/telnet: the messages the server pushes
     /// (joins and leaves as joined/left, the rest as message events). A lost connection is
     /// retried (said on stderr) and the follow goes on.
-    #[arg(long, conflicts_with_all = ["countdown", "every", "interactive"], long_help, help = "Print server events as they happen", help_heading = "Live and timed")]
-    pub follow: bool,
+    #[arg(num_args = 0, default_missing_value = "true", long, conflicts_with_all = ["countdown", "every", "interactive"], long_help, help = "Print server events as they happen", help_heading = "Live and timed")]
+    pub follow: Option<bool>,
 
     /// With --follow over RCON: how often `list` is asked [default: 5s].
     #[arg(long, value_name = "DURATION", value_parser = duration, requires = "follow", long_help, help = "With --follow over RCON: `list` every DURATION", help_heading = "Live and timed")]
@@ -755,12 +797,14 @@ pub struct Args {
     /// Run against a built-in practice server (strict vanilla, or the --dialect's console)
     /// instead of a real one: no server or password needed. Try `rcon --demo help`.
     #[arg(
+        num_args = 0,
+        default_missing_value = "true",
         long,
         long_help,
         help = "Use a practice server (rcon --demo help)",
         help_heading = "Practice"
     )]
-    pub demo: bool,
+    pub demo: Option<bool>,
 
     /// Run the practice server in the foreground on ADDR (default 127.0.0.1:25575; port 0 picks a
     /// free one) and print its address; for trying other clients and for benchmarks. Its password
@@ -840,13 +884,15 @@ pub struct Args {
 
     /// With --ping: send only the legacy (pre-1.7) FE 01 ping.
     #[arg(
+        num_args = 0,
+        default_missing_value = "true",
         long,
         requires = "ping",
         long_help,
         help = "With --ping: send only the legacy (pre-1.7) ping",
         help_heading = "Status"
     )]
-    pub legacy: bool,
+    pub legacy: Option<bool>,
 
     /// Ask a server over UDP Query (needs enable-query=true; query.port, default 25565; no
     /// password needed): MOTD, map, players. HOST defaults as for --ping.
@@ -855,13 +901,15 @@ pub struct Args {
 
     /// With --query: the full stat (version, software, plugins, player names).
     #[arg(
+        num_args = 0,
+        default_missing_value = "true",
         long,
         requires = "query",
         long_help,
         help = "With --query: the full stat",
         help_heading = "Status"
     )]
-    pub full: bool,
+    pub full: Option<bool>,
 
     /// Print help: `-h` the options one line each, `--help` also their long texts and the exit
     /// statuses.
@@ -903,7 +951,8 @@ pub struct Args {
 pub fn short_help(width: Option<usize>) -> String {
     use clap::CommandFactory;
     let cmd = Args::command().mut_args(|a| {
-        if a.get_action().takes_values() {
+        // The flags are `num_args = 0` values (no default to apply: see `Args`).
+        if a.get_action().takes_values() && a.get_num_args().is_none_or(|n| n.takes_values()) {
             a.hide_env(true)
                 .hide_default_value(true)
                 .hide_possible_values(true)
@@ -1015,7 +1064,7 @@ pub(crate) mod tests {
         assert_eq!(a.dialect, Some(DialectArg::Palworld));
         assert_eq!(a.ssh_option, ["IdentityFile=/k", "Port=22"]);
         assert_eq!(a.target, ["a=h1", "b=h2:1"]);
-        assert!(a.group);
+        assert!(a.group.is_some());
         for bad in [
             &["rcon", "--ssh", "h", "--proxy-command", "nc %h %p", "x"][..],
             &["rcon", "--dialect", "quake", "x"],

@@ -503,7 +503,7 @@ fn resolve_checked(parsed: Parsed) -> anyhow::Result<Mode> {
         (args.exec.is_some(), "--exec"),
         (args.poll.is_some(), "--poll"),
     ] {
-        if given && !args.follow {
+        if given && args.follow.is_none() {
             return Err(fail(
                 Exit::Usage,
                 format!(
@@ -544,11 +544,11 @@ fn resolve_mode(
     if let Some(mode) = standalone_mode(&args, &origins)? {
         return Ok(mode);
     }
-    if args.demo {
+    if args.demo.is_some() {
         refuse_with_demo(&origins)?;
         refuse_timed_with_demo(&args)?;
     }
-    let file = if args.demo {
+    let file = if args.demo.is_some() {
         ConfigFile::Ignored("--demo")
     } else {
         ConfigFile::load(&args, &origins)?
@@ -571,7 +571,7 @@ fn resolve_mode(
             let s = Settings::resolve_profile(&args, &origins, file.clone(), Some(&name))?;
             servers.push((name.value, s));
         }
-        if args.mgmt.is_some() && !args.print_config {
+        if args.mgmt.is_some() && args.print_config.is_none() {
             return match mgmt_fanout_plan(&args)? {
                 (plan, Some(follow), _) => Ok(Mode::MgmtFanoutFollow(plan, follow, servers)),
                 (plan, None, Some(timing)) => Ok(Mode::MgmtTimed(plan, timing, servers)),
@@ -581,7 +581,7 @@ fn resolve_mode(
         return several(args, &origins, servers, commands);
     }
     let settings = Settings::resolve(&args, &origins, file.clone())?;
-    if args.learned {
+    if args.learned.is_some() {
         return Ok(Mode::Learned(settings.learned_key()));
     }
     // --target before --print-config, so that the targets' settings are what it shows.
@@ -589,7 +589,7 @@ fn resolve_mode(
         let servers = target_servers(&args, &origins, &file)?;
         return several(args, &origins, servers, commands);
     }
-    if args.print_config {
+    if args.print_config.is_some() {
         return Ok(Mode::PrintConfig(vec![(
             None,
             describe(&args, &origins, &settings),
@@ -608,7 +608,7 @@ fn resolve_mode(
 /// The modes that need no server's settings: `--remote-serve`, the practice servers,
 /// `--list-servers`, `--learned` (without `--forget`), `--ping` and `--query`.
 fn standalone_mode(args: &Args, origins: &Origins) -> anyhow::Result<Option<Mode>> {
-    if args.remote_serve {
+    if args.remote_serve.is_some() {
         return Ok(Some(Mode::RemoteServe));
     }
     if let Some(addr) = &args.practice_mgmt {
@@ -625,10 +625,10 @@ fn standalone_mode(args: &Args, origins: &Origins) -> anyhow::Result<Option<Mode
             addr,
         )?)));
     }
-    if args.list_servers {
+    if args.list_servers.is_some() {
         return Ok(Some(Mode::ListServers(ConfigFile::load(args, origins)?)));
     }
-    if args.learned && !args.forget {
+    if args.learned.is_some() && args.forget.is_none() {
         return Ok(Some(Mode::Learned(None)));
     }
     if let Some(probe) = probe(args, origins)? {
@@ -694,13 +694,13 @@ fn session_mode(
     let inputs = SessionInputs::new(
         !commands.is_empty(),
         !args.files.is_empty(),
-        args.interactive,
+        args.interactive.is_some(),
         std::io::stdin().is_terminal(),
     );
-    if settings.remote && !args.demo {
+    if settings.remote && args.demo.is_none() {
         let given: Vec<&str> = [
-            (args.trace, "--trace"),
-            (args.messages, "--messages"),
+            (args.trace.is_some(), "--trace"),
+            (args.messages.is_some(), "--messages"),
             (args.wait.is_some(), "--wait"),
         ]
         .into_iter()
@@ -717,13 +717,13 @@ fn session_mode(
             ));
         }
     }
-    if args.resume && args.files.len() + usize::from(inputs.stdin_batch) != 1 {
+    if args.resume.is_some() && args.files.len() + usize::from(inputs.stdin_batch) != 1 {
         return Err(fail(
             Exit::Usage,
             "--resume needs exactly one input, one -f FILE or stdin (the journal is kept per input and server)",
         ));
     }
-    let remote = settings.remote && !args.demo && !inputs.console;
+    let remote = settings.remote && args.demo.is_none() && !inputs.console;
     let plan = Box::new(session_plan(args, settings, commands, compat));
     Ok(if remote {
         Mode::RemoteSession(plan)
@@ -755,17 +755,17 @@ fn session_plan(
 ) -> SessionPlan {
     SessionPlan {
         settings,
-        demo: args.demo,
+        demo: args.demo.is_some(),
         inputs: SessionInputs::new(
             !commands.is_empty(),
             !args.files.is_empty(),
-            args.interactive,
+            args.interactive.is_some(),
             std::io::stdin().is_terminal(),
         ),
         commands,
-        trace: args.trace,
-        messages: args.messages,
-        json: args.json,
+        trace: args.trace.is_some(),
+        messages: args.messages.is_some(),
+        json: args.json.is_some(),
         batch: batch_policy(args),
         printing: Printing {
             quiet: compat.is_some_and(|t| t.quiet),
@@ -785,7 +785,7 @@ fn several(
     servers: Vec<(String, Settings)>,
     commands: Vec<String>,
 ) -> anyhow::Result<Mode> {
-    if args.print_config {
+    if args.print_config.is_some() {
         let named = servers
             .iter()
             .map(|(n, s)| (Some(n.clone()), describe(&args, origins, s)))
@@ -795,7 +795,7 @@ fn several(
     if follow_or_timed_asked(&args) {
         return follow_or_timed(&args, servers, commands);
     }
-    if args.interactive {
+    if args.interactive.is_some() {
         return Err(fail(
             Exit::Usage,
             "--interactive opens a console on one server given with -H or -s NAME; --target, \
@@ -803,14 +803,15 @@ fn several(
         ));
     }
     // Output flags with no meaning for several servers are refused, not ignored.
-    if args.trace {
+    if args.trace.is_some() {
         return Err(fail(
             Exit::Usage,
             "--trace shows one connection's packets; with several servers, trace one at a time",
         ));
     }
     let printing = printing(&args);
-    let Some(layout) = crate::app::resolve::modes::layout(printing.style, args.group) else {
+    let Some(layout) = crate::app::resolve::modes::layout(printing.style, args.group.is_some())
+    else {
         return Err(fail(
             Exit::Usage,
             "--raw prints bytes as received, which cannot be labelled by server; use --json \
@@ -824,16 +825,16 @@ fn several(
         files.push("-".into());
     }
     let policy = FanoutPolicy {
-        keep_going: args.keep_going,
+        keep_going: args.keep_going.is_some(),
         delay: args.delay,
-        echo: args.echo,
+        echo: args.echo.is_some(),
         parallel: args
             .parallel
             .map_or(rconsole::fleet::DEFAULT_PARALLEL, |n| n as usize),
         parallel_given: args.parallel.is_some(),
         retries: args.retry,
         progress: crate::app::print::stderr_is_terminal(),
-        messages: args.messages.then_some(args.json),
+        messages: args.messages.is_some().then_some(args.json.is_some()),
     };
     Ok(Mode::Fanout(FanoutPlan {
         servers,
@@ -851,13 +852,13 @@ fn several(
 fn describe(args: &Args, origins: &Origins, settings: &Settings) -> String {
     settings.describe_with(
         super::mgmt_describe::rows(args, origins, settings),
-        args.demo,
+        args.demo.is_some(),
     )
 }
 
 /// Whether `--follow` or a timed operation (`--countdown`, `--every`, `--if`) was asked for.
 fn follow_or_timed_asked(args: &Args) -> bool {
-    args.follow || timing_asked(args)
+    args.follow.is_some() || timing_asked(args)
 }
 
 /// `--follow`, or the timed operations, on these servers (when [`follow_or_timed_asked`]).
@@ -868,7 +869,7 @@ fn follow_or_timed(
 ) -> anyhow::Result<Mode> {
     refuse_echo_live_or_timed(args)?;
     refuse_unused_live_or_timed(args)?;
-    if args.follow {
+    if args.follow.is_some() {
         if !commands.is_empty() || !args.files.is_empty() {
             return Err(follow_runs_no_commands());
         }
@@ -938,7 +939,7 @@ fn follow_options(args: &Args) -> anyhow::Result<FollowOptions> {
         ));
     }
     Ok(FollowOptions {
-        json: args.json,
+        json: args.json.is_some(),
         exec: args.exec.clone(),
         poll: args.poll,
         log_level: args.log_level,
@@ -1000,7 +1001,7 @@ fn timing(args: &Args) -> anyhow::Result<Option<Timing>> {
             .as_deref()
             .map(Condition::parse)
             .transpose()?,
-        json: args.json,
+        json: args.json.is_some(),
     }))
 }
 
@@ -1081,18 +1082,18 @@ fn mgmt_plan(
     if let Some(timing) = &timing {
         refuse_nothing_to_run(timing, has_commands)?;
     }
-    if args.follow && has_commands {
+    if args.follow.is_some() && has_commands {
         return Err(follow_runs_no_commands());
     }
     refuse_echo_live_or_timed(args)?;
     // Files of commands run on one server that runs console commands (issue 42), with its
     // session; the journal of --resume is RCON's alone: refused, not dropped.
-    let one_session = !(args.follow || timing.is_some() || several);
+    let one_session = !(args.follow.is_some() || timing.is_some() || several);
     let files_only = [
         (!args.files.is_empty() && !one_session, "-f"),
-        (args.resume, "--resume"),
-        (args.resend_in_doubt, "--resend-in-doubt"),
-        (args.skip_in_doubt, "--skip-in-doubt"),
+        (args.resume.is_some(), "--resume"),
+        (args.resend_in_doubt.is_some(), "--resend-in-doubt"),
+        (args.skip_in_doubt.is_some(), "--skip-in-doubt"),
         (!args.macros.is_empty() && !one_session, "--macro"),
     ];
     if let Some((_, flag)) = files_only.iter().find(|(given, _)| *given) {
@@ -1113,19 +1114,23 @@ fn mgmt_plan(
         fingerprint: args.mgmt_fingerprint.clone(),
         origin: args.mgmt_origin.clone(),
         secret_file: args.mgmt_secret_file.clone(),
-        trace: args.trace,
-        json: args.json,
-        interactive: args.interactive,
+        trace: args.trace.is_some(),
+        json: args.json.is_some(),
+        interactive: args.interactive.is_some(),
         policy: batch_policy(args),
     };
-    let follow = args.follow.then(|| follow_options(args)).transpose()?;
+    let follow = args
+        .follow
+        .is_some()
+        .then(|| follow_options(args))
+        .transpose()?;
     Ok((plan, follow, timing))
 }
 
 /// --echo prints each command before its output in a session, a fan-out and `--mgmt`'s calls;
 /// the live and timed modes do not honour it, so it is refused rather than silently dropped.
 fn refuse_echo_live_or_timed(args: &Args) -> anyhow::Result<()> {
-    if !args.echo || !follow_or_timed_asked(args) {
+    if args.echo.is_none() || !follow_or_timed_asked(args) {
         return Ok(());
     }
     let flag = live_or_timed_flag(args);
@@ -1139,7 +1144,7 @@ fn refuse_echo_live_or_timed(args: &Args) -> anyhow::Result<()> {
 
 /// The name of the live or timed mode asked for, as its flag (when [`follow_or_timed_asked`]).
 fn live_or_timed_flag(args: &Args) -> &'static str {
-    if args.follow {
+    if args.follow.is_some() {
         "--follow"
     } else if args.countdown.is_some() {
         "--countdown"
@@ -1155,7 +1160,7 @@ fn live_or_timed_flag(args: &Args) -> &'static str {
 /// silently dropped (`rcon --countdown 5m -f restart.txt` would otherwise count down and send
 /// none of the file).
 fn refuse_unused_live_or_timed(args: &Args) -> anyhow::Result<()> {
-    let follow = args.follow;
+    let follow = args.follow.is_some();
     let batch = if follow {
         "it prints events and sends no commands"
     } else {
@@ -1168,9 +1173,9 @@ fn refuse_unused_live_or_timed(args: &Args) -> anyhow::Result<()> {
     };
     let unused: [(bool, &str, &str); 16] = [
         (!args.files.is_empty(), "-f", batch),
-        (args.interactive, "--interactive", batch),
+        (args.interactive.is_some(), "--interactive", batch),
         (
-            args.keep_going,
+            args.keep_going.is_some(),
             "--keep-going",
             if follow {
                 batch
@@ -1196,26 +1201,26 @@ fn refuse_unused_live_or_timed(args: &Args) -> anyhow::Result<()> {
                 "every server is connected once, before anything is sent"
             },
         ),
-        (args.resume, "--resume", batch),
-        (args.resend_in_doubt, "--resend-in-doubt", batch),
-        (args.skip_in_doubt, "--skip-in-doubt", batch),
+        (args.resume.is_some(), "--resume", batch),
+        (args.resend_in_doubt.is_some(), "--resend-in-doubt", batch),
+        (args.skip_in_doubt.is_some(), "--skip-in-doubt", batch),
         (!args.macros.is_empty(), "--macro", batch),
         (
-            args.trace,
+            args.trace.is_some(),
             "--trace",
             "it shows no packets; trace one command at a time",
         ),
-        (args.messages, "--messages", output),
-        (args.raw, "--raw", output),
-        (args.fix_newlines, "--fix-newlines", output),
-        (args.no_fix_newlines, "--no-fix-newlines", output),
+        (args.messages.is_some(), "--messages", output),
+        (args.raw.is_some(), "--raw", output),
+        (args.fix_newlines.is_some(), "--fix-newlines", output),
+        (args.no_fix_newlines.is_some(), "--no-fix-newlines", output),
         (
             args.parallel.is_some(),
             "--parallel",
             "every server is run at once, in step",
         ),
         (
-            args.group,
+            args.group.is_some(),
             "--group",
             "each line is labelled with its server as it comes",
         ),
@@ -1260,11 +1265,11 @@ fn probe(args: &Args, origins: &Origins) -> anyhow::Result<Option<Probe>> {
     let kind = match (&args.ping, &args.query) {
         (Some(given), _) => ProbeKind::Ping {
             given: given.clone(),
-            legacy: args.legacy,
+            legacy: args.legacy.is_some(),
         },
         (None, Some(given)) => ProbeKind::Query {
             given: given.clone(),
-            full: args.full,
+            full: args.full.is_some(),
         },
         (None, None) => return Ok(None),
     };
@@ -1282,9 +1287,9 @@ fn probe(args: &Args, origins: &Origins) -> anyhow::Result<Option<Probe>> {
     Ok(Some(Probe {
         kind,
         defaults,
-        json: args.json,
+        json: args.json.is_some(),
         colour: colour(args),
-        trace: args.trace,
+        trace: args.trace.is_some(),
     }))
 }
 
@@ -1293,7 +1298,7 @@ fn probe(args: &Args, origins: &Origins) -> anyhow::Result<Option<Probe>> {
 /// dropped, naming both flags.
 fn refuse_timed_with_demo(args: &Args) -> anyhow::Result<()> {
     let asked = [
-        (args.follow, "--follow"),
+        (args.follow.is_some(), "--follow"),
         (args.every.is_some(), "--every"),
         (args.countdown.is_some(), "--countdown"),
         (args.condition.is_some(), "--if"),
@@ -1391,13 +1396,13 @@ fn quoted(words: &[&str]) -> String {
 
 fn batch_policy(args: &Args) -> BatchPolicy {
     BatchPolicy {
-        keep_going: args.keep_going,
+        keep_going: args.keep_going.is_some(),
         delay: args.delay,
-        echo: args.echo,
+        echo: args.echo.is_some(),
         macros: args.macros.iter().cloned().collect(),
-        resume: args.resume,
-        resend_in_doubt: args.resend_in_doubt,
-        skip_in_doubt: args.skip_in_doubt,
+        resume: args.resume.is_some(),
+        resend_in_doubt: args.resend_in_doubt.is_some(),
+        skip_in_doubt: args.skip_in_doubt.is_some(),
         retry: args.retry,
     }
 }
@@ -1415,9 +1420,9 @@ fn colour(args: &Args) -> bool {
 /// How command output is printed: `--json`, `--raw`, or text with colour as `--color` says;
 /// vanilla's dropped line breaks restored as [`fix_newlines`] decides.
 fn printing(args: &Args) -> Printing {
-    let style = if args.json {
+    let style = if args.json.is_some() {
         Style::Json
-    } else if args.raw {
+    } else if args.raw.is_some() {
         Style::Raw
     } else {
         Style::Text {
@@ -1435,10 +1440,10 @@ fn printing(args: &Args) -> Printing {
 /// `--no-fix-newlines` when given (the last wins), else only when stdout is a terminal, where a
 /// person reads it; output to a pipe or file stays exactly as the server sent it.
 fn fix_newlines(args: &Args) -> bool {
-    if args.fix_newlines || args.no_fix_newlines {
-        return args.fix_newlines;
+    if args.fix_newlines.is_some() || args.no_fix_newlines.is_some() {
+        return args.fix_newlines.is_some();
     }
-    !args.raw && !args.json && crate::app::print::stdout_is_terminal()
+    args.raw.is_none() && args.json.is_none() && crate::app::print::stdout_is_terminal()
 }
 
 #[cfg(test)]

@@ -21,7 +21,7 @@ impl ConfigFile {
     /// exist; the default path may be missing. Warns once if a file holding a password is
     /// readable by others.
     pub fn load(args: &Args, origins: &Origins) -> anyhow::Result<ConfigFile> {
-        if args.no_config {
+        if args.no_config.is_some() {
             return Ok(ConfigFile::Ignored("--no-config"));
         }
         let state = match origins.sourced(&args.config, "config") {

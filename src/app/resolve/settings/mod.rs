@@ -291,16 +291,16 @@ impl Settings {
         let key = |k: fn(&Profile) -> Option<&toml::Spanned<bool>>| {
             profile.and_then(k).map(|b| *b.get_ref())
         };
-        let remote = args.remote || key(|p| p.remote.as_ref()) == Some(true);
+        let remote = args.remote.is_some() || key(|p| p.remote.as_ref()) == Some(true);
         let remote_rcon = args.remote_rcon.clone().or_else(|| {
             profile
                 .and_then(|p| p.remote_rcon.as_ref())
                 .map(|r| r.get_ref().clone())
         });
         let remote_install =
-            args.remote_install || key(|p| p.remote_install.as_ref()) == Some(true);
-        let ssh_reuse = !args.no_ssh_reuse && key(|p| p.ssh_reuse.as_ref()) != Some(false);
-        let forget = args.forget || key(|p| p.forget.as_ref()) == Some(true);
+            args.remote_install.is_some() || key(|p| p.remote_install.as_ref()) == Some(true);
+        let ssh_reuse = args.no_ssh_reuse.is_none() && key(|p| p.ssh_reuse.as_ref()) != Some(false);
+        let forget = args.forget.is_some() || key(|p| p.forget.as_ref()) == Some(true);
         if remote && ssh.is_none() {
             return Err(fail(
                 Exit::Usage,

@@ -20,7 +20,7 @@ pub fn fanout_names(
         .sourced(&args.server, "server")
         .map(|s| s.source)
         .unwrap_or_else(|| Source::Flag("--all".into()));
-    let wanted: Vec<String> = if args.all {
+    let wanted: Vec<String> = if args.all.is_some() {
         let Some(c) = config else {
             return Err(fail(
                 Exit::Config,
