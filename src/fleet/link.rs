@@ -1,5 +1,5 @@
 //! The event loop's non-blocking links: a TCP stream, a UDP socket (BattlEye), a WebSocket
-//! over either kind of stream (WebRCON), and on Unix a tunnel's pipes (`ssh -W`, a proxy
+//! over either kind of stream (WebRCON), and on Unix a Unix domain socket and a tunnel's pipes (`ssh -W`, a proxy
 //! command: the child's stdin and stdout registered with the poll, its stderr kept for the
 //! message when it fails).
 
@@ -326,16 +326,40 @@ fn describe_status(status: ExitStatus) -> String {
     "ended abnormally".into()
 }
 
-/// A byte stream: a TCP connection or a tunnel's pipes.
+/// A byte stream: a TCP connection, a tunnel's pipes or (Unix) a Unix domain socket.
 pub(super) enum Stream {
     Tcp(TcpStream),
     Pipe(Box<Pipe>),
+    #[cfg(unix)]
+    Unix(mio::net::UnixStream),
+}
+
+/// A connection to the Unix domain socket at `path`.
+#[cfg(unix)]
+pub(super) fn unix(path: &std::path::Path) -> Result<Stream, Error> {
+    mio::net::UnixStream::connect(path)
+        .map(Stream::Unix)
+        .map_err(|source| Error::Connect {
+            addr: format!("unix:{}", path.display()),
+            source,
+        })
+}
+
+/// No Unix domain sockets here (a `unix:` URL is refused before).
+#[cfg(not(unix))]
+pub(super) fn unix(path: &std::path::Path) -> Result<Stream, Error> {
+    Err(Error::Connect {
+        addr: format!("unix:{}", path.display()),
+        source: io::ErrorKind::Unsupported.into(),
+    })
 }
 
 impl Stream {
     fn register(&mut self, registry: &Registry, token: Token) -> io::Result<()> {
         match self {
             Stream::Tcp(s) => registry.register(s, token, Interest::READABLE | Interest::WRITABLE),
+            #[cfg(unix)]
+            Stream::Unix(s) => registry.register(s, token, Interest::READABLE | Interest::WRITABLE),
             #[cfg(unix)]
             Stream::Pipe(p) => p.register(registry, token),
             #[cfg(not(unix))]
@@ -346,6 +370,10 @@ impl Stream {
     fn deregister(&mut self, registry: &Registry) {
         match self {
             Stream::Tcp(s) => {
+                let _ = registry.deregister(s);
+            }
+            #[cfg(unix)]
+            Stream::Unix(s) => {
                 let _ = registry.deregister(s);
             }
             #[cfg(unix)]
@@ -361,6 +389,8 @@ impl Read for Stream {
         match self {
             Stream::Tcp(s) => s.read(buf),
             #[cfg(unix)]
+            Stream::Unix(s) => s.read(buf),
+            #[cfg(unix)]
             Stream::Pipe(p) => p.stdout.read(buf),
             #[cfg(not(unix))]
             Stream::Pipe(p) => match **p {},
@@ -372,6 +402,8 @@ impl Write for Stream {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         match self {
             Stream::Tcp(s) => s.write(buf),
+            #[cfg(unix)]
+            Stream::Unix(s) => s.write(buf),
             #[cfg(unix)]
             Stream::Pipe(p) => match p.stdin.as_mut() {
                 Some(stdin) => stdin.write(buf),

@@ -73,9 +73,17 @@ pub struct FleetTarget {
     /// Reach it through this tunnel (Unix), not directly: `host` and `port` are then the
     /// server as the far side sees it.
     pub tunnel: Option<Tunnel>,
+    /// Reach it on this Unix domain socket (Unix), not `host:port` (a management server's
+    /// `unix:` URL).
+    pub unix: Option<std::path::PathBuf>,
 }
 
 impl FleetTarget {
+    /// The machine [`run`] drives this target with (for [`run_machines`], beside others).
+    pub fn machine(&self) -> Box<dyn Machine> {
+        machine::new(self.protocol, self.config.clone(), self.password.clone())
+    }
+
     /// An RCON server reached directly.
     pub fn rcon(host: &str, port: u16, password: Password, config: crate::engine::Options) -> Self {
         FleetTarget {
@@ -85,6 +93,7 @@ impl FleetTarget {
             config,
             protocol: Protocol::Rcon,
             tunnel: None,
+            unix: None,
         }
     }
 }
@@ -280,6 +289,8 @@ struct Slot {
     /// Bounds connecting, logging in and each answer.
     timeout: Duration,
     tunnel: Option<Tunnel>,
+    /// A Unix domain socket to connect to instead.
+    unix: Option<std::path::PathBuf>,
     /// `host:port` as a WebSocket's URL and `Host` name it.
     address: String,
     /// Whether the observer wants packets (the WebSocket upgrade is traced here).
@@ -310,6 +321,43 @@ struct Slot {
     exit_then: Option<Fallback>,
     /// An exiting tunnel closed while a delayed command waited: when it is due.
     resume: Option<Instant>,
+}
+
+impl Slot {
+    /// A target's slot before its first connect, `addrs` resolved.
+    fn new(t: FleetTarget, machine: Box<dyn Machine>, addrs: Vec<SocketAddr>) -> Slot {
+        let address = match &t.tunnel {
+            Some(tunnel) => tunnel.address().to_string(),
+            None => crate::transport::Connector::describe(&crate::transport::TcpConnector::new(
+                &t.host, t.port,
+            )),
+        };
+        Slot {
+            phase: Phase::Pending,
+            tracing: t.config.observer.wants_packets(),
+            timeout: t.config.timeout,
+            ws_password: (t.protocol == Protocol::WebRcon).then(|| t.password.clone()),
+            machine,
+            protocol: t.protocol,
+            tunnel: t.tunnel,
+            unix: t.unix,
+            address,
+            addrs,
+            addr_index: 0,
+            link: None,
+            child: None,
+            outbox: Outbox::default(),
+            sent: 0,
+            wake_at: None,
+            attempt: 0,
+            queued: None,
+            armed: None,
+            stage: Stage::LoggingIn,
+            exit_until: None,
+            exit_then: None,
+            resume: None,
+        }
+    }
 }
 
 /// Sends waiting for the link, in order. The first is held apart, so the usual case (one send
@@ -352,11 +400,30 @@ pub fn run(
     opts: FleetOptions,
     handler: &mut dyn Handler,
 ) -> io::Result<()> {
-    let resolved = resolve_all(&targets);
+    let targets = targets
+        .into_iter()
+        .map(|t| {
+            let made = t.machine();
+            (t, made)
+        })
+        .collect();
+    run_machines(targets, opts, handler)
+}
+
+/// [`run`] with each target's machine made by the caller: a protocol the loop does not know
+/// by name (the management protocol's [`MgmtMachine`](crate::mgmt::machine::MgmtMachine)),
+/// over a plain stream (TCP, or the target's tunnel). The target's `protocol` says which link
+/// to open (RCON: a stream, nothing on top); its `config` gives the timeout and the observer.
+pub fn run_machines(
+    targets: Vec<(FleetTarget, Box<dyn Machine>)>,
+    opts: FleetOptions,
+    handler: &mut dyn Handler,
+) -> io::Result<()> {
+    let resolved = resolve_all(targets.iter().map(|(t, _)| t));
     let mut poll = Poll::new()?;
     let mut sessions: Vec<Slot> = Vec::with_capacity(targets.len());
     let mut early: Vec<(usize, Error)> = Vec::new();
-    for (i, (t, addrs)) in targets.into_iter().zip(resolved).enumerate() {
+    for (i, ((t, machine), addrs)) in targets.into_iter().zip(resolved).enumerate() {
         let addrs = match addrs {
             Ok(a) => a,
             Err(e) => {
@@ -364,36 +431,7 @@ pub fn run(
                 Vec::new()
             }
         };
-        let address = match &t.tunnel {
-            Some(tunnel) => tunnel.address().to_string(),
-            None => crate::transport::Connector::describe(&crate::transport::TcpConnector::new(
-                &t.host, t.port,
-            )),
-        };
-        sessions.push(Slot {
-            phase: Phase::Pending,
-            tracing: t.config.observer.wants_packets(),
-            timeout: t.config.timeout,
-            ws_password: (t.protocol == Protocol::WebRcon).then(|| t.password.clone()),
-            machine: machine::new(t.protocol, t.config, t.password),
-            protocol: t.protocol,
-            tunnel: t.tunnel,
-            address,
-            addrs,
-            addr_index: 0,
-            link: None,
-            child: None,
-            outbox: Outbox::default(),
-            sent: 0,
-            wake_at: None,
-            attempt: 0,
-            queued: None,
-            armed: None,
-            stage: Stage::LoggingIn,
-            exit_until: None,
-            exit_then: None,
-            resume: None,
-        });
+        sessions.push(Slot::new(t, machine, addrs));
     }
     let mut lp = Loop {
         sessions,
@@ -502,6 +540,14 @@ impl Loop {
             handler.report(i, Report::Connecting { attempt: s.attempt });
         }
         s.stage = Stage::LoggingIn;
+        if let Some(path) = &s.unix {
+            // A local connect does not wait on a network: it succeeds or fails at once.
+            match link::unix(path) {
+                Ok(stream) => self.attach(i, Link::Stream(stream), poll, handler),
+                Err(e) => self.connect_failed(i, e, poll, handler),
+            }
+            return;
+        }
         if let Some(tunnel) = &s.tunnel {
             match tunnel.spawn() {
                 Ok((pipe, mut child)) => {
@@ -1475,9 +1521,14 @@ fn upgrade_error(e: tungstenite::Error) -> Error {
 
 /// Resolves every direct target's host: literal addresses directly, names once each on up to eight
 /// helper threads (the resolver blocks), so the loop itself never waits on DNS.
-fn resolve_all(targets: &[FleetTarget]) -> Vec<Result<Vec<SocketAddr>, Error>> {
+fn resolve_all<'t>(
+    targets: impl Iterator<Item = &'t FleetTarget> + Clone,
+) -> Vec<Result<Vec<SocketAddr>, Error>> {
     let mut names: Vec<&str> = Vec::new();
-    for t in targets.iter().filter(|t| t.tunnel.is_none()) {
+    for t in targets
+        .clone()
+        .filter(|t| t.tunnel.is_none() && t.unix.is_none())
+    {
         if t.host.parse::<std::net::IpAddr>().is_err() && !names.contains(&t.host.as_str()) {
             names.push(&t.host);
         }
@@ -1511,10 +1562,9 @@ fn resolve_all(targets: &[FleetTarget]) -> Vec<Result<Vec<SocketAddr>, Error>> {
         });
     }
     targets
-        .iter()
         .map(|t| {
-            // The far side of a tunnel resolves the name.
-            if t.tunnel.is_some() {
+            // The far side of a tunnel resolves the name; a Unix socket has none.
+            if t.tunnel.is_some() || t.unix.is_some() {
                 return Ok(Vec::new());
             }
             if let Ok(ip) = t.host.parse::<std::net::IpAddr>() {

@@ -133,6 +133,7 @@ pub fn looped(servers: Vec<Server>) -> (Vec<fleet::FleetTarget>, Vec<Looped>) {
                 config: s.options,
                 protocol: s.protocol,
                 tunnel,
+                unix: None,
             };
             (target, kept)
         })
@@ -202,7 +203,7 @@ pub fn servers(list: Vec<(String, Settings)>, label: bool) -> anyhow::Result<Vec
             Route::Fleet {
                 host: settings.host.value.clone(),
                 port: settings.port.value,
-                tunnel: process_connector(&settings)
+                tunnel: process_connector(&settings, &settings.host.value, settings.port.value)
                     .map(|c| fleet::Tunnel::new(&c, options.timeout)),
             }
         };
@@ -296,9 +297,9 @@ pub fn observe(observer: &dyn Observer, describe: &str, report: Report) -> Optio
     None
 }
 
-/// The tunnel of `settings` (`--ssh`, a proxy command), as [`Settings::connector`] opens it.
-fn process_connector(settings: &Settings) -> Option<ProcessConnector> {
-    let (host, port) = (settings.host.value.as_str(), settings.port.value);
+/// The tunnel of `settings` (`--ssh`, a proxy command) to `host:port`, as
+/// [`Settings::connector`] opens it.
+pub fn process_connector(settings: &Settings, host: &str, port: u16) -> Option<ProcessConnector> {
     if let Some(ssh) = &settings.ssh {
         let destination = SshDestination::parse(&ssh.value).ok()?;
         return Some(ProcessConnector::ssh(
@@ -489,6 +490,7 @@ pub fn run(
                     config: s.options.clone(),
                     protocol: s.protocol,
                     tunnel,
+                    unix: None,
                 },
                 s,
             )),
