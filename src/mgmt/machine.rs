@@ -511,6 +511,138 @@ fn unauthorized_reason(body: Option<&[u8]>) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
+
+    /// A machine for `ws://127.0.0.1:1/` (no TLS: the bytes on the wire are the WebSocket's).
+    fn machine() -> MgmtMachine {
+        let opts = ConnectOptions {
+            secret: crate::Password::new("s3cret".to_string()),
+            origin: None,
+            trust: super::super::Trust::PublicRoots,
+            timeout: Duration::from_secs(10),
+            trace: None,
+            cancel: None,
+        };
+        MgmtMachine::new(Endpoint::parse("ws://127.0.0.1:1").unwrap(), opts).unwrap()
+    }
+
+    fn actions(m: &mut MgmtMachine) -> Vec<Action> {
+        std::iter::from_fn(|| m.poll()).collect()
+    }
+
+    /// The request the machine sent, and the server's answer accepting it.
+    fn upgrade(m: &mut MgmtMachine, now: Instant) -> (String, Vec<u8>) {
+        m.start(now);
+        let sent = match actions(m).as_slice() {
+            [Action::Send(bytes)] => String::from_utf8(bytes.clone()).unwrap(),
+            other => panic!("{other:?}"),
+        };
+        let key = sent
+            .lines()
+            .find_map(|l| l.strip_prefix("Sec-WebSocket-Key: "))
+            .expect("a key");
+        let accept = tungstenite::handshake::derive_accept_key(key.trim().as_bytes());
+        let answer = format!(
+            "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
+             Sec-WebSocket-Accept: {accept}\r\n\r\n"
+        );
+        (sent, answer.into_bytes())
+    }
+
+    /// A text frame as a server sends it (unmasked).
+    fn frame(text: &str) -> Vec<u8> {
+        let mut f = vec![0x81, u8::try_from(text.len()).unwrap()];
+        f.extend_from_slice(text.as_bytes());
+        f
+    }
+
+    const NOTE: &str = r#"{"jsonrpc":"2.0","method":"minecraft:notification/players/joined","params":[{"name":"Steve"}]}"#;
+
+    #[test]
+    fn the_upgrade_and_a_notification_split_at_every_byte() {
+        let now = Instant::now();
+        let (sent, _) = upgrade(&mut machine(), now);
+        assert!(
+            sent.to_ascii_lowercase()
+                .contains("authorization: bearer s3cret\r\n"),
+            "{sent}"
+        );
+        // Each machine's upgrade has its own key, so its own answer.
+        let len = upgrade(&mut machine(), now).1.len() + frame(NOTE).len();
+        for cut in 0..=len {
+            let mut m = machine();
+            let (_, mut wire) = upgrade(&mut m, now);
+            wire.extend(frame(NOTE));
+            m.receive(&wire[..cut], now);
+            m.receive(&wire[cut..], now);
+            let got = actions(&mut m);
+            assert!(
+                matches!(got.as_slice(), [Action::LoggedIn, Action::Message(t)] if t == NOTE),
+                "cut at {cut}: {got:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_call_is_answered_by_its_id_and_times_out_without_one() {
+        let now = Instant::now();
+        let mut m = machine();
+        let (_, wire) = upgrade(&mut m, now);
+        m.receive(&wire, now);
+        assert!(matches!(actions(&mut m).as_slice(), [Action::LoggedIn]));
+        m.command(&call_line("minecraft:players", &[]), now);
+        assert!(matches!(actions(&mut m).as_slice(), [Action::Send(_)]));
+        assert_eq!(m.wake(), Some(now + Duration::from_secs(10)));
+        // Another id's answer is not this call's; its own is, whole.
+        let other = r#"{"jsonrpc":"2.0","id":7,"result":[]}"#;
+        let own = r#"{"jsonrpc":"2.0","id":1,"result":[{"name":"Steve"}]}"#;
+        m.receive(&[frame(other), frame(own)].concat(), now);
+        match actions(&mut m).as_slice() {
+            [Action::Answer(t)] => {
+                assert_eq!(answer("minecraft:players", t).unwrap()[0]["name"], "Steve")
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(m.wake(), None);
+        // A call nobody answers fails at its deadline.
+        m.command(&call_line("minecraft:bans", &[serde_json::json!(1)]), now);
+        actions(&mut m);
+        m.tick(now + Duration::from_secs(11));
+        match actions(&mut m).as_slice() {
+            [Action::Fail(e)] => {
+                assert_eq!(e.kind(), crate::ErrorKind::Timeout);
+                assert!(e.to_string().contains("waiting for the answer"), "{e}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_refused_secret_and_a_close_during_the_upgrade() {
+        let now = Instant::now();
+        let mut m = machine();
+        upgrade(&mut m, now);
+        let body = r#"{"error":"Unauthorized","message":"Invalid API key"}"#;
+        let refused = format!(
+            "HTTP/1.1 401 Unauthorized\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        m.receive(refused.as_bytes(), now);
+        match actions(&mut m).as_slice() {
+            [Action::Fail(e)] => {
+                assert_eq!(e.kind(), crate::ErrorKind::Login);
+                assert!(e.to_string().contains("Invalid API key"), "{e}");
+            }
+            other => panic!("{other:?}"),
+        }
+        let mut m = machine();
+        upgrade(&mut m, now);
+        assert!(m.peer_closed(false, now));
+        match actions(&mut m).as_slice() {
+            [Action::Fail(e)] => assert!(e.to_string().contains("management port"), "{e}"),
+            other => panic!("{other:?}"),
+        }
+    }
 
     #[test]
     fn reasons_of_a_refusal() {
