@@ -57,7 +57,7 @@ pub fn run() -> anyhow::Result<Exit> {
             mode::mgmt_fleet::follow(&plan, &options, vec![(name, *settings)])
         }
         #[cfg(feature = "mgmt")]
-        Mode::MgmtTimed(plan, timing, servers) => mode::mgmt::timed(&plan, &timing, servers),
+        Mode::MgmtTimed(plan, timing, servers) => mode::mgmt_fleet::timed(&plan, &timing, servers),
         // Resolution refuses these without the feature (plan::without_mgmt); never reached.
         #[cfg(not(feature = "mgmt"))]
         Mode::PracticeMgmt(_)

@@ -253,6 +253,14 @@ impl MgmtMachine {
             };
             let text = match ws.read() {
                 Ok(Message::Text(t)) => t,
+                // An answer that came just before the close (`server stop`'s) is given
+                // first: the socket's close then ends the connection (`peer_closed`).
+                Ok(Message::Close(_))
+                    if self.actions.iter().any(|a| matches!(a, Action::Answer(_))) =>
+                {
+                    let _ = ws.flush();
+                    return;
+                }
                 Ok(Message::Close(_)) => return self.fail(MgmtError::Closed),
                 Ok(_) => continue,
                 Err(e) if is_wait(&e) => {

@@ -7,12 +7,12 @@
 //! ([`crate::app::runner::commands`]: `--delay`, `--echo`, `--keep-going`, Ctrl-C), and the
 //! first connection is tried again with `--retry`.
 //! `--follow` takes the server's notifications on the event loop
-//! ([`crate::app::mode::mgmt_fleet::follow`], as several servers' calls run); `--countdown`/`--every` run on the same schedule as
-//! RCON's (`crate::app::source::schedule`).
+//! ([`crate::app::mode::mgmt_fleet::follow`], as several servers' calls run), and so do
+//! `--countdown`/`--every`/`--if`, on RCON's schedule ([`crate::app::mode::mgmt_fleet::timed`]).
 //! On a server whose `rpc.discover` offers a command method (issue 42), words that name no
 //! method are console commands: one server's commands, files, stdin and console run on RCON's
-//! session path ([`run_commands`]), several servers' and the schedule's through the same
-//! [`MgmtSession`], which prints their feedback as RCON's records.
+//! session path ([`run_commands`]), several servers' through the same [`MgmtPrinter`], which
+//! prints their feedback as RCON's records.
 
 use std::io::{BufRead, IsTerminal};
 use std::path::PathBuf;
@@ -27,13 +27,12 @@ use serde_json::{Value, json};
 use crate::app::exit::{Exit, fail};
 use crate::app::print::output::{Printer, Style};
 use crate::app::print::stderr;
-use crate::app::resolve::plan::{BatchPolicy, MgmtPlan, PracticePlan, SessionPlan, Timing};
+use crate::app::resolve::plan::{BatchPolicy, MgmtPlan, PracticePlan, SessionPlan};
 use crate::app::resolve::secrets::{self, Secret};
 use crate::app::resolve::settings::{self, Settings};
 use crate::app::runner::commands::{self, Failure, Ran, Rest, Target};
 use crate::app::runner::interrupt::Stop;
 use crate::app::runner::session::PARSE_ERROR;
-use crate::app::source::schedule;
 
 /// Where and how to connect, resolved but not connected.
 pub struct MgmtTarget {
@@ -379,8 +378,7 @@ pub fn split_words(line: &str) -> Vec<String> {
 
 /// One management server's connection and the printer of its results: the one path every
 /// call takes, whether it comes from `-c` and the command words ([`MgmtSession::run_calls`],
-/// under the runner policy of [`crate::app::runner::commands`]), stdin, the console or the
-/// schedule of `--countdown` and `--every` (as a [`schedule::Runner`]).
+/// under the runner policy of [`crate::app::runner::commands`]), stdin or the console.
 pub struct MgmtSession {
     target: MgmtTarget,
     /// `None` after the connection was lost: the next call connects again.
@@ -890,47 +888,6 @@ pub fn stopped_here(failure: &Failure, later: usize) -> String {
     }
 }
 
-/// A management server on the schedule of `--countdown` and `--every`: commands are method
-/// words (`server system_message Restart in {left}`, `server stop`), called as every other
-/// call is ([`MgmtSession::call`]).
-impl schedule::Runner for MgmtSession {
-    fn name(&self) -> &str {
-        &self.target.name
-    }
-    /// A call's result as its answer; a bare `true` (the server's "done", as to
-    /// `server system_message`) is an empty answer, printed as nothing, as RCON's `say` answers
-    /// nothing: a countdown's announcements print the same over both protocols.
-    fn run(&mut self, command: &str) -> anyhow::Result<String> {
-        let called = self.call(&split_words(command))?;
-        let Some(c) = called.command else {
-            return called
-                .result
-                .map(|r| match r {
-                    Value::Bool(true) => String::new(),
-                    r => render(&r),
-                })
-                .map_err(error);
-        };
-        // A console command's feedback, failed on vanilla's parse error as over RCON.
-        match called.result.and_then(|r| c.text(&r)).map_err(error)? {
-            t if crate::app::shared::is_parse_error(t.as_bytes()) => {
-                Err(fail(Exit::CommandFailed, t))
-            }
-            t => Ok(t),
-        }
-    }
-    fn check(&self, command: &str) -> anyhow::Result<()> {
-        self.resolve(&split_words(command))
-            .map(|_| ())
-            .map_err(error)
-    }
-    fn players(&mut self) -> anyhow::Result<usize> {
-        let client = self.client()?;
-        let online = client.call("minecraft:players", &[]).map_err(error)?;
-        Ok(online.as_array().map(Vec::len).unwrap_or(0))
-    }
-}
-
 fn prefix(label: Option<&str>, text: &str) -> String {
     match label {
         Some(l) => crate::app::print::output::prefixed(l, text),
@@ -952,39 +909,6 @@ pub fn calls(plan: &MgmtPlan) -> Vec<Vec<String>> {
 /// After this long without a notification, the management follow checks the connection with
 /// a `server/status` call.
 pub const MGMT_CHECK: Duration = Duration::from_secs(15);
-
-/// `rcon --mgmt` with `--countdown`, `--every` or `--if`: the schedule over each server's
-/// management session, in step (the blocking driver, [`schedule::run`]). Each secret is read
-/// first, one server after another (a prompt never races another); then every server connects
-/// at once, and one that cannot be reached takes no part ([`schedule::left_out`]).
-pub fn timed(
-    plan: &MgmtPlan,
-    timing: &Timing,
-    servers: Vec<(String, Settings)>,
-) -> anyhow::Result<Exit> {
-    let lines: Vec<String> = calls(plan).iter().map(|w| w.join(" ")).collect();
-    let several = servers.len() > 1;
-    let mut targets = Vec::with_capacity(servers.len());
-    for (name, settings) in &servers {
-        let mut target = resolve(plan, settings)?;
-        if several {
-            target.name = name.clone();
-        }
-        targets.push(Some(target));
-    }
-    let sessions = crate::app::runner::at_once::try_each(&mut targets, |slot| {
-        let target = slot.take().expect("each server connects once");
-        MgmtSession::connect(target, plan.policy.retry, plan.json, false)
-    });
-    let mut runners: Vec<Box<dyn schedule::Runner>> = Vec::with_capacity(sessions.len());
-    for ((name, _), session) in servers.iter().zip(sessions) {
-        runners.push(match session {
-            Ok(session) => Box::new(session),
-            Err(e) => Box::new(schedule::Unreached::new(name, e)),
-        });
-    }
-    schedule::run(timing, runners, &lines)
-}
 
 /// `rcon --mgmt ...` for one server: the method calls given, else the console (a terminal or
 /// `-i`), else one call per line of stdin. On a server that runs console commands (issue 42),

@@ -16,13 +16,14 @@ use std::time::Instant;
 use rconsole::engine::Machine;
 use rconsole::fleet::{self, FleetTarget, Next, Report};
 use rconsole::mgmt::Schema;
+use rconsole::mgmt::command::CommandMethod;
 use rconsole::mgmt::machine::{MgmtMachine, answer, call_line};
 
 use crate::app::exit::{Exit, fail};
 use crate::app::mode::mgmt::{self, Called, MgmtPrinter, MgmtTarget};
 use crate::app::print::interrupted::Interrupted;
 use crate::app::print::output::error;
-use crate::app::resolve::plan::{BatchPolicy, FollowOptions, MgmtPlan};
+use crate::app::resolve::plan::{BatchPolicy, FollowOptions, MgmtPlan, Timing};
 use crate::app::resolve::settings::Settings;
 use crate::app::runner::batch::Tally;
 use crate::app::runner::commands::{self, Halted, Rest};
@@ -30,6 +31,7 @@ use crate::app::runner::fanout::Looped;
 use crate::app::runner::interrupt::Stop;
 use crate::app::source::follow::events::Emitter;
 use crate::app::source::follow::looped;
+use crate::app::source::schedule;
 
 /// Runs the method calls on every server.
 pub fn run(plan: &MgmtPlan, servers: Vec<(String, Settings)>) -> anyhow::Result<Exit> {
@@ -437,7 +439,20 @@ pub fn follow(
 ) -> anyhow::Result<Exit> {
     crate::app::runner::fanout::hold_every_connection(&servers, false, "--follow")?;
     let several = servers.len() > 1;
-    let mut names = Vec::with_capacity(servers.len());
+    let (targets, kept) = looped_targets(plan, servers)?;
+    let names = kept.iter().map(|k| k.name.clone()).collect();
+    let emitter = Emitter::new(options, several);
+    let watch = looped::Watch::Notifications(options.log_level);
+    looped::run_machines(names, targets, kept, watch, &emitter)
+}
+
+/// Every server resolved as the loop's target with its machine, and what a handler keeps of
+/// it; named by its profile when there are several.
+fn looped_targets(
+    plan: &MgmtPlan,
+    servers: Vec<(String, Settings)>,
+) -> anyhow::Result<schedule::looped::LoopTargets> {
+    let several = servers.len() > 1;
     let mut targets = Vec::with_capacity(servers.len());
     let mut kept = Vec::with_capacity(servers.len());
     for (name, settings) in servers {
@@ -446,17 +461,121 @@ pub fn follow(
             target.name = name;
         }
         let describe = target.endpoint.url();
-        names.push(target.name.clone());
+        let name = target.name.clone();
         let made = on_the_loop(target, &settings)?;
         kept.push(Looped {
-            name: names.last().cloned().unwrap_or_default(),
+            name,
             describe,
             observer: std::sync::Arc::clone(&made.0.config.observer),
             protocol: made.0.protocol,
         });
         targets.push(made);
     }
-    let emitter = Emitter::new(options, several);
-    let watch = looped::Watch::Notifications(options.log_level);
-    looped::run_machines(names, targets, kept, watch, &emitter)
+    Ok((targets, kept))
+}
+
+/// `rcon --mgmt` with `--countdown`, `--every` or `--if`: RCON's timed plan on the event loop
+/// ([`schedule::looped`]) with each server's commands as calls ([`Timed`]). Each secret is read
+/// first, one server after another (a prompt never races another); then every server connects
+/// and reads `rpc.discover` at once: a planned command a server's schema refuses ends the run
+/// with nothing sent, and a server that cannot be reached takes no part.
+pub fn timed(
+    plan: &MgmtPlan,
+    timing: &Timing,
+    servers: Vec<(String, Settings)>,
+) -> anyhow::Result<Exit> {
+    let lines: Vec<String> = mgmt::calls(plan).iter().map(|w| w.join(" ")).collect();
+    let (targets, kept) = looped_targets(plan, servers)?;
+    let count = kept.len();
+    let mut timed = Timed {
+        planned: schedule::Plan::new(timing, &lines).planned(),
+        names: kept.iter().map(|k| k.name.clone()).collect(),
+        schemas: (0..count).map(|_| None).collect(),
+        under_way: (0..count).map(|_| None).collect(),
+    };
+    let retries = plan.policy.retry;
+    schedule::looped::run_machines(timing, (targets, kept), &lines, &mut timed, retries)
+}
+
+/// The management protocol's side of a timed run: `rpc.discover` first (every planned
+/// command checked against it), a step's words as the call they name, `--if`'s count from
+/// `minecraft:players`, and an answer read as one server's call is: a bare `true` (the
+/// server's "done", as to `server system_message`) prints nothing, as RCON's `say` answers
+/// nothing, so a countdown's announcements print the same over both protocols.
+struct Timed {
+    /// Every command the plan can send.
+    planned: Vec<String>,
+    names: Vec<String>,
+    /// Each server's, from its `rpc.discover`.
+    schemas: Vec<Option<Schema>>,
+    /// The method of each server's call under way, and its command method for a console
+    /// command.
+    under_way: Vec<Option<(String, Option<CommandMethod>)>>,
+}
+
+/// The method `--if` counts the players with.
+const PLAYERS: &str = "minecraft:players";
+
+impl schedule::looped::Speech for Timed {
+    fn opening(&self) -> Option<String> {
+        Some("rpc.discover".into())
+    }
+
+    fn opened(&mut self, t: usize, text: String) -> anyhow::Result<anyhow::Result<()>> {
+        let schema = match answer("rpc.discover", &text).and_then(|d| Schema::from_discover(&d)) {
+            Ok(schema) => schema,
+            Err(e) => return Ok(Err(mgmt::error(e))),
+        };
+        for c in &self.planned {
+            mgmt::resolve_words(&schema, &mgmt::split_words(c)).map_err(|e| {
+                mgmt::error(e).context(format!("{}: '{c}': nothing was sent", self.names[t]))
+            })?;
+        }
+        self.schemas[t] = Some(schema);
+        Ok(Ok(()))
+    }
+
+    fn say(&mut self, t: usize, step: &schedule::Step) -> anyhow::Result<(String, bool)> {
+        let (method, params, command) = match step.kind {
+            schedule::Kind::Count => (PLAYERS.to_string(), Vec::new(), None),
+            _ => {
+                let schema = self.schemas[t].as_ref().expect("discovered first");
+                mgmt::resolve_words(schema, &mgmt::split_words(&step.command))
+                    .map_err(mgmt::error)?
+            }
+        };
+        let text = call_line(&method, &params);
+        self.under_way[t] = Some((method, command));
+        Ok((text, false))
+    }
+
+    fn heard(
+        &mut self,
+        t: usize,
+        step: &schedule::Step,
+        raw: Vec<u8>,
+        took: std::time::Duration,
+    ) -> schedule::Took {
+        let (method, command) = self.under_way[t].take().unwrap_or_default();
+        let result = answer(&method, &String::from_utf8_lossy(&raw));
+        if step.kind == schedule::Kind::Count {
+            let online = result.map(|r| r.as_array().map_or(0, Vec::len));
+            return schedule::Took::Players(online.map_err(mgmt::error));
+        }
+        let Some(c) = command else {
+            let text = result.map(|r| match r {
+                serde_json::Value::Bool(true) => String::new(),
+                r => mgmt::render(&r),
+            });
+            return schedule::Took::Answer(text.map_err(mgmt::error), took);
+        };
+        // A console command's feedback, failed on vanilla's parse error as over RCON.
+        let text = match result.and_then(|r| c.text(&r)).map_err(mgmt::error) {
+            Ok(t) if crate::app::shared::is_parse_error(t.as_bytes()) => {
+                Err(fail(Exit::CommandFailed, t))
+            }
+            other => other,
+        };
+        schedule::Took::Answer(text, took)
+    }
 }

@@ -4,7 +4,8 @@
 //! signal does to it) and a [`Board`] (each step's results printed in the servers' order
 //! through the one printer, the halt said once). Two drivers walk them: the fleet's event loop
 //! ([`looped`], every server it can drive) and [`run`], blocking [`Runner`]s (an RCON session
-//! through `--remote` or a tunnel on Windows, `mode/timed.rs`, or a management client). One
+//! through `--remote` or a tunnel on Windows, `mode/timed.rs`); a management server's run is
+//! the loop's, spoken to through [`looped::Speech`]. One
 //! clock drives every server of a group, so a countdown on several servers runs in step.
 //! Ctrl-C or `SIGTERM` (a service manager stopping the run, `kill`) during a countdown or a
 //! wait cancels cleanly: nothing more is sent except `--cancel-announce`, one line names the
@@ -30,7 +31,7 @@ pub mod looped;
 /// given; the countdown's start is announced too.
 pub const MARKS: [u64; 14] = [3600, 1800, 900, 600, 300, 120, 60, 30, 10, 5, 4, 3, 2, 1];
 
-/// What a countdown talks to: an RCON session or a management client.
+/// What a countdown talks to off the event loop: an RCON session.
 pub trait Runner: Send {
     /// The server's name for output.
     fn name(&self) -> &str;
@@ -46,45 +47,6 @@ pub trait Runner: Send {
     /// server's schema (RCON commands are the server's to judge).
     fn check(&self, _command: &str) -> anyhow::Result<()> {
         Ok(())
-    }
-}
-
-/// A server whose connection failed before its [`Runner`] could be made (a management
-/// session connects as it is made): its [`Runner::connect`] gives the failure, so [`run`] lets
-/// it go as it lets go any server that cannot be reached.
-pub struct Unreached {
-    name: String,
-    error: Option<anyhow::Error>,
-}
-
-impl Unreached {
-    /// Server `name`, which could not be reached for `error`.
-    pub fn new(name: &str, error: anyhow::Error) -> Unreached {
-        Unreached {
-            name: name.to_string(),
-            error: Some(error),
-        }
-    }
-
-    fn gone(&mut self) -> anyhow::Error {
-        self.error
-            .take()
-            .unwrap_or_else(|| anyhow::anyhow!("{} could not be reached", self.name))
-    }
-}
-
-impl Runner for Unreached {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn run(&mut self, _command: &str) -> anyhow::Result<String> {
-        Err(self.gone())
-    }
-    fn players(&mut self) -> anyhow::Result<usize> {
-        Err(self.gone())
-    }
-    fn connect(&mut self) -> anyhow::Result<()> {
-        Err(self.gone())
     }
 }
 
@@ -737,8 +699,7 @@ pub fn completed(
     board.moved(server, timeline.position());
 }
 
-/// Runs the timed plan on blocking runners (a management client; an RCON server the event
-/// loop cannot drive): every server connects and every command is checked before anything is
+/// Runs the timed plan on blocking runners (an RCON server the event loop cannot drive): every server connects and every command is checked before anything is
 /// sent; then the servers whose step is due take it at once (at most [`at_once::MAX_WORKERS`]
 /// threads, so a slow or dead server delays no other), in step, until the plan is over or a
 /// signal ends it.
