@@ -625,6 +625,31 @@ mod tests {
         }
     }
 
+    /// `server stop`: the server answers and closes at once, both in one read. The answer is
+    /// given, not lost to the close; the socket's close then ends the connection.
+    #[test]
+    fn an_answer_that_comes_with_the_close_is_given() {
+        let now = Instant::now();
+        let mut m = machine();
+        let (_, wire) = upgrade(&mut m, now);
+        m.receive(&wire, now);
+        actions(&mut m);
+        m.command(&call_line("minecraft:server/stop", &[]), now);
+        actions(&mut m);
+        let own = r#"{"jsonrpc":"2.0","id":1,"result":true}"#;
+        m.receive(&[frame(own), vec![0x88, 0x00]].concat(), now);
+        let got: Vec<Action> = actions(&mut m)
+            .into_iter()
+            .filter(|a| !matches!(a, Action::Send(_)))
+            .collect();
+        assert!(
+            matches!(got.as_slice(), [Action::Answer(t)] if t == own),
+            "{got:?}"
+        );
+        assert!(m.peer_closed(false, now));
+        assert!(matches!(actions(&mut m).as_slice(), [Action::Fail(_)]));
+    }
+
     #[test]
     fn a_refused_secret_and_a_close_during_the_upgrade() {
         let now = Instant::now();
