@@ -44,17 +44,20 @@ pub fn run() -> anyhow::Result<Exit> {
         Mode::Probe(probe) => ping_query::run(&probe),
         Mode::PrintConfig(servers) => print_config(&servers),
         #[cfg(feature = "mgmt")]
-        Mode::MgmtFanout(plan, servers) => mode::mgmt_fanout::run(&plan, servers),
+        Mode::MgmtFanout(plan, servers) => mode::mgmt_fleet::run(&plan, servers),
         #[cfg(feature = "mgmt")]
         Mode::MgmtFanoutFollow(plan, options, servers) => {
-            mode::mgmt_fanout::follow(&plan, &options, servers)
+            mode::mgmt_fleet::follow(&plan, &options, servers)
         }
         #[cfg(feature = "mgmt")]
         Mode::Mgmt(plan, session) => mode::mgmt::run(&plan, *session),
         #[cfg(feature = "mgmt")]
-        Mode::MgmtFollow(plan, options, settings) => mode::mgmt::follow(&plan, &options, &settings),
+        Mode::MgmtFollow(plan, options, settings) => {
+            let name = settings.target();
+            mode::mgmt_fleet::follow(&plan, &options, vec![(name, *settings)])
+        }
         #[cfg(feature = "mgmt")]
-        Mode::MgmtTimed(plan, timing, servers) => mode::mgmt::timed(&plan, &timing, servers),
+        Mode::MgmtTimed(plan, timing, servers) => mode::mgmt_fleet::timed(&plan, &timing, servers),
         // Resolution refuses these without the feature (plan::without_mgmt); never reached.
         #[cfg(not(feature = "mgmt"))]
         Mode::PracticeMgmt(_)

@@ -1,5 +1,6 @@
 //! The event loop's non-blocking links: a TCP stream, a UDP socket (BattlEye), a WebSocket
-//! over either kind of stream (WebRCON), and a tunnel's pipes (`ssh -W`, a proxy command). On
+//! over either kind of stream (WebRCON), on Unix a Unix domain socket (`unix:` URLs), and a
+//! tunnel's pipes (`ssh -W`, a proxy command). On
 //! Unix the child's stdin and stdout are registered with the poll and its stderr read as it
 //! comes, kept for the message when it fails; on Windows, where a pipe cannot be polled with
 //! sockets, threads move the bytes ([`crate::transport::tunnel::Readers`], a writer on stdin) and
@@ -501,16 +502,40 @@ impl Drop for TunnelChild {
     }
 }
 
-/// A byte stream: a TCP connection or a tunnel's pipes.
+/// A byte stream: a TCP connection, a tunnel's pipes or (Unix) a Unix domain socket.
 pub(super) enum Stream {
     Tcp(TcpStream),
     Pipe(Box<Pipe>),
+    #[cfg(unix)]
+    Unix(mio::net::UnixStream),
+}
+
+/// A connection to the Unix domain socket at `path`.
+#[cfg(unix)]
+pub(super) fn unix(path: &std::path::Path) -> Result<Stream, Error> {
+    mio::net::UnixStream::connect(path)
+        .map(Stream::Unix)
+        .map_err(|source| Error::Connect {
+            addr: format!("unix:{}", path.display()),
+            source,
+        })
+}
+
+/// No Unix domain sockets here (a `unix:` URL is refused before).
+#[cfg(not(unix))]
+pub(super) fn unix(path: &std::path::Path) -> Result<Stream, Error> {
+    Err(Error::Connect {
+        addr: format!("unix:{}", path.display()),
+        source: io::ErrorKind::Unsupported.into(),
+    })
 }
 
 impl Stream {
     fn register(&mut self, registry: &Registry, token: Token) -> io::Result<()> {
         match self {
             Stream::Tcp(s) => registry.register(s, token, Interest::READABLE | Interest::WRITABLE),
+            #[cfg(unix)]
+            Stream::Unix(s) => registry.register(s, token, Interest::READABLE | Interest::WRITABLE),
             Stream::Pipe(p) => p.register(registry, token),
         }
     }
@@ -518,6 +543,10 @@ impl Stream {
     fn deregister(&mut self, registry: &Registry) {
         match self {
             Stream::Tcp(s) => {
+                let _ = registry.deregister(s);
+            }
+            #[cfg(unix)]
+            Stream::Unix(s) => {
                 let _ = registry.deregister(s);
             }
             Stream::Pipe(p) => p.deregister(registry),
@@ -529,6 +558,8 @@ impl Read for Stream {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         match self {
             Stream::Tcp(s) => s.read(buf),
+            #[cfg(unix)]
+            Stream::Unix(s) => s.read(buf),
             Stream::Pipe(p) => p.read(buf),
         }
     }
@@ -538,6 +569,8 @@ impl Write for Stream {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         match self {
             Stream::Tcp(s) => s.write(buf),
+            #[cfg(unix)]
+            Stream::Unix(s) => s.write(buf),
             Stream::Pipe(p) => p.write(buf),
         }
     }

@@ -74,6 +74,9 @@ pub struct FleetTarget {
     /// Reach it through this tunnel, not directly: `host` and `port` are then the
     /// server as the far side sees it.
     pub tunnel: Option<Tunnel>,
+    /// Reach it on this Unix domain socket (Unix), not `host:port` (a management server's
+    /// `unix:` URL).
+    pub unix: Option<std::path::PathBuf>,
     /// Speak this machine over the link instead of `protocol`'s (`rcon --remote`: the remote
     /// protocol to the rcon at a [`Tunnel::command`]'s far end).
     pub machine: Option<Box<dyn Machine>>,
@@ -91,6 +94,14 @@ impl std::fmt::Debug for FleetTarget {
 }
 
 impl FleetTarget {
+    /// The machine [`run`] drives this target with: its own ([`FleetTarget::machine`]), else
+    /// its protocol's (for [`run_machines`], beside others).
+    pub fn take_machine(&mut self) -> Box<dyn Machine> {
+        self.machine.take().unwrap_or_else(|| {
+            machine::new(self.protocol, self.config.clone(), self.password.clone())
+        })
+    }
+
     /// An RCON server reached directly.
     pub fn rcon(host: &str, port: u16, password: Password, config: crate::engine::Options) -> Self {
         FleetTarget {
@@ -101,6 +112,7 @@ impl FleetTarget {
             protocol: Protocol::Rcon,
             tunnel: None,
             machine: None,
+            unix: None,
         }
     }
 }
@@ -286,6 +298,8 @@ struct Slot {
     /// Bounds connecting, logging in and each answer.
     timeout: Duration,
     tunnel: Option<Tunnel>,
+    /// A Unix domain socket to connect to instead.
+    unix: Option<std::path::PathBuf>,
     /// `host:port` as a WebSocket's URL and `Host` name it.
     address: String,
     /// Whether the observer wants packets (the WebSocket upgrade is traced here).
@@ -319,8 +333,8 @@ struct Slot {
 }
 
 impl Slot {
-    /// A slot for `target`, not started, that connects to `addrs`.
-    fn new(t: FleetTarget, addrs: Vec<SocketAddr>) -> Self {
+    /// A target's slot before its first connect, `addrs` resolved.
+    fn new(t: FleetTarget, machine: Box<dyn Machine>, addrs: Vec<SocketAddr>) -> Slot {
         let address = match &t.tunnel {
             Some(tunnel) => tunnel.address().to_string(),
             None => crate::transport::Connector::describe(&crate::transport::TcpConnector::new(
@@ -332,12 +346,10 @@ impl Slot {
             tracing: t.config.observer.wants_packets(),
             timeout: t.config.timeout,
             ws_password: (t.protocol == Protocol::WebRcon).then(|| t.password.clone()),
-            machine: match t.machine {
-                Some(machine) => machine,
-                None => machine::new(t.protocol, t.config, t.password),
-            },
+            machine,
             protocol: t.protocol,
             tunnel: t.tunnel,
+            unix: t.unix,
             address,
             addrs,
             addr_index: 0,
@@ -397,16 +409,38 @@ pub fn run(
     opts: FleetOptions,
     handler: &mut dyn Handler,
 ) -> io::Result<()> {
-    let resolved = resolve_all(&targets);
+    let targets = targets
+        .into_iter()
+        .map(|mut t| {
+            let made = t.take_machine();
+            (t, made)
+        })
+        .collect();
+    run_machines(targets, opts, handler)
+}
+
+/// [`run`] with each target's machine made by the caller: a protocol the loop does not know
+/// by name (the management protocol's [`MgmtMachine`](crate::mgmt::machine::MgmtMachine)),
+/// over a plain stream (TCP, or the target's tunnel). The target's `protocol` says which link
+/// to open (RCON: a stream, nothing on top); its `config` gives the timeout and the observer.
+pub fn run_machines(
+    targets: Vec<(FleetTarget, Box<dyn Machine>)>,
+    opts: FleetOptions,
+    handler: &mut dyn Handler,
+) -> io::Result<()> {
+    let resolved = resolve_all(targets.iter().map(|(t, _)| t));
     let mut poll = Poll::new()?;
     let mut sessions: Vec<Slot> = Vec::with_capacity(targets.len());
     let mut early: Vec<(usize, Error)> = Vec::new();
-    for (i, (t, addrs)) in targets.into_iter().zip(resolved).enumerate() {
-        let addrs = addrs.unwrap_or_else(|e| {
-            early.push((i, e));
-            Vec::new()
-        });
-        sessions.push(Slot::new(t, addrs));
+    for (i, ((t, machine), addrs)) in targets.into_iter().zip(resolved).enumerate() {
+        let addrs = match addrs {
+            Ok(a) => a,
+            Err(e) => {
+                early.push((i, e));
+                Vec::new()
+            }
+        };
+        sessions.push(Slot::new(t, machine, addrs));
     }
     let alarms = opts.cancel.iter().chain(&opts.wake).cloned().collect();
     let mut lp = Loop {
@@ -496,6 +530,14 @@ impl Loop {
             handler.report(i, Report::Connecting { attempt: s.attempt });
         }
         s.stage = Stage::LoggingIn;
+        if let Some(path) = &s.unix {
+            // A local connect does not wait on a network: it succeeds or fails at once.
+            match link::unix(path) {
+                Ok(stream) => self.attach(i, Link::Stream(stream), poll, handler),
+                Err(e) => self.connect_failed(i, e, poll, handler),
+            }
+            return;
+        }
         if let Some(tunnel) = &s.tunnel {
             match tunnel.spawn(self.wakes.ring(i)) {
                 Ok((pipe, mut child)) => {
@@ -1455,9 +1497,14 @@ fn upgrade_error(e: tungstenite::Error) -> Error {
 
 /// Resolves every direct target's host: literal addresses directly, names once each on up to eight
 /// helper threads (the resolver blocks), so the loop itself never waits on DNS.
-fn resolve_all(targets: &[FleetTarget]) -> Vec<Result<Vec<SocketAddr>, Error>> {
+fn resolve_all<'t>(
+    targets: impl Iterator<Item = &'t FleetTarget> + Clone,
+) -> Vec<Result<Vec<SocketAddr>, Error>> {
     let mut names: Vec<&str> = Vec::new();
-    for t in targets.iter().filter(|t| t.tunnel.is_none()) {
+    for t in targets
+        .clone()
+        .filter(|t| t.tunnel.is_none() && t.unix.is_none())
+    {
         if t.host.parse::<std::net::IpAddr>().is_err() && !names.contains(&t.host.as_str()) {
             names.push(&t.host);
         }
@@ -1491,10 +1538,9 @@ fn resolve_all(targets: &[FleetTarget]) -> Vec<Result<Vec<SocketAddr>, Error>> {
         });
     }
     targets
-        .iter()
         .map(|t| {
-            // The far side of a tunnel resolves the name.
-            if t.tunnel.is_some() {
+            // The far side of a tunnel resolves the name; a Unix socket has none.
+            if t.tunnel.is_some() || t.unix.is_some() {
                 return Ok(Vec::new());
             }
             if let Ok(ip) = t.host.parse::<std::net::IpAddr>() {

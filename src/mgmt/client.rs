@@ -11,11 +11,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use tungstenite::client::IntoClientRequest;
-use tungstenite::http::HeaderValue;
 use tungstenite::{HandshakeError, Message, WebSocket};
 
-use super::jsonrpc::{self, Incoming, Notification, RpcError};
+use super::jsonrpc::{self, Incoming, Notification};
+use super::machine::{is_wait, rpc_error, tls_closed, upgrade_failure, upgrade_request, ws_error};
 use super::{MgmtError, MgmtResult, Trust};
 use crate::Password;
 use crate::engine::CANCEL_POLL;
@@ -112,7 +111,7 @@ impl Endpoint {
     }
 
     /// The URL the WebSocket upgrade asks for (`ws://localhost/` over a Unix socket).
-    fn ws_url(&self) -> String {
+    pub(super) fn ws_url(&self) -> String {
         if self.unix.is_some() {
             return format!("ws://localhost{}", self.path);
         }
@@ -236,58 +235,6 @@ pub struct MgmtClient {
     cancel: Option<Arc<AtomicBool>>,
 }
 
-fn is_wait(e: &tungstenite::Error) -> bool {
-    matches!(e, tungstenite::Error::Io(io) if io.kind() == io::ErrorKind::WouldBlock)
-}
-
-/// `Some(MgmtError::Closed)` when `e` is the peer closing; `None` otherwise.
-fn ws_error_kind(e: &tungstenite::Error) -> Option<MgmtError> {
-    match e {
-        tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed => {
-            Some(MgmtError::Closed)
-        }
-        tungstenite::Error::Io(io) if io.kind() == io::ErrorKind::UnexpectedEof => {
-            Some(MgmtError::Closed)
-        }
-        _ => None,
-    }
-}
-
-fn ws_error(e: tungstenite::Error) -> MgmtError {
-    match e {
-        tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed => {
-            MgmtError::Closed
-        }
-        tungstenite::Error::Io(io) if io.kind() == io::ErrorKind::UnexpectedEof => {
-            MgmtError::Closed
-        }
-        tungstenite::Error::Io(io) => MgmtError::Io(io),
-        other => MgmtError::WebSocket(Box::new(other)),
-    }
-}
-
-fn rpc_error(method: &str, e: RpcError) -> MgmtError {
-    MgmtError::Rpc {
-        method: method.to_string(),
-        code: e.code,
-        message: e.message,
-        data: e.data,
-    }
-}
-
-/// The `message` of vanilla's 401 body, `{"error":"Unauthorized","message":"Invalid API key"}`
-/// (whatever of it arrived with the headers), kept short and printable.
-fn unauthorized_reason(body: Option<&[u8]>) -> Option<String> {
-    let body: Value = serde_json::from_slice(body?).ok()?;
-    let message = body.get("message")?.as_str()?;
-    let message: String = message
-        .chars()
-        .filter(|c| !c.is_control())
-        .take(200)
-        .collect();
-    (!message.is_empty()).then_some(message)
-}
-
 impl MgmtClient {
     /// Runs the TLS and WebSocket handshakes over `transport`.
     pub fn connect(
@@ -336,12 +283,7 @@ impl MgmtClient {
                             source: e,
                         },
                         io::ErrorKind::UnexpectedEof | io::ErrorKind::ConnectionReset => {
-                            MgmtError::Tls {
-                                peer: peer.clone(),
-                                source: io::Error::other(
-                                    "the server closed the connection during the handshake (is it a ws:// server?)",
-                                ),
-                            }
+                            tls_closed(endpoint)
                         }
                         _ => MgmtError::Io(e),
                     });
@@ -351,21 +293,7 @@ impl MgmtClient {
         } else {
             Stream::Plain(pipe)
         };
-        let mut request = endpoint
-            .ws_url()
-            .into_client_request()
-            .map_err(|e| MgmtError::Handshake(e.to_string()))?;
-        let headers = request.headers_mut();
-        let bearer =
-            HeaderValue::from_str(&format!("Bearer {}", opts.secret.expose())).map_err(|_| {
-                MgmtError::Handshake("the secret is not valid in an HTTP header".into())
-            })?;
-        headers.insert("Authorization", bearer);
-        if let Some(origin) = &opts.origin {
-            let v = HeaderValue::from_str(origin)
-                .map_err(|_| MgmtError::Handshake(format!("'{origin}' is not a valid Origin")))?;
-            headers.insert("Origin", v);
-        }
+        let request = upgrade_request(endpoint, opts)?;
         let mut upgrade = tungstenite::client::client(request, stream);
         let ws = loop {
             match upgrade {
@@ -375,37 +303,7 @@ impl MgmtClient {
                     mid.get_mut().get_mut().pipe().wait = wait()?;
                     upgrade = mid.handshake();
                 }
-                Err(HandshakeError::Failure(tungstenite::Error::Http(resp))) => {
-                    if resp.status().as_u16() == 401 {
-                        return Err(MgmtError::Unauthorized {
-                            reason: unauthorized_reason(resp.body().as_deref()),
-                        });
-                    }
-                    return Err(MgmtError::Handshake(format!(
-                        "the server answered HTTP {}",
-                        resp.status()
-                    )));
-                }
-                Err(HandshakeError::Failure(e)) => {
-                    let closed = matches!(
-                        e,
-                        tungstenite::Error::Protocol(
-                            tungstenite::error::ProtocolError::HandshakeIncomplete
-                        )
-                    ) || matches!(ws_error_kind(&e), Some(MgmtError::Closed));
-                    if closed {
-                        return Err(MgmtError::Handshake(format!(
-                            "the server closed the connection before answering the upgrade (is {} a management port{}?)",
-                            endpoint.port,
-                            if endpoint.tls {
-                                ""
-                            } else {
-                                ", and without TLS"
-                            }
-                        )));
-                    }
-                    return Err(ws_error(e));
-                }
+                Err(HandshakeError::Failure(e)) => return Err(upgrade_failure(e, endpoint)),
             }
         };
         if let Some(t) = opts.trace {
@@ -528,28 +426,6 @@ impl MgmtClient {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn reasons_of_a_refusal() {
-        let body = br#"{"error":"Unauthorized","message":"Invalid API key"}"#;
-        assert_eq!(
-            unauthorized_reason(Some(body)).as_deref(),
-            Some("Invalid API key")
-        );
-        for other in [
-            &b""[..],
-            b"Unauthorized",
-            br#"{"message":""}"#,
-            br#"{"message":1}"#,
-        ] {
-            assert_eq!(unauthorized_reason(Some(other)), None);
-        }
-        assert_eq!(unauthorized_reason(None), None);
-        assert_eq!(
-            unauthorized_reason(Some(b"{\"message\":\"a\\u001b[2Jb\"}")).as_deref(),
-            Some("a[2Jb")
-        );
-    }
 
     #[test]
     fn urls() {

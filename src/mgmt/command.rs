@@ -11,9 +11,9 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Value, json};
 
 use super::schema::Schema;
-use super::{MgmtClient, MgmtError, MgmtResult};
+use super::{MgmtClient, MgmtError, MgmtResult, engine_error};
 use crate::engine::{Remote, Suggest};
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::Result;
 
 /// The methods that run a console command, in the order one is chosen when a server offers
 /// several: MSMP Enhanced's first (its feedback keeps its colours as text components).
@@ -144,23 +144,6 @@ impl MgmtRemote {
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Link> {
         self.link.lock().unwrap_or_else(|e| e.into_inner())
-    }
-}
-
-/// A management error as the engine's, keeping its message; an abandoned wait stays
-/// [`Error::Cancelled`], so Ctrl-C is reported as everywhere else.
-fn engine_error(e: MgmtError) -> Error {
-    let kind = match e {
-        MgmtError::Cancelled => return Error::Cancelled,
-        MgmtError::Connect(inner) => return inner,
-        MgmtError::Unauthorized { .. } => ErrorKind::Login,
-        MgmtError::Timeout { .. } => ErrorKind::Timeout,
-        MgmtError::Tls { .. } | MgmtError::Trust(_) => ErrorKind::Connect,
-        _ => ErrorKind::Connection,
-    };
-    Error::Management {
-        message: e.to_string(),
-        kind,
     }
 }
 

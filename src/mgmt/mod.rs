@@ -9,6 +9,7 @@
 //!   or a pinned SHA-256 fingerprint; never "anything").
 //! - [`client`]: the blocking client over any [`crate::transport::Transport`] (TCP, SSH tunnel,
 //!   proxy command).
+//! - [`machine`]: the protocol as a machine ([`crate::engine::Machine`]) for the event loop.
 //! - [`command`]: console commands through a server mod's method, as a
 //!   [`crate::engine::Remote`] (issue 42).
 //! - [`practice`]: an in-process management server with the documented methods and
@@ -20,6 +21,7 @@
 pub mod client;
 pub mod command;
 pub mod jsonrpc;
+pub mod machine;
 pub mod practice;
 pub mod schema;
 pub mod tls;
@@ -130,3 +132,20 @@ pub enum MgmtError {
 
 /// Results of this module.
 pub type MgmtResult<T> = std::result::Result<T, MgmtError>;
+
+/// A management error as the engine's, keeping its message; an abandoned wait stays
+/// [`crate::Error::Cancelled`], so Ctrl-C is reported as everywhere else.
+pub(crate) fn engine_error(e: MgmtError) -> crate::Error {
+    let kind = match e {
+        MgmtError::Cancelled => return crate::Error::Cancelled,
+        MgmtError::Connect(inner) => return inner,
+        MgmtError::Unauthorized { .. } => crate::ErrorKind::Login,
+        MgmtError::Timeout { .. } => crate::ErrorKind::Timeout,
+        MgmtError::Tls { .. } | MgmtError::Trust(_) => crate::ErrorKind::Connect,
+        _ => crate::ErrorKind::Connection,
+    };
+    crate::Error::Management {
+        message: e.to_string(),
+        kind,
+    }
+}

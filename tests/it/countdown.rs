@@ -748,11 +748,12 @@ fn a_management_countdown_whose_words_name_no_method_sends_nothing() {
 }
 
 #[cfg(unix)]
-mod interrupt {
+pub(crate) mod interrupt {
     use super::*;
     use std::process::Stdio;
 
-    fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    /// Waits until `done` (looked at every 20 ms; a hang guard of 30 s).
+    pub(crate) fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
         let deadline = Instant::now() + Duration::from_secs(30);
         while !done() {
             assert!(Instant::now() < deadline, "{what} never happened");

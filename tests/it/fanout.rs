@@ -327,7 +327,7 @@ fn profiles_fan_out_by_list_group_and_all() {
 
 /// Threads and open descriptors of a running process (Linux).
 #[cfg(target_os = "linux")]
-fn threads_and_fds(pid: u32) -> Option<(usize, usize)> {
+pub(crate) fn threads_and_fds(pid: u32) -> Option<(usize, usize)> {
     let status = rcon_status(pid)?;
     let threads = status
         .lines()

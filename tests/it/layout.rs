@@ -18,10 +18,7 @@ const KNOWN_FOLDER_CYCLES: &[&str] = &[
 ];
 
 /// Files other than `src/main.rs` that call `process::exit`.
-const KNOWN_EXITS: &[&str] = &[
-    // issue 38: to remove (deleted with the threaded --mgmt fan-out).
-    "src/app/mode/mgmt_fanout.rs",
-];
+const KNOWN_EXITS: &[&str] = &[];
 
 /// Public type names defined in more than one file.
 const KNOWN_DUPLICATE_TYPES: &[&str] = &[
@@ -34,7 +31,6 @@ const KNOWN_LONG_FUNCTIONS: &[&str] = &[
     // issue 38: to remove, each split into named steps or deleted with its twin.
     "src/app/remote/client.rs answered",
     "src/app/runner/fanout.rs report",
-    "src/mgmt/client.rs connect",
 ];
 
 /// What the resolver (`src/app/resolve`) may not import: it hands every runner what it needs

@@ -410,3 +410,121 @@ fn ctrl_c_ends_a_waiting_call_and_a_waiting_handshake_at_once() {
         "{rest:?}"
     );
 }
+
+/// Many servers' calls and their follow run on the event loop, not a thread per server: with
+/// forty servers, each holding its connection in `--delay`'s pause after its first call (then
+/// each followed), rcon runs on at most 4 threads. Read from /proc while it runs.
+#[cfg(target_os = "linux")]
+#[test]
+fn many_servers_calls_and_follow_run_on_a_bounded_number_of_threads() {
+    use std::process::Stdio;
+    const SERVERS: usize = 40;
+    const MAX_THREADS: usize = 4;
+    let tls = mgmt::tls();
+    let servers: Vec<_> = (0..SERVERS).map(|_| mgmt::server(&tls)).collect();
+    let home = common::home();
+    let names: Vec<String> = (0..SERVERS).map(|i| format!("s{i}")).collect();
+    let config: String = names
+        .iter()
+        .zip(&servers)
+        .map(|(name, s)| profile(name, &mgmt::url(s), &tls.cert))
+        .collect();
+    write_config(home.path(), &config);
+    let rcon = || {
+        let mut c = common::rcon_in(home.path());
+        c.env("RCON_MGMT_SECRET", mgmt::SECRET)
+            .args(["--mgmt", "-s", &names.join(",")]);
+        c
+    };
+    let threads = |pid: u32| {
+        crate::fanout::threads_and_fds(pid)
+            .expect("the running rcon's status")
+            .0
+    };
+    let limit = std::time::Duration::from_secs(60);
+    let mut child = rcon()
+        .args(["--delay", "60s", "-c", "players", "-c", "players"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let rx = common::lines_of(&mut child);
+    for _ in 0..SERVERS {
+        let line = rx.recv_timeout(limit).expect("each server's first answer");
+        assert!(line.ends_with("] (none)"), "{line}");
+    }
+    // Every server waits in its pause now, its connection open.
+    let running = threads(child.id());
+    common::signal(&child, libc::SIGINT);
+    let out = common::wait_with_timeout(child, limit);
+    assert_eq!(out.status.code(), Some(130), "{}", common::stderr(&out));
+    assert!(
+        running <= MAX_THREADS,
+        "{running} threads for {SERVERS} servers' calls"
+    );
+    let mut f = crate::follow::Follower::spawn(rcon().arg("--follow"));
+    for _ in 0..SERVERS {
+        f.wait_err("following ");
+    }
+    let following = threads(f.child.id());
+    assert!(
+        following <= MAX_THREADS,
+        "{following} threads following {SERVERS} servers"
+    );
+}
+
+/// A countdown on many servers runs on the event loop too, not a thread per server: with
+/// forty servers that each hold the answer to its first announcement, rcon runs on at most 4
+/// threads while every announcement is under way. Read from /proc while it runs.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_countdown_on_many_servers_runs_on_a_bounded_number_of_threads() {
+    use rconsole::mgmt::practice::MgmtPracticeConfig;
+    use std::process::Stdio;
+    const SERVERS: usize = 40;
+    const MAX_THREADS: usize = 4;
+    let tls = mgmt::tls();
+    let servers: Vec<_> = (0..SERVERS)
+        .map(|_| {
+            mgmt::start_with(MgmtPracticeConfig {
+                answer_delay: Some(std::time::Duration::from_secs(3600)),
+                ..mgmt::config(&tls)
+            })
+        })
+        .collect();
+    let home = common::home();
+    let names: Vec<String> = (0..SERVERS).map(|i| format!("s{i}")).collect();
+    let config: String = names
+        .iter()
+        .zip(&servers)
+        .map(|(name, s)| profile(name, &mgmt::url(s), &tls.cert))
+        .collect();
+    write_config(home.path(), &config);
+    let mut child = common::rcon_in(home.path())
+        .env("RCON_MGMT_SECRET", mgmt::SECRET)
+        .args(["--mgmt", "-s", &names.join(",")])
+        .args([
+            "--countdown",
+            "10m",
+            "--announce",
+            "server system_message {left}",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Every server has its first announcement, its answer held back: every call is under way.
+    crate::countdown::interrupt::wait_until("every server's first announcement", || {
+        servers.iter().all(|s| !s.system_messages().is_empty())
+    });
+    let running = crate::fanout::threads_and_fds(child.id());
+    child.kill().unwrap();
+    let out = child.wait_with_output().unwrap();
+    let running = running
+        .unwrap_or_else(|| panic!("the running rcon's status: {}", common::stderr(&out)))
+        .0;
+    assert!(
+        running <= MAX_THREADS,
+        "{running} threads for {SERVERS} servers' countdown"
+    );
+}

@@ -6,13 +6,13 @@
 //! `-c` calls and words run under the runner policy RCON's commands run under
 //! ([`crate::app::runner::commands`]: `--delay`, `--echo`, `--keep-going`, Ctrl-C), and the
 //! first connection is tried again with `--retry`.
-//! `--follow` takes the server's notifications ([`run_mgmt`], printing through
-//! `crate::app::source::follow::events`); `--countdown`/`--every` run on the same schedule as
-//! RCON's (`crate::app::source::schedule`).
+//! `--follow` takes the server's notifications on the event loop
+//! ([`crate::app::mode::mgmt_fleet::follow`], as several servers' calls run), and so do
+//! `--countdown`/`--every`/`--if`, on RCON's schedule ([`crate::app::mode::mgmt_fleet::timed`]).
 //! On a server whose `rpc.discover` offers a command method (issue 42), words that name no
 //! method are console commands: one server's commands, files, stdin and console run on RCON's
-//! session path ([`run_commands`]), several servers' and the schedule's through the same
-//! [`MgmtSession`], which prints their feedback as RCON's records.
+//! session path ([`run_commands`]), several servers' through the same [`MgmtPrinter`], which
+//! prints their feedback as RCON's records.
 
 use std::io::{BufRead, IsTerminal};
 use std::path::PathBuf;
@@ -27,15 +27,12 @@ use serde_json::{Value, json};
 use crate::app::exit::{Exit, fail};
 use crate::app::print::output::{Printer, Style};
 use crate::app::print::stderr;
-use crate::app::resolve::plan::{
-    BatchPolicy, FollowOptions, MgmtPlan, PracticePlan, SessionPlan, Timing,
-};
+use crate::app::resolve::plan::{BatchPolicy, MgmtPlan, PracticePlan, SessionPlan};
 use crate::app::resolve::secrets::{self, Secret};
 use crate::app::resolve::settings::{self, Settings};
 use crate::app::runner::commands::{self, Failure, Ran, Rest, Target};
 use crate::app::runner::interrupt::Stop;
 use crate::app::runner::session::PARSE_ERROR;
-use crate::app::source::schedule;
 
 /// Where and how to connect, resolved but not connected.
 pub struct MgmtTarget {
@@ -65,15 +62,16 @@ pub fn exit_of(e: &mgmt::MgmtError) -> Exit {
     }
 }
 
+/// What helps when the server refuses the secret.
+pub const UNAUTHORIZED_HINT: &str = "; check the secret (RCON_MGMT_SECRET, --mgmt-secret-file, the profile's mgmt_secret_file or mgmt_secret_command) against the server's management-server-secret";
+
 /// A management error as an application error with its exit status, and the flag that helps.
 pub fn error(e: mgmt::MgmtError) -> anyhow::Error {
     let hint = match &e {
         mgmt::MgmtError::Tls { source, .. } if source.kind() == std::io::ErrorKind::InvalidData => {
             "; to trust a self-signed certificate, give --mgmt-cert FILE or --mgmt-fingerprint SHA256"
         }
-        mgmt::MgmtError::Unauthorized { .. } => {
-            "; check the secret (RCON_MGMT_SECRET, --mgmt-secret-file, the profile's mgmt_secret_file or mgmt_secret_command) against the server's management-server-secret"
-        }
+        mgmt::MgmtError::Unauthorized { .. } => UNAUTHORIZED_HINT,
         _ => "",
     };
     fail(exit_of(&e), format!("{e}{hint}"))
@@ -380,14 +378,21 @@ pub fn split_words(line: &str) -> Vec<String> {
 
 /// One management server's connection and the printer of its results: the one path every
 /// call takes, whether it comes from `-c` and the command words ([`MgmtSession::run_calls`],
-/// under the runner policy of [`crate::app::runner::commands`]), stdin, the console or the
-/// schedule of `--countdown` and `--every` (as a [`schedule::Runner`]).
+/// under the runner policy of [`crate::app::runner::commands`]), stdin or the console.
 pub struct MgmtSession {
     target: MgmtTarget,
     /// `None` after the connection was lost: the next call connects again.
     client: Option<MgmtClient>,
     schema: Schema,
+    out: MgmtPrinter,
+}
+
+/// How one management server's calls are printed and named, wherever they run (a
+/// [`MgmtSession`], or the event loop for several servers: `crate::app::mode::mgmt_fleet`).
+pub struct MgmtPrinter {
     printer: Printer,
+    /// The name its records and labels carry.
+    name: String,
     /// Its text lines are `[server] ...` (one of several).
     prefixed: bool,
 }
@@ -402,17 +407,11 @@ impl MgmtSession {
         prefixed: bool,
     ) -> anyhow::Result<MgmtSession> {
         let (client, schema) = target.connect_retrying(retries)?;
-        let style = if json {
-            Style::Json
-        } else {
-            Style::Text { color: false }
-        };
         Ok(MgmtSession {
+            out: MgmtPrinter::new(&target.name, json, prefixed),
             target,
             client: Some(client),
             schema,
-            printer: Printer::new(style, false),
-            prefixed,
         })
     }
 
@@ -443,15 +442,7 @@ impl MgmtSession {
     /// which is then given too. Words that name no method on a server without one are the
     /// `Err`.
     fn resolve(&self, words: &[String]) -> Result<Resolved, mgmt::MgmtError> {
-        match self.schema.resolve(words) {
-            Err(e @ mgmt::MgmtError::UnknownMethod { .. }) => {
-                match CommandMethod::discover(&self.schema) {
-                    Some(c) => Ok((c.name.clone(), c.params(&words.join(" ")), Some(c))),
-                    None => Err(e),
-                }
-            }
-            other => other.map(|(method, params)| (method, params, None)),
-        }
+        resolve_words(&self.schema, words)
     }
 
     /// Resolves `words` ([`MgmtSession::resolve`]) and calls the method (connecting again
@@ -478,6 +469,227 @@ impl MgmtSession {
             elapsed,
             command,
         })
+    }
+
+    /// Runs one command's words: `methods` and `api` are answered from the schema; anything
+    /// else is a call. Prints the result through the printer; an error comes back for the
+    /// caller to report.
+    pub fn run_words(&mut self, words: &[String]) -> anyhow::Result<()> {
+        if let Some(done) = self.out.local(&self.schema, words) {
+            return done;
+        }
+        let called = self.call(words)?;
+        self.out.called(words, called)
+    }
+
+    /// Runs `calls` in order under the runner policy ([`crate::app::runner::commands`]:
+    /// `--delay`, `--echo`, `--keep-going`, and Ctrl-C or `SIGTERM` while `stop` catches
+    /// them, which ends the calls with [`CallsRan::stopped`] for the caller to report). Every call
+    /// is checked against the server's schema before the first is sent, so a mistyped method
+    /// or argument sends nothing. A call the server refuses is reported on stderr and the next
+    /// one runs; anything else (a lost connection, a timeout) stops the run, unless
+    /// `--keep-going`, and says how many calls were not sent. The worst exit status, or the
+    /// error that stopped the run.
+    pub fn run_calls(
+        &mut self,
+        calls: &[Vec<String>],
+        policy: &BatchPolicy,
+        stop: Option<&Stop>,
+    ) -> anyhow::Result<CallsRan> {
+        check_calls(&self.schema, &self.out, calls)?;
+        let lines: Vec<String> = calls.iter().map(|w| w.join(" ")).collect();
+        let mut tally = crate::app::runner::batch::Tally::default();
+        let halted = commands::run_until(self, &lines, Rest::Nothing, policy, &mut tally, stop)?;
+        let server = self.out.prefixed.then_some(self.target.name.as_str());
+        Ok(CallsRan {
+            exit: tally.worst.unwrap_or(Exit::Success),
+            stopped: halted.map(|h| h.interrupted(&lines, Rest::Nothing, &tally, server)),
+        })
+    }
+}
+
+impl MgmtPrinter {
+    /// The printer of the server named `name`: `json`, results are the one JSON record;
+    /// `prefixed`, text lines are labelled with the name.
+    pub fn new(name: &str, json: bool, prefixed: bool) -> MgmtPrinter {
+        let style = match json {
+            true => Style::Json,
+            false => Style::Text { color: false },
+        };
+        MgmtPrinter {
+            printer: Printer::new(style, false),
+            name: name.to_string(),
+            prefixed,
+        }
+    }
+
+    /// `methods` and `api`, answered from `schema` and printed; `None` for other words.
+    pub fn local(&mut self, schema: &Schema, words: &[String]) -> Option<anyhow::Result<()>> {
+        let label = self.prefixed.then_some(self.name.as_str());
+        let json_out = self.printer.style() == Style::Json;
+        if words.len() == 1 && words[0] == "methods" {
+            let mut text = String::new();
+            for m in schema.methods.iter().filter(|m| !m.is_notification()) {
+                let params: Vec<String> =
+                    m.params.iter().map(|p| format!("<{}>", p.name)).collect();
+                let mut line = m.words();
+                if !params.is_empty() {
+                    line = format!("{line} {}", params.join(" "));
+                }
+                if json_out {
+                    text.push_str(
+                        &json!({"method": m.name, "words": m.words(), "params": m.params.iter().map(|p| &p.name).collect::<Vec<_>>(), "description": m.description}).to_string(),
+                    );
+                } else {
+                    text.push_str(&format!("{line:<48} {}", m.description));
+                }
+                text.push('\n');
+            }
+            let printed = self.printer.formatted(&prefix(label, &text));
+            return Some(printed.map_err(Into::into));
+        }
+        if words.len() == 1 && words[0] == "api" {
+            let rows = api(schema);
+            let text = if json_out {
+                let o: serde_json::Map<String, Value> = rows
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), json!(v)))
+                    .collect();
+                format!("{}\n", Value::Object(o))
+            } else {
+                let keys = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
+                let width = rows.iter().map(|r| r.1.chars().count()).max().unwrap_or(0);
+                rows.iter()
+                    .map(|(k, v)| format!("{k:<keys$} {v:<width$}  rpc.discover\n"))
+                    .collect()
+            };
+            let printed = self.printer.formatted(&prefix(label, &text));
+            return Some(printed.map_err(Into::into));
+        }
+        None
+    }
+
+    /// What became of a call's words (`console`: they were a console command) for the runner
+    /// policy, from what printing its `result` came to.
+    pub fn ran(
+        &self,
+        command: &str,
+        words: &[String],
+        console: bool,
+        result: anyhow::Result<()>,
+    ) -> std::io::Result<Ran> {
+        let Err(e) = result else {
+            return Ok(Ran {
+                sent: true,
+                answered: true,
+                failure: None,
+            });
+        };
+        if crate::app::print::output::is_broken_pipe(&e) {
+            return Err(std::io::Error::from(std::io::ErrorKind::BrokenPipe));
+        }
+        let exit = crate::app::exit::exit_for(&e);
+        let server = match self.prefixed {
+            true => format!("[{}] ", self.name),
+            false => String::new(),
+        };
+        // A console command fails as over RCON: named as RCON names it, and the run stops
+        // there unless --keep-going.
+        if console {
+            let short = crate::app::shared::short(command);
+            return Ok(Ran {
+                sent: true,
+                answered: exit == Exit::CommandFailed,
+                failure: Some(Failure {
+                    exit,
+                    message: format!("{server}command '{short}': {e:#}"),
+                    goes_on: false,
+                }),
+            });
+        }
+        // A refused call is the server's answer to it: reported, and the next one runs.
+        let refused = exit == Exit::CommandFailed;
+        let message = if refused {
+            format!("{}{e:#}", self.label(words))
+        } else {
+            // The call that was under way is named, whether or not it is one of several.
+            format!("{server}'{}': {e:#}", words.join(" "))
+        };
+        Ok(Ran {
+            sent: true,
+            answered: refused,
+            failure: Some(Failure {
+                exit,
+                message,
+                goes_on: refused,
+            }),
+        })
+    }
+
+    /// Prints `command` before its output (`--echo`), labelled when one of several.
+    pub fn echo(&mut self, command: &str) -> std::io::Result<()> {
+        if self.prefixed && self.printer.style() != Style::Json {
+            let line = crate::app::print::output::prefixed(&self.name, &format!("> {command}"));
+            return self.printer.formatted(&line);
+        }
+        self.printer.echo(command)
+    }
+
+    /// How a refused call is named with several servers: `[server] 'words': `.
+    pub fn label(&self, words: &[String]) -> String {
+        if self.prefixed {
+            format!("[{}] '{}': ", self.name, words.join(" "))
+        } else {
+            String::new()
+        }
+    }
+
+    /// Prints a call's result (a console command's feedback as RCON's record); a refused or
+    /// failed call is the `Err`, for the caller to report.
+    pub fn called(&mut self, words: &[String], called: Called) -> anyhow::Result<()> {
+        let label = self.prefixed.then_some(self.name.as_str());
+        let json_out = self.printer.style() == Style::Json;
+        if called.command.is_some() {
+            return self.print_command(words, called);
+        }
+        let Called {
+            method,
+            params,
+            result: called,
+            elapsed,
+            ..
+        } = called;
+        if json_out {
+            // The one record every mode prints, with the call's method, params and result added.
+            let command = words.join(" ");
+            let params = Value::Array(params);
+            let failure = called.as_ref().err().map(|e| (e.to_string(), exit_of(e)));
+            let text = called.as_ref().map(render).unwrap_or_default();
+            let call = crate::app::print::output::Record {
+                command: &command,
+                raw: text.as_bytes(),
+                ok: failure.is_none(),
+                error: failure.as_ref().map(|f| f.0.as_str()),
+                reason: failure.as_ref().and_then(|f| f.1.reason()),
+                elapsed,
+                origin: None,
+            };
+            let mut record =
+                crate::app::print::output::json_record(Some(&self.name), &call, text.trim_end());
+            record.method = Some(&method);
+            record.params = Some(&params);
+            record.result = called.as_ref().ok();
+            self.printer.formatted(&format!("{}\n", record.to_line()))?;
+        } else if let Ok(result) = &called {
+            let text = prefix(label, &render(result));
+            let text = if text.ends_with('\n') {
+                text
+            } else {
+                text + "\n"
+            };
+            self.printer.formatted(&text)?;
+        }
+        called.map(|_| ()).map_err(error)
     }
 
     /// Prints a console command's feedback as RCON's fan-out prints a command's record (its
@@ -507,13 +719,13 @@ impl MgmtSession {
                 elapsed: called.elapsed,
                 origin: None,
             },
-            Some(&self.target.name),
+            Some(&self.name),
             &mut buf,
         );
         let printed = String::from_utf8_lossy(&buf);
         let label = self.prefixed && self.printer.style() != Style::Json && !printed.is_empty();
         let printed = match label {
-            true => crate::app::print::output::prefixed(&self.target.name, &printed),
+            true => crate::app::print::output::prefixed(&self.name, &printed),
             false => printed.into_owned(),
         };
         self.printer.formatted(&printed)?;
@@ -523,155 +735,53 @@ impl MgmtSession {
             _ => Ok(()),
         }
     }
+}
 
-    /// Runs one command's words: `methods` lists the methods; anything else is a call. Prints
-    /// the result through the printer; an error comes back for the caller to report.
-    pub fn run_words(&mut self, words: &[String]) -> anyhow::Result<()> {
-        let name = self.target.name.clone();
-        let label = self.prefixed.then_some(name.as_str());
-        let json_out = self.printer.style() == Style::Json;
-        if words.len() == 1 && words[0] == "methods" {
-            let mut text = String::new();
-            for m in self.schema.methods.iter().filter(|m| !m.is_notification()) {
-                let params: Vec<String> =
-                    m.params.iter().map(|p| format!("<{}>", p.name)).collect();
-                let mut line = m.words();
-                if !params.is_empty() {
-                    line = format!("{line} {}", params.join(" "));
+/// What `words` run on a server with `schema`: the method they name and its params; else, on
+/// a server that runs console commands (issue 42), the words as one command through its
+/// command method, which is then given too. Words that name no method on a server without one
+/// are the `Err`.
+pub fn resolve_words(schema: &Schema, words: &[String]) -> Result<Resolved, mgmt::MgmtError> {
+    match schema.resolve(words) {
+        Err(e @ mgmt::MgmtError::UnknownMethod { .. }) => match CommandMethod::discover(schema) {
+            Some(c) => Ok((c.name.clone(), c.params(&words.join(" ")), Some(c))),
+            None => Err(e),
+        },
+        other => other.map(|(method, params)| (method, params, None)),
+    }
+}
+
+/// Checks every call against `schema` before the first is sent, so a mistyped method or
+/// argument sends nothing: the first that fails is the `Err`, named by `out`.
+pub fn check_calls(
+    schema: &Schema,
+    out: &MgmtPrinter,
+    calls: &[Vec<String>],
+) -> anyhow::Result<()> {
+    for words in calls {
+        if is_reserved(words) {
+            continue;
+        }
+        if let Err(e) = resolve_words(schema, words) {
+            let none = match calls.len() {
+                1 => String::new(),
+                n => format!("; none of the {n} calls was sent"),
+            };
+            let exit = exit_of(&e);
+            // Words that name no method might have been a console command (issue 42).
+            let lacks = match &e {
+                mgmt::MgmtError::UnknownMethod { .. } => {
+                    format!("; as a console command: {}", command::missing())
                 }
-                if json_out {
-                    text.push_str(
-                        &json!({"method": m.name, "words": m.words(), "params": m.params.iter().map(|p| &p.name).collect::<Vec<_>>(), "description": m.description}).to_string(),
-                    );
-                } else {
-                    text.push_str(&format!("{line:<48} {}", m.description));
-                }
-                text.push('\n');
-            }
-            self.printer.formatted(&prefix(label, &text))?;
-            return Ok(());
-        }
-        if words.len() == 1 && words[0] == "api" {
-            let rows = api(&self.schema);
-            let text = if json_out {
-                let o: serde_json::Map<String, Value> = rows
-                    .iter()
-                    .map(|(k, v)| (k.to_string(), json!(v)))
-                    .collect();
-                format!("{}\n", Value::Object(o))
-            } else {
-                let keys = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
-                let width = rows.iter().map(|r| r.1.chars().count()).max().unwrap_or(0);
-                rows.iter()
-                    .map(|(k, v)| format!("{k:<keys$} {v:<width$}  rpc.discover\n"))
-                    .collect()
+                _ => String::new(),
             };
-            self.printer.formatted(&prefix(label, &text))?;
-            return Ok(());
-        }
-        let called = self.call(words)?;
-        if called.command.is_some() {
-            return self.print_command(words, called);
-        }
-        let Called {
-            method,
-            params,
-            result: called,
-            elapsed,
-            ..
-        } = called;
-        if json_out {
-            // The one record every mode prints, with the call's method, params and result added.
-            let command = words.join(" ");
-            let params = Value::Array(params);
-            let failure = called.as_ref().err().map(|e| (e.to_string(), exit_of(e)));
-            let text = called.as_ref().map(render).unwrap_or_default();
-            let call = crate::app::print::output::Record {
-                command: &command,
-                raw: text.as_bytes(),
-                ok: failure.is_none(),
-                error: failure.as_ref().map(|f| f.0.as_str()),
-                reason: failure.as_ref().and_then(|f| f.1.reason()),
-                elapsed,
-                origin: None,
-            };
-            let mut record = crate::app::print::output::json_record(
-                Some(&self.target.name),
-                &call,
-                text.trim_end(),
-            );
-            record.method = Some(&method);
-            record.params = Some(&params);
-            record.result = called.as_ref().ok();
-            self.printer.formatted(&format!("{}\n", record.to_line()))?;
-        } else if let Ok(result) = &called {
-            let text = prefix(label, &render(result));
-            let text = if text.ends_with('\n') {
-                text
-            } else {
-                text + "\n"
-            };
-            self.printer.formatted(&text)?;
-        }
-        called.map(|_| ()).map_err(error)
-    }
-
-    /// Runs `calls` in order under the runner policy ([`crate::app::runner::commands`]:
-    /// `--delay`, `--echo`, `--keep-going`, and Ctrl-C or `SIGTERM` while `stop` catches
-    /// them, which ends the calls with [`CallsRan::stopped`] for the caller to report). Every call
-    /// is checked against the server's schema before the first is sent, so a mistyped method
-    /// or argument sends nothing. A call the server refuses is reported on stderr and the next
-    /// one runs; anything else (a lost connection, a timeout) stops the run, unless
-    /// `--keep-going`, and says how many calls were not sent. The worst exit status, or the
-    /// error that stopped the run.
-    pub fn run_calls(
-        &mut self,
-        calls: &[Vec<String>],
-        policy: &BatchPolicy,
-        stop: Option<&Stop>,
-    ) -> anyhow::Result<CallsRan> {
-        for words in calls {
-            if is_reserved(words) {
-                continue;
-            }
-            if let Err(e) = self.resolve(words) {
-                let none = match calls.len() {
-                    1 => String::new(),
-                    n => format!("; none of the {n} calls was sent"),
-                };
-                let exit = exit_of(&e);
-                // Words that name no method might have been a console command (issue 42).
-                let lacks = match &e {
-                    mgmt::MgmtError::UnknownMethod { .. } => {
-                        format!("; as a console command: {}", command::missing())
-                    }
-                    _ => String::new(),
-                };
-                return Err(fail(
-                    exit,
-                    format!("{}{}{lacks}{none}", self.label(words), error(e)),
-                ));
-            }
-        }
-        let lines: Vec<String> = calls.iter().map(|w| w.join(" ")).collect();
-        let mut tally = crate::app::runner::batch::Tally::default();
-        let halted = commands::run_until(self, &lines, Rest::Nothing, policy, &mut tally, stop)?;
-        let server = self.prefixed.then_some(self.target.name.as_str());
-        Ok(CallsRan {
-            exit: tally.worst.unwrap_or(Exit::Success),
-            ran: tally.sent,
-            stopped: halted.map(|h| h.interrupted(&lines, Rest::Nothing, &tally, server)),
-        })
-    }
-
-    /// How a refused call is named with several servers: `[server] 'words': `.
-    fn label(&self, words: &[String]) -> String {
-        if self.prefixed {
-            format!("[{}] '{}': ", self.target.name, words.join(" "))
-        } else {
-            String::new()
+            return Err(fail(
+                exit,
+                format!("{}{}{lacks}{none}", out.label(words), error(e)),
+            ));
         }
     }
+    Ok(())
 }
 
 /// What the server's `rpc.discover` says about itself, as `--print-config` rows (`rcon --mgmt
@@ -717,25 +827,26 @@ fn api(schema: &Schema) -> Vec<(&'static str, String)> {
 
 /// A resolved call: the method, its params, and the server's command method when the words
 /// are a console command ([`MgmtSession::resolve`]).
-type Resolved = (String, Vec<Value>, Option<CommandMethod>);
+pub type Resolved = (String, Vec<Value>, Option<CommandMethod>);
 
-/// A call made ([`MgmtSession::call`]).
-struct Called {
-    method: String,
-    params: Vec<Value>,
+/// A call made ([`MgmtSession::call`], or on the event loop).
+pub struct Called {
+    /// The method called.
+    pub method: String,
+    /// Its params.
+    pub params: Vec<Value>,
     /// The result, or the server's error.
-    result: Result<Value, mgmt::MgmtError>,
-    elapsed: Duration,
+    pub result: Result<Value, mgmt::MgmtError>,
+    /// How long it took.
+    pub elapsed: Duration,
     /// The command method, when the words were a console command.
-    command: Option<CommandMethod>,
+    pub command: Option<CommandMethod>,
 }
 
 /// What [`MgmtSession::run_calls`] did.
 pub struct CallsRan {
     /// The worst exit status of the calls.
     pub exit: Exit,
-    /// Calls answered.
-    pub ran: u64,
     /// What a signal stopped, if one did.
     pub stopped: Option<crate::app::print::interrupted::Interrupted>,
 }
@@ -744,61 +855,13 @@ pub struct CallsRan {
 impl Target for MgmtSession {
     fn run(&mut self, command: &str, _last: bool) -> std::io::Result<Ran> {
         let words = split_words(command);
-        let Err(e) = self.run_words(&words) else {
-            return Ok(Ran {
-                sent: true,
-                answered: true,
-                failure: None,
-            });
-        };
-        if crate::app::print::output::is_broken_pipe(&e) {
-            return Err(std::io::Error::from(std::io::ErrorKind::BrokenPipe));
-        }
-        let exit = crate::app::exit::exit_for(&e);
-        let server = match self.prefixed {
-            true => format!("[{}] ", self.target.name),
-            false => String::new(),
-        };
-        // A console command fails as over RCON: named as RCON names it, and the run stops
-        // there unless --keep-going.
-        if self.resolve(&words).is_ok_and(|(_, _, c)| c.is_some()) {
-            let short = crate::app::shared::short(command);
-            return Ok(Ran {
-                sent: true,
-                answered: exit == Exit::CommandFailed,
-                failure: Some(Failure {
-                    exit,
-                    message: format!("{server}command '{short}': {e:#}"),
-                    goes_on: false,
-                }),
-            });
-        }
-        // A refused call is the server's answer to it: reported, and the next one runs.
-        let refused = exit == Exit::CommandFailed;
-        let message = if refused {
-            format!("{}{e:#}", self.label(&words))
-        } else {
-            // The call that was under way is named, whether or not it is one of several.
-            format!("{server}'{}': {e:#}", words.join(" "))
-        };
-        Ok(Ran {
-            sent: true,
-            answered: refused,
-            failure: Some(Failure {
-                exit,
-                message,
-                goes_on: refused,
-            }),
-        })
+        let result = self.run_words(&words);
+        let console = self.resolve(&words).is_ok_and(|(_, _, c)| c.is_some());
+        self.out.ran(command, &words, console, result)
     }
 
     fn echo(&mut self, command: &str) -> std::io::Result<()> {
-        if self.prefixed && self.printer.style() != Style::Json {
-            let line =
-                crate::app::print::output::prefixed(&self.target.name, &format!("> {command}"));
-            return self.printer.formatted(&line);
-        }
-        self.printer.echo(command)
+        self.out.echo(command)
     }
 
     /// A call waiting for its answer (or a connection made again for it) looks at `flag` at
@@ -813,51 +876,15 @@ impl Target for MgmtSession {
 
     /// `'players': the management server closed the connection; 2 later not sent`.
     fn stopped_here(&self, failure: &Failure, _sent: bool, later: usize, _rest: Rest) -> String {
-        match later {
-            0 => failure.message.clone(),
-            n => format!("{}; {n} later not sent", failure.message),
-        }
+        stopped_here(failure, later)
     }
 }
 
-/// A management server on the schedule of `--countdown` and `--every`: commands are method
-/// words (`server system_message Restart in {left}`, `server stop`), called as every other
-/// call is ([`MgmtSession::call`]).
-impl schedule::Runner for MgmtSession {
-    fn name(&self) -> &str {
-        &self.target.name
-    }
-    /// A call's result as its answer; a bare `true` (the server's "done", as to
-    /// `server system_message`) is an empty answer, printed as nothing, as RCON's `say` answers
-    /// nothing: a countdown's announcements print the same over both protocols.
-    fn run(&mut self, command: &str) -> anyhow::Result<String> {
-        let called = self.call(&split_words(command))?;
-        let Some(c) = called.command else {
-            return called
-                .result
-                .map(|r| match r {
-                    Value::Bool(true) => String::new(),
-                    r => render(&r),
-                })
-                .map_err(error);
-        };
-        // A console command's feedback, failed on vanilla's parse error as over RCON.
-        match called.result.and_then(|r| c.text(&r)).map_err(error)? {
-            t if crate::app::shared::is_parse_error(t.as_bytes()) => {
-                Err(fail(Exit::CommandFailed, t))
-            }
-            t => Ok(t),
-        }
-    }
-    fn check(&self, command: &str) -> anyhow::Result<()> {
-        self.resolve(&split_words(command))
-            .map(|_| ())
-            .map_err(error)
-    }
-    fn players(&mut self) -> anyhow::Result<usize> {
-        let client = self.client()?;
-        let online = client.call("minecraft:players", &[]).map_err(error)?;
-        Ok(online.as_array().map(Vec::len).unwrap_or(0))
+/// The message of a failure that stops a server's calls, `later` of them not sent.
+pub fn stopped_here(failure: &Failure, later: usize) -> String {
+    match later {
+        0 => failure.message.clone(),
+        n => format!("{}; {n} later not sent", failure.message),
     }
 }
 
@@ -881,105 +908,7 @@ pub fn calls(plan: &MgmtPlan) -> Vec<Vec<String>> {
 
 /// After this long without a notification, the management follow checks the connection with
 /// a `server/status` call.
-const MGMT_CHECK: Duration = Duration::from_secs(15);
-
-/// Follows the management notifications of one server; `label` prefixes its lines with
-/// `[name]` (one of several followed at once).
-pub fn run_mgmt(options: &FollowOptions, target: &MgmtTarget, label: bool) -> anyhow::Result<Exit> {
-    let emitter = crate::app::source::follow::events::Emitter::new(options, label);
-    let (mut client, _schema) = target.connect()?;
-    stderr!(
-        "rcon: following {} (management notifications); Ctrl-C stops",
-        target.name
-    );
-    loop {
-        let mut quiet = Duration::ZERO;
-        loop {
-            match client.next_notification(Duration::from_secs(1)) {
-                Ok(Some(n)) => {
-                    quiet = Duration::ZERO;
-                    if !crate::app::source::follow::events::shown(&n, options.log_level) {
-                        continue;
-                    }
-                    emitter.emit(&crate::app::source::follow::events::from_notification(
-                        &n,
-                        &target.name,
-                    ))?
-                }
-                Ok(None) => {
-                    // A server that vanished without closing (power loss, a dropped route)
-                    // sends nothing: after a quiet spell, ask it something small.
-                    quiet += Duration::from_secs(1);
-                    if quiet >= MGMT_CHECK {
-                        quiet = Duration::ZERO;
-                        match client.call("minecraft:server/status", &[]) {
-                            Ok(_) | Err(rconsole::mgmt::MgmtError::Rpc { .. }) => {}
-                            Err(e) => {
-                                stderr!(
-                                    "rcon: {}: connection lost ({e}); reconnecting",
-                                    target.name
-                                );
-                                break;
-                            }
-                        }
-                    }
-                }
-                Err(e) => {
-                    stderr!("rcon: {}: connection lost ({e}); reconnecting", target.name);
-                    break;
-                }
-            }
-        }
-        client = crate::app::source::follow::events::reconnect(
-            &target.name,
-            Duration::from_secs(1),
-            || target.connect(),
-        )
-        .0;
-    }
-}
-
-/// `rcon --mgmt --follow` on one server: its notifications.
-pub fn follow(
-    plan: &MgmtPlan,
-    options: &FollowOptions,
-    settings: &Settings,
-) -> anyhow::Result<Exit> {
-    run_mgmt(options, &resolve(plan, settings)?, false)
-}
-
-/// `rcon --mgmt` with `--countdown`, `--every` or `--if`: the schedule over each server's
-/// management session, in step (the blocking driver, [`schedule::run`]). Each secret is read
-/// first, one server after another (a prompt never races another); then every server connects
-/// at once, and one that cannot be reached takes no part ([`schedule::left_out`]).
-pub fn timed(
-    plan: &MgmtPlan,
-    timing: &Timing,
-    servers: Vec<(String, Settings)>,
-) -> anyhow::Result<Exit> {
-    let lines: Vec<String> = calls(plan).iter().map(|w| w.join(" ")).collect();
-    let several = servers.len() > 1;
-    let mut targets = Vec::with_capacity(servers.len());
-    for (name, settings) in &servers {
-        let mut target = resolve(plan, settings)?;
-        if several {
-            target.name = name.clone();
-        }
-        targets.push(Some(target));
-    }
-    let sessions = crate::app::runner::at_once::try_each(&mut targets, |slot| {
-        let target = slot.take().expect("each server connects once");
-        MgmtSession::connect(target, plan.policy.retry, plan.json, false)
-    });
-    let mut runners: Vec<Box<dyn schedule::Runner>> = Vec::with_capacity(sessions.len());
-    for ((name, _), session) in servers.iter().zip(sessions) {
-        runners.push(match session {
-            Ok(session) => Box::new(session),
-            Err(e) => Box::new(schedule::Unreached::new(name, e)),
-        });
-    }
-    schedule::run(timing, runners, &lines)
-}
+pub const MGMT_CHECK: Duration = Duration::from_secs(15);
 
 /// `rcon --mgmt ...` for one server: the method calls given, else the console (a terminal or
 /// `-i`), else one call per line of stdin. On a server that runs console commands (issue 42),
@@ -1032,7 +961,7 @@ fn runs_commands(
 }
 
 /// The words `methods` and `api`, which show what the server's `rpc.discover` lists.
-fn is_reserved(words: &[String]) -> bool {
+pub fn is_reserved(words: &[String]) -> bool {
     matches!(words, [w] if w == "methods" || w == "api")
 }
 

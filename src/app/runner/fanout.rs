@@ -90,6 +90,7 @@ impl Server {
             config: self.options,
             protocol: self.protocol,
             tunnel: self.tunnel,
+            unix: None,
             machine: self.machine,
         };
         (target, kept)
@@ -180,8 +181,8 @@ pub fn servers(list: Vec<(String, Settings)>, label: bool) -> anyhow::Result<Vec
                 crate::app::remote::machine::looped(&settings, password.expose())?;
             (Some(tunnel), Some(Box::new(machine) as Box<dyn Machine>))
         } else {
-            let tunnel =
-                process_connector(&settings).map(|c| fleet::Tunnel::new(&c, options.timeout));
+            let tunnel = process_connector(&settings, &settings.host.value, settings.port.value)
+                .map(|c| fleet::Tunnel::new(&c, options.timeout));
             (tunnel, None)
         };
         let describe = match &tunnel {
@@ -243,9 +244,9 @@ pub fn observe(observer: &dyn Observer, describe: &str, report: Report) -> Optio
     None
 }
 
-/// The tunnel of `settings` (`--ssh`, a proxy command), as [`Settings::connector`] opens it.
-fn process_connector(settings: &Settings) -> Option<ProcessConnector> {
-    let (host, port) = (settings.host.value.as_str(), settings.port.value);
+/// The tunnel of `settings` (`--ssh`, a proxy command) to `host:port`, as
+/// [`Settings::connector`] opens it.
+pub fn process_connector(settings: &Settings, host: &str, port: u16) -> Option<ProcessConnector> {
     if let Some(ssh) = &settings.ssh {
         let destination = SshDestination::parse(&ssh.value).ok()?;
         return Some(ProcessConnector::ssh(

@@ -3,13 +3,12 @@
 
 use std::io::Write;
 use std::sync::Mutex;
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use serde_json::Value;
 
 use crate::app::print::json::{unix_secs, utc};
 use crate::app::print::output::{EventRecord, Printer, Style, event_json};
-use crate::app::print::stderr;
 use crate::app::resolve::args::LogLevel;
 use crate::app::resolve::plan::FollowOptions;
 
@@ -192,29 +191,5 @@ fn run_exec(cmd: &str, e: &FollowEvent, time: &str, json_line: &str) {
             }
         }
         Err(err) => crate::app::print::output::warning(&format!("cannot run --exec: {err}")),
-    }
-}
-
-/// Opens a lost server again, every `retry` until it works: the first failure is said once,
-/// and so is the success.
-pub fn reconnect<T>(name: &str, retry: Duration, mut open: impl FnMut() -> anyhow::Result<T>) -> T {
-    let mut said = false;
-    loop {
-        match open() {
-            Ok(opened) => {
-                stderr!("rcon: {name}: reconnected; following again");
-                return opened;
-            }
-            Err(e) => {
-                if !said {
-                    stderr!(
-                        "rcon: {name}: cannot reconnect yet ({e:#}); retrying every {}",
-                        rconsole::format_duration(retry)
-                    );
-                    said = true;
-                }
-                std::thread::sleep(retry);
-            }
-        }
     }
 }

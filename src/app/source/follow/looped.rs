@@ -35,6 +35,21 @@ pub enum Watch {
     Poll(Duration),
     /// Each console's pushed messages.
     Pushed,
+    /// A management server's notifications, its log lines at this level and above; the
+    /// connection is checked with a small call after a quiet spell.
+    #[cfg(feature = "mgmt")]
+    Notifications(Option<crate::app::resolve::args::LogLevel>),
+}
+
+impl Watch {
+    /// How long after connecting the first check is due (a poll at once).
+    fn first_check(self) -> Duration {
+        match self {
+            #[cfg(feature = "mgmt")]
+            Watch::Notifications(_) => crate::app::mode::mgmt::MGMT_CHECK,
+            _ => Duration::ZERO,
+        }
+    }
 }
 
 /// The events between two `list` answers: `left` first, then `joined`, each by name.
@@ -113,8 +128,26 @@ fn run(
     watch: Watch,
     emitter: &Emitter,
 ) -> anyhow::Result<Exit> {
-    let count = servers.len();
     let (targets, servers) = fanout::looped(servers);
+    let targets = targets
+        .into_iter()
+        .map(|mut t| {
+            let made = t.take_machine();
+            (t, made)
+        })
+        .collect();
+    run_machines(names, targets, servers, watch, emitter)
+}
+
+/// [`run`] over targets with their machines made (a management server's).
+pub fn run_machines(
+    names: Vec<String>,
+    targets: Vec<(fleet::FleetTarget, Box<dyn rconsole::engine::Machine>)>,
+    servers: Vec<fanout::Looped>,
+    watch: Watch,
+    emitter: &Emitter,
+) -> anyhow::Result<Exit> {
+    let count = servers.len();
     let stop = fleet::Alarm::new();
     let (tx, rx) = mpsc::channel();
     let opts = fleet::FleetOptions {
@@ -130,7 +163,8 @@ fn run(
         known: vec![None; count],
         raw: vec![Vec::new(); count],
         down: vec![Down::Up; count],
-        due: vec![now; count],
+        // A management server's connection is first checked after a quiet spell.
+        due: vec![now + watch.first_check(); count],
         names,
         servers,
         watch,
@@ -142,7 +176,7 @@ fn run(
     crate::app::learned::defer(true);
     let ran = std::thread::scope(|scope| {
         let event_loop = scope.spawn(|| {
-            let ran = fleet::run(targets, opts, &mut follower);
+            let ran = fleet::run_machines(targets, opts, &mut follower);
             drop(follower);
             ran
         });
@@ -211,6 +245,12 @@ impl Follower<'_> {
             (Some(e), _) => self.end(Ended::Failed(e)),
             (None, Watch::Poll(every)) => following(&self.names, every),
             (None, Watch::Pushed) => following_pushed(&self.names),
+            #[cfg(feature = "mgmt")]
+            (None, Watch::Notifications(_)) => {
+                for name in &self.names {
+                    stderr!("rcon: following {name} (management notifications); Ctrl-C stops");
+                }
+            }
         }
     }
 
@@ -224,6 +264,15 @@ impl Follower<'_> {
         if self.down[t] != Down::Up {
             stderr!("rcon: {}: reconnected; following again", self.names[t]);
             self.down[t] = Down::Up;
+        }
+    }
+
+    /// Logged in: the first time, this server is ready; after a loss, it is back.
+    fn logged_in(&mut self, t: usize) {
+        if self.first[t].is_none() {
+            self.settled(t, Ok(()));
+        } else {
+            self.back(t);
         }
     }
 
@@ -249,6 +298,21 @@ impl Follower<'_> {
 
     /// A message a console pushed: its lines as events.
     fn pushed(&mut self, t: usize, text: &str) {
+        #[cfg(feature = "mgmt")]
+        if let Watch::Notifications(level) = self.watch {
+            let Ok(rconsole::mgmt::jsonrpc::Incoming::Notification(n)) =
+                rconsole::mgmt::jsonrpc::parse(text)
+            else {
+                return;
+            };
+            let e = crate::app::source::follow::events::from_notification(&n, &self.names[t]);
+            if crate::app::source::follow::events::shown(&n, level)
+                && let Err(err) = self.emitter.emit(&e)
+            {
+                self.end(Ended::Output(err));
+            }
+            return;
+        }
         let protocol = self.servers[t].protocol;
         for line in mapping::split(protocol, text) {
             if let Some(e) = mapping::event_for(protocol, line, &self.names[t])
@@ -272,14 +336,25 @@ impl fleet::Handler for Follower<'_> {
                 not_before: Some(self.due[t]),
             },
             Watch::Pushed => {
-                // Logged in: the first time, this server is ready; after a loss, it is back.
-                if self.first[t].is_none() {
-                    self.settled(t, Ok(()));
-                } else {
-                    self.back(t);
-                }
+                self.logged_in(t);
                 fleet::Next::Wait {
                     until: Instant::now() + IDLE,
+                }
+            }
+            // Logged in, or a quiet spell passed: a small call tells a server that vanished
+            // without closing (power loss, a dropped route) from a quiet one.
+            #[cfg(feature = "mgmt")]
+            Watch::Notifications(_) => {
+                self.logged_in(t);
+                let now = Instant::now();
+                if self.due[t] > now {
+                    return fleet::Next::Wait { until: self.due[t] };
+                }
+                self.due[t] = now + crate::app::mode::mgmt::MGMT_CHECK;
+                fleet::Next::Command {
+                    text: "minecraft:server/status".into(),
+                    then_close: false,
+                    not_before: None,
                 }
             }
         }
@@ -292,17 +367,17 @@ impl fleet::Handler for Follower<'_> {
         match report {
             fleet::Report::Output(bytes) => self.raw[t].extend_from_slice(&bytes),
             fleet::Report::Done => {
-                if let Watch::Poll(every) = self.watch {
-                    self.due[t] = Instant::now() + every;
+                match self.watch {
+                    Watch::Poll(every) => self.due[t] = Instant::now() + every,
+                    // The check's answer: the connection is alive.
+                    _ => return self.raw[t].clear(),
                 }
                 // Decoded as the blocking client decodes an answer.
                 let raw = std::mem::take(&mut self.raw[t]);
                 self.answer(t, &rconsole::rcon::packet::decode_output_owned(raw));
             }
-            fleet::Report::Message(text) => {
-                if let Watch::Pushed = self.watch {
-                    self.pushed(t, &text);
-                }
+            fleet::Report::Message(text) if !matches!(self.watch, Watch::Poll(_)) => {
+                self.pushed(t, &text);
             }
             fleet::Report::Finished(learned) if learned.is_some() => {
                 self.servers[t].observer.learned(learned)
@@ -344,7 +419,7 @@ impl fleet::Handler for Follower<'_> {
                 self.due[t] = now;
                 Some(now + every)
             }
-            Watch::Pushed => {
+            _ => {
                 match self.down[t] {
                     Down::Up => {
                         stderr!("rcon: {name}: connection lost; reconnecting every second");

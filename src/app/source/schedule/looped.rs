@@ -7,10 +7,14 @@
 //! every waiting server: a countdown is cancelled (with `--cancel-announce`), a run between
 //! two `--every` runs ends, a run's final commands that have begun all go out. A connection
 //! the server closes while a server waits is opened again for its next step; a step whose
-//! server cannot be reached fails, and the plan goes on.
+//! server cannot be reached fails, and the plan goes on. RCON servers and management servers
+//! walk the plan alike; how a step is said and its answer read is each one's [`Speech`] (a
+//! management server reads `rpc.discover` first, and a planned command its schema refuses
+//! ends the run with nothing sent).
 
 use std::time::{Duration, Instant};
 
+use rconsole::engine::Machine;
 use rconsole::fleet;
 
 use crate::app::exit::{Exit, chain, fail};
@@ -33,9 +37,29 @@ pub fn run(
     servers: Vec<fanout::Server>,
     commands: &[String],
 ) -> anyhow::Result<Exit> {
+    let (targets, servers) = fanout::looped(servers);
+    let targets = targets
+        .into_iter()
+        .map(|mut t| {
+            let machine = t.take_machine();
+            (t, machine)
+        })
+        .collect();
+    let mut rcon = Rcon;
+    run_machines(timing, (targets, servers), commands, &mut rcon, 0)
+}
+
+/// [`run`] over targets with their machines made, spoken to through `speech` (a management
+/// server's calls); a connect that fails is tried again up to `retries` times (`--retry`).
+pub fn run_machines(
+    timing: &Timing,
+    (targets, servers): LoopTargets,
+    commands: &[String],
+    speech: &mut dyn Speech,
+    retries: u32,
+) -> anyhow::Result<Exit> {
     let plan = Schedule::new(timing, commands);
     let count = servers.len();
-    let (targets, servers) = fanout::looped(servers);
     // Ctrl-C and SIGTERM set the signals' flag, which is the loop's waker too: while the group
     // connects they end the run with nothing sent; once the plan runs, every waiting server is
     // asked again at once. Where the guard cannot be installed they keep their effect.
@@ -44,8 +68,8 @@ pub fn run(
     let end = fleet::Alarm::new();
     let opts = fleet::FleetOptions {
         parallel: count.max(1),
-        retries: 0,
-        backoff: Duration::from_secs(1),
+        retries,
+        backoff: crate::app::runner::wait::RETRY_BACKOFF,
         cancel: Some(end.clone()),
         wake: Some(wake.clone()),
     };
@@ -59,10 +83,14 @@ pub fn run(
         plan,
         servers,
         ready: vec![false; count],
+        opening: vec![false; count],
+        refused: (0..count).map(|_| None).collect(),
+        retried: (vec![0; count], retries),
         clock: None,
         failed: None,
         flight: (0..count).map(|_| None).collect(),
         raw: vec![Vec::new(); count],
+        speech,
         stop,
         signal: None,
         wake,
@@ -70,13 +98,63 @@ pub fn run(
     };
     // What the servers teach at login is written once, when every one has logged in.
     crate::app::learned::defer(true);
-    let ran = fleet::run(targets, opts, &mut timer);
+    let ran = fleet::run_machines(targets, opts, &mut timer);
     crate::app::learned::defer(false);
     ran?;
     if let Some(e) = timer.failed {
         return Err(e);
     }
     Ok(timer.board.finish())
+}
+
+/// Servers on the event loop: each target with its machine, and what a handler keeps of each,
+/// in order.
+pub type LoopTargets = (
+    Vec<(fleet::FleetTarget, Box<dyn Machine>)>,
+    Vec<fanout::Looped>,
+);
+
+/// How a timed run speaks to its servers: RCON's commands as they are ([`Rcon`]), or a
+/// management server's method words as calls (`crate::app::mode::mgmt_fleet::timed`).
+pub trait Speech {
+    /// What each server is sent first, once connected, before the plan starts
+    /// (`rpc.discover`), if anything.
+    fn opening(&self) -> Option<String> {
+        None
+    }
+    /// Server `t`'s answer to the opening: the outer `Err` ends the run before anything is
+    /// sent (a planned command its server refuses); the inner one leaves the server out.
+    fn opened(&mut self, _t: usize, _answer: String) -> anyhow::Result<anyhow::Result<()>> {
+        Ok(Ok(()))
+    }
+    /// What server `t` is sent for `step`, and whether the server closes the connection after
+    /// it (`stop`); `Err` when it cannot be said (the step fails, nothing is sent).
+    fn say(&mut self, t: usize, step: &Step) -> anyhow::Result<(String, bool)>;
+    /// What server `t`'s answer (`raw`) to `step`, sent `took` ago, came to.
+    fn heard(&mut self, t: usize, step: &Step, raw: Vec<u8>, took: Duration) -> Took;
+}
+
+/// RCON: a step's command is sent as it is; `list` counts the players for `--if`.
+struct Rcon;
+
+impl Speech for Rcon {
+    fn say(&mut self, _t: usize, step: &Step) -> anyhow::Result<(String, bool)> {
+        let then_close = step.kind != StepKind::Count && is_stop_command(&step.command);
+        Ok((step.command.clone(), then_close))
+    }
+
+    fn heard(&mut self, _t: usize, step: &Step, raw: Vec<u8>, took: Duration) -> Took {
+        let parse_error = is_parse_error(&raw);
+        let text = rconsole::rcon::packet::decode_output_owned(raw);
+        let result = match parse_error {
+            true => Err(fail(Exit::CommandFailed, text)),
+            false => Ok(text),
+        };
+        match step.kind {
+            StepKind::Count => Took::Players(count(result)),
+            _ => Took::Answer(result, took),
+        }
+    }
 }
 
 /// A step under way on a server: what it is and when it was sent.
@@ -86,19 +164,26 @@ struct Flight {
 }
 
 /// The timed plan's side of the event loop.
-struct Timer {
+struct Timer<'a> {
     plan: Schedule,
     board: Board,
     lines: Vec<Timeline>,
     servers: Vec<fanout::Looped>,
-    /// Whether each server's login came to an end (logged in, or could not).
+    /// Whether each server's login (and its [`Speech::opening`]) came to an end.
     ready: Vec<bool>,
+    /// Whether each server was sent the opening.
+    opening: Vec<bool>,
+    /// What ends the run, by server: a planned command its server refuses.
+    refused: Vec<Option<anyhow::Error>>,
+    /// Connect attempts tried again, by server, and how many are allowed (`--retry`).
+    retried: (Vec<u32>, u32),
     /// The plan's clock, from when every server was ready.
     clock: Option<ScheduleClock>,
     /// A signal while the group connected: the run ended, nothing sent.
     failed: Option<anyhow::Error>,
     flight: Vec<Option<Flight>>,
     raw: Vec<Vec<u8>>,
+    speech: &'a mut dyn Speech,
     /// The signals' guard.
     stop: Option<Stop>,
     /// The signal, with the schedule time it was first seen ([`Timeline::due`]).
@@ -108,7 +193,7 @@ struct Timer {
     end: fleet::Alarm,
 }
 
-impl Timer {
+impl Timer<'_> {
     /// Server `t` logged in (or could not): when every server has, the plan's clock starts
     /// and the waker hands each its first step; the servers that could not log in take no
     /// part, each said in its one line ([`left_out`]).
@@ -117,10 +202,29 @@ impl Timer {
             left_out(&mut self.board, &self.plan, (t, &mut self.lines[t]), e);
         }
         self.ready[t] = true;
-        if self.ready.iter().all(|r| *r) {
-            crate::app::learned::defer(false);
-            self.clock = Some(ScheduleClock::new());
-            self.wake.raise();
+        if !self.ready.iter().all(|r| *r) {
+            return;
+        }
+        crate::app::learned::defer(false);
+        if let Some(e) = self.refused.iter_mut().find_map(Option::take) {
+            // The first in the servers' order; nothing was sent to any.
+            self.failed = Some(e);
+            self.end.raise();
+            return;
+        }
+        self.clock = Some(ScheduleClock::new());
+        self.wake.raise();
+    }
+
+    /// Server `t`'s answer to the opening ([`Speech::opening`]).
+    fn opened(&mut self, t: usize, raw: Vec<u8>) {
+        let answer = String::from_utf8_lossy(&raw).into_owned();
+        match self.speech.opened(t, answer) {
+            Ok(result) => self.settled(t, result),
+            Err(e) => {
+                self.refused[t] = Some(e);
+                self.settled(t, Ok(()));
+            }
         }
     }
 
@@ -142,12 +246,28 @@ impl Timer {
         step
     }
 
-    /// Server `t`'s step under way came to `result`.
-    fn took(&mut self, t: usize, result: anyhow::Result<String>) {
+    /// Server `t`'s answer came: to its step under way, else to the opening.
+    fn answered(&mut self, t: usize) {
+        let raw = std::mem::take(&mut self.raw[t]);
         let Some(Flight { step, sent }) = self.flight[t].take() else {
+            if !self.ready[t] {
+                self.opened(t, raw);
+            }
             return;
         };
-        self.step_done(t, step, result, sent.elapsed());
+        let took = self.speech.heard(t, &step, raw, sent.elapsed());
+        self.completed(t, step, took);
+    }
+
+    /// Server `t`'s step under way (else its opening) failed for `error`.
+    fn step_failed(&mut self, t: usize, error: anyhow::Error) {
+        let Some(Flight { step, sent }) = self.flight[t].take() else {
+            if !self.ready[t] {
+                self.settled(t, Err(error));
+            }
+            return;
+        };
+        self.step_done(t, step, Err(error), sent.elapsed());
     }
 
     fn step_done(&mut self, t: usize, step: Step, result: anyhow::Result<String>, took: Duration) {
@@ -155,6 +275,10 @@ impl Timer {
             StepKind::Count => Took::Players(count(result)),
             _ => Took::Answer(result, took),
         };
+        self.completed(t, step, took);
+    }
+
+    fn completed(&mut self, t: usize, step: Step, took: Took) {
         completed(
             &mut self.board,
             &self.plan,
@@ -165,10 +289,20 @@ impl Timer {
     }
 }
 
-impl fleet::Handler for Timer {
+impl fleet::Handler for Timer<'_> {
     fn next(&mut self, t: usize) -> fleet::Next {
-        if !self.ready[t] {
-            self.settled(t, Ok(()));
+        if !self.ready[t] && !self.opening[t] {
+            self.opening[t] = true;
+            match self.speech.opening() {
+                Some(text) => {
+                    return fleet::Next::Command {
+                        text,
+                        then_close: false,
+                        not_before: None,
+                    };
+                }
+                None => self.settled(t, Ok(())),
+            }
         }
         if self.failed.is_some() || self.lines[t].is_over() {
             return fleet::Next::Close;
@@ -179,24 +313,29 @@ impl fleet::Handler for Timer {
                 until: Instant::now() + IDLE,
             };
         };
-        let step = self.due(t, &clock);
-        match step {
-            None => fleet::Next::Close,
-            Some(step) if step.at > clock.elapsed() => fleet::Next::Wait {
-                until: clock.instant(step.at),
-            },
-            Some(step) => {
-                let text = step.command.clone();
-                let then_close = step.kind != StepKind::Count && is_stop_command(&text);
-                self.flight[t] = Some(Flight {
-                    step,
-                    sent: Instant::now(),
-                });
-                fleet::Next::Command {
-                    text,
-                    then_close,
-                    not_before: None,
+        loop {
+            let Some(step) = self.due(t, &clock) else {
+                return fleet::Next::Close;
+            };
+            if step.at > clock.elapsed() {
+                return fleet::Next::Wait {
+                    until: clock.instant(step.at),
+                };
+            }
+            match self.speech.say(t, &step) {
+                Ok((text, then_close)) => {
+                    self.flight[t] = Some(Flight {
+                        step,
+                        sent: Instant::now(),
+                    });
+                    return fleet::Next::Command {
+                        text,
+                        then_close,
+                        not_before: None,
+                    };
                 }
+                // Nothing sent: the step failed, and the next is asked for.
+                Err(e) => self.step_done(t, step, Err(e), Duration::ZERO),
             }
         }
     }
@@ -207,17 +346,17 @@ impl fleet::Handler for Timer {
         };
         match report {
             fleet::Report::Output(bytes) => self.raw[t].extend_from_slice(&bytes),
-            fleet::Report::Done => {
-                let raw = std::mem::take(&mut self.raw[t]);
-                let result = if is_parse_error(&raw) {
-                    let text = rconsole::rcon::packet::decode_output_owned(raw);
-                    Err(fail(Exit::CommandFailed, text))
-                } else {
-                    Ok(rconsole::rcon::packet::decode_output_owned(raw))
-                };
-                self.took(t, result);
+            fleet::Report::Done => self.answered(t),
+            fleet::Report::Refused(e) => self.step_failed(t, anyhow::Error::new(e)),
+            fleet::Report::Retrying { error, delay } => {
+                let (used, allowed) = (&mut self.retried.0[t], self.retried.1);
+                *used += 1;
+                crate::app::print::output::warning(&format!(
+                    "{}; retrying in {} (retry {used} of {allowed})",
+                    chain(&error),
+                    rconsole::format_duration(delay),
+                ));
             }
-            fleet::Report::Refused(e) => self.took(t, Err(anyhow::Error::new(e))),
             fleet::Report::Finished(learned) if learned.is_some() => {
                 self.servers[t].observer.learned(learned)
             }
@@ -227,7 +366,7 @@ impl fleet::Handler for Timer {
             }
             fleet::Report::Failed(e) => {
                 // Only where `lost` let the server go: its step under way failed.
-                self.took(t, Err(anyhow::Error::new(e)));
+                self.step_failed(t, anyhow::Error::new(e));
                 self.lines[t].abandon();
                 self.board.moved(t, self.lines[t].position());
             }

@@ -3,8 +3,8 @@
 //! is sent when), a [`Timeline`] per server (where that server is in the plan, and what a
 //! signal does to it) and a [`Board`] (each step's results printed in the servers' order
 //! through the one printer, the halt said once). Two drivers walk them: the fleet's event loop
-//! ([`looped`], every RCON and console server, `--remote` ones included) and [`run`], blocking
-//! [`Runner`]s (a management client). One
+//! ([`looped`], every server: RCON and the consoles, `--remote` ones included, and a
+//! management server spoken to through [`looped::Speech`]). One
 //! clock drives every server of a group, so a countdown on several servers runs in step.
 //! Ctrl-C or `SIGTERM` (a service manager stopping the run, `kill`) during a countdown or a
 //! wait cancels cleanly: nothing more is sent except `--cancel-announce`, one line names the
@@ -21,81 +21,13 @@ use crate::app::exit::Exit;
 use crate::app::print::output::{Printer, Record, Style};
 use crate::app::print::stderr;
 use crate::app::resolve::plan::Timing;
-use crate::app::runner::at_once;
-use crate::app::runner::interrupt::{self, Signal, Stop};
+use crate::app::runner::interrupt::Signal;
 
 pub mod looped;
 
 /// Standard announcement times (time left), used within the countdown when `--at` is not
 /// given; the countdown's start is announced too.
 pub const MARKS: [u64; 14] = [3600, 1800, 900, 600, 300, 120, 60, 30, 10, 5, 4, 3, 2, 1];
-
-/// What a countdown talks to: an RCON session or a management client.
-pub trait Runner: Send {
-    /// The server's name for output.
-    fn name(&self) -> &str;
-    /// Runs one command; its output as text.
-    fn run(&mut self, command: &str) -> anyhow::Result<String>;
-    /// How many players are online (for `--if`).
-    fn players(&mut self) -> anyhow::Result<usize>;
-    /// Connects now, so an unreachable server fails the run before anything is announced.
-    fn connect(&mut self) -> anyhow::Result<()> {
-        Ok(())
-    }
-    /// Checks a command before anything is sent: a management method's words against the
-    /// server's schema (RCON commands are the server's to judge).
-    fn check(&self, _command: &str) -> anyhow::Result<()> {
-        Ok(())
-    }
-}
-
-/// A server whose connection failed before its [`Runner`] could be made (a management
-/// session connects as it is made): its [`Runner::connect`] gives the failure, so [`run`] lets
-/// it go as it lets go any server that cannot be reached.
-pub struct Unreached {
-    name: String,
-    error: Option<anyhow::Error>,
-}
-
-impl Unreached {
-    /// Server `name`, which could not be reached for `error`.
-    pub fn new(name: &str, error: anyhow::Error) -> Unreached {
-        Unreached {
-            name: name.to_string(),
-            error: Some(error),
-        }
-    }
-
-    fn gone(&mut self) -> anyhow::Error {
-        self.error
-            .take()
-            .unwrap_or_else(|| anyhow::anyhow!("{} could not be reached", self.name))
-    }
-}
-
-impl Runner for Unreached {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn run(&mut self, _command: &str) -> anyhow::Result<String> {
-        Err(self.gone())
-    }
-    fn players(&mut self) -> anyhow::Result<usize> {
-        Err(self.gone())
-    }
-    fn connect(&mut self) -> anyhow::Result<()> {
-        Err(self.gone())
-    }
-}
-
-/// The signal that cancels the schedule, if one came: Ctrl-C or `SIGTERM` while the run's
-/// [`Stop`] guard lives, or Ctrl-C alone where the guard could not be installed.
-fn stopped(stop: Option<&Stop>) -> Option<Signal> {
-    match stop {
-        Some(stop) => stop.received(),
-        None => interrupt::raised().then_some(Signal::Interrupt),
-    }
-}
 
 /// Time as the schedule sees it: real time, sped up by `RCON_CLOCK_SPEED`.
 #[derive(Debug, Clone, Copy)]
@@ -126,13 +58,6 @@ impl ScheduleClock {
     /// The instant schedule time `at` comes.
     pub fn instant(&self, at: Duration) -> Instant {
         self.start + at.div_f64(self.speed)
-    }
-
-    /// Sleeps until schedule time `at`, or until a signal comes: the runners' one cancellable
-    /// pause ([`interrupt::pause_until`]).
-    pub fn sleep_until(&self, at: Duration, stop: Option<&Stop>) {
-        let left = at.saturating_sub(self.elapsed()).div_f64(self.speed);
-        interrupt::pause_until(left, || stopped(stop).is_some());
     }
 }
 
@@ -735,106 +660,6 @@ pub fn completed(
     };
     timeline.completed(plan, step.kind, players);
     board.moved(server, timeline.position());
-}
-
-/// Runs the timed plan on blocking runners (a management client; an RCON server the event
-/// loop cannot drive): every server connects and every command is checked before anything is
-/// sent; then the servers whose step is due take it at once (at most [`at_once::MAX_WORKERS`]
-/// threads, so a slow or dead server delays no other), in step, until the plan is over or a
-/// signal ends it.
-pub fn run(
-    timing: &Timing,
-    mut runners: Vec<Box<dyn Runner>>,
-    commands: &[String],
-) -> anyhow::Result<Exit> {
-    let plan = Schedule::new(timing, commands);
-    let planned = plan.planned();
-    // Every server connects, and every command is checked, before anything is sent to any;
-    // the servers at once. A command a server's schema refuses ends the run (the first in
-    // their order reported); a server that cannot be reached takes no part ([`left_out`]).
-    // What they teach about their servers is written once for all of them, not once each.
-    crate::app::learned::defer(true);
-    let ready = at_once::try_each(&mut runners, |r| -> anyhow::Result<anyhow::Result<()>> {
-        if let Err(e) = r.connect() {
-            return Ok(Err(e));
-        }
-        let name = r.name().to_string();
-        for c in &planned {
-            r.check(c)
-                .map_err(|e| e.context(format!("{name}: '{c}': nothing was sent")))?;
-        }
-        Ok(Ok(()))
-    });
-    crate::app::learned::defer(false);
-    let connected = ready.into_iter().collect::<anyhow::Result<Vec<_>>>()?;
-    // Ctrl-C and SIGTERM cancel from now on; where the guard cannot be installed, Ctrl-C
-    // alone does (SIGTERM then ends the process, as by default).
-    let stop = Stop::catch();
-    if stop.is_none() {
-        interrupt::catch();
-    }
-    let stop = stop.as_ref();
-    let names = runners.iter().map(|r| r.name().to_string()).collect();
-    let mut board = Board::new(names, &plan, timing.json);
-    let mut lines = vec![Timeline::default(); runners.len()];
-    for (i, connected) in connected.into_iter().enumerate() {
-        if let Err(e) = connected {
-            left_out(&mut board, &plan, (i, &mut lines[i]), e);
-        }
-    }
-    let clock = ScheduleClock::new();
-    // The signal, with the schedule time it was first seen ([`Timeline::due`]).
-    let mut signal: Option<(Signal, Duration)> = None;
-    loop {
-        let now = clock.elapsed();
-        if signal.is_none() {
-            signal = stopped(stop).map(|s| (s, now));
-        }
-        let mut due: Vec<(usize, Step)> = Vec::new();
-        for (i, line) in lines.iter_mut().enumerate() {
-            let (step, halt) = line.due(&plan, now, signal);
-            if let Some(h) = halt {
-                board.halt(h);
-            }
-            board.moved(i, line.position());
-            due.extend(step.map(|s| (i, s)));
-        }
-        let Some(next) = due.iter().map(|(_, s)| s.at).min() else {
-            break;
-        };
-        if next > now && signal.is_none() {
-            // Woken by the time or by a signal: either way, what is due is asked again.
-            clock.sleep_until(next, stop);
-            continue;
-        }
-        // Every server whose step is due takes it now, at once (`due` is in the servers' order).
-        let mut steps = due.into_iter().filter(|(_, s)| s.at <= now).peekable();
-        let mut taking: Vec<(usize, &mut Box<dyn Runner>, Step)> = Vec::new();
-        for (i, r) in runners.iter_mut().enumerate() {
-            if let Some((_, step)) = steps.next_if(|(j, _)| *j == i) {
-                taking.push((i, r, step));
-            }
-        }
-        let results = at_once::each(&mut taking, |(_, r, step)| {
-            if step.kind == StepKind::Count {
-                return Took::Players(r.players());
-            }
-            let start = Instant::now();
-            let result = r.run(&step.command);
-            Took::Answer(result, start.elapsed())
-        });
-        for ((i, _, step), took) in taking.into_iter().zip(results) {
-            let took = took.unwrap_or_else(|| {
-                let failed = anyhow::anyhow!("the command's thread failed");
-                match step.kind {
-                    StepKind::Count => Took::Players(Err(failed)),
-                    _ => Took::Answer(Err(failed), Duration::ZERO),
-                }
-            });
-            completed(&mut board, &plan, (i, &mut lines[i]), step, took);
-        }
-    }
-    Ok(board.finish())
 }
 
 #[cfg(test)]

@@ -1,0 +1,706 @@
+//! The management protocol as a machine of the one shape, [`crate::engine::Machine`]: TLS
+//! (rustls's `ClientConnection`, itself sans-I/O), the WebSocket upgrade and frames
+//! (tungstenite over an in-memory `Wire`) and JSON-RPC on top, with bytes and clock readings
+//! in and actions out, so the event loop ([`crate::fleet`]) drives a management server as it
+//! drives an RCON one, many at once on one thread.
+//!
+//! The upgrade carries the secret as `Authorization: Bearer` (and an `Origin` when asked);
+//! [`Action::LoggedIn`] comes when the server accepted it. A command is a call, written by
+//! [`call_line`] (`METHOD [PARAMS]`); its answer ([`Action::Output`], then [`Action::Done`]) is the server's JSON-RPC
+//! response as it came, which [`answer`] reads (a refused call is an answer, not a failure:
+//! the connection goes on). A notification is an [`Action::Message`] with the notification's
+//! JSON text ([`super::jsonrpc::parse`] reads it). Failures are [`crate::Error::Management`] with the
+//! [`MgmtError`]'s wording and class.
+
+use std::collections::VecDeque;
+use std::io::{self, Read, Write};
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde_json::Value;
+use tungstenite::client::IntoClientRequest;
+use tungstenite::handshake::MidHandshake;
+use tungstenite::handshake::client::{ClientHandshake, Request};
+use tungstenite::http::HeaderValue;
+use tungstenite::{HandshakeError, Message, WebSocket};
+
+use super::jsonrpc::{self, Incoming, RpcError};
+use super::{ConnectOptions, Endpoint, MgmtError, MgmtResult};
+use crate::engine::{Action, Machine};
+
+/// A call as a machine's command: the method, a space, and the params as a JSON array (none:
+/// the method alone).
+pub fn call_line(method: &str, params: &[Value]) -> String {
+    match params {
+        [] => method.to_string(),
+        _ => format!("{method} {}", Value::Array(params.to_vec())),
+    }
+}
+
+/// What the answer ([`Action::Output`]) of `method`'s call says: its result, or the server's refusal.
+pub fn answer(method: &str, text: &str) -> MgmtResult<Value> {
+    match jsonrpc::parse(text)? {
+        Incoming::Response { outcome, .. } => outcome.map_err(|e| rpc_error(method, e)),
+        Incoming::Notification(_) => {
+            Err(MgmtError::Protocol("a notification, not an answer".into()))
+        }
+    }
+}
+
+/// A JSON-RPC error for `method` as the management error it is.
+pub(super) fn rpc_error(method: &str, e: RpcError) -> MgmtError {
+    MgmtError::Rpc {
+        method: method.to_string(),
+        code: e.code,
+        message: e.message,
+        data: e.data,
+    }
+}
+
+/// The bytes between the socket and the WebSocket: TLS (or nothing) and two buffers. What
+/// arrived is fed in ([`Wire::feed`]) and read by tungstenite; what tungstenite writes is
+/// encrypted and taken out whole ([`Wire::take`]). A read with nothing there is `WouldBlock`,
+/// where tungstenite and its handshake resume later.
+struct Wire {
+    tls: Option<Box<rustls::ClientConnection>>,
+    /// Plain bytes that arrived, not read yet.
+    input: VecDeque<u8>,
+    /// Bytes for the socket.
+    output: Vec<u8>,
+}
+
+impl Wire {
+    fn new(tls: Option<rustls::ClientConnection>) -> Wire {
+        Wire {
+            tls: tls.map(Box::new),
+            input: VecDeque::new(),
+            output: Vec::new(),
+        }
+    }
+
+    /// Bytes from the socket: decrypted (TLS) into the input.
+    fn feed(&mut self, mut data: &[u8]) -> Result<(), rustls::Error> {
+        let Some(tls) = self.tls.as_mut() else {
+            self.input.extend(data);
+            return Ok(());
+        };
+        while !data.is_empty() {
+            if tls.read_tls(&mut data).is_err() {
+                return Err(rustls::Error::General("too much TLS data at once".into()));
+            }
+            tls.process_new_packets()?;
+            let mut buf = [0u8; 16 * 1024];
+            while let Ok(n @ 1..) = tls.reader().read(&mut buf) {
+                self.input.extend(&buf[..n]);
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether TLS is still shaking hands.
+    fn handshaking(&self) -> bool {
+        self.tls.as_ref().is_some_and(|t| t.is_handshaking())
+    }
+
+    /// What to send: TLS records (a handshake's, an alert, data) or plain bytes.
+    fn take(&mut self) -> Vec<u8> {
+        if let Some(tls) = self.tls.as_mut() {
+            while tls.wants_write() {
+                if tls.write_tls(&mut self.output).is_err() {
+                    break;
+                }
+            }
+        }
+        std::mem::take(&mut self.output)
+    }
+}
+
+impl Read for Wire {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.input.is_empty() {
+            return Err(io::ErrorKind::WouldBlock.into());
+        }
+        self.input.read(buf)
+    }
+}
+
+impl Write for Wire {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self.tls.as_mut() {
+            // Written before the handshake ends, it waits in rustls until then.
+            Some(tls) => tls.writer().write(buf),
+            None => {
+                self.output.extend_from_slice(buf);
+                Ok(buf.len())
+            }
+        }
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Where the connection is.
+enum State {
+    /// No connection.
+    Closed,
+    /// TLS and the WebSocket upgrade under way.
+    Upgrading(Box<MidHandshake<ClientHandshake<Wire>>>),
+    /// The WebSocket is open.
+    Open(Box<WebSocket<Wire>>),
+}
+
+/// One management server's connection as a machine ([`Machine`]).
+pub struct MgmtMachine {
+    endpoint: Endpoint,
+    opts: ConnectOptions,
+    /// The TLS settings (`wss://`), made once.
+    tls: Option<Arc<rustls::ClientConfig>>,
+    state: State,
+    actions: VecDeque<Action>,
+    /// When the upgrade or the call under way gives up.
+    deadline: Option<Instant>,
+    next_id: u64,
+    /// The call under way: its id.
+    pending: Option<u64>,
+}
+
+impl MgmtMachine {
+    /// A machine for the server at `endpoint`, with `opts`' secret, Origin, trust, time limit
+    /// and trace (its cancel flag is the driver's business). An unusable trust setting is the
+    /// `Err`, before anything is sent.
+    pub fn new(endpoint: Endpoint, opts: ConnectOptions) -> MgmtResult<MgmtMachine> {
+        let tls = match endpoint.tls {
+            true => Some(Arc::new(opts.trust.client_config()?)),
+            false => None,
+        };
+        Ok(MgmtMachine {
+            endpoint,
+            opts,
+            tls,
+            state: State::Closed,
+            actions: VecDeque::new(),
+            deadline: None,
+            next_id: 1,
+            pending: None,
+        })
+    }
+
+    fn fail(&mut self, e: MgmtError) {
+        self.send_pending();
+        self.state = State::Closed;
+        self.deadline = None;
+        self.pending = None;
+        self.actions.push_back(Action::Fail(super::engine_error(e)));
+    }
+
+    fn trace(&self, direction: &str, text: &str) {
+        if let Some(t) = self.opts.trace {
+            t(direction, text);
+        }
+    }
+
+    /// Queues what the wire has for the socket.
+    fn send_pending(&mut self) {
+        let wire = match &mut self.state {
+            State::Closed => return,
+            State::Upgrading(mid) => mid.get_mut().get_mut(),
+            State::Open(ws) => ws.get_mut(),
+        };
+        let bytes = wire.take();
+        if !bytes.is_empty() {
+            self.actions.push_back(Action::Send(bytes));
+        }
+    }
+
+    /// Takes the upgrade's next step.
+    fn upgrade_step(
+        &mut self,
+        step: Result<
+            (WebSocket<Wire>, tungstenite::handshake::client::Response),
+            HandshakeError<ClientHandshake<Wire>>,
+        >,
+    ) {
+        match step {
+            Ok((ws, _response)) => {
+                self.state = State::Open(Box::new(ws));
+                self.deadline = None;
+                let origin = self
+                    .opts
+                    .origin
+                    .as_deref()
+                    .map(|o| format!(", Origin: {o}"))
+                    .unwrap_or_default();
+                let peer = self.endpoint.url();
+                self.trace(
+                    "=",
+                    &format!("WebSocket open to {peer} (Authorization: Bearer ****{origin})"),
+                );
+                self.actions.push_back(Action::LoggedIn);
+                // Frames that came with the upgrade's answer.
+                self.read_frames();
+            }
+            Err(HandshakeError::Interrupted(mid)) => self.state = State::Upgrading(Box::new(mid)),
+            Err(HandshakeError::Failure(e)) => self.fail(upgrade_failure(e, &self.endpoint)),
+        }
+    }
+
+    /// Reads every whole frame the wire holds.
+    fn read_frames(&mut self) {
+        loop {
+            let State::Open(ws) = &mut self.state else {
+                return;
+            };
+            let text = match ws.read() {
+                Ok(Message::Text(t)) => t,
+                // An answer that came just before the close (`server stop`'s) is given
+                // first: the socket's close then ends the connection (`peer_closed`).
+                Ok(Message::Close(_))
+                    if self
+                        .actions
+                        .iter()
+                        .any(|a| matches!(a, Action::Done { .. })) =>
+                {
+                    let _ = ws.flush();
+                    return;
+                }
+                Ok(Message::Close(_)) => return self.fail(MgmtError::Closed),
+                Ok(_) => continue,
+                Err(e) if is_wait(&e) => {
+                    // Pongs and a close's answer go out with the next send.
+                    let _ = ws.flush();
+                    return;
+                }
+                Err(e) => return self.fail(ws_error(e)),
+            };
+            self.trace("<", text.as_str());
+            match jsonrpc::parse(text.as_str()) {
+                Ok(Incoming::Notification(_)) => {
+                    self.actions
+                        .push_back(Action::Message(text.as_str().to_string()));
+                }
+                Ok(Incoming::Response { id, outcome }) => {
+                    let ours = match (id, self.pending) {
+                        (Some(got), Some(want)) => got == want,
+                        // An error about a request the server could not read: the call's.
+                        (None, Some(_)) => outcome.is_err(),
+                        _ => false,
+                    };
+                    if ours {
+                        self.pending = None;
+                        self.deadline = None;
+                        self.actions
+                            .push_back(Action::Output(text.as_str().as_bytes().to_vec()));
+                        self.actions.push_back(Action::Done { close: false });
+                    }
+                }
+                Err(e) => return self.fail(e),
+            }
+        }
+    }
+}
+
+impl Machine for MgmtMachine {
+    fn start(&mut self, now: Instant) {
+        self.state = State::Closed;
+        self.pending = None;
+        self.deadline = Some(now + self.opts.timeout);
+        let tls = match &self.tls {
+            Some(config) => {
+                let made = rustls::pki_types::ServerName::try_from(self.endpoint.host.clone())
+                    .map_err(|_| {
+                        MgmtError::Trust(format!("'{}' is not a host name", self.endpoint.host))
+                    })
+                    .and_then(|name| {
+                        rustls::ClientConnection::new(Arc::clone(config), name).map_err(|e| {
+                            MgmtError::Tls {
+                                peer: self.endpoint.url(),
+                                source: io::Error::other(e),
+                            }
+                        })
+                    });
+                match made {
+                    Ok(c) => Some(c),
+                    Err(e) => return self.fail(e),
+                }
+            }
+            None => None,
+        };
+        let request = match upgrade_request(&self.endpoint, &self.opts) {
+            Ok(r) => r,
+            Err(e) => return self.fail(e),
+        };
+        let step = tungstenite::client::client(request, Wire::new(tls));
+        self.upgrade_step(step);
+        self.send_pending();
+    }
+
+    /// `command` is a [`call_line`].
+    fn command(&mut self, command: &str, now: Instant) {
+        let (method, params) = match command.split_once(' ') {
+            Some((m, p)) => (m, serde_json::from_str::<Vec<Value>>(p)),
+            None => (command, Ok(Vec::new())),
+        };
+        let State::Open(ws) = &mut self.state else {
+            return self.fail(MgmtError::Closed);
+        };
+        let Ok(params) = params else {
+            return self.fail(MgmtError::Protocol(format!("'{command}' is not a call")));
+        };
+        let id = self.next_id;
+        self.next_id += 1;
+        let text = jsonrpc::request(id, method, &params);
+        let sent = ws.send(Message::text(text.clone()));
+        self.trace(">", &text);
+        if let Err(e) = sent {
+            return self.fail(ws_error(e));
+        }
+        self.pending = Some(id);
+        self.deadline = Some(now + self.opts.timeout);
+        self.send_pending();
+    }
+
+    fn receive(&mut self, data: &[u8], _now: Instant) {
+        let wire = match &mut self.state {
+            State::Closed => return,
+            State::Upgrading(mid) => mid.get_mut().get_mut(),
+            State::Open(ws) => ws.get_mut(),
+        };
+        if let Err(e) = wire.feed(data) {
+            let peer = self.endpoint.url();
+            return self.fail(MgmtError::Tls {
+                peer,
+                source: io::Error::new(io::ErrorKind::InvalidData, e),
+            });
+        }
+        match std::mem::replace(&mut self.state, State::Closed) {
+            State::Upgrading(mid) => self.upgrade_step(mid.handshake()),
+            other => {
+                self.state = other;
+                self.read_frames();
+            }
+        }
+        self.send_pending();
+    }
+
+    fn tick(&mut self, now: Instant) {
+        if self.deadline.is_none_or(|d| d > now) {
+            return;
+        }
+        let what = match self.state {
+            State::Upgrading(_) => "connecting to the management server",
+            _ => "waiting for the answer",
+        };
+        self.fail(MgmtError::Timeout {
+            what,
+            after: self.opts.timeout,
+        });
+    }
+
+    fn poll(&mut self) -> Option<Action> {
+        self.actions.pop_front()
+    }
+
+    fn wake(&self) -> Option<Instant> {
+        self.deadline
+    }
+
+    /// A close means what the blocking client says it means: during the upgrade, most likely
+    /// the wrong kind of port; later, a lost connection.
+    fn peer_closed(&mut self, _reset: bool, _now: Instant) -> bool {
+        let e = match &self.state {
+            State::Upgrading(mid) if mid.get_ref().get_ref().handshaking() => {
+                tls_closed(&self.endpoint)
+            }
+            State::Upgrading(_) => closed_before_upgrade(&self.endpoint),
+            _ => MgmtError::Closed,
+        };
+        self.fail(e);
+        true
+    }
+
+    fn disconnect(&mut self) {
+        self.state = State::Closed;
+        self.pending = None;
+        self.deadline = None;
+    }
+}
+
+/// The upgrade request: the URL, the secret as `Authorization: Bearer`, the `Origin` if any.
+pub(super) fn upgrade_request(endpoint: &Endpoint, opts: &ConnectOptions) -> MgmtResult<Request> {
+    let mut request = endpoint
+        .ws_url()
+        .into_client_request()
+        .map_err(|e| MgmtError::Handshake(e.to_string()))?;
+    let headers = request.headers_mut();
+    let bearer = HeaderValue::from_str(&format!("Bearer {}", opts.secret.expose()))
+        .map_err(|_| MgmtError::Handshake("the secret is not valid in an HTTP header".into()))?;
+    headers.insert("Authorization", bearer);
+    if let Some(origin) = &opts.origin {
+        let v = HeaderValue::from_str(origin)
+            .map_err(|_| MgmtError::Handshake(format!("'{origin}' is not a valid Origin")))?;
+        headers.insert("Origin", v);
+    }
+    Ok(request)
+}
+
+/// The server closed the connection in the middle of the TLS handshake.
+pub(super) fn tls_closed(endpoint: &Endpoint) -> MgmtError {
+    MgmtError::Tls {
+        peer: endpoint.url(),
+        source: io::Error::other(
+            "the server closed the connection during the handshake (is it a ws:// server?)",
+        ),
+    }
+}
+
+/// The server closed the connection before answering the upgrade.
+fn closed_before_upgrade(endpoint: &Endpoint) -> MgmtError {
+    MgmtError::Handshake(format!(
+        "the server closed the connection before answering the upgrade (is {} a management port{}?)",
+        endpoint.port,
+        if endpoint.tls {
+            ""
+        } else {
+            ", and without TLS"
+        }
+    ))
+}
+
+/// What an upgrade that failed means: a refused secret (401), another HTTP answer, a close.
+pub(super) fn upgrade_failure(e: tungstenite::Error, endpoint: &Endpoint) -> MgmtError {
+    match e {
+        tungstenite::Error::Http(resp) if resp.status().as_u16() == 401 => {
+            MgmtError::Unauthorized {
+                reason: unauthorized_reason(resp.body().as_deref()),
+            }
+        }
+        tungstenite::Error::Http(resp) => {
+            MgmtError::Handshake(format!("the server answered HTTP {}", resp.status()))
+        }
+        tungstenite::Error::Protocol(tungstenite::error::ProtocolError::HandshakeIncomplete) => {
+            closed_before_upgrade(endpoint)
+        }
+        e => match ws_error(e) {
+            MgmtError::Closed => closed_before_upgrade(endpoint),
+            other => other,
+        },
+    }
+}
+
+/// Whether a WebSocket error is a read that found nothing yet.
+pub(super) fn is_wait(e: &tungstenite::Error) -> bool {
+    matches!(e, tungstenite::Error::Io(io) if io.kind() == io::ErrorKind::WouldBlock)
+}
+
+/// A WebSocket error as the management error it is (the peer closing: [`MgmtError::Closed`]).
+pub(super) fn ws_error(e: tungstenite::Error) -> MgmtError {
+    match e {
+        tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed => {
+            MgmtError::Closed
+        }
+        tungstenite::Error::Io(io) if io.kind() == io::ErrorKind::UnexpectedEof => {
+            MgmtError::Closed
+        }
+        tungstenite::Error::Io(io) => MgmtError::Io(io),
+        other => MgmtError::WebSocket(Box::new(other)),
+    }
+}
+
+/// The `message` of vanilla's 401 body, `{"error":"Unauthorized","message":"Invalid API key"}`
+/// (whatever of it arrived with the headers), kept short and printable.
+fn unauthorized_reason(body: Option<&[u8]>) -> Option<String> {
+    let body: Value = serde_json::from_slice(body?).ok()?;
+    let message = body.get("message")?.as_str()?;
+    let message: String = message
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(200)
+        .collect();
+    (!message.is_empty()).then_some(message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    /// A machine for `ws://127.0.0.1:1/` (no TLS: the bytes on the wire are the WebSocket's).
+    fn machine() -> MgmtMachine {
+        let opts = ConnectOptions {
+            secret: crate::Password::new("s3cret".to_string()),
+            origin: None,
+            trust: super::super::Trust::PublicRoots,
+            timeout: Duration::from_secs(10),
+            trace: None,
+            cancel: None,
+        };
+        MgmtMachine::new(Endpoint::parse("ws://127.0.0.1:1").unwrap(), opts).unwrap()
+    }
+
+    fn actions(m: &mut MgmtMachine) -> Vec<Action> {
+        std::iter::from_fn(|| m.poll()).collect()
+    }
+
+    /// The request the machine sent, and the server's answer accepting it.
+    fn upgrade(m: &mut MgmtMachine, now: Instant) -> (String, Vec<u8>) {
+        m.start(now);
+        let sent = match actions(m).as_slice() {
+            [Action::Send(bytes)] => String::from_utf8(bytes.clone()).unwrap(),
+            other => panic!("{other:?}"),
+        };
+        let key = sent
+            .lines()
+            .find_map(|l| l.strip_prefix("Sec-WebSocket-Key: "))
+            .expect("a key");
+        let accept = tungstenite::handshake::derive_accept_key(key.trim().as_bytes());
+        let answer = format!(
+            "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
+             Sec-WebSocket-Accept: {accept}\r\n\r\n"
+        );
+        (sent, answer.into_bytes())
+    }
+
+    /// A text frame as a server sends it (unmasked).
+    fn frame(text: &str) -> Vec<u8> {
+        let mut f = vec![0x81, u8::try_from(text.len()).unwrap()];
+        f.extend_from_slice(text.as_bytes());
+        f
+    }
+
+    const NOTE: &str = r#"{"jsonrpc":"2.0","method":"minecraft:notification/players/joined","params":[{"name":"Steve"}]}"#;
+
+    #[test]
+    fn the_upgrade_and_a_notification_split_at_every_byte() {
+        let now = Instant::now();
+        let (sent, _) = upgrade(&mut machine(), now);
+        assert!(
+            sent.to_ascii_lowercase()
+                .contains("authorization: bearer s3cret\r\n"),
+            "{sent}"
+        );
+        // Each machine's upgrade has its own key, so its own answer.
+        let len = upgrade(&mut machine(), now).1.len() + frame(NOTE).len();
+        for cut in 0..=len {
+            let mut m = machine();
+            let (_, mut wire) = upgrade(&mut m, now);
+            wire.extend(frame(NOTE));
+            m.receive(&wire[..cut], now);
+            m.receive(&wire[cut..], now);
+            let got = actions(&mut m);
+            assert!(
+                matches!(got.as_slice(), [Action::LoggedIn, Action::Message(t)] if t == NOTE),
+                "cut at {cut}: {got:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_call_is_answered_by_its_id_and_times_out_without_one() {
+        let now = Instant::now();
+        let mut m = machine();
+        let (_, wire) = upgrade(&mut m, now);
+        m.receive(&wire, now);
+        assert!(matches!(actions(&mut m).as_slice(), [Action::LoggedIn]));
+        m.command(&call_line("minecraft:players", &[]), now);
+        assert!(matches!(actions(&mut m).as_slice(), [Action::Send(_)]));
+        assert_eq!(m.wake(), Some(now + Duration::from_secs(10)));
+        // Another id's answer is not this call's; its own is, whole.
+        let other = r#"{"jsonrpc":"2.0","id":7,"result":[]}"#;
+        let own = r#"{"jsonrpc":"2.0","id":1,"result":[{"name":"Steve"}]}"#;
+        m.receive(&[frame(other), frame(own)].concat(), now);
+        match actions(&mut m).as_slice() {
+            [Action::Output(t), Action::Done { close: false }] => {
+                let t = std::str::from_utf8(t).unwrap();
+                assert_eq!(answer("minecraft:players", t).unwrap()[0]["name"], "Steve")
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(m.wake(), None);
+        // A call nobody answers fails at its deadline.
+        m.command(&call_line("minecraft:bans", &[serde_json::json!(1)]), now);
+        actions(&mut m);
+        m.tick(now + Duration::from_secs(11));
+        match actions(&mut m).as_slice() {
+            [Action::Fail(e)] => {
+                assert_eq!(e.kind(), crate::ErrorKind::Timeout);
+                assert!(e.to_string().contains("waiting for the answer"), "{e}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// `server stop`: the server answers and closes at once, both in one read. The answer is
+    /// given, not lost to the close; the socket's close then ends the connection.
+    #[test]
+    fn an_answer_that_comes_with_the_close_is_given() {
+        let now = Instant::now();
+        let mut m = machine();
+        let (_, wire) = upgrade(&mut m, now);
+        m.receive(&wire, now);
+        actions(&mut m);
+        m.command(&call_line("minecraft:server/stop", &[]), now);
+        actions(&mut m);
+        let own = r#"{"jsonrpc":"2.0","id":1,"result":true}"#;
+        m.receive(&[frame(own), vec![0x88, 0x00]].concat(), now);
+        let got: Vec<Action> = actions(&mut m)
+            .into_iter()
+            .filter(|a| !matches!(a, Action::Send(_)))
+            .collect();
+        assert!(
+            matches!(got.as_slice(), [Action::Output(t), Action::Done { .. }] if t == own.as_bytes()),
+            "{got:?}"
+        );
+        assert!(m.peer_closed(false, now));
+        assert!(matches!(actions(&mut m).as_slice(), [Action::Fail(_)]));
+    }
+
+    #[test]
+    fn a_refused_secret_and_a_close_during_the_upgrade() {
+        let now = Instant::now();
+        let mut m = machine();
+        upgrade(&mut m, now);
+        let body = r#"{"error":"Unauthorized","message":"Invalid API key"}"#;
+        let refused = format!(
+            "HTTP/1.1 401 Unauthorized\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        m.receive(refused.as_bytes(), now);
+        match actions(&mut m).as_slice() {
+            [Action::Fail(e)] => {
+                assert_eq!(e.kind(), crate::ErrorKind::Login);
+                assert!(e.to_string().contains("Invalid API key"), "{e}");
+            }
+            other => panic!("{other:?}"),
+        }
+        let mut m = machine();
+        upgrade(&mut m, now);
+        assert!(m.peer_closed(false, now));
+        match actions(&mut m).as_slice() {
+            [Action::Fail(e)] => assert!(e.to_string().contains("management port"), "{e}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn reasons_of_a_refusal() {
+        let body = br#"{"error":"Unauthorized","message":"Invalid API key"}"#;
+        assert_eq!(
+            unauthorized_reason(Some(body)).as_deref(),
+            Some("Invalid API key")
+        );
+        for other in [
+            &b""[..],
+            b"Unauthorized",
+            br#"{"message":""}"#,
+            br#"{"message":1}"#,
+        ] {
+            assert_eq!(unauthorized_reason(Some(other)), None);
+        }
+        assert_eq!(unauthorized_reason(None), None);
+        assert_eq!(
+            unauthorized_reason(Some(b"{\"message\":\"a\\u001b[2Jb\"}")).as_deref(),
+            Some("a[2Jb")
+        );
+    }
+}
