@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CARGO_PROFILE_RELEASE_STRIP=false cargo build --release --locked --bin rcon
-bin=$(mktemp); cp target/release/rcon "$bin"
+bin=$(mktemp); cp target/release/rcon "$bin"; chmod +x "$bin"
 out=$(mktemp); home=$(mktemp -d); profile=$(mktemp)
 HOME=$home "$bin" --practice-server 127.0.0.1:0 >"$out" 2>/dev/null &
 server=$!
