@@ -41,17 +41,6 @@ pub enum Watch {
     Notifications(Option<crate::app::resolve::args::LogLevel>),
 }
 
-impl Watch {
-    /// How long after connecting the first check is due (a poll at once).
-    fn first_check(self) -> Duration {
-        match self {
-            #[cfg(feature = "mgmt")]
-            Watch::Notifications(_) => crate::app::mode::mgmt::MGMT_CHECK,
-            _ => Duration::ZERO,
-        }
-    }
-}
-
 /// The events between two `list` answers: `left` first, then `joined`, each by name.
 pub fn diff(before: &BTreeSet<String>, now: &BTreeSet<String>, server: &str) -> Vec<FollowEvent> {
     let ev = |kind: &str, p: &String| FollowEvent {
@@ -164,7 +153,8 @@ pub fn run_machines(
         raw: vec![Vec::new(); count],
         down: vec![Down::Up; count],
         // A management server's connection is first checked after a quiet spell.
-        due: vec![now + watch.first_check(); count],
+        // The first poll, or a management server's first check (which settles it), at once.
+        due: vec![now; count],
         names,
         servers,
         watch,
@@ -342,10 +332,14 @@ impl fleet::Handler for Follower<'_> {
                 }
             }
             // Logged in, or a quiet spell passed: a small call tells a server that vanished
-            // without closing (power loss, a dropped route) from a quiet one.
+            // without closing (power loss, a dropped route) from a quiet one. The first call's
+            // answer settles the server (see `report`): once it came, the server has taken the
+            // connection as a listener, so "following" promises no notification is missed.
             #[cfg(feature = "mgmt")]
             Watch::Notifications(_) => {
-                self.logged_in(t);
+                if self.first[t].is_some() {
+                    self.back(t);
+                }
                 let now = Instant::now();
                 if self.due[t] > now {
                     return fleet::Next::Wait { until: self.due[t] };
@@ -369,8 +363,15 @@ impl fleet::Handler for Follower<'_> {
             fleet::Report::Done => {
                 match self.watch {
                     Watch::Poll(every) => self.due[t] = Instant::now() + every,
-                    // The check's answer: the connection is alive.
-                    _ => return self.raw[t].clear(),
+                    // The check's answer: the connection is alive (the first one: the server
+                    // is followed).
+                    _ => {
+                        self.raw[t].clear();
+                        if self.first[t].is_none() {
+                            self.settled(t, Ok(()));
+                        }
+                        return;
+                    }
                 }
                 // Decoded as the blocking client decodes an answer.
                 let raw = std::mem::take(&mut self.raw[t]);
