@@ -21,17 +21,10 @@ const KNOWN_FOLDER_CYCLES: &[&str] = &[
 const KNOWN_EXITS: &[&str] = &[];
 
 /// Public type names defined in more than one file.
-const KNOWN_DUPLICATE_TYPES: &[&str] = &[
-    // issue 38: to remove (src/app/remote/client.rs and the transport's trait).
-    "Link",
-];
+const KNOWN_DUPLICATE_TYPES: &[&str] = &[];
 
 /// Functions over 100 lines, as `FILE NAME`.
-const KNOWN_LONG_FUNCTIONS: &[&str] = &[
-    // issue 38: to remove, each split into named steps or deleted with its twin.
-    "src/app/remote/client.rs answered",
-    "src/app/runner/fanout.rs report",
-];
+const KNOWN_LONG_FUNCTIONS: &[&str] = &[];
 
 /// What the resolver (`src/app/resolve`) may not import: it hands every runner what it needs
 /// (issue 20), so every type they receive is defined there or beside the plan.

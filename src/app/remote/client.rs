@@ -180,15 +180,15 @@ pub(crate) const HEARTBEAT: Duration = Duration::from_secs(1);
 type SshInput = Arc<Mutex<Option<BufWriter<ChildStdin>>>>;
 
 /// The running ssh and the remote side behind it.
-pub(crate) struct Link {
+pub(crate) struct SshLink {
     child: Child,
     stdin: SshInput,
     tail: Arc<Mutex<VecDeque<String>>>,
     via: String,
 }
 
-impl Link {
-    fn start(argv: &[OsString], via: String, events: Sender<Event>) -> anyhow::Result<Link> {
+impl SshLink {
+    fn start(argv: &[OsString], via: String, events: Sender<Event>) -> anyhow::Result<SshLink> {
         let mut command = Command::new(&argv[0]);
         command
             .args(&argv[1..])
@@ -272,7 +272,7 @@ impl Link {
                 tail.push_back(text);
             }
         });
-        Ok(Link {
+        Ok(SshLink {
             child,
             stdin,
             tail,
@@ -352,7 +352,7 @@ fn send_on(stdin: &SshInput, frame: &Frame) -> io::Result<()> {
     stdin.flush()
 }
 
-impl Drop for Link {
+impl Drop for SshLink {
     fn drop(&mut self) {
         self.close();
         if matches!(self.child.try_wait(), Ok(None)) {
@@ -681,12 +681,12 @@ impl Starter {
 
     /// Starts ssh and the remote side and checks the versions; copies this rcon there first
     /// when it has none and `--remote-install` is on.
-    pub(crate) fn open(&self) -> Result<(Sender<Event>, Receiver<Event>, Link), StartError> {
+    pub(crate) fn open(&self) -> Result<(Sender<Event>, Receiver<Event>, SshLink), StartError> {
         loop {
             let (tx, rx) = mpsc::channel();
             let (argv, program) = self.command_line();
             let mut link =
-                Link::start(&argv, self.via.clone(), tx.clone()).map_err(StartError::Fatal)?;
+                SshLink::start(&argv, self.via.clone(), tx.clone()).map_err(StartError::Fatal)?;
             match self.handshake(&mut link, &rx, &program) {
                 Ok(()) => {
                     link.beat();
@@ -711,7 +711,7 @@ impl Starter {
 
     fn handshake(
         &self,
-        link: &mut Link,
+        link: &mut SshLink,
         rx: &Receiver<Event>,
         program: &str,
     ) -> Result<(), HandshakeError> {
@@ -779,7 +779,7 @@ impl Starter {
 
     /// The remote side ended before its hello: ssh failed, the program is missing, or it is an
     /// rcon without `--remote-serve`.
-    fn failed_start(&self, link: &mut Link, program: &str) -> HandshakeError {
+    fn failed_start(&self, link: &mut SshLink, program: &str) -> HandshakeError {
         let (code, last) = link.ended();
         match start_failure(&self.via, program, code, last.as_deref()) {
             Ok((why, message)) => HandshakeError::Unusable {
@@ -1024,7 +1024,7 @@ fn read_all(
 /// One connection's pipeline.
 struct Pipe<'a, 'r> {
     run: &'a Run<'r>,
-    link: Link,
+    link: SshLink,
     credit: Option<SyncSender<()>>,
     queue: VecDeque<Entry>,
     /// Items read while waiting for a journal answer.
@@ -1733,23 +1733,7 @@ impl Pipe<'_, '_> {
         };
         let exit = exit.map(exit_from_code);
         let ok = error.is_none();
-        // A lost connection or a server that is not up (yet): --retry reconnects and goes on
-        // from the journal, so this attempt is not printed as the line's result.
-        if !ok
-            && !self.run.policy().keep_going
-            && progress.retries.left() > 0
-            && matches!(exit, Some(Exit::Connect | Exit::Connection))
-            && (at.is_some_and(|(i, _)| self.run.inputs[i] != "-") || (index.is_some() && !sent))
-        {
-            let where_ = match at {
-                Some((i, line)) => format!("{}:{line}", self.name(i)),
-                None => format!("command '{}'", short(&text)),
-            };
-            self.stop_sending();
-            self.retry = Some((
-                format!("{where_}: {}", error.unwrap_or_default()),
-                exit.unwrap_or(Exit::Connection),
-            ));
+        if !ok && self.retry_instead(progress, &text, at, index, sent, exit, error.as_deref()) {
             return Ok(());
         }
         let origin_name = at.map(|(i, l)| (self.name(i).to_string(), l));
@@ -1788,17 +1772,66 @@ impl Pipe<'_, '_> {
         {
             progress.commands = i + 1;
         }
-        if ok {
-            return Ok(());
+        if !ok {
+            let exit = exit.unwrap_or(Exit::Connection);
+            self.failed_answer(progress, &text, origin, index, sent, exit, error);
         }
-        let exit = exit.unwrap_or(Exit::Connection);
+        Ok(())
+    }
+
+    /// A lost connection or a server that is not up (yet) while `--retry` has tries left:
+    /// the run reconnects and goes on from the journal, so this attempt is not printed as the
+    /// line's result.
+    #[allow(clippy::too_many_arguments)]
+    fn retry_instead(
+        &mut self,
+        progress: &Progress,
+        text: &str,
+        at: Option<(usize, u64)>,
+        index: Option<usize>,
+        sent: bool,
+        exit: Option<Exit>,
+        error: Option<&str>,
+    ) -> bool {
+        let retry = !self.run.policy().keep_going
+            && progress.retries.left() > 0
+            && matches!(exit, Some(Exit::Connect | Exit::Connection))
+            && (at.is_some_and(|(i, _)| self.run.inputs[i] != "-") || (index.is_some() && !sent));
+        if !retry {
+            return false;
+        }
+        let where_ = match at {
+            Some((i, line)) => format!("{}:{line}", self.name(i)),
+            None => format!("command '{}'", short(text)),
+        };
+        self.stop_sending();
+        self.retry = Some((
+            format!("{where_}: {}", error.unwrap_or_default()),
+            exit.unwrap_or(Exit::Connection),
+        ));
+        true
+    }
+
+    /// A command that failed, printed already: counted, and the run stops after it unless the
+    /// policy goes on.
+    #[allow(clippy::too_many_arguments)]
+    fn failed_answer(
+        &mut self,
+        progress: &mut Progress,
+        text: &str,
+        origin: Option<(&str, u64)>,
+        index: Option<usize>,
+        sent: bool,
+        exit: Exit,
+        error: Option<String>,
+    ) {
         let tally = &mut progress.tally;
         tally.failed += 1;
         tally.worst = Some(tally.worst.map_or(exit, |w| w.max(exit)));
         let why = error.unwrap_or_default();
         let message = match (origin, sent) {
-            (Some((name, line)), _) => format!("{name}:{line}: command '{}': {why}", short(&text)),
-            (None, true) => format!("command '{}': {why}", short(&text)),
+            (Some((name, line)), _) => format!("{name}:{line}: command '{}': {why}", short(text)),
+            (None, true) => format!("command '{}': {why}", short(text)),
             (None, false) => why,
         };
         if let Some(i) = index
@@ -1819,10 +1852,9 @@ impl Pipe<'_, '_> {
             };
             let message = commands::stopped_here(&failure, sent, later, rest);
             self.stop_error.get_or_insert_with(|| fail(exit, message));
-            return Ok(());
+            return;
         }
         self.failure(exit, message);
-        Ok(())
     }
 
     /// Line `line` of input `input` is printed: this machine's record says so, and the remote

@@ -14,7 +14,7 @@ use rconsole::Error;
 use rconsole::consoles::Remote;
 
 use crate::app::exit::Exit;
-use crate::app::remote::client::{Event, Link, StartError, Starter, exit_from_code};
+use crate::app::remote::client::{Event, SshLink, StartError, Starter, exit_from_code};
 use crate::app::remote::machine::error_from;
 use crate::app::remote::proto::Frame;
 use crate::app::resolve::plan::SessionPlan;
@@ -23,7 +23,7 @@ use crate::app::runner::session::RemoteOpener;
 /// One remote side, over one ssh.
 pub struct RemoteSession {
     starter: Arc<Starter>,
-    link: Option<(Link, Receiver<Event>)>,
+    link: Option<(SshLink, Receiver<Event>)>,
     next_id: u64,
     server: String,
     max: usize,

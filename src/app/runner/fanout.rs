@@ -944,26 +944,7 @@ impl fleet::Handler for FleetHandler<'_> {
                 });
             }
             Report::Output(bytes) => self.states[t].raw.extend_from_slice(&bytes),
-            Report::Done => {
-                let Some((i, sent)) = self.states[t].current.take() else {
-                    return;
-                };
-                let elapsed = sent.elapsed();
-                if is_parse_error(&self.states[t].raw) {
-                    let fatal = !self.policy.keep_going;
-                    self.command_failed(
-                        t,
-                        i,
-                        elapsed,
-                        PARSE_ERROR.to_string(),
-                        Exit::CommandFailed,
-                        fatal,
-                    );
-                } else {
-                    let raw = std::mem::take(&mut self.states[t].raw);
-                    self.send_output(t, i, raw, elapsed, None);
-                }
-            }
+            Report::Done => self.done(t),
             Report::Refused(e) => {
                 let Some((i, _)) = self.states[t].current.take() else {
                     return;
@@ -977,53 +958,8 @@ impl fleet::Handler for FleetHandler<'_> {
                     true,
                 );
             }
-            Report::Failed(rconsole::Error::Cancelled) => {
-                // A signal: the command under way (if any) is in doubt, the rest not sent.
-                let why = "interrupted".to_string();
-                if let Some((i, sent)) = self.states[t].current.take() {
-                    let raw = std::mem::take(&mut self.states[t].raw);
-                    self.send_output(
-                        t,
-                        i,
-                        raw,
-                        sent.elapsed(),
-                        Some((why.clone(), Exit::Interrupted)),
-                    );
-                }
-                self.states[t].stop = true;
-                let _ = self.tx.send(SessionUpdate::Stopped {
-                    server: self.states[t].index,
-                    message: why,
-                    exit: Exit::Interrupted,
-                });
-            }
-            Report::Failed(e) => {
-                let exit = Exit::from_error(&e);
-                let why = exit::chain(&e);
-                match self.states[t].current.take() {
-                    Some((i, sent)) => {
-                        self.command_failed(t, i, sent.elapsed(), why, exit, true);
-                    }
-                    None => {
-                        // As with one server: the first command's record carries the error;
-                        // nothing was sent, so every command is counted.
-                        let n = self.commands.len() - self.states[t].next;
-                        let first = self.states[t].next;
-                        self.send_output(
-                            t,
-                            first,
-                            Vec::new(),
-                            Duration::ZERO,
-                            Some((why.clone(), exit)),
-                        );
-                        let _ = self.tx.send(SessionUpdate::Stopped {
-                            server: self.states[t].index,
-                            message: format!("{why}; {n} {} not sent", commands_word(n)),
-                            exit,
-                        });
-                    }
-                }
-            }
+            Report::Failed(rconsole::Error::Cancelled) => self.interrupted(t),
+            Report::Failed(e) => self.failed(t, &e),
             Report::Retrying { error, delay } => {
                 let _ = self.tx.send(SessionUpdate::Warning(format!(
                     "[{}] {}; retrying in {}",
@@ -1050,6 +986,76 @@ impl fleet::Handler for FleetHandler<'_> {
             }
             _ => {}
         }
+    }
+}
+
+impl FleetHandler<'_> {
+    /// Server `t`'s command under way is answered: its output, or a parse error's failure.
+    fn done(&mut self, t: usize) {
+        let Some((i, sent)) = self.states[t].current.take() else {
+            return;
+        };
+        let elapsed = sent.elapsed();
+        if is_parse_error(&self.states[t].raw) {
+            let fatal = !self.policy.keep_going;
+            self.command_failed(
+                t,
+                i,
+                elapsed,
+                PARSE_ERROR.to_string(),
+                Exit::CommandFailed,
+                fatal,
+            );
+        } else {
+            let raw = std::mem::take(&mut self.states[t].raw);
+            self.send_output(t, i, raw, elapsed, None);
+        }
+    }
+
+    /// A signal: server `t`'s command under way (if any) is in doubt, the rest not sent.
+    fn interrupted(&mut self, t: usize) {
+        let why = "interrupted".to_string();
+        if let Some((i, sent)) = self.states[t].current.take() {
+            let raw = std::mem::take(&mut self.states[t].raw);
+            self.send_output(
+                t,
+                i,
+                raw,
+                sent.elapsed(),
+                Some((why.clone(), Exit::Interrupted)),
+            );
+        }
+        self.states[t].stop = true;
+        let _ = self.tx.send(SessionUpdate::Stopped {
+            server: self.states[t].index,
+            message: why,
+            exit: Exit::Interrupted,
+        });
+    }
+
+    /// Server `t` failed: its command under way, or (before any) its connect or login.
+    fn failed(&mut self, t: usize, e: &rconsole::Error) {
+        let exit = Exit::from_error(e);
+        let why = exit::chain(e);
+        if let Some((i, sent)) = self.states[t].current.take() {
+            return self.command_failed(t, i, sent.elapsed(), why, exit, true);
+        }
+        // As with one server: the first command's record carries the error; nothing was
+        // sent, so every command is counted.
+        let n = self.commands.len() - self.states[t].next;
+        let first = self.states[t].next;
+        self.send_output(
+            t,
+            first,
+            Vec::new(),
+            Duration::ZERO,
+            Some((why.clone(), exit)),
+        );
+        let _ = self.tx.send(SessionUpdate::Stopped {
+            server: self.states[t].index,
+            message: format!("{why}; {n} {} not sent", commands_word(n)),
+            exit,
+        });
     }
 }
 
