@@ -1,5 +1,5 @@
-//! What every `--follow` shares: the event ([`FollowEvent`]), its printing and `--exec`
-//! ([`Emitter`]), and reconnecting a lost server ([`reconnect`]).
+//! What every `--follow` shares: the event ([`FollowEvent`]), and its printing and `--exec`
+//! ([`Emitter`]). Reconnecting a lost server is the event loop's (`looped.rs`).
 
 use std::io::Write;
 use std::sync::Mutex;

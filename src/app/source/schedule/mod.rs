@@ -9,7 +9,8 @@
 //! Ctrl-C or `SIGTERM` (a service manager stopping the run, `kill`) during a countdown or a
 //! wait cancels cleanly: nothing more is sent except `--cancel-announce`, one line names the
 //! signal and the time left, and the exit status is 130 (Ctrl-C) or 143 (`SIGTERM`), the
-//! runner's one signal policy ([`Stop`]). A signal while a run's commands are being sent lets
+//! runner's one signal policy
+//! ([`Stop`](crate::app::runner::interrupt::Stop)). A signal while a run's commands are being sent lets
 //! that run finish first (a run is never cut in half).
 //!
 //! The clock is real time; the `RCON_CLOCK_SPEED` environment variable (a test hook) makes it
