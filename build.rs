@@ -84,6 +84,8 @@ fn symbol_order() {
     if var("TARGET") != "x86_64-unknown-linux-gnu"
         || flags.contains("linker")
         || std::env::var_os("CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_LINKER").is_some()
+        // Cargo's own word for a linker set in a config file.
+        || std::env::var_os("RUSTC_LINKER").is_some()
     {
         return;
     }
