@@ -78,7 +78,10 @@ pub struct FleetTarget {
     /// `unix:` URL).
     pub unix: Option<std::path::PathBuf>,
     /// Speak this machine over the link instead of `protocol`'s (`rcon --remote`: the remote
-    /// protocol to the rcon at a [`Tunnel::command`]'s far end).
+    /// protocol to the rcon at a [`Tunnel::command`]'s far end; the management protocol's
+    /// [`MgmtMachine`](crate::mgmt::machine::MgmtMachine) over a plain stream, a tunnel or a
+    /// Unix socket). `protocol` still says which link to open (RCON: a stream, nothing on
+    /// top); `config` gives the timeout and the observer.
     pub machine: Option<Box<dyn Machine>>,
 }
 
@@ -94,9 +97,10 @@ impl std::fmt::Debug for FleetTarget {
 }
 
 impl FleetTarget {
-    /// The machine [`run`] drives this target with: its own ([`FleetTarget::machine`]), else
-    /// its protocol's (for [`run_machines`], beside others).
-    pub fn take_machine(&mut self) -> Box<dyn Machine> {
+    /// The machine [`run`] drives this target with: its own ([`FleetTarget::machine`]: a
+    /// protocol the loop does not know by name, such as `rcon --remote`'s or the management
+    /// protocol's), else its protocol's.
+    fn take_machine(&mut self) -> Box<dyn Machine> {
         self.machine.take().unwrap_or_else(|| {
             machine::new(self.protocol, self.config.clone(), self.password.clone())
         })
@@ -334,7 +338,8 @@ struct Slot {
 
 impl Slot {
     /// A target's slot before its first connect, `addrs` resolved.
-    fn new(t: FleetTarget, machine: Box<dyn Machine>, addrs: Vec<SocketAddr>) -> Slot {
+    fn new(mut t: FleetTarget, addrs: Vec<SocketAddr>) -> Slot {
+        let machine = t.take_machine();
         let address = match &t.tunnel {
             Some(tunnel) => tunnel.address().to_string(),
             None => crate::transport::Connector::describe(&crate::transport::TcpConnector::new(
@@ -409,30 +414,11 @@ pub fn run(
     opts: FleetOptions,
     handler: &mut dyn Handler,
 ) -> io::Result<()> {
-    let targets = targets
-        .into_iter()
-        .map(|mut t| {
-            let made = t.take_machine();
-            (t, made)
-        })
-        .collect();
-    run_machines(targets, opts, handler)
-}
-
-/// [`run`] with each target's machine made by the caller: a protocol the loop does not know
-/// by name (the management protocol's [`MgmtMachine`](crate::mgmt::machine::MgmtMachine)),
-/// over a plain stream (TCP, or the target's tunnel). The target's `protocol` says which link
-/// to open (RCON: a stream, nothing on top); its `config` gives the timeout and the observer.
-pub fn run_machines(
-    targets: Vec<(FleetTarget, Box<dyn Machine>)>,
-    opts: FleetOptions,
-    handler: &mut dyn Handler,
-) -> io::Result<()> {
-    let resolved = resolve_all(targets.iter().map(|(t, _)| t));
+    let resolved = resolve_all(targets.iter());
     let mut poll = Poll::new()?;
     let mut sessions: Vec<Slot> = Vec::with_capacity(targets.len());
     let mut early: Vec<(usize, Error)> = Vec::new();
-    for (i, ((t, machine), addrs)) in targets.into_iter().zip(resolved).enumerate() {
+    for (i, (t, addrs)) in targets.into_iter().zip(resolved).enumerate() {
         let addrs = match addrs {
             Ok(a) => a,
             Err(e) => {
@@ -440,7 +426,7 @@ pub fn run_machines(
                 Vec::new()
             }
         };
-        sessions.push(Slot::new(t, machine, addrs));
+        sessions.push(Slot::new(t, addrs));
     }
     let alarms = opts.cancel.iter().chain(&opts.wake).cloned().collect();
     let mut lp = Loop {

@@ -1,5 +1,5 @@
 //! `--mgmt` over several servers (`-s a,b`, a group, `--all`): the same method calls on each
-//! server at once, on the event loop ([`fleet::run_machines`]: each server's connection a
+//! server at once, on the event loop ([`fleet::run`]: each server's connection a
 //! [`MgmtMachine`], one thread however many servers). Each answer is printed as with one server
 //! ([`MgmtPrinter`]), labelled as RCON fan-out labels it (every line `[NAME] ...`; with `--json`
 //! a `server` field); a failure is `rcon: error: [NAME] ...` on stderr, and the exit status the
@@ -13,7 +13,6 @@
 
 use std::time::Instant;
 
-use rconsole::engine::Machine;
 use rconsole::fleet::{self, FleetTarget, Next, Report};
 use rconsole::mgmt::Schema;
 use rconsole::mgmt::command::CommandMethod;
@@ -78,7 +77,7 @@ pub fn run(plan: &MgmtPlan, servers: Vec<(String, Settings)>) -> anyhow::Result<
         cancel: Some(cancel),
         ..fleet::FleetOptions::default()
     };
-    fleet::run_machines(targets, opts, &mut handler)?;
+    fleet::run(targets, opts, &mut handler)?;
     if let Some(e) = handler.broken {
         return Err(e.into());
     }
@@ -109,16 +108,15 @@ pub fn run(plan: &MgmtPlan, servers: Vec<(String, Settings)>) -> anyhow::Result<
 
 /// A resolved server as the loop's target: its host and port (or its tunnel, or its Unix
 /// socket) and its machine.
-fn on_the_loop(
-    target: MgmtTarget,
-    settings: &Settings,
-) -> anyhow::Result<(FleetTarget, Box<dyn Machine>)> {
+fn on_the_loop(target: MgmtTarget, settings: &Settings) -> anyhow::Result<FleetTarget> {
     let endpoint = target.endpoint;
     let timeout = target.opts.timeout;
     let tunnel =
         crate::app::runner::fanout::process_connector(settings, &endpoint.host, endpoint.port)
             .map(|c| fleet::Tunnel::new(&c, timeout));
-    let fleet_target = FleetTarget {
+    let machine = MgmtMachine::new(endpoint.clone(), target.opts).map_err(mgmt::error)?;
+    Ok(FleetTarget {
+        machine: Some(Box::new(machine)),
         tunnel,
         unix: endpoint.unix.clone(),
         config: rconsole::engine::Options {
@@ -131,9 +129,7 @@ fn on_the_loop(
             rconsole::Password::new(String::new()),
             Default::default(),
         )
-    };
-    let machine = MgmtMachine::new(endpoint, target.opts).map_err(mgmt::error)?;
-    Ok((fleet_target, Box::new(machine)))
+    })
 }
 
 /// The call sent to a server, waiting for its answer.
@@ -426,7 +422,7 @@ impl fleet::Handler for Calls<'_> {
 }
 
 /// `--follow --mgmt` on one server or several: their notifications on the event loop
-/// ([`looped::run_machines`], as the consoles' pushed messages), lines labelled `[NAME]` when
+/// ([`looped::run_targets`], as the consoles' pushed messages), lines labelled `[NAME]` when
 /// there are several. Every server is connected to first, so one that cannot be reached fails
 /// the run at once; later losses are connected again, and a quiet connection is checked with a
 /// small call every [`mgmt::MGMT_CHECK`].
@@ -441,7 +437,7 @@ pub fn follow(
     let names = kept.iter().map(|k| k.name.clone()).collect();
     let emitter = Emitter::new(options, several);
     let watch = looped::Watch::Notifications(options.log_level);
-    looped::run_machines(names, targets, kept, watch, &emitter)
+    looped::run_targets(names, targets, kept, watch, &emitter)
 }
 
 /// Every server resolved as the loop's target with its machine, and what a handler keeps of
@@ -464,8 +460,8 @@ fn looped_targets(
         kept.push(Looped {
             name,
             describe,
-            observer: std::sync::Arc::clone(&made.0.config.observer),
-            protocol: made.0.protocol,
+            observer: std::sync::Arc::clone(&made.config.observer),
+            protocol: made.protocol,
         });
         targets.push(made);
     }
@@ -492,7 +488,7 @@ pub fn timed(
         under_way: (0..count).map(|_| None).collect(),
     };
     let retries = plan.policy.retry;
-    schedule::looped::run_machines(timing, (targets, kept), &lines, &mut timed, retries)
+    schedule::looped::run_targets(timing, (targets, kept), &lines, &mut timed, retries)
 }
 
 /// The management protocol's side of a timed run: `rpc.discover` first (every planned

@@ -118,20 +118,13 @@ fn run(
     emitter: &Emitter,
 ) -> anyhow::Result<Exit> {
     let (targets, servers) = fanout::looped(servers);
-    let targets = targets
-        .into_iter()
-        .map(|mut t| {
-            let made = t.take_machine();
-            (t, made)
-        })
-        .collect();
-    run_machines(names, targets, servers, watch, emitter)
+    run_targets(names, targets, servers, watch, emitter)
 }
 
-/// [`run`] over targets with their machines made (a management server's).
-pub fn run_machines(
+/// [`run`] over targets made already (a management server's, with its machine).
+pub fn run_targets(
     names: Vec<String>,
-    targets: Vec<(fleet::FleetTarget, Box<dyn rconsole::engine::Machine>)>,
+    targets: Vec<fleet::FleetTarget>,
     servers: Vec<fanout::Looped>,
     watch: Watch,
     emitter: &Emitter,
@@ -152,7 +145,6 @@ pub fn run_machines(
         known: vec![None; count],
         raw: vec![Vec::new(); count],
         down: vec![Down::Up; count],
-        // A management server's connection is first checked after a quiet spell.
         // The first poll, or a management server's first check (which settles it), at once.
         due: vec![now; count],
         names,
@@ -166,7 +158,7 @@ pub fn run_machines(
     crate::app::learned::defer(true);
     let ran = std::thread::scope(|scope| {
         let event_loop = scope.spawn(|| {
-            let ran = fleet::run_machines(targets, opts, &mut follower);
+            let ran = fleet::run(targets, opts, &mut follower);
             drop(follower);
             ran
         });

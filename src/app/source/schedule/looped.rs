@@ -14,7 +14,6 @@
 
 use std::time::{Duration, Instant};
 
-use rconsole::engine::Machine;
 use rconsole::fleet;
 
 use crate::app::exit::{Exit, chain, fail};
@@ -37,21 +36,13 @@ pub fn run(
     servers: Vec<fanout::Server>,
     commands: &[String],
 ) -> anyhow::Result<Exit> {
-    let (targets, servers) = fanout::looped(servers);
-    let targets = targets
-        .into_iter()
-        .map(|mut t| {
-            let machine = t.take_machine();
-            (t, machine)
-        })
-        .collect();
     let mut rcon = Rcon;
-    run_machines(timing, (targets, servers), commands, &mut rcon, 0)
+    run_targets(timing, fanout::looped(servers), commands, &mut rcon, 0)
 }
 
-/// [`run`] over targets with their machines made, spoken to through `speech` (a management
-/// server's calls); a connect that fails is tried again up to `retries` times (`--retry`).
-pub fn run_machines(
+/// [`run`] over targets made already, spoken to through `speech` (a management server's
+/// calls); a connect that fails is tried again up to `retries` times (`--retry`).
+pub fn run_targets(
     timing: &Timing,
     (targets, servers): LoopTargets,
     commands: &[String],
@@ -98,7 +89,7 @@ pub fn run_machines(
     };
     // What the servers teach at login is written once, when every one has logged in.
     crate::app::learned::defer(true);
-    let ran = fleet::run_machines(targets, opts, &mut timer);
+    let ran = fleet::run(targets, opts, &mut timer);
     crate::app::learned::defer(false);
     ran?;
     if let Some(e) = timer.failed {
@@ -107,12 +98,8 @@ pub fn run_machines(
     Ok(timer.board.finish())
 }
 
-/// Servers on the event loop: each target with its machine, and what a handler keeps of each,
-/// in order.
-pub type LoopTargets = (
-    Vec<(fleet::FleetTarget, Box<dyn Machine>)>,
-    Vec<fanout::Looped>,
-);
+/// Servers on the event loop: each target, and what a handler keeps of each, in order.
+pub type LoopTargets = (Vec<fleet::FleetTarget>, Vec<fanout::Looped>);
 
 /// How a timed run speaks to its servers: RCON's commands as they are ([`Rcon`]), or a
 /// management server's method words as calls (`crate::app::mode::mgmt_fleet::timed`).
