@@ -392,6 +392,16 @@ fn several_servers_are_followed_at_once_with_their_names() {
             .args(["--follow", "--poll", "100ms"]),
     );
     f.wait_err("following a, b");
+    joins_come_labelled(&mut f, &a, &b);
+}
+
+/// A player joins `b`, then another `a`: each join comes as an event labelled with its
+/// server's name (`[b]`, `[a]`), in that order.
+pub(crate) fn joins_come_labelled(
+    f: &mut Follower,
+    a: &rconsole::practice::PracticeServer,
+    b: &rconsole::practice::PracticeServer,
+) {
     b.set_players(&["Steve"]);
     let line = f.line();
     let rest = line

@@ -411,6 +411,29 @@ fn ctrl_c_ends_a_waiting_call_and_a_waiting_handshake_at_once() {
     );
 }
 
+/// How many servers the thread-count tests start, and the most threads rcon may have for them.
+#[cfg(target_os = "linux")]
+const SERVERS: usize = 40;
+#[cfg(target_os = "linux")]
+const MAX_THREADS: usize = 4;
+
+/// A profile `s0`, `s1`, ... for each of `servers` in `home`'s config file; their names.
+#[cfg(target_os = "linux")]
+fn profiles_for(
+    home: &std::path::Path,
+    servers: &[rconsole::mgmt::practice::MgmtPracticeServer],
+    tls: &mgmt::Tls,
+) -> Vec<String> {
+    let names: Vec<String> = (0..servers.len()).map(|i| format!("s{i}")).collect();
+    let config: String = names
+        .iter()
+        .zip(servers)
+        .map(|(name, s)| profile(name, &mgmt::url(s), &tls.cert))
+        .collect();
+    write_config(home, &config);
+    names
+}
+
 /// Many servers' calls and their follow run on the event loop, not a thread per server: with
 /// forty servers, each holding its connection in `--delay`'s pause after its first call (then
 /// each followed), rcon runs on at most 4 threads. Read from /proc while it runs.
@@ -418,18 +441,10 @@ fn ctrl_c_ends_a_waiting_call_and_a_waiting_handshake_at_once() {
 #[test]
 fn many_servers_calls_and_follow_run_on_a_bounded_number_of_threads() {
     use std::process::Stdio;
-    const SERVERS: usize = 40;
-    const MAX_THREADS: usize = 4;
     let tls = mgmt::tls();
     let servers: Vec<_> = (0..SERVERS).map(|_| mgmt::server(&tls)).collect();
     let home = common::home();
-    let names: Vec<String> = (0..SERVERS).map(|i| format!("s{i}")).collect();
-    let config: String = names
-        .iter()
-        .zip(&servers)
-        .map(|(name, s)| profile(name, &mgmt::url(s), &tls.cert))
-        .collect();
-    write_config(home.path(), &config);
+    let names = profiles_for(home.path(), &servers, &tls);
     let rcon = || {
         let mut c = common::rcon_in(home.path());
         c.env("RCON_MGMT_SECRET", mgmt::SECRET)
@@ -481,8 +496,6 @@ fn many_servers_calls_and_follow_run_on_a_bounded_number_of_threads() {
 fn a_countdown_on_many_servers_runs_on_a_bounded_number_of_threads() {
     use rconsole::mgmt::practice::MgmtPracticeConfig;
     use std::process::Stdio;
-    const SERVERS: usize = 40;
-    const MAX_THREADS: usize = 4;
     let tls = mgmt::tls();
     let servers: Vec<_> = (0..SERVERS)
         .map(|_| {
@@ -493,13 +506,7 @@ fn a_countdown_on_many_servers_runs_on_a_bounded_number_of_threads() {
         })
         .collect();
     let home = common::home();
-    let names: Vec<String> = (0..SERVERS).map(|i| format!("s{i}")).collect();
-    let config: String = names
-        .iter()
-        .zip(&servers)
-        .map(|(name, s)| profile(name, &mgmt::url(s), &tls.cert))
-        .collect();
-    write_config(home.path(), &config);
+    let names = profiles_for(home.path(), &servers, &tls);
     let mut child = common::rcon_in(home.path())
         .env("RCON_MGMT_SECRET", mgmt::SECRET)
         .args(["--mgmt", "-s", &names.join(",")])

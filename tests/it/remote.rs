@@ -228,12 +228,7 @@ fn a_missing_remote_program_is_exit_10_naming_what_to_do() {
 
     // Several servers: the same exit status and message for each (it was exit 9, a tunnel's).
     let other = strict_vanilla();
-    let mut cmd = rcon_in(home.path());
-    cmd.env("RCON_PASSWORD", PASSWORD)
-        .args(["--ssh", &sshd.destination()]);
-    for option in sshd.options("user_key", "known_hosts") {
-        cmd.args(["--ssh-option", &option]);
-    }
+    let mut cmd = sshd.rcon_through(home.path(), "user_key", "known_hosts");
     let out = run(cmd.args([
         "--remote",
         "--remote-rcon",
@@ -1108,12 +1103,7 @@ fn remote_install_with_several_servers_copies_once_and_runs_each() {
     };
     let (a, b) = (strict_vanilla(), strict_vanilla());
     let home = home();
-    let mut cmd = rcon_in(home.path());
-    cmd.env("RCON_PASSWORD", PASSWORD)
-        .args(["--ssh", &sshd.destination()]);
-    for option in sshd.options("user_key", "known_hosts") {
-        cmd.args(["--ssh-option", &option]);
-    }
+    let mut cmd = sshd.rcon_through(home.path(), "user_key", "known_hosts");
     let out = run(cmd.args([
         "--remote",
         "--remote-install",
@@ -1309,12 +1299,7 @@ fn fan_out_over_remote_prints_what_local_fan_out_prints() {
         format!("beta=127.0.0.1:{}", b.port()),
     ];
     let fan = |remote: bool, extra: &[&str]| {
-        let mut cmd = rcon_in(home.path());
-        cmd.env("RCON_PASSWORD", PASSWORD)
-            .args(["--ssh", &sshd.destination()]);
-        for option in sshd.options("user_key", "known_hosts") {
-            cmd.args(["--ssh-option", &option]);
-        }
+        let mut cmd = sshd.rcon_through(home.path(), "user_key", "known_hosts");
         if remote {
             cmd.args(["--remote", "--remote-rcon", &logged]);
         }
@@ -1395,12 +1380,9 @@ fn fan_out_over_remote_prints_what_local_fan_out_prints() {
 /// The threads of process `pid` (Linux: /proc).
 #[cfg(target_os = "linux")]
 fn threads_of(pid: u32) -> usize {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("Threads:"))
-        .and_then(|n| n.trim().parse().ok())
-        .expect("a Threads: line")
+    crate::fanout::threads_and_fds(pid)
+        .expect("rcon is running")
+        .0
 }
 
 /// Fan-out `--remote` on 50 SSH hosts (50 targets through the one sshd) runs on the event loop:
@@ -1420,14 +1402,8 @@ fn fan_out_over_remote_on_50_hosts_runs_with_at_most_4_threads() {
     };
     let server = strict_vanilla();
     let home = home();
-    let mut cmd = rcon_in(home.path());
-    cmd.env("RCON_PASSWORD", PASSWORD)
-        .args(["--ssh", &sshd.destination()])
-        .args(["--remote", "--remote-rcon"])
-        .arg(rcon_bin());
-    for option in sshd.options("user_key", "known_hosts") {
-        cmd.args(["--ssh-option", &option]);
-    }
+    let mut cmd = sshd.rcon_through(home.path(), "user_key", "known_hosts");
+    cmd.args(["--remote", "--remote-rcon"]).arg(rcon_bin());
     for i in 0..50 {
         cmd.args(["--target", &format!("h{i}=127.0.0.1:{}", server.port())]);
     }
@@ -1465,7 +1441,7 @@ fn fan_out_over_remote_on_50_hosts_runs_with_at_most_4_threads() {
 #[cfg(target_os = "linux")]
 #[test]
 fn follow_over_remote_runs_on_the_event_loop() {
-    use crate::follow::{Follower, after_time};
+    use crate::follow::Follower;
     let data = tempfile::tempdir().unwrap();
     let Some(sshd) = remote_sshd(data.path()) else {
         return;
@@ -1473,14 +1449,8 @@ fn follow_over_remote_runs_on_the_event_loop() {
     let a = restartable_vanilla("127.0.0.1:0".parse().unwrap());
     let b = restartable_vanilla("127.0.0.1:0".parse().unwrap());
     let home = home();
-    let mut cmd = rcon_in(home.path());
-    cmd.env("RCON_PASSWORD", PASSWORD)
-        .args(["--ssh", &sshd.destination()])
-        .args(["--remote", "--remote-rcon"])
-        .arg(rcon_bin());
-    for option in sshd.options("user_key", "known_hosts") {
-        cmd.args(["--ssh-option", &option]);
-    }
+    let mut cmd = sshd.rcon_through(home.path(), "user_key", "known_hosts");
+    cmd.args(["--remote", "--remote-rcon"]).arg(rcon_bin());
     let mut f = Follower::spawn(
         cmd.args(["--target", &format!("a=127.0.0.1:{}", a.port())])
             .args(["--target", &format!("b=127.0.0.1:{}", b.port())])
@@ -1488,18 +1458,7 @@ fn follow_over_remote_runs_on_the_event_loop() {
     );
     f.wait_err("following a, b");
     let threads = threads_of(f.child.id());
-    b.set_players(&["Steve"]);
-    let line = f.line();
-    let rest = line
-        .strip_prefix("[b] ")
-        .unwrap_or_else(|| panic!("{line:?}"));
-    assert_eq!(after_time(rest), "joined Steve");
-    a.set_players(&["Alex"]);
-    let line = f.line();
-    let rest = line
-        .strip_prefix("[a] ")
-        .unwrap_or_else(|| panic!("{line:?}"));
-    assert_eq!(after_time(rest), "joined Alex");
+    crate::follow::joins_come_labelled(&mut f, &a, &b);
     let threads = threads.max(threads_of(f.child.id()));
     assert!(
         threads <= 4,

@@ -190,10 +190,16 @@ impl Sshd {
 
     /// `rcon --ssh ...` to the RCON server on `rcon_port` (as seen from the sshd side).
     pub fn rcon(&self, home: &Path, key: &str, known_hosts: &str, rcon_port: u16) -> Command {
+        let mut cmd = self.rcon_through(home, key, known_hosts);
+        cmd.args(["-H", "127.0.0.1", "-P", &rcon_port.to_string()]);
+        cmd
+    }
+
+    /// `rcon --ssh ...` through this sshd, the servers still to name (`--target`s).
+    pub fn rcon_through(&self, home: &Path, key: &str, known_hosts: &str) -> Command {
         let mut cmd = rcon_in(home);
         cmd.env("RCON_PASSWORD", PASSWORD)
-            .args(["--ssh", &self.destination()])
-            .args(["-H", "127.0.0.1", "-P", &rcon_port.to_string()]);
+            .args(["--ssh", &self.destination()]);
         for option in self.options(key, known_hosts) {
             cmd.args(["--ssh-option", &option]);
         }
