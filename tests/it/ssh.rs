@@ -335,7 +335,8 @@ fn close_master(socket: &std::path::Path) -> std::process::Output {
 }
 
 /// One-shots through `--ssh` to the same host share one SSH connection (issue 39): the sshd
-/// accepts one login for two runs; `--no-ssh-reuse` (or `RCON_NO_SSH_REUSE=1`) logs in each
+/// accepts one login for three runs (`RCON_NO_SSH_REUSE=0` is no); `--no-ssh-reuse` (or
+/// `RCON_NO_SSH_REUSE=1`) logs in each
 /// time. The socket is in a 0700 directory of this user's under the temporary directory.
 #[cfg(unix)]
 #[test]
@@ -359,6 +360,8 @@ fn one_shots_through_ssh_share_one_connection_unless_told_not_to() {
     };
     one_shot(&[], None);
     one_shot(&[], None);
+    // A variable that says no (`0`, `false`) leaves sharing on.
+    one_shot(&[], Some(("RCON_NO_SSH_REUSE", "0")));
     assert_eq!(logins_accepted(&sshd), 1, "{}", sshd.log());
     let sockets = control_sockets(tmp.path());
     assert_eq!(sockets.len(), 1, "one control socket");
@@ -369,7 +372,7 @@ fn one_shots_through_ssh_share_one_connection_unless_told_not_to() {
     one_shot(&["--no-ssh-reuse"], None);
     one_shot(&[], Some(("RCON_NO_SSH_REUSE", "1")));
     assert_eq!(logins_accepted(&sshd), 3, "{}", sshd.log());
-    assert_eq!(server.commands(), ["list"; 4]);
+    assert_eq!(server.commands(), ["list"; 5]);
     assert!(close_master(&sockets[0]).status.success());
 }
 

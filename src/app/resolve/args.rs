@@ -110,7 +110,9 @@ pub const VERSION: &str = concat!(
 // The on/off flags are `Option<bool>` values taking no value (`num_args = 0`, `Some(true)`
 // when given) rather than clap's `SetTrue` bools: clap gives every `SetTrue` flag its default
 // `false` on every run, through the whole value machinery, and for 27 flags that was 69,000
-// instructions of a one-shot `list` (callgrind, `Parser::add_defaults`), a tenth of it.
+// instructions of a one-shot `list` (callgrind, `Parser::add_defaults`), a tenth of it. A flag
+// with an environment variable (`--no-ssh-reuse`) is `Some(false)` when the variable says no:
+// ask it `== Some(true)`.
 #[derive(Debug, Parser)]
 #[command(
     name = "rcon",

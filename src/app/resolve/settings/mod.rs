@@ -299,7 +299,8 @@ impl Settings {
         });
         let remote_install =
             args.remote_install.is_some() || key(|p| p.remote_install.as_ref()) == Some(true);
-        let ssh_reuse = args.no_ssh_reuse.is_none() && key(|p| p.ssh_reuse.as_ref()) != Some(false);
+        let ssh_reuse =
+            args.no_ssh_reuse != Some(true) && key(|p| p.ssh_reuse.as_ref()) != Some(false);
         let forget = args.forget.is_some() || key(|p| p.forget.as_ref()) == Some(true);
         if remote && ssh.is_none() {
             return Err(fail(
