@@ -452,13 +452,7 @@ fn a_stalled_one_packet_per_read_server_loses_no_answer_at_the_end_of_a_run() {
         "echo three",
     ]));
     assert!(out.status.success(), "{}", stderr(&out));
-    let responses: Vec<String> = stdout(&out)
-        .lines()
-        .map(|l| {
-            let v: serde_json::Value = serde_json::from_str(l).unwrap();
-            v["response"].as_str().unwrap().to_string()
-        })
-        .collect();
+    let responses = responses(&out);
     let expected = ["one", "two", "three"].map(String::from);
     assert_answers(
         PracticeMode::SilentEmpty,
@@ -590,13 +584,7 @@ fn a_loaded_machine_loses_and_mixes_no_answer_in_any_mode() {
     for handle in runs {
         let (mode, out) = handle.join().expect("a run's thread");
         assert!(out.status.success(), "{}: {}", mode.name(), stderr(&out));
-        let responses: Vec<String> = stdout(&out)
-            .lines()
-            .map(|l| {
-                let v: serde_json::Value = serde_json::from_str(l).unwrap();
-                v["response"].as_str().unwrap().to_string()
-            })
-            .collect();
+        let responses = responses(&out);
         assert_eq!(responses.len(), 1000, "{}", mode.name());
         let expected: Vec<String> = (0..1000).map(|i| format!("answer {i} of 1000")).collect();
         assert_answers(mode, &responses, &expected, &stderr(&out));
@@ -664,4 +652,15 @@ fn rconsole_demo(home: &std::path::Path) -> std::process::Command {
     let mut cmd = rcon_in(home);
     cmd.arg("--demo");
     cmd
+}
+
+/// The `response` of each `--json` record `out` printed, in order.
+fn responses(out: &std::process::Output) -> Vec<String> {
+    stdout(out)
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            v["response"].as_str().unwrap().to_string()
+        })
+        .collect()
 }
