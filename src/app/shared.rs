@@ -93,14 +93,10 @@ pub fn some_names(names: &[String]) -> String {
     )
 }
 
-/// A command shortened for messages.
-pub fn short(command: &str) -> String {
-    let mut s: String = command.chars().take(60).collect();
-    if s.len() < command.len() {
-        s.push('…');
-    }
-    s
-}
+/// Kept here for the runners that name it so (issue 38 moved it to the leaf [`words`]).
+///
+/// [`words`]: crate::app::words
+pub use crate::app::words::short;
 
 /// How a failed command is named in its error line ([`crate::app::print::output::error`]),
 /// by every runner: `command 'TEXT': WHY` (the text shortened), after `at` (`FILE:LINE: ` for

@@ -29,6 +29,15 @@ pub fn without_os_codes(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// A command shortened for messages.
+pub fn short(command: &str) -> String {
+    let mut s: String = command.chars().take(60).collect();
+    if s.len() < command.len() {
+        s.push('…');
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

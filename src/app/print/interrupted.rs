@@ -4,7 +4,7 @@
 //! `file:line` ranges ([`Lines`]) where the runner knows them.
 
 use crate::app::exit::Signal;
-use crate::app::shared::short;
+use crate::app::words::short;
 
 /// What a signal stopped.
 #[derive(Debug, Clone, Default)]
