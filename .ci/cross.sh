@@ -231,7 +231,7 @@ macos() {
   # Through zig: ring (feature `mgmt`) compiles C for the target in its build script, and the
   # host's gcc knows no Mach-O. rustc warns that `xcrun` (the SDK's locator) is missing; zig
   # brings the stubs of the system libraries a Rust program links (libSystem, libiconv), which
-  # is all rcon needs: it links no framework (no ctrlc, no keychain: src/app/runner/interrupt.rs,
+  # is all rcon needs: it links no framework (no ctrlc, no keychain: src/app/interrupt.rs,
   # src/mgmt/tls.rs).
   step "macos: clippy -D warnings and every target built and linked (aarch64-apple-darwin)"
   timed linted deb_env cargo-zigbuild build --all-targets --locked "${build_std[@]}" \

@@ -11,6 +11,7 @@ pub mod compat;
 pub mod exit;
 #[cfg(test)]
 mod generate;
+pub mod interrupt;
 pub mod learned;
 pub mod mode;
 pub mod print;

@@ -3,7 +3,7 @@
 //! every answer received on stdout, says in one line what ran, what was in flight and what was
 //! not sent, and clears the progress line. The signal tests send real signals, so they are Unix
 //! only; on Windows Ctrl-C reaches rcon through its console control handler, which sets the same
-//! flag (src/app/runner/interrupt.rs), and no console can be shared with a test process to send it.
+//! flag (src/app/interrupt.rs), and no console can be shared with a test process to send it.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};

@@ -3,7 +3,7 @@
 //! drawn and erased the same way everywhere: cut to [`LINE_MAX`] characters (a wrapped line
 //! cannot be redrawn in place), erased before other output reaches the terminal and when it is
 //! dropped, and erased by a signal that ends the process
-//! ([`crate::app::runner::interrupt::progress_line`]).
+//! ([`crate::app::interrupt::progress_line`]).
 //!
 //! Every other line on stderr goes through [`stderr`] (the sink's `print::stderr!`), and stdout's
 //! output on the same terminal through [`around`]: the line is erased, the text written, the
@@ -107,7 +107,7 @@ impl ProgressLine {
         *shown = Some(cut(line).to_string());
         if !self.shown {
             self.shown = true;
-            crate::app::runner::interrupt::progress_line(true);
+            crate::app::interrupt::progress_line(true);
         }
     }
 
@@ -120,7 +120,7 @@ impl ProgressLine {
             let _ = write!(err, "{ERASE}");
             let _ = err.flush();
             self.shown = false;
-            crate::app::runner::interrupt::progress_line(false);
+            crate::app::interrupt::progress_line(false);
         }
     }
 }

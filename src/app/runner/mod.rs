@@ -2,13 +2,16 @@
 //! at a time, prints each result), the mode that drives it ([`single`]: the command line's
 //! commands, then [`batch`] input, then the console), the one policy a list of commands runs
 //! under on any target, an RCON session or a management client ([`commands`]), several
-//! servers at once ([`fanout`]), `--wait` and `--retry` on a first connection ([`wait`]), and Ctrl-C / `SIGTERM` as a flag
-//! the runners poll ([`interrupt`]).
+//! servers at once ([`fanout`]), and `--wait` and `--retry` on a first connection ([`wait`]).
+//! Ctrl-C / `SIGTERM` as a flag the runners poll is [`interrupt`](mod@crate::app::interrupt),
+//! below the sources, which look at it too.
 
 pub mod batch;
 pub mod commands;
 pub mod fanout;
-pub mod interrupt;
 pub mod session;
 pub mod single;
 pub mod wait;
+
+/// Under its old path too, for the runners that name it so.
+pub use crate::app::interrupt;

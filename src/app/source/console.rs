@@ -19,8 +19,8 @@ use rustyline::{CompletionType, Config, Context, Editor, Helper};
 use rconsole::ErrorKind;
 
 use crate::app::exit::Exit;
+use crate::app::interrupt;
 use crate::app::print::stderr;
-use crate::app::runner::interrupt;
 use crate::app::runner::session::{CommandOutcome, Session};
 
 /// The environment variable that overrides the history file's path (for tests and for people
@@ -760,7 +760,7 @@ fn ensure_connected(session: &mut Session, for_command: bool, interrupted: &Atom
 
 /// Sleeps for `delay`; true (and the flag cleared) when Ctrl-C cut it short.
 fn pause(delay: Duration, interrupted: &AtomicBool) -> bool {
-    crate::app::runner::interrupt::pause_until(delay, || interrupted.swap(false, Ordering::SeqCst))
+    crate::app::interrupt::pause_until(delay, || interrupted.swap(false, Ordering::SeqCst))
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use std::io::{self, BufRead, BufReader, Read};
 use rconsole::text::mcfunction::{Item, Joiner};
 
 use crate::app::exit::{Exit, fail};
-use crate::app::runner::interrupt;
+use crate::app::interrupt;
 
 /// The longest physical line kept in memory; longer ones are reported and skipped (no command
 /// can be that long anyway).

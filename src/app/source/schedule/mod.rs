@@ -10,7 +10,7 @@
 //! wait cancels cleanly: nothing more is sent except `--cancel-announce`, one line names the
 //! signal and the time left, and the exit status is 130 (Ctrl-C) or 143 (`SIGTERM`), the
 //! runner's one signal policy
-//! ([`Stop`](crate::app::runner::interrupt::Stop)). A signal while a run's commands are being sent lets
+//! ([`Stop`](crate::app::interrupt::Stop)). A signal while a run's commands are being sent lets
 //! that run finish first (a run is never cut in half).
 //!
 //! The clock is real time; the `RCON_CLOCK_SPEED` environment variable (a test hook) makes it
@@ -19,10 +19,10 @@
 use std::time::{Duration, Instant};
 
 use crate::app::exit::Exit;
+use crate::app::interrupt::Signal;
 use crate::app::print::output::{Printer, Record, Style};
 use crate::app::print::stderr;
 use crate::app::resolve::plan::Timing;
-use crate::app::runner::interrupt::Signal;
 
 pub mod looped;
 
