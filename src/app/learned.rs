@@ -7,6 +7,9 @@
 //! whole through a temporary file and a rename, so two `rcon`s writing at once leave one of their
 //! versions, never a torn file; a corrupt, missing or unwritable file counts as empty and is
 //! never an error (at worst the probe runs again).
+//!
+//! Where that directory is ([`data_dir`]) is said here, the lowest module that keeps a file
+//! there; the console's history and the batch journal keep theirs beside it.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -17,6 +20,22 @@ use rconsole::engine::{Learned, Traced};
 use rconsole::rcon::client::{ClientOptions, Observer};
 use rconsole::rcon::exchange::{EndDetection, EndMethod, ServerFacts};
 use serde::{Deserialize, Serialize};
+
+/// The variable that overrides the data directory (history, learned servers). Windows ignores
+/// `APPDATA` when it looks up known folders, so this is also how tests keep their files private
+/// on every platform.
+pub const DATA_DIR_ENV: &str = "RCON_DATA_DIR";
+
+/// The data directory: `RCON_DATA_DIR` when set and not empty, else the platform's data directory
+/// for `rconsole` (`$XDG_DATA_HOME/rconsole` or `~/.local/share/rconsole` on Linux and BSD,
+/// `~/Library/Application Support/rconsole` on macOS, `%APPDATA%\rconsole\data` on Windows).
+/// `None` when the platform has no home directory.
+pub fn data_dir() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os(DATA_DIR_ENV).filter(|p| !p.is_empty()) {
+        return Some(PathBuf::from(p));
+    }
+    directories::ProjectDirs::from("", "", "rconsole").map(|d| d.data_dir().to_path_buf())
+}
 
 /// The file name inside the data directory.
 pub const FILE_NAME: &str = "learned-servers.toml";
@@ -55,7 +74,7 @@ pub fn key(server: &str, dialect: rconsole::Dialect) -> String {
 /// directory) cost a one-shot about 25,000 instructions (callgrind, BENCHMARKS.md).
 fn path() -> Option<PathBuf> {
     static PATH: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
-    PATH.get_or_init(|| crate::app::resolve::config::data_dir().map(|d| d.join(FILE_NAME)))
+    PATH.get_or_init(|| data_dir().map(|d| d.join(FILE_NAME)))
         .clone()
 }
 

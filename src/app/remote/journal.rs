@@ -98,7 +98,7 @@ fn hex(bytes: &[u8]) -> String {
 /// Where the journal for `content` (the input's SHA-256) run against `server` lives, under
 /// the data directory; `None` without one.
 pub fn path_for(content: &str, server: &str) -> Option<PathBuf> {
-    let dir = crate::app::resolve::config::data_dir()?;
+    let dir = crate::app::learned::data_dir()?;
     let key = sha256_hex(format!("{content}\n{server}").as_bytes());
     Some(dir.join("journal").join(format!("{}.json", &key[..32])))
 }

@@ -36,22 +36,6 @@ pub fn default_path() -> Option<PathBuf> {
     directories::ProjectDirs::from("", "", "rconsole").map(|d| d.config_dir().join(FILE_NAME))
 }
 
-/// The variable that overrides the data directory (history, learned servers). Windows ignores
-/// `APPDATA` when it looks up known folders, so this is also how tests keep their files private
-/// on every platform.
-pub const DATA_DIR_ENV: &str = "RCON_DATA_DIR";
-
-/// The data directory: `RCON_DATA_DIR` when set and not empty, else the platform's data directory
-/// for `rconsole` (`$XDG_DATA_HOME/rconsole` or `~/.local/share/rconsole` on Linux and BSD,
-/// `~/Library/Application Support/rconsole` on macOS, `%APPDATA%\rconsole\data` on Windows).
-/// `None` when the platform has no home directory.
-pub fn data_dir() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os(DATA_DIR_ENV).filter(|p| !p.is_empty()) {
-        return Some(PathBuf::from(p));
-    }
-    directories::ProjectDirs::from("", "", "rconsole").map(|d| d.data_dir().to_path_buf())
-}
-
 /// The whole file.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -159,7 +159,7 @@ pub fn history_path() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os(HISTORY_ENV).filter(|p| !p.is_empty()) {
         return Some(PathBuf::from(p));
     }
-    crate::app::resolve::config::data_dir().map(|d| d.join("history.txt"))
+    crate::app::learned::data_dir().map(|d| d.join("history.txt"))
 }
 
 /// Whether a line may be written to history: not blank, not containing the password, and no
