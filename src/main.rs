@@ -43,7 +43,7 @@ fn run() -> Exit {
         }
     };
     // Run as mcrcon or rcon-cli, the status is that program's (1 for any failure).
-    app::compat::status(exit)
+    app::resolve::compat::status(exit)
 }
 
 #[cfg(any(not(all(target_os = "linux", target_env = "gnu")), test))]

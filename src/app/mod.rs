@@ -4,10 +4,9 @@
 //! [`runner`] sends them (one server's session, a fan-out, `--wait`, Ctrl-C), and the sink,
 //! [`print`](mod@print), is what reaches the terminal. The other modes (timed runs, ping and
 //! query, practice servers, `--mgmt`) are in [`mode`]. [`run()`](fn@run) is a single match on
-//! the mode. Before them, [`compat`] turns a personality's command line (rcon run as `mcrcon`
+//! the mode. First, [`resolve::compat`] turns a personality's command line (rcon run as `mcrcon`
 //! or `rcon-cli`) into rcon's; [`remote`] is `--remote`.
 
-pub mod compat;
 pub mod exit;
 #[cfg(test)]
 mod generate;
@@ -41,7 +40,7 @@ pub fn run() -> anyhow::Result<Exit> {
         Mode::PracticeMgmt(p) => mode::mgmt::serve_practice(&p),
         Mode::ListServers(file) => list_servers(&file),
         Mode::Learned(forget) => list_learned(forget.as_deref()),
-        Mode::InstallLinks(dir) => compat::links::install(&dir),
+        Mode::InstallLinks(dir) => mode::links::install(&dir),
         Mode::Probe(probe) => ping_query::run(&probe),
         Mode::PrintConfig(servers) => print_config(&servers),
         #[cfg(feature = "mgmt")]

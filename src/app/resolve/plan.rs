@@ -9,11 +9,11 @@ use std::time::Duration;
 
 use clap::{CommandFactory, FromArgMatches};
 
-use crate::app::compat::{self, Personality, TranslationEnd, Tweaks};
 use crate::app::exit::{EarlyExit, Exit, fail};
 use crate::app::print::output::{self, Printer, Style};
 use crate::app::print::stderr;
 use crate::app::resolve::args::Args;
+use crate::app::resolve::compat::{self, Personality, TranslationEnd, Tweaks};
 use crate::app::resolve::inventory;
 pub use crate::app::resolve::modes::{
     BatchPolicy, Condition, DEFAULT_POLL, FanoutPolicy, FollowOptions, Layout, Probe,

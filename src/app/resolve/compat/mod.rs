@@ -1,11 +1,11 @@
 //! Drop-in personalities (issue 23): run as `mcrcon` or `rcon-cli` (by program name, as busybox
 //! does, or `rcon --compat NAME ARGS...`), rcon reads that program's command line and environment
 //! and translates them into its own argv, so everything after the translation (settings, the
-//! session, long answers, time limits, errors) is rcon's. This stage runs before `resolve`; the
-//! only things a personality changes after it are in [`Tweaks`] and the exit status
-//! ([`status`]). [`links`] creates the `mcrcon` and `rcon-cli` names (`--install-links`).
+//! session, long answers, time limits, errors) is rcon's. This stage runs first when the plan is
+//! parsed (`plan::parse`); the only things a personality changes after it are in [`Tweaks`]
+//! and the exit status ([`status`]). `--install-links` creates the `mcrcon` and `rcon-cli`
+//! names (`mode/links.rs`).
 
-pub mod links;
 mod mcrcon;
 mod rcon_cli;
 

@@ -9,9 +9,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
-use super::Personality;
 use crate::app::exit::{Exit, fail};
 use crate::app::print::stderr;
+use crate::app::resolve::compat::Personality;
 
 /// Creates the links and prints one line for each. A directory that does not exist yet is
 /// created first (`~/.local/bin` on a fresh account, the README's line), and said so; a path
