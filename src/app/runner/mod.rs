@@ -1,6 +1,7 @@
 //! What runs commands on servers: one server's [`session`] (connects on first use, one command
 //! at a time, prints each result), the mode that drives it ([`single`]: the command line's
-//! commands, then [`batch`] input, then the console), the one policy a list of commands runs
+//! commands, then [`batch`] input, then the interactive [`console`], which reads its lines and
+//! runs each on the session, reconnecting when the server went away), the one policy a list of commands runs
 //! under on any target, an RCON session or a management client ([`commands`]), several
 //! servers at once ([`fanout`]), and `--wait` and `--retry` on a first connection ([`wait`]).
 //! Ctrl-C / `SIGTERM` as a flag the runners poll is [`interrupt`](mod@crate::app::interrupt),
@@ -8,6 +9,7 @@
 
 pub mod batch;
 pub mod commands;
+pub mod console;
 pub mod fanout;
 pub mod session;
 pub mod single;

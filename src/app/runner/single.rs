@@ -16,10 +16,10 @@ use crate::app::print::trace;
 use crate::app::resolve::plan::SessionPlan;
 use crate::app::runner::batch;
 use crate::app::runner::commands::{self, Failure, Ran, Rest, Target};
+use crate::app::runner::console;
 use crate::app::runner::session::{self, Run as How, Session};
 use crate::app::shared::StderrObserver;
 use crate::app::shared::refuse_unsendable;
-use crate::app::source::console;
 use crate::app::source::files;
 
 /// Another way to the server than the settings' address and password: a management server
