@@ -27,8 +27,7 @@ use mode::{ping_query, practice};
 use print::{output, stderr};
 use resolve::plan::{self, Mode};
 use resolve::settings::{self, ConfigFile};
-use runner::{fanout, single};
-use source::follow;
+use runner::{fanout, follow, single};
 
 /// Runs the program; the returned status is the process's exit code.
 pub fn run() -> anyhow::Result<Exit> {
@@ -68,10 +67,10 @@ pub fn run() -> anyhow::Result<Exit> {
         | Mode::MgmtTimed(..) => Err(plan::without_mgmt()),
         Mode::FollowPolled(options, servers) => {
             let every = options.poll.unwrap_or(plan::DEFAULT_POLL);
-            follow::looped::follow(&options, servers, follow::looped::Watch::Poll(every))
+            follow::follow(&options, servers, follow::Watch::Poll(every))
         }
         Mode::FollowPushed(options, servers) => {
-            follow::looped::follow(&options, servers, follow::looped::Watch::Pushed)
+            follow::follow(&options, servers, follow::Watch::Pushed)
         }
         Mode::Timed(plan) => run_timed(plan),
         Mode::Fanout(plan) => fanout::run_plan(plan),

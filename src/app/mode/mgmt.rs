@@ -906,10 +906,6 @@ pub fn calls(plan: &MgmtPlan) -> Vec<Vec<String>> {
     calls
 }
 
-/// After this long without a notification, the management follow checks the connection with
-/// a `server/status` call.
-pub const MGMT_CHECK: Duration = Duration::from_secs(15);
-
 /// `rcon --mgmt ...` for one server: the method calls given, else the console (a terminal or
 /// `-i`), else one call per line of stdin. On a server that runs console commands (issue 42),
 /// words or `-c` that name no method, `-f` files, the console and stdin are RCON's session of

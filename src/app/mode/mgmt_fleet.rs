@@ -27,9 +27,9 @@ use crate::app::resolve::settings::Settings;
 use crate::app::runner::batch::Tally;
 use crate::app::runner::commands::{self, Halted, Rest};
 use crate::app::runner::fanout::Looped;
+use crate::app::runner::follow as looped;
 use crate::app::runner::interrupt::Stop;
 use crate::app::source::follow::events::Emitter;
-use crate::app::source::follow::looped;
 use crate::app::source::schedule;
 
 /// Runs the method calls on every server.
@@ -425,7 +425,7 @@ impl fleet::Handler for Calls<'_> {
 /// ([`looped::run_targets`], as the consoles' pushed messages), lines labelled `[NAME]` when
 /// there are several. Every server is connected to first, so one that cannot be reached fails
 /// the run at once; later losses are connected again, and a quiet connection is checked with a
-/// small call every [`mgmt::MGMT_CHECK`].
+/// small call every [`looped::MGMT_CHECK`].
 pub fn follow(
     plan: &MgmtPlan,
     options: &FollowOptions,

@@ -11,6 +11,7 @@ pub mod batch;
 pub mod commands;
 pub mod console;
 pub mod fanout;
+pub mod follow;
 pub mod session;
 pub mod single;
 pub mod wait;

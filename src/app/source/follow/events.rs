@@ -1,5 +1,5 @@
 //! What every `--follow` shares: the event ([`FollowEvent`]), and its printing and `--exec`
-//! ([`Emitter`]). Reconnecting a lost server is the event loop's (`looped.rs`).
+//! ([`Emitter`]). Reconnecting a lost server is the event loop's (`runner/follow.rs`).
 
 use std::io::Write;
 use std::sync::Mutex;

@@ -1,9 +1,9 @@
-//! `--follow`: server events as they happen, until interrupted. RCON servers are polled
+//! `--follow`'s events: how the messages consoles push become events ([`mapping`]), and
+//! how every event is printed and runs `--exec` ([`events`]). RCON servers are polled
 //! (`Mode::FollowPolled`); BattlEye, WebRCON and telnet servers push their messages
 //! (`Mode::FollowPushed`; the resolver tells them apart), both on the fleet's event loop
-//! ([`looped`]); the management protocol's notifications are followed by `mgmt` (with the
-//! `mgmt` feature). All of them print events and run `--exec` through [`events`].
+//! ([`runner::follow`](crate::app::runner::follow)), which also follows the management
+//! protocol's notifications (with the `mgmt` feature).
 
 pub mod events;
-pub mod looped;
 pub mod mapping;

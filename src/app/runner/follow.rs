@@ -28,6 +28,11 @@ const RETRY: Duration = Duration::from_secs(1);
 /// How a consoles' wait for pushed messages is broken up: it is asked again this often.
 const IDLE: Duration = Duration::from_secs(3600);
 
+/// After this long without a notification, the management follow checks the connection with
+/// a `server/status` call.
+#[cfg(feature = "mgmt")]
+pub const MGMT_CHECK: Duration = Duration::from_secs(15);
+
 /// What a follow watches.
 #[derive(Debug, Clone, Copy)]
 pub enum Watch {
@@ -336,7 +341,7 @@ impl fleet::Handler for Follower<'_> {
                 if self.due[t] > now {
                     return fleet::Next::Wait { until: self.due[t] };
                 }
-                self.due[t] = now + crate::app::mode::mgmt::MGMT_CHECK;
+                self.due[t] = now + MGMT_CHECK;
                 fleet::Next::Command {
                     text: "minecraft:server/status".into(),
                     then_close: false,
