@@ -445,7 +445,7 @@ pub fn follow(
 fn looped_targets(
     plan: &MgmtPlan,
     servers: Vec<(String, Settings)>,
-) -> anyhow::Result<schedule::looped::LoopTargets> {
+) -> anyhow::Result<crate::app::runner::timed::LoopTargets> {
     let several = servers.len() > 1;
     let mut targets = Vec::with_capacity(servers.len());
     let mut kept = Vec::with_capacity(servers.len());
@@ -469,7 +469,7 @@ fn looped_targets(
 }
 
 /// `rcon --mgmt` with `--countdown`, `--every` or `--if`: RCON's timed plan on the event loop
-/// ([`schedule::looped`]) with each server's commands as calls ([`Timed`]). Each secret is read
+/// ([`runner::timed`](crate::app::runner::timed)) with each server's commands as calls ([`Timed`]). Each secret is read
 /// first, one server after another (a prompt never races another); then every server connects
 /// and reads `rpc.discover` at once: a planned command a server's schema refuses ends the run
 /// with nothing sent, and a server that cannot be reached takes no part.
@@ -488,7 +488,7 @@ pub fn timed(
         under_way: (0..count).map(|_| None).collect(),
     };
     let retries = plan.policy.retry;
-    schedule::looped::run_targets(timing, (targets, kept), &lines, &mut timed, retries)
+    crate::app::runner::timed::run_targets(timing, (targets, kept), &lines, &mut timed, retries)
 }
 
 /// The management protocol's side of a timed run: `rpc.discover` first (every planned
@@ -510,7 +510,7 @@ struct Timed {
 /// The method `--if` counts the players with.
 const PLAYERS: &str = "minecraft:players";
 
-impl schedule::looped::Speech for Timed {
+impl crate::app::runner::timed::Speech for Timed {
     fn opening(&self) -> Option<String> {
         Some("rpc.discover".into())
     }

@@ -1,9 +1,9 @@
 //! The timed operations (`--countdown`, `--every`, `--if`) on one or several RCON servers, on
-//! the fleet's event loop ([`schedule::looped`]), `--remote` servers included.
+//! the fleet's event loop ([`runner::timed`](crate::app::runner::timed)), `--remote` servers included.
 
 use crate::app::exit::Exit;
 use crate::app::resolve::plan::TimedPlan;
-use crate::app::runner::fanout;
+use crate::app::runner::{fanout, timed};
 use crate::app::shared::refuse_unsendable;
 use crate::app::source::schedule;
 
@@ -29,5 +29,5 @@ pub fn run_timed(plan: TimedPlan) -> anyhow::Result<Exit> {
     let several = servers.len() > 1;
     // Each password read once per file or command, the prompt asked once for all.
     let servers = fanout::servers(servers, several)?;
-    schedule::looped::run(&timing, servers, &commands)
+    timed::run(&timing, servers, &commands)
 }

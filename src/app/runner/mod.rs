@@ -14,6 +14,7 @@ pub mod fanout;
 pub mod follow;
 pub mod session;
 pub mod single;
+pub mod timed;
 pub mod wait;
 
 /// Under its old path too, for the runners that name it so.

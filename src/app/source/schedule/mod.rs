@@ -2,9 +2,9 @@
 //! announcements, `--then`, `--every`, `--if`. The rules live here once: a [`Schedule`] (what
 //! is sent when), a [`Timeline`] per server (where that server is in the plan, and what a
 //! signal does to it) and a [`Board`] (each step's results printed in the servers' order
-//! through the one printer, the halt said once). Two drivers walk them: the fleet's event loop
-//! ([`looped`], every server: RCON and the consoles, `--remote` ones included, and a
-//! management server spoken to through [`looped::Speech`]). One
+//! through the one printer, the halt said once). The fleet's event loop walks them
+//! ([`runner::timed`](crate::app::runner::timed), every server: RCON and the consoles,
+//! `--remote` ones included, and a management server spoken to through its `Speech`). One
 //! clock drives every server of a group, so a countdown on several servers runs in step.
 //! Ctrl-C or `SIGTERM` (a service manager stopping the run, `kill`) during a countdown or a
 //! wait cancels cleanly: nothing more is sent except `--cancel-announce`, one line names the
@@ -23,8 +23,6 @@ use crate::app::interrupt::Signal;
 use crate::app::print::output::{Printer, Record, Style};
 use crate::app::print::stderr;
 use crate::app::resolve::plan::Timing;
-
-pub mod looped;
 
 /// Standard announcement times (time left), used within the countdown when `--at` is not
 /// given; the countdown's start is announced too.
