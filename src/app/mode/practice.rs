@@ -1,8 +1,7 @@
 //! The built-in practice servers: `--practice-server` in the foreground (RCON, or a console's
-//! for a console `--practice-mode`), and the console practice server `--demo` starts.
+//! for a console `--practice-mode`). The one `--demo` starts is the session's
+//! (`runner/single.rs`).
 
-use anyhow::Context;
-use rconsole::consoles::Protocol;
 use rconsole::consoles::practice::{ConsoleServer, Kind};
 use rconsole::practice::{self, PracticeServer};
 
@@ -44,23 +43,6 @@ pub fn serve(plan: &PracticePlan) -> anyhow::Result<Exit> {
     );
     server.wait();
     Ok(Exit::Success)
-}
-
-/// The practice server `--demo` starts for a console dialect (`None` for RCON).
-pub fn demo_server(protocol: Protocol, password: &str) -> anyhow::Result<Option<ConsoleServer>> {
-    let kind = match protocol {
-        Protocol::Rcon => return Ok(None),
-        Protocol::BattlEye => Kind::BattlEye,
-        Protocol::WebRcon => Kind::WebRcon,
-        Protocol::Telnet => Kind::Telnet,
-    };
-    let server = ConsoleServer::start(rconsole::consoles::practice::ConsoleServerConfig {
-        password: password.to_string(),
-        kind,
-        ..rconsole::consoles::practice::ConsoleServerConfig::default()
-    })
-    .context("cannot start the practice server")?;
-    Ok(Some(server))
 }
 
 /// `--practice-server` with a console `--practice-mode`.

@@ -6,6 +6,8 @@ use std::sync::Arc;
 use anyhow::Context;
 
 use rconsole::Password;
+use rconsole::consoles::Protocol;
+use rconsole::consoles::practice::{ConsoleServer, Kind};
 use rconsole::practice::{self, PracticeServer};
 use rconsole::rcon::client::Observer;
 use rconsole::transport::{Connector, TcpConnector};
@@ -174,24 +176,40 @@ fn demo(
     protocol: rconsole::consoles::Protocol,
 ) -> anyhow::Result<(Guard, Box<dyn Connector>, Password)> {
     let password = format!("demo-{}", std::process::id());
-    let (server, port): (Guard, u16) =
-        match crate::app::mode::practice::demo_server(protocol, &password)? {
-            Some(server) => {
-                let port = server.port();
-                (Box::new(server), port)
-            }
-            None => {
-                let server = PracticeServer::start(practice::PracticeConfig {
-                    password: password.clone(),
-                    ..practice::PracticeConfig::default()
-                })
-                .context("cannot start the practice server")?;
-                let port = server.port();
-                (Box::new(server), port)
-            }
-        };
+    let (server, port): (Guard, u16) = match demo_server(protocol, &password)? {
+        Some(server) => {
+            let port = server.port();
+            (Box::new(server), port)
+        }
+        None => {
+            let server = PracticeServer::start(practice::PracticeConfig {
+                password: password.clone(),
+                ..practice::PracticeConfig::default()
+            })
+            .context("cannot start the practice server")?;
+            let port = server.port();
+            (Box::new(server), port)
+        }
+    };
     let connector = Box::new(TcpConnector::new("127.0.0.1", port));
     Ok((server, connector, Password::new(password)))
+}
+
+/// The practice server `--demo` starts for a console dialect (`None` for RCON).
+fn demo_server(protocol: Protocol, password: &str) -> anyhow::Result<Option<ConsoleServer>> {
+    let kind = match protocol {
+        Protocol::Rcon => return Ok(None),
+        Protocol::BattlEye => Kind::BattlEye,
+        Protocol::WebRcon => Kind::WebRcon,
+        Protocol::Telnet => Kind::Telnet,
+    };
+    let server = ConsoleServer::start(rconsole::consoles::practice::ConsoleServerConfig {
+        password: password.to_string(),
+        kind,
+        ..rconsole::consoles::practice::ConsoleServerConfig::default()
+    })
+    .context("cannot start the practice server")?;
+    Ok(Some(server))
 }
 
 /// One server's RCON session as a [`Target`] of the command-line commands.
