@@ -74,10 +74,10 @@ pub fn run() -> anyhow::Result<Exit> {
         }
         Mode::Timed(plan) => run_timed(plan),
         Mode::Fanout(plan) => fanout::run_plan(plan),
-        Mode::RemoteSession(plan) => remote::client::run(*plan),
+        Mode::RemoteSession(plan) => runner::remote_batch::run(*plan),
         // The console over --remote is the local console on a remote session (runner/single.rs).
         Mode::Session(plan) => single::run(*plan),
-        Mode::RemoteServe => remote::serve::serve(),
+        Mode::RemoteServe => mode::remote_serve::serve(),
     }
 }
 

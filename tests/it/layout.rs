@@ -11,10 +11,7 @@ use std::path::Path;
 const KNOWN_FILE_CYCLES: &[&str] = &[];
 
 /// Folder circles: sibling modules (folders or files under one parent) importing each other.
-const KNOWN_FOLDER_CYCLES: &[&str] = &[
-    // issue 38: to remove (resolve < sources < runner < sink < modes, one way).
-    "app::remote app::runner",
-];
+const KNOWN_FOLDER_CYCLES: &[&str] = &[];
 
 /// Files other than `src/main.rs` that call `process::exit`.
 const KNOWN_EXITS: &[&str] = &[];

@@ -12,4 +12,5 @@ pub mod mgmt;
 pub mod mgmt_fleet;
 pub mod ping_query;
 pub mod practice;
+pub mod remote_serve;
 pub mod timed;

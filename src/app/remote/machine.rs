@@ -18,9 +18,7 @@ use rconsole::fleet::{FarEnd, Tunnel};
 
 use crate::app::exit::Exit;
 use crate::app::print::stderr;
-use crate::app::remote::client::{
-    HEARTBEAT, Starter, exit_from_code, other_version, start_failure,
-};
+use crate::app::remote::link::{HEARTBEAT, Starter, exit_from_code, other_version, start_failure};
 use crate::app::remote::proto::{self, Frame, PROTOCOL};
 use crate::app::resolve::settings::Settings;
 

@@ -14,11 +14,14 @@ use rconsole::Error;
 use rconsole::consoles::Remote;
 
 use crate::app::exit::Exit;
-use crate::app::remote::client::{Event, SshLink, StartError, Starter, exit_from_code};
+use crate::app::remote::link::{Event, SshLink, StartError, Starter, exit_from_code};
 use crate::app::remote::machine::error_from;
 use crate::app::remote::proto::Frame;
 use crate::app::resolve::plan::SessionPlan;
-use crate::app::runner::session::RemoteOpener;
+
+/// Opens a connection the way `--remote` does (rcon on the SSH host; shared by the session's
+/// reconnects and by fan-out).
+pub type RemoteOpener = Arc<dyn Fn() -> rconsole::Result<Box<dyn Remote>> + Send + Sync>;
 
 /// One remote side, over one ssh.
 pub struct RemoteSession {

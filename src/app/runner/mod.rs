@@ -12,6 +12,7 @@ pub mod commands;
 pub mod console;
 pub mod fanout;
 pub mod follow;
+pub mod remote_batch;
 pub mod session;
 pub mod single;
 pub mod timed;

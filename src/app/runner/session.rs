@@ -10,6 +10,7 @@ use rconsole::transport::Connector;
 use rconsole::{ClientOptions, Password};
 
 use crate::app::print::output::{Printer, Record};
+pub use crate::app::remote::session::RemoteOpener;
 
 /// What became of one command.
 #[derive(Debug)]
@@ -35,10 +36,6 @@ impl CommandOutcome {
         self.error.is_none() && !self.parse_error
     }
 }
-
-/// Opens a connection the way `--remote` does (rcon on the SSH host; shared by the session's
-/// reconnects and by fan-out).
-pub type RemoteOpener = Arc<dyn Fn() -> rconsole::Result<Box<dyn Remote>> + Send + Sync>;
 
 /// The text used for a parse error in records and messages.
 pub const PARSE_ERROR: &str = "the server could not parse the command (<--[HERE])";
