@@ -1,11 +1,13 @@
-//! The `rcon` application: everything between argv and the library, by folder. [`resolve`]
-//! turns argv, the environment and the config file into one [`plan::Mode`]; then commands come
-//! from a [`source`] (files and stdin, the console, the schedule, `--follow`'s events), a
-//! [`runner`] sends them (one server's session, a fan-out, `--wait`, Ctrl-C), and the sink,
-//! [`print`](mod@print), is what reaches the terminal. The other modes (timed runs, ping and
-//! query, practice servers, `--mgmt`) are in [`mode`]. [`run()`](fn@run) is a single match on
-//! the mode. First, [`resolve::compat`] turns a personality's command line (rcon run as `mcrcon`
-//! or `rcon-cli`) into rcon's; [`remote`] is `--remote`.
+//! The `rcon` application: everything between argv and the library, by folder, each importing
+//! only the ones below it (docs/architecture.md). [`resolve`] turns argv, the environment and
+//! the config file into one [`plan::Mode`] (a personality's command line, rcon run as `mcrcon`
+//! or `rcon-cli`, translated first by [`resolve::compat`]); then commands come from a
+//! [`source`] (files and stdin, the schedule, `--follow`'s events), a [`runner`] sends them (one
+//! server's session and its console, a fan-out, `--wait`, the event loops of `--follow` and the
+//! timed plan), to servers reached directly or through [`remote`] (`--remote`), and the sink,
+//! [`print`](mod@print), is what reaches the terminal; Ctrl-C is [`interrupt`]. The other modes
+//! (timed runs, ping and query, practice servers, `--remote-serve`, `--mgmt`) are in [`mode`].
+//! [`run()`](fn@run) is a single match on the mode.
 
 pub mod exit;
 #[cfg(test)]
