@@ -100,27 +100,17 @@ impl Stop {
     }
 }
 
-/// Sleeps for `delay`, waking every [`rconsole::rcon::client::CANCEL_POLL`]; cut short when
-/// `stop` says a signal came. Returns whether one did.
+/// Sleeps for `delay`; cut short when `stop` says a signal came. Returns whether one did.
 pub fn pause(delay: std::time::Duration, stop: Option<&Stop>) -> bool {
     pause_until(delay, || stop.and_then(Stop::received).is_some())
 }
 
 /// The one cancellable pause of every runner (`--delay`, a retry's back-off, the console's
-/// reconnect): sleeps for `delay` in steps of [`rconsole::rcon::client::CANCEL_POLL`], asking
-/// `stopped` before each step. Returns true when `stopped` cut it short.
-pub fn pause_until(delay: std::time::Duration, mut stopped: impl FnMut() -> bool) -> bool {
-    let end = std::time::Instant::now() + delay;
-    loop {
-        if stopped() {
-            return true;
-        }
-        let now = std::time::Instant::now();
-        if now >= end {
-            return false;
-        }
-        std::thread::sleep((end - now).min(rconsole::rcon::client::CANCEL_POLL));
-    }
+/// reconnect): sleeps for `delay`, woken by the one [`ALARM`] that Ctrl-C and `SIGTERM` raise
+/// to ask `stopped` again ([`Alarm::sleep_unless`]: no polling interval). Returns true when
+/// `stopped` cut it short.
+pub fn pause_until(delay: std::time::Duration, stopped: impl FnMut() -> bool) -> bool {
+    alarm().sleep_unless(delay, stopped)
 }
 
 /// Whether a progress line is on the terminal (stderr) now, for the handler that erases it.
@@ -358,6 +348,24 @@ mod tests {
             drop(stop);
             assert_eq!((current(libc::SIGINT), current(libc::SIGTERM)), before);
         }
+        flag().store(false, Ordering::SeqCst);
+    }
+
+    /// SIGTERM from another thread ends a minute's `--delay` at once, with no polling step.
+    #[cfg(unix)]
+    #[test]
+    fn a_signal_ends_a_pause() {
+        let _turn = SIGNALS.lock().unwrap_or_else(|e| e.into_inner());
+        let stop = Stop::catch().expect("handlers installed");
+        let raiser = std::thread::spawn(|| {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            // SAFETY: sends a signal this process handles to itself.
+            unsafe { libc::kill(libc::getpid(), libc::SIGTERM) };
+        });
+        assert!(pause(std::time::Duration::from_secs(60), Some(&stop)));
+        assert_eq!(stop.received(), Some(Signal::Terminate));
+        raiser.join().unwrap();
+        drop(stop);
         flag().store(false, Ordering::SeqCst);
     }
 }
