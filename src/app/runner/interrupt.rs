@@ -175,6 +175,13 @@ pub fn stopping() -> bool {
     RECEIVED.load(Ordering::SeqCst) != 0
 }
 
+/// Whether Ctrl-C or `SIGTERM` came while a handler catches them (a batch's or the command
+/// line's [`Stop`], or the console's flag): a first connection that waits (`--wait`,
+/// `--retry`) gives up with [`rconsole::Error::Cancelled`] instead of going on.
+pub fn interrupted() -> bool {
+    stopping() || raised()
+}
+
 #[cfg(unix)]
 fn install() -> bool {
     extern "C" fn on_signal(_: libc::c_int) {

@@ -9,6 +9,7 @@ pub mod batch;
 pub mod commands;
 pub mod fanout;
 pub mod interrupt;
+pub mod policy;
 pub mod session;
 pub mod single;
 pub mod wait;

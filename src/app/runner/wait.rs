@@ -34,48 +34,9 @@ pub fn retryable(e: &Error) -> bool {
     )
 }
 
-/// The first pause of `--retry`; it doubles for each further one, up to
-/// [`rconsole::engine::MAX_RETRY_PAUSE`].
-pub const RETRY_BACKOFF: Duration = Duration::from_millis(200);
-
-/// What is left of `--retry N`: the one count and schedule of every runner that retries.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Retries {
-    allowed: u32,
-    used: u32,
-}
-
-impl Retries {
-    /// `allowed` retries after the first attempt.
-    pub fn new(allowed: u32) -> Self {
-        Retries { allowed, used: 0 }
-    }
-
-    /// Counts one more retry and returns the pause before it (200 ms, 400 ms, 800 ms... up to
-    /// 5 s), or `None` when every retry is used.
-    pub fn next(&mut self) -> Option<Duration> {
-        if self.used >= self.allowed {
-            return None;
-        }
-        self.used += 1;
-        Some(rconsole::engine::retry_pause(RETRY_BACKOFF, self.used))
-    }
-
-    /// Retries used so far.
-    pub fn used(&self) -> u32 {
-        self.used
-    }
-
-    /// Retries `--retry N` allows in all.
-    pub fn allowed(&self) -> u32 {
-        self.allowed
-    }
-
-    /// Retries not used yet.
-    pub fn left(&self) -> u32 {
-        self.allowed - self.used
-    }
-}
+// The retry schedule lives with the rest of the run's policy; `mode/mgmt*.rs` and the
+// schedule still name it here.
+pub use super::policy::{RETRY_BACKOFF, Retries};
 
 /// Whether a failed connect is worth trying again (`--retry`): the server could not be reached
 /// or the tunnel did not open; a refused login or a protocol error is not retried.
@@ -156,17 +117,6 @@ fn reason(e: &Error) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn retries_double_from_200ms_up_to_5s_and_stop_at_n() {
-        let mut r = Retries::new(7);
-        let pauses: Vec<u128> = std::iter::from_fn(|| r.next())
-            .map(|d| d.as_millis())
-            .collect();
-        assert_eq!(pauses, [200, 400, 800, 1600, 3200, 5000, 5000]);
-        assert_eq!((r.used(), r.left(), r.allowed()), (7, 0, 7));
-        assert_eq!(Retries::new(0).next(), None);
-    }
 
     fn refused() -> Error {
         Error::Connect {
