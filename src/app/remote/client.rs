@@ -515,12 +515,8 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
                 let Some(pause) = pause else {
                     return Err(fail(exit, message));
                 };
-                let left = progress.retries.left();
-                stderr!(
-                    "rcon: warning: {message}; reconnecting in {} ({left} retr{} left)",
-                    rconsole::format_duration(pause),
-                    if left == 1 { "y" } else { "ies" }
-                );
+                let warning = progress.retries.reconnecting(&message, pause);
+                crate::app::print::output::warning(&warning);
                 crate::app::runner::interrupt::pause(pause, stop.as_ref());
                 if let Some(signal) = stop.as_ref().and_then(Stop::received) {
                     let exit = signal.exit();

@@ -514,13 +514,8 @@ impl Step<'_> {
         let Some(wait) = self.tally.retries.next() else {
             return Ok(None);
         };
-        let left = self.tally.retries.left();
-        crate::app::print::output::warning(&format!(
-            "{name}:{line}: {}; reconnecting in {} ({left} retr{} left)",
-            crate::app::exit::chain(e),
-            rconsole::format_duration(wait),
-            if left == 1 { "y" } else { "ies" }
-        ));
+        let why = format!("{name}:{line}: {}", crate::app::exit::chain(e));
+        crate::app::print::output::warning(&self.tally.retries.reconnecting(&why, wait));
         Ok(Some(wait))
     }
 

@@ -209,6 +209,17 @@ impl Retries {
         )
     }
 
+    /// The warning before the pause of a batch's reconnect just counted: `WHY; reconnecting in
+    /// 400ms (1 retry left)`.
+    pub fn reconnecting(&self, why: &str, pause: Duration) -> String {
+        let left = self.left();
+        format!(
+            "{why}; reconnecting in {} ({left} retr{} left)",
+            rconsole::format_duration(pause),
+            if left == 1 { "y" } else { "ies" }
+        )
+    }
+
     /// A first connection, `open`ed again while `worth` says its error may pass and retries
     /// are left, one warning (the error in the words of `chain`) before each pause; a pause
     /// that `stopped` cuts short (Ctrl-C or `SIGTERM`: [`interrupt::interrupted`]) ends the
@@ -330,6 +341,25 @@ mod tests {
         assert_eq!(pauses, [200, 400, 800, 1600, 3200, 5000, 5000]);
         assert_eq!((r.used(), r.left(), r.allowed()), (7, 0, 7));
         assert_eq!(Retries::new(0).next(), None);
+    }
+
+    #[test]
+    fn the_warnings_say_which_retry_and_what_is_left() {
+        let mut r = Retries::new(2);
+        let pause = r.next().unwrap();
+        assert_eq!(
+            r.warning("refused", pause),
+            "refused; retrying in 200ms (retry 1 of 2)"
+        );
+        assert_eq!(
+            r.reconnecting("x:3: lost", pause),
+            "x:3: lost; reconnecting in 200ms (1 retry left)"
+        );
+        let pause = r.next().unwrap();
+        assert_eq!(
+            r.reconnecting("lost", pause),
+            "lost; reconnecting in 400ms (0 retries left)"
+        );
     }
 
     #[test]

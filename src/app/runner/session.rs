@@ -158,14 +158,19 @@ impl Session {
     pub fn connect(&mut self) -> rconsole::Result<&mut (dyn Remote + 'static)> {
         if self.client.is_none() {
             let mut client = match self.wait.take() {
-                // Ctrl-C or SIGTERM ends the wait (its progress line cleared) at the next
-                // attempt, at most half a second later.
-                Some(limit) => super::wait::until_up(limit, &self.server, || {
-                    if super::interrupt::interrupted() {
-                        return Err(rconsole::Error::Cancelled);
-                    }
-                    self.open()
-                })?,
+                // Ctrl-C or SIGTERM ends the wait (its progress line cleared) at once, or
+                // when the attempt under way ends.
+                Some(limit) => super::wait::until_up(
+                    limit,
+                    &self.server,
+                    || {
+                        if super::interrupt::interrupted() {
+                            return Err(rconsole::Error::Cancelled);
+                        }
+                        self.open()
+                    },
+                    super::interrupt::interrupted,
+                )?,
                 None => {
                     let retries = std::mem::take(&mut self.retries);
                     self.open_retrying(retries)?

@@ -55,11 +55,14 @@ pub fn worth_a_retry(e: &rconsole::Error) -> bool {
 /// Calls `open` until it succeeds, fails for good ([`retryable`]), or `limit` has passed since
 /// the first attempt (then [`Error::NotUp`]: how long rcon waited, the last attempt's error
 /// its cause, so the one error line says both). An attempt under way runs to its own end (at most
-/// `--timeout`). On a terminal, one progress line on stderr says what is awaited.
+/// `--timeout`); a pause between attempts that `stopped` cuts short (a signal wakes it) ends
+/// the wait with [`Error::Cancelled`]. On a terminal, one progress line on stderr says what is
+/// awaited.
 pub fn until_up<T>(
     limit: Duration,
     server: &str,
     mut open: impl FnMut() -> rconsole::Result<T>,
+    mut stopped: impl FnMut() -> bool,
 ) -> rconsole::Result<T> {
     let start = Instant::now();
     let mut progress = ProgressLine::on_terminal();
@@ -94,7 +97,10 @@ pub fn until_up<T>(
             waited.as_secs(),
             rconsole::format_duration(limit)
         ));
-        std::thread::sleep(pause.min(limit - waited));
+        if super::interrupt::pause_until(pause.min(limit - waited), &mut stopped) {
+            progress.clear();
+            return Err(Error::Cancelled);
+        }
         pause = (pause * 2).min(MAX_PAUSE);
     }
 }
@@ -143,20 +149,30 @@ mod tests {
     #[test]
     fn tries_until_it_opens() {
         let mut calls = 0;
-        let got = until_up(Duration::from_secs(30), "s", || {
-            calls += 1;
-            if calls < 3 { Err(refused()) } else { Ok(calls) }
-        });
+        let got = until_up(
+            Duration::from_secs(30),
+            "s",
+            || {
+                calls += 1;
+                if calls < 3 { Err(refused()) } else { Ok(calls) }
+            },
+            || false,
+        );
         assert_eq!(got.unwrap(), 3);
     }
 
     #[test]
     fn a_refused_password_is_final_at_once() {
         let mut calls = 0;
-        let got: rconsole::Result<()> = until_up(Duration::from_secs(30), "s", || {
-            calls += 1;
-            Err(Error::LoginRefused)
-        });
+        let got: rconsole::Result<()> = until_up(
+            Duration::from_secs(30),
+            "s",
+            || {
+                calls += 1;
+                Err(Error::LoginRefused)
+            },
+            || false,
+        );
         assert!(matches!(got, Err(Error::LoginRefused)));
         assert_eq!(calls, 1);
     }
@@ -164,10 +180,15 @@ mod tests {
     #[test]
     fn gives_the_last_error_past_the_limit() {
         let mut calls = 0;
-        let got: rconsole::Result<()> = until_up(Duration::from_millis(250), "s", || {
-            calls += 1;
-            Err(refused())
-        });
+        let got: rconsole::Result<()> = until_up(
+            Duration::from_millis(250),
+            "s",
+            || {
+                calls += 1;
+                Err(refused())
+            },
+            || false,
+        );
         let Err(Error::NotUp { last, attempts, .. }) = got else {
             panic!("{got:?}");
         };
