@@ -446,7 +446,7 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
     let policy = Policy::from(&plan.batch);
     for path in &plan.files {
         let input = Input::open(path, false)?;
-        if !policy.keep_going() {
+        if policy.checks_ahead() {
             input.check_ahead(
                 &plan.batch.macros,
                 settings.dialect.value.dialect().max_command_bytes,
@@ -1395,7 +1395,7 @@ impl Pipe<'_, '_> {
     }
 
     fn refuse(&mut self, input: usize, line: u64, text: String, message: String) {
-        if !self.run.policy.keep_going() {
+        if !self.run.policy.goes_on_after(Exit::Refused) {
             self.stop_sending();
         }
         self.queue.push_back(Entry::Refused {

@@ -5,7 +5,8 @@
 //! runner asks it instead of deciding itself:
 //!
 //! - after a failure, go on or stop ([`Policy::goes_on_after`]: `--keep-going`, never past a
-//!   refused login) and the hint a stopped run gives ([`Policy::hint`]);
+//!   refused login), the hint a stopped run gives ([`Policy::hint`]), and whether the files
+//!   are checked before anything is sent ([`Policy::checks_ahead`]);
 //! - the pause before the next command ([`Policy::pause_before`] for a blocking runner, cut
 //!   short by Ctrl-C or `SIGTERM` at once; [`Policy::not_before`] on the event loop: `--delay`);
 //! - the echo of a command before its output ([`Policy::echo`]: `--echo`);
@@ -67,9 +68,11 @@ impl Policy {
         }
     }
 
-    /// `--keep-going`: failures are reported as they come and the run goes on.
-    pub fn keep_going(&self) -> bool {
-        self.keep_going
+    /// Whether every line of the files is checked before the first command goes out (a typo
+    /// in the last file sends nothing): not with `--keep-going`, which reports such a line
+    /// when it comes and goes on.
+    pub fn checks_ahead(&self) -> bool {
+        !self.keep_going
     }
 
     /// Whether the run goes on after a failure with this exit status: with `--keep-going`,

@@ -92,7 +92,7 @@ pub fn run_via(plan: SessionPlan, via: Option<Via>) -> anyhow::Result<Exit> {
     // Every line of every file is checked before the first command (a -c one included) goes
     // out; stdin streams, so its lines are checked as they come.
     let policy = Policy::from(&plan.batch);
-    if !policy.keep_going() {
+    if policy.checks_ahead() {
         for input in &inputs {
             input.check_ahead(&plan.batch.macros, session.max_command_bytes())?;
         }
