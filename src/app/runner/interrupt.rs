@@ -5,7 +5,8 @@
 //!
 //! The handler only stores to atomics and raises the one [`Alarm`] (on Unix a byte written to
 //! a pipe), which is all a signal handler may safely do: a blocking session looks at the flag
-//! while it waits, the event loop is woken by the alarm. On Unix it is a `sigaction` for `SIGINT` (and, while a batch runs,
+//! while it waits for an answer, the event loop and every pause ([`pause_until`]) are woken
+//! by the alarm. On Unix it is a `sigaction` for `SIGINT` (and, while a batch runs,
 //! `SIGTERM`); on Windows a console control handler for Ctrl-C and Ctrl-Break (which, returning
 //! `TRUE`, keeps the process alive, as `SIGINT`'s handler does on Unix; closing the console
 //! window still ends the process, as Windows allows no more). Hand-written rather than a crate:
