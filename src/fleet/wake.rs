@@ -116,11 +116,9 @@ impl Alarm {
             #[cfg(windows)]
             {
                 let raises = self.0.bell.0.lock().unwrap_or_else(|e| e.into_inner());
-                let _ = self
-                    .0
-                    .bell
-                    .1
-                    .wait_timeout_while(raises, end - now, |r| *r == seen);
+                let (_bell, condvar) = &self.0.bell;
+                let waited = condvar.wait_timeout_while(raises, end - now, |r| *r == seen);
+                drop(waited);
             }
         }
     }
