@@ -5,7 +5,8 @@
 //!
 //! The handler only stores to atomics and raises the one [`Alarm`] (on Unix a byte written to
 //! a pipe), which is all a signal handler may safely do: a blocking session looks at the flag
-//! while it waits, the event loop is woken by the alarm. On Unix it is a `sigaction` for `SIGINT` (and, while a batch runs,
+//! while it waits for an answer, the event loop and every pause ([`pause_until`]) are woken
+//! by the alarm. On Unix it is a `sigaction` for `SIGINT` (and, while a batch runs,
 //! `SIGTERM`); on Windows a console control handler for Ctrl-C and Ctrl-Break (which, returning
 //! `TRUE`, keeps the process alive, as `SIGINT`'s handler does on Unix; closing the console
 //! window still ends the process, as Windows allows no more). Hand-written rather than a crate:
@@ -100,27 +101,17 @@ impl Stop {
     }
 }
 
-/// Sleeps for `delay`, waking every [`rconsole::rcon::client::CANCEL_POLL`]; cut short when
-/// `stop` says a signal came. Returns whether one did.
+/// Sleeps for `delay`; cut short when `stop` says a signal came. Returns whether one did.
 pub fn pause(delay: std::time::Duration, stop: Option<&Stop>) -> bool {
     pause_until(delay, || stop.and_then(Stop::received).is_some())
 }
 
 /// The one cancellable pause of every runner (`--delay`, a retry's back-off, the console's
-/// reconnect): sleeps for `delay` in steps of [`rconsole::rcon::client::CANCEL_POLL`], asking
-/// `stopped` before each step. Returns true when `stopped` cut it short.
-pub fn pause_until(delay: std::time::Duration, mut stopped: impl FnMut() -> bool) -> bool {
-    let end = std::time::Instant::now() + delay;
-    loop {
-        if stopped() {
-            return true;
-        }
-        let now = std::time::Instant::now();
-        if now >= end {
-            return false;
-        }
-        std::thread::sleep((end - now).min(rconsole::rcon::client::CANCEL_POLL));
-    }
+/// reconnect): sleeps for `delay`, woken by the one [`ALARM`] that Ctrl-C and `SIGTERM` raise
+/// to ask `stopped` again ([`Alarm::sleep_unless`]: no polling interval). Returns true when
+/// `stopped` cut it short.
+pub fn pause_until(delay: std::time::Duration, stopped: impl FnMut() -> bool) -> bool {
+    alarm().sleep_unless(delay, stopped)
 }
 
 /// Whether a progress line is on the terminal (stderr) now, for the handler that erases it.
@@ -183,6 +174,13 @@ fn install_erase() {}
 /// Whether a [`Stop`] guard caught a signal (for reads that cannot hold the guard).
 pub fn stopping() -> bool {
     RECEIVED.load(Ordering::SeqCst) != 0
+}
+
+/// Whether Ctrl-C or `SIGTERM` came while a handler catches them (a batch's or the command
+/// line's [`Stop`], or the console's flag): a first connection that waits (`--wait`,
+/// `--retry`) gives up with [`rconsole::Error::Cancelled`] instead of going on.
+pub fn interrupted() -> bool {
+    stopping() || raised()
 }
 
 #[cfg(unix)]
@@ -358,6 +356,28 @@ mod tests {
             drop(stop);
             assert_eq!((current(libc::SIGINT), current(libc::SIGTERM)), before);
         }
+        flag().store(false, Ordering::SeqCst);
+    }
+
+    /// SIGTERM from another thread ends a minute's `--delay` at once: the pause asks again
+    /// before its time is up (one that missed the signal would ask only at the end).
+    #[cfg(unix)]
+    #[test]
+    fn a_signal_ends_a_pause() {
+        let _turn = SIGNALS.lock().unwrap_or_else(|e| e.into_inner());
+        let stop = Stop::catch().expect("handlers installed");
+        let raiser = std::thread::spawn(|| {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            // SAFETY: sends a signal this process handles to itself.
+            unsafe { libc::kill(libc::getpid(), libc::SIGTERM) };
+        });
+        let minute = std::time::Duration::from_secs(60);
+        let end = std::time::Instant::now() + minute;
+        assert!(pause_until(minute, || stop.received().is_some()
+            && std::time::Instant::now() < end));
+        assert_eq!(stop.received(), Some(Signal::Terminate));
+        raiser.join().unwrap();
+        drop(stop);
         flag().store(false, Ordering::SeqCst);
     }
 }

@@ -7,6 +7,7 @@
 use std::io;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use mio::{Poll, Token};
 
@@ -28,6 +29,14 @@ struct Inner {
     /// The wakers of the loops that watch it.
     #[cfg(windows)]
     wakers: std::sync::Mutex<Vec<Arc<mio::Waker>>>,
+    /// What a blocking [`Alarm::sleep_unless`] waits on: on Unix a second self-pipe (made by
+    /// the first sleep), kept apart from the loops' so that a sleeper emptying it never takes
+    /// a loop's wake-up; on Windows, where the console's handler runs on a thread of its own,
+    /// a count of raises and a condition variable.
+    #[cfg(unix)]
+    bell: std::sync::OnceLock<Option<(mio::unix::pipe::Sender, mio::unix::pipe::Receiver)>>,
+    #[cfg(windows)]
+    bell: (std::sync::Mutex<u64>, std::sync::Condvar),
 }
 
 impl std::fmt::Debug for Alarm {
@@ -60,10 +69,56 @@ impl Alarm {
             // pipe (EAGAIN) already wakes the loop.
             unsafe { libc::write(sender.as_raw_fd(), [1u8].as_ptr().cast(), 1) };
         }
+        #[cfg(unix)]
+        if let Some(Some((sender, _))) = self.0.bell.get() {
+            use std::os::fd::AsRawFd;
+            // SAFETY: as above.
+            unsafe { libc::write(sender.as_raw_fd(), [1u8].as_ptr().cast(), 1) };
+        }
         #[cfg(windows)]
         if let Ok(wakers) = self.0.wakers.lock() {
             for waker in wakers.iter() {
                 let _ = waker.wake();
+            }
+        }
+        #[cfg(windows)]
+        if let Ok(mut raises) = self.0.bell.0.lock() {
+            *raises += 1;
+            self.0.bell.1.notify_all();
+        }
+    }
+
+    /// Sleeps for `timeout` on this thread, woken by every raise to ask `woken` again: returns
+    /// true as soon as `woken` does (asked first, and after each raise), false when the time
+    /// is up. No polling interval: a raise from a signal handler ends the sleep at once.
+    pub fn sleep_unless(&self, timeout: Duration, mut woken: impl FnMut() -> bool) -> bool {
+        let end = Instant::now() + timeout;
+        // The bell is ready before `woken` is first asked, so a raise after that rings it.
+        #[cfg(unix)]
+        let bell = self.0.bell.get_or_init(|| mio::unix::pipe::new().ok());
+        loop {
+            #[cfg(windows)]
+            let seen = *self.0.bell.0.lock().unwrap_or_else(|e| e.into_inner());
+            if woken() {
+                return true;
+            }
+            let now = Instant::now();
+            if now >= end {
+                return false;
+            }
+            #[cfg(unix)]
+            match bell {
+                Some((_, receiver)) => ring_or_time(receiver, end - now),
+                // No pipe could be made (no descriptor left): the raise is seen by `woken`
+                // when the sleep ends.
+                None => std::thread::sleep(end - now),
+            }
+            #[cfg(windows)]
+            {
+                let raises = self.0.bell.0.lock().unwrap_or_else(|e| e.into_inner());
+                let (_bell, condvar) = &self.0.bell;
+                let waited = condvar.wait_timeout_while(raises, end - now, |r| *r == seen);
+                drop(waited);
             }
         }
     }
@@ -76,6 +131,29 @@ impl Alarm {
     /// Lowers it, saying whether it was raised.
     pub fn take(&self) -> bool {
         self.0.raised.swap(false, Ordering::SeqCst)
+    }
+}
+
+/// Waits until `receiver` is readable or `wait` has passed (a signal ends it too), then
+/// empties it: what rang is asked again by the sleeper, which lowers nothing.
+#[cfg(unix)]
+fn ring_or_time(receiver: &mio::unix::pipe::Receiver, wait: Duration) {
+    use std::io::Read;
+    use std::os::fd::AsRawFd;
+    let mut fd = libc::pollfd {
+        fd: receiver.as_raw_fd(),
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // Rounded up, so the last part of a pause is not a busy loop.
+    let ms = wait
+        .as_micros()
+        .div_ceil(1000)
+        .min(libc::c_int::MAX as u128) as libc::c_int;
+    // SAFETY: polls one descriptor the alarm owns, through a pollfd on this stack.
+    if unsafe { libc::poll(&mut fd, 1, ms) } > 0 {
+        let mut buf = [0u8; 64];
+        while matches!((&*receiver).read(&mut buf), Ok(n) if n > 0) {}
     }
 }
 
@@ -196,5 +274,43 @@ impl Drop for Wakes {
             let mut wakers = alarm.0.wakers.lock().expect("alarm lock");
             wakers.retain(|w| !Arc::ptr_eq(w, &self.bell.waker));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A raise from another thread ends a sleep that would otherwise last a minute: the
+    /// sleeper is asked again before its time is up (a sleep that missed the raise would be
+    /// asked only at the end, and say no).
+    #[test]
+    fn a_raise_ends_a_sleep() {
+        let alarm = Alarm::new();
+        let other = alarm.clone();
+        let raiser = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(50));
+            other.raise();
+        });
+        let minute = Duration::from_secs(60);
+        let end = Instant::now() + minute;
+        assert!(alarm.sleep_unless(minute, || alarm.is_raised() && Instant::now() < end));
+        raiser.join().unwrap();
+    }
+
+    /// A raise that was lowered again rings, but does not end the sleep: it lasts its time.
+    #[test]
+    fn a_lowered_raise_does_not_end_a_sleep() {
+        let alarm = Alarm::new();
+        let mut asked = 0;
+        assert!(!alarm.sleep_unless(Duration::from_millis(20), || {
+            asked += 1;
+            // Rung while the sleeper waits, lowered before it asks.
+            if asked == 1 {
+                alarm.raise();
+            }
+            alarm.take();
+            false
+        }));
     }
 }

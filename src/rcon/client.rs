@@ -18,7 +18,7 @@ use crate::rcon::packet::{DEFAULT_MAX_INCOMING, MAX_COMMAND_BYTES};
 use crate::transport::Connector;
 use crate::transport::link::{Link, StreamLink};
 
-pub use crate::engine::{CANCEL_POLL, Direction, EndDetection, Observer, Password, Silent};
+pub use crate::engine::{Direction, EndDetection, Observer, Password, Silent};
 /// The settings of a [`Client`]: the one [`crate::engine::Options`] every engine takes.
 pub type ClientOptions = crate::engine::Options;
 

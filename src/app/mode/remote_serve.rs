@@ -19,6 +19,7 @@ use crate::app::remote::journal::{self, Acquired, Found, Journal, Locked};
 use crate::app::remote::proto::{self, Frame, PROTOCOL, VERSION};
 use crate::app::resolve::args::Args;
 use crate::app::resolve::settings::{ConfigFile, Origins, Settings};
+use crate::app::runner::policy::Policy;
 use crate::app::runner::session::{PARSE_ERROR, Run, Session};
 
 /// The flags a `settings` frame may carry (each followed by its value), besides `--forget`.
@@ -195,7 +196,7 @@ impl<'a, W: Write> Server<'a, W> {
             Some(_) => return Err((Exit::Usage, "expected a hello frame first".into())),
             None => return Ok(Exit::Success),
         }
-        let (mut session, keep_going, delay) = match self.next(rx)? {
+        let (mut session, policy) = match self.next(rx)? {
             Some(Frame::Settings {
                 args,
                 password,
@@ -207,7 +208,8 @@ impl<'a, W: Write> Server<'a, W> {
                 let session = open_session(&args, password, parse_errors_fail)?;
                 self.silence = heartbeat_ms
                     .map(|ms| Duration::from_millis(ms.max(1)) * proto::GONE_AFTER_BEATS);
-                (session, keep_going, delay_ms.map(Duration::from_millis))
+                let policy = Policy::remote_side(keep_going, delay_ms.map(Duration::from_millis));
+                (session, policy)
             }
             Some(_) => return Err((Exit::Usage, "expected a settings frame".into())),
             None => return Ok(Exit::Success),
@@ -242,16 +244,10 @@ impl<'a, W: Write> Server<'a, W> {
                         self.send(&Frame::Skipped { id }).map_err(io_err)?;
                         continue;
                     }
-                    if self.ran_any
-                        && let Some(d) = delay
-                    {
-                        std::thread::sleep(d);
-                    }
-                    let (ok, passable) =
-                        self.command(&mut session, id, &text, line, last, prefix)?;
+                    policy.pause_before(self.ran_any, None);
+                    let failed = self.command(&mut session, id, &text, line, last, prefix)?;
                     self.ran_any = true;
-                    // A refused login ends the run even with keep_going (Exit::passable).
-                    if !(ok || keep_going && passable) {
+                    if failed.is_some_and(|exit| !policy.goes_on_after(exit)) {
                         self.halted = true;
                     }
                 }
@@ -358,7 +354,7 @@ impl<'a, W: Write> Server<'a, W> {
         line: Option<u64>,
         last: bool,
         prefix: Option<String>,
-    ) -> Result<(bool, bool), Failed> {
+    ) -> Result<Option<Exit>, Failed> {
         // `started` first: when the client is gone this write fails and the line is neither
         // sent nor journaled as sent.
         self.send(&Frame::Started { id }).map_err(io_err)?;
@@ -400,13 +396,13 @@ impl<'a, W: Write> Server<'a, W> {
             }
         }
         self.send(&answer).map_err(io_err)?;
-        // Whether it went well, and whether a failure is one --keep-going may go past (a
-        // refused login is not).
-        let passable = outcome
-            .error
-            .as_ref()
-            .is_none_or(|e| Exit::from_error(e).passable());
-        Ok((outcome.ok(), passable))
+        // How it failed, for the policy: a refused login is not passed by --keep-going.
+        Ok((!outcome.ok()).then(|| {
+            outcome
+                .error
+                .as_ref()
+                .map_or(Exit::CommandFailed, Exit::from_error)
+        }))
     }
 }
 

@@ -14,45 +14,15 @@ use crate::app::print::stderr;
 use crate::app::remote::journal::{Chain, Resumed, STDIN, for_input, stdin_differs};
 use crate::app::resolve::plan::BatchPolicy;
 use crate::app::runner::interrupt::{Signal, Stop};
+use crate::app::runner::policy::{Caught, Policy};
 use crate::app::runner::session::{CommandOutcome, PARSE_ERROR, Run, Session};
 use rconsole::text::mcfunction::{Item, Joiner};
 
 use crate::app::source::files::{Input, next_item, unsendable, warn_leading_slashes};
 
-/// The running totals over every input of one invocation.
-#[derive(Debug, Default)]
-pub struct Tally {
-    /// Commands and unsendable lines seen.
-    pub lines: u64,
-    /// Commands sent.
-    pub sent: u64,
-    /// Lines that failed (not sent, or failed on the server or the connection).
-    pub failed: u64,
-    /// The exit status the failures add up to.
-    pub worst: Option<Exit>,
-    /// `--retry`: reconnects made mid-input so far, and how many are left.
-    pub retries: crate::app::runner::wait::Retries,
-    /// The lines that ran (answered in full), by input, for the report of a stopped run.
-    pub ran_at: Vec<Lines>,
-}
-
-impl Tally {
-    /// The exit status for the whole run, with a summary message when anything failed.
-    pub fn finish(&self) -> anyhow::Result<Exit> {
-        match self.worst {
-            None => Ok(Exit::Success),
-            Some(exit) => Err(fail(
-                exit,
-                format!(
-                    "{} of {} command{} failed (see above)",
-                    self.failed,
-                    self.lines,
-                    if self.lines == 1 { "" } else { "s" }
-                ),
-            )),
-        }
-    }
-}
+// The accounting lives with the rest of the run's policy; `mode/mgmt*.rs` and the `--remote`
+// client still name it here.
+pub use crate::app::runner::policy::Tally;
 
 /// A file's progress, on the one progress line: lines done / total and rate.
 struct Progress {
@@ -123,9 +93,11 @@ pub fn run_inputs(
     if let Some(stop) = &stop {
         session.set_cancel(stop.flag());
     }
+    let policy = Policy::from(opts);
     let mut inputs = inputs.into_iter();
     while let Some(input) = inputs.next() {
-        let Some(mut halt) = run_input(session, input, opts, tally, stop.as_ref())? else {
+        let run = (opts, &policy);
+        let Some(mut halt) = run_input(session, input, run, tally, stop.as_ref())? else {
             continue;
         };
         for mut later in inputs {
@@ -211,7 +183,7 @@ impl Halt {
 fn run_input(
     session: &mut Session,
     mut input: Input,
-    opts: &BatchPolicy,
+    (opts, policy): (&BatchPolicy, &Policy),
     tally: &mut Tally,
     stop: Option<&Stop>,
 ) -> anyhow::Result<Option<Halt>> {
@@ -259,7 +231,7 @@ fn run_input(
             let mut step = Step {
                 session: &mut *session,
                 name: &name,
-                opts,
+                policy,
                 tally: &mut *tally,
                 max,
                 progress: &mut progress,
@@ -351,7 +323,7 @@ impl Halt {
 struct Step<'a> {
     session: &'a mut Session,
     name: &'a str,
-    opts: &'a BatchPolicy,
+    policy: &'a Policy,
     tally: &'a mut Tally,
     max: usize,
     progress: &'a mut Option<Progress>,
@@ -392,18 +364,13 @@ impl Step<'_> {
             return Ok(None);
         };
         let (line, text) = (command.line, command.text);
-        if self.tally.sent > 0
-            && let Some(d) = self.opts.delay
-        {
-            self.pause(d);
-        }
+        self.policy.pause_before(self.tally.sent > 0, self.stop);
         if let Some(signal) = self.stop.and_then(Stop::received) {
             return Ok(Some(Halt::at(signal, None).unsent(self.name, line)));
         }
         self.tally.lines += 1;
-        if self.opts.echo
-            && let Err(e) = self.session.printer.echo(&text)
-        {
+        let printer = &mut self.session.printer;
+        if let Err(e) = self.policy.echo(&text, |c| printer.echo(c)) {
             return self.closed(e, false, line);
         }
         let outcome = loop {
@@ -427,7 +394,9 @@ impl Step<'_> {
                 }
             }
             match self.retry_after(&outcome, line)? {
-                Some(wait) => self.pause(wait),
+                Some(wait) => {
+                    crate::app::runner::interrupt::pause(wait, self.stop);
+                }
                 None => {
                     if let Err(e) = self.session.print(&text, origin, &outcome) {
                         return self.closed(e, outcome.sent, line);
@@ -452,7 +421,6 @@ impl Step<'_> {
         if outcome.ok() {
             return Ok(None);
         }
-        self.tally.failed += 1;
         let (exit, err) = match outcome.error {
             Some(e) => (Exit::from_error(&e), anyhow::Error::new(e)),
             None => (Exit::CommandFailed, fail(Exit::CommandFailed, PARSE_ERROR)),
@@ -462,7 +430,7 @@ impl Step<'_> {
             self.name,
             crate::app::shared::short(&text)
         ));
-        failed(exit, err, self.opts, self.tally).map(|()| None)
+        failed(exit, err, self.policy, self.tally).map(|()| None)
     }
 
     /// Where a signal that came while line `line` ran stops the run: answered in full before
@@ -474,17 +442,17 @@ impl Step<'_> {
         line: u64,
         text: &str,
     ) -> Halt {
-        if outcome.error.is_none() {
-            self.tally.sent += 1;
-            return Halt::at(signal, None);
+        match Policy::caught(outcome.error.is_none(), outcome.sent) {
+            Caught::Ran => {
+                self.tally.sent += 1;
+                Halt::at(signal, None)
+            }
+            Caught::NotSent => Halt::at(signal, None).unsent(self.name, line),
+            Caught::InFlight => Halt::at(
+                signal,
+                Some((format!("{}:{line}", self.name), text.to_string())),
+            ),
         }
-        if !outcome.sent {
-            return Halt::at(signal, None).unsent(self.name, line);
-        }
-        Halt::at(
-            signal,
-            Some((format!("{}:{line}", self.name), text.to_string())),
-        )
     }
 
     /// A line that went out and whose answer never came back whole (the connection or the
@@ -493,7 +461,7 @@ impl Step<'_> {
     fn in_doubt(&self, outcome: &CommandOutcome, line: u64, text: &str) -> Option<Halt> {
         let e = outcome.error.as_ref().filter(|_| outcome.sent)?;
         let exit = Exit::from_error(e);
-        if matches!(e, rconsole::Error::Cancelled) || self.opts.goes_on_after(exit) {
+        if matches!(e, rconsole::Error::Cancelled) || self.policy.goes_on_after(exit) {
             return None;
         }
         let at = format!("{}:{line}", self.name);
@@ -501,7 +469,7 @@ impl Step<'_> {
         // message (made for a one-shot) says it too.
         let chain = crate::app::exit::chain(e);
         let why = chain.trim_end_matches("; the command may or may not have run");
-        let retry = if self.opts.retry > 0 && !self.opts.resend_in_doubt {
+        let retry = if self.policy.retries().allowed() > 0 && !self.policy.resends_in_doubt() {
             "; --retry does not send a line in doubt again without --resend-in-doubt"
         } else {
             ""
@@ -536,23 +504,18 @@ impl Step<'_> {
             Exit::from_error(e),
             Exit::Connect | Exit::Connection | Exit::Transport
         ) && !matches!(e, rconsole::Error::Cancelled);
-        if !lost || self.opts.keep_going || self.tally.retries.left() == 0 {
+        if !lost || !self.policy.may_retry(&self.tally.retries) {
             return Ok(None);
         }
         let name = self.name;
-        if outcome.sent && !self.opts.resend_in_doubt {
+        if outcome.sent && !self.policy.resends_in_doubt() {
             return Ok(None);
         }
         let Some(wait) = self.tally.retries.next() else {
             return Ok(None);
         };
-        let left = self.tally.retries.left();
-        crate::app::print::output::warning(&format!(
-            "{name}:{line}: {}; reconnecting in {} ({left} retr{} left)",
-            crate::app::exit::chain(e),
-            rconsole::format_duration(wait),
-            if left == 1 { "y" } else { "ies" }
-        ));
+        let why = format!("{name}:{line}: {}", crate::app::exit::chain(e));
+        crate::app::print::output::warning(&self.tally.retries.reconnecting(&why, wait));
         Ok(Some(wait))
     }
 
@@ -569,11 +532,6 @@ impl Step<'_> {
         Ok(Some(Halt::stdout_closed(sent, self.name, line)))
     }
 
-    /// `--delay` between commands, cut short by Ctrl-C or SIGTERM.
-    fn pause(&self, delay: Duration) {
-        crate::app::runner::interrupt::pause(delay, self.stop);
-    }
-
     /// A line that is not sent: reported as `file:line` (and as a JSON record, so a program
     /// that waits for one answer per line is never left waiting).
     fn refuse(&mut self, line: u64, text: &str, message: &str) -> anyhow::Result<()> {
@@ -581,7 +539,6 @@ impl Step<'_> {
         if let Some(p) = self.progress.as_mut() {
             p.clear();
         }
-        self.tally.failed += 1;
         if self.session.printer.style() == crate::app::print::output::Style::Json {
             self.session.printer.record(&Record {
                 command: text,
@@ -596,20 +553,22 @@ impl Step<'_> {
         failed(
             exit,
             fail(exit, format!("{}:{line}: {message}", self.name)),
-            self.opts,
+            self.policy,
             self.tally,
         )
     }
 }
 
+/// A failed line, counted: reported with `--keep-going` (not a refused login), else the error
+/// that stops the run.
 fn failed(
     exit: Exit,
     err: anyhow::Error,
-    opts: &BatchPolicy,
+    policy: &Policy,
     tally: &mut Tally,
 ) -> anyhow::Result<()> {
-    tally.worst = Some(tally.worst.map_or(exit, |w| w.max(exit)));
-    if opts.goes_on_after(exit) {
+    tally.count_failure(exit);
+    if policy.goes_on_after(exit) {
         stderr!("rcon: error: {err:#}");
         return Ok(());
     }
@@ -619,10 +578,6 @@ fn failed(
 /// The message of a failed line that stops the run (locally and with `--remote`): the hint
 /// about `--keep-going` only where it would go on ([`Exit::passable`]).
 pub fn stopped_at_line(message: &str, exit: Exit) -> String {
-    let hint = if exit.passable() {
-        " (--keep-going continues past failures)"
-    } else {
-        ""
-    };
+    let hint = Policy::hint(exit.passable());
     format!("{message}; stopped here, later lines were not sent{hint}")
 }

@@ -13,8 +13,8 @@ use std::sync::atomic::AtomicBool;
 use crate::app::exit::{Exit, fail};
 use crate::app::print::interrupted::{self, InFlight, Interrupted};
 use crate::app::resolve::plan::BatchPolicy;
-use crate::app::runner::batch::Tally;
-use crate::app::runner::interrupt::{self, Signal, Stop};
+use crate::app::runner::interrupt::{Signal, Stop};
+use crate::app::runner::policy::{Caught, Policy, Tally};
 
 /// What became of one command on a [`Target`].
 #[derive(Debug)]
@@ -83,9 +83,9 @@ pub fn stopped_here(failure: &Failure, sent: bool, later: usize, rest: Rest) -> 
     // Only something after the failed command could have gone on, and never after a refused
     // login.
     let after = later - usize::from(!sent);
-    if (after > 0 || batch) && failure.exit.passable() {
-        message.push_str(" (--keep-going continues past failures)");
-    }
+    message.push_str(Policy::hint(
+        (after > 0 || batch) && failure.exit.passable(),
+    ));
     message
 }
 
@@ -175,6 +175,7 @@ pub fn run_until(
     if let Some(stop) = stop {
         target.set_cancel(stop.flag());
     }
+    let policy = Policy::from(policy);
     let stopped = || stop.and_then(Stop::received);
     let halt = |signal: Signal, in_flight: Option<usize>, next: usize| {
         Ok(Some(Halted {
@@ -184,31 +185,23 @@ pub fn run_until(
         }))
     };
     for (i, command) in commands.iter().enumerate() {
-        if tally.sent > 0
-            && let Some(d) = policy.delay
-        {
-            interrupt::pause(d, stop);
-        }
+        policy.pause_before(tally.sent > 0, stop);
         if let Some(signal) = stopped() {
             return halt(signal, None, i);
         }
         tally.lines += 1;
-        if policy.echo {
-            target.echo(command)?;
-        }
+        policy.echo(command, |c| target.echo(c))?;
         let last = i + 1 == commands.len() && rest == Rest::Nothing;
         let ran = target.run(command, last)?;
         if let Some(signal) = stopped() {
-            // Answered in full before the signal: it ran. Otherwise it was in flight, or (no
-            // connection yet) never went out.
-            if ran.answered {
-                tally.sent += 1;
-                return halt(signal, None, i + 1);
-            }
-            if ran.sent {
-                return halt(signal, Some(i), i + 1);
-            }
-            return halt(signal, None, i);
+            return match Policy::caught(ran.answered, ran.sent) {
+                Caught::Ran => {
+                    tally.sent += 1;
+                    halt(signal, None, i + 1)
+                }
+                Caught::InFlight => halt(signal, Some(i), i + 1),
+                Caught::NotSent => halt(signal, None, i),
+            };
         }
         if ran.sent {
             tally.sent += 1;
@@ -216,8 +209,7 @@ pub fn run_until(
         let Some(failure) = ran.failure else {
             continue;
         };
-        tally.failed += 1;
-        tally.worst = Some(tally.worst.map_or(failure.exit, |w| w.max(failure.exit)));
+        tally.count_failure(failure.exit);
         if policy.goes_on_after(failure.exit) || failure.goes_on {
             crate::app::print::output::error(None, &failure.message);
             continue;

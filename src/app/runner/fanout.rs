@@ -40,10 +40,11 @@ use crate::app::print;
 use crate::app::print::interrupted::{self, InFlight, Interrupted};
 use crate::app::print::output::{Printer, Record, prefixed};
 use crate::app::print::progress::ProgressLine;
-use crate::app::resolve::plan::{FanoutPlan, FanoutPolicy as Policy, Layout};
+use crate::app::resolve::plan::{FanoutPlan, FanoutPolicy, Layout};
 use crate::app::resolve::secrets::Secret;
 use crate::app::resolve::settings::Settings;
 use crate::app::runner::interrupt::{self, Signal};
+use crate::app::runner::policy::Policy;
 use crate::app::runner::session::PARSE_ERROR;
 use crate::app::runner::wait;
 use crate::app::shared::is_parse_error;
@@ -372,7 +373,7 @@ pub fn run_settings(
     commands: &[Planned],
     layout: Layout,
     printer: &mut Printer,
-    policy: Policy,
+    policy: FanoutPolicy,
 ) -> anyhow::Result<Exit> {
     // What is learned about ten thousand servers is written once at the end, not once each.
     crate::app::learned::defer(true);
@@ -414,7 +415,7 @@ pub fn run(
     commands: &[Planned],
     layout: Layout,
     printer: &mut Printer,
-    mut policy: Policy,
+    mut policy: FanoutPolicy,
 ) -> io::Result<Exit> {
     let names: Vec<String> = servers.iter().map(|s| s.name.clone()).collect();
     // One descriptor per open connection, three per tunnel (its pipes): raise the soft limit,
@@ -442,7 +443,7 @@ pub fn run(
     let stop = interrupt::Stop::catch();
     let alarm = stop.as_ref().map(interrupt::Stop::alarm);
     let (tx, rx) = mpsc::channel::<SessionUpdate>();
-    let mut printing = PrintingThread::new(names, commands, layout, policy, printer);
+    let mut printing = PrintingThread::new(names, commands, layout, &policy, printer);
 
     let result = thread::scope(|scope| -> io::Result<()> {
         let loop_thread =
@@ -459,7 +460,7 @@ pub fn run(
                     let mut handler = FleetHandler {
                         states,
                         commands,
-                        policy,
+                        policy: Policy::from(&policy),
                         tx,
                     };
                     let opts = fleet::FleetOptions {
@@ -497,6 +498,8 @@ struct PrintingThread<'a> {
     commands: &'a [Planned],
     total: usize,
     layout: Layout,
+    /// Whether a progress line is drawn.
+    progress_wanted: bool,
     policy: Policy,
     printer: &'a mut Printer,
     exits: Vec<Exit>,
@@ -527,7 +530,7 @@ impl<'a> PrintingThread<'a> {
         names: Vec<String>,
         commands: &'a [Planned],
         layout: Layout,
-        policy: Policy,
+        policy: &FanoutPolicy,
         printer: &'a mut Printer,
     ) -> Self {
         let total = names.len();
@@ -536,7 +539,8 @@ impl<'a> PrintingThread<'a> {
             commands,
             total,
             layout,
-            policy,
+            progress_wanted: policy.progress,
+            policy: Policy::from(policy),
             printer,
             exits: vec![Exit::Success; total],
             blocks: vec![String::new(); total],
@@ -570,7 +574,7 @@ impl<'a> PrintingThread<'a> {
                 Err(mpsc::RecvTimeoutError::Timeout) => {}
                 Err(mpsc::RecvTimeoutError::Disconnected) => return,
             }
-            if self.policy.progress && self.last_draw.is_none_or(|t| t.elapsed() >= tick) {
+            if self.progress_wanted && self.last_draw.is_none_or(|t| t.elapsed() >= tick) {
                 self.draw();
             }
         }
@@ -653,8 +657,8 @@ impl<'a> PrintingThread<'a> {
                 }
                 // With --keep-going a failed command is reported and the server goes on; only
                 // a command the server failed goes on (else the server's stop says why).
-                if self.policy.keep_going
-                    && let Some((message, Exit::CommandFailed)) = &error
+                if let Some((message, exit @ Exit::CommandFailed)) = &error
+                    && self.policy.goes_on_after(*exit)
                 {
                     let planned = &self.commands[command];
                     let line =
@@ -728,8 +732,11 @@ impl<'a> PrintingThread<'a> {
                 &mut buf,
             );
             let mut text = String::new();
-            if self.policy.echo && self.layout != Layout::Json {
-                text.push_str(&format!("> {}\n", planned.text));
+            if self.layout != Layout::Json {
+                let _ = self.policy.echo(&planned.text, |c| {
+                    text.push_str(&format!("> {c}\n"));
+                    Ok::<(), std::convert::Infallible>(())
+                });
             }
             text.push_str(&String::from_utf8_lossy(&buf));
             text
@@ -743,7 +750,7 @@ impl<'a> PrintingThread<'a> {
         if let Some(signal) = self.signal {
             print::stderr!("rcon: error: {}", self.interrupted_line(signal));
         }
-        if self.policy.progress && self.total > 1 {
+        if self.progress_wanted && self.total > 1 {
             print::stderr!("rcon: {}", self.summary());
         }
     }
@@ -819,9 +826,7 @@ fn stopped_message(commands: &[Planned], index: usize, why: &str, exit: Exit) ->
             "; {later} later {} not sent",
             commands_word(later)
         ));
-        if exit == Exit::CommandFailed {
-            message.push_str(" (--keep-going continues past failures)");
-        }
+        message.push_str(Policy::hint(exit == Exit::CommandFailed));
     }
     message
 }
@@ -918,10 +923,7 @@ impl fleet::Handler for FleetHandler<'_> {
         }
         let i = s.next;
         s.next += 1;
-        let not_before = match self.policy.delay {
-            Some(d) if i > 0 => Some(Instant::now() + d),
-            _ => None,
-        };
+        let not_before = self.policy.not_before(i);
         s.current = Some((i, not_before.unwrap_or_else(Instant::now)));
         s.raw.clear();
         let text = self.commands[i].text.clone();
@@ -997,7 +999,7 @@ impl FleetHandler<'_> {
         };
         let elapsed = sent.elapsed();
         if is_parse_error(&self.states[t].raw) {
-            let fatal = !self.policy.keep_going;
+            let fatal = !self.policy.goes_on_after(Exit::CommandFailed);
             self.command_failed(
                 t,
                 i,

@@ -23,6 +23,7 @@ use crate::app::resolve::plan::SessionPlan;
 use crate::app::runner::batch::{self, Tally};
 use crate::app::runner::commands::{self, Failure, Rest};
 use crate::app::runner::interrupt::{Signal, Stop};
+use crate::app::runner::policy::Policy;
 use crate::app::shared::short;
 use crate::app::source::files::{self, Input};
 
@@ -108,9 +109,10 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
     crate::app::shared::refuse_unsendable(&plan.commands, [settings])?;
     // Every file is opened, and without --keep-going read ahead and checked, before anything
     // is sent, as in local mode.
+    let policy = Policy::from(&plan.batch);
     for path in &plan.files {
         let input = Input::open(path, false)?;
-        if !plan.batch.keep_going {
+        if policy.checks_ahead() {
             input.check_ahead(
                 &plan.batch.macros,
                 settings.dialect.value.dialect().max_command_bytes,
@@ -130,7 +132,7 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
     let stop = Stop::catch();
     let mut progress = Progress {
         resume: plan.batch.resume,
-        retries: crate::app::runner::wait::Retries::new(plan.batch.retry),
+        retries: policy.retries(),
         ..Progress::default()
     };
     let stdin_batch = plan.inputs.stdin_batch;
@@ -146,6 +148,7 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
         via: &via,
         stop: stop.as_ref(),
         max: settings.dialect.value.dialect().max_command_bytes,
+        policy,
     };
     loop {
         match run.connect_and_run(&mut printer, &mut progress)? {
@@ -178,12 +181,8 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
                 let Some(pause) = pause else {
                     return Err(fail(exit, message));
                 };
-                let left = progress.retries.left();
-                stderr!(
-                    "rcon: warning: {message}; reconnecting in {} ({left} retr{} left)",
-                    rconsole::format_duration(pause),
-                    if left == 1 { "y" } else { "ies" }
-                );
+                let warning = progress.retries.reconnecting(&message, pause);
+                crate::app::print::output::warning(&warning);
                 crate::app::runner::interrupt::pause(pause, stop.as_ref());
                 if let Some(signal) = stop.as_ref().and_then(Stop::received) {
                     let exit = signal.exit();
@@ -231,10 +230,13 @@ struct Run<'a> {
     via: &'a str,
     stop: Option<&'a Stop>,
     max: usize,
+    /// The run's decisions (`--keep-going`, `--echo`, `--retry`).
+    policy: Policy,
 }
 
 impl Run<'_> {
-    fn policy(&self) -> &BatchPolicy {
+    /// The resolved batch settings (macros, the journal's `--resume` and in-doubt choices).
+    fn batch(&self) -> &BatchPolicy {
         &self.plan.batch
     }
 
@@ -263,7 +265,7 @@ impl Run<'_> {
         let first_command = progress.commands;
         let inputs: Vec<String> = self.inputs[progress.inputs..].to_vec();
         let first_input = progress.inputs;
-        let macros = self.policy().macros.clone();
+        let macros = self.batch().macros.clone();
         let events = tx;
         std::thread::spawn(move || {
             read_all(
@@ -766,7 +768,7 @@ impl Pipe<'_, '_> {
     }
 
     fn refuse(&mut self, input: usize, line: u64, text: String, message: String) {
-        if !self.run.policy().keep_going {
+        if !self.run.policy.goes_on_after(Exit::Refused) {
             self.stop_sending();
         }
         self.queue.push_back(Entry::Refused {
@@ -1062,8 +1064,8 @@ impl Pipe<'_, '_> {
         // --skip-in-doubt is for the line checked before this run; a line left in doubt by a
         // drop that --retry crosses is not.
         let policy = BatchPolicy {
-            skip_in_doubt: self.run.policy().skip_in_doubt && progress.retries.used() == 0,
-            ..self.run.policy().clone()
+            skip_in_doubt: self.run.batch().skip_in_doubt && progress.retries.used() == 0,
+            ..self.run.batch().clone()
         };
         let skip = match journal::resume_after(&name, state, &policy, "the remote journal's", &kept)
         {
@@ -1121,9 +1123,7 @@ impl Pipe<'_, '_> {
                 None => self.ran.push((input, line, line)),
             }
         }
-        if self.run.policy().echo {
-            printer.echo(&text)?;
-        }
+        self.run.policy.echo(&text, |c| printer.echo(c))?;
         printer.record(&Record {
             command: &text,
             raw: output.as_bytes(),
@@ -1139,7 +1139,7 @@ impl Pipe<'_, '_> {
         if (ok
             || self
                 .run
-                .policy()
+                .policy
                 .goes_on_after(exit.unwrap_or(Exit::Connection)))
             && let Some(i) = index
         {
@@ -1166,8 +1166,7 @@ impl Pipe<'_, '_> {
         exit: Option<Exit>,
         error: Option<&str>,
     ) -> bool {
-        let retry = !self.run.policy().keep_going
-            && progress.retries.left() > 0
+        let retry = self.run.policy.may_retry(&progress.retries)
             && matches!(exit, Some(Exit::Connect | Exit::Connection))
             && (at.is_some_and(|(i, _)| self.run.inputs[i] != "-") || (index.is_some() && !sent));
         if !retry {
@@ -1198,9 +1197,7 @@ impl Pipe<'_, '_> {
         exit: Exit,
         error: Option<String>,
     ) {
-        let tally = &mut progress.tally;
-        tally.failed += 1;
-        tally.worst = Some(tally.worst.map_or(exit, |w| w.max(exit)));
+        progress.tally.count_failure(exit);
         let why = error.unwrap_or_default();
         let message = match (origin, sent) {
             (Some((name, line)), _) => format!("{name}:{line}: command '{}': {why}", short(text)),
@@ -1208,7 +1205,7 @@ impl Pipe<'_, '_> {
             (None, false) => why,
         };
         if let Some(i) = index
-            && !self.run.policy().goes_on_after(exit)
+            && !self.run.policy.goes_on_after(exit)
         {
             // A `-c` command: the words of a local run (src/app/runner/single.rs).
             self.stop_sending();
@@ -1246,7 +1243,7 @@ impl Pipe<'_, '_> {
     /// A failed line: reported now with `--keep-going` (not a refused login), else the run
     /// stops here.
     fn failure(&mut self, exit: Exit, message: String) {
-        if self.run.policy().goes_on_after(exit) {
+        if self.run.policy.goes_on_after(exit) {
             stderr!("rcon: error: {message}");
             return;
         }

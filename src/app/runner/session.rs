@@ -155,14 +155,19 @@ impl Session {
     pub fn connect(&mut self) -> rconsole::Result<&mut (dyn Remote + 'static)> {
         if self.client.is_none() {
             let mut client = match self.wait.take() {
-                // Ctrl-C or SIGTERM ends the wait (its progress line cleared) at the next
-                // attempt, at most half a second later.
-                Some(limit) => super::wait::until_up(limit, &self.server, || {
-                    if interrupted() {
-                        return Err(rconsole::Error::Cancelled);
-                    }
-                    self.open()
-                })?,
+                // Ctrl-C or SIGTERM ends the wait (its progress line cleared) at once, or
+                // when the attempt under way ends.
+                Some(limit) => super::wait::until_up(
+                    limit,
+                    &self.server,
+                    || {
+                        if super::interrupt::interrupted() {
+                            return Err(rconsole::Error::Cancelled);
+                        }
+                        self.open()
+                    },
+                    super::interrupt::interrupted,
+                )?,
                 None => {
                     let retries = std::mem::take(&mut self.retries);
                     self.open_retrying(retries)?
@@ -176,30 +181,15 @@ impl Session {
         Ok(self.client.as_deref_mut().expect("connected above"))
     }
 
-    /// [`Session::open`], tried again up to `retries` times with fan-out's rule and pauses
-    /// ([`super::wait::Retries`]), one warning on stderr before each pause.
+    /// [`Session::open`], tried again up to `retries` times under the run's one retry
+    /// schedule ([`super::policy::Retries::connect`]), for a connect that fan-out retries too.
     fn open_retrying(&self, retries: u32) -> rconsole::Result<Box<dyn Remote>> {
-        let mut retries = super::wait::Retries::new(retries);
-        loop {
-            match self.open() {
-                Err(err) if super::wait::worth_a_retry(&err) => {
-                    let Some(delay) = retries.next() else {
-                        return Err(err);
-                    };
-                    crate::app::print::output::warning(&format!(
-                        "{}; retrying in {} (retry {} of {})",
-                        crate::app::exit::chain(&err),
-                        rconsole::format_duration(delay),
-                        retries.used(),
-                        retries.allowed()
-                    ));
-                    if pause_unless_interrupted(delay) {
-                        return Err(rconsole::Error::Cancelled);
-                    }
-                }
-                other => return other,
-            }
-        }
+        super::policy::Retries::new(retries).connect(
+            || self.open(),
+            (super::wait::worth_a_retry, |e| crate::app::exit::chain(e)),
+            super::interrupt::interrupted,
+            || rconsole::Error::Cancelled,
+        )
     }
 
     /// A new connection, logged in.
@@ -319,18 +309,6 @@ impl Session {
             origin,
         })
     }
-}
-
-/// Whether Ctrl-C or SIGTERM came while a handler catches them (a batch's or the command
-/// line's [`super::interrupt::Stop`], or the console's flag): a first connection that waits
-/// (`--wait`, `--retry`) gives up with [`rconsole::Error::Cancelled`] instead of going on.
-fn interrupted() -> bool {
-    super::interrupt::stopping() || super::interrupt::raised()
-}
-
-/// Sleeps for `delay`; true when [`interrupted`] cut it short.
-fn pause_unless_interrupted(delay: Duration) -> bool {
-    super::interrupt::pause_until(delay, interrupted)
 }
 
 /// Runs one command on `client`, appending its raw output to `raw` (partial on error). A command

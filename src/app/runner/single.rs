@@ -19,6 +19,7 @@ use crate::app::resolve::plan::SessionPlan;
 use crate::app::runner::batch;
 use crate::app::runner::commands::{self, Failure, Ran, Rest, Target};
 use crate::app::runner::console;
+use crate::app::runner::policy::{Policy, Tally};
 use crate::app::runner::session::{self, Run as How, Session};
 use crate::app::shared::StderrObserver;
 use crate::app::shared::refuse_unsendable;
@@ -92,15 +93,16 @@ pub fn run_via(plan: SessionPlan, via: Option<Via>) -> anyhow::Result<Exit> {
 
     // Every line of every file is checked before the first command (a -c one included) goes
     // out; stdin streams, so its lines are checked as they come.
-    if !plan.batch.keep_going {
+    let policy = Policy::from(&plan.batch);
+    if policy.checks_ahead() {
         for input in &inputs {
             input.check_ahead(&plan.batch.macros, session.max_command_bytes())?;
         }
     }
     let batch_opts = plan.batch;
-    let mut tally = batch::Tally {
-        retries: crate::app::runner::wait::Retries::new(batch_opts.retry),
-        ..batch::Tally::default()
+    let mut tally = Tally {
+        retries: policy.retries(),
+        ..Tally::default()
     };
     let more_inputs = inputs_plan.stdin_batch || !inputs.is_empty();
     session.keeps_open = inputs_plan.console;

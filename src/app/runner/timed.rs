@@ -20,6 +20,7 @@ use crate::app::exit::{Exit, chain, fail};
 use crate::app::resolve::plan::Timing;
 use crate::app::runner::fanout;
 use crate::app::runner::interrupt::{self, Signal, Stop};
+use crate::app::runner::policy::{RETRY_BACKOFF, Retries};
 use crate::app::shared::{is_parse_error, is_stop_command};
 use crate::app::source::schedule::{
     Board, Schedule, ScheduleClock, Step, StepKind, Timeline, Took, completed, count, left_out,
@@ -60,7 +61,7 @@ pub fn run_targets(
     let opts = fleet::FleetOptions {
         parallel: count.max(1),
         retries,
-        backoff: crate::app::runner::wait::RETRY_BACKOFF,
+        backoff: RETRY_BACKOFF,
         cancel: Some(end.clone()),
         wake: Some(wake.clone()),
     };
@@ -76,7 +77,7 @@ pub fn run_targets(
         ready: vec![false; count],
         opening: vec![false; count],
         refused: (0..count).map(|_| None).collect(),
-        retried: (vec![0; count], retries),
+        retried: vec![Retries::new(retries); count],
         clock: None,
         failed: None,
         flight: (0..count).map(|_| None).collect(),
@@ -162,8 +163,8 @@ struct Timer<'a> {
     opening: Vec<bool>,
     /// What ends the run, by server: a planned command its server refuses.
     refused: Vec<Option<anyhow::Error>>,
-    /// Connect attempts tried again, by server, and how many are allowed (`--retry`).
-    retried: (Vec<u32>, u32),
+    /// Connect attempts tried again, by server, of how many are allowed (`--retry`).
+    retried: Vec<Retries>,
     /// The plan's clock, from when every server was ready.
     clock: Option<ScheduleClock>,
     /// A signal while the group connected: the run ended, nothing sent.
@@ -336,13 +337,11 @@ impl fleet::Handler for Timer<'_> {
             fleet::Report::Done => self.answered(t),
             fleet::Report::Refused(e) => self.step_failed(t, anyhow::Error::new(e)),
             fleet::Report::Retrying { error, delay } => {
-                let (used, allowed) = (&mut self.retried.0[t], self.retried.1);
-                *used += 1;
-                crate::app::print::output::warning(&format!(
-                    "{}; retrying in {} (retry {used} of {allowed})",
-                    chain(&error),
-                    rconsole::format_duration(delay),
-                ));
+                // The loop keeps the same schedule; this one counts for the warning.
+                let retries = &mut self.retried[t];
+                retries.next();
+                let warning = retries.warning(&chain(&error), delay);
+                crate::app::print::output::warning(&warning);
             }
             fleet::Report::Finished(learned) if learned.is_some() => {
                 self.servers[t].observer.learned(learned)

@@ -34,48 +34,9 @@ pub fn retryable(e: &Error) -> bool {
     )
 }
 
-/// The first pause of `--retry`; it doubles for each further one, up to
-/// [`rconsole::engine::MAX_RETRY_PAUSE`].
-pub const RETRY_BACKOFF: Duration = Duration::from_millis(200);
-
-/// What is left of `--retry N`: the one count and schedule of every runner that retries.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Retries {
-    allowed: u32,
-    used: u32,
-}
-
-impl Retries {
-    /// `allowed` retries after the first attempt.
-    pub fn new(allowed: u32) -> Self {
-        Retries { allowed, used: 0 }
-    }
-
-    /// Counts one more retry and returns the pause before it (200 ms, 400 ms, 800 ms... up to
-    /// 5 s), or `None` when every retry is used.
-    pub fn next(&mut self) -> Option<Duration> {
-        if self.used >= self.allowed {
-            return None;
-        }
-        self.used += 1;
-        Some(rconsole::engine::retry_pause(RETRY_BACKOFF, self.used))
-    }
-
-    /// Retries used so far.
-    pub fn used(&self) -> u32 {
-        self.used
-    }
-
-    /// Retries `--retry N` allows in all.
-    pub fn allowed(&self) -> u32 {
-        self.allowed
-    }
-
-    /// Retries not used yet.
-    pub fn left(&self) -> u32 {
-        self.allowed - self.used
-    }
-}
+// The retry schedule lives with the rest of the run's policy; `mode/mgmt*.rs` and the
+// schedule still name it here.
+pub use super::policy::{RETRY_BACKOFF, Retries};
 
 /// Whether a failed connect is worth trying again (`--retry`): the server could not be reached
 /// or the tunnel did not open; a refused login or a protocol error is not retried.
@@ -94,11 +55,14 @@ pub fn worth_a_retry(e: &rconsole::Error) -> bool {
 /// Calls `open` until it succeeds, fails for good ([`retryable`]), or `limit` has passed since
 /// the first attempt (then [`Error::NotUp`]: how long rcon waited, the last attempt's error
 /// its cause, so the one error line says both). An attempt under way runs to its own end (at most
-/// `--timeout`). On a terminal, one progress line on stderr says what is awaited.
+/// `--timeout`); a pause between attempts that `stopped` cuts short (a signal wakes it) ends
+/// the wait with [`Error::Cancelled`]. On a terminal, one progress line on stderr says what is
+/// awaited.
 pub fn until_up<T>(
     limit: Duration,
     server: &str,
     mut open: impl FnMut() -> rconsole::Result<T>,
+    mut stopped: impl FnMut() -> bool,
 ) -> rconsole::Result<T> {
     let start = Instant::now();
     let mut progress = ProgressLine::on_terminal();
@@ -133,7 +97,10 @@ pub fn until_up<T>(
             waited.as_secs(),
             rconsole::format_duration(limit)
         ));
-        std::thread::sleep(pause.min(limit - waited));
+        if super::interrupt::pause_until(pause.min(limit - waited), &mut stopped) {
+            progress.clear();
+            return Err(Error::Cancelled);
+        }
         pause = (pause * 2).min(MAX_PAUSE);
     }
 }
@@ -156,17 +123,6 @@ fn reason(e: &Error) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn retries_double_from_200ms_up_to_5s_and_stop_at_n() {
-        let mut r = Retries::new(7);
-        let pauses: Vec<u128> = std::iter::from_fn(|| r.next())
-            .map(|d| d.as_millis())
-            .collect();
-        assert_eq!(pauses, [200, 400, 800, 1600, 3200, 5000, 5000]);
-        assert_eq!((r.used(), r.left(), r.allowed()), (7, 0, 7));
-        assert_eq!(Retries::new(0).next(), None);
-    }
 
     fn refused() -> Error {
         Error::Connect {
@@ -193,20 +149,30 @@ mod tests {
     #[test]
     fn tries_until_it_opens() {
         let mut calls = 0;
-        let got = until_up(Duration::from_secs(30), "s", || {
-            calls += 1;
-            if calls < 3 { Err(refused()) } else { Ok(calls) }
-        });
+        let got = until_up(
+            Duration::from_secs(30),
+            "s",
+            || {
+                calls += 1;
+                if calls < 3 { Err(refused()) } else { Ok(calls) }
+            },
+            || false,
+        );
         assert_eq!(got.unwrap(), 3);
     }
 
     #[test]
     fn a_refused_password_is_final_at_once() {
         let mut calls = 0;
-        let got: rconsole::Result<()> = until_up(Duration::from_secs(30), "s", || {
-            calls += 1;
-            Err(Error::LoginRefused)
-        });
+        let got: rconsole::Result<()> = until_up(
+            Duration::from_secs(30),
+            "s",
+            || {
+                calls += 1;
+                Err(Error::LoginRefused)
+            },
+            || false,
+        );
         assert!(matches!(got, Err(Error::LoginRefused)));
         assert_eq!(calls, 1);
     }
@@ -214,10 +180,15 @@ mod tests {
     #[test]
     fn gives_the_last_error_past_the_limit() {
         let mut calls = 0;
-        let got: rconsole::Result<()> = until_up(Duration::from_millis(250), "s", || {
-            calls += 1;
-            Err(refused())
-        });
+        let got: rconsole::Result<()> = until_up(
+            Duration::from_millis(250),
+            "s",
+            || {
+                calls += 1;
+                Err(refused())
+            },
+            || false,
+        );
         let Err(Error::NotUp { last, attempts, .. }) = got else {
             panic!("{got:?}");
         };
