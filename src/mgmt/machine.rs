@@ -493,12 +493,15 @@ pub(super) fn is_wait(e: &tungstenite::Error) -> bool {
     matches!(e, tungstenite::Error::Io(io) if io.kind() == io::ErrorKind::WouldBlock)
 }
 
-/// A WebSocket error as the management error it is (the peer closing: [`MgmtError::Closed`]).
+/// A WebSocket error as the management error it is (the peer closing: [`MgmtError::Closed`];
+/// so is a call sent after the peer's close frame came, with the answer before it: `server
+/// stop`'s).
 pub(super) fn ws_error(e: tungstenite::Error) -> MgmtError {
+    use tungstenite::error::ProtocolError;
     match e {
-        tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed => {
-            MgmtError::Closed
-        }
+        tungstenite::Error::ConnectionClosed
+        | tungstenite::Error::AlreadyClosed
+        | tungstenite::Error::Protocol(ProtocolError::SendAfterClosing) => MgmtError::Closed,
         tungstenite::Error::Io(io) if io.kind() == io::ErrorKind::UnexpectedEof => {
             MgmtError::Closed
         }
@@ -653,6 +656,19 @@ mod tests {
         );
         assert!(m.peer_closed(false, now));
         assert!(matches!(actions(&mut m).as_slice(), [Action::Fail(_)]));
+        // A call sent after the close came, before the socket's close is seen, fails as a
+        // closed connection, not as the WebSocket's own complaint.
+        let mut m = machine();
+        let (_, wire) = upgrade(&mut m, now);
+        m.receive(&wire, now);
+        m.command(&call_line("minecraft:server/stop", &[]), now);
+        m.receive(&[frame(own), vec![0x88, 0x00]].concat(), now);
+        actions(&mut m);
+        m.command(&call_line("minecraft:players", &[]), now);
+        match actions(&mut m).as_slice() {
+            [Action::Fail(e)] => assert_eq!(e.to_string(), MgmtError::Closed.to_string()),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]
