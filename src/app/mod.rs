@@ -51,7 +51,7 @@ pub fn run() -> anyhow::Result<Exit> {
             mode::mgmt_fleet::follow(&plan, &options, servers)
         }
         #[cfg(feature = "mgmt")]
-        Mode::Mgmt(plan, session) => mode::mgmt::run(&plan, *session),
+        Mode::Mgmt(plan, session) => mode::mgmt_fleet::single(&plan, *session),
         #[cfg(feature = "mgmt")]
         Mode::MgmtFollow(plan, options, settings) => {
             let name = settings.target();

@@ -1,24 +1,22 @@
-//! The blocking management-protocol client: a WebSocket (RFC 6455, tungstenite) over TLS
-//! (rustls) or plain, over any [`Transport`], so SSH tunnels and proxy commands carry it as
-//! they carry RCON. It sends the secret as `Authorization: Bearer` and, when asked, an `Origin`
-//! header, which vanilla does not check for a Bearer client (docs/protocol.md section 9): it is
-//! there for a proxy in front of the server that does.
+//! The blocking management-protocol client: the protocol's one machine
+//! ([`MgmtMachine`]: TLS, the WebSocket and JSON-RPC, sans-I/O) run by the one blocking driver
+//! ([`Driver`]) over any [`Transport`], so SSH tunnels and proxy commands carry it as they
+//! carry RCON. The console and the console-command session ([`super::command`]) use it; the
+//! event loop runs the same machine for every other mode.
 
-use std::collections::VecDeque;
-use std::io::{self, Read, Write};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
 
 use serde_json::Value;
-use tungstenite::{HandshakeError, Message, WebSocket};
 
-use super::jsonrpc::{self, Incoming, Notification};
-use super::machine::{is_wait, rpc_error, tls_closed, upgrade_failure, upgrade_request, ws_error};
+use super::machine::{MgmtMachine, answer, call_line};
 use super::{MgmtError, MgmtResult, Trust};
 use crate::Password;
-use crate::engine::CANCEL_POLL;
+use crate::engine::Machine;
+use crate::engine::driver::{Driver, Goal};
 use crate::transport::Transport;
+use crate::transport::link::StreamLink;
 
 /// Where a management server listens, from a `ws://` or `wss://` URL.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -139,100 +137,20 @@ pub struct ConnectOptions {
     /// Called with `>` and each message sent, `<` and each one received, `=` and a note on the
     /// upgrade (whose secret is shown as `****`): for `--trace`.
     pub trace: Option<fn(&str, &str)>,
-    /// Looked at at least every [`CANCEL_POLL`] during the TLS and WebSocket handshakes, and
+    /// Looked at at least every [`crate::engine::CANCEL_POLL`] during the TLS and WebSocket
+    /// handshakes, and
     /// given to the connected client ([`MgmtClient::set_cancel`]): `true` abandons the wait with
     /// [`MgmtError::Cancelled`]. (Opening the transport itself, a TCP connect or a tunnel's
     /// start, is bounded by the timeout alone.)
     pub cancel: Option<Arc<AtomicBool>>,
 }
 
-/// `left` of a wait, cut to the cancel poll when there is a cancel flag; `Err` when it is set.
-fn next_wait(cancel: Option<&AtomicBool>, left: Duration) -> MgmtResult<Duration> {
-    match cancel {
-        Some(flag) if flag.load(Ordering::SeqCst) => Err(MgmtError::Cancelled),
-        Some(_) => Ok(left.min(CANCEL_POLL)),
-        None => Ok(left),
-    }
-}
-
-/// A [`Transport`] as a `Read + Write` stream with a wait limit per read.
-struct Pipe {
-    inner: Box<dyn Transport>,
-    wait: Duration,
-}
-
-impl Read for Pipe {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        match self.inner.read_before(buf, Instant::now() + self.wait) {
-            // tungstenite and rustls resume after WouldBlock, which is what a passed wait is.
-            Err(e) if e.kind() == io::ErrorKind::TimedOut => {
-                Err(io::Error::new(io::ErrorKind::WouldBlock, e))
-            }
-            other => other,
-        }
-    }
-}
-
-impl Write for Pipe {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.inner
-            .write_packet(buf, Instant::now() + self.wait.max(Duration::from_secs(1)))?;
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
-/// Plain or TLS.
-enum Stream {
-    Plain(Pipe),
-    Tls(Box<rustls::StreamOwned<rustls::ClientConnection, Pipe>>),
-}
-
-impl Stream {
-    fn pipe(&mut self) -> &mut Pipe {
-        match self {
-            Stream::Plain(p) => p,
-            Stream::Tls(s) => &mut s.sock,
-        }
-    }
-}
-
-impl Read for Stream {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        match self {
-            Stream::Plain(p) => p.read(buf),
-            Stream::Tls(s) => s.read(buf),
-        }
-    }
-}
-
-impl Write for Stream {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        match self {
-            Stream::Plain(p) => p.write(buf),
-            Stream::Tls(s) => s.write(buf),
-        }
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        match self {
-            Stream::Plain(p) => p.flush(),
-            Stream::Tls(s) => s.flush(),
-        }
-    }
-}
-
 /// A connected management client.
 pub struct MgmtClient {
-    trace: Option<fn(&str, &str)>,
-    ws: WebSocket<Stream>,
-    next_id: u64,
-    queued: VecDeque<Notification>,
-    timeout: Duration,
+    driver: Driver<MgmtMachine>,
     peer: String,
-    /// Looked at at least every [`CANCEL_POLL`] while waiting: `true` abandons the wait.
-    cancel: Option<Arc<AtomicBool>>,
+    /// Notifications received (they are not this client's to show).
+    heard: Arc<AtomicUsize>,
 }
 
 impl MgmtClient {
@@ -242,100 +160,47 @@ impl MgmtClient {
         endpoint: &Endpoint,
         opts: &ConnectOptions,
     ) -> MgmtResult<MgmtClient> {
-        let peer = endpoint.url();
-        let deadline = Instant::now() + opts.timeout;
-        let cancel = opts.cancel.as_deref();
-        // The wait for the next read of a handshake: what is left of the time limit, in steps of
-        // the cancel poll; `Err` when the time is up or the cancel flag is set.
-        let wait = || {
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return Err(MgmtError::Timeout {
-                    what: "connecting to the management server",
-                    after: opts.timeout,
-                });
-            }
-            next_wait(cancel, left)
-        };
-        let pipe = Pipe {
-            inner: transport,
-            wait: wait()?,
-        };
-        let stream = if endpoint.tls {
-            let config = Arc::new(opts.trust.client_config()?);
-            let name = rustls::pki_types::ServerName::try_from(endpoint.host.clone())
-                .map_err(|_| MgmtError::Trust(format!("'{}' is not a host name", endpoint.host)))?;
-            let conn = rustls::ClientConnection::new(config, name).map_err(|e| MgmtError::Tls {
-                peer: peer.clone(),
-                source: io::Error::other(e),
-            })?;
-            let mut tls = rustls::StreamOwned::new(conn, pipe);
-            while tls.conn.is_handshaking() {
-                if let Err(e) = tls.conn.complete_io(&mut tls.sock) {
-                    return Err(match e.kind() {
-                        // A read that waited its step: rustls resumes where it was.
-                        io::ErrorKind::WouldBlock => {
-                            tls.sock.wait = wait()?;
-                            continue;
-                        }
-                        io::ErrorKind::InvalidData => MgmtError::Tls {
-                            peer: peer.clone(),
-                            source: e,
-                        },
-                        io::ErrorKind::UnexpectedEof | io::ErrorKind::ConnectionReset => {
-                            tls_closed(endpoint)
-                        }
-                        _ => MgmtError::Io(e),
-                    });
-                }
-            }
-            Stream::Tls(Box::new(tls))
-        } else {
-            Stream::Plain(pipe)
-        };
-        let request = upgrade_request(endpoint, opts)?;
-        let mut upgrade = tungstenite::client::client(request, stream);
-        let ws = loop {
-            match upgrade {
-                Ok((ws, _response)) => break ws,
-                // A read that waited its step: the upgrade resumes where it was.
-                Err(HandshakeError::Interrupted(mut mid)) => {
-                    mid.get_mut().get_mut().pipe().wait = wait()?;
-                    upgrade = mid.handshake();
-                }
-                Err(HandshakeError::Failure(e)) => return Err(upgrade_failure(e, endpoint)),
-            }
-        };
-        if let Some(t) = opts.trace {
-            let origin = opts
-                .origin
-                .as_deref()
-                .map(|o| format!(", Origin: {o}"))
-                .unwrap_or_default();
-            t(
-                "=",
-                &format!("WebSocket open to {peer} (Authorization: Bearer ****{origin})"),
-            );
-        }
-        Ok(MgmtClient {
-            trace: opts.trace,
-            ws,
-            next_id: 1,
-            queued: VecDeque::new(),
+        let machine = MgmtMachine::new(endpoint.clone(), opts.clone())?;
+        let engine = crate::engine::Options {
             timeout: opts.timeout,
-            peer,
             cancel: opts.cancel.clone(),
-        })
+            ..crate::engine::Options::default()
+        };
+        let heard = Arc::new(AtomicUsize::new(0));
+        let mut driver = Driver::new(machine, &engine);
+        let count = Arc::clone(&heard);
+        driver.sink = Some(Arc::new(move |_: &str| {
+            count.fetch_add(1, Ordering::Relaxed);
+        }));
+        driver.attach(Box::new(StreamLink::new(transport)));
+        let mut client = MgmtClient {
+            driver,
+            peer: endpoint.url(),
+            heard,
+        };
+        client.drive(Goal::Ready, None)?;
+        Ok(client)
     }
 
-    /// Makes every wait for the server ([`MgmtClient::call`],
-    /// [`MgmtClient::next_notification`]) look at `flag` at least every [`CANCEL_POLL`] and,
-    /// when it is `true`, end with [`MgmtError::Cancelled`]. The flag is left as it is (every
-    /// client sharing it stops: a fan-out); after a cancelled call the connection is done with
-    /// (a late answer would be taken for the next call's), so close it. `None` waits to the
+    /// Runs the machine to `goal`; a failure is the machine's own [`MgmtError`] when it has
+    /// one, else the driver's ([`MgmtError::Cancelled`], or the link's as
+    /// [`MgmtError::Connect`]).
+    fn drive(&mut self, goal: Goal, out: Option<&mut Vec<u8>>) -> MgmtResult<()> {
+        self.driver
+            .drive(goal, out)
+            .map_err(|e| match (self.driver.machine.take_failure(), e) {
+                (Some(own), _) => own,
+                (None, crate::Error::Cancelled) => MgmtError::Cancelled,
+                (None, e) => MgmtError::Connect(e),
+            })
+    }
+
+    /// Makes every wait for the server look at `flag` at least every
+    /// [`crate::engine::CANCEL_POLL`] and, when it is `true`, end with
+    /// [`MgmtError::Cancelled`] (the flag taken, the connection closed). `None` waits to the
     /// time limit.
     pub fn set_cancel(&mut self, flag: Option<Arc<AtomicBool>>) {
-        self.cancel = flag;
+        self.driver.cancel = flag;
     }
 
     /// The server's URL, for messages.
@@ -343,83 +208,39 @@ impl MgmtClient {
         &self.peer
     }
 
-    /// Calls `method` with positional `params` and waits for its result. Notifications that
-    /// arrive meanwhile are kept for [`MgmtClient::next_notification`].
+    /// Calls `method` with positional `params` and waits for its result.
     pub fn call(&mut self, method: &str, params: &[Value]) -> MgmtResult<Value> {
-        let id = self.next_id;
-        self.next_id += 1;
-        let deadline = Instant::now() + self.timeout;
-        self.ws.get_mut().pipe().wait = self.timeout;
-        let text = jsonrpc::request(id, method, params);
-        if let Some(t) = self.trace {
-            t(">", &text);
-        }
-        self.ws.send(Message::text(text)).map_err(ws_error)?;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return Err(MgmtError::Timeout {
-                    what: "waiting for the answer",
-                    after: self.timeout,
-                });
-            }
-            self.ws.get_mut().pipe().wait = next_wait(self.cancel.as_deref(), left)?;
-            match self.read_one()? {
-                Some(Incoming::Response {
-                    id: Some(got),
-                    outcome,
-                }) if got == id => {
-                    return outcome.map_err(|e| rpc_error(method, e));
-                }
-                Some(Incoming::Response {
-                    id: None,
-                    outcome: Err(e),
-                }) => return Err(rpc_error(method, e)),
-                Some(Incoming::Notification(n)) => self.queued.push_back(n),
-                _ => {}
-            }
-        }
+        let now = self.driver.now();
+        self.driver.machine.command(&call_line(method, params), now);
+        let mut out = Vec::new();
+        let goal = Goal::Answer {
+            stops_server: false,
+        };
+        self.drive(goal, Some(&mut out))?;
+        answer(method, &String::from_utf8_lossy(&out))
     }
 
-    /// The next notification, waiting at most `wait`; `None` when none came.
-    pub fn next_notification(&mut self, wait: Duration) -> MgmtResult<Option<Notification>> {
-        if let Some(n) = self.queued.pop_front() {
-            return Ok(Some(n));
-        }
-        let deadline = Instant::now() + wait;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return Ok(None);
+    /// Reads what the server sent meanwhile, waiting a millisecond after the last of it (a
+    /// close that follows a notification, `server/stopping`, is seen too); `false` when the
+    /// connection is gone.
+    pub fn alive(&mut self) -> bool {
+        // Everything waiting, up to a bound (a busy server's log never pauses).
+        for _ in 0..1000 {
+            let before = self.heard.load(Ordering::Relaxed);
+            let until = self.driver.now() + Duration::from_millis(1);
+            if self.drive(Goal::Until(until), None).is_err() || !self.driver.is_connected() {
+                return false;
             }
-            self.ws.get_mut().pipe().wait = next_wait(self.cancel.as_deref(), left)?;
-            if let Some(Incoming::Notification(n)) = self.read_one()? {
-                return Ok(Some(n));
+            if self.heard.load(Ordering::Relaxed) == before {
+                return true;
             }
         }
+        true
     }
 
-    /// Reads one frame; `None` for a wait that passed or a non-text frame.
-    fn read_one(&mut self) -> MgmtResult<Option<Incoming>> {
-        match self.ws.read() {
-            Ok(Message::Text(t)) => {
-                if let Some(trace) = self.trace {
-                    trace("<", t.as_str());
-                }
-                jsonrpc::parse(t.as_str()).map(Some)
-            }
-            Ok(Message::Close(_)) => Err(MgmtError::Closed),
-            Ok(_) => Ok(None),
-            Err(e) if is_wait(&e) => Ok(None),
-            Err(e) => Err(ws_error(e)),
-        }
-    }
-
-    /// Closes the connection politely.
+    /// Closes the connection.
     pub fn close(mut self) {
-        self.ws.get_mut().pipe().wait = Duration::from_millis(200);
-        let _ = self.ws.close(None);
-        let _ = self.ws.flush();
+        self.driver.close();
     }
 }
 

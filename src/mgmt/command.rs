@@ -224,18 +224,7 @@ impl Remote for MgmtRemote {
     /// connection dropped, so the next command connects again rather than failing.
     fn check_open(&mut self) -> bool {
         let mut link = self.lock();
-        let alive = link.client.as_mut().is_some_and(|c| {
-            // Everything waiting, up to a bound (a busy server's log never pauses): a close
-            // that follows a notification (`server/stopping`) is seen too.
-            for _ in 0..1000 {
-                match c.next_notification(std::time::Duration::from_millis(1)) {
-                    Ok(Some(_)) => {}
-                    Ok(None) => return true,
-                    Err(_) => return false,
-                }
-            }
-            true
-        });
+        let alive = link.client.as_mut().is_some_and(MgmtClient::alive);
         if !alive && let Some(c) = link.client.take() {
             c.close();
         }

@@ -48,7 +48,7 @@ pub fn answer(method: &str, text: &str) -> MgmtResult<Value> {
 }
 
 /// A JSON-RPC error for `method` as the management error it is.
-pub(super) fn rpc_error(method: &str, e: RpcError) -> MgmtError {
+fn rpc_error(method: &str, e: RpcError) -> MgmtError {
     MgmtError::Rpc {
         method: method.to_string(),
         code: e.code,
@@ -163,6 +163,8 @@ pub struct MgmtMachine {
     next_id: u64,
     /// The call under way: its id.
     pending: Option<u64>,
+    /// Why the connection failed last ([`MgmtMachine::take_failure`]).
+    failure: Option<MgmtError>,
 }
 
 impl MgmtMachine {
@@ -183,7 +185,15 @@ impl MgmtMachine {
             deadline: None,
             next_id: 1,
             pending: None,
+            failure: None,
         })
+    }
+
+    /// Why the connection failed (an [`Action::Fail`] gives the engine's error for it), in the
+    /// management protocol's own terms, for a blocking caller that words and classes them so
+    /// ([`super::MgmtClient`]).
+    pub fn take_failure(&mut self) -> Option<MgmtError> {
+        self.failure.take()
     }
 
     fn fail(&mut self, e: MgmtError) {
@@ -191,7 +201,12 @@ impl MgmtMachine {
         self.state = State::Closed;
         self.deadline = None;
         self.pending = None;
-        self.actions.push_back(Action::Fail(super::engine_error(e)));
+        self.actions
+            .push_back(Action::Fail(crate::Error::Management {
+                message: e.to_string(),
+                kind: super::error_kind(&e),
+            }));
+        self.failure = Some(e);
     }
 
     fn trace(&self, direction: &str, text: &str) {
@@ -304,6 +319,7 @@ impl Machine for MgmtMachine {
     fn start(&mut self, now: Instant) {
         self.state = State::Closed;
         self.pending = None;
+        self.failure = None;
         self.deadline = Some(now + self.opts.timeout);
         let tls = match &self.tls {
             Some(config) => {
@@ -427,7 +443,7 @@ impl Machine for MgmtMachine {
 }
 
 /// The upgrade request: the URL, the secret as `Authorization: Bearer`, the `Origin` if any.
-pub(super) fn upgrade_request(endpoint: &Endpoint, opts: &ConnectOptions) -> MgmtResult<Request> {
+fn upgrade_request(endpoint: &Endpoint, opts: &ConnectOptions) -> MgmtResult<Request> {
     let mut request = endpoint
         .ws_url()
         .into_client_request()
@@ -445,7 +461,7 @@ pub(super) fn upgrade_request(endpoint: &Endpoint, opts: &ConnectOptions) -> Mgm
 }
 
 /// The server closed the connection in the middle of the TLS handshake.
-pub(super) fn tls_closed(endpoint: &Endpoint) -> MgmtError {
+fn tls_closed(endpoint: &Endpoint) -> MgmtError {
     MgmtError::Tls {
         peer: endpoint.url(),
         source: io::Error::other(
@@ -468,7 +484,7 @@ fn closed_before_upgrade(endpoint: &Endpoint) -> MgmtError {
 }
 
 /// What an upgrade that failed means: a refused secret (401), another HTTP answer, a close.
-pub(super) fn upgrade_failure(e: tungstenite::Error, endpoint: &Endpoint) -> MgmtError {
+fn upgrade_failure(e: tungstenite::Error, endpoint: &Endpoint) -> MgmtError {
     match e {
         tungstenite::Error::Http(resp) if resp.status().as_u16() == 401 => {
             MgmtError::Unauthorized {
@@ -489,16 +505,19 @@ pub(super) fn upgrade_failure(e: tungstenite::Error, endpoint: &Endpoint) -> Mgm
 }
 
 /// Whether a WebSocket error is a read that found nothing yet.
-pub(super) fn is_wait(e: &tungstenite::Error) -> bool {
+fn is_wait(e: &tungstenite::Error) -> bool {
     matches!(e, tungstenite::Error::Io(io) if io.kind() == io::ErrorKind::WouldBlock)
 }
 
-/// A WebSocket error as the management error it is (the peer closing: [`MgmtError::Closed`]).
-pub(super) fn ws_error(e: tungstenite::Error) -> MgmtError {
+/// A WebSocket error as the management error it is (the peer closing: [`MgmtError::Closed`];
+/// so is a call sent after the peer's close frame came, with the answer before it: `server
+/// stop`'s).
+fn ws_error(e: tungstenite::Error) -> MgmtError {
+    use tungstenite::error::ProtocolError;
     match e {
-        tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed => {
-            MgmtError::Closed
-        }
+        tungstenite::Error::ConnectionClosed
+        | tungstenite::Error::AlreadyClosed
+        | tungstenite::Error::Protocol(ProtocolError::SendAfterClosing) => MgmtError::Closed,
         tungstenite::Error::Io(io) if io.kind() == io::ErrorKind::UnexpectedEof => {
             MgmtError::Closed
         }
@@ -653,6 +672,19 @@ mod tests {
         );
         assert!(m.peer_closed(false, now));
         assert!(matches!(actions(&mut m).as_slice(), [Action::Fail(_)]));
+        // A call sent after the close came, before the socket's close is seen, fails as a
+        // closed connection, not as the WebSocket's own complaint.
+        let mut m = machine();
+        let (_, wire) = upgrade(&mut m, now);
+        m.receive(&wire, now);
+        m.command(&call_line("minecraft:server/stop", &[]), now);
+        m.receive(&[frame(own), vec![0x88, 0x00]].concat(), now);
+        actions(&mut m);
+        m.command(&call_line("minecraft:players", &[]), now);
+        match actions(&mut m).as_slice() {
+            [Action::Fail(e)] => assert_eq!(e.to_string(), MgmtError::Closed.to_string()),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -136,16 +136,23 @@ pub type MgmtResult<T> = std::result::Result<T, MgmtError>;
 /// A management error as the engine's, keeping its message; an abandoned wait stays
 /// [`crate::Error::Cancelled`], so Ctrl-C is reported as everywhere else.
 pub(crate) fn engine_error(e: MgmtError) -> crate::Error {
-    let kind = match e {
-        MgmtError::Cancelled => return crate::Error::Cancelled,
-        MgmtError::Connect(inner) => return inner,
+    match e {
+        MgmtError::Cancelled => crate::Error::Cancelled,
+        MgmtError::Connect(inner) => inner,
+        e => crate::Error::Management {
+            message: e.to_string(),
+            kind: error_kind(&e),
+        },
+    }
+}
+
+/// The engine's class of a management error.
+pub(crate) fn error_kind(e: &MgmtError) -> crate::ErrorKind {
+    match e {
+        MgmtError::Connect(inner) => inner.kind(),
         MgmtError::Unauthorized { .. } => crate::ErrorKind::Login,
         MgmtError::Timeout { .. } => crate::ErrorKind::Timeout,
         MgmtError::Tls { .. } | MgmtError::Trust(_) => crate::ErrorKind::Connect,
         _ => crate::ErrorKind::Connection,
-    };
-    crate::Error::Management {
-        message: e.to_string(),
-        kind,
     }
 }

@@ -1,11 +1,11 @@
 //! `rcon --mgmt`: the Minecraft Server Management Protocol from the command line. Resolves the
 //! URL, secret, certificate trust and Origin (flags, environment, profile), connects, reads
-//! `rpc.discover`, maps COMMAND words onto a method, and prints results as text or `--json`;
-//! with no COMMAND, a console with tab completion of method names (or method lines from stdin).
-//! Every call goes through one [`MgmtSession`], which prints through the sink's `Printer`; the
-//! `-c` calls and words run under the runner policy RCON's commands run under
-//! ([`crate::app::runner::commands`]: `--delay`, `--echo`, `--keep-going`, Ctrl-C), and the
-//! first connection is tried again with `--retry`.
+//! `rpc.discover`, maps COMMAND words onto a method, and prints results as text or `--json`
+//! through one [`MgmtPrinter`]; with no COMMAND, a console with tab completion of method names
+//! ([`MgmtSession`], [`interactive`]), or method lines from stdin. The calls given (`-c` and
+//! the words) and stdin's lines run on the event loop, one server as several do
+//! (`crate::app::mode::mgmt_fleet::single`, under the one policy of its handler: `--delay`,
+//! `--echo`, `--keep-going`, Ctrl-C, `--retry` for the connect).
 //! `--follow` takes the server's notifications on the event loop
 //! ([`crate::app::mode::mgmt_fleet::follow`], as several servers' calls run), and so do
 //! `--countdown`/`--every`/`--if`, on RCON's schedule ([`crate::app::mode::mgmt_fleet::timed`]).
@@ -14,7 +14,6 @@
 //! session path ([`run_commands`]), several servers' through the same [`MgmtPrinter`], which
 //! prints their feedback as RCON's records.
 
-use std::io::{BufRead, IsTerminal};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -27,11 +26,10 @@ use serde_json::{Value, json};
 use crate::app::exit::{Exit, fail};
 use crate::app::print::output::{Printer, Style};
 use crate::app::print::stderr;
-use crate::app::resolve::plan::{BatchPolicy, MgmtPlan, PracticePlan, SessionPlan};
+use crate::app::resolve::plan::{MgmtPlan, PracticePlan, SessionPlan};
 use crate::app::resolve::secrets::{self, Secret};
 use crate::app::resolve::settings::{self, Settings};
-use crate::app::runner::commands::{self, Failure, Ran, Rest, Target};
-use crate::app::runner::interrupt::Stop;
+use crate::app::runner::commands::{Failure, Ran};
 use crate::app::runner::session::PARSE_ERROR;
 
 /// Where and how to connect, resolved but not connected.
@@ -65,11 +63,25 @@ pub fn exit_of(e: &mgmt::MgmtError) -> Exit {
 /// What helps when the server refuses the secret.
 pub const UNAUTHORIZED_HINT: &str = "; check the secret (RCON_MGMT_SECRET, --mgmt-secret-file, the profile's mgmt_secret_file or mgmt_secret_command) against the server's management-server-secret";
 
+/// What helps when the server's certificate is not trusted.
+pub const UNTRUSTED_HINT: &str =
+    "; to trust a self-signed certificate, give --mgmt-cert FILE or --mgmt-fingerprint SHA256";
+
+/// Whether a failure of the event loop's [`rconsole::mgmt::machine::MgmtMachine`] is TLS
+/// refusing the server's certificate (the machine's TLS failures are rustls's verdict on what
+/// the server sent, but for a close during the handshake), which [`UNTRUSTED_HINT`] helps.
+pub fn untrusted(e: &rconsole::Error) -> bool {
+    let text = e.to_string();
+    matches!(e, rconsole::Error::Management { .. })
+        && text.starts_with("TLS with ")
+        && !text.contains("closed the connection during the handshake")
+}
+
 /// A management error as an application error with its exit status, and the flag that helps.
 pub fn error(e: mgmt::MgmtError) -> anyhow::Error {
     let hint = match &e {
         mgmt::MgmtError::Tls { source, .. } if source.kind() == std::io::ErrorKind::InvalidData => {
-            "; to trust a self-signed certificate, give --mgmt-cert FILE or --mgmt-fingerprint SHA256"
+            UNTRUSTED_HINT
         }
         mgmt::MgmtError::Unauthorized { .. } => UNAUTHORIZED_HINT,
         _ => "",
@@ -376,9 +388,7 @@ pub fn split_words(line: &str) -> Vec<String> {
     words
 }
 
-/// One management server's connection and the printer of its results: the one path every
-/// call takes, whether it comes from `-c` and the command words ([`MgmtSession::run_calls`],
-/// under the runner policy of [`crate::app::runner::commands`]), stdin or the console.
+/// One management server's connection and the printer of its results, for the console.
 pub struct MgmtSession {
     target: MgmtTarget,
     /// `None` after the connection was lost: the next call connects again.
@@ -387,8 +397,8 @@ pub struct MgmtSession {
     out: MgmtPrinter,
 }
 
-/// How one management server's calls are printed and named, wherever they run (a
-/// [`MgmtSession`], or the event loop for several servers: `crate::app::mode::mgmt_fleet`).
+/// How one management server's calls are printed and named, wherever they run (the console's
+/// [`MgmtSession`], or the event loop: `crate::app::mode::mgmt_fleet`).
 pub struct MgmtPrinter {
     printer: Printer,
     /// The name its records and labels carry.
@@ -399,16 +409,11 @@ pub struct MgmtPrinter {
 
 impl MgmtSession {
     /// Connects to `target` (tried again `retries` times, `--retry`); `json`: results are the
-    /// one JSON record; `prefixed`: text lines are labelled with the server's name.
-    pub fn connect(
-        target: MgmtTarget,
-        retries: u32,
-        json: bool,
-        prefixed: bool,
-    ) -> anyhow::Result<MgmtSession> {
+    /// one JSON record.
+    pub fn connect(target: MgmtTarget, retries: u32, json: bool) -> anyhow::Result<MgmtSession> {
         let (client, schema) = target.connect_retrying(retries)?;
         Ok(MgmtSession {
-            out: MgmtPrinter::new(&target.name, json, prefixed),
+            out: MgmtPrinter::new(&target.name, json, false),
             target,
             client: Some(client),
             schema,
@@ -437,18 +442,10 @@ impl MgmtSession {
         }
     }
 
-    /// What `words` run: the method they name and its params; else, on a server that runs
-    /// console commands (issue 42), the words as one command through its command method,
-    /// which is then given too. Words that name no method on a server without one are the
-    /// `Err`.
-    fn resolve(&self, words: &[String]) -> Result<Resolved, mgmt::MgmtError> {
-        resolve_words(&self.schema, words)
-    }
-
-    /// Resolves `words` ([`MgmtSession::resolve`]) and calls the method (connecting again
-    /// first if the connection was lost). Words that match nothing are the `Err`.
+    /// Resolves `words` ([`resolve_words`]) and calls the method (connecting again first if
+    /// the connection was lost). Words that match nothing are the `Err`.
     fn call(&mut self, words: &[String]) -> anyhow::Result<Called> {
-        let (method, params, command) = self.resolve(words).map_err(error)?;
+        let (method, params, command) = resolve_words(&self.schema, words).map_err(error)?;
         let client = self.client()?;
         let started = std::time::Instant::now();
         let result = client.call(&method, &params);
@@ -480,31 +477,6 @@ impl MgmtSession {
         }
         let called = self.call(words)?;
         self.out.called(words, called)
-    }
-
-    /// Runs `calls` in order under the runner policy ([`crate::app::runner::commands`]:
-    /// `--delay`, `--echo`, `--keep-going`, and Ctrl-C or `SIGTERM` while `stop` catches
-    /// them, which ends the calls with [`CallsRan::stopped`] for the caller to report). Every call
-    /// is checked against the server's schema before the first is sent, so a mistyped method
-    /// or argument sends nothing. A call the server refuses is reported on stderr and the next
-    /// one runs; anything else (a lost connection, a timeout) stops the run, unless
-    /// `--keep-going`, and says how many calls were not sent. The worst exit status, or the
-    /// error that stopped the run.
-    pub fn run_calls(
-        &mut self,
-        calls: &[Vec<String>],
-        policy: &BatchPolicy,
-        stop: Option<&Stop>,
-    ) -> anyhow::Result<CallsRan> {
-        check_calls(&self.schema, &self.out, calls)?;
-        let lines: Vec<String> = calls.iter().map(|w| w.join(" ")).collect();
-        let mut tally = crate::app::runner::batch::Tally::default();
-        let halted = commands::run_until(self, &lines, Rest::Nothing, policy, &mut tally, stop)?;
-        let server = self.out.prefixed.then_some(self.target.name.as_str());
-        Ok(CallsRan {
-            exit: tally.worst.unwrap_or(Exit::Success),
-            stopped: halted.map(|h| h.interrupted(&lines, Rest::Nothing, &tally, server)),
-        })
     }
 }
 
@@ -826,7 +798,7 @@ fn api(schema: &Schema) -> Vec<(&'static str, String)> {
 }
 
 /// A resolved call: the method, its params, and the server's command method when the words
-/// are a console command ([`MgmtSession::resolve`]).
+/// are a console command ([`resolve_words`]).
 pub type Resolved = (String, Vec<Value>, Option<CommandMethod>);
 
 /// A call made ([`MgmtSession::call`], or on the event loop).
@@ -841,43 +813,6 @@ pub struct Called {
     pub elapsed: Duration,
     /// The command method, when the words were a console command.
     pub command: Option<CommandMethod>,
-}
-
-/// What [`MgmtSession::run_calls`] did.
-pub struct CallsRan {
-    /// The worst exit status of the calls.
-    pub exit: Exit,
-    /// What a signal stopped, if one did.
-    pub stopped: Option<crate::app::print::interrupted::Interrupted>,
-}
-
-/// A management server as a [`Target`] of the runner policy: a command is a call's words.
-impl Target for MgmtSession {
-    fn run(&mut self, command: &str, _last: bool) -> std::io::Result<Ran> {
-        let words = split_words(command);
-        let result = self.run_words(&words);
-        let console = self.resolve(&words).is_ok_and(|(_, _, c)| c.is_some());
-        self.out.ran(command, &words, console, result)
-    }
-
-    fn echo(&mut self, command: &str) -> std::io::Result<()> {
-        self.out.echo(command)
-    }
-
-    /// A call waiting for its answer (or a connection made again for it) looks at `flag` at
-    /// least every [`rconsole::engine::CANCEL_POLL`] and, when a signal set it, is abandoned at
-    /// once (the connection closed) and reported as in flight.
-    fn set_cancel(&mut self, flag: std::sync::Arc<std::sync::atomic::AtomicBool>) {
-        if let Some(client) = self.client.as_mut() {
-            client.set_cancel(Some(std::sync::Arc::clone(&flag)));
-        }
-        self.target.opts.cancel = Some(flag);
-    }
-
-    /// `'players': the management server closed the connection; 2 later not sent`.
-    fn stopped_here(&self, failure: &Failure, _sent: bool, later: usize, _rest: Rest) -> String {
-        stopped_here(failure, later)
-    }
 }
 
 /// The message of a failure that stops a server's calls, `later` of them not sent.
@@ -906,43 +841,11 @@ pub fn calls(plan: &MgmtPlan) -> Vec<Vec<String>> {
     calls
 }
 
-/// `rcon --mgmt ...` for one server: the method calls given, else the console (a terminal or
-/// `-i`), else one call per line of stdin. On a server that runs console commands (issue 42),
-/// words or `-c` that name no method, `-f` files, the console and stdin are RCON's session of
-/// commands instead ([`run_commands`]).
-pub fn run(plan: &MgmtPlan, rcon: SessionPlan) -> anyhow::Result<Exit> {
-    let commands = calls(plan);
-    let target = resolve(plan, &rcon.settings)?;
-    let mut session = MgmtSession::connect(target, plan.policy.retry, plan.json, false)?;
-    if runs_commands(&session, &commands, &rcon)? {
-        return run_commands(session, rcon);
-    }
-    let result = if !commands.is_empty() {
-        let stop = Stop::catch();
-        session
-            .run_calls(&commands, &plan.policy, stop.as_ref())
-            .and_then(|ran| match ran.stopped {
-                Some(stopped) => Err(commands::error(&stopped)),
-                None => Ok(ran.exit),
-            })
-    } else if std::io::stdin().is_terminal() || plan.interactive {
-        console(&mut session)
-    } else {
-        lines(&mut session, &plan.policy)
-    };
-    session.close();
-    result
-}
-
-/// Whether this run's commands are console commands: on a server that offers a command
-/// method ([`CommandMethod::discover`]), `-f` files, a call that names no method, or no calls
-/// at all (the console, stdin). Files on a server that offers none are a usage error naming
-/// what it lacks.
-fn runs_commands(
-    session: &MgmtSession,
-    calls: &[Vec<String>],
-    rcon: &SessionPlan,
-) -> anyhow::Result<bool> {
+/// One server's console (a terminal or `-i`) or `-f` files: on a server that runs console
+/// commands (issue 42), RCON's session of commands ([`run_commands`]); else the console of
+/// method calls, and files are a usage error naming what the server lacks.
+pub fn interactive(target: MgmtTarget, plan: &MgmtPlan, rcon: SessionPlan) -> anyhow::Result<Exit> {
+    let mut session = MgmtSession::connect(target, plan.policy.retry, plan.json)?;
     let offered = CommandMethod::discover(&session.schema).is_some();
     if !rcon.files.is_empty() && !offered {
         return Err(fail(
@@ -950,10 +853,28 @@ fn runs_commands(
             format!("-f with --mgmt: {}", command::missing()),
         ));
     }
+    if offered {
+        let MgmtSession {
+            target,
+            client,
+            schema,
+            ..
+        } = session;
+        return run_commands(target, client.map(|c| (c, schema)), rcon);
+    }
+    let result = console(&mut session);
+    session.close();
+    result
+}
+
+/// Whether one server's calls (with `stdin`, its lines) are console commands: the server
+/// offers a command method ([`CommandMethod::discover`]), and there are lines from stdin or a
+/// call that names no method.
+pub fn runs_commands(schema: &Schema, calls: &[Vec<String>], stdin: bool) -> bool {
     let not_methods = calls
         .iter()
-        .any(|w| !is_reserved(w) && session.schema.resolve(w).is_err());
-    Ok(offered && (!rcon.files.is_empty() || not_methods || calls.is_empty()))
+        .any(|w| !is_reserved(w) && schema.resolve(w).is_err());
+    CommandMethod::discover(schema).is_some() && (stdin || not_methods)
 }
 
 /// The words `methods` and `api`, which show what the server's `rpc.discover` lists.
@@ -962,20 +883,19 @@ pub fn is_reserved(words: &[String]) -> bool {
 }
 
 /// The session of RCON commands (`-c`, words, `-f` files and stdin with mcfunction rules, the
-/// console) over `session`'s connection and, when it is lost, new ones: one connection that
-/// runs console commands through the server's command method is a [`rconsole::engine::Remote`] like any other,
-/// so output, `--json` records and exit codes are RCON's.
-fn run_commands(session: MgmtSession, rcon: SessionPlan) -> anyhow::Result<Exit> {
+/// console) over `connected` (else a new connection) and, when it is lost, new ones: one
+/// connection that runs console commands through the server's command method is a
+/// [`rconsole::engine::Remote`] like any other, so output, `--json` records and exit codes are
+/// RCON's.
+pub fn run_commands(
+    target: MgmtTarget,
+    connected: Option<(MgmtClient, Schema)>,
+    rcon: SessionPlan,
+) -> anyhow::Result<Exit> {
     use rconsole::engine::Remote;
-    let MgmtSession {
-        target,
-        client,
-        schema,
-        ..
-    } = session;
-    let client = match client {
+    let (client, schema) = match connected {
         Some(c) => c,
-        None => target.connect()?.0,
+        None => target.connect()?,
     };
     let target = std::sync::Arc::new(target);
     let reconnect: Reconnect = {
@@ -1000,86 +920,6 @@ fn run_commands(session: MgmtSession, rcon: SessionPlan) -> anyhow::Result<Exit>
         opener,
     };
     crate::app::runner::single::run_via(rcon, Some(via))
-}
-
-/// Method lines from stdin, one per line; blank lines and `#` comments skipped. A line that
-/// matches no method or that the server refuses is reported as `stdin:N` and the next one
-/// runs; anything else stops the run unless `--keep-going`. `--delay` and `--echo` as for
-/// the command line's calls, and Ctrl-C or `SIGTERM` stops the lines with the one line that
-/// says what ran, as batch input from stdin does.
-fn lines(session: &mut MgmtSession, policy: &BatchPolicy) -> anyhow::Result<Exit> {
-    use crate::app::print::interrupted::{self, InFlight, Interrupted};
-    use crate::app::runner::interrupt::Signal;
-    let stop = Stop::catch();
-    if let Some(stop) = &stop {
-        Target::set_cancel(session, stop.flag());
-    }
-    let stopped = || stop.as_ref().and_then(Stop::received);
-    let mut ran = 0u64;
-    let halt = |signal: Signal, ran: u64, in_flight: Option<(usize, &str)>, read: bool| {
-        let text = interrupted::line(&Interrupted {
-            signal,
-            ran,
-            in_flight: in_flight
-                .map(|(n, command)| InFlight {
-                    server: None,
-                    at: format!("stdin:{n}"),
-                    command: command.to_string(),
-                })
-                .into_iter()
-                .collect(),
-            not_sent: u64::from(read),
-            unread: Some("stdin".into()),
-            ..Interrupted::default()
-        });
-        fail(signal.exit(), text)
-    };
-    let mut worst = Exit::Success;
-    let mut any = false;
-    for (n, line) in std::io::stdin().lock().lines().enumerate() {
-        let line = line?;
-        let t = line.trim();
-        if t.is_empty() || t.starts_with('#') {
-            continue;
-        }
-        if any && let Some(d) = policy.delay {
-            crate::app::runner::interrupt::pause(d, stop.as_ref());
-        }
-        // A line read just now was not sent either.
-        if let Some(signal) = stopped() {
-            return Err(halt(signal, ran, None, true));
-        }
-        any = true;
-        if policy.echo {
-            Target::echo(session, t)?;
-        }
-        let result = session.run_words(&split_words(t));
-        let exit = result.as_ref().err().map(crate::app::exit::exit_for);
-        let refused = matches!(exit, Some(Exit::CommandFailed | Exit::Usage));
-        // Words that match no method were never sent.
-        let sent = exit != Some(Exit::Usage);
-        if let Some(signal) = stopped() {
-            // Answered (or refused) before the signal: it ran. Otherwise it was in flight.
-            if exit.is_none() || exit == Some(Exit::CommandFailed) {
-                return Err(halt(signal, ran + 1, None, false));
-            }
-            let in_flight = sent.then_some((n + 1, t));
-            return Err(halt(signal, ran, in_flight, false));
-        }
-        ran += u64::from(sent);
-        if let Err(e) = result {
-            stderr!("rcon: error: stdin:{}: {e:#}", n + 1);
-            let exit = exit.unwrap_or(Exit::CommandFailed);
-            if !refused && !policy.goes_on_after(exit) {
-                return Err(e);
-            }
-            worst = worst.max(if refused { Exit::CommandFailed } else { exit });
-        }
-    }
-    if !any {
-        crate::app::print::output::warning("no methods on stdin; nothing was called");
-    }
-    Ok(worst)
 }
 
 mod completion {

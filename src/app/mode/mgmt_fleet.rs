@@ -1,16 +1,18 @@
-//! `--mgmt` over several servers (`-s a,b`, a group, `--all`): the same method calls on each
-//! server at once, on the event loop ([`fleet::run`]: each server's connection a
-//! [`MgmtMachine`], one thread however many servers). Each answer is printed as with one server
-//! ([`MgmtPrinter`]), labelled as RCON fan-out labels it (every line `[NAME] ...`; with `--json`
-//! a `server` field); a failure is `rcon: error: [NAME] ...` on stderr, and the exit status the
-//! worst of all. A server's method that fails is reported and the next one runs (as with one
-//! server); a server that cannot be reached or refuses the secret stops there. Each server's URL,
-//! trust and secret come from its own profile (the secrets are read first, one server after
-//! another, so a prompt never races another). The calls run under the runner policy
-//! ([`crate::app::runner::commands`]'s rules: `--keep-going`, `--delay`, `--echo`, `--retry` for
-//! the connect); Ctrl-C and SIGTERM stop every server's calls, and one line says what ran on all
-//! of them.
+//! `--mgmt` method calls on the event loop ([`fleet::run`]: each server's connection a
+//! [`MgmtMachine`], one thread however many servers): one server's calls ([`single`]: `-c` and
+//! the command words, or method lines read from stdin one at a time) and several servers'
+//! (`-s a,b`, a group, `--all`: [`run`], the same calls on each at once). Each answer is
+//! printed through the one [`MgmtPrinter`]; with several servers labelled as RCON fan-out
+//! labels it (every line `[NAME] ...`; with `--json` a `server` field), a failure is
+//! `rcon: error: [NAME] ...` on stderr, and the exit status the worst of all. A server's method
+//! that fails is reported and the next one runs; a server that cannot be reached or refuses
+//! the secret stops there. Each server's URL, trust and secret come from its own profile (the
+//! secrets are read first, one server after another, so a prompt never races another). One
+//! handler ([`Calls`]) applies the runner policy ([`crate::app::runner::commands`]'s rules:
+//! `--keep-going`, `--delay`, `--echo`, `--retry` for the connect); Ctrl-C and SIGTERM stop
+//! every server's calls, and one line says what ran on all of them.
 
+use std::io::BufRead;
 use std::time::Instant;
 
 use rconsole::fleet::{self, FleetTarget, Next, Report};
@@ -20,22 +22,21 @@ use rconsole::mgmt::machine::{MgmtMachine, answer, call_line};
 
 use crate::app::exit::{Exit, fail};
 use crate::app::mode::mgmt::{self, Called, MgmtPrinter, MgmtTarget};
-use crate::app::print::interrupted::Interrupted;
+use crate::app::print::interrupted::{InFlight, Interrupted};
 use crate::app::print::output::error;
-use crate::app::resolve::plan::{BatchPolicy, FollowOptions, MgmtPlan, Timing};
+use crate::app::resolve::plan::{BatchPolicy, FollowOptions, MgmtPlan, SessionPlan, Timing};
 use crate::app::resolve::settings::Settings;
 use crate::app::runner::batch::Tally;
 use crate::app::runner::commands::{self, Halted, Rest};
 use crate::app::runner::fanout::Looped;
 use crate::app::runner::follow as looped;
-use crate::app::runner::interrupt::Stop;
+use crate::app::runner::interrupt::{Signal, Stop};
 use crate::app::source::follow::events::Emitter;
 use crate::app::source::schedule;
 
 /// Runs the method calls on every server.
 pub fn run(plan: &MgmtPlan, servers: Vec<(String, Settings)>) -> anyhow::Result<Exit> {
     // What several servers cannot do was refused while resolving (plan::mgmt_fanout_plan).
-    let calls = mgmt::calls(plan);
     let count = servers.len();
     let mut targets = Vec::with_capacity(servers.len());
     let mut states = Vec::with_capacity(servers.len());
@@ -43,12 +44,12 @@ pub fn run(plan: &MgmtPlan, servers: Vec<(String, Settings)>) -> anyhow::Result<
     for (name, settings) in servers {
         let made = mgmt::resolve(plan, &settings).and_then(|mut t| {
             t.name = name.clone();
-            on_the_loop(t, &settings)
+            on_the_loop(&t, &settings)
         });
         match made {
             Ok(target) => {
                 targets.push(target);
-                states.push(Server::new(&name, plan.json));
+                states.push(Server::new(&name, plan.json, true));
             }
             Err(e) => early.push((name, e)),
         }
@@ -58,18 +59,75 @@ pub fn run(plan: &MgmtPlan, servers: Vec<(String, Settings)>) -> anyhow::Result<
         error(Some(&name), &format!("{e:#}"));
         worst = worst.max(crate::app::exit::exit_for(&e));
     }
+    match drive(plan, targets, states, mgmt::calls(plan), Some(count))? {
+        One::Ran(exit) => Ok(worst.max(exit)),
+        One::Commands => unreachable!("several servers' calls are never handed on"),
+    }
+}
+
+/// What [`drive`] came to.
+enum One {
+    /// The calls ran: the run's exit status.
+    Ran(Exit),
+    /// One server that runs console commands (issue 42), and these are console commands (words
+    /// that name no method, or lines from stdin): RCON's session runs them
+    /// ([`mgmt::run_commands`]), on a connection of its own.
+    Commands,
+}
+
+/// `rcon --mgmt ...` for one server: the method calls given (`-c` and the words), else the
+/// console (a terminal or `-i`) or `-f` files ([`mgmt::interactive`]), else method lines from
+/// stdin, each read when the last is done. The calls and lines run here as several servers'
+/// do, printed without labels; a failure that ends the run is the one `rcon: error: ...` line.
+/// A line from stdin that matches no method or that the server refuses is reported as
+/// `stdin:N` and the next one runs; anything else stops the run unless `--keep-going`, with
+/// the rest of stdin unread.
+pub fn single(plan: &MgmtPlan, rcon: SessionPlan) -> anyhow::Result<Exit> {
+    use std::io::IsTerminal;
+    let calls = mgmt::calls(plan);
+    let target = mgmt::resolve(plan, &rcon.settings)?;
+    let console = calls.is_empty() && (std::io::stdin().is_terminal() || plan.interactive);
+    if console || !rcon.files.is_empty() {
+        return mgmt::interactive(target, plan, rcon);
+    }
+    let made = on_the_loop(&target, &rcon.settings)?;
+    let server = Server::new(&target.name, plan.json, false);
+    match drive(plan, vec![made], vec![server], calls, None)? {
+        One::Ran(exit) => Ok(exit),
+        One::Commands => mgmt::run_commands(target, None, rcon),
+    }
+}
+
+/// Runs `calls` (none: stdin's lines, one server) on every target under the policy; `count`:
+/// several servers, this many in all.
+fn drive(
+    plan: &MgmtPlan,
+    targets: Vec<FleetTarget>,
+    servers: Vec<Server>,
+    calls: Vec<Vec<String>>,
+    count: Option<usize>,
+) -> anyhow::Result<One> {
     // Ctrl-C and SIGTERM stop every server's calls; one line then says what ran on all.
     let stop = Stop::catch();
     let cancel = stop.as_ref().map_or_else(fleet::Alarm::new, Stop::alarm);
+    let stdin = (count.is_none() && calls.is_empty()).then(|| Stdin {
+        lines: std::io::stdin().lock().lines(),
+        at: Vec::new(),
+        read: 0,
+        done: false,
+    });
     let lines: Vec<String> = calls.iter().map(|w| w.join(" ")).collect();
     let mut handler = Calls {
-        servers: states,
-        calls: &calls,
-        lines: &lines,
+        servers,
+        calls,
+        lines,
+        stdin,
+        several: count.is_some(),
         policy: &plan.policy,
         stop: stop.as_ref(),
         cancel: cancel.clone(),
         broken: None,
+        commands: false,
     };
     let opts = fleet::FleetOptions {
         retries: plan.policy.retry,
@@ -79,42 +137,30 @@ pub fn run(plan: &MgmtPlan, servers: Vec<(String, Settings)>) -> anyhow::Result<
     };
     fleet::run(targets, opts, &mut handler)?;
     if let Some(e) = handler.broken {
-        return Err(e.into());
+        return Err(e);
     }
-    let mut stopped: Option<Interrupted> = None;
-    let mut ran = 0;
-    for s in handler.servers {
-        worst = worst.max(s.exit);
-        ran += s.tally.sent;
-        let Some(this) = s.stopped else { continue };
-        match stopped.as_mut() {
-            None => stopped = Some(this),
-            Some(all) => {
-                all.in_flight.extend(this.in_flight);
-                all.not_sent += this.not_sent;
-            }
-        }
+    if handler.commands {
+        return Ok(One::Commands);
     }
-    match stopped {
-        Some(mut all) => {
-            all.ran = ran;
-            all.servers = Some(count);
-            all.in_flight.sort();
-            Err(commands::error(&all))
-        }
-        None => Ok(worst),
+    let nothing = handler.stdin.is_some()
+        && handler.calls.is_empty()
+        && handler.servers.iter().all(|s| s.schema.is_some());
+    let ended = handler.outcome(count);
+    if nothing && ended.is_ok() {
+        crate::app::print::output::warning("no methods on stdin; nothing was called");
     }
+    ended.map(One::Ran)
 }
 
 /// A resolved server as the loop's target: its host and port (or its tunnel, or its Unix
 /// socket) and its machine.
-fn on_the_loop(target: MgmtTarget, settings: &Settings) -> anyhow::Result<FleetTarget> {
-    let endpoint = target.endpoint;
+fn on_the_loop(target: &MgmtTarget, settings: &Settings) -> anyhow::Result<FleetTarget> {
+    let endpoint = &target.endpoint;
     let timeout = target.opts.timeout;
     let tunnel =
         crate::app::runner::fanout::process_connector(settings, &endpoint.host, endpoint.port)
             .map(|c| fleet::Tunnel::new(&c, timeout));
-    let machine = MgmtMachine::new(endpoint.clone(), target.opts).map_err(mgmt::error)?;
+    let machine = MgmtMachine::new(endpoint.clone(), target.opts.clone()).map_err(mgmt::error)?;
     Ok(FleetTarget {
         machine: Some(Box::new(machine)),
         tunnel,
@@ -140,6 +186,8 @@ struct UnderWay {
     params: Vec<serde_json::Value>,
     command: Option<rconsole::mgmt::command::CommandMethod>,
     started: Instant,
+    /// It went out (else the connection it was for was gone: no record of it is printed).
+    sent: bool,
 }
 
 /// One server's progress through the calls.
@@ -166,9 +214,10 @@ struct Server {
 }
 
 impl Server {
-    fn new(name: &str, json: bool) -> Server {
+    /// `several`: one of several servers, its lines labelled with `name`.
+    fn new(name: &str, json: bool, several: bool) -> Server {
         Server {
-            out: MgmtPrinter::new(name, json, true),
+            out: MgmtPrinter::new(name, json, several),
             name: name.to_string(),
             schema: None,
             next: 0,
@@ -184,28 +233,102 @@ impl Server {
     }
 }
 
+/// One server's method lines from stdin, read one at a time when the last one is done.
+struct Stdin {
+    lines: std::io::Lines<std::io::StdinLock<'static>>,
+    /// Each call's line number.
+    at: Vec<usize>,
+    /// Lines read (blank lines and comments too).
+    read: usize,
+    /// Nothing more to read.
+    done: bool,
+}
+
 /// The loop's side: every server's calls in order, under the policy.
 struct Calls<'a> {
     servers: Vec<Server>,
-    calls: &'a [Vec<String>],
-    lines: &'a [String],
+    /// The calls, as words: given, or the lines read from stdin so far.
+    calls: Vec<Vec<String>>,
+    /// Each call as one line, as `--echo` and the messages show it.
+    lines: Vec<String>,
+    /// With no calls given: one server's method lines from stdin.
+    stdin: Option<Stdin>,
+    /// Several servers: what is printed is labelled with each one's name.
+    several: bool,
     policy: &'a BatchPolicy,
     stop: Option<&'a Stop>,
     /// Set by a signal, or here when stdout is gone: ends every server.
     cancel: fleet::Alarm,
-    /// stdout failed: the run ends with this.
-    broken: Option<std::io::Error>,
+    /// stdout failed, or stdin could not be read: the run ends with this.
+    broken: Option<anyhow::Error>,
+    /// One server that runs console commands, and these are console commands: RCON's session
+    /// runs them ([`One::Commands`]).
+    commands: bool,
 }
 
 impl Calls<'_> {
+    /// The run ends with `e` (stdout gone, stdin unreadable).
+    fn end(&mut self, e: anyhow::Error) {
+        self.broken.get_or_insert(e);
+        self.cancel.raise();
+    }
+
+    /// Reads stdin up to the next method line and adds it to the calls; `false` at its end
+    /// (and always without stdin).
+    fn read_line(&mut self) -> bool {
+        let Some(input) = self.stdin.as_mut() else {
+            return false;
+        };
+        while !input.done {
+            let Some(line) = input.lines.next() else {
+                input.done = true;
+                break;
+            };
+            input.read += 1;
+            let line = match line {
+                Ok(line) => line,
+                Err(e) => {
+                    input.done = true;
+                    self.end(e.into());
+                    return false;
+                }
+            };
+            let t = line.trim();
+            if t.is_empty() || t.starts_with('#') {
+                continue;
+            }
+            input.at.push(input.read);
+            self.calls.push(mgmt::split_words(t));
+            self.lines.push(t.to_string());
+            return true;
+        }
+        false
+    }
+
+    /// Whether `t` has a call left to run (stdin is read up to it).
+    fn more(&mut self, t: usize) -> bool {
+        self.servers[t].next < self.calls.len() || self.read_line()
+    }
+
+    /// What a finished call (its index `i`, `console`: a console command) came to from what
+    /// printing its result gave, under the policy; `false` when the server stops there (its
+    /// failure reported).
+    fn done(&mut self, t: usize, i: usize, console: bool, printed: anyhow::Result<()>) -> bool {
+        if self.stdin.is_some() {
+            return self.line_done(t, i, printed);
+        }
+        let s = &self.servers[t];
+        let ran = s.out.ran(&self.lines[i], &self.calls[i], console, printed);
+        self.account(t, ran)
+    }
+
     /// What a finished call or a failure came to, under the policy; `false` when the server
     /// stops there (its failure reported).
     fn account(&mut self, t: usize, ran: std::io::Result<commands::Ran>) -> bool {
         let ran = match ran {
             Ok(ran) => ran,
             Err(e) => {
-                self.broken.get_or_insert(e);
-                self.cancel.raise();
+                self.end(e.into());
                 return false;
             }
         };
@@ -228,42 +351,137 @@ impl Calls<'_> {
         false
     }
 
-    /// The call under way ended with `result` (its answer, or what ended the connection).
-    fn finish(&mut self, t: usize, result: Result<String, anyhow::Error>) -> bool {
+    /// [`Calls::done`] for a line from stdin: a failure is `stdin:N: ...`; a line the server
+    /// refused or that names no method (never sent) is reported and the next one runs;
+    /// anything else stops the lines unless `--keep-going`, its error then the run's.
+    fn line_done(&mut self, t: usize, i: usize, printed: anyhow::Result<()>) -> bool {
+        let s = &mut self.servers[t];
+        let Err(e) = printed else {
+            s.tally.sent += 1;
+            return true;
+        };
+        if crate::app::print::output::is_broken_pipe(&e) {
+            self.end(e);
+            return false;
+        }
+        let exit = crate::app::exit::exit_for(&e);
+        let refused = matches!(exit, Exit::CommandFailed | Exit::Usage);
+        s.tally.sent += u64::from(exit != Exit::Usage);
+        s.tally.failed += 1;
+        let at = self.stdin.as_ref().map_or(0, |input| input.at[i]);
+        error(None, &format!("stdin:{at}: {e:#}"));
+        if refused || self.policy.goes_on_after(exit) {
+            s.exit = s.exit.max(if refused { Exit::CommandFailed } else { exit });
+            return true;
+        }
+        error(None, &format!("{e:#}"));
+        s.exit = exit;
+        s.over = true;
+        false
+    }
+
+    /// The call under way ended with `result` (its answer, or what ended the connection, whose
+    /// failure it is: with `--json` its record says so too).
+    fn finish(&mut self, t: usize, result: Result<String, &rconsole::Error>) -> bool {
         let s = &mut self.servers[t];
         let Some(w) = s.under_way.take() else {
             return true;
         };
-        let words = &self.calls[w.index];
         let console = w.command.is_some();
-        let printed = match result {
-            Ok(text) => {
+        let (result, lost) = match result {
+            Ok(text) => (answer(&w.method, &text), None),
+            Err(e) => {
+                // The same message and class, for the record.
+                let copy = rconsole::Error::Management {
+                    message: e.to_string(),
+                    kind: e.kind(),
+                };
+                let lost = failure(e, self.several);
+                (Err(rconsole::mgmt::MgmtError::Connect(copy)), Some(lost))
+            }
+        };
+        let printed = match (w.sent, lost) {
+            (false, Some(lost)) => Err(lost),
+            (true, lost) => {
                 let called = Called {
-                    result: answer(&w.method, &text),
+                    result,
                     method: w.method,
                     params: w.params,
                     elapsed: w.started.elapsed(),
                     command: w.command,
                 };
-                s.out.called(words, called)
+                let printed = s.out.called(&self.calls[w.index], called);
+                match (printed, lost) {
+                    (Err(e), _) if crate::app::print::output::is_broken_pipe(&e) => Err(e),
+                    (_, Some(lost)) => Err(lost),
+                    (printed, None) => printed,
+                }
             }
-            Err(e) => Err(e),
+            (false, None) => Ok(()),
         };
-        let ran = s.out.ran(&self.lines[w.index], words, console, printed);
-        self.account(t, ran)
+        self.done(t, w.index, console, printed)
+    }
+
+    /// Takes the server's next call as under way without sending it: the connection it was to
+    /// go out on is gone (lost between calls, or not made again), which is its failure, as a
+    /// call finds it. `false` when none is left.
+    fn take_next(&mut self, t: usize) -> bool {
+        if !self.more(t) {
+            return false;
+        }
+        let s = &mut self.servers[t];
+        let index = s.next;
+        s.next += 1;
+        s.tally.lines += 1;
+        s.waited = false;
+        if self.policy.echo
+            && let Err(e) = s.out.echo(&self.lines[index])
+        {
+            self.end(e.into());
+            return false;
+        }
+        let command = s.schema.as_ref().and_then(|schema| {
+            mgmt::resolve_words(schema, &self.calls[index])
+                .ok()
+                .and_then(|(_, _, c)| c)
+        });
+        s.under_way = Some(UnderWay {
+            index,
+            method: String::new(),
+            params: Vec::new(),
+            command,
+            started: Instant::now(),
+            sent: false,
+        });
+        true
     }
 
     /// The server's next call, after `--delay`; `methods` and `api` answered here.
     fn next_call(&mut self, t: usize) -> Next {
         loop {
-            let s = &mut self.servers[t];
-            let i = s.next;
-            if i >= self.calls.len() || s.over {
+            let s = &self.servers[t];
+            if s.over || s.stopped.is_some() {
                 return Next::Close;
             }
-            let words = &self.calls[i];
+            if s.next >= self.calls.len() {
+                if !self.read_line() {
+                    return Next::Close;
+                }
+                // A signal while stdin was read: the line read was not sent.
+                if let Some(signal) = self.stop.and_then(Stop::received) {
+                    self.halt(t, signal);
+                    return Next::Close;
+                }
+            }
+            let s = &mut self.servers[t];
+            let i = s.next;
+            // Between the calls sent; a line from stdin waits after any line before it.
+            let after = match self.stdin {
+                Some(_) => i > 0,
+                None => s.tally.sent > 0,
+            };
             if let Some(delay) = self.policy.delay
-                && s.tally.sent > 0
+                && after
                 && !s.waited
             {
                 s.waited = true;
@@ -277,20 +495,27 @@ impl Calls<'_> {
             if self.policy.echo
                 && let Err(e) = s.out.echo(&self.lines[i])
             {
-                self.account(t, Err(e));
+                self.end(e.into());
                 return Next::Close;
             }
+            let words = &self.calls[i];
             let schema = s.schema.as_ref().expect("read first");
             if let Some(done) = s.out.local(schema, words) {
-                let ran = s.out.ran(&self.lines[i], words, false, done);
-                if !self.account(t, ran) {
+                if !self.done(t, i, false, done) {
                     return Next::Close;
                 }
                 continue;
             }
-            // Checked against the schema before the first call.
-            let Ok((method, params, command)) = mgmt::resolve_words(schema, words) else {
-                return Next::Close;
+            // Given calls were checked before the first was sent; a line from stdin that
+            // names no method is reported, and the next one runs.
+            let (method, params, command) = match mgmt::resolve_words(schema, words) {
+                Ok(resolved) => resolved,
+                Err(e) => {
+                    if !self.done(t, i, false, Err(mgmt::error(e))) {
+                        return Next::Close;
+                    }
+                    continue;
+                }
             };
             let text = call_line(&method, &params);
             s.under_way = Some(UnderWay {
@@ -299,6 +524,7 @@ impl Calls<'_> {
                 params,
                 command,
                 started: Instant::now(),
+                sent: true,
             });
             return Next::Command {
                 text,
@@ -308,34 +534,107 @@ impl Calls<'_> {
         }
     }
 
-    /// The answer to `rpc.discover`: the schema, and every call checked against it.
+    /// The answer to `rpc.discover`: the schema, and every call given checked against it.
+    /// One server that runs console commands hands them to RCON's session instead.
     fn discovered(&mut self, t: usize, text: &str) -> Next {
-        let s = &mut self.servers[t];
         let schema = answer("rpc.discover", text).and_then(|doc| Schema::from_discover(&doc));
-        let checked = schema
-            .map_err(mgmt::error)
-            .and_then(|schema| mgmt::check_calls(&schema, &s.out, self.calls).map(|()| schema));
-        match checked {
-            Ok(schema) => {
-                s.schema = Some(schema);
-                self.next_call(t)
+        let schema = match schema {
+            Ok(schema) => schema,
+            Err(e) => return self.over(t, mgmt::error(e)),
+        };
+        if !self.several && mgmt::runs_commands(&schema, &self.calls, self.stdin.is_some()) {
+            self.commands = true;
+            return Next::Close;
+        }
+        if let Err(e) = mgmt::check_calls(&schema, &self.servers[t].out, &self.calls) {
+            return self.over(t, e);
+        }
+        self.servers[t].schema = Some(schema);
+        self.next_call(t)
+    }
+
+    /// The server is done with, for `e`: reported, and its connection closed.
+    fn over(&mut self, t: usize, e: anyhow::Error) -> Next {
+        let s = &mut self.servers[t];
+        error(None, &format!("{e:#}"));
+        s.exit = s.exit.max(crate::app::exit::exit_for(&e));
+        s.over = true;
+        Next::Close
+    }
+
+    /// A signal stopped the server's calls: what it stopped.
+    fn halt(&mut self, t: usize, signal: Signal) {
+        let s = &mut self.servers[t];
+        // Sent and not answered: in flight; else the next was not sent.
+        let in_flight = s.under_way.as_ref().map(|w| w.index);
+        let next = in_flight.map_or(s.next, |i| i + 1);
+        let stopped = match &self.stdin {
+            None => {
+                let server = self.several.then_some(s.name.as_str());
+                let halted = Halted {
+                    signal,
+                    in_flight,
+                    next,
+                };
+                halted.interrupted(&self.lines, Rest::Nothing, &s.tally, server)
             }
-            Err(e) => {
-                error(None, &format!("{e:#}"));
-                s.exit = s.exit.max(crate::app::exit::exit_for(&e));
-                s.over = true;
-                Next::Close
+            Some(input) => Interrupted {
+                signal,
+                ran: s.tally.sent,
+                in_flight: in_flight
+                    .map(|i| InFlight {
+                        server: None,
+                        at: format!("stdin:{}", input.at[i]),
+                        command: self.lines[i].clone(),
+                    })
+                    .into_iter()
+                    .collect(),
+                not_sent: (self.calls.len() - next) as u64,
+                unread: Some("stdin".into()),
+                ..Interrupted::default()
+            },
+        };
+        s.stopped = Some(stopped);
+    }
+
+    /// Every server's exit status, the worst; or what a signal stopped on all of them
+    /// (`count`: of several servers).
+    fn outcome(self, count: Option<usize>) -> anyhow::Result<Exit> {
+        let mut worst = Exit::Success;
+        let mut stopped: Option<Interrupted> = None;
+        let mut ran = 0;
+        for s in self.servers {
+            worst = worst.max(s.exit);
+            ran += s.tally.sent;
+            let Some(this) = s.stopped else { continue };
+            match stopped.as_mut() {
+                None => stopped = Some(this),
+                Some(all) => {
+                    all.in_flight.extend(this.in_flight);
+                    all.not_sent += this.not_sent;
+                }
             }
+        }
+        match stopped {
+            Some(mut all) => {
+                all.ran = ran;
+                all.servers = count;
+                all.in_flight.sort();
+                Err(commands::error(&all))
+            }
+            None => Ok(worst),
         }
     }
 }
 
 /// A failure of the loop's as the application error it is (exit status from its class; a
-/// refused secret with the hint the one-server path gives).
-fn failure(e: &rconsole::Error) -> anyhow::Error {
+/// refused secret, and with one server an untrusted certificate, with the hint the
+/// management errors give: [`mgmt::error`]).
+fn failure(e: &rconsole::Error, several: bool) -> anyhow::Error {
     let exit = Exit::from_error(e);
     let hint = match exit {
         Exit::Login => mgmt::UNAUTHORIZED_HINT,
+        _ if !several && mgmt::untrusted(e) => mgmt::UNTRUSTED_HINT,
         _ => "",
     };
     fail(exit, format!("{e}{hint}"))
@@ -355,15 +654,17 @@ impl fleet::Handler for Calls<'_> {
                 },
             };
         }
-        if s.under_way.is_some()
-            && !self.finish(t, answer.ok_or_else(|| anyhow::anyhow!("no answer")))
-        {
-            return Next::Close;
+        if s.under_way.is_some() {
+            let none = rconsole::Error::Protocol("no answer".into());
+            if !self.finish(t, answer.ok_or(&none)) {
+                return Next::Close;
+            }
         }
         self.next_call(t)
     }
 
     fn report(&mut self, t: usize, report: Report) {
+        let several = self.several;
         let s = &mut self.servers[t];
         match report {
             Report::Output(bytes) => s.answer = Some(String::from_utf8_lossy(&bytes).into_owned()),
@@ -378,46 +679,51 @@ impl fleet::Handler for Calls<'_> {
                 ));
             }
             Report::Failed(rconsole::Error::Cancelled) => {
-                if self.broken.is_some() {
+                if self.broken.is_some() || s.stopped.is_some() {
                     return;
                 }
-                let Some(signal) = self.stop.and_then(Stop::received) else {
-                    return;
-                };
-                // Sent and not answered: in flight; else the next was not sent.
-                let in_flight = s.under_way.as_ref().map(|w| w.index);
-                let halted = Halted {
-                    signal,
-                    in_flight,
-                    next: in_flight.map_or(s.next, |i| i + 1),
-                };
-                s.stopped =
-                    Some(halted.interrupted(self.lines, Rest::Nothing, &s.tally, Some(&s.name)));
+                if let Some(signal) = self.stop.and_then(Stop::received) {
+                    self.halt(t, signal);
+                }
             }
             Report::Failed(e) if s.under_way.is_some() => {
-                self.finish(t, Err(failure(&e)));
+                self.finish(t, Err(&e));
             }
-            Report::Failed(e) if !s.over => {
+            Report::Failed(e) if !s.over && !self.commands && self.broken.is_none() => {
                 s.over = true;
-                let e = failure(&e);
-                error(Some(&s.name), &format!("{e:#}"));
+                let e = failure(&e, several);
+                error(several.then_some(s.name.as_str()), &format!("{e:#}"));
                 s.exit = s.exit.max(crate::app::exit::exit_for(&e));
             }
             _ => {}
         }
     }
 
-    /// With `--keep-going`, a connection lost under a call is that call's failure, and the
-    /// next call connects again, as with one server.
+    /// A connection lost under a call is that call's failure; lost between calls (or not made
+    /// again), the next call's, as that call finds it. With `--keep-going` the call after it
+    /// connects again, as over RCON.
     fn lost(&mut self, t: usize, e: &rconsole::Error) -> Option<Instant> {
         let s = &self.servers[t];
-        if s.under_way.is_none()
-            || matches!(e, rconsole::Error::Cancelled)
-            || !self.policy.goes_on_after(Exit::from_error(e))
+        if matches!(e, rconsole::Error::Cancelled)
+            || s.schema.is_none()
+            || s.over
+            || s.stopped.is_some()
+            || self.broken.is_some()
         {
             return None;
         }
-        self.finish(t, Err(failure(e))).then(Instant::now)
+        if s.under_way.is_none() && !self.take_next(t) {
+            return None;
+        }
+        if !self.finish(t, Err(e)) {
+            return None;
+        }
+        if self.more(t) {
+            return Some(Instant::now());
+        }
+        // Its last call failed, and said so.
+        self.servers[t].over = true;
+        None
     }
 }
 
@@ -456,7 +762,7 @@ fn looped_targets(
         }
         let describe = target.endpoint.url();
         let name = target.name.clone();
-        let made = on_the_loop(target, &settings)?;
+        let made = on_the_loop(&target, &settings)?;
         kept.push(Looped {
             name,
             describe,
