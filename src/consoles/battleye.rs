@@ -305,8 +305,6 @@ enum Timer {
     KeepAlive,
 }
 
-const TIMERS: [Timer; 4] = [Timer::Quiet, Timer::GiveUp, Timer::Resend, Timer::KeepAlive];
-
 /// The BattlEye RCon exchange: login, commands, acks, keep-alive, retransmission.
 pub struct BattlEye {
     password: String,
@@ -494,9 +492,9 @@ impl BattlEye {
         }
     }
 
-    /// When each of [`TIMERS`] is due in this state, if it is set: the one place the
-    /// deadlines come from, for [`Machine::wake`] and [`Machine::tick`] alike.
-    fn timers(&self) -> [Option<Instant>; 4] {
+    /// When each timer is due in this state, if it is set: the one place the deadlines come
+    /// from, for [`Machine::wake`] and [`Machine::tick`] alike.
+    fn timers(&self) -> [(Timer, Option<Instant>); 4] {
         let t = self.timings;
         let (resent, quiet, keepalive) = match &self.state {
             BattlEyeState::LoggingIn(r) => (Some(r), None, None),
@@ -508,10 +506,16 @@ impl BattlEye {
             BattlEyeState::New | BattlEyeState::Failed => (None, None, None),
         };
         [
-            quiet,
-            resent.and_then(|r| r.first.checked_add(t.timeout)),
-            resent.and_then(|r| r.last().checked_add(t.retransmit)),
-            keepalive,
+            (Timer::Quiet, quiet),
+            (
+                Timer::GiveUp,
+                resent.and_then(|r| r.first.checked_add(t.timeout)),
+            ),
+            (
+                Timer::Resend,
+                resent.and_then(|r| r.last().checked_add(t.retransmit)),
+            ),
+            (Timer::KeepAlive, keepalive),
         ]
     }
 
@@ -644,11 +648,11 @@ impl Machine for BattlEye {
     }
 
     fn tick(&mut self, now: Instant) {
-        let due = TIMERS
+        match self
+            .timers()
             .into_iter()
-            .zip(self.timers())
-            .find(|(_, at)| at.is_some_and(|at| at <= now));
-        match due {
+            .find(|(_, at)| at.is_some_and(|at| at <= now))
+        {
             Some((Timer::Quiet, _)) => self.answer_with_held(),
             Some((Timer::GiveUp, _)) => self.give_up(),
             Some((Timer::Resend, _)) => self.resend(now),
@@ -662,7 +666,7 @@ impl Machine for BattlEye {
     }
 
     fn wake(&self) -> Option<Instant> {
-        self.timers().into_iter().flatten().min()
+        self.timers().into_iter().filter_map(|(_, at)| at).min()
     }
 }
 
