@@ -248,25 +248,49 @@ pub trait Handler {
     fn woken(&mut self) {}
 }
 
+/// Where a target is; each phase holds what is valid in it, its deadline among them
+/// ([`Phase::deadline`]).
 #[derive(Debug)]
 enum Phase {
-    /// Not started yet.
+    /// Not started yet, or back in line after a back-off.
     Pending,
-    /// Waiting to try connecting again.
-    Backoff,
-    /// A non-blocking connect is under way.
-    Connecting,
-    /// WebRCON: the WebSocket upgrade is under way.
-    Handshake,
+    /// Waiting until then to try connecting again.
+    Backoff { until: Instant },
+    /// A non-blocking connect is under way, given up at `until` (a link that needs no connect,
+    /// a tunnel or a UDP socket, has none).
+    Connecting { until: Option<Instant> },
+    /// WebRCON: the WebSocket upgrade is under way, given up at `until`.
+    Handshake { until: Instant },
     /// A tunnel closed its output (or stopped reading): waiting for it to exit, to tell a
-    /// failed tunnel from a plain close.
-    Exiting,
+    /// failed tunnel from a plain close; `until` the grace ends, `then` is what a clean exit
+    /// means, and `resume` when a delayed command that was waiting is due.
+    Exiting {
+        until: Instant,
+        then: Fallback,
+        resume: Option<Instant>,
+    },
     /// Connected: the machine runs.
     Open,
-    /// Connected and ready, waiting for a command's `not_before`.
-    Delay,
+    /// Connected and ready, waiting until then for a command's `not_before` or the end of a
+    /// [`Next::Wait`].
+    Delay { until: Instant },
     /// Done (finished or failed).
     Over,
+}
+
+impl Phase {
+    /// When the phase ends by itself, if it does (an open connection's clock is its
+    /// machine's).
+    fn deadline(&self) -> Option<Instant> {
+        match self {
+            Phase::Backoff { until }
+            | Phase::Handshake { until }
+            | Phase::Exiting { until, .. }
+            | Phase::Delay { until } => Some(*until),
+            Phase::Connecting { until } => *until,
+            Phase::Pending | Phase::Open | Phase::Over => None,
+        }
+    }
 }
 
 /// Where the conversation on the current connection is: what the blocking driver's
@@ -283,6 +307,7 @@ enum Stage {
 }
 
 /// What a tunnel that ended cleanly (or too slowly to tell) means.
+#[derive(Debug)]
 enum Fallback {
     /// The server closed the connection.
     Closed,
@@ -319,9 +344,6 @@ struct Slot {
     outbox: Outbox,
     /// How much of the first of `outbox` a stream already took.
     sent: usize,
-    /// When connecting or the upgrade gives up, the back-off ends, a delayed command is due or
-    /// an exiting tunnel is looked at again.
-    wake_at: Option<Instant>,
     attempt: u32,
     /// A command to start once logged in again (after a stop command closed the connection).
     queued: Option<(String, bool)>,
@@ -329,11 +351,6 @@ struct Slot {
     armed: Option<Instant>,
     /// Where the current connection's conversation is.
     stage: Stage,
-    /// An exiting tunnel: until when to wait, and what a clean exit means.
-    exit_until: Option<Instant>,
-    exit_then: Option<Fallback>,
-    /// An exiting tunnel closed while a delayed command waited: when it is due.
-    resume: Option<Instant>,
 }
 
 impl Slot {
@@ -362,14 +379,10 @@ impl Slot {
             child: None,
             outbox: Outbox::default(),
             sent: 0,
-            wake_at: None,
             attempt: 0,
             queued: None,
             armed: None,
             stage: Stage::LoggingIn,
-            exit_until: None,
-            exit_then: None,
-            resume: None,
         }
     }
 }
@@ -510,7 +523,7 @@ impl Loop {
     /// next address (the first one for a new attempt).
     fn connect(&mut self, i: usize, poll: &Poll, handler: &mut dyn Handler) {
         let s = &mut self.sessions[i];
-        if !matches!(s.phase, Phase::Connecting) {
+        if !matches!(s.phase, Phase::Connecting { .. }) {
             s.attempt += 1;
             s.addr_index = 0;
             handler.report(i, Report::Connecting { attempt: s.attempt });
@@ -582,10 +595,12 @@ impl Loop {
                     }
                     let s = &mut self.sessions[i];
                     s.link = Some(Link::Stream(Stream::Tcp(stream)));
-                    s.phase = Phase::Connecting;
-                    if s.addr_index == 0 || s.wake_at.is_none() {
-                        s.wake_at = Some(Instant::now() + timeout);
-                    }
+                    // The next address keeps the first one's deadline.
+                    let until = match s.phase {
+                        Phase::Connecting { until: Some(u) } if s.addr_index > 0 => u,
+                        _ => Instant::now() + timeout,
+                    };
+                    s.phase = Phase::Connecting { until: Some(until) };
                     self.arm(i);
                     return;
                 }
@@ -613,14 +628,14 @@ impl Loop {
             return;
         }
         self.sessions[i].link = Some(link);
-        self.sessions[i].phase = Phase::Connecting;
+        self.sessions[i].phase = Phase::Connecting { until: None };
         self.opened(i, poll, handler);
     }
 
     /// The link is up: the WebSocket upgrade for WebRCON, else the login.
     fn opened(&mut self, i: usize, poll: &Poll, handler: &mut dyn Handler) {
         let s = &mut self.sessions[i];
-        s.wake_at = None;
+        s.phase = Phase::Connecting { until: None };
         if s.protocol != Protocol::WebRcon {
             s.phase = Phase::Open;
             s.machine.start(Instant::now());
@@ -643,8 +658,9 @@ impl Loop {
             let traced = Traced::new(Protocol::WebRcon, Direction::Sent, line.into_bytes(), what);
             handler.report(i, Report::Traced(traced));
         }
-        s.phase = Phase::Handshake;
-        s.wake_at = Some(Instant::now() + s.timeout);
+        s.phase = Phase::Handshake {
+            until: Instant::now() + s.timeout,
+        };
         let attempt = tungstenite::client::client(url.as_str(), stream);
         self.handshake_step(i, attempt, poll, handler);
     }
@@ -676,7 +692,6 @@ impl Loop {
                 let s = &mut self.sessions[i];
                 s.link = Some(Link::Ws(Box::new(ws)));
                 s.phase = Phase::Open;
-                s.wake_at = None;
                 s.machine.start(Instant::now());
                 self.after_machine(i, poll, handler);
                 self.read(i, poll, handler);
@@ -706,8 +721,9 @@ impl Loop {
         // A far end that cannot serve stays so: no retry.
         if s.attempt <= self.opts.retries && err.kind() != crate::error::ErrorKind::Remote {
             let delay = crate::engine::retry_pause(self.opts.backoff, s.attempt);
-            s.phase = Phase::Backoff;
-            s.wake_at = Some(Instant::now() + delay);
+            s.phase = Phase::Backoff {
+                until: Instant::now() + delay,
+            };
             self.active -= 1;
             self.backing_off += 1;
             handler.report(i, Report::Retrying { error: err, delay });
@@ -733,13 +749,13 @@ impl Loop {
         let now = Instant::now();
         for i in 0..self.sessions.len() {
             let s = &mut self.sessions[i];
-            let waiting = match s.phase {
-                Phase::Delay => s.queued.is_none(),
-                Phase::Backoff => true,
-                _ => false,
+            let until = match &mut s.phase {
+                Phase::Delay { until } if s.queued.is_none() => until,
+                Phase::Backoff { until } => until,
+                _ => continue,
             };
-            if waiting && s.wake_at.is_some_and(|w| w > now) {
-                s.wake_at = Some(now);
+            if *until > now {
+                *until = now;
                 self.arm(i);
             }
         }
@@ -777,12 +793,10 @@ impl Loop {
     /// without holding a slot, then connects again.
     fn retake(&mut self, i: usize, at: Instant) {
         let s = &mut self.sessions[i];
-        s.phase = Phase::Backoff;
+        s.phase = Phase::Backoff { until: at };
         s.stage = Stage::LoggingIn;
         s.queued = None;
-        s.resume = None;
         s.attempt = 0;
-        s.wake_at = Some(at);
         self.active -= 1;
         self.backing_off += 1;
         self.arm(i);
@@ -800,13 +814,6 @@ impl Loop {
         }
         s.outbox.clear();
         s.sent = 0;
-        // A delayed command still runs at its time (on a new connection, if the server closed
-        // this one meanwhile).
-        if !matches!(s.phase, Phase::Delay) {
-            s.wake_at = None;
-        }
-        s.exit_until = None;
-        s.exit_then = None;
     }
 
     /// Puts the target's next deadline on the timer heap.
@@ -815,12 +822,8 @@ impl Loop {
         let at = match s.phase {
             Phase::Open => s.machine.wake(),
             // A console keeps its clock between commands (BattlEye's keep-alive).
-            Phase::Delay => match (s.wake_at, s.machine.wake()) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            },
-            Phase::Connecting | Phase::Handshake | Phase::Backoff | Phase::Exiting => s.wake_at,
-            Phase::Pending | Phase::Over => None,
+            Phase::Delay { until } => Some(s.machine.wake().map_or(until, |w| w.min(until))),
+            _ => s.phase.deadline(),
         };
         if let Some(at) = at
             && s.armed != Some(at)
@@ -841,6 +844,7 @@ impl Loop {
             if s.armed == Some(at) {
                 s.armed = None;
             }
+            let due = s.phase.deadline().is_some_and(|w| w <= now);
             match s.phase {
                 Phase::Open => {
                     if s.machine.wake().is_some_and(|d| d <= now) {
@@ -850,7 +854,7 @@ impl Loop {
                         self.arm(i);
                     }
                 }
-                Phase::Connecting if s.wake_at.is_some_and(|w| w <= now) => {
+                Phase::Connecting { .. } if due => {
                     let timeout = s.timeout;
                     self.connect_failed(
                         i,
@@ -863,7 +867,7 @@ impl Loop {
                         handler,
                     );
                 }
-                Phase::Handshake if s.wake_at.is_some_and(|w| w <= now) => {
+                Phase::Handshake { .. } if due => {
                     let timeout = s.timeout;
                     self.fail(
                         i,
@@ -876,18 +880,14 @@ impl Loop {
                         handler,
                     );
                 }
-                Phase::Exiting if s.wake_at.is_some_and(|w| w <= now) => {
-                    s.wake_at = None;
-                    self.check_exit(i, poll, handler);
-                }
-                Phase::Backoff if s.wake_at.is_some_and(|w| w <= now) => {
-                    s.wake_at = None;
+                Phase::Exiting { .. } if due => self.check_exit(i, poll, handler),
+                Phase::Backoff { .. } if due => {
+                    s.phase = Phase::Pending;
                     self.backing_off -= 1;
                     // Back in line, ahead of targets that never started.
                     self.pending.push_front(i);
                 }
-                Phase::Delay if s.wake_at.is_some_and(|w| w <= now) => {
-                    s.wake_at = None;
+                Phase::Delay { .. } if due => {
                     s.phase = Phase::Open;
                     match s.queued.take() {
                         Some((text, then_close)) => self.start(i, text, then_close, poll, handler),
@@ -895,7 +895,7 @@ impl Loop {
                         None => self.ask(i, poll, handler),
                     }
                 }
-                Phase::Delay if s.machine.wake().is_some_and(|d| d <= now) => {
+                Phase::Delay { .. } if s.machine.wake().is_some_and(|d| d <= now) => {
                     s.machine.tick(now);
                     self.after_machine(i, poll, handler);
                 }
@@ -922,7 +922,7 @@ impl Loop {
             child.drain_stderr(poll.registry());
         }
         match s.phase {
-            Phase::Connecting => {
+            Phase::Connecting { .. } => {
                 let Some(Link::Stream(Stream::Tcp(stream))) = s.link.as_ref() else {
                     return;
                 };
@@ -940,18 +940,18 @@ impl Loop {
                 let _ = stream.set_nodelay(true);
                 self.opened(i, poll, handler);
             }
-            Phase::Handshake => {
+            Phase::Handshake { .. } => {
                 let Some(Link::Handshake(mid)) = s.link.take() else {
                     return;
                 };
                 let attempt = mid.handshake();
                 self.handshake_step(i, attempt, poll, handler);
             }
-            Phase::Open | Phase::Delay => {
+            Phase::Open | Phase::Delay { .. } => {
                 self.flush(i, poll, handler);
                 self.read(i, poll, handler);
             }
-            Phase::Exiting => self.check_exit(i, poll, handler),
+            Phase::Exiting { .. } => self.check_exit(i, poll, handler),
             _ => {}
         }
     }
@@ -978,7 +978,7 @@ impl Loop {
     fn read(&mut self, i: usize, poll: &Poll, handler: &mut dyn Handler) {
         loop {
             let s = &mut self.sessions[i];
-            if !matches!(s.phase, Phase::Open | Phase::Delay) {
+            if !matches!(s.phase, Phase::Open | Phase::Delay { .. }) {
                 return;
             }
             let Some(link) = s.link.as_mut() else {
@@ -1089,7 +1089,7 @@ impl Loop {
             self.close(i, poll);
             self.after_machine(i, poll, handler);
             let s = &self.sessions[i];
-            if idle && s.link.is_none() && matches!(s.phase, Phase::Open | Phase::Delay) {
+            if idle && s.link.is_none() && matches!(s.phase, Phase::Open | Phase::Delay { .. }) {
                 self.idle_closed(i, handler);
             }
             return;
@@ -1169,13 +1169,16 @@ impl Loop {
     /// to exit, to tell a failed tunnel from a plain close.
     fn begin_exit(&mut self, i: usize, then: Fallback, poll: &Poll, handler: &mut dyn Handler) {
         let s = &mut self.sessions[i];
-        s.resume = match s.phase {
-            Phase::Delay => s.wake_at,
+        let resume = match s.phase {
+            Phase::Delay { until } => Some(until),
             _ => None,
         };
-        s.phase = Phase::Exiting;
-        s.exit_until = Some(Instant::now() + EXIT_GRACE);
-        s.exit_then = Some(then);
+        let until = Instant::now() + EXIT_GRACE;
+        s.phase = Phase::Exiting {
+            until,
+            then,
+            resume,
+        };
         self.check_exit(i, poll, handler);
     }
 
@@ -1196,18 +1199,17 @@ impl Loop {
                 if s.stage != Stage::LoggingIn {
                     self.fail(i, err, poll, handler);
                 } else {
-                    s.phase = Phase::Connecting;
+                    s.phase = Phase::Connecting { until: None };
                     self.connect_failed(i, err, poll, handler);
                 }
             }
             Some(_) => self.after_exit(i, poll, handler),
-            None if s.exit_until.is_some_and(|u| now >= u) => self.after_exit(i, poll, handler),
+            None if s.phase.deadline().is_some_and(|u| now >= u) => {
+                self.after_exit(i, poll, handler)
+            }
             // Woken when it exits (its token turns ready), or at the grace's end.
             None => match child.watch_exit(poll.registry(), Token(i)) {
-                Ok(()) => {
-                    s.wake_at = s.exit_until;
-                    self.arm(i);
-                }
+                Ok(()) => self.arm(i),
                 Err(_) => self.after_exit(i, poll, handler),
             },
         }
@@ -1215,15 +1217,14 @@ impl Loop {
 
     /// The tunnel ended cleanly (or did not say in time): the close or error it stood for.
     fn after_exit(&mut self, i: usize, poll: &Poll, handler: &mut dyn Handler) {
-        let then = self.sessions[i].exit_then.take();
+        let (then, resume) = match std::mem::replace(&mut self.sessions[i].phase, Phase::Open) {
+            Phase::Exiting { then, resume, .. } => (Some(then), resume),
+            _ => (None, None),
+        };
         self.close(i, poll);
         let s = &mut self.sessions[i];
-        match s.resume.take() {
-            Some(at) => {
-                s.phase = Phase::Delay;
-                s.wake_at = Some(at);
-            }
-            None => s.phase = Phase::Open,
+        if let Some(until) = resume {
+            s.phase = Phase::Delay { until };
         }
         match then {
             Some(Fallback::Error(e)) => {
@@ -1241,7 +1242,7 @@ impl Loop {
     /// memory than the allocation it saves.
     fn flush(&mut self, i: usize, poll: &Poll, handler: &mut dyn Handler) {
         let s = &mut self.sessions[i];
-        if !matches!(s.phase, Phase::Open | Phase::Delay) {
+        if !matches!(s.phase, Phase::Open | Phase::Delay { .. }) {
             return;
         }
         let Some(link) = s.link.as_mut() else {
@@ -1338,9 +1339,8 @@ impl Loop {
                 Action::Reconnect => {
                     self.close(i, poll);
                     let s = &mut self.sessions[i];
-                    s.phase = Phase::Connecting;
+                    s.phase = Phase::Connecting { until: None };
                     s.addr_index = 0;
-                    s.wake_at = None;
                     return self.connect(i, poll, handler);
                 }
             }
@@ -1390,8 +1390,7 @@ impl Loop {
             Next::Wait { until } => {
                 let s = &mut self.sessions[i];
                 s.queued = None;
-                s.phase = Phase::Delay;
-                s.wake_at = Some(until);
+                s.phase = Phase::Delay { until };
                 self.arm(i);
             }
             Next::Command {
@@ -1403,8 +1402,7 @@ impl Loop {
                 match not_before {
                     Some(at) if at > Instant::now() => {
                         s.queued = Some((text, then_close));
-                        s.phase = Phase::Delay;
-                        s.wake_at = Some(at);
+                        s.phase = Phase::Delay { until: at };
                         self.arm(i);
                     }
                     _ => self.start(i, text, then_close, poll, handler),
@@ -1433,9 +1431,8 @@ impl Loop {
             self.close(i, poll);
             let s = &mut self.sessions[i];
             s.machine.disconnect();
-            s.phase = Phase::Connecting;
+            s.phase = Phase::Connecting { until: None };
             s.addr_index = 0;
-            s.wake_at = None;
             return self.connect(i, poll, handler);
         }
         s.stage = Stage::Command {
