@@ -256,9 +256,9 @@ enum Phase {
     Pending,
     /// Waiting until then to try connecting again.
     Backoff { until: Instant },
-    /// A non-blocking connect is under way, given up at `until` (a link that needs no connect,
-    /// a tunnel or a UDP socket, has none).
-    Connecting { until: Option<Instant> },
+    /// A non-blocking connect to `addrs[addr]` is under way, given up at `until` (a link that
+    /// needs no connect, a tunnel or a UDP socket, has none).
+    Connecting { until: Option<Instant>, addr: usize },
     /// WebRCON: the WebSocket upgrade is under way, given up at `until`.
     Handshake { until: Instant },
     /// A tunnel closed its output (or stopped reading): waiting for it to exit, to tell a
@@ -279,6 +279,13 @@ enum Phase {
 }
 
 impl Phase {
+    /// Connecting from the first address, no deadline yet: [`Loop::connect`] counts no new
+    /// attempt from here (a reconnect after a stop command, a link that needs no connect).
+    const CONNECTING: Phase = Phase::Connecting {
+        until: None,
+        addr: 0,
+    };
+
     /// When the phase ends by itself, if it does (an open connection's clock is its
     /// machine's).
     fn deadline(&self) -> Option<Instant> {
@@ -287,7 +294,7 @@ impl Phase {
             | Phase::Handshake { until }
             | Phase::Exiting { until, .. }
             | Phase::Delay { until } => Some(*until),
-            Phase::Connecting { until } => *until,
+            Phase::Connecting { until, .. } => *until,
             Phase::Pending | Phase::Open | Phase::Over => None,
         }
     }
@@ -334,7 +341,6 @@ struct Slot {
     /// Whether the observer wants packets (the WebSocket upgrade is traced here).
     tracing: bool,
     addrs: Vec<SocketAddr>,
-    addr_index: usize,
     link: Option<Link>,
     /// The tunnel's process, while one runs.
     child: Option<TunnelChild>,
@@ -374,7 +380,6 @@ impl Slot {
             unix: t.unix,
             address,
             addrs,
-            addr_index: 0,
             link: None,
             child: None,
             outbox: Outbox::default(),
@@ -428,10 +433,19 @@ pub fn run(
     handler: &mut dyn Handler,
 ) -> io::Result<()> {
     let resolved = resolve_all(targets.iter());
+    run_resolved(targets.into_iter().zip(resolved).collect(), opts, handler)
+}
+
+/// [`run`], every target with the addresses its name resolved to (or why it did not).
+fn run_resolved(
+    targets: Vec<(FleetTarget, Result<Vec<SocketAddr>, Error>)>,
+    opts: FleetOptions,
+    handler: &mut dyn Handler,
+) -> io::Result<()> {
     let mut poll = Poll::new()?;
     let mut sessions: Vec<Slot> = Vec::with_capacity(targets.len());
     let mut early: Vec<(usize, Error)> = Vec::new();
-    for (i, (t, addrs)) in targets.into_iter().zip(resolved).enumerate() {
+    for (i, (t, addrs)) in targets.into_iter().enumerate() {
         let addrs = match addrs {
             Ok(a) => a,
             Err(e) => {
@@ -523,11 +537,14 @@ impl Loop {
     /// next address (the first one for a new attempt).
     fn connect(&mut self, i: usize, poll: &Poll, handler: &mut dyn Handler) {
         let s = &mut self.sessions[i];
-        if !matches!(s.phase, Phase::Connecting { .. }) {
-            s.attempt += 1;
-            s.addr_index = 0;
-            handler.report(i, Report::Connecting { attempt: s.attempt });
-        }
+        let mut index = match s.phase {
+            Phase::Connecting { addr, .. } => addr,
+            _ => {
+                s.attempt += 1;
+                handler.report(i, Report::Connecting { attempt: s.attempt });
+                0
+            }
+        };
         s.stage = Stage::LoggingIn;
         if let Some(path) = &s.unix {
             // A local connect does not wait on a network: it succeeds or fails at once.
@@ -555,7 +572,7 @@ impl Loop {
         }
         let timeout = s.timeout;
         loop {
-            let Some(&addr) = s.addrs.get(s.addr_index) else {
+            let Some(&addr) = s.addrs.get(index) else {
                 let err = Error::Connect {
                     addr: "no address".into(),
                     source: io::Error::new(io::ErrorKind::NotFound, "no addresses"),
@@ -564,22 +581,10 @@ impl Loop {
                 return;
             };
             if s.protocol == Protocol::BattlEye {
-                // One connected UDP socket, as the blocking driver opens it: nothing to wait
-                // for, the login's own timeout decides.
-                let local: SocketAddr = if addr.is_ipv4() {
-                    (std::net::Ipv4Addr::UNSPECIFIED, 0).into()
-                } else {
-                    (std::net::Ipv6Addr::UNSPECIFIED, 0).into()
-                };
-                match UdpSocket::bind(local).and_then(|u| u.connect(addr).map(|()| u)) {
+                // Nothing to wait for: the login's own timeout decides.
+                match udp_to(addr) {
                     Ok(socket) => self.attach(i, Link::Udp(socket), poll, handler),
-                    Err(source) => {
-                        let err = Error::Connect {
-                            addr: addr.to_string(),
-                            source,
-                        };
-                        self.connect_failed(i, err, poll, handler);
-                    }
+                    Err(e) => self.connect_failed(i, e, poll, handler),
                 }
                 return;
             }
@@ -597,16 +602,19 @@ impl Loop {
                     s.link = Some(Link::Stream(Stream::Tcp(stream)));
                     // The next address keeps the first one's deadline.
                     let until = match s.phase {
-                        Phase::Connecting { until: Some(u) } if s.addr_index > 0 => u,
+                        Phase::Connecting { until: Some(u), .. } if index > 0 => u,
                         _ => Instant::now() + timeout,
                     };
-                    s.phase = Phase::Connecting { until: Some(until) };
+                    s.phase = Phase::Connecting {
+                        until: Some(until),
+                        addr: index,
+                    };
                     self.arm(i);
                     return;
                 }
                 Err(source) => {
-                    s.addr_index += 1;
-                    if s.addr_index >= s.addrs.len() {
+                    index += 1;
+                    if index >= s.addrs.len() {
                         let err = Error::Connect {
                             addr: addr.to_string(),
                             source,
@@ -628,14 +636,14 @@ impl Loop {
             return;
         }
         self.sessions[i].link = Some(link);
-        self.sessions[i].phase = Phase::Connecting { until: None };
+        self.sessions[i].phase = Phase::CONNECTING;
         self.opened(i, poll, handler);
     }
 
     /// The link is up: the WebSocket upgrade for WebRCON, else the login.
     fn opened(&mut self, i: usize, poll: &Poll, handler: &mut dyn Handler) {
         let s = &mut self.sessions[i];
-        s.phase = Phase::Connecting { until: None };
+        s.phase = Phase::CONNECTING;
         if s.protocol != Protocol::WebRcon {
             s.phase = Phase::Open;
             s.machine.start(Instant::now());
@@ -962,9 +970,15 @@ impl Loop {
         if let Some(link) = s.link.take() {
             link.close(poll.registry());
         }
-        let addr = s.addrs[s.addr_index];
-        s.addr_index += 1;
-        if s.addr_index < s.addrs.len() {
+        let Phase::Connecting { until, addr: index } = s.phase else {
+            return;
+        };
+        let addr = s.addrs[index];
+        if index + 1 < s.addrs.len() {
+            s.phase = Phase::Connecting {
+                until,
+                addr: index + 1,
+            };
             self.connect(i, poll, handler);
         } else {
             let err = Error::Connect {
@@ -1199,7 +1213,7 @@ impl Loop {
                 if s.stage != Stage::LoggingIn {
                     self.fail(i, err, poll, handler);
                 } else {
-                    s.phase = Phase::Connecting { until: None };
+                    s.phase = Phase::CONNECTING;
                     self.connect_failed(i, err, poll, handler);
                 }
             }
@@ -1339,8 +1353,7 @@ impl Loop {
                 Action::Reconnect => {
                     self.close(i, poll);
                     let s = &mut self.sessions[i];
-                    s.phase = Phase::Connecting { until: None };
-                    s.addr_index = 0;
+                    s.phase = Phase::CONNECTING;
                     return self.connect(i, poll, handler);
                 }
             }
@@ -1431,8 +1444,7 @@ impl Loop {
             self.close(i, poll);
             let s = &mut self.sessions[i];
             s.machine.disconnect();
-            s.phase = Phase::Connecting { until: None };
-            s.addr_index = 0;
+            s.phase = Phase::CONNECTING;
             return self.connect(i, poll, handler);
         }
         s.stage = Stage::Command {
@@ -1446,6 +1458,21 @@ impl Loop {
         s.machine.command_with(&text, ending, Instant::now());
         self.after_machine(i, poll, handler);
     }
+}
+
+/// One UDP socket connected to `addr`, as the blocking driver opens it.
+fn udp_to(addr: SocketAddr) -> Result<UdpSocket, Error> {
+    let local: SocketAddr = if addr.is_ipv4() {
+        (std::net::Ipv4Addr::UNSPECIFIED, 0).into()
+    } else {
+        (std::net::Ipv6Addr::UNSPECIFIED, 0).into()
+    };
+    UdpSocket::bind(local)
+        .and_then(|u| u.connect(addr).map(|()| u))
+        .map_err(|source| Error::Connect {
+            addr: addr.to_string(),
+            source,
+        })
 }
 
 fn setup_error(source: io::Error) -> Error {
