@@ -166,28 +166,143 @@ impl Default for Timings {
 /// The hint that goes with "no answer at all".
 const NO_ANSWER: &str = "waiting for the BattlEye login reply (no answer at all: is BattlEye RCon enabled, with RConPassword and RConPort in BEServer_x64.cfg, and is this its UDP port?)";
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Where the exchange is; each state holds what is valid in it, and its deadlines follow from
+/// that ([`BattlEye::timers`]).
+#[derive(Debug)]
 enum BattlEyeState {
     New,
-    LoggingIn,
-    Ready,
+    /// The login, sent again until its reply comes.
+    LoggingIn(Resent),
+    Ready(Session),
     Failed,
+}
+
+/// A datagram sent again every [`Timings::retransmit`] until its answer comes, given up
+/// [`Timings::timeout`] after it first went out: the login (whose `seq` is unused), a
+/// keep-alive or a command.
+#[derive(Debug)]
+struct Resent {
+    seq: u8,
+    datagram: Vec<u8>,
+    first: Instant,
+    /// When it was last sent again, if it was.
+    again: Option<Instant>,
+}
+
+impl Resent {
+    fn new(seq: u8, datagram: Vec<u8>, now: Instant) -> Self {
+        Resent {
+            seq,
+            datagram,
+            first: now,
+            again: None,
+        }
+    }
+
+    fn last(&self) -> Instant {
+        self.again.unwrap_or(self.first)
+    }
+
+    /// The datagram to send again at `now`.
+    fn again(&mut self, now: Instant) -> Vec<u8> {
+        self.again = Some(now);
+        self.datagram.clone()
+    }
+}
+
+/// What a [`Resent`] datagram waits for, as its traces and its timeout say it.
+#[derive(Debug, Clone, Copy)]
+enum Waiting {
+    Login,
+    KeepAlive,
+    Answer,
+}
+
+impl Waiting {
+    /// What a trace says when it is sent again.
+    fn again(self, seq: u8) -> String {
+        match self {
+            Waiting::Login => "login again, no reply yet (password hidden)".into(),
+            Waiting::KeepAlive => format!("keep-alive seq={seq} again"),
+            Waiting::Answer => format!("command seq={seq} again, no answer yet"),
+        }
+    }
+
+    /// The failure when its answer has not come `after` it first went out.
+    fn timeout(self, after: Duration) -> Error {
+        let (phase, what) = match self {
+            Waiting::Login => (crate::error::Phase::Login, NO_ANSWER),
+            Waiting::KeepAlive => (
+                crate::error::Phase::Idle,
+                "waiting for the keep-alive's answer (server gone, or it logged this client out)",
+            ),
+            Waiting::Answer => (
+                crate::error::Phase::Answer,
+                "waiting for the BattlEye answer (retransmitted with the same sequence number)",
+            ),
+        };
+        Error::Timeout { phase, what, after }
+    }
+}
+
+/// A logged-in session.
+#[derive(Debug)]
+struct Session {
+    /// When anything was last sent: after [`Timings::keepalive`] of silence a keep-alive goes.
+    last_sent: Instant,
+    /// Sequence numbers of the server messages seen lately (the server resends one whose ack
+    /// it missed); enough to tell a resend from the next lap of the wrap.
+    seen: VecDeque<u8>,
+    /// Whether any command got a `0x01` answer (then the Reforger quirk is ruled out).
+    answered: bool,
+    warned_quirk: bool,
+    work: Work,
+}
+
+/// What a session waits for.
+#[derive(Debug)]
+enum Work {
+    Idle,
+    /// A keep-alive's answer: unanswered for the timeout, the server is gone (or logged this
+    /// client out) and the session fails, so a reconnect can follow.
+    KeepAlive(Resent),
+    Command(Pending),
 }
 
 /// The command waiting for its answer.
 #[derive(Debug)]
 struct Pending {
-    seq: u8,
-    datagram: Vec<u8>,
-    first_sent: Instant,
-    last_sent: Instant,
+    out: Resent,
     /// Parts of a multi-part answer, by index.
     parts: Vec<Option<Vec<u8>>>,
-    /// When the command was last sent again, if it was.
-    retransmitted: Option<Instant>,
     /// Server messages held back while the command is pending, and when the last came.
     held: Vec<String>,
     last_held: Option<Instant>,
+}
+
+impl Pending {
+    /// With the Reforger quirk: when the held messages become the answer (`gap` after both
+    /// the last of them and the retransmission), unless the server has answered with `0x01`.
+    fn quiet(&self, answered: bool, gap: Duration) -> Option<Instant> {
+        match (self.last_held, self.out.again, answered) {
+            (Some(held), Some(again), false) => held.max(again).checked_add(gap),
+            _ => None,
+        }
+    }
+}
+
+/// The exchange's timers, each one deadline with one meaning, in the order they are served
+/// when several are due (quinn-proto's timer table, in small).
+#[derive(Debug, Clone, Copy)]
+enum Timer {
+    /// The held server messages are the answer (the Reforger quirk).
+    Quiet,
+    /// The login, keep-alive or command went unanswered for [`Timings::timeout`].
+    GiveUp,
+    /// It is sent again.
+    Resend,
+    /// Nothing was sent for [`Timings::keepalive`]: a keep-alive goes out.
+    KeepAlive,
 }
 
 /// The BattlEye RCon exchange: login, commands, acks, keep-alive, retransmission.
@@ -195,25 +310,10 @@ pub struct BattlEye {
     password: String,
     timings: Timings,
     state: BattlEyeState,
-    login_first: Option<Instant>,
-    login_last: Option<Instant>,
     next_seq: u8,
-    pending: Option<Pending>,
-    /// A keep-alive waiting for its answer: (seq, datagram, last sent).
-    keepalive: Option<(u8, Vec<u8>, Instant)>,
-    /// When the pending keep-alive first went out: unanswered for the timeout, the server is
-    /// gone (or logged this client out) and the session fails, so a reconnect can follow.
-    keepalive_first: Option<Instant>,
-    last_sent: Option<Instant>,
-    /// Sequence numbers of the server messages seen lately (the server resends one whose ack
-    /// it missed); enough to tell a resend from the next lap of the wrap.
-    seen: VecDeque<u8>,
     actions: VecDeque<Action>,
     tracing: bool,
     bad_crc: u64,
-    warned_quirk: bool,
-    /// Whether any command got a `0x01` answer (then the Reforger quirk is ruled out).
-    answered: bool,
 }
 
 /// How many recent server-message sequence numbers are remembered.
@@ -226,19 +326,10 @@ impl BattlEye {
             password: password.to_string(),
             timings,
             state: BattlEyeState::New,
-            login_first: None,
-            login_last: None,
             next_seq: 0,
-            pending: None,
-            keepalive: None,
-            keepalive_first: None,
-            last_sent: None,
-            seen: VecDeque::with_capacity(SEEN),
             actions: VecDeque::new(),
             tracing,
             bad_crc: 0,
-            warned_quirk: false,
-            answered: false,
         }
     }
 
@@ -261,7 +352,9 @@ impl BattlEye {
             traced.hidden = hidden;
             self.actions.push_back(Action::Trace(traced));
         }
-        self.last_sent = Some(now);
+        if let BattlEyeState::Ready(s) = &mut self.state {
+            s.last_sent = now;
+        }
         self.actions.push_back(Action::Send(datagram));
     }
 
@@ -277,31 +370,47 @@ impl BattlEye {
     }
 
     fn fail(&mut self, e: Error) {
-        self.state = BattlEyeState::Failed;
         // Messages held back for the answer were acknowledged, so the server never sends them
         // again: they go out before the failure.
-        if let Some(p) = self.pending.take() {
+        if let BattlEyeState::Ready(Session {
+            work: Work::Command(p),
+            ..
+        }) = std::mem::replace(&mut self.state, BattlEyeState::Failed)
+        {
             self.actions.extend(p.held.into_iter().map(Action::Message));
         }
         self.actions.push_back(Action::Fail(e));
-    }
-
-    fn send_login(&mut self, now: Instant, again: bool) {
-        let mut payload = vec![LOGIN];
-        payload.extend_from_slice(self.password.as_bytes());
-        let what = if again {
-            "login again, no reply yet (password hidden)"
-        } else {
-            "login (password hidden)"
-        };
-        self.send(encode(&payload), what.into(), now, true);
-        self.login_last = Some(now);
     }
 
     fn take_seq(&mut self) -> u8 {
         let seq = self.next_seq;
         self.next_seq = self.next_seq.wrapping_add(1);
         seq
+    }
+
+    /// The session, when logged in.
+    fn session(&mut self) -> Option<&mut Session> {
+        match &mut self.state {
+            BattlEyeState::Ready(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    fn on_login_reply(&mut self, ok: bool) {
+        let BattlEyeState::LoggingIn(login) = &self.state else {
+            return; // a duplicate of the reply
+        };
+        if !ok {
+            return self.fail(Error::LoginRefused);
+        }
+        self.state = BattlEyeState::Ready(Session {
+            last_sent: login.last(),
+            seen: VecDeque::with_capacity(SEEN),
+            answered: false,
+            warned_quirk: false,
+            work: Work::Idle,
+        });
+        self.actions.push_back(Action::LoggedIn);
     }
 
     fn on_message(&mut self, seq: u8, text: &[u8], now: Instant) {
@@ -312,82 +421,165 @@ impl BattlEye {
             now,
             false,
         );
-        if self.seen.contains(&seq) {
+        let Some(s) = self.session() else { return };
+        if s.seen.contains(&seq) {
             return;
         }
-        if self.seen.len() == SEEN {
-            self.seen.pop_front();
+        if s.seen.len() == SEEN {
+            s.seen.pop_front();
         }
-        self.seen.push_back(seq);
+        s.seen.push_back(seq);
         let text = String::from_utf8_lossy(text).into_owned();
-        match self.pending.as_mut() {
-            Some(p) => {
+        match &mut s.work {
+            Work::Command(p) => {
                 p.held.push(text);
                 p.last_held = Some(now);
             }
-            None => self.actions.push_back(Action::Message(text)),
+            _ => self.actions.push_back(Action::Message(text)),
         }
     }
 
-    fn on_answer(&mut self, seq: u8, body: &[u8], now: Instant) {
-        if let Some((k, _, _)) = &self.keepalive
-            && *k == seq
-        {
-            self.keepalive = None;
-            return;
-        }
-        let Some(p) = self.pending.as_mut() else {
-            return; // a late duplicate of an answer already given
-        };
-        if p.seq != seq {
-            return;
-        }
-        self.answered = true;
-        if body.len() >= 3 && body[0] == 0x00 {
-            let (count, index) = (usize::from(body[1]), usize::from(body[2]));
-            if count == 0 || index >= count || (!p.parts.is_empty() && p.parts.len() != count) {
-                self.fail(Error::Protocol(format!(
-                    "BattlEye answer part {index} of {count} does not fit"
-                )));
+    fn on_answer(&mut self, seq: u8, body: &[u8]) {
+        let Some(s) = self.session() else { return };
+        let p = match &mut s.work {
+            Work::KeepAlive(k) if k.seq == seq => {
+                s.work = Work::Idle;
                 return;
             }
-            if p.parts.is_empty() {
-                p.parts = vec![None; count];
-            }
-            p.parts[index] = Some(body[3..].to_vec());
-            if p.parts.iter().all(Option::is_some) {
-                let mut whole = Vec::new();
-                for part in p.parts.drain(..).flatten() {
-                    whole.extend_from_slice(&part);
-                }
-                self.finish(String::from_utf8_lossy(&whole).into_owned());
-            }
-            return;
+            Work::Command(p) if p.out.seq == seq => p,
+            // A late duplicate of an answer already given, or of an older one.
+            _ => return,
+        };
+        s.answered = true;
+        match Self::part(p, body) {
+            Ok(Some(answer)) => self.finish(answer),
+            Ok(None) => {}
+            Err(e) => self.fail(e),
         }
-        let _ = now;
-        self.finish(String::from_utf8_lossy(body).into_owned());
+    }
+
+    /// Puts one answer datagram's `body` into the command's answer: the answer once it is
+    /// whole, an error when a part does not fit the others.
+    fn part(p: &mut Pending, body: &[u8]) -> Result<Option<String>, Error> {
+        if body.len() < 3 || body[0] != 0x00 {
+            return Ok(Some(String::from_utf8_lossy(body).into_owned()));
+        }
+        let (count, index) = (usize::from(body[1]), usize::from(body[2]));
+        if count == 0 || index >= count || (!p.parts.is_empty() && p.parts.len() != count) {
+            return Err(Error::Protocol(format!(
+                "BattlEye answer part {index} of {count} does not fit"
+            )));
+        }
+        if p.parts.is_empty() {
+            p.parts = vec![None; count];
+        }
+        p.parts[index] = Some(body[3..].to_vec());
+        if !p.parts.iter().all(Option::is_some) {
+            return Ok(None);
+        }
+        let whole: Vec<u8> = p.parts.drain(..).flatten().flatten().collect();
+        Ok(Some(String::from_utf8_lossy(&whole).into_owned()))
     }
 
     /// Gives the answer; held server messages go on as messages, before its end (nothing
     /// follows an answer's end).
     fn finish(&mut self, answer: String) {
-        if let Some(p) = self.pending.take() {
+        let Some(s) = self.session() else { return };
+        if let Work::Command(p) = std::mem::replace(&mut s.work, Work::Idle) {
             self.actions.push_back(Action::Output(answer.into_bytes()));
             self.actions.extend(p.held.into_iter().map(Action::Message));
             self.actions.push_back(Action::Done { close: false });
         }
     }
+
+    /// When each timer is due in this state, if it is set: the one place the deadlines come
+    /// from, for [`Machine::wake`] and [`Machine::tick`] alike.
+    fn timers(&self) -> [(Timer, Option<Instant>); 4] {
+        let t = self.timings;
+        let (resent, quiet, keepalive) = match &self.state {
+            BattlEyeState::LoggingIn(r) => (Some(r), None, None),
+            BattlEyeState::Ready(s) => match &s.work {
+                Work::Idle => (None, None, s.last_sent.checked_add(t.keepalive)),
+                Work::KeepAlive(r) => (Some(r), None, None),
+                Work::Command(p) => (Some(&p.out), p.quiet(s.answered, t.idle_gap), None),
+            },
+            BattlEyeState::New | BattlEyeState::Failed => (None, None, None),
+        };
+        [
+            (Timer::Quiet, quiet),
+            (
+                Timer::GiveUp,
+                resent.and_then(|r| r.first.checked_add(t.timeout)),
+            ),
+            (
+                Timer::Resend,
+                resent.and_then(|r| r.last().checked_add(t.retransmit)),
+            ),
+            (Timer::KeepAlive, keepalive),
+        ]
+    }
+
+    /// The Reforger quirk: the held server messages are the answer.
+    fn answer_with_held(&mut self) {
+        let Some(s) = self.session() else { return };
+        let Work::Command(p) = &mut s.work else {
+            return;
+        };
+        let answer = std::mem::take(&mut p.held).join("\n");
+        if !std::mem::replace(&mut s.warned_quirk, true) {
+            self.actions
+                .push_back(Action::Warning(Notice::new(AnswerAsMessages)));
+        }
+        self.finish(answer);
+    }
+
+    /// The login, keep-alive or command waiting for its answer, if any, and which it is.
+    fn waiting(&mut self) -> Option<(Waiting, &mut Resent)> {
+        match &mut self.state {
+            BattlEyeState::LoggingIn(r) => Some((Waiting::Login, r)),
+            BattlEyeState::Ready(s) => match &mut s.work {
+                Work::Idle => None,
+                Work::KeepAlive(r) => Some((Waiting::KeepAlive, r)),
+                Work::Command(p) => Some((Waiting::Answer, &mut p.out)),
+            },
+            BattlEyeState::New | BattlEyeState::Failed => None,
+        }
+    }
+
+    fn give_up(&mut self) {
+        if let Some((waiting, _)) = self.waiting() {
+            let e = waiting.timeout(self.timings.timeout);
+            self.fail(e);
+        }
+    }
+
+    fn resend(&mut self, now: Instant) {
+        if let Some((waiting, r)) = self.waiting() {
+            let (what, datagram) = (waiting.again(r.seq), r.again(now));
+            self.send(datagram, what, now, matches!(waiting, Waiting::Login));
+        }
+    }
+
+    fn send_keepalive(&mut self, now: Instant) {
+        let seq = self.take_seq();
+        let datagram = encode(&[COMMAND, seq]);
+        let Some(s) = self.session() else { return };
+        s.work = Work::KeepAlive(Resent::new(seq, datagram.clone(), now));
+        self.send(datagram, format!("keep-alive seq={seq}"), now, false);
+    }
 }
 
 impl Machine for BattlEye {
     fn start(&mut self, now: Instant) {
-        self.state = BattlEyeState::LoggingIn;
-        self.login_first = Some(now);
-        self.send_login(now, false);
+        let mut payload = vec![LOGIN];
+        payload.extend_from_slice(self.password.as_bytes());
+        let datagram = encode(&payload);
+        self.state = BattlEyeState::LoggingIn(Resent::new(0, datagram.clone(), now));
+        self.send(datagram, "login (password hidden)".into(), now, true);
     }
 
     fn command(&mut self, command: &str, now: Instant) {
-        if self.state != BattlEyeState::Ready {
+        if self.session().is_none() {
             // A failure is final: a login still under way must not report success later.
             self.fail(Error::Closed {
                 phase: crate::error::Phase::Login,
@@ -396,22 +588,20 @@ impl Machine for BattlEye {
             });
             return;
         }
-        self.keepalive = None;
         let seq = self.take_seq();
         let mut payload = vec![COMMAND, seq];
         payload.extend_from_slice(command.as_bytes());
         let datagram = encode(&payload);
         self.send(datagram.clone(), format!("command seq={seq}"), now, false);
-        self.pending = Some(Pending {
-            seq,
-            datagram,
-            first_sent: now,
-            last_sent: now,
-            parts: Vec::new(),
-            retransmitted: None,
-            held: Vec::new(),
-            last_held: None,
-        });
+        if let Some(s) = self.session() {
+            // A keep-alive under way is forgotten: the command keeps the login alive too.
+            s.work = Work::Command(Pending {
+                out: Resent::new(seq, datagram, now),
+                parts: Vec::new(),
+                held: Vec::new(),
+                last_held: None,
+            });
+        }
     }
 
     fn receive(&mut self, datagram: &[u8], now: Instant) {
@@ -426,22 +616,14 @@ impl Machine for BattlEye {
                 return;
             }
         };
-        let kind = payload.first().copied();
-        match (kind, payload.get(1).copied()) {
+        let ready = matches!(self.state, BattlEyeState::Ready(_));
+        match (payload.first().copied(), payload.get(1).copied()) {
             (Some(LOGIN), Some(ok)) => {
                 self.trace_received(
                     datagram,
                     format!("login reply: {}", if ok == 1 { "ok" } else { "refused" }),
                 );
-                if self.state != BattlEyeState::LoggingIn {
-                    return; // a duplicate of the reply
-                }
-                if ok == 1 {
-                    self.state = BattlEyeState::Ready;
-                    self.actions.push_back(Action::LoggedIn);
-                } else {
-                    self.fail(Error::LoginRefused);
-                }
+                self.on_login_reply(ok == 1);
             }
             (Some(COMMAND), Some(seq)) => {
                 let body = &payload[2..];
@@ -451,13 +633,13 @@ impl Machine for BattlEye {
                     format!("answer seq={seq}")
                 };
                 self.trace_received(datagram, what);
-                if self.state == BattlEyeState::Ready {
-                    self.on_answer(seq, body, now);
+                if ready {
+                    self.on_answer(seq, body);
                 }
             }
             (Some(MESSAGE), Some(seq)) => {
                 self.trace_received(datagram, format!("server message seq={seq}"));
-                if self.state == BattlEyeState::Ready {
+                if ready {
                     self.on_message(seq, &payload[2..], now);
                 }
             }
@@ -466,91 +648,16 @@ impl Machine for BattlEye {
     }
 
     fn tick(&mut self, now: Instant) {
-        let t = self.timings;
-        match self.state {
-            BattlEyeState::LoggingIn => {
-                let first = self.login_first.unwrap_or(now);
-                if now.duration_since(first) >= t.timeout {
-                    self.fail(Error::Timeout {
-                        phase: crate::error::Phase::Login,
-                        what: NO_ANSWER,
-                        after: t.timeout,
-                    });
-                } else if self
-                    .login_last
-                    .is_some_and(|l| now.duration_since(l) >= t.retransmit)
-                {
-                    self.send_login(now, true);
-                }
-            }
-            BattlEyeState::Ready => {
-                if let Some(p) = self.pending.as_mut() {
-                    if let (Some(last), Some(again)) = (p.last_held, p.retransmitted)
-                        && !self.answered
-                        && now.duration_since(last) >= t.idle_gap
-                        && now.duration_since(again) >= t.idle_gap
-                    {
-                        let answer = std::mem::take(&mut p.held).join("\n");
-                        if !self.warned_quirk {
-                            self.warned_quirk = true;
-                            self.actions
-                                .push_back(Action::Warning(Notice::new(AnswerAsMessages)));
-                        }
-                        self.finish(answer);
-                        return;
-                    }
-                    if now.duration_since(p.first_sent) >= t.timeout {
-                        self.fail(Error::Timeout {
- phase: crate::error::Phase::Answer,
-                            what: "waiting for the BattlEye answer (retransmitted with the same sequence number)",
-                            after: t.timeout,
-                        });
-                        return;
-                    }
-                    if now.duration_since(p.last_sent) >= t.retransmit {
-                        p.last_sent = now;
-                        p.retransmitted = Some(now);
-                        let (seq, datagram) = (p.seq, p.datagram.clone());
-                        self.send(
-                            datagram,
-                            format!("command seq={seq} again, no answer yet"),
-                            now,
-                            false,
-                        );
-                    }
-                    return;
-                }
-                if let Some((seq, datagram, last)) = self.keepalive.clone() {
-                    if self
-                        .keepalive_first
-                        .is_some_and(|f| now.duration_since(f) >= t.timeout)
-                    {
-                        self.keepalive = None;
-                        self.fail(Error::Timeout {
- phase: crate::error::Phase::Idle,
-                            what: "waiting for the keep-alive's answer (server gone, or it logged this client out)",
-                            after: t.timeout,
-                        });
-                        return;
-                    }
-                    if now.duration_since(last) >= t.retransmit {
-                        self.keepalive = Some((seq, datagram.clone(), now));
-                        self.send(datagram, format!("keep-alive seq={seq} again"), now, false);
-                    }
-                    return;
-                }
-                if self
-                    .last_sent
-                    .is_none_or(|l| now.duration_since(l) >= t.keepalive)
-                {
-                    let seq = self.take_seq();
-                    let datagram = encode(&[COMMAND, seq]);
-                    self.keepalive = Some((seq, datagram.clone(), now));
-                    self.keepalive_first = Some(now);
-                    self.send(datagram, format!("keep-alive seq={seq}"), now, false);
-                }
-            }
-            BattlEyeState::New | BattlEyeState::Failed => {}
+        match self
+            .timers()
+            .into_iter()
+            .find(|(_, at)| at.is_some_and(|at| at <= now))
+        {
+            Some((Timer::Quiet, _)) => self.answer_with_held(),
+            Some((Timer::GiveUp, _)) => self.give_up(),
+            Some((Timer::Resend, _)) => self.resend(now),
+            Some((Timer::KeepAlive, _)) => self.send_keepalive(now),
+            None => {}
         }
     }
 
@@ -559,29 +666,7 @@ impl Machine for BattlEye {
     }
 
     fn wake(&self) -> Option<Instant> {
-        let t = self.timings;
-        match self.state {
-            BattlEyeState::LoggingIn => {
-                let first = self.login_first? + t.timeout;
-                Some(first.min(self.login_last? + t.retransmit))
-            }
-            BattlEyeState::Ready => {
-                if let Some(p) = &self.pending {
-                    let mut w = (p.first_sent + t.timeout).min(p.last_sent + t.retransmit);
-                    if let (Some(l), Some(r), false) = (p.last_held, p.retransmitted, self.answered)
-                    {
-                        w = w.min((l + t.idle_gap).max(r + t.idle_gap));
-                    }
-                    return Some(w);
-                }
-                if let Some((_, _, last)) = &self.keepalive {
-                    let w = *last + t.retransmit;
-                    return Some(self.keepalive_first.map_or(w, |f| w.min(f + t.timeout)));
-                }
-                Some(self.last_sent? + t.keepalive)
-            }
-            BattlEyeState::New | BattlEyeState::Failed => None,
-        }
+        self.timers().into_iter().filter_map(|(_, at)| at).min()
     }
 }
 

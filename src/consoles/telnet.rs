@@ -28,12 +28,39 @@ pub const MAX_LINE: usize = 64 * 1024;
 
 const IAC: u8 = 255;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Where the exchange is; each state holds what is valid in it, and its deadlines follow from
+/// that ([`Telnet::timers`]).
+#[derive(Debug)]
 enum TelnetState {
+    /// Not started: no clock runs yet.
     New,
-    PasswordSent,
-    Ready,
+    /// Waiting, since then, for the password prompt (or the greeting of a server without a
+    /// password).
+    Prompt(Instant),
+    /// The password went then; waiting for the verdict.
+    PasswordSent(Instant),
+    /// Logged in, with the command's answer under way, if any.
+    Ready(Option<Answer>),
     Failed,
+}
+
+/// A command's answer so far.
+#[derive(Debug)]
+struct Answer {
+    lines: Vec<String>,
+    /// When the command went: it times out [`Telnet`]'s timeout after.
+    since: Instant,
+    /// The last activity: the answer ends the idle gap after it.
+    last: Instant,
+}
+
+/// The exchange's timers, in the order they are served when both are due.
+#[derive(Debug, Clone, Copy)]
+enum Timer {
+    /// The idle gap after the answer's last line passed: the answer is whole.
+    Gap,
+    /// The login or the answer took the timeout.
+    GiveUp,
 }
 
 /// The timestamp a log line starts with, `YYYY-MM-DDTHH:MM:SS `: `D` is a digit.
@@ -65,13 +92,10 @@ pub struct Telnet {
     timeout: Duration,
     idle_gap: Duration,
     state: TelnetState,
-    started: Option<Instant>,
     /// Bytes of a line not yet ended.
     partial: Vec<u8>,
     /// Bytes of an unfinished negotiation sequence.
     iac: Vec<u8>,
-    /// The command waiting: its answer lines so far and the last activity.
-    pending: Option<(Vec<String>, Instant, Instant)>,
     actions: VecDeque<Action>,
     tracing: bool,
 }
@@ -84,10 +108,8 @@ impl Telnet {
             timeout,
             idle_gap,
             state: TelnetState::New,
-            started: None,
             partial: Vec::new(),
             iac: Vec::new(),
-            pending: None,
             actions: VecDeque::new(),
             tracing,
         }
@@ -124,32 +146,32 @@ impl Telnet {
     }
 
     fn line(&mut self, line: String, now: Instant) {
-        match self.state {
-            TelnetState::New => {
+        match &mut self.state {
+            TelnetState::New | TelnetState::Prompt(_) => {
                 if line.starts_with("***") {
                     // No password configured: already in.
-                    self.state = TelnetState::Ready;
+                    self.state = TelnetState::Ready(None);
                     self.actions.push_back(Action::LoggedIn);
                 } else if line.to_ascii_lowercase().contains("password") {
                     self.prompt(now);
                 }
             }
-            TelnetState::PasswordSent => {
+            TelnetState::PasswordSent(_) => {
                 let lower = line.to_ascii_lowercase();
                 if lower.contains("incorrect") || lower.contains("wrong") {
                     self.state = TelnetState::Failed;
                     self.actions.push_back(Action::Fail(Error::LoginRefused));
                 } else if lower.contains("logon successful") || lower.starts_with("***") {
-                    self.state = TelnetState::Ready;
+                    self.state = TelnetState::Ready(None);
                     self.actions.push_back(Action::LoggedIn);
                 }
             }
-            TelnetState::Ready => {
+            TelnetState::Ready(answer) => {
                 let log = is_log_line(&line);
-                match self.pending.as_mut() {
-                    Some((lines, _, last)) if !log => {
-                        lines.push(line);
-                        *last = now;
+                match answer {
+                    Some(a) if !log => {
+                        a.lines.push(line);
+                        a.last = now;
                     }
                     _ => {
                         if !line.is_empty() {
@@ -160,12 +182,6 @@ impl Telnet {
             }
             TelnetState::Failed => {}
         }
-    }
-
-    /// The answer, whole: its text, then its end.
-    fn answer(&mut self, text: String) {
-        self.actions.push_back(Action::Output(text.into_bytes()));
-        self.actions.push_back(Action::Done { close: false });
     }
 
     /// The line under way without its line end, if any: at the end of an answer it is the
@@ -179,10 +195,7 @@ impl Telnet {
     }
 
     fn prompt(&mut self, now: Instant) {
-        if self.state == TelnetState::PasswordSent {
-            return;
-        }
-        self.state = TelnetState::PasswordSent;
+        self.state = TelnetState::PasswordSent(now);
         if self.tracing {
             self.actions.push_back(Action::Trace(Traced::new(
                 Protocol::Telnet,
@@ -194,16 +207,79 @@ impl Telnet {
         let mut bytes = self.password.as_bytes().to_vec();
         bytes.extend_from_slice(b"\r\n");
         self.actions.push_back(Action::Send(bytes));
-        self.started = Some(now);
+    }
+
+    /// When each timer is due in this state, if it is set: the one place the deadlines come
+    /// from, for [`Machine::wake`] and [`Machine::tick`] alike.
+    fn timers(&self) -> [(Timer, Option<Instant>); 2] {
+        let (gap, give_up) = match &self.state {
+            TelnetState::Prompt(since) | TelnetState::PasswordSent(since) => (None, Some(since)),
+            TelnetState::Ready(Some(a)) => (a.last.checked_add(self.idle_gap), Some(&a.since)),
+            TelnetState::New | TelnetState::Ready(None) | TelnetState::Failed => (None, None),
+        };
+        [
+            (Timer::Gap, gap),
+            (
+                Timer::GiveUp,
+                give_up.and_then(|s| s.checked_add(self.timeout)),
+            ),
+        ]
+    }
+
+    /// The idle gap passed: the answer is whole.
+    fn end_answer(&mut self) {
+        let TelnetState::Ready(Some(a)) =
+            std::mem::replace(&mut self.state, TelnetState::Ready(None))
+        else {
+            return;
+        };
+        let mut lines = a.lines;
+        // A log line in transit stays for its line end: it is a message.
+        if !starts_like_stamp(&self.partial) {
+            lines.extend(self.take_partial());
+        }
+        self.actions
+            .push_back(Action::Output(lines.join("\n").into_bytes()));
+        self.actions.push_back(Action::Done { close: false });
+    }
+
+    fn give_up(&mut self) {
+        let (phase, what, then) = match self.state {
+            // The connection stays usable: the next command may be answered.
+            TelnetState::Ready(_) => (
+                crate::error::Phase::Answer,
+                "waiting for the telnet answer",
+                TelnetState::Ready(None),
+            ),
+            _ => (
+                crate::error::Phase::Login,
+                "waiting for the telnet password prompt or its reply",
+                TelnetState::Failed,
+            ),
+        };
+        self.state = then;
+        let after = self.timeout;
+        let e = Error::Timeout { phase, what, after };
+        self.actions.push_back(Action::Fail(e));
     }
 }
 
 impl Machine for Telnet {
     fn start(&mut self, now: Instant) {
-        self.started = Some(now);
+        self.state = TelnetState::Prompt(now);
     }
 
     fn command(&mut self, command: &str, now: Instant) {
+        if !matches!(self.state, TelnetState::Ready(_)) {
+            // As BattlEye's: a failure is final, a login under way must not succeed later.
+            self.state = TelnetState::Failed;
+            self.actions.push_back(Action::Fail(Error::Closed {
+                phase: crate::error::Phase::Login,
+                partial: false,
+                when: "before the command (not logged in)",
+            }));
+            return;
+        }
         let mut bytes = command.as_bytes().to_vec();
         bytes.extend_from_slice(b"\r\n");
         if self.tracing {
@@ -215,7 +291,11 @@ impl Machine for Telnet {
             )));
         }
         self.actions.push_back(Action::Send(bytes));
-        self.pending = Some((Vec::new(), now, now));
+        self.state = TelnetState::Ready(Some(Answer {
+            lines: Vec::new(),
+            since: now,
+            last: now,
+        }));
     }
 
     fn receive(&mut self, data: &[u8], now: Instant) {
@@ -251,12 +331,12 @@ impl Machine for Telnet {
         if unfinished
             && !self.partial.is_empty()
             && !starts_like_stamp(&self.partial)
-            && let Some((_, _, last)) = self.pending.as_mut()
+            && let TelnetState::Ready(Some(a)) = &mut self.state
         {
-            *last = now;
+            a.last = now;
         }
         // The prompt has no line end.
-        if matches!(self.state, TelnetState::New)
+        if matches!(self.state, TelnetState::New | TelnetState::Prompt(_))
             && String::from_utf8_lossy(&self.partial)
                 .to_ascii_lowercase()
                 .contains("password:")
@@ -267,46 +347,23 @@ impl Machine for Telnet {
     }
 
     fn closed(&mut self) -> Option<String> {
-        let (mut lines, _, _) = self.pending.take()?;
+        let TelnetState::Ready(answer) = &mut self.state else {
+            return None;
+        };
+        let mut lines = answer.take()?.lines;
         lines.extend(self.take_partial());
         Some(lines.join("\n"))
     }
 
     fn tick(&mut self, now: Instant) {
-        match self.state {
-            TelnetState::Ready => {
-                if let Some((_, since, last)) = &self.pending {
-                    if now.duration_since(*last) >= self.idle_gap {
-                        let (mut lines, _, _) = self.pending.take().expect("checked");
-                        // A log line in transit stays for its line end: it is a message.
-                        if !starts_like_stamp(&self.partial) {
-                            lines.extend(self.take_partial());
-                        }
-                        self.answer(lines.join("\n"));
-                    } else if now.duration_since(*since) >= self.timeout {
-                        self.pending = None;
-                        self.actions.push_back(Action::Fail(Error::Timeout {
-                            phase: crate::error::Phase::Answer,
-                            what: "waiting for the telnet answer",
-                            after: self.timeout,
-                        }));
-                    }
-                }
-            }
-            TelnetState::New | TelnetState::PasswordSent => {
-                if self
-                    .started
-                    .is_some_and(|s| now.duration_since(s) >= self.timeout)
-                {
-                    self.state = TelnetState::Failed;
-                    self.actions.push_back(Action::Fail(Error::Timeout {
-                        phase: crate::error::Phase::Login,
-                        what: "waiting for the telnet password prompt or its reply",
-                        after: self.timeout,
-                    }));
-                }
-            }
-            TelnetState::Failed => {}
+        match self
+            .timers()
+            .into_iter()
+            .find(|(_, at)| at.is_some_and(|at| at <= now))
+        {
+            Some((Timer::Gap, _)) => self.end_answer(),
+            Some((Timer::GiveUp, _)) => self.give_up(),
+            None => {}
         }
     }
 
@@ -315,14 +372,7 @@ impl Machine for Telnet {
     }
 
     fn wake(&self) -> Option<Instant> {
-        match self.state {
-            TelnetState::Ready => self
-                .pending
-                .as_ref()
-                .map(|(_, since, last)| (*last + self.idle_gap).min(*since + self.timeout)),
-            TelnetState::Failed => None,
-            _ => self.started.map(|s| s + self.timeout),
-        }
+        self.timers().into_iter().filter_map(|(_, at)| at).min()
     }
 }
 

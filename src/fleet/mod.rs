@@ -248,25 +248,56 @@ pub trait Handler {
     fn woken(&mut self) {}
 }
 
+/// Where a target is; each phase holds what is valid in it, its deadline among them
+/// ([`Phase::deadline`]).
 #[derive(Debug)]
 enum Phase {
-    /// Not started yet.
+    /// Not started yet, or back in line after a back-off.
     Pending,
-    /// Waiting to try connecting again.
-    Backoff,
-    /// A non-blocking connect is under way.
-    Connecting,
-    /// WebRCON: the WebSocket upgrade is under way.
-    Handshake,
+    /// Waiting until then to try connecting again.
+    Backoff { until: Instant },
+    /// A non-blocking connect to `addrs[addr]` is under way, given up at `until` (a link that
+    /// needs no connect, a tunnel or a UDP socket, has none).
+    Connecting { until: Option<Instant>, addr: usize },
+    /// WebRCON: the WebSocket upgrade is under way, given up at `until`.
+    Handshake { until: Instant },
     /// A tunnel closed its output (or stopped reading): waiting for it to exit, to tell a
-    /// failed tunnel from a plain close.
-    Exiting,
+    /// failed tunnel from a plain close; `until` the grace ends, `then` is what a clean exit
+    /// means, and `resume` when a delayed command that was waiting is due.
+    Exiting {
+        until: Instant,
+        then: Fallback,
+        resume: Option<Instant>,
+    },
     /// Connected: the machine runs.
     Open,
-    /// Connected and ready, waiting for a command's `not_before`.
-    Delay,
+    /// Connected and ready, waiting until then for a command's `not_before` or the end of a
+    /// [`Next::Wait`].
+    Delay { until: Instant },
     /// Done (finished or failed).
     Over,
+}
+
+impl Phase {
+    /// Connecting from the first address, no deadline yet: [`Loop::connect`] counts no new
+    /// attempt from here (a reconnect after a stop command, a link that needs no connect).
+    const CONNECTING: Phase = Phase::Connecting {
+        until: None,
+        addr: 0,
+    };
+
+    /// When the phase ends by itself, if it does (an open connection's clock is its
+    /// machine's).
+    fn deadline(&self) -> Option<Instant> {
+        match self {
+            Phase::Backoff { until }
+            | Phase::Handshake { until }
+            | Phase::Exiting { until, .. }
+            | Phase::Delay { until } => Some(*until),
+            Phase::Connecting { until, .. } => *until,
+            Phase::Pending | Phase::Open | Phase::Over => None,
+        }
+    }
 }
 
 /// Where the conversation on the current connection is: what the blocking driver's
@@ -283,6 +314,7 @@ enum Stage {
 }
 
 /// What a tunnel that ended cleanly (or too slowly to tell) means.
+#[derive(Debug)]
 enum Fallback {
     /// The server closed the connection.
     Closed,
@@ -309,7 +341,6 @@ struct Slot {
     /// Whether the observer wants packets (the WebSocket upgrade is traced here).
     tracing: bool,
     addrs: Vec<SocketAddr>,
-    addr_index: usize,
     link: Option<Link>,
     /// The tunnel's process, while one runs.
     child: Option<TunnelChild>,
@@ -319,9 +350,6 @@ struct Slot {
     outbox: Outbox,
     /// How much of the first of `outbox` a stream already took.
     sent: usize,
-    /// When connecting or the upgrade gives up, the back-off ends, a delayed command is due or
-    /// an exiting tunnel is looked at again.
-    wake_at: Option<Instant>,
     attempt: u32,
     /// A command to start once logged in again (after a stop command closed the connection).
     queued: Option<(String, bool)>,
@@ -329,11 +357,6 @@ struct Slot {
     armed: Option<Instant>,
     /// Where the current connection's conversation is.
     stage: Stage,
-    /// An exiting tunnel: until when to wait, and what a clean exit means.
-    exit_until: Option<Instant>,
-    exit_then: Option<Fallback>,
-    /// An exiting tunnel closed while a delayed command waited: when it is due.
-    resume: Option<Instant>,
 }
 
 impl Slot {
@@ -357,19 +380,14 @@ impl Slot {
             unix: t.unix,
             address,
             addrs,
-            addr_index: 0,
             link: None,
             child: None,
             outbox: Outbox::default(),
             sent: 0,
-            wake_at: None,
             attempt: 0,
             queued: None,
             armed: None,
             stage: Stage::LoggingIn,
-            exit_until: None,
-            exit_then: None,
-            resume: None,
         }
     }
 }
@@ -415,10 +433,19 @@ pub fn run(
     handler: &mut dyn Handler,
 ) -> io::Result<()> {
     let resolved = resolve_all(targets.iter());
+    run_resolved(targets.into_iter().zip(resolved).collect(), opts, handler)
+}
+
+/// [`run`], every target with the addresses its name resolved to (or why it did not).
+fn run_resolved(
+    targets: Vec<(FleetTarget, Result<Vec<SocketAddr>, Error>)>,
+    opts: FleetOptions,
+    handler: &mut dyn Handler,
+) -> io::Result<()> {
     let mut poll = Poll::new()?;
     let mut sessions: Vec<Slot> = Vec::with_capacity(targets.len());
     let mut early: Vec<(usize, Error)> = Vec::new();
-    for (i, (t, addrs)) in targets.into_iter().zip(resolved).enumerate() {
+    for (i, (t, addrs)) in targets.into_iter().enumerate() {
         let addrs = match addrs {
             Ok(a) => a,
             Err(e) => {
@@ -510,11 +537,14 @@ impl Loop {
     /// next address (the first one for a new attempt).
     fn connect(&mut self, i: usize, poll: &Poll, handler: &mut dyn Handler) {
         let s = &mut self.sessions[i];
-        if !matches!(s.phase, Phase::Connecting) {
-            s.attempt += 1;
-            s.addr_index = 0;
-            handler.report(i, Report::Connecting { attempt: s.attempt });
-        }
+        let mut index = match s.phase {
+            Phase::Connecting { addr, .. } => addr,
+            _ => {
+                s.attempt += 1;
+                handler.report(i, Report::Connecting { attempt: s.attempt });
+                0
+            }
+        };
         s.stage = Stage::LoggingIn;
         if let Some(path) = &s.unix {
             // A local connect does not wait on a network: it succeeds or fails at once.
@@ -542,7 +572,7 @@ impl Loop {
         }
         let timeout = s.timeout;
         loop {
-            let Some(&addr) = s.addrs.get(s.addr_index) else {
+            let Some(&addr) = s.addrs.get(index) else {
                 let err = Error::Connect {
                     addr: "no address".into(),
                     source: io::Error::new(io::ErrorKind::NotFound, "no addresses"),
@@ -551,22 +581,10 @@ impl Loop {
                 return;
             };
             if s.protocol == Protocol::BattlEye {
-                // One connected UDP socket, as the blocking driver opens it: nothing to wait
-                // for, the login's own timeout decides.
-                let local: SocketAddr = if addr.is_ipv4() {
-                    (std::net::Ipv4Addr::UNSPECIFIED, 0).into()
-                } else {
-                    (std::net::Ipv6Addr::UNSPECIFIED, 0).into()
-                };
-                match UdpSocket::bind(local).and_then(|u| u.connect(addr).map(|()| u)) {
+                // Nothing to wait for: the login's own timeout decides.
+                match udp_to(addr) {
                     Ok(socket) => self.attach(i, Link::Udp(socket), poll, handler),
-                    Err(source) => {
-                        let err = Error::Connect {
-                            addr: addr.to_string(),
-                            source,
-                        };
-                        self.connect_failed(i, err, poll, handler);
-                    }
+                    Err(e) => self.connect_failed(i, e, poll, handler),
                 }
                 return;
             }
@@ -582,16 +600,21 @@ impl Loop {
                     }
                     let s = &mut self.sessions[i];
                     s.link = Some(Link::Stream(Stream::Tcp(stream)));
-                    s.phase = Phase::Connecting;
-                    if s.addr_index == 0 || s.wake_at.is_none() {
-                        s.wake_at = Some(Instant::now() + timeout);
-                    }
+                    // The next address keeps the first one's deadline.
+                    let until = match s.phase {
+                        Phase::Connecting { until: Some(u), .. } if index > 0 => u,
+                        _ => Instant::now() + timeout,
+                    };
+                    s.phase = Phase::Connecting {
+                        until: Some(until),
+                        addr: index,
+                    };
                     self.arm(i);
                     return;
                 }
                 Err(source) => {
-                    s.addr_index += 1;
-                    if s.addr_index >= s.addrs.len() {
+                    index += 1;
+                    if index >= s.addrs.len() {
                         let err = Error::Connect {
                             addr: addr.to_string(),
                             source,
@@ -613,14 +636,14 @@ impl Loop {
             return;
         }
         self.sessions[i].link = Some(link);
-        self.sessions[i].phase = Phase::Connecting;
+        self.sessions[i].phase = Phase::CONNECTING;
         self.opened(i, poll, handler);
     }
 
     /// The link is up: the WebSocket upgrade for WebRCON, else the login.
     fn opened(&mut self, i: usize, poll: &Poll, handler: &mut dyn Handler) {
         let s = &mut self.sessions[i];
-        s.wake_at = None;
+        s.phase = Phase::CONNECTING;
         if s.protocol != Protocol::WebRcon {
             s.phase = Phase::Open;
             s.machine.start(Instant::now());
@@ -643,8 +666,9 @@ impl Loop {
             let traced = Traced::new(Protocol::WebRcon, Direction::Sent, line.into_bytes(), what);
             handler.report(i, Report::Traced(traced));
         }
-        s.phase = Phase::Handshake;
-        s.wake_at = Some(Instant::now() + s.timeout);
+        s.phase = Phase::Handshake {
+            until: Instant::now() + s.timeout,
+        };
         let attempt = tungstenite::client::client(url.as_str(), stream);
         self.handshake_step(i, attempt, poll, handler);
     }
@@ -676,7 +700,6 @@ impl Loop {
                 let s = &mut self.sessions[i];
                 s.link = Some(Link::Ws(Box::new(ws)));
                 s.phase = Phase::Open;
-                s.wake_at = None;
                 s.machine.start(Instant::now());
                 self.after_machine(i, poll, handler);
                 self.read(i, poll, handler);
@@ -706,8 +729,9 @@ impl Loop {
         // A far end that cannot serve stays so: no retry.
         if s.attempt <= self.opts.retries && err.kind() != crate::error::ErrorKind::Remote {
             let delay = crate::engine::retry_pause(self.opts.backoff, s.attempt);
-            s.phase = Phase::Backoff;
-            s.wake_at = Some(Instant::now() + delay);
+            s.phase = Phase::Backoff {
+                until: Instant::now() + delay,
+            };
             self.active -= 1;
             self.backing_off += 1;
             handler.report(i, Report::Retrying { error: err, delay });
@@ -733,13 +757,13 @@ impl Loop {
         let now = Instant::now();
         for i in 0..self.sessions.len() {
             let s = &mut self.sessions[i];
-            let waiting = match s.phase {
-                Phase::Delay => s.queued.is_none(),
-                Phase::Backoff => true,
-                _ => false,
+            let until = match &mut s.phase {
+                Phase::Delay { until } if s.queued.is_none() => until,
+                Phase::Backoff { until } => until,
+                _ => continue,
             };
-            if waiting && s.wake_at.is_some_and(|w| w > now) {
-                s.wake_at = Some(now);
+            if *until > now {
+                *until = now;
                 self.arm(i);
             }
         }
@@ -777,12 +801,10 @@ impl Loop {
     /// without holding a slot, then connects again.
     fn retake(&mut self, i: usize, at: Instant) {
         let s = &mut self.sessions[i];
-        s.phase = Phase::Backoff;
+        s.phase = Phase::Backoff { until: at };
         s.stage = Stage::LoggingIn;
         s.queued = None;
-        s.resume = None;
         s.attempt = 0;
-        s.wake_at = Some(at);
         self.active -= 1;
         self.backing_off += 1;
         self.arm(i);
@@ -800,13 +822,6 @@ impl Loop {
         }
         s.outbox.clear();
         s.sent = 0;
-        // A delayed command still runs at its time (on a new connection, if the server closed
-        // this one meanwhile).
-        if !matches!(s.phase, Phase::Delay) {
-            s.wake_at = None;
-        }
-        s.exit_until = None;
-        s.exit_then = None;
     }
 
     /// Puts the target's next deadline on the timer heap.
@@ -815,12 +830,8 @@ impl Loop {
         let at = match s.phase {
             Phase::Open => s.machine.wake(),
             // A console keeps its clock between commands (BattlEye's keep-alive).
-            Phase::Delay => match (s.wake_at, s.machine.wake()) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            },
-            Phase::Connecting | Phase::Handshake | Phase::Backoff | Phase::Exiting => s.wake_at,
-            Phase::Pending | Phase::Over => None,
+            Phase::Delay { until } => Some(s.machine.wake().map_or(until, |w| w.min(until))),
+            _ => s.phase.deadline(),
         };
         if let Some(at) = at
             && s.armed != Some(at)
@@ -841,6 +852,7 @@ impl Loop {
             if s.armed == Some(at) {
                 s.armed = None;
             }
+            let due = s.phase.deadline().is_some_and(|w| w <= now);
             match s.phase {
                 Phase::Open => {
                     if s.machine.wake().is_some_and(|d| d <= now) {
@@ -850,7 +862,7 @@ impl Loop {
                         self.arm(i);
                     }
                 }
-                Phase::Connecting if s.wake_at.is_some_and(|w| w <= now) => {
+                Phase::Connecting { .. } if due => {
                     let timeout = s.timeout;
                     self.connect_failed(
                         i,
@@ -863,7 +875,7 @@ impl Loop {
                         handler,
                     );
                 }
-                Phase::Handshake if s.wake_at.is_some_and(|w| w <= now) => {
+                Phase::Handshake { .. } if due => {
                     let timeout = s.timeout;
                     self.fail(
                         i,
@@ -876,18 +888,14 @@ impl Loop {
                         handler,
                     );
                 }
-                Phase::Exiting if s.wake_at.is_some_and(|w| w <= now) => {
-                    s.wake_at = None;
-                    self.check_exit(i, poll, handler);
-                }
-                Phase::Backoff if s.wake_at.is_some_and(|w| w <= now) => {
-                    s.wake_at = None;
+                Phase::Exiting { .. } if due => self.check_exit(i, poll, handler),
+                Phase::Backoff { .. } if due => {
+                    s.phase = Phase::Pending;
                     self.backing_off -= 1;
                     // Back in line, ahead of targets that never started.
                     self.pending.push_front(i);
                 }
-                Phase::Delay if s.wake_at.is_some_and(|w| w <= now) => {
-                    s.wake_at = None;
+                Phase::Delay { .. } if due => {
                     s.phase = Phase::Open;
                     match s.queued.take() {
                         Some((text, then_close)) => self.start(i, text, then_close, poll, handler),
@@ -895,7 +903,7 @@ impl Loop {
                         None => self.ask(i, poll, handler),
                     }
                 }
-                Phase::Delay if s.machine.wake().is_some_and(|d| d <= now) => {
+                Phase::Delay { .. } if s.machine.wake().is_some_and(|d| d <= now) => {
                     s.machine.tick(now);
                     self.after_machine(i, poll, handler);
                 }
@@ -922,7 +930,7 @@ impl Loop {
             child.drain_stderr(poll.registry());
         }
         match s.phase {
-            Phase::Connecting => {
+            Phase::Connecting { .. } => {
                 let Some(Link::Stream(Stream::Tcp(stream))) = s.link.as_ref() else {
                     return;
                 };
@@ -940,18 +948,18 @@ impl Loop {
                 let _ = stream.set_nodelay(true);
                 self.opened(i, poll, handler);
             }
-            Phase::Handshake => {
+            Phase::Handshake { .. } => {
                 let Some(Link::Handshake(mid)) = s.link.take() else {
                     return;
                 };
                 let attempt = mid.handshake();
                 self.handshake_step(i, attempt, poll, handler);
             }
-            Phase::Open | Phase::Delay => {
+            Phase::Open | Phase::Delay { .. } => {
                 self.flush(i, poll, handler);
                 self.read(i, poll, handler);
             }
-            Phase::Exiting => self.check_exit(i, poll, handler),
+            Phase::Exiting { .. } => self.check_exit(i, poll, handler),
             _ => {}
         }
     }
@@ -962,9 +970,15 @@ impl Loop {
         if let Some(link) = s.link.take() {
             link.close(poll.registry());
         }
-        let addr = s.addrs[s.addr_index];
-        s.addr_index += 1;
-        if s.addr_index < s.addrs.len() {
+        let Phase::Connecting { until, addr: index } = s.phase else {
+            return;
+        };
+        let addr = s.addrs[index];
+        if index + 1 < s.addrs.len() {
+            s.phase = Phase::Connecting {
+                until,
+                addr: index + 1,
+            };
             self.connect(i, poll, handler);
         } else {
             let err = Error::Connect {
@@ -978,7 +992,7 @@ impl Loop {
     fn read(&mut self, i: usize, poll: &Poll, handler: &mut dyn Handler) {
         loop {
             let s = &mut self.sessions[i];
-            if !matches!(s.phase, Phase::Open | Phase::Delay) {
+            if !matches!(s.phase, Phase::Open | Phase::Delay { .. }) {
                 return;
             }
             let Some(link) = s.link.as_mut() else {
@@ -1089,7 +1103,7 @@ impl Loop {
             self.close(i, poll);
             self.after_machine(i, poll, handler);
             let s = &self.sessions[i];
-            if idle && s.link.is_none() && matches!(s.phase, Phase::Open | Phase::Delay) {
+            if idle && s.link.is_none() && matches!(s.phase, Phase::Open | Phase::Delay { .. }) {
                 self.idle_closed(i, handler);
             }
             return;
@@ -1169,13 +1183,16 @@ impl Loop {
     /// to exit, to tell a failed tunnel from a plain close.
     fn begin_exit(&mut self, i: usize, then: Fallback, poll: &Poll, handler: &mut dyn Handler) {
         let s = &mut self.sessions[i];
-        s.resume = match s.phase {
-            Phase::Delay => s.wake_at,
+        let resume = match s.phase {
+            Phase::Delay { until } => Some(until),
             _ => None,
         };
-        s.phase = Phase::Exiting;
-        s.exit_until = Some(Instant::now() + EXIT_GRACE);
-        s.exit_then = Some(then);
+        let until = Instant::now() + EXIT_GRACE;
+        s.phase = Phase::Exiting {
+            until,
+            then,
+            resume,
+        };
         self.check_exit(i, poll, handler);
     }
 
@@ -1196,18 +1213,17 @@ impl Loop {
                 if s.stage != Stage::LoggingIn {
                     self.fail(i, err, poll, handler);
                 } else {
-                    s.phase = Phase::Connecting;
+                    s.phase = Phase::CONNECTING;
                     self.connect_failed(i, err, poll, handler);
                 }
             }
             Some(_) => self.after_exit(i, poll, handler),
-            None if s.exit_until.is_some_and(|u| now >= u) => self.after_exit(i, poll, handler),
+            None if s.phase.deadline().is_some_and(|u| now >= u) => {
+                self.after_exit(i, poll, handler)
+            }
             // Woken when it exits (its token turns ready), or at the grace's end.
             None => match child.watch_exit(poll.registry(), Token(i)) {
-                Ok(()) => {
-                    s.wake_at = s.exit_until;
-                    self.arm(i);
-                }
+                Ok(()) => self.arm(i),
                 Err(_) => self.after_exit(i, poll, handler),
             },
         }
@@ -1215,15 +1231,14 @@ impl Loop {
 
     /// The tunnel ended cleanly (or did not say in time): the close or error it stood for.
     fn after_exit(&mut self, i: usize, poll: &Poll, handler: &mut dyn Handler) {
-        let then = self.sessions[i].exit_then.take();
+        let (then, resume) = match std::mem::replace(&mut self.sessions[i].phase, Phase::Open) {
+            Phase::Exiting { then, resume, .. } => (Some(then), resume),
+            _ => (None, None),
+        };
         self.close(i, poll);
         let s = &mut self.sessions[i];
-        match s.resume.take() {
-            Some(at) => {
-                s.phase = Phase::Delay;
-                s.wake_at = Some(at);
-            }
-            None => s.phase = Phase::Open,
+        if let Some(until) = resume {
+            s.phase = Phase::Delay { until };
         }
         match then {
             Some(Fallback::Error(e)) => {
@@ -1241,7 +1256,7 @@ impl Loop {
     /// memory than the allocation it saves.
     fn flush(&mut self, i: usize, poll: &Poll, handler: &mut dyn Handler) {
         let s = &mut self.sessions[i];
-        if !matches!(s.phase, Phase::Open | Phase::Delay) {
+        if !matches!(s.phase, Phase::Open | Phase::Delay { .. }) {
             return;
         }
         let Some(link) = s.link.as_mut() else {
@@ -1338,9 +1353,7 @@ impl Loop {
                 Action::Reconnect => {
                     self.close(i, poll);
                     let s = &mut self.sessions[i];
-                    s.phase = Phase::Connecting;
-                    s.addr_index = 0;
-                    s.wake_at = None;
+                    s.phase = Phase::CONNECTING;
                     return self.connect(i, poll, handler);
                 }
             }
@@ -1390,8 +1403,7 @@ impl Loop {
             Next::Wait { until } => {
                 let s = &mut self.sessions[i];
                 s.queued = None;
-                s.phase = Phase::Delay;
-                s.wake_at = Some(until);
+                s.phase = Phase::Delay { until };
                 self.arm(i);
             }
             Next::Command {
@@ -1403,8 +1415,7 @@ impl Loop {
                 match not_before {
                     Some(at) if at > Instant::now() => {
                         s.queued = Some((text, then_close));
-                        s.phase = Phase::Delay;
-                        s.wake_at = Some(at);
+                        s.phase = Phase::Delay { until: at };
                         self.arm(i);
                     }
                     _ => self.start(i, text, then_close, poll, handler),
@@ -1433,9 +1444,7 @@ impl Loop {
             self.close(i, poll);
             let s = &mut self.sessions[i];
             s.machine.disconnect();
-            s.phase = Phase::Connecting;
-            s.addr_index = 0;
-            s.wake_at = None;
+            s.phase = Phase::CONNECTING;
             return self.connect(i, poll, handler);
         }
         s.stage = Stage::Command {
@@ -1449,6 +1458,21 @@ impl Loop {
         s.machine.command_with(&text, ending, Instant::now());
         self.after_machine(i, poll, handler);
     }
+}
+
+/// One UDP socket connected to `addr`, as the blocking driver opens it.
+fn udp_to(addr: SocketAddr) -> Result<UdpSocket, Error> {
+    let local: SocketAddr = if addr.is_ipv4() {
+        (std::net::Ipv4Addr::UNSPECIFIED, 0).into()
+    } else {
+        (std::net::Ipv6Addr::UNSPECIFIED, 0).into()
+    };
+    UdpSocket::bind(local)
+        .and_then(|u| u.connect(addr).map(|()| u))
+        .map_err(|source| Error::Connect {
+            addr: addr.to_string(),
+            source,
+        })
 }
 
 fn setup_error(source: io::Error) -> Error {

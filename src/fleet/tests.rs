@@ -1,6 +1,7 @@
 //! The event loop against in-process practice servers: output per target in order, a dead
-//! target's connect failure and its retries, a refused command that does not end the session,
-//! a delay between commands, and a reconnect after a command that closes the connection.
+//! target's connect failure and its retries, the next address after a refused one, a refused
+//! command that does not end the session, a delay between commands, and a reconnect after a
+//! command that closes the connection.
 
 use std::collections::VecDeque;
 use std::net::TcpListener;
@@ -665,4 +666,23 @@ fn a_cancel_raised_elsewhere_wakes_a_sleeping_loop() {
     t.config.end = crate::rcon::exchange::EndDetection::SinglePacket;
     run(vec![t], opts, &mut h).unwrap();
     assert_eq!(h.1, ["waiting", "cancelled"]);
+}
+
+#[test]
+fn a_refused_first_address_goes_on_to_the_next_within_one_attempt() {
+    let (_held, dead) = closed_port();
+    let live = practice(PracticeMode::Vanilla);
+    let mut h = Script::new(vec![vec![("echo x", false, None)]]);
+    let addrs = vec![
+        SocketAddr::from(([127, 0, 0, 1], dead)),
+        SocketAddr::from(([127, 0, 0, 1], live.port())),
+    ];
+    run_resolved(
+        vec![(target(live.port()), Ok(addrs))],
+        FleetOptions::default(),
+        &mut h,
+    )
+    .unwrap();
+    // One attempt: the refusal moved on to the second address, it was no failed connect.
+    assert_eq!(h.log[0], ["connecting 1", "done x", "finished"]);
 }

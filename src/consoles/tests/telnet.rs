@@ -104,6 +104,11 @@ fn state_new() {
             vec![Close],
             &["closed -> None"],
         ),
+        case(
+            "a command before the login fails, and the login with it",
+            vec![Cmd("x"), text(PROMPT), Wait(5000)],
+            &["fail server closed the connection before the command (not logged in)"],
+        ),
     ];
     check("telnet new", make, &[Start], cases);
 }
@@ -147,6 +152,11 @@ fn state_password_sent() {
             "other lines, then the verdict",
             vec![text("\r\nplease wait\r\n"), text("Logon successful.\r\n")],
             &["logged in"],
+        ),
+        case(
+            "a command before the verdict fails, and the login with it",
+            vec![Cmd("x"), text("Logon successful.\r\n")],
+            &["fail server closed the connection before the command (not logged in)"],
         ),
         case(
             "no verdict: a timeout 5 s after the password",
