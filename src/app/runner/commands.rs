@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use crate::app::exit::{Exit, fail};
-use crate::app::print::interrupted::{self, InFlight, Interrupted};
+use crate::app::print::interrupted::{InFlight, Interrupted};
 use crate::app::resolve::plan::BatchPolicy;
 use crate::app::runner::interrupt::{Signal, Stop};
 use crate::app::runner::policy::{Caught, Policy, Tally};
@@ -106,7 +106,7 @@ pub fn run(
     let stop = if signals { Stop::catch() } else { None };
     match run_until(target, commands, rest, policy, tally, stop.as_ref())? {
         None => Ok(()),
-        Some(halted) => Err(error(&halted.interrupted(commands, rest, tally, None))),
+        Some(halted) => Err(halted.interrupted(commands, rest, tally, None).error()),
     }
 }
 
@@ -122,8 +122,8 @@ pub struct Halted {
 }
 
 impl Halted {
-    /// What it stopped, for [`interrupted::line`]; `server` names the target when it is one
-    /// of several (the caller then adds up every server's).
+    /// What it stopped, the one account ([`Interrupted`]); `server` names the target when it
+    /// is one of several (the caller then adds up every server's).
     pub fn interrupted(
         &self,
         commands: &[String],
@@ -131,35 +131,31 @@ impl Halted {
         tally: &Tally,
         server: Option<&str>,
     ) -> Interrupted {
-        Interrupted {
-            signal: self.signal,
-            ran: tally.sent,
-            in_flight: self
-                .in_flight
-                .map(|i| InFlight {
-                    server: server.map(str::to_string),
-                    at: match server {
-                        Some(_) => String::new(),
-                        None => command_label(i, commands.len()),
-                    },
-                    command: commands[i].clone(),
-                })
-                .into_iter()
-                .collect(),
+        let mut stopped = Interrupted {
             not_sent: (commands.len() - self.next) as u64,
             not_run: match rest {
                 Rest::Nothing => None,
                 Rest::BatchInput => Some("the batch input"),
                 Rest::Console => Some("the console"),
             },
-            ..Interrupted::default()
-        }
+            ..Interrupted::by(self.signal).ran(tally.sent, &[])
+        };
+        stopped.in_flight.extend(self.in_flight.map(|i| InFlight {
+            server: server.map(str::to_string),
+            at: match server {
+                Some(_) => String::new(),
+                None => command_label(i, commands.len()),
+            },
+            command: commands[i].clone(),
+        }));
+        stopped
     }
 }
 
-/// The error (exit 130 or 143) that says what a signal stopped.
+/// The error (exit 130 or 143) that says what a signal stopped: [`Interrupted::error`], kept
+/// under this name for `mode/mgmt.rs` and `mode/mgmt_fleet.rs`.
 pub fn error(stopped: &Interrupted) -> anyhow::Error {
-    fail(stopped.signal.exit(), interrupted::line(stopped))
+    stopped.error()
 }
 
 /// [`run`] with the signals caught by the caller (`stop`, shared by several servers' threads):

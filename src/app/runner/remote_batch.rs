@@ -925,11 +925,9 @@ impl Pipe<'_, '_> {
                     message,
                 } => {
                     self.give_credit();
-                    let tally = &mut progress.tally;
-                    tally.lines += 1;
-                    tally.failed += 1;
                     let exit = Exit::Refused;
-                    tally.worst = Some(tally.worst.map_or(exit, |w| w.max(exit)));
+                    progress.tally.lines += 1;
+                    progress.tally.count_failure(exit);
                     let name = self.name(input).to_string();
                     if printer.style() == Style::Json {
                         printer.record(&Record {
@@ -1279,33 +1277,21 @@ impl Pipe<'_, '_> {
             .collect();
         if let Some(signal) = self.aborted {
             // The stream was ended in order: what was not answered never ran.
-            let unread = (!self.read_done).then(|| {
-                self.run
-                    .inputs
-                    .get(progress.inputs)
-                    .map_or("the input", |i| display_name(i))
-                    .to_string()
-            });
-            let mut not_sent_at = Vec::new();
+            let mut stopped = Interrupted::by(signal).ran(progress.tally.sent, &ran_at);
             for entry in &unanswered {
-                if let Entry::Cmd {
-                    at: Some((i, line)),
-                    ..
-                } = entry
-                {
-                    interrupted::extend(&mut not_sent_at, self.name(*i), *line);
+                match entry {
+                    Entry::Cmd {
+                        at: Some((i, line)),
+                        ..
+                    } => stopped = stopped.unsent(self.name(*i), *line),
+                    _ => stopped.not_sent += 1,
                 }
             }
-            let text = interrupted::line(&Interrupted {
-                signal,
-                ran: progress.tally.sent,
-                ran_at,
-                not_sent_at,
-                not_sent: unanswered.len() as u64,
-                unread,
-                ..Interrupted::default()
-            });
-            return Ended::Done(Err(fail(signal.exit(), text)));
+            if !self.read_done {
+                let input = self.run.inputs.get(progress.inputs);
+                stopped.rest(input.map_or("the input", |i| display_name(i)), None);
+            }
+            return Ended::Done(Err(stopped.error()));
         }
         if self.ended
             && let Some(e) = self.stop_error.take()
