@@ -68,7 +68,21 @@ pub enum Rest {
 /// RCON's wording of a failure that stops the commands: `...; 2 later commands and the batch
 /// input not sent (--keep-going continues past failures)`.
 pub fn stopped_here(failure: &Failure, sent: bool, later: usize, rest: Rest) -> String {
-    let mut message = failure.message.clone();
+    let passable = failure.exit.passable();
+    not_sent_after(&failure.message, (sent, later), rest, passable)
+}
+
+/// A failure's `message` that stops a run, with what that left unsent: `later` commands (the
+/// failed one among them unless it was `sent`) and the `rest`; the hint about `--keep-going`
+/// only where it would have gone on (`passable`) and something was left to run. The one
+/// wording of every runner that stops at a failure (one server's, each of a fan-out's).
+pub fn not_sent_after(
+    message: &str,
+    (sent, later): (bool, usize),
+    rest: Rest,
+    passable: bool,
+) -> String {
+    let mut message = message.to_string();
     let batch = rest == Rest::BatchInput;
     let and_batch = if batch { " and the batch input" } else { "" };
     if later > 0 {
@@ -83,9 +97,7 @@ pub fn stopped_here(failure: &Failure, sent: bool, later: usize, rest: Rest) -> 
     // Only something after the failed command could have gone on, and never after a refused
     // login.
     let after = later - usize::from(!sent);
-    message.push_str(Policy::hint(
-        (after > 0 || batch) && failure.exit.passable(),
-    ));
+    message.push_str(Policy::hint((after > 0 || batch) && passable));
     message
 }
 
@@ -262,6 +274,11 @@ mod tests {
             stopped_here(&f, true, 1, Rest::BatchInput),
             "command 'x': bad; 1 later command and the batch input not sent (--keep-going \
              continues past failures)"
+        );
+        // A fan-out's server that lost its connection: --keep-going would not go on past it.
+        assert_eq!(
+            not_sent_after("lost", (true, 2), Rest::Nothing, false),
+            "lost; 2 later commands not sent"
         );
     }
 }

@@ -43,6 +43,7 @@ use crate::app::print::progress::ProgressLine;
 use crate::app::resolve::plan::{FanoutPlan, FanoutPolicy, Layout};
 use crate::app::resolve::secrets::Secret;
 use crate::app::resolve::settings::Settings;
+use crate::app::runner::commands::{self, Rest};
 use crate::app::runner::interrupt::{self, Signal};
 use crate::app::runner::policy::Policy;
 use crate::app::runner::session::PARSE_ERROR;
@@ -807,19 +808,15 @@ fn commands_word(n: usize) -> &'static str {
     if n == 1 { "command" } else { "commands" }
 }
 
-/// The message for a server that stopped at `index` with `why`.
+/// The message for a server that stopped at `index` with `why`: the one wording of a stopped
+/// run ([`commands::not_sent_after`]), where only a command the server failed is one
+/// `--keep-going` goes past (a lost connection ends a server of the loop).
 fn stopped_message(commands: &[Planned], index: usize, why: &str, exit: Exit) -> String {
     let planned = &commands[index];
+    let message = crate::app::shared::command_failed(&planned.at(), &planned.text, why);
     let later = commands.len() - index - 1;
-    let mut message = crate::app::shared::command_failed(&planned.at(), &planned.text, why);
-    if later > 0 {
-        message.push_str(&format!(
-            "; {later} later {} not sent",
-            commands_word(later)
-        ));
-        message.push_str(Policy::hint(exit == Exit::CommandFailed));
-    }
-    message
+    let passable = exit == Exit::CommandFailed;
+    commands::not_sent_after(&message, (true, later), Rest::Nothing, passable)
 }
 
 /// One direct target's progress through the commands, on the event loop's thread.
