@@ -127,7 +127,6 @@ fn run_input(
     let max = session.max_command_bytes();
     let (mut journal, Resumed { skip, mut expect }) = for_input(&name, session.server(), opts)?
         .map_or((None, Resumed::default()), |(j, r)| (Some(j), r));
-    let checked = expect.as_ref().map_or(0, |(through, _)| *through);
     // stdin's journal keeps a chain over the items, checked again when resuming.
     let mut chain = (name == STDIN && journal.is_some()).then(Chain::default);
     let stopped = || stop.and_then(Stop::received);
@@ -147,10 +146,12 @@ fn run_input(
             };
             let done = joiner.line();
             let at = item.line();
-            let prefix = match chain.as_mut() {
-                Some(chain) => Some(chained(chain, &mut expect, checked, &item, session)?),
-                None => None,
-            };
+            let pushed = chain
+                .as_mut()
+                .map(|c| c.checked_push(&mut expect, at, item.text()));
+            let prefix = pushed
+                .transpose()
+                .map_err(|through| differs(session, through))?;
             // The line `--skip-in-doubt` takes as run is recorded as run, once stdin's lines
             // were found the same (a plain resume writes what the journal said).
             if at == skip
@@ -184,10 +185,8 @@ fn run_input(
             }
         }
         // Read to its end without passing the journal's line: the same lines, or fewer.
-        if let Some((_, want)) = expect.take()
-            && chain.as_ref().is_none_or(|c| c.hex() != want)
-        {
-            return Err(stdin_differs(session.server(), checked));
+        if let Some(Err(through)) = chain.as_ref().map(|c| c.checked_end(&mut expect)) {
+            return Err(differs(session, through));
         }
         Ok(None)
     })();
@@ -204,32 +203,15 @@ fn run_input(
     {
         j.finish();
     }
-    let halt = halt.map(|mut halt| {
-        let rest = input.count_rest(&mut joiner, &mut buf);
-        halt.rest(&name, rest);
+    Ok(halt.map(|mut halt| {
+        halt.rest(&name, input.count_rest(&mut joiner, &mut buf));
         halt
-    });
-    Ok(halt)
+    }))
 }
 
-/// stdin's chain with `item` added, as its journal records it; an error when the lines
-/// through `checked` were not the ones the journal `expect`s.
-fn chained(
-    chain: &mut Chain,
-    expect: &mut Option<(u64, String)>,
-    checked: u64,
-    item: &Item,
-    session: &Session,
-) -> anyhow::Result<String> {
-    let at = item.line();
-    if at > checked
-        && let Some((_, want)) = expect.take()
-        && chain.hex() != want
-    {
-        return Err(stdin_differs(session.server(), checked));
-    }
-    chain.push(at, item.text());
-    Ok(chain.hex())
+/// `--resume`: stdin's lines through `through` were not those of the run that stopped.
+fn differs(session: &Session, through: u64) -> anyhow::Error {
+    stdin_differs(session.server(), through)
 }
 
 /// Stdout was closed at line `line` of `input`: `sent`, that command ran (its answer could not
@@ -305,14 +287,8 @@ impl Step<'_> {
             };
             let outcome: CommandOutcome = self.session.run_with(&text, how)?;
             if let Some(j) = self.journal.as_mut() {
-                if !outcome.sent {
-                    j.not_sent();
-                } else if outcome.error.is_none() {
-                    if let Some(prefix) = self.prefix.take() {
-                        j.set_prefix(prefix);
-                    }
-                    j.answered(line);
-                }
+                let how = (outcome.sent, outcome.error.is_none());
+                j.outcome(line, how, self.prefix.clone(), None);
             }
             match self.retry_after(&outcome, line)? {
                 Some(wait) => {

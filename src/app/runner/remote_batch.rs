@@ -578,20 +578,12 @@ impl Pipe<'_, '_> {
                 };
                 self.item(input, item, prefix, progress)
             }
-            Src::End {
-                input,
-                slashes,
-                first_slash,
-            } if self.run.inputs[input] == "-"
-                && self
-                    .expect
-                    .as_ref()
-                    .is_some_and(|(_, want)| *want != self.chain.hex()) =>
-            {
-                let checked = self.expect.take().map_or(0, |(through, _)| through);
-                self.differs(checked);
-                let _ = (slashes, first_slash);
-                Ok(())
+            Src::End { input, .. } if self.run.inputs[input] == "-" => {
+                if let Err(through) = self.chain.checked_end(&mut self.expect) {
+                    self.differs(through);
+                    return Ok(());
+                }
+                self.take_rest(src)
             }
             other => self.take_rest(other),
         }
@@ -600,17 +592,10 @@ impl Pipe<'_, '_> {
     /// stdin: the chain through `item`, checked against the journal's where a resume starts;
     /// `None` when it differs (the run stops, nothing sent).
     fn chain_item(&mut self, item: &Item) -> Option<String> {
-        let (at, text) = (item.line(), item.text());
-        let checked = self.expect.as_ref().map_or(0, |(through, _)| *through);
-        if at > checked
-            && let Some((_, want)) = self.expect.take()
-            && want != self.chain.hex()
-        {
-            self.differs(checked);
-            return None;
-        }
-        self.chain.push(at, text);
-        Some(self.chain.hex())
+        let pushed = self
+            .chain
+            .checked_push(&mut self.expect, item.line(), item.text());
+        pushed.map_err(|through| self.differs(through)).ok()
     }
 
     /// stdin's lines through `checked` are not the journal's.
