@@ -102,6 +102,19 @@ impl Interrupted {
         self.lost.as_ref().map_or(self.signal.exit(), |l| l.exit)
     }
 
+    /// The error when the signal came during `--retry`'s pause before a reconnect, after the
+    /// connection was lost for `why`: `interrupted by Ctrl-C while waiting to reconnect (WHY);
+    /// 3 commands ran`.
+    pub fn while_reconnecting(&self, why: &str) -> anyhow::Error {
+        let text = format!(
+            "interrupted by {} while waiting to reconnect ({why}); {} command{} ran",
+            self.signal.name(),
+            self.ran,
+            if self.ran == 1 { "" } else { "s" }
+        );
+        fail(self.exit(), text)
+    }
+
     /// The error that ends the run: its [`line()`] (and what to do about a lost connection)
     /// with its [`exit`](Interrupted::exit) status.
     pub fn error(&self) -> anyhow::Error {
@@ -393,5 +406,10 @@ mod tests {
             format!("{}; try again", line(&s))
         );
         assert_eq!(Interrupted::by(Signal::Terminate).exit(), Exit::Terminated);
+        let s = Interrupted::by(Signal::Terminate).ran(1, &[]);
+        assert_eq!(
+            s.while_reconnecting("x:3: lost").to_string(),
+            "interrupted by SIGTERM while waiting to reconnect (x:3: lost); 1 command ran"
+        );
     }
 }

@@ -736,7 +736,10 @@ mod tests {
         let (mut chain, mut want) = (Chain::default(), expect());
         chain.checked_push(&mut want, 1, "a").unwrap();
         chain.checked_push(&mut want, 2, "x").unwrap();
-        assert_eq!(chain.clone().checked_push(&mut want.clone(), 3, "c"), Err(2));
+        assert_eq!(
+            chain.clone().checked_push(&mut want.clone(), 3, "c"),
+            Err(2)
+        );
         assert_eq!(chain.checked_end(&mut want), Err(2));
         // Fewer lines: refused at the end; none expected: nothing to check.
         let (mut chain, mut want) = (Chain::default(), expect());

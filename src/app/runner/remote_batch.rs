@@ -185,14 +185,8 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
                 crate::app::print::output::warning(&warning);
                 crate::app::runner::interrupt::pause(pause, stop.as_ref());
                 if let Some(signal) = stop.as_ref().and_then(Stop::received) {
-                    let exit = signal.exit();
-                    let text = format!(
-                        "interrupted by {} while waiting to reconnect ({message}); {} command{} ran",
-                        signal.name(),
-                        progress.tally.sent,
-                        if progress.tally.sent == 1 { "" } else { "s" }
-                    );
-                    return Err(fail(exit, text));
+                    let stopped = Interrupted::by(signal).ran(progress.tally.sent, &[]);
+                    return Err(stopped.while_reconnecting(&message));
                 }
                 progress.resume = progress.begun;
             }
