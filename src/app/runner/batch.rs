@@ -339,11 +339,8 @@ impl Step<'_> {
         line: u64,
         text: &str,
     ) -> Interrupted {
-        match Policy::caught(outcome.error.is_none(), outcome.sent) {
-            Caught::Ran => {
-                self.tally.sent += 1;
-                Interrupted::by(signal)
-            }
+        match self.tally.caught(outcome.error.is_none(), outcome.sent) {
+            Caught::Ran => Interrupted::by(signal),
             Caught::NotSent => Interrupted::by(signal).unsent(self.name, line),
             Caught::InFlight => {
                 Interrupted::by(signal).in_flight(format!("{}:{line}", self.name), text.to_string())

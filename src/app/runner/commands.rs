@@ -202,11 +202,8 @@ pub fn run_until(
         let last = i + 1 == commands.len() && rest == Rest::Nothing;
         let ran = target.run(command, last)?;
         if let Some(signal) = stopped() {
-            return match Policy::caught(ran.answered, ran.sent) {
-                Caught::Ran => {
-                    tally.sent += 1;
-                    halt(signal, None, i + 1)
-                }
+            return match tally.caught(ran.answered, ran.sent) {
+                Caught::Ran => halt(signal, None, i + 1),
                 Caught::InFlight => halt(signal, Some(i), i + 1),
                 Caught::NotSent => halt(signal, None, i),
             };
