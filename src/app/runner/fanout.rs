@@ -804,10 +804,6 @@ impl<'a> PrintingThread<'a> {
     }
 }
 
-fn commands_word(n: usize) -> &'static str {
-    if n == 1 { "command" } else { "commands" }
-}
-
 /// The message for a server that stopped at `index` with `why`: the one wording of a stopped
 /// run ([`commands::not_sent_after`]), where only a command the server failed is one
 /// `--keep-going` goes past (a lost connection ends a server of the loop).
@@ -1031,7 +1027,8 @@ impl FleetHandler<'_> {
             return self.command_failed(t, i, sent.elapsed(), why, exit, true);
         }
         // As with one server: the first command's record carries the error; nothing was
-        // sent, so every command is counted.
+        // sent, so every command is counted (at least one: the loop asked for it), and
+        // --keep-going goes past none of them.
         let n = self.commands.len() - self.states[t].next;
         let first = self.states[t].next;
         self.send_output(
@@ -1043,7 +1040,7 @@ impl FleetHandler<'_> {
         );
         let _ = self.tx.send(SessionUpdate::Stopped {
             server: self.states[t].index,
-            message: format!("{why}; {n} {} not sent", commands_word(n)),
+            message: commands::not_sent_after(&why, (false, n), Rest::Nothing, false),
             exit,
         });
     }

@@ -24,7 +24,7 @@ use crate::app::runner::batch::{self, Tally};
 use crate::app::runner::commands::{self, Failure, Rest};
 use crate::app::runner::interrupt::{Signal, Stop};
 use crate::app::runner::policy::Policy;
-use crate::app::shared::short;
+use crate::app::shared::{command_failed, short};
 use crate::app::source::files::{self, Input};
 
 /// How many commands may be on their way to (or waiting on) the remote side at once: enough
@@ -1177,8 +1177,8 @@ impl Pipe<'_, '_> {
         progress.tally.count_failure(exit);
         let why = error.unwrap_or_default();
         let message = match (origin, sent) {
-            (Some((name, line)), _) => format!("{name}:{line}: command '{}': {why}", short(text)),
-            (None, true) => format!("command '{}': {why}", short(text)),
+            (Some((name, line)), _) => command_failed(&format!("{name}:{line}: "), text, &why),
+            (None, true) => command_failed("", text, &why),
             (None, false) => why,
         };
         if let Some(i) = index
