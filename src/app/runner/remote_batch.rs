@@ -47,9 +47,8 @@ struct Progress {
     resume: bool,
     /// The input `inputs` has begun (its journal exists on the remote side).
     begun: bool,
+    /// What ran, and the reconnects `--retry` has left, as for a batch here.
     tally: Tally,
-    /// Reconnects left, and the pause before the next.
-    retries: crate::app::runner::wait::Retries,
     /// The current input's answers were printed through this line (`None`: not known: its
     /// local record is missing).
     printed: Option<u64>,
@@ -132,7 +131,10 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
     let stop = Stop::catch();
     let mut progress = Progress {
         resume: plan.batch.resume,
-        retries: policy.retries(),
+        tally: Tally {
+            retries: policy.retries(),
+            ..Tally::default()
+        },
         ..Progress::default()
     };
     let stdin_batch = plan.inputs.stdin_batch;
@@ -174,14 +176,14 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
                     .get(progress.inputs)
                     .is_none_or(|name| name.as_str() != "-");
                 let pause = if resumable {
-                    progress.retries.next()
+                    progress.tally.retries.next()
                 } else {
                     None
                 };
                 let Some(pause) = pause else {
                     return Err(fail(exit, message));
                 };
-                let warning = progress.retries.reconnecting(&message, pause);
+                let warning = progress.tally.retries.reconnecting(&message, pause);
                 crate::app::print::output::warning(&warning);
                 crate::app::runner::interrupt::pause(pause, stop.as_ref());
                 if let Some(signal) = stop.as_ref().and_then(Stop::received) {
@@ -1041,7 +1043,7 @@ impl Pipe<'_, '_> {
         // --skip-in-doubt is for the line checked before this run; a line left in doubt by a
         // drop that --retry crosses is not.
         let policy = BatchPolicy {
-            skip_in_doubt: self.run.batch().skip_in_doubt && progress.retries.used() == 0,
+            skip_in_doubt: self.run.batch().skip_in_doubt && progress.tally.retries.used() == 0,
             ..self.run.batch().clone()
         };
         let skip = match journal::resume_after(&name, state, &policy, "the remote journal's", &kept)
@@ -1143,7 +1145,7 @@ impl Pipe<'_, '_> {
         exit: Option<Exit>,
         error: Option<&str>,
     ) -> bool {
-        let retry = self.run.policy.may_retry(&progress.retries)
+        let retry = self.run.policy.may_retry(&progress.tally.retries)
             && matches!(exit, Some(Exit::Connect | Exit::Connection))
             && (at.is_some_and(|(i, _)| self.run.inputs[i] != "-") || (index.is_some() && !sent));
         if !retry {
