@@ -386,14 +386,13 @@ impl<'a, W: Write> Server<'a, W> {
             elapsed_ms: outcome.elapsed.as_secs_f64() * 1000.0,
         };
         if let (Some(j), Some(l)) = (self.journal.as_mut(), line) {
-            if !outcome.sent {
-                j.not_sent();
-            } else if outcome.error.is_none() {
-                if let Some(prefix) = prefix {
-                    j.set_prefix(prefix);
-                }
-                j.answered_keeping(l, &serde_json::to_string(&answer).unwrap_or_default());
-            }
+            let kept = serde_json::to_string(&answer).unwrap_or_default();
+            j.outcome(
+                l,
+                (outcome.sent, outcome.error.is_none()),
+                prefix,
+                Some(&kept),
+            );
         }
         self.send(&answer).map_err(io_err)?;
         // How it failed, for the policy: a refused login is not passed by --keep-going.

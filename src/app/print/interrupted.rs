@@ -1,12 +1,14 @@
-//! The one line that says what Ctrl-C or `SIGTERM` stopped, or what a lost connection left in
+//! The one account of what Ctrl-C or `SIGTERM` stopped, or what a lost connection left in
 //! doubt, for every runner that stops in order (the command line's commands, batch input here or
-//! over `--remote`, a fan-out): the runner fills an [`Interrupted`], [`line()`] words it, with
-//! `file:line` ranges ([`Lines`]) where the runner knows them.
+//! over `--remote`, a fan-out, a management server's calls): the runner fills an
+//! [`Interrupted`] as it goes (what ran, what was in flight, what was not sent, with `file:line`
+//! ranges, [`Lines`], where it knows them), [`line()`] words it and [`Interrupted::error`] gives
+//! it its exit status.
 
-use crate::app::exit::Signal;
+use crate::app::exit::{Exit, Signal, fail};
 use crate::app::words::short;
 
-/// What a signal stopped.
+/// What a signal (or a lost connection) stopped.
 #[derive(Debug, Clone, Default)]
 pub struct Interrupted {
     /// Which signal (messages name it `Ctrl-C` or `SIGTERM`).
@@ -24,13 +26,101 @@ pub struct Interrupted {
     pub unread: Option<String>,
     /// What else was not run at all (`the batch input`, `the console`).
     pub not_run: Option<&'static str>,
-    /// Not a signal: the connection was lost, for this reason (`FILE:LINE: ...`), which
-    /// replaces `interrupted by Ctrl-C`.
-    pub lost: Option<String>,
+    /// Not a signal: the connection was lost.
+    pub lost: Option<Lost>,
     /// The lines that ran, by input.
     pub ran_at: Vec<Lines>,
     /// The lines not sent, by input.
     pub not_sent_at: Vec<Lines>,
+}
+
+/// A lost connection that stopped a run with a command in doubt, in place of a signal.
+#[derive(Debug, Clone)]
+pub struct Lost {
+    /// The exit status it gives.
+    pub exit: Exit,
+    /// Why (`FILE:LINE: ...`), which replaces `interrupted by Ctrl-C`.
+    pub why: String,
+    /// What to do about it, said after the account.
+    pub then: String,
+}
+
+impl Interrupted {
+    /// Stopped by `signal`; the runner adds what it stopped.
+    pub fn by(signal: Signal) -> Interrupted {
+        Interrupted {
+            signal,
+            ..Interrupted::default()
+        }
+    }
+
+    /// The one command of a one-server run that was in flight: `at` names it (`FILE:LINE`,
+    /// `command 2 of 3`).
+    pub fn in_flight(mut self, at: String, command: String) -> Interrupted {
+        self.in_flight.push(InFlight {
+            server: None,
+            at,
+            command,
+        });
+        self
+    }
+
+    /// Line `line` of `input` was not sent.
+    pub fn unsent(mut self, input: &str, line: u64) -> Interrupted {
+        self.not_sent += 1;
+        extend(&mut self.not_sent_at, input, line);
+        self
+    }
+
+    /// The rest of `input` was not sent: how many lines and the first and last of them, or
+    /// `None` when it could not be counted (a pipe).
+    pub fn rest(&mut self, input: &str, rest: Option<(u64, Option<(u64, u64)>)>) {
+        match rest {
+            Some((count, lines)) => {
+                self.not_sent += count;
+                if let Some((first, last)) = lines {
+                    extend(&mut self.not_sent_at, input, first);
+                    extend(&mut self.not_sent_at, input, last);
+                }
+            }
+            None => {
+                self.unread.get_or_insert_with(|| input.to_string());
+            }
+        }
+    }
+
+    /// What ran before it stopped: `ran` commands, at `ran_at` where known.
+    pub fn ran(mut self, ran: u64, ran_at: &[Lines]) -> Interrupted {
+        self.ran = ran;
+        self.ran_at = ran_at.to_vec();
+        self
+    }
+
+    /// The exit status: the signal's (130, 143, or a closed stdout's), or the lost
+    /// connection's.
+    pub fn exit(&self) -> Exit {
+        self.lost.as_ref().map_or(self.signal.exit(), |l| l.exit)
+    }
+
+    /// The error when the signal came during `--retry`'s pause before a reconnect, after the
+    /// connection was lost for `why`: `interrupted by Ctrl-C while waiting to reconnect (WHY);
+    /// 3 commands ran`.
+    pub fn while_reconnecting(&self, why: &str) -> anyhow::Error {
+        let text = format!(
+            "interrupted by {} while waiting to reconnect ({why}); {} command{} ran",
+            self.signal.name(),
+            self.ran,
+            if self.ran == 1 { "" } else { "s" }
+        );
+        fail(self.exit(), text)
+    }
+
+    /// The error that ends the run: its [`line()`] (and what to do about a lost connection)
+    /// with its [`exit`](Interrupted::exit) status.
+    pub fn error(&self) -> anyhow::Error {
+        let then = self.lost.as_ref().map_or("", |l| l.then.as_str());
+        fail(self.exit(), format!("{}{then}", line(self)))
+    }
 }
 
 /// Lines `first` to `last` of one input: `build.mcfunction:1-77`, or `:5` alone.
@@ -95,7 +185,7 @@ const SHOWN: usize = 5;
 /// x.mcfunction:3: 'give'), 7 not sent`.
 pub fn line(s: &Interrupted) -> String {
     let cause = match &s.lost {
-        Some(why) => why.clone(),
+        Some(lost) => lost.why.clone(),
         None => format!("interrupted by {}", s.signal.name()),
     };
     let mut text = format!(
@@ -262,6 +352,27 @@ mod tests {
     }
 
     #[test]
+    fn what_was_not_sent_adds_up_by_input() {
+        let mut s = Interrupted::by(Signal::Interrupt)
+            .ran(2, &[])
+            .unsent("a.mcfunction", 3);
+        s.rest("a.mcfunction", Some((2, Some((4, 5)))));
+        s.rest("b.mcfunction", Some((0, None)));
+        s.rest("<stdin>", None);
+        s.rest("c.mcfunction", None);
+        assert_eq!(
+            line(&s),
+            "interrupted by Ctrl-C: 2 commands ran, none was in flight, 3 not sent (a.mcfunction:3-5) and the rest of <stdin> was not read"
+        );
+        assert_eq!(s.exit(), Exit::Interrupted);
+        let s = Interrupted::by(Signal::Pipe).in_flight("x:1".into(), "say".into());
+        assert_eq!(
+            format!("{:#}", s.error()),
+            "interrupted by a closed stdout: 0 commands ran, x:1 ('say') was in flight and may or may not have run, 0 not sent"
+        );
+    }
+
+    #[test]
     fn ranges_of_lines_and_a_lost_connection() {
         let mut ran = Vec::new();
         for line in [1, 2, 77] {
@@ -269,7 +380,11 @@ mod tests {
         }
         extend(&mut ran, "b.mcfunction", 5);
         let s = Interrupted {
-            lost: Some("lost the connection: ssh failed".into()),
+            lost: Some(Lost {
+                exit: Exit::Transport,
+                why: "lost the connection: ssh failed".into(),
+                then: "; try again".into(),
+            }),
             ran: 78,
             ran_at: ran,
             in_flight: vec![in_flight(None, "b.mcfunction:6", "echo 6")],
@@ -284,6 +399,17 @@ mod tests {
         assert_eq!(
             line(&s),
             "lost the connection: ssh failed: 78 commands ran (a.mcfunction:1-77, b.mcfunction:5), b.mcfunction:6 ('echo 6') was in flight and may or may not have run, 3 not sent (b.mcfunction:7-10)"
+        );
+        assert_eq!(s.exit(), Exit::Transport);
+        assert_eq!(
+            format!("{:#}", s.error()),
+            format!("{}; try again", line(&s))
+        );
+        assert_eq!(Interrupted::by(Signal::Terminate).exit(), Exit::Terminated);
+        let s = Interrupted::by(Signal::Terminate).ran(1, &[]);
+        assert_eq!(
+            s.while_reconnecting("x:3: lost").to_string(),
+            "interrupted by SIGTERM while waiting to reconnect (x:3: lost); 1 command ran"
         );
     }
 }

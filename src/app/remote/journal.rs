@@ -132,6 +132,34 @@ impl Chain {
     pub fn hex(&self) -> String {
         hex(&self.0)
     }
+
+    /// `--resume` with stdin, for a run here and over `--remote` alike: the item at `line`
+    /// added, and the chain through it (what the journal records), once the lines before it
+    /// were found to be the ones the journal `expect`s (its lines through `.0`, whose chain
+    /// is `.1`): `Err(through)` when they were not.
+    pub fn checked_push(
+        &mut self,
+        expect: &mut Option<(u64, String)>,
+        line: u64,
+        text: &str,
+    ) -> Result<String, u64> {
+        if let Some((through, _)) = expect.as_ref()
+            && line > *through
+        {
+            self.checked_end(expect)?;
+        }
+        self.push(line, text);
+        Ok(self.hex())
+    }
+
+    /// stdin ended: `Err(through)` when the journal still `expect`s lines through `through`
+    /// that were not these.
+    pub fn checked_end(&self, expect: &mut Option<(u64, String)>) -> Result<(), u64> {
+        match expect.take() {
+            Some((through, want)) if want != self.hex() => Err(through),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// What a journal holds: its state, stdin's chain through the answered line (empty for a
@@ -365,13 +393,40 @@ impl Journal {
     }
 
     /// `line` was answered with `answer` (JSON), kept until [`Journal::acked`] passes it.
-    pub fn answered_keeping(&mut self, line: u64, answer: &str) {
+    fn answered_keeping(&mut self, line: u64, answer: &str) {
         if !self.broken
             && let Err(e) = self.append(line, answer)
         {
             self.failed(&e);
         }
         self.answered(line);
+    }
+
+    /// What became of line `line` once its answer came (or it failed): the one rule of what
+    /// a journal records, for batch input here and on `--remote-serve`'s side. Never `sent`,
+    /// it is not in doubt any more; `answered` (in full, without a lost connection), it ran,
+    /// with stdin's chain through it (`prefix`) and, for `--remote`, its answer `kept` until
+    /// acknowledged; sent without its answer, it stays in doubt.
+    pub fn outcome(
+        &mut self,
+        line: u64,
+        (sent, answered): (bool, bool),
+        prefix: Option<String>,
+        kept: Option<&str>,
+    ) {
+        if !sent {
+            return self.not_sent();
+        }
+        if !answered {
+            return;
+        }
+        if let Some(prefix) = prefix {
+            self.set_prefix(prefix);
+        }
+        match kept {
+            Some(answer) => self.answered_keeping(line, answer),
+            None => self.answered(line),
+        }
     }
 
     /// `line` was in doubt and is taken as run (`--skip-in-doubt`), with stdin's chain through
@@ -398,7 +453,7 @@ impl Journal {
     }
 
     /// The line marked sent never went out after all (no connection).
-    pub fn not_sent(&mut self) {
+    fn not_sent(&mut self) {
         self.state.sent = self.state.answered;
         self.keep();
     }
@@ -665,6 +720,35 @@ mod tests {
     use super::*;
 
     #[test]
+    fn stdin_is_checked_against_the_journal_where_the_resume_starts() {
+        let mut first = Chain::default();
+        first.push(1, "a");
+        first.push(2, "b");
+        let expect = || Some((2, first.hex()));
+        // The same two lines, then more: checked at line 3, and the chain goes on.
+        let (mut chain, mut want) = (Chain::default(), expect());
+        assert!(chain.checked_push(&mut want, 1, "a").is_ok());
+        assert!(chain.checked_push(&mut want, 2, "b").is_ok());
+        assert!(want.is_some());
+        assert!(chain.checked_push(&mut want, 3, "c").is_ok());
+        assert!(want.is_none());
+        // Another second line: refused where the resume starts, or at the end.
+        let (mut chain, mut want) = (Chain::default(), expect());
+        chain.checked_push(&mut want, 1, "a").unwrap();
+        chain.checked_push(&mut want, 2, "x").unwrap();
+        assert_eq!(
+            chain.clone().checked_push(&mut want.clone(), 3, "c"),
+            Err(2)
+        );
+        assert_eq!(chain.checked_end(&mut want), Err(2));
+        // Fewer lines: refused at the end; none expected: nothing to check.
+        let (mut chain, mut want) = (Chain::default(), expect());
+        chain.checked_push(&mut want, 1, "a").unwrap();
+        assert_eq!(chain.checked_end(&mut want), Err(2));
+        assert_eq!(chain.checked_end(&mut None), Ok(()));
+    }
+
+    #[test]
     fn sha256_matches_the_standard_vectors() {
         assert_eq!(
             sha256_hex(b"abc"),
@@ -773,6 +857,18 @@ mod tests {
         j.set_prefix(chain.hex());
         j.answered(12345678906);
         assert_eq!(self::read(&path).unwrap().prefix, chain.hex());
+        // The one rule after a line's answer: failed in flight, it stays in doubt; never
+        // sent, it is not; answered, it ran, with its chain.
+        let (seven, eight) = (12345678907, 12345678908);
+        j.sent(seven);
+        j.outcome(seven, (true, false), Some("x".into()), None);
+        assert_eq!(read(&path).unwrap().in_doubt(), Some(seven));
+        j.outcome(seven, (false, false), None, None);
+        assert_eq!(read(&path).unwrap().in_doubt(), None);
+        j.sent(eight);
+        j.outcome(eight, (true, true), Some(chain.hex()), None);
+        let state = read(&path).unwrap();
+        assert_eq!((state.sent, state.answered), (eight, eight));
         j.finish();
         assert_eq!(read(&path), None);
     }

@@ -7,7 +7,7 @@
 use std::time::{Duration, Instant};
 
 use crate::app::exit::{Exit, fail};
-use crate::app::print::interrupted::{self, InFlight, Interrupted, Lines};
+use crate::app::print::interrupted::{self, Interrupted, Lost};
 use crate::app::print::output::Record;
 use crate::app::print::progress::ProgressLine;
 use crate::app::print::stderr;
@@ -105,78 +105,9 @@ pub fn run_inputs(
             let rest = later.count_rest(&mut joiner, &mut Vec::new());
             halt.rest(&later.name, rest);
         }
-        return Err(halt.into_error(tally));
+        return Err(halt.ran(tally.sent, &tally.ran_at).error());
     }
     Ok(())
-}
-
-/// Where a stopped run stopped, for its one-line report.
-#[derive(Default)]
-struct Halt {
-    signal: Signal,
-    /// Not a signal: the connection was lost with this line in flight (the exit status, the
-    /// reason, and what to do, said after the report).
-    lost: Option<(Exit, String, String)>,
-    /// The command that was sent but not completely answered: `file:line` and its text.
-    in_flight: Option<(String, String)>,
-    /// Commands (and unsendable lines) not sent, in the inputs that could be counted.
-    not_sent: u64,
-    /// Their lines, by input.
-    not_sent_at: Vec<Lines>,
-    /// The first input whose rest could not be counted (a pipe).
-    unread: Option<String>,
-}
-
-impl Halt {
-    /// Line `line` of `input` was not sent.
-    fn unsent(mut self, input: &str, line: u64) -> Halt {
-        self.not_sent += 1;
-        interrupted::extend(&mut self.not_sent_at, input, line);
-        self
-    }
-
-    /// The rest of `input` was not sent ([`Input::count_rest`]).
-    fn rest(&mut self, input: &str, rest: Option<(u64, Option<(u64, u64)>)>) {
-        match rest {
-            Some((count, lines)) => {
-                self.not_sent += count;
-                if let Some((first, last)) = lines {
-                    interrupted::extend(&mut self.not_sent_at, input, first);
-                    interrupted::extend(&mut self.not_sent_at, input, last);
-                }
-            }
-            None => {
-                self.unread.get_or_insert_with(|| input.to_string());
-            }
-        }
-    }
-
-    fn into_error(self, tally: &Tally) -> anyhow::Error {
-        let (exit, lost, hint) = match self.lost {
-            Some((exit, why, hint)) => (exit, Some(why), hint),
-            None => (self.signal.exit(), None, String::new()),
-        };
-        let text = interrupted::line(&Interrupted {
-            signal: self.signal,
-            lost,
-            ran: tally.sent,
-            ran_at: tally.ran_at.clone(),
-            not_sent_at: self.not_sent_at,
-            in_flight: self
-                .in_flight
-                .map(|(at, command)| InFlight {
-                    server: None,
-                    at,
-                    command,
-                })
-                .into_iter()
-                .collect(),
-            not_sent: self.not_sent,
-            unread: self.unread,
-            ..Interrupted::default()
-        });
-        fail(exit, format!("{text}{hint}"))
-    }
 }
 
 /// Runs one input through the session; `Some` when a signal stopped it.
@@ -186,7 +117,7 @@ fn run_input(
     (opts, policy): (&BatchPolicy, &Policy),
     tally: &mut Tally,
     stop: Option<&Stop>,
-) -> anyhow::Result<Option<Halt>> {
+) -> anyhow::Result<Option<Interrupted>> {
     let mut joiner = Joiner::new(opts.macros.clone());
     let mut progress = Progress::of(&input);
     let name = input.name.clone();
@@ -196,16 +127,15 @@ fn run_input(
     let max = session.max_command_bytes();
     let (mut journal, Resumed { skip, mut expect }) = for_input(&name, session.server(), opts)?
         .map_or((None, Resumed::default()), |(j, r)| (Some(j), r));
-    let checked = expect.as_ref().map_or(0, |(through, _)| *through);
     // stdin's journal keeps a chain over the items, checked again when resuming.
     let mut chain = (name == STDIN && journal.is_some()).then(Chain::default);
     let stopped = || stop.and_then(Stop::received);
-    let result = (|| -> anyhow::Result<Option<Halt>> {
+    let result = (|| -> anyhow::Result<Option<Interrupted>> {
         loop {
             let next = next_item(&mut input, &mut joiner, &mut buf);
             if let Some(signal) = stopped() {
                 // A line read just now was not sent either.
-                let halt = Halt::at(signal, None);
+                let halt = Interrupted::by(signal);
                 return Ok(Some(match &next {
                     Ok(Some((item, _))) => halt.unsent(&name, item.line()),
                     _ => halt,
@@ -216,10 +146,12 @@ fn run_input(
             };
             let done = joiner.line();
             let at = item.line();
-            let prefix = match chain.as_mut() {
-                Some(chain) => Some(chained(chain, &mut expect, checked, &item, session)?),
-                None => None,
-            };
+            let pushed = chain
+                .as_mut()
+                .map(|c| c.checked_push(&mut expect, at, item.text()));
+            let prefix = pushed
+                .transpose()
+                .map_err(|through| differs(session, through))?;
             // The line `--skip-in-doubt` takes as run is recorded as run, once stdin's lines
             // were found the same (a plain resume writes what the journal said).
             if at == skip
@@ -253,10 +185,8 @@ fn run_input(
             }
         }
         // Read to its end without passing the journal's line: the same lines, or fewer.
-        if let Some((_, want)) = expect.take()
-            && chain.as_ref().is_none_or(|c| c.hex() != want)
-        {
-            return Err(stdin_differs(session.server(), checked));
+        if let Some(Err(through)) = chain.as_ref().map(|c| c.checked_end(&mut expect)) {
+            return Err(differs(session, through));
         }
         Ok(None)
     })();
@@ -273,50 +203,23 @@ fn run_input(
     {
         j.finish();
     }
-    let halt = halt.map(|mut halt| {
-        let rest = input.count_rest(&mut joiner, &mut buf);
-        halt.rest(&name, rest);
+    Ok(halt.map(|mut halt| {
+        halt.rest(&name, input.count_rest(&mut joiner, &mut buf));
         halt
-    });
-    Ok(halt)
+    }))
 }
 
-/// stdin's chain with `item` added, as its journal records it; an error when the lines
-/// through `checked` were not the ones the journal `expect`s.
-fn chained(
-    chain: &mut Chain,
-    expect: &mut Option<(u64, String)>,
-    checked: u64,
-    item: &Item,
-    session: &Session,
-) -> anyhow::Result<String> {
-    let at = item.line();
-    if at > checked
-        && let Some((_, want)) = expect.take()
-        && chain.hex() != want
-    {
-        return Err(stdin_differs(session.server(), checked));
-    }
-    chain.push(at, item.text());
-    Ok(chain.hex())
+/// `--resume`: stdin's lines through `through` were not those of the run that stopped.
+fn differs(session: &Session, through: u64) -> anyhow::Error {
+    stdin_differs(session.server(), through)
 }
 
-impl Halt {
-    fn at(signal: Signal, in_flight: Option<(String, String)>) -> Halt {
-        Halt {
-            signal,
-            in_flight,
-            ..Halt::default()
-        }
-    }
-
-    /// Stdout was closed at line `line` of `input`: `sent`, that command ran (its answer could
-    /// not be printed); else it was not sent either. Nothing more is sent, as after a signal: a
-    /// batch whose answers nobody reads is not a batch that ran.
-    fn stdout_closed(sent: bool, input: &str, line: u64) -> Halt {
-        let halt = Halt::at(Signal::Pipe, None);
-        if sent { halt } else { halt.unsent(input, line) }
-    }
+/// Stdout was closed at line `line` of `input`: `sent`, that command ran (its answer could not
+/// be printed); else it was not sent either. Nothing more is sent, as after a signal: a batch
+/// whose answers nobody reads is not a batch that ran.
+fn stdout_closed(sent: bool, input: &str, line: u64) -> Interrupted {
+    let halt = Interrupted::by(Signal::Pipe);
+    if sent { halt } else { halt.unsent(input, line) }
 }
 
 /// What one item of an input is run with.
@@ -344,7 +247,7 @@ impl Step<'_> {
         item: Item,
         slashes: &mut u64,
         first_slash: &mut Option<u64>,
-    ) -> anyhow::Result<Option<Halt>> {
+    ) -> anyhow::Result<Option<Interrupted>> {
         let at = item.line();
         if at <= self.skip {
             return Ok(None);
@@ -366,7 +269,7 @@ impl Step<'_> {
         let (line, text) = (command.line, command.text);
         self.policy.pause_before(self.tally.sent > 0, self.stop);
         if let Some(signal) = self.stop.and_then(Stop::received) {
-            return Ok(Some(Halt::at(signal, None).unsent(self.name, line)));
+            return Ok(Some(Interrupted::by(signal).unsent(self.name, line)));
         }
         self.tally.lines += 1;
         let printer = &mut self.session.printer;
@@ -384,14 +287,8 @@ impl Step<'_> {
             };
             let outcome: CommandOutcome = self.session.run_with(&text, how)?;
             if let Some(j) = self.journal.as_mut() {
-                if !outcome.sent {
-                    j.not_sent();
-                } else if outcome.error.is_none() {
-                    if let Some(prefix) = self.prefix.take() {
-                        j.set_prefix(prefix);
-                    }
-                    j.answered(line);
-                }
+                let how = (outcome.sent, outcome.error.is_none());
+                j.outcome(line, how, self.prefix.clone(), None);
             }
             match self.retry_after(&outcome, line)? {
                 Some(wait) => {
@@ -405,7 +302,7 @@ impl Step<'_> {
                 }
             }
             if let Some(signal) = self.stop.and_then(Stop::received) {
-                return Ok(Some(Halt::at(signal, None).unsent(self.name, line)));
+                return Ok(Some(Interrupted::by(signal).unsent(self.name, line)));
             }
         };
         if outcome.error.is_none() {
@@ -441,24 +338,20 @@ impl Step<'_> {
         outcome: &CommandOutcome,
         line: u64,
         text: &str,
-    ) -> Halt {
-        match Policy::caught(outcome.error.is_none(), outcome.sent) {
-            Caught::Ran => {
-                self.tally.sent += 1;
-                Halt::at(signal, None)
+    ) -> Interrupted {
+        match self.tally.caught(outcome.error.is_none(), outcome.sent) {
+            Caught::Ran => Interrupted::by(signal),
+            Caught::NotSent => Interrupted::by(signal).unsent(self.name, line),
+            Caught::InFlight => {
+                Interrupted::by(signal).in_flight(format!("{}:{line}", self.name), text.to_string())
             }
-            Caught::NotSent => Halt::at(signal, None).unsent(self.name, line),
-            Caught::InFlight => Halt::at(
-                signal,
-                Some((format!("{}:{line}", self.name), text.to_string())),
-            ),
         }
     }
 
     /// A line that went out and whose answer never came back whole (the connection or the
     /// tunnel was lost, or it timed out) is in doubt: without `--keep-going` the run stops with
     /// the account of what ran, what is in doubt and what was not sent, as after Ctrl-C.
-    fn in_doubt(&self, outcome: &CommandOutcome, line: u64, text: &str) -> Option<Halt> {
+    fn in_doubt(&self, outcome: &CommandOutcome, line: u64, text: &str) -> Option<Interrupted> {
         let e = outcome.error.as_ref().filter(|_| outcome.sent)?;
         let exit = Exit::from_error(e);
         if matches!(e, rconsole::Error::Cancelled) || self.policy.goes_on_after(exit) {
@@ -481,11 +374,18 @@ impl Step<'_> {
         } else {
             String::new()
         };
-        Some(Halt {
-            lost: Some((exit, format!("{at}: {why}"), format!("{retry}{resume}"))),
-            in_flight: Some((at, text.to_string())),
-            ..Halt::default()
-        })
+        let lost = Lost {
+            exit,
+            why: format!("{at}: {why}"),
+            then: format!("{retry}{resume}"),
+        };
+        Some(
+            Interrupted {
+                lost: Some(lost),
+                ..Interrupted::default()
+            }
+            .in_flight(at, text.to_string()),
+        )
     }
 
     /// `--retry N` (local mode, as with `--remote`): after a lost connection or a server that
@@ -521,7 +421,12 @@ impl Step<'_> {
 
     /// A write to stdout failed at `line`: a closed stdout stops the run (`sent`: the line ran
     /// first); any other failure is the error.
-    fn closed(&mut self, e: std::io::Error, sent: bool, line: u64) -> anyhow::Result<Option<Halt>> {
+    fn closed(
+        &mut self,
+        e: std::io::Error,
+        sent: bool,
+        line: u64,
+    ) -> anyhow::Result<Option<Interrupted>> {
         if !crate::app::print::output::is_closed_pipe(&e) {
             return Err(e.into());
         }
@@ -529,7 +434,7 @@ impl Step<'_> {
             self.tally.sent += 1;
             interrupted::extend(&mut self.tally.ran_at, self.name, line);
         }
-        Ok(Some(Halt::stdout_closed(sent, self.name, line)))
+        Ok(Some(stdout_closed(sent, self.name, line)))
     }
 
     /// A line that is not sent: reported as `file:line` (and as a JSON record, so a program

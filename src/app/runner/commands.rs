@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use crate::app::exit::{Exit, fail};
-use crate::app::print::interrupted::{self, InFlight, Interrupted};
+use crate::app::print::interrupted::{InFlight, Interrupted};
 use crate::app::resolve::plan::BatchPolicy;
 use crate::app::runner::interrupt::{Signal, Stop};
 use crate::app::runner::policy::{Caught, Policy, Tally};
@@ -68,7 +68,21 @@ pub enum Rest {
 /// RCON's wording of a failure that stops the commands: `...; 2 later commands and the batch
 /// input not sent (--keep-going continues past failures)`.
 pub fn stopped_here(failure: &Failure, sent: bool, later: usize, rest: Rest) -> String {
-    let mut message = failure.message.clone();
+    let passable = failure.exit.passable();
+    not_sent_after(&failure.message, (sent, later), rest, passable)
+}
+
+/// A failure's `message` that stops a run, with what that left unsent: `later` commands (the
+/// failed one among them unless it was `sent`) and the `rest`; the hint about `--keep-going`
+/// only where it would have gone on (`passable`) and something was left to run. The one
+/// wording of every runner that stops at a failure (one server's, each of a fan-out's).
+pub fn not_sent_after(
+    message: &str,
+    (sent, later): (bool, usize),
+    rest: Rest,
+    passable: bool,
+) -> String {
+    let mut message = message.to_string();
     let batch = rest == Rest::BatchInput;
     let and_batch = if batch { " and the batch input" } else { "" };
     if later > 0 {
@@ -83,9 +97,7 @@ pub fn stopped_here(failure: &Failure, sent: bool, later: usize, rest: Rest) -> 
     // Only something after the failed command could have gone on, and never after a refused
     // login.
     let after = later - usize::from(!sent);
-    message.push_str(Policy::hint(
-        (after > 0 || batch) && failure.exit.passable(),
-    ));
+    message.push_str(Policy::hint((after > 0 || batch) && passable));
     message
 }
 
@@ -106,7 +118,7 @@ pub fn run(
     let stop = if signals { Stop::catch() } else { None };
     match run_until(target, commands, rest, policy, tally, stop.as_ref())? {
         None => Ok(()),
-        Some(halted) => Err(error(&halted.interrupted(commands, rest, tally, None))),
+        Some(halted) => Err(halted.interrupted(commands, rest, tally, None).error()),
     }
 }
 
@@ -122,8 +134,8 @@ pub struct Halted {
 }
 
 impl Halted {
-    /// What it stopped, for [`interrupted::line`]; `server` names the target when it is one
-    /// of several (the caller then adds up every server's).
+    /// What it stopped, the one account ([`Interrupted`]); `server` names the target when it
+    /// is one of several (the caller then adds up every server's).
     pub fn interrupted(
         &self,
         commands: &[String],
@@ -131,35 +143,31 @@ impl Halted {
         tally: &Tally,
         server: Option<&str>,
     ) -> Interrupted {
-        Interrupted {
-            signal: self.signal,
-            ran: tally.sent,
-            in_flight: self
-                .in_flight
-                .map(|i| InFlight {
-                    server: server.map(str::to_string),
-                    at: match server {
-                        Some(_) => String::new(),
-                        None => command_label(i, commands.len()),
-                    },
-                    command: commands[i].clone(),
-                })
-                .into_iter()
-                .collect(),
+        let mut stopped = Interrupted {
             not_sent: (commands.len() - self.next) as u64,
             not_run: match rest {
                 Rest::Nothing => None,
                 Rest::BatchInput => Some("the batch input"),
                 Rest::Console => Some("the console"),
             },
-            ..Interrupted::default()
-        }
+            ..Interrupted::by(self.signal).ran(tally.sent, &[])
+        };
+        stopped.in_flight.extend(self.in_flight.map(|i| InFlight {
+            server: server.map(str::to_string),
+            at: match server {
+                Some(_) => String::new(),
+                None => command_label(i, commands.len()),
+            },
+            command: commands[i].clone(),
+        }));
+        stopped
     }
 }
 
-/// The error (exit 130 or 143) that says what a signal stopped.
+/// The error (exit 130 or 143) that says what a signal stopped: [`Interrupted::error`], kept
+/// under this name for `mode/mgmt.rs` and `mode/mgmt_fleet.rs`.
 pub fn error(stopped: &Interrupted) -> anyhow::Error {
-    fail(stopped.signal.exit(), interrupted::line(stopped))
+    stopped.error()
 }
 
 /// [`run`] with the signals caught by the caller (`stop`, shared by several servers' threads):
@@ -194,11 +202,8 @@ pub fn run_until(
         let last = i + 1 == commands.len() && rest == Rest::Nothing;
         let ran = target.run(command, last)?;
         if let Some(signal) = stopped() {
-            return match Policy::caught(ran.answered, ran.sent) {
-                Caught::Ran => {
-                    tally.sent += 1;
-                    halt(signal, None, i + 1)
-                }
+            return match tally.caught(ran.answered, ran.sent) {
+                Caught::Ran => halt(signal, None, i + 1),
                 Caught::InFlight => halt(signal, Some(i), i + 1),
                 Caught::NotSent => halt(signal, None, i),
             };
@@ -266,6 +271,11 @@ mod tests {
             stopped_here(&f, true, 1, Rest::BatchInput),
             "command 'x': bad; 1 later command and the batch input not sent (--keep-going \
              continues past failures)"
+        );
+        // A fan-out's server that lost its connection: --keep-going would not go on past it.
+        assert_eq!(
+            not_sent_after("lost", (true, 2), Rest::Nothing, false),
+            "lost; 2 later commands not sent"
         );
     }
 }

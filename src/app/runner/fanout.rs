@@ -43,6 +43,7 @@ use crate::app::print::progress::ProgressLine;
 use crate::app::resolve::plan::{FanoutPlan, FanoutPolicy, Layout};
 use crate::app::resolve::secrets::Secret;
 use crate::app::resolve::settings::Settings;
+use crate::app::runner::commands::{self, Rest};
 use crate::app::runner::interrupt::{self, Signal};
 use crate::app::runner::policy::Policy;
 use crate::app::runner::session::PARSE_ERROR;
@@ -478,17 +479,13 @@ pub fn run(
             Err(_) => Err(io::Error::other("the fleet event loop panicked")),
         }
     });
-    printing.signal = stop.as_ref().and_then(interrupt::Stop::received);
-    printing.finish();
+    let stopped = printing.finish(stop.as_ref().and_then(interrupt::Stop::received));
     drop(stop);
     result?;
     if let Some(e) = printing.write_error.take() {
         return Err(e);
     }
-    Ok(match printing.signal {
-        Some(signal) => signal.exit(),
-        None => printing.worst(),
-    })
+    Ok(stopped.unwrap_or_else(|| printing.worst()))
 }
 
 /// What the printing thread keeps: the layout, per-server state, the progress line and the
@@ -515,14 +512,11 @@ struct PrintingThread<'a> {
     begun: Instant,
     /// Commands each server accounted for (answered, failed or in flight when stopped).
     accounted: Vec<usize>,
-    /// Commands answered before a signal stopped the run.
-    answered: u64,
+    /// What a signal stopped, counted as the run goes (the commands answered, and those a
+    /// signal kept from being sent).
+    stopped: Interrupted,
     /// Where a command was in flight when a signal stopped the run: server and command.
     interrupted: Vec<(usize, usize)>,
-    /// Commands a signal kept from being sent.
-    not_sent: u64,
-    /// The signal that stopped the run, once it is over.
-    signal: Option<Signal>,
 }
 
 impl<'a> PrintingThread<'a> {
@@ -554,10 +548,11 @@ impl<'a> PrintingThread<'a> {
             last_draw: None,
             begun: Instant::now(),
             accounted: vec![0; total],
-            answered: 0,
+            stopped: Interrupted {
+                servers: Some(total),
+                ..Interrupted::default()
+            },
             interrupted: Vec::new(),
-            not_sent: 0,
-            signal: None,
         }
     }
 
@@ -643,7 +638,7 @@ impl<'a> PrintingThread<'a> {
                 match &error {
                     Some((_, Exit::Interrupted)) => self.interrupted.push((server, command)),
                     Some((_, exit)) => self.exits[server] = self.exits[server].max(*exit),
-                    None => self.answered += 1,
+                    None => self.stopped.ran += 1,
                 }
                 let text = self.format(server, command, &raw, elapsed, &error);
                 match self.layout {
@@ -672,7 +667,7 @@ impl<'a> PrintingThread<'a> {
                 ..
             } => {
                 // Said once for all servers at the end, not once per server.
-                self.not_sent += (self.commands.len() - self.accounted[server]) as u64;
+                self.stopped.not_sent += (self.commands.len() - self.accounted[server]) as u64;
                 if self.layout == Layout::Group {
                     let block = group_block(&self.names[server], &self.blocks[server]);
                     self.emit(&block);
@@ -743,38 +738,35 @@ impl<'a> PrintingThread<'a> {
         }
     }
 
-    /// The end: clears the progress line and, for people watching (a terminal), prints the
-    /// summary. Each failed server has had its one error line already; scripts get nothing more.
-    fn finish(&mut self) {
+    /// The end: clears the progress line, says what a `signal` stopped (once for every server:
+    /// `interrupted by Ctrl-C: 12 commands ran on 3 servers, 2 were in flight and may or may
+    /// not have run ([a] 'say hi', [b] x.mcfunction:3: 'give'), 7 not sent`) and, for people
+    /// watching (a terminal), prints the summary. Each failed server has had its one error
+    /// line already; scripts get nothing more. Returns the exit status of a stopped run.
+    fn finish(&mut self, signal: Option<Signal>) -> Option<Exit> {
         self.clear();
-        if let Some(signal) = self.signal {
-            print::stderr!("rcon: error: {}", self.interrupted_line(signal));
-        }
-        if self.progress_wanted && self.total > 1 {
-            print::stderr!("rcon: {}", self.summary());
-        }
-    }
-
-    /// What a signal stopped: `interrupted by Ctrl-C: 12 commands ran on 3 servers, 2 were in
-    /// flight and may or may not have run ([a] say hi, [b] x.mcfunction:3 give), 7 not sent`.
-    fn interrupted_line(&self, signal: Signal) -> String {
-        let mut shown = self.interrupted.clone();
-        shown.sort_unstable();
-        interrupted::line(&Interrupted {
-            signal,
-            ran: self.answered,
-            servers: Some(self.total),
-            in_flight: shown
+        let stopped = signal.map(|signal| {
+            let mut shown = std::mem::take(&mut self.interrupted);
+            shown.sort_unstable();
+            let mut stopped = Interrupted {
+                signal,
+                ..std::mem::take(&mut self.stopped)
+            };
+            stopped.in_flight = shown
                 .iter()
                 .map(|&(server, command)| InFlight {
                     server: Some(self.names[server].clone()),
                     at: self.commands[command].at(),
                     command: self.commands[command].text.clone(),
                 })
-                .collect(),
-            not_sent: self.not_sent,
-            ..Interrupted::default()
-        })
+                .collect();
+            print::stderr!("rcon: error: {}", interrupted::line(&stopped));
+            stopped.exit()
+        });
+        if self.progress_wanted && self.total > 1 {
+            print::stderr!("rcon: {}", self.summary());
+        }
+        stopped
     }
 
     /// `summary: 9500 ok, 500 failed (500 timeout) in 2.1s; slowest: a 2.0s, b 2.0s, c 1.9s`.
@@ -812,23 +804,15 @@ impl<'a> PrintingThread<'a> {
     }
 }
 
-fn commands_word(n: usize) -> &'static str {
-    if n == 1 { "command" } else { "commands" }
-}
-
-/// The message for a server that stopped at `index` with `why`.
+/// The message for a server that stopped at `index` with `why`: the one wording of a stopped
+/// run ([`commands::not_sent_after`]), where only a command the server failed is one
+/// `--keep-going` goes past (a lost connection ends a server of the loop).
 fn stopped_message(commands: &[Planned], index: usize, why: &str, exit: Exit) -> String {
     let planned = &commands[index];
+    let message = crate::app::shared::command_failed(&planned.at(), &planned.text, why);
     let later = commands.len() - index - 1;
-    let mut message = crate::app::shared::command_failed(&planned.at(), &planned.text, why);
-    if later > 0 {
-        message.push_str(&format!(
-            "; {later} later {} not sent",
-            commands_word(later)
-        ));
-        message.push_str(Policy::hint(exit == Exit::CommandFailed));
-    }
-    message
+    let passable = exit == Exit::CommandFailed;
+    commands::not_sent_after(&message, (true, later), Rest::Nothing, passable)
 }
 
 /// One direct target's progress through the commands, on the event loop's thread.
@@ -1043,7 +1027,8 @@ impl FleetHandler<'_> {
             return self.command_failed(t, i, sent.elapsed(), why, exit, true);
         }
         // As with one server: the first command's record carries the error; nothing was
-        // sent, so every command is counted.
+        // sent, so every command is counted (at least one: the loop asked for it), and
+        // --keep-going goes past none of them.
         let n = self.commands.len() - self.states[t].next;
         let first = self.states[t].next;
         self.send_output(
@@ -1055,7 +1040,7 @@ impl FleetHandler<'_> {
         );
         let _ = self.tx.send(SessionUpdate::Stopped {
             server: self.states[t].index,
-            message: format!("{why}; {n} {} not sent", commands_word(n)),
+            message: commands::not_sent_after(&why, (false, n), Rest::Nothing, false),
             exit,
         });
     }

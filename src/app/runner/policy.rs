@@ -13,7 +13,7 @@
 //! - the one retry schedule with its one back-off ([`Policy::retries`], [`Policy::may_retry`]:
 //!   `--retry`), and a first connection tried again under it ([`Retries::connect`]);
 //! - what ran and what it adds up to ([`Tally`]), and what a signal made of a command under
-//!   way ([`Policy::caught`]).
+//!   way ([`Tally::caught`]).
 
 use std::time::{Duration, Instant};
 
@@ -132,22 +132,9 @@ impl Policy {
     pub fn resends_in_doubt(&self) -> bool {
         self.resend_in_doubt
     }
-
-    /// What a signal that came while a command ran makes of it: answered in full before the
-    /// signal, it ran; otherwise it went out and is in flight, or (no connection yet) it never
-    /// went out.
-    pub fn caught(answered: bool, sent: bool) -> Caught {
-        if answered {
-            Caught::Ran
-        } else if sent {
-            Caught::InFlight
-        } else {
-            Caught::NotSent
-        }
-    }
 }
 
-/// A command under way when a signal came: [`Policy::caught`].
+/// A command under way when a signal came: [`Tally::caught`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Caught {
     /// Answered in full first: it counts as run.
@@ -273,6 +260,20 @@ impl Tally {
     pub fn count_failure(&mut self, exit: Exit) {
         self.failed += 1;
         self.worst = Some(self.worst.map_or(exit, |w| w.max(exit)));
+    }
+
+    /// What a signal that came while a command ran makes of it: answered in full before the
+    /// signal, it ran (and is counted); otherwise it went out and is in flight, or (no
+    /// connection yet) it never went out.
+    pub fn caught(&mut self, answered: bool, sent: bool) -> Caught {
+        if answered {
+            self.sent += 1;
+            Caught::Ran
+        } else if sent {
+            Caught::InFlight
+        } else {
+            Caught::NotSent
+        }
     }
 
     /// The exit status for the whole run, with a summary message when anything failed.
@@ -405,9 +406,12 @@ mod tests {
 
     #[test]
     fn a_signal_counts_a_command_by_how_far_it_got() {
-        assert_eq!(Policy::caught(true, true), Caught::Ran);
-        assert_eq!(Policy::caught(false, true), Caught::InFlight);
-        assert_eq!(Policy::caught(false, false), Caught::NotSent);
+        let mut tally = Tally::default();
+        assert_eq!(tally.caught(false, true), Caught::InFlight);
+        assert_eq!(tally.caught(false, false), Caught::NotSent);
+        assert_eq!(tally.sent, 0);
+        assert_eq!(tally.caught(true, true), Caught::Ran);
+        assert_eq!(tally.sent, 1);
     }
 
     #[test]

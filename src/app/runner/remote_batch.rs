@@ -24,7 +24,7 @@ use crate::app::runner::batch::{self, Tally};
 use crate::app::runner::commands::{self, Failure, Rest};
 use crate::app::runner::interrupt::{Signal, Stop};
 use crate::app::runner::policy::Policy;
-use crate::app::shared::short;
+use crate::app::shared::{command_failed, short};
 use crate::app::source::files::{self, Input};
 
 /// How many commands may be on their way to (or waiting on) the remote side at once: enough
@@ -47,9 +47,8 @@ struct Progress {
     resume: bool,
     /// The input `inputs` has begun (its journal exists on the remote side).
     begun: bool,
+    /// What ran, and the reconnects `--retry` has left, as for a batch here.
     tally: Tally,
-    /// Reconnects left, and the pause before the next.
-    retries: crate::app::runner::wait::Retries,
     /// The current input's answers were printed through this line (`None`: not known: its
     /// local record is missing).
     printed: Option<u64>,
@@ -132,7 +131,10 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
     let stop = Stop::catch();
     let mut progress = Progress {
         resume: plan.batch.resume,
-        retries: policy.retries(),
+        tally: Tally {
+            retries: policy.retries(),
+            ..Tally::default()
+        },
         ..Progress::default()
     };
     let stdin_batch = plan.inputs.stdin_batch;
@@ -174,25 +176,19 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
                     .get(progress.inputs)
                     .is_none_or(|name| name.as_str() != "-");
                 let pause = if resumable {
-                    progress.retries.next()
+                    progress.tally.retries.next()
                 } else {
                     None
                 };
                 let Some(pause) = pause else {
                     return Err(fail(exit, message));
                 };
-                let warning = progress.retries.reconnecting(&message, pause);
+                let warning = progress.tally.retries.reconnecting(&message, pause);
                 crate::app::print::output::warning(&warning);
                 crate::app::runner::interrupt::pause(pause, stop.as_ref());
                 if let Some(signal) = stop.as_ref().and_then(Stop::received) {
-                    let exit = signal.exit();
-                    let text = format!(
-                        "interrupted by {} while waiting to reconnect ({message}); {} command{} ran",
-                        signal.name(),
-                        progress.tally.sent,
-                        if progress.tally.sent == 1 { "" } else { "s" }
-                    );
-                    return Err(fail(exit, text));
+                    let stopped = Interrupted::by(signal).ran(progress.tally.sent, &[]);
+                    return Err(stopped.while_reconnecting(&message));
                 }
                 progress.resume = progress.begun;
             }
@@ -578,20 +574,12 @@ impl Pipe<'_, '_> {
                 };
                 self.item(input, item, prefix, progress)
             }
-            Src::End {
-                input,
-                slashes,
-                first_slash,
-            } if self.run.inputs[input] == "-"
-                && self
-                    .expect
-                    .as_ref()
-                    .is_some_and(|(_, want)| *want != self.chain.hex()) =>
-            {
-                let checked = self.expect.take().map_or(0, |(through, _)| through);
-                self.differs(checked);
-                let _ = (slashes, first_slash);
-                Ok(())
+            Src::End { input, .. } if self.run.inputs[input] == "-" => {
+                if let Err(through) = self.chain.checked_end(&mut self.expect) {
+                    self.differs(through);
+                    return Ok(());
+                }
+                self.take_rest(src)
             }
             other => self.take_rest(other),
         }
@@ -600,17 +588,10 @@ impl Pipe<'_, '_> {
     /// stdin: the chain through `item`, checked against the journal's where a resume starts;
     /// `None` when it differs (the run stops, nothing sent).
     fn chain_item(&mut self, item: &Item) -> Option<String> {
-        let (at, text) = (item.line(), item.text());
-        let checked = self.expect.as_ref().map_or(0, |(through, _)| *through);
-        if at > checked
-            && let Some((_, want)) = self.expect.take()
-            && want != self.chain.hex()
-        {
-            self.differs(checked);
-            return None;
-        }
-        self.chain.push(at, text);
-        Some(self.chain.hex())
+        let pushed = self
+            .chain
+            .checked_push(&mut self.expect, item.line(), item.text());
+        pushed.map_err(|through| self.differs(through)).ok()
     }
 
     /// stdin's lines through `checked` are not the journal's.
@@ -925,11 +906,9 @@ impl Pipe<'_, '_> {
                     message,
                 } => {
                     self.give_credit();
-                    let tally = &mut progress.tally;
-                    tally.lines += 1;
-                    tally.failed += 1;
                     let exit = Exit::Refused;
-                    tally.worst = Some(tally.worst.map_or(exit, |w| w.max(exit)));
+                    progress.tally.lines += 1;
+                    progress.tally.count_failure(exit);
                     let name = self.name(input).to_string();
                     if printer.style() == Style::Json {
                         printer.record(&Record {
@@ -1064,7 +1043,7 @@ impl Pipe<'_, '_> {
         // --skip-in-doubt is for the line checked before this run; a line left in doubt by a
         // drop that --retry crosses is not.
         let policy = BatchPolicy {
-            skip_in_doubt: self.run.batch().skip_in_doubt && progress.retries.used() == 0,
+            skip_in_doubt: self.run.batch().skip_in_doubt && progress.tally.retries.used() == 0,
             ..self.run.batch().clone()
         };
         let skip = match journal::resume_after(&name, state, &policy, "the remote journal's", &kept)
@@ -1166,7 +1145,7 @@ impl Pipe<'_, '_> {
         exit: Option<Exit>,
         error: Option<&str>,
     ) -> bool {
-        let retry = self.run.policy.may_retry(&progress.retries)
+        let retry = self.run.policy.may_retry(&progress.tally.retries)
             && matches!(exit, Some(Exit::Connect | Exit::Connection))
             && (at.is_some_and(|(i, _)| self.run.inputs[i] != "-") || (index.is_some() && !sent));
         if !retry {
@@ -1200,8 +1179,8 @@ impl Pipe<'_, '_> {
         progress.tally.count_failure(exit);
         let why = error.unwrap_or_default();
         let message = match (origin, sent) {
-            (Some((name, line)), _) => format!("{name}:{line}: command '{}': {why}", short(text)),
-            (None, true) => format!("command '{}': {why}", short(text)),
+            (Some((name, line)), _) => command_failed(&format!("{name}:{line}: "), text, &why),
+            (None, true) => command_failed("", text, &why),
             (None, false) => why,
         };
         if let Some(i) = index
@@ -1279,33 +1258,21 @@ impl Pipe<'_, '_> {
             .collect();
         if let Some(signal) = self.aborted {
             // The stream was ended in order: what was not answered never ran.
-            let unread = (!self.read_done).then(|| {
-                self.run
-                    .inputs
-                    .get(progress.inputs)
-                    .map_or("the input", |i| display_name(i))
-                    .to_string()
-            });
-            let mut not_sent_at = Vec::new();
+            let mut stopped = Interrupted::by(signal).ran(progress.tally.sent, &ran_at);
             for entry in &unanswered {
-                if let Entry::Cmd {
-                    at: Some((i, line)),
-                    ..
-                } = entry
-                {
-                    interrupted::extend(&mut not_sent_at, self.name(*i), *line);
+                match entry {
+                    Entry::Cmd {
+                        at: Some((i, line)),
+                        ..
+                    } => stopped = stopped.unsent(self.name(*i), *line),
+                    _ => stopped.not_sent += 1,
                 }
             }
-            let text = interrupted::line(&Interrupted {
-                signal,
-                ran: progress.tally.sent,
-                ran_at,
-                not_sent_at,
-                not_sent: unanswered.len() as u64,
-                unread,
-                ..Interrupted::default()
-            });
-            return Ended::Done(Err(fail(signal.exit(), text)));
+            if !self.read_done {
+                let input = self.run.inputs.get(progress.inputs);
+                stopped.rest(input.map_or("the input", |i| display_name(i)), None);
+            }
+            return Ended::Done(Err(stopped.error()));
         }
         if self.ended
             && let Some(e) = self.stop_error.take()
