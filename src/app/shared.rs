@@ -93,16 +93,11 @@ pub fn some_names(names: &[String]) -> String {
     )
 }
 
-/// Kept here for the runners that name it so (issue 38 moved it to the leaf [`words`]).
-///
-/// [`words`]: crate::app::words
-pub use crate::app::words::short;
-
 /// How a failed command is named in its error line ([`crate::app::print::output::error`]),
 /// by every runner: `command 'TEXT': WHY` (the text shortened), after `at` (`FILE:LINE: ` for
 /// batch input, or nothing).
 pub fn command_failed(at: &str, command: &str, why: &str) -> String {
-    format!("{at}command '{}': {why}", short(command))
+    format!("{at}command '{}': {why}", crate::app::words::short(command))
 }
 
 /// A practice server that cannot bind its address: one line in words (std's text ends in

@@ -241,10 +241,10 @@ impl MgmtTarget {
 
     /// [`MgmtTarget::connect`], tried again up to `retries` times (`--retry`) when the server
     /// could not be reached ([`crate::app::runner::wait::worth_a_retry`]), after the one
-    /// schedule of pauses ([`crate::app::runner::wait::Retries`]) with one warning before each,
+    /// schedule of pauses ([`crate::app::runner::policy::Retries`]) with one warning before each,
     /// as an RCON session's first connection is.
     pub fn connect_retrying(&self, retries: u32) -> anyhow::Result<(MgmtClient, Schema)> {
-        let mut retries = crate::app::runner::wait::Retries::new(retries);
+        let mut retries = crate::app::runner::policy::Retries::new(retries);
         loop {
             match self.open() {
                 Err(mgmt::MgmtError::Connect(e)) if crate::app::runner::wait::worth_a_retry(&e) => {
@@ -258,11 +258,9 @@ impl MgmtTarget {
                         retries.used(),
                         retries.allowed()
                     ));
-                    let stopped = || {
-                        crate::app::runner::interrupt::stopping()
-                            || crate::app::runner::interrupt::raised()
-                    };
-                    if crate::app::runner::interrupt::pause_until(delay, stopped) {
+                    let stopped =
+                        || crate::app::interrupt::stopping() || crate::app::interrupt::raised();
+                    if crate::app::interrupt::pause_until(delay, stopped) {
                         return Err(error(mgmt::MgmtError::Connect(e)));
                     }
                 }
@@ -568,7 +566,7 @@ impl MgmtPrinter {
         // A console command fails as over RCON: named as RCON names it, and the run stops
         // there unless --keep-going.
         if console {
-            let short = crate::app::shared::short(command);
+            let short = crate::app::words::short(command);
             return Ok(Ran {
                 sent: true,
                 answered: exit == Exit::CommandFailed,
@@ -905,7 +903,7 @@ pub fn run_commands(
     let first =
         MgmtRemote::new(client, schema, std::sync::Arc::clone(&reconnect)).map_err(error)?;
     let first = std::sync::Mutex::new(Some(first));
-    let opener: crate::app::runner::session::RemoteOpener = std::sync::Arc::new(move || {
+    let opener: crate::app::remote::session::RemoteOpener = std::sync::Arc::new(move || {
         let first = first.lock().ok().and_then(|mut f| f.take());
         let remote = match first {
             Some(r) => r,

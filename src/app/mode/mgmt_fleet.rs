@@ -21,16 +21,16 @@ use rconsole::mgmt::command::CommandMethod;
 use rconsole::mgmt::machine::{MgmtMachine, answer, call_line};
 
 use crate::app::exit::{Exit, fail};
+use crate::app::interrupt::{Signal, Stop};
 use crate::app::mode::mgmt::{self, Called, MgmtPrinter, MgmtTarget};
 use crate::app::print::interrupted::{InFlight, Interrupted};
 use crate::app::print::output::error;
 use crate::app::resolve::plan::{BatchPolicy, FollowOptions, MgmtPlan, SessionPlan, Timing};
 use crate::app::resolve::settings::Settings;
-use crate::app::runner::batch::Tally;
 use crate::app::runner::commands::{self, Halted, Rest};
 use crate::app::runner::fanout::Looped;
 use crate::app::runner::follow as looped;
-use crate::app::runner::interrupt::{Signal, Stop};
+use crate::app::runner::policy::Tally;
 use crate::app::source::follow::events::Emitter;
 use crate::app::source::schedule;
 
@@ -131,7 +131,7 @@ fn drive(
     };
     let opts = fleet::FleetOptions {
         retries: plan.policy.retry,
-        backoff: crate::app::runner::wait::RETRY_BACKOFF,
+        backoff: crate::app::runner::policy::RETRY_BACKOFF,
         cancel: Some(cancel),
         ..fleet::FleetOptions::default()
     };
@@ -620,7 +620,7 @@ impl Calls<'_> {
                 all.ran = ran;
                 all.servers = count;
                 all.in_flight.sort();
-                Err(commands::error(&all))
+                Err(all.error())
             }
             None => Ok(worst),
         }

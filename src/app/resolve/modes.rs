@@ -36,6 +36,7 @@ pub struct BatchPolicy {
 impl BatchPolicy {
     /// Whether the run goes on after a failure with this exit status: with `--keep-going`,
     /// unless it is a refused login ([`Exit::passable`]).
+    #[cfg_attr(not(feature = "mgmt"), allow(dead_code))]
     pub fn goes_on_after(&self, exit: Exit) -> bool {
         self.keep_going && exit.passable()
     }
@@ -72,6 +73,7 @@ pub struct FollowOptions {
     /// `--poll`: how often RCON servers are asked (default [`DEFAULT_POLL`]).
     pub poll: Option<Duration>,
     /// `--log-level`: console log lines (management protocol) below it are not shown.
+    #[cfg_attr(not(feature = "mgmt"), allow(dead_code))]
     pub log_level: Option<crate::app::resolve::args::LogLevel>,
 }
 

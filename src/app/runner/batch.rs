@@ -7,14 +7,14 @@
 use std::time::{Duration, Instant};
 
 use crate::app::exit::{Exit, fail};
+use crate::app::interrupt::{Signal, Stop};
 use crate::app::print::interrupted::{self, Interrupted, Lost};
 use crate::app::print::output::Record;
 use crate::app::print::progress::ProgressLine;
 use crate::app::print::stderr;
 use crate::app::remote::journal::{Chain, Resumed, STDIN, for_input, stdin_differs};
 use crate::app::resolve::plan::BatchPolicy;
-use crate::app::runner::interrupt::{Signal, Stop};
-use crate::app::runner::policy::{Caught, Policy};
+use crate::app::runner::policy::{Caught, Policy, Tally};
 use crate::app::runner::session::{CommandOutcome, PARSE_ERROR, Run, Session};
 use rconsole::text::mcfunction::{Item, Joiner};
 
@@ -22,7 +22,6 @@ use crate::app::source::files::{Input, next_item, unsendable, warn_leading_slash
 
 // The accounting lives with the rest of the run's policy; `mode/mgmt*.rs` and the `--remote`
 // client still name it here.
-pub use crate::app::runner::policy::Tally;
 
 /// A file's progress, on the one progress line: lines done / total and rate.
 struct Progress {
@@ -292,7 +291,7 @@ impl Step<'_> {
             }
             match self.retry_after(&outcome, line)? {
                 Some(wait) => {
-                    crate::app::runner::interrupt::pause(wait, self.stop);
+                    crate::app::interrupt::pause(wait, self.stop);
                 }
                 None => {
                     if let Err(e) = self.session.print(&text, origin, &outcome) {
@@ -325,7 +324,7 @@ impl Step<'_> {
         let err = err.context(format!(
             "{}:{line}: command '{}'",
             self.name,
-            crate::app::shared::short(&text)
+            crate::app::words::short(&text)
         ));
         failed(exit, err, self.policy, self.tally).map(|()| None)
     }

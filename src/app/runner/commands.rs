@@ -1,6 +1,7 @@
-//! The runner policy for a list of commands on one target, whatever speaks to it: an RCON
-//! [`Session`](super::session::Session) (the command line's `-c` commands and words) or a
-//! management client (`--mgmt`'s calls, `crate::app::mode::mgmt`). One loop applies it:
+//! The runner policy for a list of commands on one server's
+//! [`Session`](super::session::Session), whatever speaks to it (RCON, another console, a
+//! management server's console commands): the command line's `-c` commands and words. One
+//! loop applies the one [`Policy`]:
 //! `--delay` between commands, `--echo` before each, the first failure stops the run (nothing
 //! later is sent, and the error says how many were not) unless `--keep-going`, which reports
 //! each failure and counts it; Ctrl-C or `SIGTERM` stops the commands with the one line of
@@ -11,9 +12,9 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use crate::app::exit::{Exit, fail};
+use crate::app::interrupt::{Signal, Stop};
 use crate::app::print::interrupted::{InFlight, Interrupted};
 use crate::app::resolve::plan::BatchPolicy;
-use crate::app::runner::interrupt::{Signal, Stop};
 use crate::app::runner::policy::{Caught, Policy, Tally};
 
 /// What became of one command on a [`Target`].
@@ -162,12 +163,6 @@ impl Halted {
         }));
         stopped
     }
-}
-
-/// The error (exit 130 or 143) that says what a signal stopped: [`Interrupted::error`], kept
-/// under this name for `mode/mgmt.rs` and `mode/mgmt_fleet.rs`.
-pub fn error(stopped: &Interrupted) -> anyhow::Error {
-    stopped.error()
 }
 
 /// [`run`] with the signals caught by the caller (`stop`, shared by several servers' threads):

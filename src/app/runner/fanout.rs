@@ -36,6 +36,7 @@ use rconsole::rcon::client::{ClientOptions, Observer};
 use rconsole::transport::tunnel::{ProcessConnector, SshDestination, expand_proxy_command};
 
 use crate::app::exit::{self, Exit, fail};
+use crate::app::interrupt::{self, Signal};
 use crate::app::print;
 use crate::app::print::interrupted::{self, InFlight, Interrupted};
 use crate::app::print::output::{Printer, Record, prefixed};
@@ -44,10 +45,8 @@ use crate::app::resolve::plan::{FanoutPlan, FanoutPolicy, Layout};
 use crate::app::resolve::secrets::Secret;
 use crate::app::resolve::settings::Settings;
 use crate::app::runner::commands::{self, Rest};
-use crate::app::runner::interrupt::{self, Signal};
 use crate::app::runner::policy::Policy;
 use crate::app::runner::session::PARSE_ERROR;
-use crate::app::runner::wait;
 use crate::app::shared::is_parse_error;
 use crate::app::shared::is_stop_command;
 
@@ -467,7 +466,7 @@ pub fn run(
                     let opts = fleet::FleetOptions {
                         parallel: policy.parallel,
                         retries: policy.retries,
-                        backoff: wait::RETRY_BACKOFF,
+                        backoff: crate::app::runner::policy::RETRY_BACKOFF,
                         cancel: alarm,
                         wake: None,
                     };

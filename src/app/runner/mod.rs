@@ -20,6 +20,3 @@ pub mod session;
 pub mod single;
 pub mod timed;
 pub mod wait;
-
-/// Under its old path too, for the runners that name it so.
-pub use crate::app::interrupt;

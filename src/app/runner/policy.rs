@@ -18,9 +18,9 @@
 use std::time::{Duration, Instant};
 
 use crate::app::exit::{Exit, fail};
+use crate::app::interrupt::{self, Stop};
 use crate::app::print::interrupted::Lines;
 use crate::app::resolve::plan::{BatchPolicy, FanoutPolicy};
-use crate::app::runner::interrupt::{self, Stop};
 
 /// The decisions of a run: see the module.
 #[derive(Debug, Clone, Copy)]

@@ -12,6 +12,7 @@ use rconsole::rcon::client::check_command;
 use rconsole::text::mcfunction::{Item, Joiner, MACRO_NEEDS_VALUE};
 
 use crate::app::exit::{Exit, fail};
+use crate::app::interrupt::{Signal, Stop};
 use crate::app::print::interrupted::{self, Interrupted};
 use crate::app::print::output::{Printer, Record, Style};
 use crate::app::print::stderr;
@@ -20,12 +21,13 @@ use crate::app::remote::link::{Event, Src, SshLink, StartError, Starter, exit_fr
 use crate::app::remote::proto::Frame;
 use crate::app::resolve::plan::BatchPolicy;
 use crate::app::resolve::plan::SessionPlan;
-use crate::app::runner::batch::{self, Tally};
+use crate::app::runner::batch;
 use crate::app::runner::commands::{self, Failure, Rest};
-use crate::app::runner::interrupt::{Signal, Stop};
 use crate::app::runner::policy::Policy;
-use crate::app::shared::{command_failed, short};
+use crate::app::runner::policy::Tally;
+use crate::app::shared::command_failed;
 use crate::app::source::files::{self, Input};
+use crate::app::words::short;
 
 /// How many commands may be on their way to (or waiting on) the remote side at once: enough
 /// to keep a 50 ms round trip full at the rate the remote side runs them (about 4,600 a second
@@ -185,7 +187,7 @@ pub fn run(plan: SessionPlan) -> anyhow::Result<Exit> {
                 };
                 let warning = progress.tally.retries.reconnecting(&message, pause);
                 crate::app::print::output::warning(&warning);
-                crate::app::runner::interrupt::pause(pause, stop.as_ref());
+                crate::app::interrupt::pause(pause, stop.as_ref());
                 if let Some(signal) = stop.as_ref().and_then(Stop::received) {
                     let stopped = Interrupted::by(signal).ran(progress.tally.sent, &[]);
                     return Err(stopped.while_reconnecting(&message));

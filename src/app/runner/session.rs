@@ -10,7 +10,7 @@ use rconsole::transport::Connector;
 use rconsole::{ClientOptions, Password};
 
 use crate::app::print::output::{Printer, Record};
-pub use crate::app::remote::session::RemoteOpener;
+use crate::app::remote::session::RemoteOpener;
 
 /// What became of one command.
 #[derive(Debug)]
@@ -161,12 +161,12 @@ impl Session {
                     limit,
                     &self.server,
                     || {
-                        if super::interrupt::interrupted() {
+                        if crate::app::interrupt::interrupted() {
                             return Err(rconsole::Error::Cancelled);
                         }
                         self.open()
                     },
-                    super::interrupt::interrupted,
+                    crate::app::interrupt::interrupted,
                 )?,
                 None => {
                     let retries = std::mem::take(&mut self.retries);
@@ -187,7 +187,7 @@ impl Session {
         super::policy::Retries::new(retries).connect(
             || self.open(),
             (super::wait::worth_a_retry, |e| crate::app::exit::chain(e)),
-            super::interrupt::interrupted,
+            crate::app::interrupt::interrupted,
             || rconsole::Error::Cancelled,
         )
     }

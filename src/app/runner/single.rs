@@ -35,7 +35,7 @@ pub struct Via {
     /// The server's name in the prompt and in `--json` records.
     pub name: String,
     /// Opens each connection.
-    pub opener: session::RemoteOpener,
+    pub opener: crate::app::remote::session::RemoteOpener,
 }
 
 /// Runs the session the plan describes.

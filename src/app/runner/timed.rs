@@ -17,9 +17,9 @@ use std::time::{Duration, Instant};
 use rconsole::fleet;
 
 use crate::app::exit::{Exit, chain, fail};
+use crate::app::interrupt::{self, Signal, Stop};
 use crate::app::resolve::plan::Timing;
 use crate::app::runner::fanout;
-use crate::app::runner::interrupt::{self, Signal, Stop};
 use crate::app::runner::policy::{RETRY_BACKOFF, Retries};
 use crate::app::shared::{is_parse_error, is_stop_command};
 use crate::app::source::schedule::{

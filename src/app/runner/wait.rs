@@ -36,7 +36,6 @@ pub fn retryable(e: &Error) -> bool {
 
 // The retry schedule lives with the rest of the run's policy; `mode/mgmt*.rs` and the
 // schedule still name it here.
-pub use super::policy::{RETRY_BACKOFF, Retries};
 
 /// Whether a failed connect is worth trying again (`--retry`): the server could not be reached
 /// or the tunnel did not open; a refused login or a protocol error is not retried.
@@ -97,7 +96,7 @@ pub fn until_up<T>(
             waited.as_secs(),
             rconsole::format_duration(limit)
         ));
-        if super::interrupt::pause_until(pause.min(limit - waited), &mut stopped) {
+        if crate::app::interrupt::pause_until(pause.min(limit - waited), &mut stopped) {
             progress.clear();
             return Err(Error::Cancelled);
         }

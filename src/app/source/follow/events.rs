@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use crate::app::print::json::{unix_secs, utc};
 use crate::app::print::output::{EventRecord, Printer, Style, event_json};
+#[cfg(feature = "mgmt")]
 use crate::app::resolve::args::LogLevel;
 use crate::app::resolve::plan::FollowOptions;
 

@@ -206,6 +206,7 @@ impl Schedule {
 
     /// Every command the run can send, as it will be sent (an announcement with its time, the
     /// cancellation with the whole countdown left), to check before anything is sent.
+    #[cfg_attr(not(feature = "mgmt"), allow(dead_code))]
     pub fn planned(&self) -> Vec<String> {
         let mut all = self.finals.clone();
         all.extend(self.announcements.iter().map(|(_, a)| a.clone()));
