@@ -649,6 +649,49 @@ fn retry_tries_an_unreachable_management_server_again() {
     assert!(err.contains("cannot connect"), "{err}");
 }
 
+/// Ctrl-C or SIGTERM while the management console's first connection is tried again
+/// (`--retry`) ends rcon at once with the signal's status and one line saying so, as RCON's
+/// console does: there is no console to go back to. (The retries used to go on to the last.)
+#[cfg(unix)]
+#[test]
+fn a_signal_while_the_management_console_retries_its_connection_ends_rcon() {
+    use std::io::BufRead;
+    for (signal, name, code) in [
+        (libc::SIGINT, "Ctrl-C", 130),
+        (libc::SIGTERM, "SIGTERM", 143),
+    ] {
+        let home = common::home();
+        let closed = common::closed_port();
+        let url = format!("wss://127.0.0.1:{}", closed.port());
+        let mut child = common::rcon_in(home.path())
+            .env("RCON_MGMT_SECRET", mgmt::SECRET)
+            .args(["--mgmt", &url, "--retry", "20", "-i"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn rcon");
+        let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+        let mut first = String::new();
+        err.read_line(&mut first).unwrap();
+        assert!(first.contains("retrying in"), "{first}");
+        common::signal(&child, signal);
+        let mut rest = String::new();
+        std::io::Read::read_to_string(&mut err, &mut rest).unwrap();
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(code), "{first}{rest}");
+        assert!(
+            rest.contains(&format!(
+                "rcon: error: interrupted by {name} while connecting to wss://127.0.0.1:{}/",
+                closed.port()
+            )),
+            "{first}{rest}"
+        );
+        // The pause was cut short: not every retry was tried.
+        assert!(!rest.contains("(retry 20 of 20)"), "{first}{rest}");
+    }
+}
+
 /// What `--mgmt` cannot honour is a usage error naming the flag, before any server is asked
 /// (the URL here has nothing listening): RCON's journal, command files with a live or timed
 /// mode (they run on one server that runs console commands), and `--echo` with a live or

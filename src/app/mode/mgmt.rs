@@ -240,33 +240,25 @@ impl MgmtTarget {
     }
 
     /// [`MgmtTarget::connect`], tried again up to `retries` times (`--retry`) when the server
-    /// could not be reached ([`crate::app::runner::wait::worth_a_retry`]), after the one
-    /// schedule of pauses ([`crate::app::runner::policy::Retries`]) with one warning before each,
-    /// as an RCON session's first connection is.
+    /// could not be reached ([`crate::app::runner::wait::worth_a_retry`]), under the run's one
+    /// retry schedule ([`crate::app::runner::policy::Retries::connect`]), as an RCON session's
+    /// first connection is.
     pub fn connect_retrying(&self, retries: u32) -> anyhow::Result<(MgmtClient, Schema)> {
-        let mut retries = crate::app::runner::policy::Retries::new(retries);
-        loop {
-            match self.open() {
-                Err(mgmt::MgmtError::Connect(e)) if crate::app::runner::wait::worth_a_retry(&e) => {
-                    let Some(delay) = retries.next() else {
-                        return Err(error(mgmt::MgmtError::Connect(e)));
-                    };
-                    crate::app::print::output::warning(&format!(
-                        "{}; retrying in {} (retry {} of {})",
-                        crate::app::exit::chain(&e),
-                        rconsole::format_duration(delay),
-                        retries.used(),
-                        retries.allowed()
-                    ));
-                    let stopped =
-                        || crate::app::interrupt::stopping() || crate::app::interrupt::raised();
-                    if crate::app::interrupt::pause_until(delay, stopped) {
-                        return Err(error(mgmt::MgmtError::Connect(e)));
-                    }
-                }
-                other => return other.map_err(error),
-            }
-        }
+        use mgmt::MgmtError as E;
+        crate::app::runner::policy::Retries::new(retries)
+            .connect(
+                || self.open(),
+                (
+                    |e: &E| matches!(e, E::Connect(c) if crate::app::runner::wait::worth_a_retry(c)),
+                    |e: &E| match e {
+                        E::Connect(c) => crate::app::exit::chain(c),
+                        other => other.to_string(),
+                    },
+                ),
+                crate::app::interrupt::interrupted,
+                || E::Cancelled,
+            )
+            .map_err(error)
     }
 
     /// Opens a connection and reads the schema, without retries.
@@ -843,7 +835,19 @@ pub fn calls(plan: &MgmtPlan) -> Vec<Vec<String>> {
 /// commands (issue 42), RCON's session of commands ([`run_commands`]); else the console of
 /// method calls, and files are a usage error naming what the server lacks.
 pub fn interactive(target: MgmtTarget, plan: &MgmtPlan, rcon: SessionPlan) -> anyhow::Result<Exit> {
-    let mut session = MgmtSession::connect(target, plan.policy.retry, plan.json)?;
+    // Ctrl-C or SIGTERM while the first connection is tried again (--retry) ends rcon, as in
+    // RCON's console: there is no console yet to go back to.
+    let url = target.endpoint.url().to_string();
+    let stop = crate::app::interrupt::Stop::catch();
+    let session = MgmtSession::connect(target, plan.policy.retry, plan.json);
+    if let (Err(_), Some(signal)) = (&session, stop.as_ref().and_then(|s| s.received())) {
+        return Err(fail(
+            signal.exit(),
+            format!("interrupted by {} while connecting to {url}", signal.name()),
+        ));
+    }
+    drop(stop);
+    let mut session = session?;
     let offered = CommandMethod::discover(&session.schema).is_some();
     if !rcon.files.is_empty() && !offered {
         return Err(fail(

@@ -30,7 +30,7 @@ use crate::app::resolve::settings::Settings;
 use crate::app::runner::commands::{self, Halted, Rest};
 use crate::app::runner::fanout::Looped;
 use crate::app::runner::follow as looped;
-use crate::app::runner::policy::Tally;
+use crate::app::runner::policy::{Policy, Tally};
 use crate::app::source::follow::events::Emitter;
 use crate::app::source::schedule;
 
@@ -434,9 +434,7 @@ impl Calls<'_> {
         s.next += 1;
         s.tally.lines += 1;
         s.waited = false;
-        if self.policy.echo
-            && let Err(e) = s.out.echo(&self.lines[index])
-        {
+        if let Err(e) = Policy::from(self.policy).echo(&self.lines[index], |c| s.out.echo(c)) {
             self.end(e.into());
             return false;
         }
@@ -480,21 +478,16 @@ impl Calls<'_> {
                 Some(_) => i > 0,
                 None => s.tally.sent > 0,
             };
-            if let Some(delay) = self.policy.delay
-                && after
+            if let Some(until) = Policy::from(self.policy).not_before(usize::from(after))
                 && !s.waited
             {
                 s.waited = true;
-                return Next::Wait {
-                    until: Instant::now() + delay,
-                };
+                return Next::Wait { until };
             }
             s.waited = false;
             s.next += 1;
             s.tally.lines += 1;
-            if self.policy.echo
-                && let Err(e) = s.out.echo(&self.lines[i])
-            {
+            if let Err(e) = Policy::from(self.policy).echo(&self.lines[i], |c| s.out.echo(c)) {
                 self.end(e.into());
                 return Next::Close;
             }
