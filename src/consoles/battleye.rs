@@ -648,15 +648,11 @@ impl Machine for BattlEye {
     }
 
     fn tick(&mut self, now: Instant) {
-        match self
-            .timers()
-            .into_iter()
-            .find(|(_, at)| at.is_some_and(|at| at <= now))
-        {
-            Some((Timer::Quiet, _)) => self.answer_with_held(),
-            Some((Timer::GiveUp, _)) => self.give_up(),
-            Some((Timer::Resend, _)) => self.resend(now),
-            Some((Timer::KeepAlive, _)) => self.send_keepalive(now),
+        match crate::engine::machine::first_due(self.timers(), now) {
+            Some(Timer::Quiet) => self.answer_with_held(),
+            Some(Timer::GiveUp) => self.give_up(),
+            Some(Timer::Resend) => self.resend(now),
+            Some(Timer::KeepAlive) => self.send_keepalive(now),
             None => {}
         }
     }
@@ -666,7 +662,7 @@ impl Machine for BattlEye {
     }
 
     fn wake(&self) -> Option<Instant> {
-        self.timers().into_iter().filter_map(|(_, at)| at).min()
+        crate::engine::machine::earliest(self.timers())
     }
 }
 

@@ -356,13 +356,9 @@ impl Machine for Telnet {
     }
 
     fn tick(&mut self, now: Instant) {
-        match self
-            .timers()
-            .into_iter()
-            .find(|(_, at)| at.is_some_and(|at| at <= now))
-        {
-            Some((Timer::Gap, _)) => self.end_answer(),
-            Some((Timer::GiveUp, _)) => self.give_up(),
+        match crate::engine::machine::first_due(self.timers(), now) {
+            Some(Timer::Gap) => self.end_answer(),
+            Some(Timer::GiveUp) => self.give_up(),
             None => {}
         }
     }
@@ -372,7 +368,7 @@ impl Machine for Telnet {
     }
 
     fn wake(&self) -> Option<Instant> {
-        self.timers().into_iter().filter_map(|(_, at)| at).min()
+        crate::engine::machine::earliest(self.timers())
     }
 }
 

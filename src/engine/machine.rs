@@ -163,6 +163,23 @@ impl Traced {
     }
 }
 
+/// A machine's timer table, each timer due at its instant when it is set: when the machine
+/// wants to be woken ([`Machine::wake`]), the earliest of them.
+pub fn earliest<T>(timers: impl IntoIterator<Item = (T, Option<Instant>)>) -> Option<Instant> {
+    timers.into_iter().filter_map(|(_, at)| at).min()
+}
+
+/// The timer a [`Machine::tick`] at `now` handles: the first in the table's order that is due.
+pub fn first_due<T>(
+    timers: impl IntoIterator<Item = (T, Option<Instant>)>,
+    now: Instant,
+) -> Option<T> {
+    timers
+        .into_iter()
+        .find(|(_, at)| at.is_some_and(|at| at <= now))
+        .map(|(timer, _)| timer)
+}
+
 /// A protocol's decisions, as data in and actions out: one sans-IO machine per connection (the
 /// RCON one outlives its connections, to keep what it learned about the server).
 pub trait Machine: Send {

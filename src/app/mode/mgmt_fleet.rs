@@ -25,12 +25,12 @@ use crate::app::interrupt::{Signal, Stop};
 use crate::app::mode::mgmt::{self, Called, MgmtPrinter, MgmtTarget};
 use crate::app::print::interrupted::{InFlight, Interrupted};
 use crate::app::print::output::error;
-use crate::app::resolve::plan::{BatchPolicy, FollowOptions, MgmtPlan, SessionPlan, Timing};
+use crate::app::resolve::plan::{FollowOptions, MgmtPlan, SessionPlan, Timing};
 use crate::app::resolve::settings::Settings;
 use crate::app::runner::commands::{self, Halted, Rest};
 use crate::app::runner::fanout::Looped;
 use crate::app::runner::follow as looped;
-use crate::app::runner::policy::{Policy, Tally};
+use crate::app::runner::policy::{Policy, Retries, Tally};
 use crate::app::source::follow::events::Emitter;
 use crate::app::source::schedule;
 
@@ -49,7 +49,7 @@ pub fn run(plan: &MgmtPlan, servers: Vec<(String, Settings)>) -> anyhow::Result<
         match made {
             Ok(target) => {
                 targets.push(target);
-                states.push(Server::new(&name, plan.json, true));
+                states.push(Server::new(&name, plan.json, true, plan.policy.retry));
             }
             Err(e) => early.push((name, e)),
         }
@@ -91,7 +91,7 @@ pub fn single(plan: &MgmtPlan, rcon: SessionPlan) -> anyhow::Result<Exit> {
         return mgmt::interactive(target, plan, rcon);
     }
     let made = on_the_loop(&target, &rcon.settings)?;
-    let server = Server::new(&target.name, plan.json, false);
+    let server = Server::new(&target.name, plan.json, false, plan.policy.retry);
     match drive(plan, vec![made], vec![server], calls, None)? {
         One::Ran(exit) => Ok(exit),
         One::Commands => mgmt::run_commands(target, None, rcon),
@@ -123,7 +123,7 @@ fn drive(
         lines,
         stdin,
         several: count.is_some(),
-        policy: &plan.policy,
+        policy: Policy::from(&plan.policy),
         stop: stop.as_ref(),
         cancel: cancel.clone(),
         broken: None,
@@ -204,8 +204,9 @@ struct Server {
     /// The answer to the call under way.
     answer: Option<String>,
     tally: Tally,
-    /// Connect attempts retried (`--retry`).
-    retried: u32,
+    /// Connect attempts retried (`--retry`): the loop keeps the schedule, this counts for the
+    /// warning.
+    retried: Retries,
     exit: Exit,
     /// Done with: its failure is reported.
     over: bool,
@@ -214,8 +215,8 @@ struct Server {
 }
 
 impl Server {
-    /// `several`: one of several servers, its lines labelled with `name`.
-    fn new(name: &str, json: bool, several: bool) -> Server {
+    /// `several`: one of several servers, its lines labelled with `name`; `retry`: `--retry`.
+    fn new(name: &str, json: bool, several: bool, retry: u32) -> Server {
         Server {
             out: MgmtPrinter::new(name, json, several),
             name: name.to_string(),
@@ -225,7 +226,7 @@ impl Server {
             under_way: None,
             answer: None,
             tally: Tally::default(),
-            retried: 0,
+            retried: Retries::new(retry),
             exit: Exit::Success,
             over: false,
             stopped: None,
@@ -255,7 +256,7 @@ struct Calls<'a> {
     stdin: Option<Stdin>,
     /// Several servers: what is printed is labelled with each one's name.
     several: bool,
-    policy: &'a BatchPolicy,
+    policy: Policy,
     stop: Option<&'a Stop>,
     /// Set by a signal, or here when stdout is gone: ends every server.
     cancel: fleet::Alarm,
@@ -434,7 +435,7 @@ impl Calls<'_> {
         s.next += 1;
         s.tally.lines += 1;
         s.waited = false;
-        if let Err(e) = Policy::from(self.policy).echo(&self.lines[index], |c| s.out.echo(c)) {
+        if let Err(e) = self.policy.echo(&self.lines[index], |c| s.out.echo(c)) {
             self.end(e.into());
             return false;
         }
@@ -478,7 +479,7 @@ impl Calls<'_> {
                 Some(_) => i > 0,
                 None => s.tally.sent > 0,
             };
-            if let Some(until) = Policy::from(self.policy).not_before(usize::from(after))
+            if let Some(until) = self.policy.not_before(usize::from(after))
                 && !s.waited
             {
                 s.waited = true;
@@ -487,7 +488,7 @@ impl Calls<'_> {
             s.waited = false;
             s.next += 1;
             s.tally.lines += 1;
-            if let Err(e) = Policy::from(self.policy).echo(&self.lines[i], |c| s.out.echo(c)) {
+            if let Err(e) = self.policy.echo(&self.lines[i], |c| s.out.echo(c)) {
                 self.end(e.into());
                 return Next::Close;
             }
@@ -662,14 +663,9 @@ impl fleet::Handler for Calls<'_> {
         match report {
             Report::Output(bytes) => s.answer = Some(String::from_utf8_lossy(&bytes).into_owned()),
             Report::Retrying { error: e, delay } => {
-                s.retried += 1;
-                crate::app::print::output::warning(&format!(
-                    "{}; retrying in {} (retry {} of {})",
-                    crate::app::exit::chain(&e),
-                    rconsole::format_duration(delay),
-                    s.retried,
-                    self.policy.retry
-                ));
+                s.retried.next();
+                let warning = s.retried.warning(&crate::app::exit::chain(&e), delay);
+                crate::app::print::output::warning(&warning);
             }
             Report::Failed(rconsole::Error::Cancelled) => {
                 if self.broken.is_some() || s.stopped.is_some() {

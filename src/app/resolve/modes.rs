@@ -33,15 +33,6 @@ pub struct BatchPolicy {
     pub retry: u32,
 }
 
-impl BatchPolicy {
-    /// Whether the run goes on after a failure with this exit status: with `--keep-going`,
-    /// unless it is a refused login ([`Exit::passable`]).
-    #[cfg_attr(not(feature = "mgmt"), allow(dead_code))]
-    pub fn goes_on_after(&self, exit: Exit) -> bool {
-        self.keep_going && exit.passable()
-    }
-}
-
 /// The timed operations, resolved.
 #[derive(Debug, Clone, Default)]
 pub struct Timing {
