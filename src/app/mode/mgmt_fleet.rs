@@ -8,14 +8,15 @@
 //! that fails is reported and the next one runs; a server that cannot be reached or refuses
 //! the secret stops there. Each server's URL, trust and secret come from its own profile (the
 //! secrets are read first, one server after another, so a prompt never races another). One
-//! handler ([`Calls`]) applies the runner policy ([`crate::app::runner::commands`]'s rules:
-//! `--keep-going`, `--delay`, `--echo`, `--retry` for the connect); Ctrl-C and SIGTERM stop
-//! every server's calls, and one line says what ran on all of them.
+//! plan of the loop's one handler ([`Calls`]) applies the runner policy
+//! ([`crate::app::runner::commands`]'s rules: `--keep-going`, `--delay`, `--echo`, `--retry`
+//! for the connect); Ctrl-C and SIGTERM stop every server's calls, and one line says what ran
+//! on all of them.
 
 use std::io::BufRead;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use rconsole::fleet::{self, FleetTarget, Next, Report};
+use rconsole::fleet::{self, FleetTarget};
 use rconsole::mgmt::Schema;
 use rconsole::mgmt::command::CommandMethod;
 use rconsole::mgmt::machine::{MgmtMachine, answer, call_line};
@@ -28,9 +29,9 @@ use crate::app::print::output::error;
 use crate::app::resolve::plan::{FollowOptions, MgmtPlan, SessionPlan, Timing};
 use crate::app::resolve::settings::Settings;
 use crate::app::runner::commands::{self, Halted, Rest};
-use crate::app::runner::fanout::Looped;
 use crate::app::runner::follow as looped;
-use crate::app::runner::policy::{Policy, Retries, Tally};
+use crate::app::runner::looped::{LoopPlan, LoopTargets, Looped, Move, Runner, Sent, Under};
+use crate::app::runner::policy::{Policy, Tally};
 use crate::app::source::follow::events::Emitter;
 use crate::app::source::schedule;
 
@@ -38,8 +39,8 @@ use crate::app::source::schedule;
 pub fn run(plan: &MgmtPlan, servers: Vec<(String, Settings)>) -> anyhow::Result<Exit> {
     // What several servers cannot do was refused while resolving (plan::mgmt_fanout_plan).
     let count = servers.len();
-    let mut targets = Vec::with_capacity(servers.len());
-    let mut states = Vec::with_capacity(servers.len());
+    let (mut targets, mut kept) = (Vec::with_capacity(count), Vec::with_capacity(count));
+    let mut states = Vec::with_capacity(count);
     let mut early = Vec::new();
     for (name, settings) in servers {
         let made = mgmt::resolve(plan, &settings).and_then(|mut t| {
@@ -47,9 +48,10 @@ pub fn run(plan: &MgmtPlan, servers: Vec<(String, Settings)>) -> anyhow::Result<
             on_the_loop(&t, &settings)
         });
         match made {
-            Ok(target) => {
+            Ok((target, looped)) => {
                 targets.push(target);
-                states.push(Server::new(&name, plan.json, true, plan.policy.retry));
+                kept.push(looped);
+                states.push(Server::new(&name, plan.json, true));
             }
             Err(e) => early.push((name, e)),
         }
@@ -59,7 +61,13 @@ pub fn run(plan: &MgmtPlan, servers: Vec<(String, Settings)>) -> anyhow::Result<
         error(Some(&name), &format!("{e:#}"));
         worst = worst.max(crate::app::exit::exit_for(&e));
     }
-    match drive(plan, targets, states, mgmt::calls(plan), Some(count))? {
+    match drive(
+        plan,
+        (targets, kept),
+        states,
+        mgmt::calls(plan),
+        Some(count),
+    )? {
         One::Ran(exit) => Ok(worst.max(exit)),
         One::Commands => unreachable!("several servers' calls are never handed on"),
     }
@@ -90,9 +98,9 @@ pub fn single(plan: &MgmtPlan, rcon: SessionPlan) -> anyhow::Result<Exit> {
     if console || !rcon.files.is_empty() {
         return mgmt::interactive(target, plan, rcon);
     }
-    let made = on_the_loop(&target, &rcon.settings)?;
-    let server = Server::new(&target.name, plan.json, false, plan.policy.retry);
-    match drive(plan, vec![made], vec![server], calls, None)? {
+    let (made, looped) = on_the_loop(&target, &rcon.settings)?;
+    let server = Server::new(&target.name, plan.json, false);
+    match drive(plan, (vec![made], vec![looped]), vec![server], calls, None)? {
         One::Ran(exit) => Ok(exit),
         One::Commands => mgmt::run_commands(target, None, rcon),
     }
@@ -102,7 +110,7 @@ pub fn single(plan: &MgmtPlan, rcon: SessionPlan) -> anyhow::Result<Exit> {
 /// several servers, this many in all.
 fn drive(
     plan: &MgmtPlan,
-    targets: Vec<FleetTarget>,
+    (targets, kept): LoopTargets,
     servers: Vec<Server>,
     calls: Vec<Vec<String>>,
     count: Option<usize>,
@@ -117,7 +125,7 @@ fn drive(
         done: false,
     });
     let lines: Vec<String> = calls.iter().map(|w| w.join(" ")).collect();
-    let mut handler = Calls {
+    let handler = Calls {
         servers,
         calls,
         lines,
@@ -135,7 +143,7 @@ fn drive(
         cancel: Some(cancel),
         ..fleet::FleetOptions::default()
     };
-    fleet::run(targets, opts, &mut handler)?;
+    let handler = Runner::new(handler, kept, plan.policy.retry).run(targets, opts)?;
     if let Some(e) = handler.broken {
         return Err(e);
     }
@@ -153,15 +161,15 @@ fn drive(
 }
 
 /// A resolved server as the loop's target: its host and port (or its tunnel, or its Unix
-/// socket) and its machine.
-fn on_the_loop(target: &MgmtTarget, settings: &Settings) -> anyhow::Result<FleetTarget> {
+/// socket) and its machine; and what the loop's handler keeps of it.
+fn on_the_loop(target: &MgmtTarget, settings: &Settings) -> anyhow::Result<(FleetTarget, Looped)> {
     let endpoint = &target.endpoint;
     let timeout = target.opts.timeout;
     let tunnel =
         crate::app::runner::fanout::process_connector(settings, &endpoint.host, endpoint.port)
             .map(|c| fleet::Tunnel::new(&c, timeout));
     let machine = MgmtMachine::new(endpoint.clone(), target.opts.clone()).map_err(mgmt::error)?;
-    Ok(FleetTarget {
+    let made = FleetTarget {
         machine: Some(Box::new(machine)),
         tunnel,
         unix: endpoint.unix.clone(),
@@ -175,7 +183,14 @@ fn on_the_loop(target: &MgmtTarget, settings: &Settings) -> anyhow::Result<Fleet
             rconsole::Password::new(String::new()),
             Default::default(),
         )
-    })
+    };
+    let looped = Looped {
+        name: target.name.clone(),
+        describe: endpoint.url(),
+        observer: std::sync::Arc::clone(&made.config.observer),
+        protocol: made.protocol,
+    };
+    Ok((made, looped))
 }
 
 /// The call sent to a server, waiting for its answer.
@@ -185,7 +200,6 @@ struct UnderWay {
     method: String,
     params: Vec<serde_json::Value>,
     command: Option<rconsole::mgmt::command::CommandMethod>,
-    started: Instant,
     /// It went out (else the connection it was for was gone: no record of it is printed).
     sent: bool,
 }
@@ -200,13 +214,9 @@ struct Server {
     next: usize,
     /// `--delay` waited before the next call.
     waited: bool,
-    under_way: Option<UnderWay>,
-    /// The answer to the call under way.
+    /// The answer to `rpc.discover`, until it is read.
     answer: Option<String>,
     tally: Tally,
-    /// Connect attempts retried (`--retry`): the loop keeps the schedule, this counts for the
-    /// warning.
-    retried: Retries,
     exit: Exit,
     /// Done with: its failure is reported.
     over: bool,
@@ -215,18 +225,16 @@ struct Server {
 }
 
 impl Server {
-    /// `several`: one of several servers, its lines labelled with `name`; `retry`: `--retry`.
-    fn new(name: &str, json: bool, several: bool, retry: u32) -> Server {
+    /// `several`: one of several servers, its lines labelled with `name`.
+    fn new(name: &str, json: bool, several: bool) -> Server {
         Server {
             out: MgmtPrinter::new(name, json, several),
             name: name.to_string(),
             schema: None,
             next: 0,
             waited: false,
-            under_way: None,
             answer: None,
             tally: Tally::default(),
-            retried: Retries::new(retry),
             exit: Exit::Success,
             over: false,
             stopped: None,
@@ -383,11 +391,13 @@ impl Calls<'_> {
 
     /// The call under way ended with `result` (its answer, or what ended the connection, whose
     /// failure it is: with `--json` its record says so too).
-    fn finish(&mut self, t: usize, result: Result<String, &rconsole::Error>) -> bool {
+    fn finish(
+        &mut self,
+        t: usize,
+        (w, took): (UnderWay, Duration),
+        result: Result<String, &rconsole::Error>,
+    ) -> bool {
         let s = &mut self.servers[t];
-        let Some(w) = s.under_way.take() else {
-            return true;
-        };
         let console = w.command.is_some();
         let (result, lost) = match result {
             Ok(text) => (answer(&w.method, &text), None),
@@ -408,7 +418,7 @@ impl Calls<'_> {
                     result,
                     method: w.method,
                     params: w.params,
-                    elapsed: w.started.elapsed(),
+                    elapsed: took,
                     command: w.command,
                 };
                 let printed = s.out.called(&self.calls[w.index], called);
@@ -425,10 +435,10 @@ impl Calls<'_> {
 
     /// Takes the server's next call as under way without sending it: the connection it was to
     /// go out on is gone (lost between calls, or not made again), which is its failure, as a
-    /// call finds it. `false` when none is left.
-    fn take_next(&mut self, t: usize) -> bool {
+    /// call finds it. `None` when none is left.
+    fn take_next(&mut self, t: usize) -> Option<UnderWay> {
         if !self.more(t) {
-            return false;
+            return None;
         }
         let s = &mut self.servers[t];
         let index = s.next;
@@ -437,39 +447,37 @@ impl Calls<'_> {
         s.waited = false;
         if let Err(e) = self.policy.echo(&self.lines[index], |c| s.out.echo(c)) {
             self.end(e.into());
-            return false;
+            return None;
         }
         let command = s.schema.as_ref().and_then(|schema| {
             mgmt::resolve_words(schema, &self.calls[index])
                 .ok()
                 .and_then(|(_, _, c)| c)
         });
-        s.under_way = Some(UnderWay {
+        Some(UnderWay {
             index,
             method: String::new(),
             params: Vec::new(),
             command,
-            started: Instant::now(),
             sent: false,
-        });
-        true
+        })
     }
 
     /// The server's next call, after `--delay`; `methods` and `api` answered here.
-    fn next_call(&mut self, t: usize) -> Next {
+    fn next_call(&mut self, t: usize) -> Move<What> {
         loop {
             let s = &self.servers[t];
-            if s.over || s.stopped.is_some() {
-                return Next::Close;
+            if s.over || s.stopped.is_some() || self.broken.is_some() {
+                return Move::Close;
             }
             if s.next >= self.calls.len() {
                 if !self.read_line() {
-                    return Next::Close;
+                    return Move::Close;
                 }
                 // A signal while stdin was read: the line read was not sent.
                 if let Some(signal) = self.stop.and_then(Stop::received) {
-                    self.halt(t, signal);
-                    return Next::Close;
+                    self.halt(t, signal, None);
+                    return Move::Close;
                 }
             }
             let s = &mut self.servers[t];
@@ -483,20 +491,20 @@ impl Calls<'_> {
                 && !s.waited
             {
                 s.waited = true;
-                return Next::Wait { until };
+                return Move::Wait(until);
             }
             s.waited = false;
             s.next += 1;
             s.tally.lines += 1;
             if let Err(e) = self.policy.echo(&self.lines[i], |c| s.out.echo(c)) {
                 self.end(e.into());
-                return Next::Close;
+                return Move::Close;
             }
             let words = &self.calls[i];
             let schema = s.schema.as_ref().expect("read first");
             if let Some(done) = s.out.local(schema, words) {
                 if !self.done(t, i, false, done) {
-                    return Next::Close;
+                    return Move::Close;
                 }
                 continue;
             }
@@ -506,31 +514,26 @@ impl Calls<'_> {
                 Ok(resolved) => resolved,
                 Err(e) => {
                     if !self.done(t, i, false, Err(mgmt::error(e))) {
-                        return Next::Close;
+                        return Move::Close;
                     }
                     continue;
                 }
             };
             let text = call_line(&method, &params);
-            s.under_way = Some(UnderWay {
+            let call = UnderWay {
                 index: i,
                 method,
                 params,
                 command,
-                started: Instant::now(),
                 sent: true,
-            });
-            return Next::Command {
-                text,
-                then_close: false,
-                not_before: None,
             };
+            return Move::send(Some(call), text);
         }
     }
 
     /// The answer to `rpc.discover`: the schema, and every call given checked against it.
     /// One server that runs console commands hands them to RCON's session instead.
-    fn discovered(&mut self, t: usize, text: &str) -> Next {
+    fn discovered(&mut self, t: usize, text: &str) -> Move<What> {
         let schema = answer("rpc.discover", text).and_then(|doc| Schema::from_discover(&doc));
         let schema = match schema {
             Ok(schema) => schema,
@@ -538,7 +541,7 @@ impl Calls<'_> {
         };
         if !self.several && mgmt::runs_commands(&schema, &self.calls, self.stdin.is_some()) {
             self.commands = true;
-            return Next::Close;
+            return Move::Close;
         }
         if let Err(e) = mgmt::check_calls(&schema, &self.servers[t].out, &self.calls) {
             return self.over(t, e);
@@ -548,19 +551,18 @@ impl Calls<'_> {
     }
 
     /// The server is done with, for `e`: reported, and its connection closed.
-    fn over(&mut self, t: usize, e: anyhow::Error) -> Next {
+    fn over(&mut self, t: usize, e: anyhow::Error) -> Move<What> {
         let s = &mut self.servers[t];
         error(None, &format!("{e:#}"));
         s.exit = s.exit.max(crate::app::exit::exit_for(&e));
         s.over = true;
-        Next::Close
+        Move::Close
     }
 
     /// A signal stopped the server's calls: what it stopped.
-    fn halt(&mut self, t: usize, signal: Signal) {
+    fn halt(&mut self, t: usize, signal: Signal, in_flight: Option<usize>) {
         let s = &mut self.servers[t];
         // Sent and not answered: in flight; else the next was not sent.
-        let in_flight = s.under_way.as_ref().map(|w| w.index);
         let next = in_flight.map_or(s.next, |i| i + 1);
         let stopped = match &self.stdin {
             None => {
@@ -634,64 +636,59 @@ fn failure(e: &rconsole::Error, several: bool) -> anyhow::Error {
     fail(exit, format!("{e}{hint}"))
 }
 
-impl fleet::Handler for Calls<'_> {
-    fn next(&mut self, t: usize) -> Next {
+/// A call under way: `None` is `rpc.discover`, the first on the connection.
+type What = Option<UnderWay>;
+
+impl LoopPlan for Calls<'_> {
+    type What = What;
+
+    fn next(&mut self, t: usize) -> Move<What> {
         let s = &mut self.servers[t];
-        let answer = s.answer.take();
         if s.schema.is_none() {
-            return match answer {
+            return match s.answer.take() {
                 Some(text) => self.discovered(t, &text),
-                None => Next::Command {
-                    text: "rpc.discover".into(),
-                    then_close: false,
-                    not_before: None,
-                },
+                None => Move::send(None, "rpc.discover".into()),
             };
-        }
-        if s.under_way.is_some() {
-            let none = rconsole::Error::Protocol("no answer".into());
-            if !self.finish(t, answer.ok_or(&none)) {
-                return Next::Close;
-            }
         }
         self.next_call(t)
     }
 
-    fn report(&mut self, t: usize, report: Report) {
-        let several = self.several;
+    fn answered(&mut self, t: usize, what: What, raw: Vec<u8>, took: Duration) {
+        let text = String::from_utf8_lossy(&raw).into_owned();
+        match what {
+            Some(call) => _ = self.finish(t, (call, took), Ok(text)),
+            None => self.servers[t].answer = Some(text),
+        }
+    }
+
+    fn cancelled(&mut self, t: usize, under: Under<What>, _: Vec<u8>) {
+        if self.broken.is_some() || self.servers[t].stopped.is_some() {
+            return;
+        }
+        if let Some(signal) = self.stop.and_then(Stop::received) {
+            let in_flight = under.and_then(|(w, _)| w).map(|w| w.index);
+            self.halt(t, signal, in_flight);
+        }
+    }
+
+    fn failed(&mut self, t: usize, under: Under<What>, _: Vec<u8>, e: rconsole::Error) {
+        if let Some((Some(call), took)) = under {
+            self.finish(t, (call, took), Err(&e));
+            return;
+        }
         let s = &mut self.servers[t];
-        match report {
-            Report::Output(bytes) => s.answer = Some(String::from_utf8_lossy(&bytes).into_owned()),
-            Report::Retrying { error: e, delay } => {
-                s.retried.next();
-                let warning = s.retried.warning(&crate::app::exit::chain(&e), delay);
-                crate::app::print::output::warning(&warning);
-            }
-            Report::Failed(rconsole::Error::Cancelled) => {
-                if self.broken.is_some() || s.stopped.is_some() {
-                    return;
-                }
-                if let Some(signal) = self.stop.and_then(Stop::received) {
-                    self.halt(t, signal);
-                }
-            }
-            Report::Failed(e) if s.under_way.is_some() => {
-                self.finish(t, Err(&e));
-            }
-            Report::Failed(e) if !s.over && !self.commands && self.broken.is_none() => {
-                s.over = true;
-                let e = failure(&e, several);
-                error(several.then_some(s.name.as_str()), &format!("{e:#}"));
-                s.exit = s.exit.max(crate::app::exit::exit_for(&e));
-            }
-            _ => {}
+        if !s.over && !self.commands && self.broken.is_none() {
+            s.over = true;
+            let e = failure(&e, self.several);
+            error(self.several.then_some(s.name.as_str()), &format!("{e:#}"));
+            s.exit = s.exit.max(crate::app::exit::exit_for(&e));
         }
     }
 
     /// A connection lost under a call is that call's failure; lost between calls (or not made
     /// again), the next call's, as that call finds it. With `--keep-going` the call after it
     /// connects again, as over RCON.
-    fn lost(&mut self, t: usize, e: &rconsole::Error) -> Option<Instant> {
+    fn lost(&mut self, t: usize, under: &mut Sent<What>, e: &rconsole::Error) -> Option<Instant> {
         let s = &self.servers[t];
         if matches!(e, rconsole::Error::Cancelled)
             || s.schema.is_none()
@@ -701,10 +698,11 @@ impl fleet::Handler for Calls<'_> {
         {
             return None;
         }
-        if s.under_way.is_none() && !self.take_next(t) {
-            return None;
-        }
-        if !self.finish(t, Err(e)) {
+        let call = match under.take() {
+            Some((Some(call), sent)) => (call, sent.elapsed()),
+            _ => (self.take_next(t)?, Duration::ZERO),
+        };
+        if !self.finish(t, call, Err(e)) {
             return None;
         }
         if self.more(t) {
@@ -728,11 +726,9 @@ pub fn follow(
 ) -> anyhow::Result<Exit> {
     crate::app::runner::fanout::hold_every_connection(&servers, "--follow")?;
     let several = servers.len() > 1;
-    let (targets, kept) = looped_targets(plan, servers)?;
-    let names = kept.iter().map(|k| k.name.clone()).collect();
     let emitter = Emitter::new(options, several);
     let watch = looped::Watch::Notifications(options.log_level);
-    looped::run_targets(names, targets, kept, watch, &emitter)
+    looped::run_targets(looped_targets(plan, servers)?, watch, &emitter)
 }
 
 /// Every server resolved as the loop's target with its machine, and what a handler keeps of
@@ -740,7 +736,7 @@ pub fn follow(
 fn looped_targets(
     plan: &MgmtPlan,
     servers: Vec<(String, Settings)>,
-) -> anyhow::Result<crate::app::runner::timed::LoopTargets> {
+) -> anyhow::Result<LoopTargets> {
     let several = servers.len() > 1;
     let mut targets = Vec::with_capacity(servers.len());
     let mut kept = Vec::with_capacity(servers.len());
@@ -749,15 +745,8 @@ fn looped_targets(
         if several {
             target.name = name;
         }
-        let describe = target.endpoint.url();
-        let name = target.name.clone();
-        let made = on_the_loop(&target, &settings)?;
-        kept.push(Looped {
-            name,
-            describe,
-            observer: std::sync::Arc::clone(&made.config.observer),
-            protocol: made.protocol,
-        });
+        let (made, looped) = on_the_loop(&target, &settings)?;
+        kept.push(looped);
         targets.push(made);
     }
     Ok((targets, kept))

@@ -29,10 +29,9 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use rconsole::Password;
-use rconsole::consoles::Protocol;
 use rconsole::engine::Machine;
-use rconsole::fleet::{self, Next, Report};
-use rconsole::rcon::client::{ClientOptions, Observer};
+use rconsole::fleet;
+use rconsole::rcon::client::Observer;
 use rconsole::transport::tunnel::{ProcessConnector, SshDestination, expand_proxy_command};
 
 use crate::app::exit::{self, Exit, fail};
@@ -45,84 +44,14 @@ use crate::app::resolve::plan::{FanoutPlan, FanoutPolicy, Layout};
 use crate::app::resolve::secrets::Secret;
 use crate::app::resolve::settings::Settings;
 use crate::app::runner::commands::{self, Rest};
-use crate::app::runner::policy::Policy;
+use crate::app::runner::looped::{LoopPlan, LoopTargets, Looped, Move, Runner, Under};
+use crate::app::runner::policy::{Policy, Retries};
 use crate::app::runner::session::PARSE_ERROR;
 use crate::app::shared::is_parse_error;
 use crate::app::shared::is_stop_command;
 
 /// File descriptors kept free for stdio, the event loop and the learned-servers file.
 pub const SPARE_FDS: u64 = 64;
-
-/// One server to run the commands on: a target of the event loop.
-pub struct Server {
-    /// The label in output and messages.
-    pub name: String,
-    /// Host name or address (as the far side of a tunnel sees it).
-    pub host: String,
-    /// Port.
-    pub port: u16,
-    /// The tunnel to reach it through, if any (`--ssh`, a proxy command, `--remote`'s ssh).
-    pub tunnel: Option<fleet::Tunnel>,
-    /// `--remote`: the remote protocol's machine, spoken to the rcon on the SSH host.
-    pub machine: Option<Box<dyn Machine>>,
-    /// Where it is, for warnings (`host:port`, or the tunnel).
-    pub describe: String,
-    /// Its RCON password.
-    pub password: Password,
-    /// Engine options (timeouts, dialect); the observer should label its warnings.
-    pub options: ClientOptions,
-    /// RCON, or one of the other consoles (BattlEye, WebRCON, telnet).
-    pub protocol: Protocol,
-}
-
-impl Server {
-    /// The event loop's target, and what a handler keeps of the server.
-    fn split(self) -> (fleet::FleetTarget, Looped) {
-        let kept = Looped {
-            name: self.name,
-            describe: self.describe,
-            observer: Arc::clone(&self.options.observer),
-            protocol: self.protocol,
-        };
-        let target = fleet::FleetTarget {
-            host: self.host,
-            port: self.port,
-            password: self.password,
-            config: self.options,
-            protocol: self.protocol,
-            tunnel: self.tunnel,
-            unix: None,
-            machine: self.machine,
-        };
-        (target, kept)
-    }
-}
-
-/// What a handler on the event loop keeps of a [`Server`] whose target the loop took.
-pub struct Looped {
-    /// The label in output and messages.
-    pub name: String,
-    /// Where it is, for warnings.
-    pub describe: String,
-    /// Where its engine warnings go.
-    pub observer: Arc<dyn Observer>,
-    /// RCON, or one of the other consoles.
-    pub protocol: Protocol,
-}
-
-impl Looped {
-    /// What the event loop reports that only this server's observer hears goes there
-    /// ([`observe`]); any other report is given back.
-    pub fn observe(&self, report: Report) -> Option<Report> {
-        observe(self.observer.as_ref(), &self.describe, report)
-    }
-}
-
-/// Splits servers (`--follow`, a timed run) into the loop's targets and what their handler
-/// keeps of each, in order.
-pub fn looped(servers: Vec<Server>) -> (Vec<fleet::FleetTarget>, Vec<Looped>) {
-    servers.into_iter().map(Server::split).unzip()
-}
 
 /// One command for every server, and where it came from (`file`, `line` for batch input).
 #[derive(Debug, Clone)]
@@ -162,12 +91,16 @@ pub fn observer(name: &str, label: bool) -> Arc<dyn Observer> {
     }
 }
 
-/// Turns resolved settings into the event loop's servers (`--remote` ones with their remote
-/// protocol machine). Reads each password (a file, a command) once per distinct source.
-/// `label`: the engine's warnings name their server (several servers).
-pub fn servers(list: Vec<(String, Settings)>, label: bool) -> anyhow::Result<Vec<Server>> {
+/// Turns resolved settings into the event loop's targets (`--remote` ones with their remote
+/// protocol machine) and what the handler keeps of each. Reads each password (a file, a
+/// command) once per distinct source. `label`: the engine's warnings name their server
+/// (several servers).
+pub fn servers(list: Vec<(String, Settings)>, label: bool) -> anyhow::Result<LoopTargets> {
     let passwords = passwords(&list)?;
-    let mut ready = Vec::with_capacity(list.len());
+    let mut ready = (
+        Vec::with_capacity(list.len()),
+        Vec::with_capacity(list.len()),
+    );
     for ((name, settings), password) in list.into_iter().zip(passwords) {
         // One ssh connection per server, as before connection sharing: sshd refuses more than
         // MaxSessions (10) `--remote` sessions on one connection.
@@ -190,16 +123,21 @@ pub fn servers(list: Vec<(String, Settings)>, label: bool) -> anyhow::Result<Vec
             Some(t) => t.describe().to_string(),
             None => settings.target(),
         };
-        ready.push(Server {
+        ready.1.push(Looped {
+            name,
+            describe,
+            observer: Arc::clone(&options.observer),
+            protocol,
+        });
+        ready.0.push(fleet::FleetTarget {
             host: settings.host.value.clone(),
             port: settings.port.value,
-            tunnel,
-            machine,
-            options,
-            describe,
             password,
+            config: options,
             protocol,
-            name,
+            tunnel,
+            unix: None,
+            machine,
         });
     }
     Ok(ready)
@@ -230,19 +168,6 @@ pub fn hold_every_connection(servers: &[(String, Settings)], what: &str) -> anyh
         ));
     }
     Ok(())
-}
-
-/// What the event loop reports that only a target's observer hears (warnings and notes, worded
-/// with `describe`, what was learned, traces); any other report is given back.
-pub fn observe(observer: &dyn Observer, describe: &str, report: Report) -> Option<Report> {
-    match report {
-        Report::Warning(w) => observer.warning(&format!("{describe}: {w}")),
-        Report::Note(n) => observer.note(&format!("{describe}: {n}")),
-        Report::Learned(l) => observer.learned(l),
-        Report::Traced(t) => observer.trace(&t),
-        other => return Some(other),
-    }
-    None
 }
 
 /// The tunnel of `settings` (`--ssh`, a proxy command) to `host:port`, as
@@ -411,21 +336,21 @@ enum SessionUpdate {
 /// Runs `commands` on every server, printing through `printer` as results arrive. Returns the worst
 /// exit status.
 pub fn run(
-    servers: Vec<Server>,
+    (targets, kept): LoopTargets,
     commands: &[Planned],
     layout: Layout,
     printer: &mut Printer,
     mut policy: FanoutPolicy,
 ) -> io::Result<Exit> {
-    let names: Vec<String> = servers.iter().map(|s| s.name.clone()).collect();
+    let names: Vec<String> = kept.iter().map(|s| s.name.clone()).collect();
     // One descriptor per open connection, three per tunnel (its pipes): raise the soft limit,
     // and stay within it.
-    let per_target: u64 = if servers.iter().any(|s| s.tunnel.is_some()) {
+    let per_target: u64 = if targets.iter().any(|t| t.tunnel.is_some()) {
         3
     } else {
         1
     };
-    let want = policy.parallel.min(servers.len()) as u64 * per_target + SPARE_FDS;
+    let want = policy.parallel.min(targets.len()) as u64 * per_target + SPARE_FDS;
     let limit = fleet::raise_fd_limit(want);
     if limit < want {
         let fit = (limit.saturating_sub(SPARE_FDS) / per_target).max(1) as usize;
@@ -450,14 +375,18 @@ pub fn run(
             thread::Builder::new()
                 .name("fleet".into())
                 .spawn_scoped(scope, move || {
-                    let mut targets = Vec::with_capacity(servers.len());
-                    let mut states = Vec::with_capacity(servers.len());
-                    for (index, server) in servers.into_iter().enumerate() {
-                        let (target, kept) = server.split();
-                        targets.push(target);
-                        states.push(TargetState::new(index, kept, policy.messages));
-                    }
-                    let mut handler = FleetHandler {
+                    let states = kept
+                        .iter()
+                        .map(|server| Progress {
+                            sink: policy.messages.map(|json| {
+                                crate::app::print::messages::message_sink(json, &server.name, true)
+                            }),
+                            name: server.name.clone(),
+                            next: 0,
+                            stop: false,
+                        })
+                        .collect();
+                    let handler = FleetHandler {
                         states,
                         commands,
                         policy: Policy::from(&policy),
@@ -470,7 +399,9 @@ pub fn run(
                         cancel: alarm,
                         wake: None,
                     };
-                    fleet::run(targets, opts, &mut handler)
+                    Runner::new(handler, kept, policy.retries)
+                        .run(targets, opts)
+                        .map(drop)
                 })?;
         printing.consume(&rx);
         match loop_thread.join() {
@@ -814,63 +745,37 @@ fn stopped_message(commands: &[Planned], index: usize, why: &str, exit: Exit) ->
     commands::not_sent_after(&message, (true, later), Rest::Nothing, passable)
 }
 
-/// One direct target's progress through the commands, on the event loop's thread.
-struct TargetState {
-    index: usize,
+/// One server's progress through the commands, on the event loop's thread.
+struct Progress {
     name: String,
-    describe: String,
-    observer: Arc<dyn Observer>,
     /// Where a console's own messages go (`--messages`).
     sink: Option<rconsole::consoles::MessageSink>,
     /// The next command to send.
     next: usize,
-    /// The command under way, when it was sent and what arrived of it.
-    current: Option<(usize, Instant)>,
-    raw: Vec<u8>,
     /// Stop after the command under way (a failure without --keep-going).
     stop: bool,
 }
 
-impl TargetState {
-    fn new(index: usize, server: Looped, messages: Option<bool>) -> Self {
-        Self {
-            sink: messages
-                .map(|json| crate::app::print::messages::message_sink(json, &server.name, true)),
-            index,
-            name: server.name,
-            describe: server.describe,
-            observer: server.observer,
-            next: 0,
-            current: None,
-            raw: Vec::new(),
-            stop: false,
-        }
-    }
-}
-
-/// The app's side of the event loop: the one-server policy per target, results to the
-/// printing thread.
+/// Fan-out's plan on the event loop: every command in turn on each server under the
+/// one-server policy, results to the printing thread.
 struct FleetHandler<'c> {
-    states: Vec<TargetState>,
+    states: Vec<Progress>,
     commands: &'c [Planned],
     policy: Policy,
     tx: mpsc::Sender<SessionUpdate>,
 }
 
 impl FleetHandler<'_> {
-    fn send_output(
-        &self,
-        t: usize,
-        command: usize,
-        raw: Vec<u8>,
-        elapsed: Duration,
-        error: Option<(String, Exit)>,
-    ) {
-        let _ = self.tx.send(SessionUpdate::Output {
-            server: self.states[t].index,
+    fn send(&self, update: SessionUpdate) {
+        let _ = self.tx.send(update);
+    }
+
+    fn send_output(&self, t: usize, command: usize, raw: Vec<u8>, took: Duration, error: Failure) {
+        self.send(SessionUpdate::Output {
+            server: t,
             command,
             raw,
-            elapsed,
+            elapsed: took,
             error,
         });
     }
@@ -879,169 +784,114 @@ impl FleetHandler<'_> {
     fn command_failed(
         &mut self,
         t: usize,
-        command: usize,
-        elapsed: Duration,
-        why: String,
-        exit: Exit,
+        (i, took): (usize, Duration),
+        raw: Vec<u8>,
+        (why, exit): (String, Exit),
         fatal: bool,
     ) {
-        let raw = std::mem::take(&mut self.states[t].raw);
-        self.send_output(t, command, raw, elapsed, Some((why.clone(), exit)));
+        self.send_output(t, i, raw, took, Some((why.clone(), exit)));
         if fatal {
             self.states[t].stop = true;
-            let _ = self.tx.send(SessionUpdate::Stopped {
-                server: self.states[t].index,
-                message: stopped_message(self.commands, command, &why, exit),
+            self.send(SessionUpdate::Stopped {
+                server: t,
+                message: stopped_message(self.commands, i, &why, exit),
                 exit,
             });
         }
     }
 }
 
-impl fleet::Handler for FleetHandler<'_> {
-    fn next(&mut self, t: usize) -> Next {
+/// Why a command failed, and the exit status that gives.
+type Failure = Option<(String, Exit)>;
+
+impl LoopPlan for FleetHandler<'_> {
+    type What = usize;
+
+    fn next(&mut self, t: usize) -> Move<usize> {
         let s = &mut self.states[t];
         if s.stop || s.next >= self.commands.len() {
-            return Next::Close;
+            return Move::Close;
         }
         let i = s.next;
         s.next += 1;
-        let not_before = self.policy.not_before(i);
-        s.current = Some((i, not_before.unwrap_or_else(Instant::now)));
-        s.raw.clear();
         let text = self.commands[i].text.clone();
-        Next::Command {
+        Move::Send {
+            what: i,
             then_close: is_stop_command(&text),
             text,
-            not_before,
+            not_before: self.policy.not_before(i),
         }
     }
 
-    fn report(&mut self, t: usize, report: Report) {
-        let s = &self.states[t];
-        let Some(report) = observe(s.observer.as_ref(), &s.describe, report) else {
-            return;
-        };
-        match report {
-            Report::Connecting { attempt: 1 } => {
-                let _ = self.tx.send(SessionUpdate::Started {
-                    server: self.states[t].index,
-                });
-            }
-            Report::Output(bytes) => self.states[t].raw.extend_from_slice(&bytes),
-            Report::Done => self.done(t),
-            Report::Refused(e) => {
-                let Some((i, _)) = self.states[t].current.take() else {
-                    return;
-                };
-                self.command_failed(
-                    t,
-                    i,
-                    Duration::ZERO,
-                    exit::chain(&e),
-                    Exit::from_error(&e),
-                    true,
-                );
-            }
-            Report::Failed(rconsole::Error::Cancelled) => self.interrupted(t),
-            Report::Failed(e) => self.failed(t, &e),
-            Report::Retrying { error, delay } => {
-                let _ = self.tx.send(SessionUpdate::Warning(format!(
-                    "[{}] {}; retrying in {}",
-                    self.states[t].name,
-                    exit::chain(&error),
-                    rconsole::format_duration(delay)
-                )));
-            }
-            Report::Finished(learned) => {
-                if learned.is_some() {
-                    self.states[t].observer.learned(learned);
-                }
-                // A server stopped by a failure was reported as such.
-                if !self.states[t].stop {
-                    let _ = self.tx.send(SessionUpdate::Finished {
-                        server: self.states[t].index,
-                    });
-                }
-            }
-            Report::Message(text) => {
-                if let Some(sink) = &self.states[t].sink {
-                    sink(&text);
-                }
-            }
-            _ => {}
-        }
-    }
-}
-
-impl FleetHandler<'_> {
-    /// Server `t`'s command under way is answered: its output, or a parse error's failure.
-    fn done(&mut self, t: usize) {
-        let Some((i, sent)) = self.states[t].current.take() else {
-            return;
-        };
-        let elapsed = sent.elapsed();
-        if is_parse_error(&self.states[t].raw) {
+    /// Server `t`'s command is answered: its output, or a parse error's failure.
+    fn answered(&mut self, t: usize, i: usize, raw: Vec<u8>, took: Duration) {
+        if is_parse_error(&raw) {
             let fatal = !self.policy.goes_on_after(Exit::CommandFailed);
-            self.command_failed(
-                t,
-                i,
-                elapsed,
-                PARSE_ERROR.to_string(),
-                Exit::CommandFailed,
-                fatal,
-            );
+            let why = (PARSE_ERROR.to_string(), Exit::CommandFailed);
+            self.command_failed(t, (i, took), raw, why, fatal);
         } else {
-            let raw = std::mem::take(&mut self.states[t].raw);
-            self.send_output(t, i, raw, elapsed, None);
+            self.send_output(t, i, raw, took, None);
         }
+    }
+
+    /// Server `t` failed: its command under way, or (before any) its connect or login.
+    fn failed(&mut self, t: usize, under: Under<usize>, raw: Vec<u8>, e: rconsole::Error) {
+        let exit = Exit::from_error(&e);
+        let why = exit::chain(&e);
+        if let Some(under) = under {
+            return self.command_failed(t, under, raw, (why, exit), true);
+        }
+        // As with one server: the first command's record carries the error; nothing was
+        // sent, so every command is counted (at least one: the loop asked for it), and
+        // --keep-going goes past none of them.
+        let first = self.states[t].next;
+        let n = self.commands.len() - first;
+        self.send_output(t, first, raw, Duration::ZERO, Some((why.clone(), exit)));
+        self.send(SessionUpdate::Stopped {
+            server: t,
+            message: commands::not_sent_after(&why, (false, n), Rest::Nothing, false),
+            exit,
+        });
     }
 
     /// A signal: server `t`'s command under way (if any) is in doubt, the rest not sent.
-    fn interrupted(&mut self, t: usize) {
+    fn cancelled(&mut self, t: usize, under: Under<usize>, raw: Vec<u8>) {
         let why = "interrupted".to_string();
-        if let Some((i, sent)) = self.states[t].current.take() {
-            let raw = std::mem::take(&mut self.states[t].raw);
-            self.send_output(
-                t,
-                i,
-                raw,
-                sent.elapsed(),
-                Some((why.clone(), Exit::Interrupted)),
-            );
+        if let Some((i, took)) = under {
+            self.send_output(t, i, raw, took, Some((why.clone(), Exit::Interrupted)));
         }
         self.states[t].stop = true;
-        let _ = self.tx.send(SessionUpdate::Stopped {
-            server: self.states[t].index,
+        self.send(SessionUpdate::Stopped {
+            server: t,
             message: why,
             exit: Exit::Interrupted,
         });
     }
 
-    /// Server `t` failed: its command under way, or (before any) its connect or login.
-    fn failed(&mut self, t: usize, e: &rconsole::Error) {
-        let exit = Exit::from_error(e);
-        let why = exit::chain(e);
-        if let Some((i, sent)) = self.states[t].current.take() {
-            return self.command_failed(t, i, sent.elapsed(), why, exit, true);
+    fn started(&mut self, t: usize) {
+        self.send(SessionUpdate::Started { server: t });
+    }
+
+    fn retrying(&mut self, t: usize, _: &Retries, error: &rconsole::Error, delay: Duration) {
+        self.send(SessionUpdate::Warning(format!(
+            "[{}] {}; retrying in {}",
+            self.states[t].name,
+            exit::chain(error),
+            rconsole::format_duration(delay)
+        )));
+    }
+
+    fn message(&mut self, t: usize, text: String) {
+        if let Some(sink) = &self.states[t].sink {
+            sink(&text);
         }
-        // As with one server: the first command's record carries the error; nothing was
-        // sent, so every command is counted (at least one: the loop asked for it), and
-        // --keep-going goes past none of them.
-        let n = self.commands.len() - self.states[t].next;
-        let first = self.states[t].next;
-        self.send_output(
-            t,
-            first,
-            Vec::new(),
-            Duration::ZERO,
-            Some((why.clone(), exit)),
-        );
-        let _ = self.tx.send(SessionUpdate::Stopped {
-            server: self.states[t].index,
-            message: commands::not_sent_after(&why, (false, n), Rest::Nothing, false),
-            exit,
-        });
+    }
+
+    fn finished(&mut self, t: usize) {
+        // A server stopped by a failure was reported as such.
+        if !self.states[t].stop {
+            self.send(SessionUpdate::Finished { server: t });
+        }
     }
 }
 

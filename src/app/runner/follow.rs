@@ -10,6 +10,7 @@ use std::collections::BTreeSet;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use rconsole::consoles::Protocol;
 use rconsole::fleet;
 use serde_json::Value;
 
@@ -18,6 +19,7 @@ use crate::app::print::stderr;
 use crate::app::resolve::plan::FollowOptions;
 use crate::app::resolve::settings::Settings;
 use crate::app::runner::fanout;
+use crate::app::runner::looped::{LoopPlan, LoopTargets, Move, Runner, Sent, Under};
 use crate::app::shared::parse_list;
 use crate::app::source::follow::events::{Emitter, FollowEvent};
 use crate::app::source::follow::mapping;
@@ -110,31 +112,18 @@ pub fn follow(
     let several = servers.len() > 1;
     fanout::hold_every_connection(&servers, "--follow")?;
     let emitter = Emitter::new(options, several);
-    let names: Vec<String> = servers.iter().map(|(n, _)| n.clone()).collect();
-    let servers = fanout::servers(servers, several)?;
-    run(names, servers, watch, &emitter)
+    run_targets(fanout::servers(servers, several)?, watch, &emitter)
 }
 
-/// Follows `servers`, printing through `emitter`.
-fn run(
-    names: Vec<String>,
-    servers: Vec<fanout::Server>,
-    watch: Watch,
-    emitter: &Emitter,
-) -> anyhow::Result<Exit> {
-    let (targets, servers) = fanout::looped(servers);
-    run_targets(names, targets, servers, watch, emitter)
-}
-
-/// [`run`] over targets made already (a management server's, with its machine).
+/// [`follow`] over targets made already (a management server's, with its machine), printing
+/// through `emitter`.
 pub fn run_targets(
-    names: Vec<String>,
-    targets: Vec<fleet::FleetTarget>,
-    servers: Vec<fanout::Looped>,
+    (targets, servers): LoopTargets,
     watch: Watch,
     emitter: &Emitter,
 ) -> anyhow::Result<Exit> {
     let count = servers.len();
+    let names = servers.iter().map(|s| s.name.clone()).collect();
     let stop = fleet::Alarm::new();
     let (tx, rx) = mpsc::channel();
     let opts = fleet::FleetOptions {
@@ -145,15 +134,14 @@ pub fn run_targets(
         wake: None,
     };
     let now = Instant::now();
-    let mut follower = Follower {
+    let follower = Follower {
+        protocols: servers.iter().map(|s| s.protocol).collect(),
         first: (0..count).map(|_| None).collect(),
         known: vec![None; count],
-        raw: vec![Vec::new(); count],
         down: vec![Down::Up; count],
         // The first poll, or a management server's first check (which settles it), at once.
         due: vec![now; count],
         names,
-        servers,
         watch,
         emitter,
         stop: stop.clone(),
@@ -162,11 +150,9 @@ pub fn run_targets(
     // Until every server has answered once, what is learned is kept to be written once.
     crate::app::learned::defer(true);
     let ran = std::thread::scope(|scope| {
-        let event_loop = scope.spawn(|| {
-            let ran = fleet::run(targets, opts, &mut follower);
-            drop(follower);
-            ran
-        });
+        let runner = Runner::new(follower, servers, 0);
+        // The plan, with its sender, is dropped when the loop ends.
+        let event_loop = scope.spawn(|| runner.run(targets, opts).map(drop));
         // The loop runs until a failure or a closed stdout stops it.
         let ended = rx.recv();
         stop.raise();
@@ -195,15 +181,14 @@ enum Down {
     Retrying,
 }
 
-/// The follow's side of the event loop.
+/// The follow's plan on the event loop.
 struct Follower<'e> {
     names: Vec<String>,
-    servers: Vec<fanout::Looped>,
+    protocols: Vec<Protocol>,
     /// Each server's first answer (or login): `Ok`, or why it failed; `None` until then.
     first: Vec<Option<Result<(), anyhow::Error>>>,
     /// RCON: the players of the last `list`.
     known: Vec<Option<BTreeSet<String>>>,
-    raw: Vec<Vec<u8>>,
     down: Vec<Down>,
     /// RCON: when each server's next `list` is due.
     due: Vec<Instant>,
@@ -300,7 +285,7 @@ impl Follower<'_> {
             }
             return;
         }
-        let protocol = self.servers[t].protocol;
+        let protocol = self.protocols[t];
         for line in mapping::split(protocol, text) {
             if let Some(e) = mapping::event_for(protocol, line, &self.names[t])
                 && let Err(err) = self.emitter.emit(&e)
@@ -311,22 +296,23 @@ impl Follower<'_> {
     }
 }
 
-impl fleet::Handler for Follower<'_> {
-    fn next(&mut self, t: usize) -> fleet::Next {
+impl LoopPlan for Follower<'_> {
+    type What = ();
+
+    fn next(&mut self, t: usize) -> Move<()> {
         if self.stop.is_raised() {
-            return fleet::Next::Close;
+            return Move::Close;
         }
         match self.watch {
-            Watch::Poll(_) => fleet::Next::Command {
+            Watch::Poll(_) => Move::Send {
+                what: (),
                 text: "list".into(),
                 then_close: false,
                 not_before: Some(self.due[t]),
             },
             Watch::Pushed => {
                 self.logged_in(t);
-                fleet::Next::Wait {
-                    until: Instant::now() + IDLE,
-                }
+                Move::Wait(Instant::now() + IDLE)
             }
             // Logged in, or a quiet spell passed: a small call tells a server that vanished
             // without closing (power loss, a dropped route) from a quiet one. The first call's
@@ -339,68 +325,55 @@ impl fleet::Handler for Follower<'_> {
                 }
                 let now = Instant::now();
                 if self.due[t] > now {
-                    return fleet::Next::Wait { until: self.due[t] };
+                    return Move::Wait(self.due[t]);
                 }
                 self.due[t] = now + MGMT_CHECK;
-                fleet::Next::Command {
-                    text: "minecraft:server/status".into(),
-                    then_close: false,
-                    not_before: None,
-                }
+                Move::send((), "minecraft:server/status".into())
             }
         }
     }
 
-    fn report(&mut self, t: usize, report: fleet::Report) {
-        let Some(report) = self.servers[t].observe(report) else {
+    fn answered(&mut self, t: usize, _: (), raw: Vec<u8>, _: Duration) {
+        match self.watch {
+            Watch::Poll(every) => self.due[t] = Instant::now() + every,
+            // The check's answer: the connection is alive (the first one: the server is
+            // followed).
+            _ => {
+                if self.first[t].is_none() {
+                    self.settled(t, Ok(()));
+                }
+                return;
+            }
+        }
+        // Decoded as the blocking client decodes an answer.
+        self.answer(t, &rconsole::rcon::packet::decode_output_owned(raw));
+    }
+
+    fn message(&mut self, t: usize, text: String) {
+        if !matches!(self.watch, Watch::Poll(_)) {
+            self.pushed(t, &text);
+        }
+    }
+
+    /// Only a first connect or answer fails a server; later losses are taken (`lost`).
+    fn failed(&mut self, t: usize, _: Under<()>, _: Vec<u8>, e: rconsole::Error) {
+        if self.first[t].is_some() {
             return;
-        };
-        match report {
-            fleet::Report::Output(bytes) => self.raw[t].extend_from_slice(&bytes),
-            fleet::Report::Done => {
-                match self.watch {
-                    Watch::Poll(every) => self.due[t] = Instant::now() + every,
-                    // The check's answer: the connection is alive (the first one: the server
-                    // is followed).
-                    _ => {
-                        self.raw[t].clear();
-                        if self.first[t].is_none() {
-                            self.settled(t, Ok(()));
-                        }
-                        return;
-                    }
-                }
-                // Decoded as the blocking client decodes an answer.
-                let raw = std::mem::take(&mut self.raw[t]);
-                self.answer(t, &rconsole::rcon::packet::decode_output_owned(raw));
-            }
-            fleet::Report::Message(text) if !matches!(self.watch, Watch::Poll(_)) => {
-                self.pushed(t, &text);
-            }
-            fleet::Report::Finished(learned) if learned.is_some() => {
-                self.servers[t].observer.learned(learned)
-            }
-            fleet::Report::Failed(rconsole::Error::Cancelled) => {}
-            // Only a first connect or answer fails a server; later losses are taken (`lost`).
-            fleet::Report::Failed(e) if self.first[t].is_none() => {
-                // Labelled as fan-out labels a server's error line, when there are several.
-                let why = chain(&e);
-                let message = match self.names.len() {
-                    1 => why,
-                    _ => format!("[{}] {why}", self.names[t]),
-                };
-                let failed = fail(Exit::from_error(&e), message);
-                self.settled(t, Err(failed));
-            }
-            _ => {}
         }
+        // Labelled as fan-out labels a server's error line, when there are several.
+        let why = chain(&e);
+        let message = match self.names.len() {
+            1 => why,
+            _ => format!("[{}] {why}", self.names[t]),
+        };
+        let failed = fail(Exit::from_error(&e), message);
+        self.settled(t, Err(failed));
     }
 
-    fn lost(&mut self, t: usize, error: &rconsole::Error) -> Option<Instant> {
+    fn lost(&mut self, t: usize, _: &mut Sent<()>, error: &rconsole::Error) -> Option<Instant> {
         if self.first[t].is_none() || self.stop.is_raised() {
             return None;
         }
-        self.raw[t].clear();
         let name = &self.names[t];
         let now = Instant::now();
         match self.watch {

@@ -4,8 +4,8 @@
 //! runs each on the session, reconnecting when the server went away), a list of commands on
 //! any target, an RCON session or a management client ([`commands`]), several servers at once
 //! ([`fanout`]), `--follow` and the timed plan on the fleet's event loop ([`follow`],
-//! [`timed`]), a batch over `--remote` ([`remote_batch`]), `--wait` on a first connection
-//! ([`wait`]), and the one [`policy`] every runner asks (`--keep-going`, `--delay`, `--echo`,
+//! [`timed`]; each a plan of the loop's one handler, [`looped`]), a batch over `--remote`
+//! ([`remote_batch`]), `--wait` on a first connection ([`wait`]), and the one [`policy`] every runner asks (`--keep-going`, `--delay`, `--echo`,
 //! `--retry`, what ran). Ctrl-C / `SIGTERM`, a flag and an alarm that ends any pause at once,
 //! is [`interrupt`](mod@crate::app::interrupt), below the sources, which look at it too.
 
@@ -14,6 +14,7 @@ pub mod commands;
 pub mod console;
 pub mod fanout;
 pub mod follow;
+pub mod looped;
 pub mod policy;
 pub mod remote_batch;
 pub mod session;

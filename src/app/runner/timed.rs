@@ -19,8 +19,8 @@ use rconsole::fleet;
 use crate::app::exit::{Exit, chain, fail};
 use crate::app::interrupt::{self, Signal, Stop};
 use crate::app::resolve::plan::Timing;
-use crate::app::runner::fanout;
-use crate::app::runner::policy::{RETRY_BACKOFF, Retries};
+use crate::app::runner::looped::{LoopPlan, LoopTargets, Move, Runner, Sent, Under};
+use crate::app::runner::policy::RETRY_BACKOFF;
 use crate::app::shared::{is_parse_error, is_stop_command};
 use crate::app::source::schedule::{
     Board, Schedule, ScheduleClock, Step, StepKind, Timeline, Took, completed, count, left_out,
@@ -30,19 +30,13 @@ use crate::app::source::schedule::{
 /// it sooner).
 const IDLE: Duration = Duration::from_secs(3600);
 
-/// Runs the timed plan on `servers` (every one on the event loop's route); `commands` are the
-/// command line's, after `--then`'s.
-pub fn run(
-    timing: &Timing,
-    servers: Vec<fanout::Server>,
-    commands: &[String],
-) -> anyhow::Result<Exit> {
-    let mut rcon = Rcon;
-    run_targets(timing, fanout::looped(servers), commands, &mut rcon, 0)
+/// Runs the timed plan on `servers`; `commands` are the command line's, after `--then`'s.
+pub fn run(timing: &Timing, servers: LoopTargets, commands: &[String]) -> anyhow::Result<Exit> {
+    run_targets(timing, servers, commands, &mut Rcon, 0)
 }
 
-/// [`run`] over targets made already, spoken to through `speech` (a management server's
-/// calls); a connect that fails is tried again up to `retries` times (`--retry`).
+/// [`run`], spoken to through `speech` (a management server's calls); a connect that fails is
+/// tried again up to `retries` times (`--retry`).
 pub fn run_targets(
     timing: &Timing,
     (targets, servers): LoopTargets,
@@ -65,7 +59,7 @@ pub fn run_targets(
         cancel: Some(end.clone()),
         wake: Some(wake.clone()),
     };
-    let mut timer = Timer {
+    let timer = Timer {
         board: Board::new(
             servers.iter().map(|s| s.name.clone()).collect(),
             &plan,
@@ -73,15 +67,11 @@ pub fn run_targets(
         ),
         lines: vec![Timeline::default(); count],
         plan,
-        servers,
         ready: vec![false; count],
         opening: vec![false; count],
         refused: (0..count).map(|_| None).collect(),
-        retried: vec![Retries::new(retries); count],
         clock: None,
         failed: None,
-        flight: (0..count).map(|_| None).collect(),
-        raw: vec![Vec::new(); count],
         speech,
         stop,
         signal: None,
@@ -90,17 +80,14 @@ pub fn run_targets(
     };
     // What the servers teach at login is written once, when every one has logged in.
     crate::app::learned::defer(true);
-    let ran = fleet::run(targets, opts, &mut timer);
+    let ran = Runner::new(timer, servers, retries).run(targets, opts);
     crate::app::learned::defer(false);
-    ran?;
+    let timer = ran?;
     if let Some(e) = timer.failed {
         return Err(e);
     }
     Ok(timer.board.finish())
 }
-
-/// Servers on the event loop: each target, and what a handler keeps of each, in order.
-pub type LoopTargets = (Vec<fleet::FleetTarget>, Vec<fanout::Looped>);
 
 /// How a timed run speaks to its servers: RCON's commands as they are ([`Rcon`]), or a
 /// management server's method words as calls (`crate::app::mode::mgmt_fleet::timed`).
@@ -145,32 +132,21 @@ impl Speech for Rcon {
     }
 }
 
-/// A step under way on a server: what it is and when it was sent.
-struct Flight {
-    step: Step,
-    sent: Instant,
-}
-
-/// The timed plan's side of the event loop.
+/// The timed plan on the event loop.
 struct Timer<'a> {
     plan: Schedule,
     board: Board,
     lines: Vec<Timeline>,
-    servers: Vec<fanout::Looped>,
     /// Whether each server's login (and its [`Speech::opening`]) came to an end.
     ready: Vec<bool>,
     /// Whether each server was sent the opening.
     opening: Vec<bool>,
     /// What ends the run, by server: a planned command its server refuses.
     refused: Vec<Option<anyhow::Error>>,
-    /// Connect attempts tried again, by server, of how many are allowed (`--retry`).
-    retried: Vec<Retries>,
     /// The plan's clock, from when every server was ready.
     clock: Option<ScheduleClock>,
     /// A signal while the group connected: the run ended, nothing sent.
     failed: Option<anyhow::Error>,
-    flight: Vec<Option<Flight>>,
-    raw: Vec<Vec<u8>>,
     speech: &'a mut dyn Speech,
     /// The signals' guard.
     stop: Option<Stop>,
@@ -234,30 +210,6 @@ impl Timer<'_> {
         step
     }
 
-    /// Server `t`'s answer came: to its step under way, else to the opening.
-    fn answered(&mut self, t: usize) {
-        let raw = std::mem::take(&mut self.raw[t]);
-        let Some(Flight { step, sent }) = self.flight[t].take() else {
-            if !self.ready[t] {
-                self.opened(t, raw);
-            }
-            return;
-        };
-        let took = self.speech.heard(t, &step, raw, sent.elapsed());
-        self.completed(t, step, took);
-    }
-
-    /// Server `t`'s step under way (else its opening) failed for `error`.
-    fn step_failed(&mut self, t: usize, error: anyhow::Error) {
-        let Some(Flight { step, sent }) = self.flight[t].take() else {
-            if !self.ready[t] {
-                self.settled(t, Err(error));
-            }
-            return;
-        };
-        self.step_done(t, step, Err(error), sent.elapsed());
-    }
-
     fn step_done(&mut self, t: usize, step: Step, result: anyhow::Result<String>, took: Duration) {
         let took = match step.kind {
             StepKind::Count => Took::Players(count(result)),
@@ -277,46 +229,36 @@ impl Timer<'_> {
     }
 }
 
-impl fleet::Handler for Timer<'_> {
-    fn next(&mut self, t: usize) -> fleet::Next {
+impl LoopPlan for Timer<'_> {
+    /// The step under way; `None`: the opening.
+    type What = Option<Step>;
+
+    fn next(&mut self, t: usize) -> Move<Option<Step>> {
         if !self.ready[t] && !self.opening[t] {
             self.opening[t] = true;
             match self.speech.opening() {
-                Some(text) => {
-                    return fleet::Next::Command {
-                        text,
-                        then_close: false,
-                        not_before: None,
-                    };
-                }
+                Some(text) => return Move::send(None, text),
                 None => self.settled(t, Ok(())),
             }
         }
         if self.failed.is_some() || self.lines[t].is_over() {
-            return fleet::Next::Close;
+            return Move::Close;
         }
         let Some(clock) = self.clock else {
             // Waiting for the others to log in.
-            return fleet::Next::Wait {
-                until: Instant::now() + IDLE,
-            };
+            return Move::Wait(Instant::now() + IDLE);
         };
         loop {
             let Some(step) = self.due(t, &clock) else {
-                return fleet::Next::Close;
+                return Move::Close;
             };
             if step.at > clock.elapsed() {
-                return fleet::Next::Wait {
-                    until: clock.instant(step.at),
-                };
+                return Move::Wait(clock.instant(step.at));
             }
             match self.speech.say(t, &step) {
                 Ok((text, then_close)) => {
-                    self.flight[t] = Some(Flight {
-                        step,
-                        sent: Instant::now(),
-                    });
-                    return fleet::Next::Command {
+                    return Move::Send {
+                        what: Some(step),
                         text,
                         then_close,
                         not_before: None,
@@ -328,36 +270,38 @@ impl fleet::Handler for Timer<'_> {
         }
     }
 
-    fn report(&mut self, t: usize, report: fleet::Report) {
-        let Some(report) = self.servers[t].observe(report) else {
-            return;
-        };
-        match report {
-            fleet::Report::Output(bytes) => self.raw[t].extend_from_slice(&bytes),
-            fleet::Report::Done => self.answered(t),
-            fleet::Report::Refused(e) => self.step_failed(t, anyhow::Error::new(e)),
-            fleet::Report::Retrying { error, delay } => {
-                // The loop keeps the same schedule; this one counts for the warning.
-                let retries = &mut self.retried[t];
-                retries.next();
-                let warning = retries.warning(&chain(&error), delay);
-                crate::app::print::output::warning(&warning);
+    /// Server `t`'s answer came: to its step under way, else to the opening.
+    fn answered(&mut self, t: usize, what: Option<Step>, raw: Vec<u8>, took: Duration) {
+        match what {
+            Some(step) => {
+                let took = self.speech.heard(t, &step, raw, took);
+                self.completed(t, step, took);
             }
-            fleet::Report::Finished(learned) if learned.is_some() => {
-                self.servers[t].observer.learned(learned)
-            }
-            fleet::Report::Failed(rconsole::Error::Cancelled) => {}
-            fleet::Report::Failed(e) if !self.ready[t] => {
-                self.settled(t, Err(anyhow::Error::new(e)));
-            }
-            fleet::Report::Failed(e) => {
-                // Only where `lost` let the server go: its step under way failed.
-                self.step_failed(t, anyhow::Error::new(e));
-                self.lines[t].abandon();
-                self.board.moved(t, self.lines[t].position());
-            }
-            _ => {}
+            None if !self.ready[t] => self.opened(t, raw),
+            None => {}
         }
+    }
+
+    /// Server `t`'s step (else its opening) was refused: it failed, and the plan goes on.
+    fn refused(&mut self, t: usize, what: Option<Step>, e: rconsole::Error) {
+        match what {
+            Some(step) => self.step_done(t, step, Err(e.into()), Duration::ZERO),
+            None if !self.ready[t] => self.settled(t, Err(e.into())),
+            None => {}
+        }
+    }
+
+    /// Before the plan: the server takes no part. After: only where `lost` let the server go;
+    /// its step under way failed.
+    fn failed(&mut self, t: usize, under: Under<Option<Step>>, _: Vec<u8>, e: rconsole::Error) {
+        if !self.ready[t] {
+            return self.settled(t, Err(e.into()));
+        }
+        if let Some((Some(step), took)) = under {
+            self.step_done(t, step, Err(e.into()), took);
+        }
+        self.lines[t].abandon();
+        self.board.moved(t, self.lines[t].position());
     }
 
     fn woken(&mut self) {
@@ -377,8 +321,12 @@ impl fleet::Handler for Timer<'_> {
         }
     }
 
-    fn lost(&mut self, t: usize, error: &rconsole::Error) -> Option<Instant> {
-        self.raw[t].clear();
+    fn lost(
+        &mut self,
+        t: usize,
+        under: &mut Sent<Option<Step>>,
+        error: &rconsole::Error,
+    ) -> Option<Instant> {
         if !self.ready[t] || self.failed.is_some() || self.lines[t].is_over() {
             return None;
         }
@@ -388,7 +336,7 @@ impl fleet::Handler for Timer<'_> {
             return Some(Instant::now() + Duration::from_secs(1));
         };
         let failure = || fail(Exit::from_error(error), chain(error));
-        if let Some(Flight { step, sent }) = self.flight[t].take() {
+        if let Some((Some(step), sent)) = under.take() {
             // The step under way failed (it may or may not have run).
             self.step_done(t, step, Err(failure()), sent.elapsed());
         } else if let Some(step) = self.due(t, &clock)
