@@ -7,7 +7,6 @@
 //! consoles, until the server is back (`reconnected; following again`).
 
 use std::collections::BTreeSet;
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use rconsole::consoles::Protocol;
@@ -125,7 +124,6 @@ pub fn run_targets(
     let count = servers.len();
     let names = servers.iter().map(|s| s.name.clone()).collect();
     let stop = fleet::Alarm::new();
-    let (tx, rx) = mpsc::channel();
     let opts = fleet::FleetOptions {
         parallel: count.max(1),
         retries: 0,
@@ -145,28 +143,17 @@ pub fn run_targets(
         watch,
         emitter,
         stop: stop.clone(),
-        tx,
+        ended: None,
     };
     // Until every server has answered once, what is learned is kept to be written once.
     crate::app::learned::defer(true);
-    let ran = std::thread::scope(|scope| {
-        let runner = Runner::new(follower, servers, 0);
-        // The plan, with its sender, is dropped when the loop ends.
-        let event_loop = scope.spawn(|| runner.run(targets, opts).map(drop));
-        // The loop runs until a failure or a closed stdout stops it.
-        let ended = rx.recv();
-        stop.raise();
-        let ran = event_loop
-            .join()
-            .unwrap_or_else(|_| Err(std::io::Error::other("the event loop panicked")));
-        (ended, ran)
-    });
+    // The loop runs until a failure or a closed stdout stops it.
+    let ran = Runner::new(follower, servers, 0).run(targets, opts);
     crate::app::learned::defer(false);
-    match ran {
-        (Ok(Ended::Failed(e)), _) => Err(e),
-        (Ok(Ended::Output(e)), _) => Err(e.into()),
-        (Err(_), Err(e)) => Err(e.into()),
-        (Err(_), Ok(())) => Ok(Exit::Success),
+    match ran?.ended {
+        Some(Ended::Failed(e)) => Err(e),
+        Some(Ended::Output(e)) => Err(e.into()),
+        None => Ok(Exit::Success),
     }
 }
 
@@ -195,7 +182,8 @@ struct Follower<'e> {
     watch: Watch,
     emitter: &'e Emitter,
     stop: fleet::Alarm,
-    tx: mpsc::Sender<Ended>,
+    /// What ended the follow, the first time.
+    ended: Option<Ended>,
 }
 
 impl Follower<'_> {
@@ -228,7 +216,7 @@ impl Follower<'_> {
 
     fn end(&mut self, ended: Ended) {
         self.stop.raise();
-        let _ = self.tx.send(ended);
+        self.ended.get_or_insert(ended);
     }
 
     /// Back after a loss: said once.
