@@ -185,6 +185,52 @@ fn a_dead_server_fails_alone_with_the_worst_exit_status() {
     assert!(err.contains("cannot connect"), "{err}");
 }
 
+/// `--retry N` on several management servers: each unreachable one is tried again N times,
+/// counted on its own (one warning per pause, `retry 1 of 2` then `retry 2 of 2`), fails alone
+/// with its one error line, and the server that answered printed its result.
+#[test]
+fn each_of_several_servers_counts_its_own_retries() {
+    let tls = mgmt::tls();
+    let a = mgmt::server(&tls);
+    a.join("Steve");
+    let (x, y) = (common::closed_port(), common::closed_port());
+    let home = common::home();
+    let url = |port: u16| format!("wss://127.0.0.1:{port}");
+    write_config(
+        home.path(),
+        &format!(
+            "{}{}{}",
+            profile("a", &mgmt::url(&a), &tls.cert),
+            profile("x", &url(x.port()), &tls.cert),
+            profile("y", &url(y.port()), &tls.cert)
+        ),
+    );
+    let out = common::run(
+        common::rcon_in(home.path())
+            .env("RCON_MGMT_SECRET", mgmt::SECRET)
+            .args(["--mgmt", "-s", "a,x,y", "--retry", "2", "-c", "players"]),
+    );
+    let err = common::stderr(&out);
+    assert_eq!(out.status.code(), Some(4), "{err}");
+    assert_eq!(common::stdout(&out), "[a] Steve\n", "{err}");
+    for (name, port) in [("x", x.port()), ("y", y.port())] {
+        let at = format!("127.0.0.1:{port}");
+        let retries: Vec<&str> = err
+            .lines()
+            .filter(|l| l.contains(&at) && l.contains("retrying in"))
+            .collect();
+        assert_eq!(retries.len(), 2, "{name}: {err}");
+        assert!(retries[0].starts_with("rcon: warning: "), "{err}");
+        assert!(retries[0].ends_with("(retry 1 of 2)"), "{name}: {err}");
+        assert!(retries[1].ends_with("(retry 2 of 2)"), "{name}: {err}");
+        let failed = format!("rcon: error: [{name}] ");
+        let failures: Vec<&str> = err.lines().filter(|l| l.starts_with(&failed)).collect();
+        assert_eq!(failures.len(), 1, "{name}: {err}");
+        assert!(failures[0].contains("cannot connect"), "{err}");
+    }
+    assert_eq!(err.lines().count(), 6, "{err}");
+}
+
 #[test]
 fn what_needs_one_server_is_refused_on_several_and_a_dead_follow_fails_at_once() {
     let home = common::home();

@@ -246,3 +246,76 @@ impl<P: LoopPlan> fleet::Handler for Runner<P> {
         self.plan.woken();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rconsole::practice::{PracticeConfig, PracticeServer};
+
+    /// Sends its commands in turn and writes down what came of each.
+    struct Script {
+        commands: Vec<String>,
+        next: usize,
+        heard: Vec<String>,
+    }
+
+    impl LoopPlan for Script {
+        type What = usize;
+
+        fn next(&mut self, _: usize) -> Move<usize> {
+            let Some(command) = self.commands.get(self.next) else {
+                return Move::Close;
+            };
+            self.next += 1;
+            Move::send(self.next - 1, command.clone())
+        }
+
+        fn answered(&mut self, _: usize, what: usize, raw: Vec<u8>, _: Duration) {
+            let text = String::from_utf8_lossy(&raw);
+            self.heard.push(format!("{what}: {}", text.trim_end()));
+        }
+
+        fn failed(&mut self, _: usize, under: Under<usize>, _: Vec<u8>, error: Error) {
+            let under = under.map(|(what, took)| (what, took.is_zero()));
+            self.heard.push(format!("{under:?} failed: {error}"));
+        }
+
+        fn finished(&mut self, _: usize) {
+            self.heard.push("finished".into());
+        }
+    }
+
+    /// Each answer comes back with what the plan sent; a command the loop refuses (too long)
+    /// is that command's failure with no time taken, and the target goes on to the next.
+    #[test]
+    fn each_outcome_comes_back_with_its_command_and_a_refused_one_is_passed() {
+        let server = PracticeServer::start(PracticeConfig::default()).unwrap();
+        let target = fleet::FleetTarget::rcon(
+            "127.0.0.1",
+            server.port(),
+            rconsole::Password::new("practice"),
+            Default::default(),
+        );
+        let script = Script {
+            commands: vec!["echo hi".into(), "x".repeat(100_000), "echo bye".into()],
+            next: 0,
+            heard: Vec::new(),
+        };
+        let looped = Looped {
+            name: "s".into(),
+            describe: "s".into(),
+            observer: Arc::new(rconsole::engine::Silent),
+            protocol: Protocol::Rcon,
+        };
+        let runner = Runner::new(script, vec![looped], 0);
+        let script = runner.run(vec![target], Default::default()).unwrap();
+        assert_eq!(script.heard.len(), 4, "{:?}", script.heard);
+        assert_eq!(script.heard[0], "0: hi");
+        assert!(
+            script.heard[1].starts_with("Some((1, true)) failed: command is 100000 bytes"),
+            "{:?}",
+            script.heard
+        );
+        assert_eq!(script.heard[2..], ["2: bye", "finished"]);
+    }
+}
