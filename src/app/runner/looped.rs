@@ -132,8 +132,7 @@ struct Held<W> {
 
 /// The one [`fleet::Handler`] of the application: see the module.
 pub struct Runner<P: LoopPlan> {
-    /// The mode's part.
-    pub plan: P,
+    plan: P,
     held: Vec<Held<P::What>>,
 }
 
