@@ -160,10 +160,11 @@ pub const TRUSTED_SAMPLES: u32 = 3;
 pub const GAP_AFTER_PACKET_FLOOR: Duration = Duration::from_millis(10);
 /// The longest adaptive gap.
 pub const GAP_CEILING: Duration = Duration::from_secs(1);
-/// With [`EndMethod::Vanilla`], how long a command may go without any answer before the sentinel
-/// goes out anyway (vanilla always answers, so silence this long means another server, or a
-/// stalled one). Long, so that the command packet has surely been read and the two never share
-/// one read.
+/// With [`EndMethod::Vanilla`], the least time a command may go without any answer before the
+/// sentinel goes out anyway (vanilla always answers, so silence this long means another server,
+/// or a stalled one). Long, so that the command packet has surely been read and the two never
+/// share one read; on a server or machine seen to be slower it is longer
+/// ([`Exchange::late_sentinel`]).
 pub const VANILLA_LATE_SENTINEL: Duration = Duration::from_secs(1);
 /// With [`EndMethod::EndMarker`], how long an answer may stay completely silent before it counts
 /// as empty.
@@ -202,7 +203,7 @@ enum Timer {
     /// The quiet gap that ends an answer with no end marker (silence, idle); on the last
     /// command to a server that refuses sentinels, the gap after which the sentinel goes out.
     Gap,
-    /// Vanilla: no packet this long, so the sentinel goes out late ([`VANILLA_LATE_SENTINEL`]).
+    /// Vanilla: no packet this long, so the sentinel goes out late ([`Exchange::late_sentinel`]).
     LateSentinel,
     /// The server's own end marker: an answer silent this long is empty ([`END_MARKER_SILENCE`]).
     MarkerSilence,
@@ -334,6 +335,9 @@ struct ServerModel {
     rejected: Vec<SentinelReaction>,
     /// The shortest round trip seen.
     rtt: Option<Duration>,
+    /// The longest round trip of this session (login, probe, a command's first packet): how
+    /// late a server here may read a packet ([`Exchange::late_sentinel`]).
+    slowest: Duration,
     /// The longest time from a command to its first packet, over `samples` answers.
     latency: Duration,
     samples: u32,
@@ -373,6 +377,7 @@ impl ServerModel {
             probe,
             rejected: Vec::new(),
             rtt: learned.map(|l| l.rtt),
+            slowest: Duration::ZERO,
             latency: learned.map_or(Duration::ZERO, |l| l.latency),
             samples: learned.map_or(0, |l| l.samples),
             refuses_sentinel: learned.is_some_and(|l| l.refuses_sentinel),
@@ -396,6 +401,7 @@ impl ServerModel {
 
     fn sample_rtt(&mut self, rtt: Duration) {
         self.rtt = Some(self.rtt.map_or(rtt, |r| r.min(rtt)));
+        self.slowest = self.slowest.max(rtt);
     }
 }
 
@@ -520,6 +526,22 @@ impl Exchange {
             .clamp(floor, GAP_CEILING)
     }
 
+    /// With [`EndMethod::Vanilla`], how long a command goes without any packet before the
+    /// sentinel goes out anyway: four times the slowest round trip of the session or the
+    /// slowest answer remembered, at least [`VANILLA_LATE_SENTINEL`], at most half the timeout
+    /// (unless that is under the floor). A server that was slow to read the login or an earlier
+    /// command may be as slow to read this one, and a sentinel written before it reads the
+    /// command would share its read: vanilla closes the connection on that (docs/protocol.md
+    /// section 3).
+    pub fn late_sentinel(&self) -> Duration {
+        self.server
+            .slowest
+            .max(self.server.latency)
+            .saturating_mul(4)
+            .min(self.cfg.timeout / 2)
+            .max(VANILLA_LATE_SENTINEL)
+    }
+
     /// How long the probe waits for its answer: twenty login round trips, at least 500 ms, at
     /// most [`Options::probe_timeout`] and the timeout.
     pub fn probe_wait(&self) -> Duration {
@@ -563,7 +585,7 @@ impl Exchange {
             match method {
                 EndMethod::Silence => timers.set(Timer::Gap, later(now, self.quiet_gap())),
                 EndMethod::Vanilla => {
-                    timers.set(Timer::LateSentinel, later(now, VANILLA_LATE_SENTINEL));
+                    timers.set(Timer::LateSentinel, later(now, self.late_sentinel()));
                 }
                 EndMethod::EndMarker => timers.set(
                     Timer::MarkerSilence,
@@ -678,8 +700,8 @@ impl Exchange {
             }
             Some(Timer::LateSentinel) if c.sentinel.is_none() => {
                 // Vanilla always answers; this long a silence means a stalled or a
-                // different server. The command packet has long been read, so the
-                // sentinel cannot share its read.
+                // different server. The command packet has been read by now (four of the
+                // slowest round trips seen), so the sentinel has a read of its own.
                 // Its reply corrects what was remembered, if it was; no packet has come,
                 // so none of the check's wait.
                 let sid = RequestId::SENTINEL;

@@ -853,6 +853,38 @@ fn a_slow_login_does_not_stretch_every_answer() {
     assert_eq!(h.ex.quiet_gap_for_answer(), GAP_AFTER_PACKET_FLOOR);
 }
 
+/// Vanilla's late sentinel waits for four of the slowest round trips seen (here a login that
+/// took 600 ms), so that a server this slow to read has read the command before it comes: a
+/// second, then more, then half the timeout at most.
+#[test]
+fn the_late_sentinel_waits_longer_on_a_slow_server() {
+    let mut h = Harness::new(Options {
+        timeout: Duration::from_secs(10),
+        ..learned(EndMethod::Vanilla)
+    });
+    assert_eq!(h.ex.late_sentinel(), VANILLA_LATE_SENTINEL);
+    h.step(&Wait(600));
+    h.step(&Recv(None, 2, b""));
+    assert_eq!(h.ex.late_sentinel(), Duration::from_millis(2400));
+    h.step(&Cmd("say hi"));
+    h.step(&Wait(2399));
+    assert_eq!(
+        sent_types(&h),
+        [3, 2],
+        "no sentinel before the late one is due"
+    );
+    h.step(&Wait(1));
+    assert_eq!(sent_types(&h), [3, 2, 0], "the late sentinel");
+    h.step(&Recv(Some(-2), 0, b"Unknown request 0"));
+    assert_eq!(h.seen.done, 1);
+    // A slower answer, and the ceiling: half the timeout.
+    h.step(&Cmd("list"));
+    h.step(&Wait(2000));
+    h.step(&Recv(None, 0, b"There are 0"));
+    assert_eq!(h.seen.done, 2);
+    assert_eq!(h.ex.late_sentinel(), Duration::from_secs(5));
+}
+
 /// The quiet gap: adaptive, with floors, or fixed.
 #[test]
 fn quiet_gap_rules() {
