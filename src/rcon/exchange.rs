@@ -170,7 +170,8 @@ pub const VANILLA_LATE_SENTINEL: Duration = Duration::from_secs(1);
 /// as empty.
 pub const END_MARKER_SILENCE: Duration = Duration::from_secs(1);
 
-/// The state of the connection's conversation.
+/// The state of the connection's conversation; each state holds what is valid in it, and its
+/// deadlines follow from that ([`Exchange::timers`]).
 #[derive(Debug)]
 enum State {
     /// No connection: waiting for [`Machine::start`].
@@ -179,25 +180,35 @@ enum State {
     LoggingIn {
         id: RequestId,
         sent_at: Instant,
-        deadline: Instant,
         other_id: bool,
     },
     /// A sentinel on its own, after login.
     Probing {
         id: RequestId,
         sent_at: Instant,
-        deadline: Instant,
         positive: bool,
     },
     /// Logged in, nothing under way.
     Ready,
+    /// Logged in, nothing under way yet, after a probe that went unanswered for `waited`: the
+    /// first command's time limit counts that wait, so that a server that stalls after login
+    /// costs one timeout in all, not the probe's wait on top (the time a console stays idle
+    /// before that command is not counted).
+    ProbeIgnored { waited: Duration },
     /// A command under way.
     Command(Box<InFlight>),
 }
 
-/// A command's timers: each one deadline with one meaning (quinn-proto's timer table, in small).
+/// The exchange's timers, each one deadline with one meaning (quinn-proto's timer table, in
+/// small): the login's and the probe's follow from their states, a command's are set and stopped
+/// as its answer comes ([`Timers`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Timer {
+    /// No login reply within the timeout.
+    Login,
+    /// The probe's sentinel went unanswered for [`Exchange::probe_wait`]: the server ignores
+    /// sentinels.
+    Probe,
     /// The command's time limit (`--timeout`): the answer is incomplete, or never came.
     Answer,
     /// The quiet gap that ends an answer with no end marker (silence, idle); on the last
@@ -213,7 +224,11 @@ enum Timer {
 }
 
 impl Timer {
-    const ALL: [Timer; 5] = [
+    /// The table's order: the first due in it is served first (a command's limit before its
+    /// quiet timers).
+    const ALL: [Timer; 7] = [
+        Timer::Login,
+        Timer::Probe,
         Timer::Answer,
         Timer::Gap,
         Timer::LateSentinel,
@@ -224,9 +239,9 @@ impl Timer {
     const QUIET: [Timer; 3] = [Timer::Gap, Timer::LateSentinel, Timer::MarkerSilence];
 }
 
-/// When each [`Timer`] is due, if it is set.
+/// When each of a command's [`Timer`]s is due, if it is set.
 #[derive(Debug, Default)]
-struct Timers([Option<Instant>; 5]);
+struct Timers([Option<Instant>; 7]);
 
 impl Timers {
     fn set(&mut self, timer: Timer, at: Instant) {
@@ -242,21 +257,6 @@ impl Timers {
         for t in Timer::QUIET {
             self.stop(t);
         }
-    }
-
-    /// The earliest deadline.
-    fn next(&self) -> Option<Instant> {
-        self.0.iter().flatten().min().copied()
-    }
-
-    /// The first timer (in [`Timer::ALL`]'s order, the answer's limit first) due at `now`,
-    /// stopped.
-    fn expire(&mut self, now: Instant) -> Option<Timer> {
-        let t = Timer::ALL
-            .into_iter()
-            .find(|t| self.0[*t as usize].is_some_and(|at| at <= now))?;
-        self.stop(t);
-        Some(t)
     }
 }
 
@@ -345,9 +345,6 @@ struct ServerModel {
     refuses_sentinel: bool,
     /// The probe went unanswered in time (a busy server may still answer it late).
     probe_unanswered: bool,
-    /// When a probe went unanswered: the next command's deadline counts from then, so a server
-    /// that stalls after login costs one timeout in all, not the probe's wait on top.
-    probe_silent_since: Option<Instant>,
     /// Whether the method in force came from [`Options::learned`] and no answer of this
     /// session has confirmed it yet.
     remembered: bool,
@@ -382,7 +379,6 @@ impl ServerModel {
             samples: learned.map_or(0, |l| l.samples),
             refuses_sentinel: learned.is_some_and(|l| l.refuses_sentinel),
             probe_unanswered: false,
-            probe_silent_since: None,
             remembered: learned.is_some(),
         }
     }
@@ -479,7 +475,7 @@ impl Exchange {
 
     /// Whether a command can be started now.
     pub fn is_ready(&self) -> bool {
-        matches!(self.state, State::Ready)
+        matches!(self.state, State::Ready | State::ProbeIgnored { .. })
     }
 
     /// Whether a connection is needed before anything can happen.
@@ -576,11 +572,17 @@ impl Exchange {
                     bytes: command.len(),
                 })));
         }
+        let waited = match self.state {
+            State::ProbeIgnored { waited } => waited,
+            _ => Duration::ZERO,
+        };
         let id = self.alloc_id();
         self.send(id, Request::Command, command.as_bytes());
-        let since = self.server.probe_silent_since.take().unwrap_or(now);
         let mut timers = Timers::default();
-        timers.set(Timer::Answer, later(since, self.cfg.timeout));
+        timers.set(
+            Timer::Answer,
+            later(now, self.cfg.timeout.saturating_sub(waited)),
+        );
         if !then_close {
             match method {
                 EndMethod::Silence => timers.set(Timer::Gap, later(now, self.quiet_gap())),
@@ -645,15 +647,15 @@ impl Exchange {
         Ok(())
     }
 
-    /// A timer of the command under way is due ([`Timer`]).
-    fn command_timeout(&mut self, now: Instant) {
+    /// A timer of the command under way is due ([`Timer`]): it is stopped, then served.
+    fn command_timeout(&mut self, timer: Timer, now: Instant) {
         let gap = self.quiet_gap();
         let State::Command(c) = &mut self.state else {
             return;
         };
-        match c.timers.expire(now) {
-            None => {}
-            Some(Timer::Answer) => {
+        c.timers.stop(timer);
+        match timer {
+            Timer::Answer => {
                 let got = c.got_first || self.decoder.buffered() > 0;
                 let c = match std::mem::replace(&mut self.state, State::Ready) {
                     State::Command(c) => c,
@@ -673,7 +675,7 @@ impl Exchange {
                     after: self.cfg.timeout,
                 });
             }
-            Some(Timer::Gap)
+            Timer::Gap
                 if c.method == EndMethod::Silence
                     && c.sentinel_after_first
                     && c.sentinel.is_none()
@@ -689,7 +691,7 @@ impl Exchange {
                 c.timers.set(Timer::Gap, later(now, gap));
                 self.send(RequestId::SENTINEL, Request::Sentinel, b"");
             }
-            Some(Timer::Gap) if c.sentinel_after_gap && c.check.is_none() => {
+            Timer::Gap if c.sentinel_after_gap && c.check.is_none() => {
                 // The last command's sentinel drew no refusal within a gap: it shares a read
                 // with the command (or with commands before it, on a server slower than the
                 // gap) and waits in the server's buffer for more bytes. Another sentinel gives
@@ -698,7 +700,7 @@ impl Exchange {
                 c.timers.set(Timer::Gap, later(now, gap));
                 self.send(RequestId::SENTINEL, Request::Sentinel, b"");
             }
-            Some(Timer::LateSentinel) if c.sentinel.is_none() => {
+            Timer::LateSentinel if c.sentinel.is_none() => {
                 // Vanilla always answers; this long a silence means a stalled or a
                 // different server. The command packet has been read by now (four of the
                 // slowest round trips seen), so the sentinel has a read of its own.
@@ -708,7 +710,7 @@ impl Exchange {
                 c.sentinel = Some(sid);
                 self.send(sid, Request::Sentinel, b"");
             }
-            Some(Timer::CheckReply) => {
+            Timer::CheckReply => {
                 // The sentinel that checked what was remembered went unanswered: the
                 // server ignores sentinels, and all it wrote for the command came before
                 // this long a silence; its answers end by a quiet gap after their last
@@ -723,8 +725,8 @@ impl Exchange {
                 self.server.remembered = false;
                 self.finish_quiet(&c);
             }
-            Some(Timer::LateSentinel) => {}
-            Some(Timer::Gap | Timer::MarkerSilence) => {
+            Timer::LateSentinel | Timer::Login | Timer::Probe => {}
+            Timer::Gap | Timer::MarkerSilence => {
                 let c = match std::mem::replace(&mut self.state, State::Ready) {
                     State::Command(c) => c,
                     _ => unreachable!("in the command state"),
@@ -740,6 +742,43 @@ impl Exchange {
                 }
             }
         }
+    }
+
+    /// When each timer is due in this state, if it is set: the one place the deadlines come
+    /// from, for [`Machine::wake`] and [`Machine::tick`] alike.
+    fn timers(&self) -> [(Timer, Option<Instant>); 7] {
+        let mut at = [None; 7];
+        match &self.state {
+            State::LoggingIn { sent_at, .. } => {
+                at[Timer::Login as usize] = Some(later(*sent_at, self.cfg.timeout));
+            }
+            State::Probing { sent_at, .. } => {
+                at[Timer::Probe as usize] = Some(later(*sent_at, self.probe_wait()));
+            }
+            State::Command(c) => at = c.timers.0,
+            State::Disconnected | State::Ready | State::ProbeIgnored { .. } => {}
+        }
+        Timer::ALL.map(|t| (t, at[t as usize]))
+    }
+
+    /// No login reply within the timeout: what the server did instead says why.
+    fn login_timeout(&mut self) {
+        let State::LoggingIn { other_id, .. } = self.state else {
+            return;
+        };
+        let after = self.cfg.timeout;
+        let err = if !self.valid_seen && self.first_bytes.is_empty() {
+            Error::NoLoginReply { after }
+        } else if other_id {
+            Error::LoginReplyOtherIds { after }
+        } else {
+            Error::Timeout {
+                phase: crate::error::Phase::Login,
+                what: "waiting for the login reply",
+                after,
+            }
+        };
+        self.fail(err);
     }
 
     fn finish_quiet(&mut self, c: &InFlight) {
@@ -842,7 +881,7 @@ impl Exchange {
     fn on_packet(&mut self, p: Packet, now: Instant) {
         match &mut self.state {
             State::Disconnected => {}
-            State::Ready => {
+            State::Ready | State::ProbeIgnored { .. } => {
                 self.late_answer(&p, now);
                 self.trace(&p, Role::Stale);
             }
@@ -884,7 +923,6 @@ impl Exchange {
                         self.state = State::Probing {
                             id: sid,
                             sent_at: now,
-                            deadline: later(now, self.probe_wait()),
                             positive,
                         };
                     }
@@ -1412,7 +1450,6 @@ impl Machine for Exchange {
         self.state = State::LoggingIn {
             id,
             sent_at: now,
-            deadline: later(now, self.cfg.timeout),
             other_id: false,
         };
     }
@@ -1479,46 +1516,23 @@ impl Machine for Exchange {
         }
     }
 
-    /// Call when [`Machine::wake`]'s instant has passed.
+    /// Call when [`Machine::wake`]'s instant has passed: serves the first timer due
+    /// ([`Exchange::timers`]).
     fn tick(&mut self, now: Instant) {
-        match &mut self.state {
-            State::Disconnected | State::Ready => {}
-            State::LoggingIn {
-                deadline, other_id, ..
-            } => {
-                if now < *deadline {
-                    return;
-                }
-                let err = if !self.valid_seen && self.first_bytes.is_empty() {
-                    Error::NoLoginReply {
-                        after: self.cfg.timeout,
-                    }
-                } else if *other_id {
-                    Error::LoginReplyOtherIds {
-                        after: self.cfg.timeout,
-                    }
-                } else {
-                    Error::Timeout {
-                        phase: crate::error::Phase::Login,
-                        what: "waiting for the login reply",
-                        after: self.cfg.timeout,
-                    }
-                };
-                self.fail(err);
-            }
-            State::Probing { deadline, .. } => {
-                if now < *deadline {
-                    return;
-                }
+        match crate::engine::machine::first_due(self.timers(), now) {
+            None => {}
+            Some(Timer::Login) => self.login_timeout(),
+            Some(Timer::Probe) => {
                 // The server ignores sentinels (Factorio-like); the connection is fine.
-                self.server.probe_silent_since = Some(now - self.probe_wait());
                 self.server.probe_unanswered = true;
                 self.server.rejected.push(SentinelReaction::Ignores);
                 self.settle(EndMethod::Idle);
-                self.state = State::Ready;
+                self.state = State::ProbeIgnored {
+                    waited: self.probe_wait(),
+                };
                 self.events.push_back(Action::LoggedIn);
             }
-            State::Command(_) => self.command_timeout(now),
+            Some(timer) => self.command_timeout(timer, now),
         }
     }
 
@@ -1543,11 +1557,7 @@ impl Machine for Exchange {
 
     /// When to call [`Machine::tick`] if nothing arrives first; `None` when nothing is awaited.
     fn wake(&self) -> Option<Instant> {
-        match &self.state {
-            State::Disconnected | State::Ready => None,
-            State::LoggingIn { deadline, .. } | State::Probing { deadline, .. } => Some(*deadline),
-            State::Command(c) => c.timers.next(),
-        }
+        crate::engine::machine::earliest(self.timers())
     }
 
     /// The peer closed the connection (`reset`: with an error rather than an orderly close).
@@ -1556,7 +1566,7 @@ impl Machine for Exchange {
     fn peer_closed(&mut self, _reset: bool, _now: Instant) -> bool {
         let mid_packet = self.decoder.buffered() > 0;
         match std::mem::replace(&mut self.state, State::Disconnected) {
-            State::Disconnected | State::Ready => {}
+            State::Disconnected | State::Ready | State::ProbeIgnored { .. } => {}
             State::LoggingIn { .. } => {
                 let err = if self.valid_seen || self.first_bytes.is_empty() {
                     Error::LoginClosed

@@ -824,6 +824,41 @@ fn state_probe_answered_late() {
     assert_eq!(h.seen.learned, vec![EndMethod::Idle, EndMethod::Vanilla]);
 }
 
+/// A probe that went unanswered counts against the first command's time limit (a server that
+/// stalls after login costs one timeout in all), but the time a console stays idle before that
+/// command does not: typed after longer than the timeout, it still gets its answer.
+#[test]
+fn state_probe_ignored_then_idle() {
+    // Right after the probe's wait (500 ms): the command has the rest of the 2 s.
+    let h = Harness::run(
+        cfg(),
+        &[Recv(None, 2, b""), Wait(500), Cmd("list"), Wait(1499)],
+    );
+    assert_eq!(h.seen.ready, 1);
+    assert!(h.seen.failed.is_empty(), "{:?}", h.seen.failed);
+    let h = Harness::run(
+        cfg(),
+        &[Recv(None, 2, b""), Wait(500), Cmd("list"), Wait(1500)],
+    );
+    assert_eq!(h.seen.failed.len(), 1, "one timeout in all");
+    // Idle for longer than the timeout first: the command's answer comes.
+    let h = Harness::run(
+        cfg(),
+        &[
+            Recv(None, 2, b""),
+            Wait(500),
+            Wait(5000),
+            Cmd("list"),
+            Wait(100),
+            Recv(None, 0, b"There are 0"),
+            Wait(1000),
+        ],
+    );
+    assert!(h.seen.failed.is_empty(), "{:?}", h.seen.failed);
+    assert_eq!(h.seen.output, b"There are 0");
+    assert_eq!(h.seen.done, 1);
+}
+
 /// A slow round-trip sample (the login's, taken on a loaded moment, or remembered) does not set
 /// the gap after a packet for the whole session: each command's first packet is a sample too.
 #[test]
