@@ -657,10 +657,7 @@ impl Exchange {
         match timer {
             Timer::Answer => {
                 let got = c.got_first || self.decoder.buffered() > 0;
-                let c = match std::mem::replace(&mut self.state, State::Ready) {
-                    State::Command(c) => c,
-                    _ => unreachable!("in the command state"),
-                };
+                let Some(c) = self.take_command() else { return };
                 if self.take_partial(&c) {
                     self.finish_quiet(&c);
                     return;
@@ -715,10 +712,7 @@ impl Exchange {
                 // server ignores sentinels, and all it wrote for the command came before
                 // this long a silence; its answers end by a quiet gap after their last
                 // packet. A late reply still turns it back (see `probe_unanswered`).
-                let c = match std::mem::replace(&mut self.state, State::Ready) {
-                    State::Command(c) => c,
-                    _ => unreachable!("in the command state"),
-                };
+                let Some(c) = self.take_command() else { return };
                 self.server.probe_unanswered = true;
                 self.server.refuses_sentinel = false;
                 self.settle(EndMethod::Idle);
@@ -727,10 +721,7 @@ impl Exchange {
             }
             Timer::LateSentinel | Timer::Login | Timer::Probe => {}
             Timer::Gap | Timer::MarkerSilence => {
-                let c = match std::mem::replace(&mut self.state, State::Ready) {
-                    State::Command(c) => c,
-                    _ => unreachable!("in the command state"),
-                };
+                let Some(c) = self.take_command() else { return };
                 self.take_partial(&c);
                 self.finish_quiet(&c);
                 if c.check.is_some() && c.sentinel.is_some() {
@@ -781,9 +772,10 @@ impl Exchange {
         self.fail(err);
     }
 
+    /// A command taken out ([`Exchange::take_command`]) whose answer ended by silence: noted,
+    /// to recognise a late answer, and done.
     fn finish_quiet(&mut self, c: &InFlight) {
         self.quiet_ended = Some((c.id, c.sent_at));
-        self.state = State::Ready;
         self.done();
     }
 
@@ -1152,9 +1144,7 @@ impl Exchange {
         }
         if p.body.is_empty() {
             self.trace(&p, Role::EndMarker);
-            self.take_command();
-            self.state = State::Ready;
-            self.done();
+            self.answered();
         } else {
             if let State::Command(c) = &mut self.state {
                 c.timers.stop_quiet();
@@ -1178,16 +1168,12 @@ impl Exchange {
             return;
         };
         match method {
-            EndMethod::SinglePacket => {
+            EndMethod::SinglePacket => self.answered(),
+            EndMethod::Silence | EndMethod::EndMarker if body_len == 0 => {
+                // An empty packet for an empty answer (where an end marker was expected:
+                // another server now): this server answers every command, so waiting for a
+                // first packet is safe (and a slow answer is never cut off).
                 self.take_command();
-                self.state = State::Ready;
-                self.done();
-            }
-            EndMethod::Silence if body_len == 0 => {
-                // An empty packet for an empty answer: this server answers every command, so
-                // waiting for a first packet is safe (and a slow answer is never cut off).
-                self.take_command();
-                self.state = State::Ready;
                 self.settle(EndMethod::Idle);
                 self.done();
             }
@@ -1205,14 +1191,6 @@ impl Exchange {
             EndMethod::Silence | EndMethod::Idle => {
                 c.timers.set(Timer::Gap, gap_end);
             }
-            EndMethod::EndMarker if body_len == 0 => {
-                // An empty type-0 packet where an end marker was expected: another server now,
-                // one that answers every command (an empty answer is that packet).
-                self.take_command();
-                self.state = State::Ready;
-                self.settle(EndMethod::Idle);
-                self.done();
-            }
             EndMethod::EndMarker => {
                 // Type-0 output where an end marker was expected: another server now; fall back
                 // to the quiet gap for this answer and remember that.
@@ -1225,9 +1203,7 @@ impl Exchange {
                 c.timers.stop_quiet();
                 if first && c.sentinel.is_none() {
                     if body_len < VANILLA_FRAGMENT {
-                        self.take_command();
-                        self.state = State::Ready;
-                        self.done();
+                        self.answered();
                     } else if self.server.remembered {
                         self.check_remembered(EndMethod::Silence, now);
                     } else {
@@ -1273,7 +1249,6 @@ impl Exchange {
             };
             self.take_command();
             self.trace(p, Role::SentinelReply);
-            self.state = State::Ready;
             if checked {
                 self.server.refuses_sentinel = false;
                 self.settle(method);
@@ -1404,6 +1379,13 @@ impl Exchange {
         }
     }
 
+    /// The answer under way is complete: ready for the next command.
+    fn answered(&mut self) {
+        self.take_command();
+        self.done();
+    }
+
+    /// The command under way, if there is one, taken out: the exchange is ready again.
     fn take_command(&mut self) -> Option<Box<InFlight>> {
         match std::mem::replace(&mut self.state, State::Ready) {
             State::Command(c) => Some(c),
