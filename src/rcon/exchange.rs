@@ -1498,8 +1498,8 @@ impl Machine for Exchange {
         }
     }
 
-    /// Call when [`Machine::wake`]'s instant has passed: serves the first timer due
-    /// ([`Exchange::timers`]).
+    /// Call when [`Machine::wake`]'s instant has passed: serves the first timer due (the
+    /// login's, the probe's or one of the command's).
     fn tick(&mut self, now: Instant) {
         match crate::engine::machine::first_due(self.timers(), now) {
             None => {}
