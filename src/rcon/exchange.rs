@@ -437,6 +437,9 @@ pub struct Exchange {
     warned: Warned,
     /// Whether anything valid arrived on this connection (to tell "not RCON" apart).
     valid_seen: bool,
+    /// A late answer came on this connection from a server that refuses sentinels: it may hold
+    /// commands unread (docs/protocol.md section 3), so the next command ends as a last one does.
+    behind: bool,
     first_bytes: Vec<u8>,
     outbox: VecDeque<Vec<u8>>,
     /// Written packets' buffers, for reuse.
@@ -461,6 +464,7 @@ impl Exchange {
             pending_note: None,
             warned: Warned::default(),
             valid_seen: false,
+            behind: false,
             first_bytes: Vec::new(),
             outbox: VecDeque::new(),
             spare: Vec::new(),
@@ -607,6 +611,14 @@ impl Exchange {
             && method == EndMethod::Silence
             && self.server.refuses_sentinel)
             .then_some(EndMethod::Silence);
+        // A server that refuses sentinels and answered late may hold commands unread, each
+        // handled only when more bytes come, so that every later answer would come one command
+        // late. This command ends as the last one does: the refusal of its sentinel comes after
+        // every one of them, and the connection it closes is replaced by one in step.
+        let behind = std::mem::take(&mut self.behind)
+            && !then_close
+            && method == EndMethod::Silence
+            && self.server.refuses_sentinel;
         self.state = State::Command(Box::new(InFlight {
             id,
             sent_at: now,
@@ -615,7 +627,7 @@ impl Exchange {
             sentinel: None,
             got_first: false,
             then_close,
-            sentinel_after_first: check.is_some(),
+            sentinel_after_first: check.is_some() || behind,
             sentinel_after_gap: false,
             last_may_continue: false,
             check,
@@ -1346,7 +1358,11 @@ impl Exchange {
             && p.id <= self.next_id
             && (p.kind == OUTPUT || p.kind == AUTH_RESPONSE)
             && !p.body.is_empty();
-        if !ours || self.warned.late_reported == Some(p.id) {
+        if !ours {
+            return;
+        }
+        self.behind |= self.server.refuses_sentinel;
+        if self.warned.late_reported == Some(p.id) {
             return;
         }
         self.warned.late_reported = Some(p.id);
@@ -1425,6 +1441,7 @@ impl Machine for Exchange {
         self.decoder.clear();
         self.outbox.clear();
         self.valid_seen = false;
+        self.behind = false;
         self.first_bytes.clear();
         let id = self.alloc_id();
         let password = self.password.clone();

@@ -824,6 +824,56 @@ fn state_probe_answered_late() {
     assert_eq!(h.seen.learned, vec![EndMethod::Idle, EndMethod::Vanilla]);
 }
 
+/// A late answer from a server that refuses sentinels: it may hold commands unread, one packet
+/// per read, and would answer every later command one late. The next command ends as the last
+/// one does (the sentinel, whose refusal comes after every command held and closes the
+/// connection), and the next connection is in step.
+#[test]
+fn state_behind_catches_up() {
+    let login = || Recv(None, 2, b"");
+    // The probe: both sentinels refused, each with a close; silence, refusing sentinels.
+    let mut h = Harness::run(
+        cfg(),
+        &[
+            login(),
+            Recv(Some(-1), 2, b""),
+            login(),
+            Recv(Some(-1), 2, b""),
+            login(),
+        ],
+    );
+    assert_eq!(h.ex.method(), Some(EndMethod::Silence));
+    let sent = h.seen.sent.len();
+    h.step(&Cmd("say a"));
+    let a = h.last_id;
+    h.step(&Wait(101));
+    h.step(&Cmd("say b"));
+    h.step(&Recv(Some(a), 0, b"late a"));
+    h.step(&Wait(101));
+    assert_eq!(h.seen.done, 2);
+    assert_eq!(h.seen.warnings, 1, "the late answer reported");
+    // The gap has grown to four times the late answer's 101 ms.
+    h.step(&Cmd("say c"));
+    h.step(&Wait(405));
+    h.step(&Recv(Some(-1), 2, b""));
+    assert_eq!(
+        &sent_types(&h)[sent..],
+        &[2, 2, 2, 0],
+        "the sentinel after the third command's gap"
+    );
+    assert_eq!(h.seen.done, 3);
+    assert!(h.ex.is_disconnected(), "the refusal closed the connection");
+    assert!(h.seen.failed.is_empty(), "{:?}", h.seen.failed);
+    // On the next connection, commands end by the gap again.
+    h.ex.start(h.now);
+    h.drain();
+    h.step(&login());
+    h.step(&Cmd("say d"));
+    h.step(&Wait(405));
+    assert_eq!(h.seen.done, 4);
+    assert_eq!(sent_types(&h).last(), Some(&2), "no sentinel");
+}
+
 /// A probe that went unanswered counts against the first command's time limit (a server that
 /// stalls after login costs one timeout in all), but the time a console stays idle before that
 /// command does not: typed after longer than the timeout, it still gets its answer.
