@@ -662,9 +662,7 @@ impl Exchange {
     /// A timer of the command under way is due ([`Timer`]): it is stopped, then served.
     fn command_timeout(&mut self, timer: Timer, now: Instant) {
         let gap = self.quiet_gap();
-        let State::Command(c) = &mut self.state else {
-            return;
-        };
+        let Some(c) = self.in_flight() else { return };
         c.timers.stop(timer);
         match timer {
             Timer::Answer => {
@@ -1044,9 +1042,7 @@ impl Exchange {
         if self.on_sentinel_answer(&p) {
             return;
         }
-        let State::Command(c) = &mut self.state else {
-            return;
-        };
+        let Some(c) = self.in_flight() else { return };
         let id = c.id;
         let is_output = (p.kind == OUTPUT || p.kind == AUTH_RESPONSE)
             && (p.id == id.0
@@ -1055,9 +1051,7 @@ impl Exchange {
             return self.on_other_packet(&p, now);
         }
         let first = self.time_first_packet(now);
-        let State::Command(c) = &mut self.state else {
-            return;
-        };
+        let Some(c) = self.in_flight() else { return };
         if c.then_close {
             self.trace(&p, Role::Output);
             self.events.push_back(Action::Output(p.body));
@@ -1085,9 +1079,7 @@ impl Exchange {
         let last_may_continue = may_continue(&p.body);
         self.trace(&p, Role::Output);
         self.events.push_back(Action::Output(p.body));
-        let State::Command(c) = &mut self.state else {
-            return;
-        };
+        let Some(c) = self.in_flight() else { return };
         c.last_may_continue = last_may_continue;
         if !self.checks_remembered(method, body_len, now) {
             self.after_output(method, body_len, first, later(now, gap), now);
@@ -1123,7 +1115,7 @@ impl Exchange {
     /// Times the answer's first packet (when this is it): the answer latency and a round
     /// trip. Whether it was the first.
     fn time_first_packet(&mut self, now: Instant) -> bool {
-        let State::Command(c) = &mut self.state else {
+        let Some(c) = self.in_flight() else {
             return false;
         };
         let first = !c.got_first;
@@ -1146,9 +1138,7 @@ impl Exchange {
     /// Output of type 2, which only a server with its own end marker sends: the method is
     /// that from now on, and an empty packet ends the answer.
     fn on_marked_output(&mut self, p: Packet) {
-        let State::Command(c) = &mut self.state else {
-            return;
-        };
+        let Some(c) = self.in_flight() else { return };
         if c.method != EndMethod::EndMarker {
             c.method = EndMethod::EndMarker;
             c.timers.stop_quiet();
@@ -1322,9 +1312,7 @@ impl Exchange {
     /// wait for the reply from the last one.
     fn check_remembered(&mut self, fallback: EndMethod, now: Instant) {
         let wait = self.probe_wait();
-        let State::Command(c) = &mut self.state else {
-            return;
-        };
+        let Some(c) = self.in_flight() else { return };
         c.check = Some(fallback);
         c.timers.stop_quiet();
         c.timers.set(Timer::CheckReply, later(now, wait));
@@ -1392,6 +1380,14 @@ impl Exchange {
         if let Some(l) = self.facts() {
             self.events
                 .push_back(Action::Learned(Some(Learned::new(l))));
+        }
+    }
+
+    /// The command under way, if there is one.
+    fn in_flight(&mut self) -> Option<&mut InFlight> {
+        match &mut self.state {
+            State::Command(c) => Some(c),
+            _ => None,
         }
     }
 
