@@ -160,16 +160,18 @@ pub const TRUSTED_SAMPLES: u32 = 3;
 pub const GAP_AFTER_PACKET_FLOOR: Duration = Duration::from_millis(10);
 /// The longest adaptive gap.
 pub const GAP_CEILING: Duration = Duration::from_secs(1);
-/// With [`EndMethod::Vanilla`], how long a command may go without any answer before the sentinel
-/// goes out anyway (vanilla always answers, so silence this long means another server, or a
-/// stalled one). Long, so that the command packet has surely been read and the two never share
-/// one read.
+/// With [`EndMethod::Vanilla`], the least time a command may go without any answer before the
+/// sentinel goes out anyway (vanilla always answers, so silence this long means another server,
+/// or a stalled one). Long, so that the command packet has surely been read and the two never
+/// share one read; on a server or machine seen to be slower it is longer
+/// ([`Exchange::late_sentinel`]).
 pub const VANILLA_LATE_SENTINEL: Duration = Duration::from_secs(1);
 /// With [`EndMethod::EndMarker`], how long an answer may stay completely silent before it counts
 /// as empty.
 pub const END_MARKER_SILENCE: Duration = Duration::from_secs(1);
 
-/// The state of the connection's conversation.
+/// The state of the connection's conversation; each state holds what is valid in it, and its
+/// deadlines follow from that ([`Exchange::timers`]).
 #[derive(Debug)]
 enum State {
     /// No connection: waiting for [`Machine::start`].
@@ -178,31 +180,41 @@ enum State {
     LoggingIn {
         id: RequestId,
         sent_at: Instant,
-        deadline: Instant,
         other_id: bool,
     },
     /// A sentinel on its own, after login.
     Probing {
         id: RequestId,
         sent_at: Instant,
-        deadline: Instant,
         positive: bool,
     },
     /// Logged in, nothing under way.
     Ready,
+    /// Logged in, nothing under way yet, after a probe that went unanswered for `waited`: the
+    /// first command's time limit counts that wait, so that a server that stalls after login
+    /// costs one timeout in all, not the probe's wait on top (the time a console stays idle
+    /// before that command is not counted).
+    ProbeIgnored { waited: Duration },
     /// A command under way.
     Command(Box<InFlight>),
 }
 
-/// A command's timers: each one deadline with one meaning (quinn-proto's timer table, in small).
+/// The exchange's timers, each one deadline with one meaning (quinn-proto's timer table, in
+/// small): the login's and the probe's follow from their states, a command's are set and stopped
+/// as its answer comes ([`Timers`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Timer {
+    /// No login reply within the timeout.
+    Login,
+    /// The probe's sentinel went unanswered for [`Exchange::probe_wait`]: the server ignores
+    /// sentinels.
+    Probe,
     /// The command's time limit (`--timeout`): the answer is incomplete, or never came.
     Answer,
     /// The quiet gap that ends an answer with no end marker (silence, idle); on the last
     /// command to a server that refuses sentinels, the gap after which the sentinel goes out.
     Gap,
-    /// Vanilla: no packet this long, so the sentinel goes out late ([`VANILLA_LATE_SENTINEL`]).
+    /// Vanilla: no packet this long, so the sentinel goes out late ([`Exchange::late_sentinel`]).
     LateSentinel,
     /// The server's own end marker: an answer silent this long is empty ([`END_MARKER_SILENCE`]).
     MarkerSilence,
@@ -212,7 +224,11 @@ enum Timer {
 }
 
 impl Timer {
-    const ALL: [Timer; 5] = [
+    /// The table's order: the first due in it is served first (a command's limit before its
+    /// quiet timers).
+    const ALL: [Timer; 7] = [
+        Timer::Login,
+        Timer::Probe,
         Timer::Answer,
         Timer::Gap,
         Timer::LateSentinel,
@@ -223,9 +239,9 @@ impl Timer {
     const QUIET: [Timer; 3] = [Timer::Gap, Timer::LateSentinel, Timer::MarkerSilence];
 }
 
-/// When each [`Timer`] is due, if it is set.
+/// When each of a command's [`Timer`]s is due, if it is set.
 #[derive(Debug, Default)]
-struct Timers([Option<Instant>; 5]);
+struct Timers([Option<Instant>; 7]);
 
 impl Timers {
     fn set(&mut self, timer: Timer, at: Instant) {
@@ -241,21 +257,6 @@ impl Timers {
         for t in Timer::QUIET {
             self.stop(t);
         }
-    }
-
-    /// The earliest deadline.
-    fn next(&self) -> Option<Instant> {
-        self.0.iter().flatten().min().copied()
-    }
-
-    /// The first timer (in [`Timer::ALL`]'s order, the answer's limit first) due at `now`,
-    /// stopped.
-    fn expire(&mut self, now: Instant) -> Option<Timer> {
-        let t = Timer::ALL
-            .into_iter()
-            .find(|t| self.0[*t as usize].is_some_and(|at| at <= now))?;
-        self.stop(t);
-        Some(t)
     }
 }
 
@@ -334,6 +335,9 @@ struct ServerModel {
     rejected: Vec<SentinelReaction>,
     /// The shortest round trip seen.
     rtt: Option<Duration>,
+    /// The longest round trip of this session (login, probe, a command's first packet): how
+    /// late a server here may read a packet ([`Exchange::late_sentinel`]).
+    slowest: Duration,
     /// The longest time from a command to its first packet, over `samples` answers.
     latency: Duration,
     samples: u32,
@@ -341,9 +345,6 @@ struct ServerModel {
     refuses_sentinel: bool,
     /// The probe went unanswered in time (a busy server may still answer it late).
     probe_unanswered: bool,
-    /// When a probe went unanswered: the next command's deadline counts from then, so a server
-    /// that stalls after login costs one timeout in all, not the probe's wait on top.
-    probe_silent_since: Option<Instant>,
     /// Whether the method in force came from [`Options::learned`] and no answer of this
     /// session has confirmed it yet.
     remembered: bool,
@@ -373,11 +374,11 @@ impl ServerModel {
             probe,
             rejected: Vec::new(),
             rtt: learned.map(|l| l.rtt),
+            slowest: Duration::ZERO,
             latency: learned.map_or(Duration::ZERO, |l| l.latency),
             samples: learned.map_or(0, |l| l.samples),
             refuses_sentinel: learned.is_some_and(|l| l.refuses_sentinel),
             probe_unanswered: false,
-            probe_silent_since: None,
             remembered: learned.is_some(),
         }
     }
@@ -396,6 +397,7 @@ impl ServerModel {
 
     fn sample_rtt(&mut self, rtt: Duration) {
         self.rtt = Some(self.rtt.map_or(rtt, |r| r.min(rtt)));
+        self.slowest = self.slowest.max(rtt);
     }
 }
 
@@ -435,6 +437,9 @@ pub struct Exchange {
     warned: Warned,
     /// Whether anything valid arrived on this connection (to tell "not RCON" apart).
     valid_seen: bool,
+    /// A late answer came on this connection from a server that refuses sentinels: it may hold
+    /// commands unread (docs/protocol.md section 3), so the next command ends as a last one does.
+    behind: bool,
     first_bytes: Vec<u8>,
     outbox: VecDeque<Vec<u8>>,
     /// Written packets' buffers, for reuse.
@@ -459,6 +464,7 @@ impl Exchange {
             pending_note: None,
             warned: Warned::default(),
             valid_seen: false,
+            behind: false,
             first_bytes: Vec::new(),
             outbox: VecDeque::new(),
             spare: Vec::new(),
@@ -473,7 +479,7 @@ impl Exchange {
 
     /// Whether a command can be started now.
     pub fn is_ready(&self) -> bool {
-        matches!(self.state, State::Ready)
+        matches!(self.state, State::Ready | State::ProbeIgnored { .. })
     }
 
     /// Whether a connection is needed before anything can happen.
@@ -520,6 +526,22 @@ impl Exchange {
             .clamp(floor, GAP_CEILING)
     }
 
+    /// With [`EndMethod::Vanilla`], how long a command goes without any packet before the
+    /// sentinel goes out anyway: four times the slowest round trip of the session or the
+    /// slowest answer remembered, at least [`VANILLA_LATE_SENTINEL`], at most half the timeout
+    /// (unless that is under the floor). A server that was slow to read the login or an earlier
+    /// command may be as slow to read this one, and a sentinel written before it reads the
+    /// command would share its read: vanilla closes the connection on that (docs/protocol.md
+    /// section 3).
+    pub fn late_sentinel(&self) -> Duration {
+        self.server
+            .slowest
+            .max(self.server.latency)
+            .saturating_mul(4)
+            .min(self.cfg.timeout / 2)
+            .max(VANILLA_LATE_SENTINEL)
+    }
+
     /// How long the probe waits for its answer: twenty login round trips, at least 500 ms, at
     /// most [`Options::probe_timeout`] and the timeout.
     pub fn probe_wait(&self) -> Duration {
@@ -554,16 +576,22 @@ impl Exchange {
                     bytes: command.len(),
                 })));
         }
+        let waited = match self.state {
+            State::ProbeIgnored { waited } => waited,
+            _ => Duration::ZERO,
+        };
         let id = self.alloc_id();
         self.send(id, Request::Command, command.as_bytes());
-        let since = self.server.probe_silent_since.take().unwrap_or(now);
         let mut timers = Timers::default();
-        timers.set(Timer::Answer, later(since, self.cfg.timeout));
+        timers.set(
+            Timer::Answer,
+            later(now, self.cfg.timeout.saturating_sub(waited)),
+        );
         if !then_close {
             match method {
                 EndMethod::Silence => timers.set(Timer::Gap, later(now, self.quiet_gap())),
                 EndMethod::Vanilla => {
-                    timers.set(Timer::LateSentinel, later(now, VANILLA_LATE_SENTINEL));
+                    timers.set(Timer::LateSentinel, later(now, self.late_sentinel()));
                 }
                 EndMethod::EndMarker => timers.set(
                     Timer::MarkerSilence,
@@ -583,6 +611,14 @@ impl Exchange {
             && method == EndMethod::Silence
             && self.server.refuses_sentinel)
             .then_some(EndMethod::Silence);
+        // A server that refuses sentinels and answered late may hold commands unread, each
+        // handled only when more bytes come, so that every later answer would come one command
+        // late. This command ends as the last one does: the refusal of its sentinel comes after
+        // every one of them, and the connection it closes is replaced by one in step.
+        let behind = std::mem::take(&mut self.behind)
+            && !then_close
+            && method == EndMethod::Silence
+            && self.server.refuses_sentinel;
         self.state = State::Command(Box::new(InFlight {
             id,
             sent_at: now,
@@ -591,7 +627,7 @@ impl Exchange {
             sentinel: None,
             got_first: false,
             then_close,
-            sentinel_after_first: check.is_some(),
+            sentinel_after_first: check.is_some() || behind,
             sentinel_after_gap: false,
             last_may_continue: false,
             check,
@@ -623,20 +659,15 @@ impl Exchange {
         Ok(())
     }
 
-    /// A timer of the command under way is due ([`Timer`]).
-    fn command_timeout(&mut self, now: Instant) {
+    /// A timer of the command under way is due ([`Timer`]): it is stopped, then served.
+    fn command_timeout(&mut self, timer: Timer, now: Instant) {
         let gap = self.quiet_gap();
-        let State::Command(c) = &mut self.state else {
-            return;
-        };
-        match c.timers.expire(now) {
-            None => {}
-            Some(Timer::Answer) => {
+        let Some(c) = self.in_flight() else { return };
+        c.timers.stop(timer);
+        match timer {
+            Timer::Answer => {
                 let got = c.got_first || self.decoder.buffered() > 0;
-                let c = match std::mem::replace(&mut self.state, State::Ready) {
-                    State::Command(c) => c,
-                    _ => unreachable!("in the command state"),
-                };
+                let Some(c) = self.take_command() else { return };
                 if self.take_partial(&c) {
                     self.finish_quiet(&c);
                     return;
@@ -651,7 +682,7 @@ impl Exchange {
                     after: self.cfg.timeout,
                 });
             }
-            Some(Timer::Gap)
+            Timer::Gap
                 if c.method == EndMethod::Silence
                     && c.sentinel_after_first
                     && c.sentinel.is_none()
@@ -667,7 +698,7 @@ impl Exchange {
                 c.timers.set(Timer::Gap, later(now, gap));
                 self.send(RequestId::SENTINEL, Request::Sentinel, b"");
             }
-            Some(Timer::Gap) if c.sentinel_after_gap && c.check.is_none() => {
+            Timer::Gap if c.sentinel_after_gap && c.check.is_none() => {
                 // The last command's sentinel drew no refusal within a gap: it shares a read
                 // with the command (or with commands before it, on a server slower than the
                 // gap) and waits in the server's buffer for more bytes. Another sentinel gives
@@ -676,37 +707,31 @@ impl Exchange {
                 c.timers.set(Timer::Gap, later(now, gap));
                 self.send(RequestId::SENTINEL, Request::Sentinel, b"");
             }
-            Some(Timer::LateSentinel) if c.sentinel.is_none() => {
+            Timer::LateSentinel if c.sentinel.is_none() => {
                 // Vanilla always answers; this long a silence means a stalled or a
-                // different server. The command packet has long been read, so the
-                // sentinel cannot share its read.
+                // different server. The command packet has been read by now (four of the
+                // slowest round trips seen), so the sentinel has a read of its own.
                 // Its reply corrects what was remembered, if it was; no packet has come,
                 // so none of the check's wait.
                 let sid = RequestId::SENTINEL;
                 c.sentinel = Some(sid);
                 self.send(sid, Request::Sentinel, b"");
             }
-            Some(Timer::CheckReply) => {
+            Timer::CheckReply => {
                 // The sentinel that checked what was remembered went unanswered: the
                 // server ignores sentinels, and all it wrote for the command came before
                 // this long a silence; its answers end by a quiet gap after their last
                 // packet. A late reply still turns it back (see `probe_unanswered`).
-                let c = match std::mem::replace(&mut self.state, State::Ready) {
-                    State::Command(c) => c,
-                    _ => unreachable!("in the command state"),
-                };
+                let Some(c) = self.take_command() else { return };
                 self.server.probe_unanswered = true;
                 self.server.refuses_sentinel = false;
                 self.settle(EndMethod::Idle);
                 self.server.remembered = false;
                 self.finish_quiet(&c);
             }
-            Some(Timer::LateSentinel) => {}
-            Some(Timer::Gap | Timer::MarkerSilence) => {
-                let c = match std::mem::replace(&mut self.state, State::Ready) {
-                    State::Command(c) => c,
-                    _ => unreachable!("in the command state"),
-                };
+            Timer::LateSentinel | Timer::Login | Timer::Probe => {}
+            Timer::Gap | Timer::MarkerSilence => {
+                let Some(c) = self.take_command() else { return };
                 self.take_partial(&c);
                 self.finish_quiet(&c);
                 if c.check.is_some() && c.sentinel.is_some() {
@@ -720,9 +745,47 @@ impl Exchange {
         }
     }
 
+    /// When each timer is due in this state, if it is set: the one place the deadlines come
+    /// from, for [`Machine::wake`] and [`Machine::tick`] alike.
+    fn timers(&self) -> [(Timer, Option<Instant>); 7] {
+        let mut at = [None; 7];
+        match &self.state {
+            State::LoggingIn { sent_at, .. } => {
+                at[Timer::Login as usize] = Some(later(*sent_at, self.cfg.timeout));
+            }
+            State::Probing { sent_at, .. } => {
+                at[Timer::Probe as usize] = Some(later(*sent_at, self.probe_wait()));
+            }
+            State::Command(c) => at = c.timers.0,
+            State::Disconnected | State::Ready | State::ProbeIgnored { .. } => {}
+        }
+        Timer::ALL.map(|t| (t, at[t as usize]))
+    }
+
+    /// No login reply within the timeout: what the server did instead says why.
+    fn login_timeout(&mut self) {
+        let State::LoggingIn { other_id, .. } = self.state else {
+            return;
+        };
+        let after = self.cfg.timeout;
+        let err = if !self.valid_seen && self.first_bytes.is_empty() {
+            Error::NoLoginReply { after }
+        } else if other_id {
+            Error::LoginReplyOtherIds { after }
+        } else {
+            Error::Timeout {
+                phase: crate::error::Phase::Login,
+                what: "waiting for the login reply",
+                after,
+            }
+        };
+        self.fail(err);
+    }
+
+    /// A command taken out ([`Exchange::take_command`]) whose answer ended by silence: noted,
+    /// to recognise a late answer, and done.
     fn finish_quiet(&mut self, c: &InFlight) {
         self.quiet_ended = Some((c.id, c.sent_at));
-        self.state = State::Ready;
         self.done();
     }
 
@@ -820,7 +883,7 @@ impl Exchange {
     fn on_packet(&mut self, p: Packet, now: Instant) {
         match &mut self.state {
             State::Disconnected => {}
-            State::Ready => {
+            State::Ready | State::ProbeIgnored { .. } => {
                 self.late_answer(&p, now);
                 self.trace(&p, Role::Stale);
             }
@@ -862,7 +925,6 @@ impl Exchange {
                         self.state = State::Probing {
                             id: sid,
                             sent_at: now,
-                            deadline: later(now, self.probe_wait()),
                             positive,
                         };
                     }
@@ -980,9 +1042,7 @@ impl Exchange {
         if self.on_sentinel_answer(&p) {
             return;
         }
-        let State::Command(c) = &mut self.state else {
-            return;
-        };
+        let Some(c) = self.in_flight() else { return };
         let id = c.id;
         let is_output = (p.kind == OUTPUT || p.kind == AUTH_RESPONSE)
             && (p.id == id.0
@@ -991,9 +1051,7 @@ impl Exchange {
             return self.on_other_packet(&p, now);
         }
         let first = self.time_first_packet(now);
-        let State::Command(c) = &mut self.state else {
-            return;
-        };
+        let Some(c) = self.in_flight() else { return };
         if c.then_close {
             self.trace(&p, Role::Output);
             self.events.push_back(Action::Output(p.body));
@@ -1021,9 +1079,7 @@ impl Exchange {
         let last_may_continue = may_continue(&p.body);
         self.trace(&p, Role::Output);
         self.events.push_back(Action::Output(p.body));
-        let State::Command(c) = &mut self.state else {
-            return;
-        };
+        let Some(c) = self.in_flight() else { return };
         c.last_may_continue = last_may_continue;
         if !self.checks_remembered(method, body_len, now) {
             self.after_output(method, body_len, first, later(now, gap), now);
@@ -1059,7 +1115,7 @@ impl Exchange {
     /// Times the answer's first packet (when this is it): the answer latency and a round
     /// trip. Whether it was the first.
     fn time_first_packet(&mut self, now: Instant) -> bool {
-        let State::Command(c) = &mut self.state else {
+        let Some(c) = self.in_flight() else {
             return false;
         };
         let first = !c.got_first;
@@ -1082,9 +1138,7 @@ impl Exchange {
     /// Output of type 2, which only a server with its own end marker sends: the method is
     /// that from now on, and an empty packet ends the answer.
     fn on_marked_output(&mut self, p: Packet) {
-        let State::Command(c) = &mut self.state else {
-            return;
-        };
+        let Some(c) = self.in_flight() else { return };
         if c.method != EndMethod::EndMarker {
             c.method = EndMethod::EndMarker;
             c.timers.stop_quiet();
@@ -1092,9 +1146,7 @@ impl Exchange {
         }
         if p.body.is_empty() {
             self.trace(&p, Role::EndMarker);
-            self.take_command();
-            self.state = State::Ready;
-            self.done();
+            self.answered();
         } else {
             if let State::Command(c) = &mut self.state {
                 c.timers.stop_quiet();
@@ -1118,16 +1170,12 @@ impl Exchange {
             return;
         };
         match method {
-            EndMethod::SinglePacket => {
+            EndMethod::SinglePacket => self.answered(),
+            EndMethod::Silence | EndMethod::EndMarker if body_len == 0 => {
+                // An empty packet for an empty answer (where an end marker was expected:
+                // another server now): this server answers every command, so waiting for a
+                // first packet is safe (and a slow answer is never cut off).
                 self.take_command();
-                self.state = State::Ready;
-                self.done();
-            }
-            EndMethod::Silence if body_len == 0 => {
-                // An empty packet for an empty answer: this server answers every command, so
-                // waiting for a first packet is safe (and a slow answer is never cut off).
-                self.take_command();
-                self.state = State::Ready;
                 self.settle(EndMethod::Idle);
                 self.done();
             }
@@ -1145,14 +1193,6 @@ impl Exchange {
             EndMethod::Silence | EndMethod::Idle => {
                 c.timers.set(Timer::Gap, gap_end);
             }
-            EndMethod::EndMarker if body_len == 0 => {
-                // An empty type-0 packet where an end marker was expected: another server now,
-                // one that answers every command (an empty answer is that packet).
-                self.take_command();
-                self.state = State::Ready;
-                self.settle(EndMethod::Idle);
-                self.done();
-            }
             EndMethod::EndMarker => {
                 // Type-0 output where an end marker was expected: another server now; fall back
                 // to the quiet gap for this answer and remember that.
@@ -1165,9 +1205,7 @@ impl Exchange {
                 c.timers.stop_quiet();
                 if first && c.sentinel.is_none() {
                     if body_len < VANILLA_FRAGMENT {
-                        self.take_command();
-                        self.state = State::Ready;
-                        self.done();
+                        self.answered();
                     } else if self.server.remembered {
                         self.check_remembered(EndMethod::Silence, now);
                     } else {
@@ -1213,7 +1251,6 @@ impl Exchange {
             };
             self.take_command();
             self.trace(p, Role::SentinelReply);
-            self.state = State::Ready;
             if checked {
                 self.server.refuses_sentinel = false;
                 self.settle(method);
@@ -1275,9 +1312,7 @@ impl Exchange {
     /// wait for the reply from the last one.
     fn check_remembered(&mut self, fallback: EndMethod, now: Instant) {
         let wait = self.probe_wait();
-        let State::Command(c) = &mut self.state else {
-            return;
-        };
+        let Some(c) = self.in_flight() else { return };
         c.check = Some(fallback);
         c.timers.stop_quiet();
         c.timers.set(Timer::CheckReply, later(now, wait));
@@ -1311,7 +1346,11 @@ impl Exchange {
             && p.id <= self.next_id
             && (p.kind == OUTPUT || p.kind == AUTH_RESPONSE)
             && !p.body.is_empty();
-        if !ours || self.warned.late_reported == Some(p.id) {
+        if !ours {
+            return;
+        }
+        self.behind |= self.server.refuses_sentinel;
+        if self.warned.late_reported == Some(p.id) {
             return;
         }
         self.warned.late_reported = Some(p.id);
@@ -1344,6 +1383,21 @@ impl Exchange {
         }
     }
 
+    /// The command under way, if there is one.
+    fn in_flight(&mut self) -> Option<&mut InFlight> {
+        match &mut self.state {
+            State::Command(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// The answer under way is complete: ready for the next command.
+    fn answered(&mut self) {
+        self.take_command();
+        self.done();
+    }
+
+    /// The command under way, if there is one, taken out: the exchange is ready again.
     fn take_command(&mut self) -> Option<Box<InFlight>> {
         match std::mem::replace(&mut self.state, State::Ready) {
             State::Command(c) => Some(c),
@@ -1383,6 +1437,7 @@ impl Machine for Exchange {
         self.decoder.clear();
         self.outbox.clear();
         self.valid_seen = false;
+        self.behind = false;
         self.first_bytes.clear();
         let id = self.alloc_id();
         let password = self.password.clone();
@@ -1390,7 +1445,6 @@ impl Machine for Exchange {
         self.state = State::LoggingIn {
             id,
             sent_at: now,
-            deadline: later(now, self.cfg.timeout),
             other_id: false,
         };
     }
@@ -1457,46 +1511,23 @@ impl Machine for Exchange {
         }
     }
 
-    /// Call when [`Machine::wake`]'s instant has passed.
+    /// Call when [`Machine::wake`]'s instant has passed: serves the first timer due (the
+    /// login's, the probe's or one of the command's).
     fn tick(&mut self, now: Instant) {
-        match &mut self.state {
-            State::Disconnected | State::Ready => {}
-            State::LoggingIn {
-                deadline, other_id, ..
-            } => {
-                if now < *deadline {
-                    return;
-                }
-                let err = if !self.valid_seen && self.first_bytes.is_empty() {
-                    Error::NoLoginReply {
-                        after: self.cfg.timeout,
-                    }
-                } else if *other_id {
-                    Error::LoginReplyOtherIds {
-                        after: self.cfg.timeout,
-                    }
-                } else {
-                    Error::Timeout {
-                        phase: crate::error::Phase::Login,
-                        what: "waiting for the login reply",
-                        after: self.cfg.timeout,
-                    }
-                };
-                self.fail(err);
-            }
-            State::Probing { deadline, .. } => {
-                if now < *deadline {
-                    return;
-                }
+        match crate::engine::machine::first_due(self.timers(), now) {
+            None => {}
+            Some(Timer::Login) => self.login_timeout(),
+            Some(Timer::Probe) => {
                 // The server ignores sentinels (Factorio-like); the connection is fine.
-                self.server.probe_silent_since = Some(now - self.probe_wait());
                 self.server.probe_unanswered = true;
                 self.server.rejected.push(SentinelReaction::Ignores);
                 self.settle(EndMethod::Idle);
-                self.state = State::Ready;
+                self.state = State::ProbeIgnored {
+                    waited: self.probe_wait(),
+                };
                 self.events.push_back(Action::LoggedIn);
             }
-            State::Command(_) => self.command_timeout(now),
+            Some(timer) => self.command_timeout(timer, now),
         }
     }
 
@@ -1521,11 +1552,7 @@ impl Machine for Exchange {
 
     /// When to call [`Machine::tick`] if nothing arrives first; `None` when nothing is awaited.
     fn wake(&self) -> Option<Instant> {
-        match &self.state {
-            State::Disconnected | State::Ready => None,
-            State::LoggingIn { deadline, .. } | State::Probing { deadline, .. } => Some(*deadline),
-            State::Command(c) => c.timers.next(),
-        }
+        crate::engine::machine::earliest(self.timers())
     }
 
     /// The peer closed the connection (`reset`: with an error rather than an orderly close).
@@ -1534,7 +1561,7 @@ impl Machine for Exchange {
     fn peer_closed(&mut self, _reset: bool, _now: Instant) -> bool {
         let mid_packet = self.decoder.buffered() > 0;
         match std::mem::replace(&mut self.state, State::Disconnected) {
-            State::Disconnected | State::Ready => {}
+            State::Disconnected | State::Ready | State::ProbeIgnored { .. } => {}
             State::LoggingIn { .. } => {
                 let err = if self.valid_seen || self.first_bytes.is_empty() {
                     Error::LoginClosed

@@ -407,3 +407,33 @@ fn a_long_paste_without_bracketed_paste_runs_every_line_in_order() {
     assert_eq!(term.exit_code(), 0);
     assert_eq!(server.commands(), lines);
 }
+
+/// A server that ignores the end-of-output probe (Factorio): the probe's wait counts against the
+/// first command's time limit, but the time the console sat at its prompt does not. A command
+/// typed longer than `-t` after the login gets its answer, not an instant "timed out".
+#[test]
+fn the_first_command_after_an_ignored_probe_and_an_idle_prompt_is_answered() {
+    let bind: SocketAddr = "127.0.0.1:0".parse().unwrap();
+    let server = PracticeServer::serve(
+        crate::common::listener(bind),
+        PracticeConfig {
+            mode: PracticeMode::Factorio,
+            ..config(bind)
+        },
+    )
+    .expect("start practice server");
+    let home = crate::common::home();
+    let mut term = Term::start(server.addr(), home.path(), &["-t", "2s"]);
+    let p = prompt(&server);
+    term.wait_for(&p);
+    term.wait_for("rcon: connected to 127.0.0.1:");
+    // Idle at the prompt for longer than the timeout.
+    std::thread::sleep(Duration::from_secs(3));
+    term.enter(&p, "echo after idle");
+    term.wait_for("\nafter idle\n");
+    term.line(&p, ":quit");
+    assert_eq!(term.exit_code(), 0);
+    assert!(!term.screen().contains("timed out"), "{}", term.screen());
+    assert_eq!(server.commands(), ["echo after idle"]);
+    assert_eq!(server.connections(), 1, "no reconnect");
+}

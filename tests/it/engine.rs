@@ -463,6 +463,50 @@ fn a_stalled_one_packet_per_read_server_loses_no_answer_at_the_end_of_a_run() {
     assert!(server.violations().is_empty(), "{:?}", server.violations());
 }
 
+/// A server that handles one packet per read, stalled for longer than the quiet gap (a `sleep`
+/// command, as a loaded machine makes it): the commands sent meanwhile wait unread in its
+/// buffer, each handled only when more bytes come, so every later answer came one command late
+/// and was reported instead of shown, for the rest of the run, each costing a whole gap. The
+/// first late answer makes the next command end as a last one does: its sentinel's refusal
+/// comes after every command held, and closes the connection; the run goes on in step on a new
+/// one, every command run once, every answer shown under its command or reported.
+#[test]
+fn a_one_packet_per_read_server_that_fell_behind_is_caught_up() {
+    let server = start(PracticeMode::SilentEmpty);
+    let home = home();
+    // Learned once, so the run starts from what was learned (its first answer checks it).
+    let learn = run(rcon_for(&server, home.path()).arg("list"));
+    assert!(learn.status.success(), "{}", stderr(&learn));
+    let before = server.connections();
+    let mut cmd = rcon_for(&server, home.path());
+    cmd.args(["-t", "10s", "--idle-gap", "50ms", "--json"])
+        .args(["-c", "echo first", "-c", "sleep 300"]);
+    for i in 0..20 {
+        cmd.args(["-c", &format!("echo answer {i}")]);
+    }
+    let out = run(&mut cmd);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let expected: Vec<String> = ["first".to_string(), "Slept 300 ms".to_string()]
+        .into_iter()
+        .chain((0..20).map(|i| format!("answer {i}")))
+        .collect();
+    let err = stderr(&out);
+    assert_answers(PracticeMode::SilentEmpty, &responses(&out), &expected, &err);
+    // The first answer's check, then the stall's catching up (more on a loaded machine).
+    assert!(
+        server.connections() - before >= 3,
+        "{} connections\n{err}",
+        server.connections() - before
+    );
+    let answered = server
+        .commands()
+        .iter()
+        .filter(|c| c.starts_with("echo answer "))
+        .count();
+    assert_eq!(answered, 20, "every command ran once");
+    assert!(server.violations().is_empty(), "{:?}", server.violations());
+}
+
 /// Checks a run's answers against what each command should have answered: every one exact, in
 /// order (0 lost, 0 mixed). Where a server marks no end of an answer at all (the modes whose
 /// answers end by silence: `silent-empty`, `reject-sentinel`), an answer slower than the quiet

@@ -125,3 +125,35 @@ fn default_uses_the_sentinel_only_where_the_server_is_not_known_to_be_vanilla() 
     assert_eq!(stdout(&out), "a\nb\n");
     assert_eq!(sentinels(&server), 3);
 }
+
+/// A server slower than a second to read each packet (a loaded machine): vanilla always
+/// answers, and the sentinel that goes out when a command's answer is late waits for four of
+/// the slowest round trips seen (here the login's), so it never reaches the server before the
+/// command was read. Sent after a fixed second it shared the command's read, and strict vanilla
+/// closed the connection ("size field 23 but one read gave 41 bytes").
+#[test]
+fn a_server_slow_to_read_gets_no_sentinel_in_the_commands_read() {
+    let server = server(PracticeMode::Vanilla, Duration::from_millis(1500));
+    let home = home();
+    let out = run(rcon_for(&server, home.path()).args([
+        "--sentinel",
+        "auto",
+        "-t",
+        "20s",
+        "-c",
+        "echo one",
+        "-c",
+        "echo two",
+    ]));
+    assert_eq!(server.violations(), Vec::<String>::new());
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "one\ntwo\n");
+    assert_eq!(stderr(&out), "");
+    assert_eq!(server.commands(), ["echo one", "echo two"]);
+    assert_eq!(server.connections(), 1, "zero reconnects");
+    assert_eq!(
+        sentinels(&server),
+        0,
+        "both answers came before the late sentinel"
+    );
+}

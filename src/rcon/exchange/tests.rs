@@ -824,6 +824,91 @@ fn state_probe_answered_late() {
     assert_eq!(h.seen.learned, vec![EndMethod::Idle, EndMethod::Vanilla]);
 }
 
+/// A late answer from a server that refuses sentinels: it may hold commands unread, one packet
+/// per read, and would answer every later command one late. The next command ends as the last
+/// one does (the sentinel, whose refusal comes after every command held and closes the
+/// connection), and the next connection is in step.
+#[test]
+fn state_behind_catches_up() {
+    let login = || Recv(None, 2, b"");
+    // The probe: both sentinels refused, each with a close; silence, refusing sentinels.
+    let mut h = Harness::run(
+        cfg(),
+        &[
+            login(),
+            Recv(Some(-1), 2, b""),
+            login(),
+            Recv(Some(-1), 2, b""),
+            login(),
+        ],
+    );
+    assert_eq!(h.ex.method(), Some(EndMethod::Silence));
+    let sent = h.seen.sent.len();
+    h.step(&Cmd("say a"));
+    let a = h.last_id;
+    h.step(&Wait(101));
+    h.step(&Cmd("say b"));
+    h.step(&Recv(Some(a), 0, b"late a"));
+    h.step(&Wait(101));
+    assert_eq!(h.seen.done, 2);
+    assert_eq!(h.seen.warnings, 1, "the late answer reported");
+    // The gap has grown to four times the late answer's 101 ms.
+    h.step(&Cmd("say c"));
+    h.step(&Wait(405));
+    h.step(&Recv(Some(-1), 2, b""));
+    assert_eq!(
+        &sent_types(&h)[sent..],
+        &[2, 2, 2, 0],
+        "the sentinel after the third command's gap"
+    );
+    assert_eq!(h.seen.done, 3);
+    assert!(h.ex.is_disconnected(), "the refusal closed the connection");
+    assert!(h.seen.failed.is_empty(), "{:?}", h.seen.failed);
+    // On the next connection, commands end by the gap again.
+    h.ex.start(h.now);
+    h.drain();
+    h.step(&login());
+    h.step(&Cmd("say d"));
+    h.step(&Wait(405));
+    assert_eq!(h.seen.done, 4);
+    assert_eq!(sent_types(&h).last(), Some(&2), "no sentinel");
+}
+
+/// A probe that went unanswered counts against the first command's time limit (a server that
+/// stalls after login costs one timeout in all), but the time a console stays idle before that
+/// command does not: typed after longer than the timeout, it still gets its answer.
+#[test]
+fn state_probe_ignored_then_idle() {
+    // Right after the probe's wait (500 ms): the command has the rest of the 2 s.
+    let h = Harness::run(
+        cfg(),
+        &[Recv(None, 2, b""), Wait(500), Cmd("list"), Wait(1499)],
+    );
+    assert_eq!(h.seen.ready, 1);
+    assert!(h.seen.failed.is_empty(), "{:?}", h.seen.failed);
+    let h = Harness::run(
+        cfg(),
+        &[Recv(None, 2, b""), Wait(500), Cmd("list"), Wait(1500)],
+    );
+    assert_eq!(h.seen.failed.len(), 1, "one timeout in all");
+    // Idle for longer than the timeout first: the command's answer comes.
+    let h = Harness::run(
+        cfg(),
+        &[
+            Recv(None, 2, b""),
+            Wait(500),
+            Wait(5000),
+            Cmd("list"),
+            Wait(100),
+            Recv(None, 0, b"There are 0"),
+            Wait(1000),
+        ],
+    );
+    assert!(h.seen.failed.is_empty(), "{:?}", h.seen.failed);
+    assert_eq!(h.seen.output, b"There are 0");
+    assert_eq!(h.seen.done, 1);
+}
+
 /// A slow round-trip sample (the login's, taken on a loaded moment, or remembered) does not set
 /// the gap after a packet for the whole session: each command's first packet is a sample too.
 #[test]
@@ -851,6 +936,38 @@ fn a_slow_login_does_not_stretch_every_answer() {
     }
     assert_eq!(h.seen.output, b"onetwo");
     assert_eq!(h.ex.quiet_gap_for_answer(), GAP_AFTER_PACKET_FLOOR);
+}
+
+/// Vanilla's late sentinel waits for four of the slowest round trips seen (here a login that
+/// took 600 ms), so that a server this slow to read has read the command before it comes: a
+/// second, then more, then half the timeout at most.
+#[test]
+fn the_late_sentinel_waits_longer_on_a_slow_server() {
+    let mut h = Harness::new(Options {
+        timeout: Duration::from_secs(10),
+        ..learned(EndMethod::Vanilla)
+    });
+    assert_eq!(h.ex.late_sentinel(), VANILLA_LATE_SENTINEL);
+    h.step(&Wait(600));
+    h.step(&Recv(None, 2, b""));
+    assert_eq!(h.ex.late_sentinel(), Duration::from_millis(2400));
+    h.step(&Cmd("say hi"));
+    h.step(&Wait(2399));
+    assert_eq!(
+        sent_types(&h),
+        [3, 2],
+        "no sentinel before the late one is due"
+    );
+    h.step(&Wait(1));
+    assert_eq!(sent_types(&h), [3, 2, 0], "the late sentinel");
+    h.step(&Recv(Some(-2), 0, b"Unknown request 0"));
+    assert_eq!(h.seen.done, 1);
+    // A slower answer, and the ceiling: half the timeout.
+    h.step(&Cmd("list"));
+    h.step(&Wait(2000));
+    h.step(&Recv(None, 0, b"There are 0"));
+    assert_eq!(h.seen.done, 2);
+    assert_eq!(h.ex.late_sentinel(), Duration::from_secs(5));
 }
 
 /// The quiet gap: adaptive, with floors, or fixed.
