@@ -136,30 +136,16 @@ pub fn can_prompt() -> bool {
     if std::io::stdin().is_terminal() {
         return true;
     }
-    #[cfg(unix)]
-    {
-        crate::app::print::stderr_is_terminal()
-            && std::fs::OpenOptions::new()
-                .read(true)
-                .write(true)
-                .open("/dev/tty")
-                .is_ok()
-    }
     // Windows: rpassword reads the console (`CONIN$`), not stdin, so a piped stdin still gets a
     // prompt when there is a console to read and stderr shows it.
-    #[cfg(windows)]
-    {
-        crate::app::print::stderr_is_terminal()
-            && std::fs::OpenOptions::new()
-                .read(true)
-                .write(true)
-                .open("CONIN$")
-                .is_ok()
-    }
-    #[cfg(not(any(unix, windows)))]
-    {
-        false
-    }
+    let terminal = if cfg!(windows) { "CONIN$" } else { "/dev/tty" };
+    cfg!(any(unix, windows))
+        && crate::app::print::stderr_is_terminal()
+        && std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(terminal)
+            .is_ok()
 }
 
 /// Asks for the password on the terminal without echoing it.
