@@ -791,6 +791,17 @@ mod tests {
         );
     }
 
+    /// What the tunnel carries until it closes (a read of 0 bytes).
+    fn read_to_close(t: &mut dyn Transport, deadline: Instant) -> Vec<u8> {
+        let (mut got, mut buf) = (Vec::new(), [0u8; 16]);
+        loop {
+            match t.read_before(&mut buf, deadline).unwrap() {
+                0 => return got,
+                n => got.extend_from_slice(&buf[..n]),
+            }
+        }
+    }
+
     #[cfg(unix)]
     #[test]
     fn echoing_command_carries_bytes_and_a_clean_exit_is_a_close() {
@@ -798,16 +809,7 @@ mod tests {
         let mut t = c.connect(Duration::from_secs(5)).unwrap();
         let deadline = Instant::now() + Duration::from_secs(5);
         t.write_packet(b"hello", deadline).unwrap();
-        let mut got = Vec::new();
-        let mut buf = [0u8; 16];
-        loop {
-            let n = t.read_before(&mut buf, deadline).unwrap();
-            if n == 0 {
-                break;
-            }
-            got.extend_from_slice(&buf[..n]);
-        }
-        assert_eq!(got, b"hello");
+        assert_eq!(read_to_close(t.as_mut(), deadline), b"hello");
     }
 
     /// A read on a tunnel ends when another thread wakes it; the stream goes on after.
@@ -823,15 +825,7 @@ mod tests {
         let e = t.read_before(&mut buf, far).unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::Interrupted);
         t.write_packet(b"hello", far).unwrap();
-        let mut got = Vec::new();
-        loop {
-            let n = t.read_before(&mut buf, far).unwrap();
-            if n == 0 {
-                break;
-            }
-            got.extend_from_slice(&buf[..n]);
-        }
-        assert_eq!(got, b"hello");
+        assert_eq!(read_to_close(t.as_mut(), far), b"hello");
     }
 
     #[cfg(unix)]
@@ -869,16 +863,7 @@ mod tests {
         let c = ProcessConnector::shell(format!("type \"{}\"", file.display()), "localhost", 1);
         let mut t = c.connect(Duration::from_secs(5)).unwrap();
         let deadline = Instant::now() + Duration::from_secs(10);
-        let mut got = Vec::new();
-        let mut buf = [0u8; 16];
-        loop {
-            let n = t.read_before(&mut buf, deadline).unwrap();
-            if n == 0 {
-                break;
-            }
-            got.extend_from_slice(&buf[..n]);
-        }
-        assert_eq!(got, b"hello");
+        assert_eq!(read_to_close(t.as_mut(), deadline), b"hello");
         let _ = std::fs::remove_dir_all(&dir);
     }
 
