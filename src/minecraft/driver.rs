@@ -82,74 +82,91 @@ pub fn ping(
     }
 }
 
-/// Connects with what is left before `deadline`.
-fn connect(connector: &TcpConnector, deadline: Instant) -> Result<Box<dyn Transport>> {
-    let left = deadline.saturating_duration_since(Instant::now());
-    connector.connect(left.max(Duration::from_millis(1)))
+/// One status-ping connection: what every send and read on it needs.
+struct Ping<'t> {
+    conn: Box<dyn Transport>,
+    /// Bytes read and not yet used by a reply.
+    buf: Vec<u8>,
+    deadline: Instant,
+    /// The time limit a timeout error names.
+    timeout: Duration,
+    tap: Tap<'t>,
 }
 
-/// Reads into `buf` until `parse` finds a whole reply in it.
-fn read_until<T>(
-    conn: &mut dyn Transport,
-    buf: &mut Vec<u8>,
-    deadline: Instant,
-    timeout: Duration,
-    what: &'static str,
-    tap: Tap<'_>,
-    mut parse: impl FnMut(&[u8]) -> Result<Option<(T, usize)>>,
-) -> Result<T> {
-    let mut chunk = [0u8; 16 * 1024];
-    loop {
-        if let Some((value, used)) = parse(buf)? {
-            buf.drain(..used);
-            return Ok(value);
-        }
-        match conn.read_before(&mut chunk, deadline) {
-            Ok(0) => {
-                return Err(Error::Closed {
-                    phase: crate::error::Phase::Answer,
-                    partial: !buf.is_empty(),
-                    when: what,
-                });
+impl<'t> Ping<'t> {
+    /// Connects with what is left before `deadline`.
+    fn open(
+        connector: &TcpConnector,
+        deadline: Instant,
+        timeout: Duration,
+        tap: Tap<'t>,
+    ) -> Result<Self> {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let conn = connector.connect(left.max(Duration::from_millis(1)))?;
+        Ok(Ping {
+            conn,
+            buf: Vec::new(),
+            deadline,
+            timeout,
+            tap,
+        })
+    }
+
+    /// Reads until `parse` finds a whole reply in what was read.
+    fn read_until<T>(
+        &mut self,
+        what: &'static str,
+        mut parse: impl FnMut(&[u8]) -> Result<Option<(T, usize)>>,
+    ) -> Result<T> {
+        let mut chunk = [0u8; 16 * 1024];
+        loop {
+            if let Some((value, used)) = parse(&self.buf)? {
+                self.buf.drain(..used);
+                return Ok(value);
             }
-            Ok(n) => {
-                tap(Direction::Received, &chunk[..n]);
-                buf.extend_from_slice(&chunk[..n]);
+            match self.conn.read_before(&mut chunk, self.deadline) {
+                Ok(0) => {
+                    return Err(Error::Closed {
+                        phase: crate::error::Phase::Answer,
+                        partial: !self.buf.is_empty(),
+                        when: what,
+                    });
+                }
+                Ok(n) => {
+                    (self.tap)(Direction::Received, &chunk[..n]);
+                    self.buf.extend_from_slice(&chunk[..n]);
+                }
+                Err(e) if e.kind() == io::ErrorKind::TimedOut => {
+                    return Err(Error::Timeout {
+                        phase: crate::error::Phase::Answer,
+                        what,
+                        after: self.timeout,
+                    });
+                }
+                Err(source) => return Err(Error::Io { when: what, source }),
             }
-            Err(e) if e.kind() == io::ErrorKind::TimedOut => {
-                return Err(Error::Timeout {
-                    phase: crate::error::Phase::Answer,
-                    what,
-                    after: timeout,
-                });
-            }
-            Err(source) => return Err(Error::Io { when: what, source }),
         }
     }
-}
 
-fn send(
-    conn: &mut dyn Transport,
-    bytes: &[u8],
-    deadline: Instant,
-    timeout: Duration,
-    tap: Tap<'_>,
-) -> Result<()> {
-    tap(Direction::Sent, bytes);
-    conn.write_packet(bytes, deadline).map_err(|source| {
-        if source.kind() == io::ErrorKind::TimedOut {
-            Error::Timeout {
-                phase: crate::error::Phase::Send,
-                what: "sending",
-                after: timeout,
-            }
-        } else {
-            Error::Io {
-                when: "while sending",
-                source,
-            }
-        }
-    })
+    fn send(&mut self, bytes: &[u8]) -> Result<()> {
+        (self.tap)(Direction::Sent, bytes);
+        self.conn
+            .write_packet(bytes, self.deadline)
+            .map_err(|source| {
+                if source.kind() == io::ErrorKind::TimedOut {
+                    Error::Timeout {
+                        phase: crate::error::Phase::Send,
+                        what: "sending",
+                        after: self.timeout,
+                    }
+                } else {
+                    Error::Io {
+                        when: "while sending",
+                        source,
+                    }
+                }
+            })
+    }
 }
 
 fn modern_ping(
@@ -160,34 +177,19 @@ fn modern_ping(
     timeout: Duration,
     tap: Tap<'_>,
 ) -> Result<PingReport> {
-    let mut conn = connect(connector, deadline)?;
-    send(
-        conn.as_mut(),
-        &status::status_opening(host, port),
-        deadline,
-        timeout,
-        tap,
-    )?;
-    let mut buf = Vec::new();
-    let json = read_until(
-        conn.as_mut(),
-        &mut buf,
-        deadline,
-        timeout,
-        "waiting for the status reply",
-        tap,
-        |b| {
-            // A pre-1.7 server kicks an unknown packet with `FF` + u16 length; a modern frame
-            // never starts `FF 00` (that would be an overlong VarInt).
-            if b.starts_with(&[0xff, 0x00]) {
-                return Err(StatusError::Legacy("pre-1.7 server: kicked the modern ping").into());
-            }
-            match status::decode_frame(b, status::MAX_FRAME)? {
-                Some((frame, used)) => Ok(Some((status::parse_status_response(&frame)?, used))),
-                None => Ok(None),
-            }
-        },
-    )?;
+    let mut ping = Ping::open(connector, deadline, timeout, tap)?;
+    ping.send(&status::status_opening(host, port))?;
+    let json = ping.read_until("waiting for the status reply", |b| {
+        // A pre-1.7 server kicks an unknown packet with `FF` + u16 length; a modern frame
+        // never starts `FF 00` (that would be an overlong VarInt).
+        if b.starts_with(&[0xff, 0x00]) {
+            return Err(StatusError::Legacy("pre-1.7 server: kicked the modern ping").into());
+        }
+        match status::decode_frame(b, status::MAX_FRAME)? {
+            Some((frame, used)) => Ok(Some((status::parse_status_response(&frame)?, used))),
+            None => Ok(None),
+        }
+    })?;
     let status = status::parse_status_json(&json)?;
 
     // Latency: the ping/pong round trip, as the game client measures it.
@@ -196,29 +198,16 @@ fn modern_ping(
         .map(|d| d.as_millis() as i64)
         .unwrap_or(0);
     let sent = Instant::now();
-    let pong = send(
-        conn.as_mut(),
-        &status::ping_request(payload),
-        deadline,
-        timeout,
-        tap,
-    )
-    .and_then(|()| {
-        read_until(
-            conn.as_mut(),
-            &mut buf,
-            deadline,
-            timeout,
-            "waiting for the pong",
-            tap,
-            |b| match status::decode_frame(b, status::MAX_FRAME)? {
+    let pong = ping.send(&status::ping_request(payload)).and_then(|()| {
+        ping.read_until("waiting for the pong", |b| {
+            match status::decode_frame(b, status::MAX_FRAME)? {
                 Some((frame, used)) => Ok(Some((status::parse_pong(&frame)?, used))),
                 None => Ok(None),
-            },
-        )
+            }
+        })
     });
     let latency = pong.ok().map(|_| sent.elapsed());
-    conn.close();
+    ping.conn.close();
     Ok(PingReport {
         status,
         latency,
@@ -232,27 +221,14 @@ fn legacy_ping(
     timeout: Duration,
     tap: Tap<'_>,
 ) -> Result<PingReport> {
-    let mut conn = connect(connector, deadline)?;
+    let mut ping = Ping::open(connector, deadline, timeout, tap)?;
     let sent = Instant::now();
-    send(
-        conn.as_mut(),
-        &status::LEGACY_REQUEST,
-        deadline,
-        timeout,
-        tap,
-    )?;
-    let mut buf = Vec::new();
-    let status = read_until(
-        conn.as_mut(),
-        &mut buf,
-        deadline,
-        timeout,
-        "waiting for the legacy ping reply",
-        tap,
-        |b| Ok(status::decode_legacy(b)?),
-    )?;
+    ping.send(&status::LEGACY_REQUEST)?;
+    let status = ping.read_until("waiting for the legacy ping reply", |b| {
+        Ok(status::decode_legacy(b)?)
+    })?;
     let latency = Some(sent.elapsed());
-    conn.close();
+    ping.conn.close();
     Ok(PingReport {
         status,
         latency,
