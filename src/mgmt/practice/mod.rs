@@ -150,7 +150,12 @@ impl Hub {
     }
 
     fn broadcast(&self, method: &str, params: Option<Value>) {
-        let mut m = json!({"jsonrpc": "2.0", "method": format!("minecraft:notification/{method}")});
+        self.notify_as(&format!("minecraft:notification/{method}"), params);
+    }
+
+    /// Sends a notification under its full name to every connected client.
+    fn notify_as(&self, method: &str, params: Option<Value>) {
+        let mut m = json!({"jsonrpc": "2.0", "method": method});
         if let Some(p) = params {
             m["params"] = json!([p]);
         }

@@ -215,16 +215,7 @@ impl super::MgmtPracticeServer {
     /// Sends a notification under its full name (`othermod:notification/thing`), as a mod's
     /// own would come, to every connected client.
     pub fn notify_as(&self, method: &str, params: Option<Value>) {
-        let mut m = json!({"jsonrpc": "2.0", "method": method});
-        if let Some(p) = params {
-            m["params"] = json!([p]);
-        }
-        let text = m.to_string();
-        self.shared
-            .clients
-            .lock()
-            .expect("clients")
-            .retain(|tx| tx.send(text.clone()).is_ok());
+        self.shared.notify_as(method, params);
     }
 }
 
