@@ -631,12 +631,20 @@ type ReadError = (String, usize);
 /// Brigadier's message when a value is followed by more than a space.
 const TRAILING: &str = "Expected whitespace to end one argument, but found trailing data";
 
-/// The start of `word` that brigadier reads as a number (`0-9`, `.`, `-`).
-fn number_prefix(word: &str) -> &str {
+/// The number at the start of `word` (brigadier reads `0-9`, `.` and `-` as one), as a
+/// brigadier `kind` (`integer`, `float`), and the bytes it took.
+fn number<T: std::str::FromStr>(word: &str, kind: &str) -> Result<(T, usize), ReadError> {
     let end = word
         .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-'))
         .unwrap_or(word.len());
-    &word[..end]
+    let number = &word[..end];
+    if number.is_empty() {
+        return Err((format!("Expected {kind}"), 0));
+    }
+    let n = number
+        .parse::<T>()
+        .map_err(|_| (format!("Invalid {kind} '{number}'"), 0))?;
+    Ok((n, end))
 }
 
 /// The start of `word` that brigadier reads as an unquoted string.
@@ -647,22 +655,21 @@ fn unquoted_prefix(word: &str) -> &str {
     &word[..end]
 }
 
+/// `value`, read from the first `end` bytes of `word`, if nothing but a space follows it.
+fn whole<T>(value: T, end: usize, word: &str) -> Result<T, ReadError> {
+    if end < word.len() {
+        return Err((TRAILING.into(), end));
+    }
+    Ok(value)
+}
+
 /// An integer argument of at least `min`, read as brigadier reads it.
 fn int_value(word: &str, min: i32) -> Result<i32, ReadError> {
-    let number = number_prefix(word);
-    if number.is_empty() {
-        return Err(("Expected integer".into(), 0));
-    }
-    let n = number
-        .parse::<i32>()
-        .map_err(|_| (format!("Invalid integer '{number}'"), 0))?;
+    let (n, end) = number::<i32>(word, "integer")?;
     if n < min {
         return Err((format!("Integer must not be less than {min}, found {n}"), 0));
     }
-    if number.len() < word.len() {
-        return Err((TRAILING.into(), number.len()));
-    }
-    Ok(n)
+    whole(n, end, word)
 }
 
 /// A boolean argument, read as brigadier reads it.
@@ -679,24 +686,15 @@ fn bool_value(word: &str) -> Result<bool, ReadError> {
             ));
         }
     };
-    if value.len() < word.len() {
-        return Err((TRAILING.into(), value.len()));
-    }
-    Ok(b)
+    whole(b, value.len(), word)
 }
 
 /// A time argument of at least `min` ticks, read as vanilla's `TimeArgument` reads it: a
 /// number, then a unit, none or `t` (ticks), `s` (20 ticks) or `d` (24000 ticks).
 fn ticks(word: &str, min: i64) -> Result<i64, ReadError> {
-    let number = number_prefix(word);
-    if number.is_empty() {
-        return Err(("Expected float".into(), 0));
-    }
-    let value = number
-        .parse::<f32>()
-        .map_err(|_| (format!("Invalid float '{number}'"), 0))?;
-    let unit = unquoted_prefix(&word[number.len()..]);
-    let end = number.len() + unit.len();
+    let (value, number) = number::<f32>(word, "float")?;
+    let unit = unquoted_prefix(&word[number..]);
+    let end = number + unit.len();
     let scale = match unit {
         "" | "t" => 1.0,
         "s" => 20.0,
@@ -710,10 +708,7 @@ fn ticks(word: &str, min: i64) -> Result<i64, ReadError> {
             end,
         ));
     }
-    if end < word.len() {
-        return Err((TRAILING.into(), end));
-    }
-    Ok(t)
+    whole(t, end, word)
 }
 
 /// The UUID an offline-mode server gives `name`: Java's `UUID.nameUUIDFromBytes` of
@@ -936,6 +931,23 @@ mod tests {
             (
                 "gamerule randomTickSpeed x",
                 "Expected integer...TickSpeed x<--[HERE]",
+            ),
+            (
+                "gamerule randomTickSpeed 1.5",
+                "Invalid integer '1.5'...TickSpeed 1.5<--[HERE]",
+            ),
+            ("weather rain x", "Expected float...ther rain x<--[HERE]"),
+            (
+                "time set 1.2.3",
+                "Invalid float '1.2.3'time set 1.2.3<--[HERE]",
+            ),
+            (
+                "time set 5s!",
+                "Expected whitespace to end one argument, but found trailing data...ime set 5s!<--[HERE]",
+            ),
+            (
+                "gamerule keepInventory true!",
+                "Expected whitespace to end one argument, but found trailing data...ntory true!<--[HERE]",
             ),
             (
                 "setidletimeout -5",
