@@ -146,6 +146,14 @@ fn io_err(e: io::Error) -> Failed {
     (Exit::Connection, format!("cannot write to stdout: {e}"))
 }
 
+/// Says on stderr that the journal cannot be kept on this host; the run goes on without it.
+fn without_journal<T>(e: impl std::fmt::Display) -> Option<T> {
+    stderr!(
+        "rcon: warning: cannot keep the journal on this host: {e}; --resume will not know where this run stopped"
+    );
+    None
+}
+
 impl<'a, W: Write> Server<'a, W> {
     fn new(out: &'a mut W, live: Arc<Liveness>) -> Self {
         Server {
@@ -285,12 +293,7 @@ impl<'a, W: Write> Server<'a, W> {
                         return Err((Exit::Refused, journal::busy(input, pid, who)));
                     }
                     Ok(Acquired::Missing) => None,
-                    Err(e) => {
-                        stderr!(
-                            "rcon: warning: cannot keep the journal on this host: {e}; --resume will not know where this run stopped"
-                        );
-                        None
-                    }
+                    Err(e) => without_journal(e),
                 }
             }
             None => None,
@@ -334,12 +337,7 @@ impl<'a, W: Write> Server<'a, W> {
                 }
                 Some(j)
             }
-            Err(e) => {
-                stderr!(
-                    "rcon: warning: cannot keep the journal on this host: {e}; --resume will not know where this run stopped"
-                );
-                None
-            }
+            Err(e) => without_journal(e),
         };
         Ok(())
     }
