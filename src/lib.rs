@@ -80,6 +80,7 @@ pub mod rcon;
 pub mod text;
 mod time;
 pub mod transport;
+mod ws;
 
 pub use dialect::{Dialect, open};
 pub use engine::format_duration;
