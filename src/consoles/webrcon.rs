@@ -1,19 +1,24 @@
 //! Rust's WebRCON, sans-IO: JSON messages over a WebSocket whose URL path is the password
-//! (docs/protocol.md section 8). The driver does the WebSocket upgrade (which is the login)
-//! and hands this exchange each text frame.
+//! (docs/protocol.md section 8). [`WebRcon`] is the exchange of frames; [`WebRconStream`] runs
+//! it over a byte stream, with the WebSocket upgrade (which is the login) and the frames of
+//! the one WebSocket codec (`crate::ws`), so the blocking driver and the event loop drive it
+//! over a plain TCP link or a tunnel as they drive telnet.
 //!
 //! A request is `{"Identifier": n, "Message": command, "Name": "rconsole"}`; the reply carries
 //! the same `Identifier`. Anything else (chat and log lines, with `Identifier` 0 or -1, or
 //! replies to a command that already timed out) is a server message, never part of an answer.
 
 use std::collections::VecDeque;
+use std::io;
 use std::time::{Duration, Instant};
 
 use serde::Deserialize;
+use tungstenite::client::IntoClientRequest;
 
 use super::ConsoleNotice;
-use crate::engine::{Action, Direction, Machine, Notice, Protocol, Traced};
-use crate::error::Error;
+use crate::engine::{Action, Direction, Ending, Machine, Notice, Password, Protocol, Traced};
+use crate::error::{Error, Phase};
+use crate::ws::{WsCodec, WsEvent};
 
 /// Longest command sent, in UTF-8 bytes.
 pub const MAX_COMMAND_BYTES: usize = 65_536;
@@ -143,7 +148,7 @@ impl Machine for WebRcon {
         {
             self.pending = None;
             self.actions.push_back(Action::Fail(Error::Timeout {
-                phase: crate::error::Phase::Answer,
+                phase: Phase::Answer,
                 what: "waiting for the WebRCON reply",
                 after: self.timeout,
             }));
@@ -156,6 +161,241 @@ impl Machine for WebRcon {
 
     fn wake(&self) -> Option<Instant> {
         self.pending.map(|(_, since)| since + self.timeout)
+    }
+}
+
+/// Percent-encodes a password for the URL path (everything but unreserved characters).
+pub fn encode_path(password: &str) -> String {
+    let mut out = String::with_capacity(password.len());
+    for b in password.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// WebRCON over a byte stream (TCP, or a tunnel's pipes), for one connection: the WebSocket
+/// upgrade to `ws://ADDRESS/PASSWORD` (the login, given up after the timeout), then
+/// [`WebRcon`] over its text frames. The password is never traced: the trace shows the
+/// request line with the path masked.
+pub struct WebRconStream {
+    address: String,
+    password: Password,
+    timeout: Duration,
+    tracing: bool,
+    inner: WebRcon,
+    /// The connection, while there is one.
+    ws: Option<WsCodec>,
+    /// When the upgrade gives up, while it is under way.
+    upgrade_until: Option<Instant>,
+    /// The server's close frame came: its close of the stream follows.
+    closing: bool,
+    actions: VecDeque<Action>,
+}
+
+impl WebRconStream {
+    /// The machine for the server at `address` (`host:port`, as its URL and `Host` header
+    /// name it), logging in with `password`; the upgrade and each command give up after
+    /// `timeout`.
+    pub fn new(address: &str, password: Password, timeout: Duration, tracing: bool) -> Self {
+        WebRconStream {
+            address: address.to_string(),
+            password,
+            timeout,
+            tracing,
+            inner: WebRcon::new(timeout, tracing),
+            ws: None,
+            upgrade_until: None,
+            closing: false,
+            actions: VecDeque::new(),
+        }
+    }
+
+    fn trace(&mut self, direction: Direction, line: String, what: &'static str) {
+        if self.tracing {
+            let traced = Traced::new(Protocol::WebRcon, direction, line.into_bytes(), what);
+            self.actions.push_back(Action::Trace(traced));
+        }
+    }
+
+    fn fail(&mut self, e: Error) {
+        self.ws = None;
+        self.upgrade_until = None;
+        self.inner = WebRcon::new(self.timeout, self.tracing);
+        self.actions.push_back(Action::Fail(e));
+    }
+
+    /// Takes what the codec read, hands the exchange its frames and its sends to the codec,
+    /// and queues the codec's bytes for the stream.
+    fn step(&mut self, now: Instant) {
+        while let Some(event) = self.ws.as_mut().and_then(WsCodec::next) {
+            match event {
+                WsEvent::Upgraded(response) => {
+                    self.upgrade_until = None;
+                    let line = format!("HTTP/1.1 {}", response.status());
+                    self.trace(Direction::Received, line, "WebSocket upgrade accepted");
+                    self.inner.start(now);
+                }
+                WsEvent::Text(t) if !self.closing => self.inner.receive(t.as_bytes(), now),
+                WsEvent::Binary(b) if !self.closing => self.inner.receive(&b, now),
+                WsEvent::Text(_) | WsEvent::Binary(_) => {}
+                WsEvent::Closed => self.closing = true,
+                WsEvent::Failed(e) if self.upgrade_until.is_some() => {
+                    return self.fail(upgrade_error(e));
+                }
+                WsEvent::Failed(e) => return self.fail(Error::io("while reading", ws_io(e))),
+            }
+            self.exchange();
+        }
+        self.exchange();
+    }
+
+    /// Moves the exchange's actions on, its frames through the codec.
+    fn exchange(&mut self) {
+        while let Some(action) = self.inner.poll() {
+            match (action, self.ws.as_mut()) {
+                // Refused only once the server's close came: its close of the stream decides.
+                (Action::Send(frame), Some(ws)) => {
+                    let _ = ws.send(&String::from_utf8_lossy(&frame));
+                }
+                (Action::Send(_), None) => {}
+                (other, _) => self.actions.push_back(other),
+            }
+        }
+        let bytes = self.ws.as_mut().map(WsCodec::take).unwrap_or_default();
+        if !bytes.is_empty() {
+            self.actions.push_back(Action::Send(bytes));
+        }
+    }
+}
+
+impl Machine for WebRconStream {
+    fn start(&mut self, now: Instant) {
+        self.disconnect();
+        let target = &self.address;
+        let url = format!("ws://{target}/{}", encode_path(self.password.expose()));
+        let line = format!("GET /******** HTTP/1.1 (Host: {target})");
+        self.trace(
+            Direction::Sent,
+            line,
+            "WebSocket upgrade (password in the path hidden)",
+        );
+        match url.into_client_request() {
+            Ok(request) => {
+                self.ws = Some(WsCodec::connect(request));
+                self.upgrade_until = Some(now + self.timeout);
+                self.step(now);
+            }
+            Err(e) => self.fail(upgrade_error(e)),
+        }
+    }
+
+    fn command(&mut self, command: &str, now: Instant) {
+        self.command_with(command, Ending::Normal, now);
+    }
+
+    fn command_with(&mut self, command: &str, ending: Ending, now: Instant) {
+        self.inner.command_with(command, ending, now);
+        self.exchange();
+    }
+
+    fn receive(&mut self, data: &[u8], now: Instant) {
+        if let Some(ws) = self.ws.as_mut() {
+            ws.receive(data);
+            self.step(now);
+        }
+    }
+
+    fn tick(&mut self, now: Instant) {
+        if self.upgrade_until.is_some_and(|u| u <= now) {
+            return self.fail(Error::Timeout {
+                phase: Phase::Login,
+                what: "waiting for the WebSocket upgrade",
+                after: self.timeout,
+            });
+        }
+        self.inner.tick(now);
+        self.exchange();
+    }
+
+    fn poll(&mut self) -> Option<Action> {
+        self.actions.pop_front()
+    }
+
+    fn wake(&self) -> Option<Instant> {
+        self.ws.as_ref()?;
+        self.upgrade_until.or_else(|| self.inner.wake())
+    }
+
+    /// A close during the upgrade is the upgrade's failure, as tungstenite words it; a close
+    /// with no close frame before it, the connection's loss. After the server's close frame,
+    /// the close is the driver's to read, as for any console.
+    fn peer_closed(&mut self, reset: bool, now: Instant) -> bool {
+        match self.ws.as_mut() {
+            Some(_) if reset && self.upgrade_until.is_some() => {
+                let reset = io::Error::from(io::ErrorKind::ConnectionReset);
+                self.fail(Error::io("during the WebSocket upgrade", reset));
+                true
+            }
+            Some(ws) if !reset && !self.closing => {
+                ws.end();
+                self.step(now);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn disconnect(&mut self) {
+        self.ws = None;
+        self.upgrade_until = None;
+        self.closing = false;
+        self.inner = WebRcon::new(self.timeout, self.tracing);
+    }
+
+    fn farewell(&mut self) -> Option<Vec<u8>> {
+        let ws = self.ws.as_mut()?;
+        ws.close();
+        Some(ws.take()).filter(|b| !b.is_empty())
+    }
+}
+
+/// A WebSocket error as the I/O error it is (the peer's close: the end of the stream).
+fn ws_io(e: tungstenite::Error) -> io::Error {
+    match e {
+        tungstenite::Error::Io(e) => e,
+        tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed => {
+            io::Error::new(io::ErrorKind::UnexpectedEof, "closed by the server")
+        }
+        // The typed error rides along as the io::Error's source, not as its text.
+        other => io::Error::other(other),
+    }
+}
+
+/// A failed WebSocket upgrade: a refused password (Rust answers 401, or closes), another
+/// HTTP answer, anything else tungstenite's own.
+fn upgrade_error(e: tungstenite::Error) -> Error {
+    match e {
+        tungstenite::Error::Http(r) if r.status() == 401 || r.status() == 403 => {
+            Error::LoginRefused
+        }
+        tungstenite::Error::Http(r) => Error::Protocol(format!(
+            "the WebSocket upgrade was refused with HTTP {} (is this Rust's WebRCON port, with rcon.web 1?)",
+            r.status()
+        )),
+        // Rust closes the connection on a wrong password.
+        tungstenite::Error::Io(e) if e.kind() == io::ErrorKind::UnexpectedEof => Error::LoginClosed,
+        tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed => {
+            Error::LoginClosed
+        }
+        tungstenite::Error::Io(e) => Error::io("during the WebSocket upgrade", e),
+        other => Error::WebSocket {
+            when: "upgrade failed",
+            source: Box::new(other),
+        },
     }
 }
 
@@ -193,6 +433,12 @@ mod tests {
                 "out".into()
             ]
         );
+    }
+
+    #[test]
+    fn passwords_are_percent_encoded_in_the_path() {
+        assert_eq!(encode_path("abc-1_2.~"), "abc-1_2.~");
+        assert_eq!(encode_path("a b/c?d#é"), "a%20b%2Fc%3Fd%23%C3%A9");
     }
 
     proptest::proptest! {

@@ -191,6 +191,9 @@ impl<M: Machine> Driver<M> {
 
     fn drop_link(&mut self) {
         if let Some(mut link) = self.link.take() {
+            if let Some(bytes) = self.machine.farewell() {
+                let _ = link.send(&bytes, later(read_clock(&self.clock), self.timeout));
+            }
             link.close();
         }
     }

@@ -220,6 +220,11 @@ pub trait Machine: Send {
     /// The driver dropped the connection (a failure, a cancel, a close): the next command
     /// needs a new one.
     fn disconnect(&mut self) {}
+    /// What to write, as a courtesy, before the driver closes the connection (a WebSocket's
+    /// close frame), if anything.
+    fn farewell(&mut self) -> Option<Vec<u8>> {
+        None
+    }
     /// Checks a command against the machine's limits before anything is sent.
     fn check_command(&self, command: &str) -> Result<()> {
         let _ = command;
@@ -265,6 +270,9 @@ impl<M: Machine + ?Sized> Machine for Box<M> {
     }
     fn disconnect(&mut self) {
         (**self).disconnect()
+    }
+    fn farewell(&mut self) -> Option<Vec<u8>> {
+        (**self).farewell()
     }
     fn check_command(&self, command: &str) -> Result<()> {
         (**self).check_command(command)
