@@ -16,7 +16,7 @@ use serde::Deserialize;
 use tungstenite::client::IntoClientRequest;
 
 use super::ConsoleNotice;
-use crate::engine::{Action, Direction, Ending, Machine, Notice, Password, Protocol, Traced};
+use crate::engine::{Action, Direction, Machine, Notice, Password, Protocol, Traced};
 use crate::error::{Error, Phase};
 use crate::ws::{WsCodec, WsEvent};
 
@@ -222,9 +222,7 @@ impl WebRconStream {
     }
 
     fn fail(&mut self, e: Error) {
-        self.ws = None;
-        self.upgrade_until = None;
-        self.inner = WebRcon::new(self.timeout, self.tracing);
+        self.disconnect();
         self.actions.push_back(Action::Fail(e));
     }
 
@@ -294,11 +292,7 @@ impl Machine for WebRconStream {
     }
 
     fn command(&mut self, command: &str, now: Instant) {
-        self.command_with(command, Ending::Normal, now);
-    }
-
-    fn command_with(&mut self, command: &str, ending: Ending, now: Instant) {
-        self.inner.command_with(command, ending, now);
+        self.inner.command(command, now);
         self.exchange();
     }
 
@@ -439,6 +433,174 @@ mod tests {
     fn passwords_are_percent_encoded_in_the_path() {
         assert_eq!(encode_path("abc-1_2.~"), "abc-1_2.~");
         assert_eq!(encode_path("a b/c?d#é"), "a%20b%2Fc%3Fd%23%C3%A9");
+    }
+
+    /// A [`WebRconStream`] to `game:28016` with password `s3 cr/t`, its timeout 5 s.
+    fn stream(tracing: bool) -> WebRconStream {
+        let password = Password::new("s3 cr/t");
+        WebRconStream::new("game:28016", password, Duration::from_secs(5), tracing)
+    }
+
+    fn actions(m: &mut WebRconStream) -> Vec<Action> {
+        std::iter::from_fn(|| m.poll()).collect()
+    }
+
+    /// Starts `m`: the upgrade request it sent, and the answer that accepts it.
+    fn upgrade(m: &mut WebRconStream, now: Instant) -> (String, Vec<u8>) {
+        m.start(now);
+        let sent = actions(m)
+            .into_iter()
+            .find_map(|a| match a {
+                Action::Send(bytes) => Some(String::from_utf8(bytes).unwrap()),
+                _ => None,
+            })
+            .expect("the upgrade request");
+        let key = sent
+            .lines()
+            .find_map(|l| l.strip_prefix("Sec-WebSocket-Key: "))
+            .expect("a key");
+        let accept = tungstenite::handshake::derive_accept_key(key.trim().as_bytes());
+        let answer = format!(
+            "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
+             Sec-WebSocket-Accept: {accept}\r\n\r\n"
+        );
+        (sent, answer.into_bytes())
+    }
+
+    /// A text frame as a server sends it (unmasked, under 126 bytes).
+    fn frame(text: &str) -> Vec<u8> {
+        let mut f = vec![0x81, u8::try_from(text.len()).unwrap()];
+        f.extend_from_slice(text.as_bytes());
+        f
+    }
+
+    fn failure(m: &mut WebRconStream) -> Error {
+        match actions(m).pop() {
+            Some(Action::Fail(e)) => e,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// The password is the URL's path, percent-encoded, and shows in no trace; the upgrade's
+    /// answer and a frame after it, split anywhere, are the login and a server message.
+    #[test]
+    fn the_upgrade_is_the_login_and_its_answer_may_come_split_anywhere() {
+        let now = Instant::now();
+        let mut m = stream(true);
+        m.start(now);
+        let got = actions(&mut m);
+        let traced: Vec<String> = got
+            .iter()
+            .filter_map(|a| match a {
+                Action::Trace(t) => Some(String::from_utf8_lossy(&t.bytes).into_owned()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(traced, ["GET /******** HTTP/1.1 (Host: game:28016)"]);
+        let sent = upgrade(&mut stream(false), now).0;
+        assert!(sent.starts_with("GET /s3%20cr%2Ft HTTP/1.1\r\n"), "{sent}");
+        assert!(sent.contains("Host: game:28016\r\n"), "{sent}");
+        let log = frame(&request(0, "log line"));
+        let len = upgrade(&mut stream(false), now).1.len() + log.len();
+        for cut in 0..=len {
+            let mut m = stream(false);
+            let (_, mut wire) = upgrade(&mut m, now);
+            wire.extend(&log);
+            m.receive(&wire[..cut], now);
+            m.receive(&wire[cut..], now);
+            let got = actions(&mut m);
+            assert!(
+                matches!(got.as_slice(), [Action::LoggedIn, Action::Message(t)] if t == "log line"),
+                "cut at {cut}: {got:?}"
+            );
+        }
+        // A command goes as one masked text frame; its reply is the answer.
+        let mut m = stream(false);
+        let (_, wire) = upgrade(&mut m, now);
+        m.receive(&wire, now);
+        actions(&mut m);
+        m.command("status", now);
+        assert!(
+            matches!(actions(&mut m).as_slice(), [Action::Send(f)] if f[0] == 0x81 && f[1] & 0x80 != 0)
+        );
+        m.receive(&frame(&request(1, "hostname: x")), now);
+        assert!(matches!(
+            actions(&mut m).as_slice(),
+            [Action::Output(o), Action::Done { close: false }] if o == b"hostname: x"
+        ));
+        // Closing politely: the close frame.
+        let bye = m.farewell().expect("a close frame");
+        assert_eq!(bye[0], 0x88, "{bye:?}");
+    }
+
+    /// Each way an upgrade fails, in the words the loop and the console driver both used.
+    #[test]
+    fn an_upgrade_refused_broken_off_or_unanswered() {
+        let now = Instant::now();
+        let mut m = stream(false);
+        upgrade(&mut m, now);
+        m.receive(
+            b"HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\n\r\n",
+            now,
+        );
+        assert!(matches!(failure(&mut m), Error::LoginRefused));
+        assert_eq!(m.wake(), None);
+        let mut m = stream(false);
+        upgrade(&mut m, now);
+        m.receive(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n", now);
+        assert_eq!(
+            failure(&mut m).to_string(),
+            "protocol error: the WebSocket upgrade was refused with HTTP 404 Not Found (is \
+             this Rust's WebRCON port, with rcon.web 1?)"
+        );
+        let mut m = stream(false);
+        upgrade(&mut m, now);
+        assert!(m.peer_closed(false, now));
+        assert!(matches!(
+            failure(&mut m),
+            Error::WebSocket {
+                when: "upgrade failed",
+                ..
+            }
+        ));
+        let mut m = stream(false);
+        upgrade(&mut m, now);
+        assert_eq!(m.wake(), Some(now + Duration::from_secs(5)));
+        m.tick(now + Duration::from_secs(5));
+        assert_eq!(
+            failure(&mut m).to_string(),
+            "timed out after 5s while waiting for the WebSocket upgrade"
+        );
+        assert_eq!(m.farewell(), None);
+    }
+
+    /// A close with no close frame before it is the connection's loss; after the server's
+    /// close frame (whose answer goes out), the close is the driver's to read.
+    #[test]
+    fn a_close_with_and_without_the_close_frame() {
+        let now = Instant::now();
+        let mut m = stream(false);
+        let (_, wire) = upgrade(&mut m, now);
+        m.receive(&wire, now);
+        actions(&mut m);
+        assert!(m.peer_closed(false, now));
+        assert!(matches!(
+            failure(&mut m),
+            Error::Io {
+                when: "while reading",
+                ..
+            }
+        ));
+        let mut m = stream(false);
+        let (_, wire) = upgrade(&mut m, now);
+        m.receive(&wire, now);
+        m.command("status", now);
+        actions(&mut m);
+        m.receive(&[0x88, 0x00], now);
+        assert!(matches!(actions(&mut m).as_slice(), [Action::Send(f)] if f[0] == 0x88));
+        assert!(!m.peer_closed(false, now));
+        assert!(actions(&mut m).is_empty());
+        assert_eq!(m.farewell(), None, "the close frame went already");
     }
 
     proptest::proptest! {
