@@ -1,5 +1,5 @@
-//! The one blocking driver: runs a [`Machine`] over a [`Link`] (a byte stream, a UDP socket, a
-//! WebSocket), for the RCON [`crate::Client`] and the consoles' [`crate::consoles::Console`]
+//! The one blocking driver: runs a [`Machine`] over a [`Link`] (a byte stream, a UDP socket),
+//! for the RCON [`crate::Client`] and the consoles' [`crate::consoles::Console`]
 //! alike.
 //!
 //! It holds no protocol decisions: it writes what the machine asks for, one send per

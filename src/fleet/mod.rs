@@ -1126,7 +1126,7 @@ impl Loop {
 
     /// Writes what the machine asked to send, in order: each packet in one write call where
     /// the link takes it (docs/protocol.md section 3) and never with the next one, each
-    /// datagram or WebSocket message whole. Sent buffers are dropped, not given back
+    /// datagram whole. Sent buffers are dropped, not given back
     /// ([`Machine::recycle`]): a spare buffer kept by each of 10,000 machines costs more
     /// memory than the allocation it saves.
     fn flush(&mut self, i: usize, poll: &Poll, handler: &mut dyn Handler) {
