@@ -183,3 +183,60 @@ impl WsCodec {
             .unwrap_or_default()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tungstenite::client::IntoClientRequest;
+
+    /// A codec whose upgrade to `ws://h:1/` the server accepted.
+    fn open() -> WsCodec {
+        let mut ws = WsCodec::connect("ws://h:1/".into_client_request().unwrap());
+        let sent = String::from_utf8(ws.take()).unwrap();
+        assert!(sent.starts_with("GET / HTTP/1.1\r\n"), "{sent}");
+        let key = sent
+            .lines()
+            .find_map(|l| l.strip_prefix("Sec-WebSocket-Key: "))
+            .expect("a key");
+        let accept = tungstenite::handshake::derive_accept_key(key.as_bytes());
+        ws.receive(
+            format!(
+                "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\
+                 Connection: Upgrade\r\nSec-WebSocket-Accept: {accept}\r\n\r\n"
+            )
+            .as_bytes(),
+        );
+        assert!(matches!(ws.next(), Some(WsEvent::Upgraded(r)) if r.status() == 101));
+        ws
+    }
+
+    /// A ping is answered with a pong (masked, as a client's frames are) and is not an
+    /// event; a stream that ends without a close frame is tungstenite's reset, and one that
+    /// ends during the upgrade its unfinished handshake.
+    #[test]
+    fn pings_are_answered_and_an_end_reads_as_tungstenite_reads_it() {
+        let mut ws = open();
+        ws.receive(&[0x89, 0x01, b'p', 0x81, 0x01, b'x']);
+        assert!(matches!(ws.next(), Some(WsEvent::Text(t)) if t == "x"));
+        assert!(ws.next().is_none());
+        let pong = ws.take();
+        assert_eq!(&pong[..2], &[0x8a, 0x81], "{pong:?}");
+        ws.end();
+        assert!(matches!(
+            ws.next(),
+            Some(WsEvent::Failed(tungstenite::Error::Protocol(
+                tungstenite::error::ProtocolError::ResetWithoutClosingHandshake
+            )))
+        ));
+        let mut ws = WsCodec::connect("ws://h:1/".into_client_request().unwrap());
+        assert!(ws.upgrading());
+        ws.end();
+        assert!(matches!(
+            ws.next(),
+            Some(WsEvent::Failed(tungstenite::Error::Protocol(
+                tungstenite::error::ProtocolError::HandshakeIncomplete
+            )))
+        ));
+        assert!(!ws.upgrading() && ws.take().is_empty());
+    }
+}
