@@ -45,7 +45,8 @@ pub fn request(identifier: i64, command: &str) -> String {
     .to_string()
 }
 
-/// The WebRCON exchange.
+/// The WebRCON exchange of text frames, once the upgrade logged in ([`WebRconStream`] runs it
+/// over a stream).
 pub struct WebRcon {
     timeout: Duration,
     next_id: i64,
