@@ -21,7 +21,8 @@ pub(crate) enum WsEvent {
     Text(String),
     /// A binary frame.
     Binary(Vec<u8>),
-    /// The server's close frame came (the answer to it is queued for [`WsCodec::take`]).
+    /// The server's close frame came (the answer to it goes with [`WsCodec::close`], or with
+    /// the next read).
     Closed,
     /// The upgrade or the connection failed: tungstenite's error (a refused upgrade, a broken
     /// frame, the stream's end where tungstenite calls it one).
@@ -146,10 +147,7 @@ impl WsCodec {
             match ws.read() {
                 Ok(Message::Text(t)) => return Some(WsEvent::Text(t.as_str().to_string())),
                 Ok(Message::Binary(b)) => return Some(WsEvent::Binary(b.to_vec())),
-                Ok(Message::Close(_)) => {
-                    let _ = ws.flush();
-                    return Some(WsEvent::Closed);
-                }
+                Ok(Message::Close(_)) => return Some(WsEvent::Closed),
                 Ok(_) => {}
                 Err(tungstenite::Error::Io(e)) if e.kind() == io::ErrorKind::WouldBlock => {
                     let _ = ws.flush();
@@ -168,7 +166,7 @@ impl WsCodec {
         }
     }
 
-    /// Sends the close frame, once the upgrade is done.
+    /// Sends the close frame (or the answer to the server's), once the upgrade is done.
     pub(crate) fn close(&mut self) {
         if let State::Open(ws) = &mut self.state {
             let _ = ws.close(None);

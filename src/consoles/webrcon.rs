@@ -192,7 +192,8 @@ pub struct WebRconStream {
     ws: Option<WsCodec>,
     /// When the upgrade gives up, while it is under way.
     upgrade_until: Option<Instant>,
-    /// The server's close frame came: its close of the stream follows.
+    /// The server's close frame came: its close of the stream follows, and decides (nothing
+    /// more is read or sent; the answer to the close frame goes at the driver's close).
     closing: bool,
     actions: VecDeque<Action>,
 }
@@ -230,7 +231,12 @@ impl WebRconStream {
     /// Takes what the codec read, hands the exchange its frames and its sends to the codec,
     /// and queues the codec's bytes for the stream.
     fn step(&mut self, now: Instant) {
-        while let Some(event) = self.ws.as_mut().and_then(WsCodec::next) {
+        while let Some(event) = self
+            .ws
+            .as_mut()
+            .filter(|_| !self.closing)
+            .and_then(WsCodec::next)
+        {
             match event {
                 WsEvent::Upgraded(response) => {
                     self.upgrade_until = None;
@@ -238,9 +244,8 @@ impl WebRconStream {
                     self.trace(Direction::Received, line, "WebSocket upgrade accepted");
                     self.inner.start(now);
                 }
-                WsEvent::Text(t) if !self.closing => self.inner.receive(t.as_bytes(), now),
-                WsEvent::Binary(b) if !self.closing => self.inner.receive(&b, now),
-                WsEvent::Text(_) | WsEvent::Binary(_) => {}
+                WsEvent::Text(t) => self.inner.receive(t.as_bytes(), now),
+                WsEvent::Binary(b) => self.inner.receive(&b, now),
                 WsEvent::Closed => self.closing = true,
                 WsEvent::Failed(e) if self.upgrade_until.is_some() => {
                     return self.fail(upgrade_error(e));
@@ -256,11 +261,11 @@ impl WebRconStream {
     fn exchange(&mut self) {
         while let Some(action) = self.inner.poll() {
             match (action, self.ws.as_mut()) {
-                // Refused only once the server's close came: its close of the stream decides.
-                (Action::Send(frame), Some(ws)) => {
+                (Action::Send(frame), Some(ws)) if !self.closing => {
+                    // Refused only once the peer closed: its close of the stream decides.
                     let _ = ws.send(&String::from_utf8_lossy(&frame));
                 }
-                (Action::Send(_), None) => {}
+                (Action::Send(_), _) => {}
                 (other, _) => self.actions.push_back(other),
             }
         }
@@ -598,10 +603,14 @@ mod tests {
         m.command("status", now);
         actions(&mut m);
         m.receive(&[0x88, 0x00], now);
-        assert!(matches!(actions(&mut m).as_slice(), [Action::Send(f)] if f[0] == 0x88));
+        m.receive(&frame(&request(1, "after the close")), now);
+        m.command("more", now);
+        // Nothing is read or written after it (a write could meet the server's reset).
+        assert!(actions(&mut m).is_empty());
         assert!(!m.peer_closed(false, now));
         assert!(actions(&mut m).is_empty());
-        assert_eq!(m.farewell(), None, "the close frame went already");
+        let reply = m.farewell().expect("the answer to the close frame");
+        assert_eq!(reply[0], 0x88, "{reply:?}");
     }
 
     proptest::proptest! {

@@ -222,7 +222,7 @@ impl MgmtMachine {
                         .iter()
                         .any(|a| matches!(a, Action::Done { .. })) =>
                 {
-                    return;
+                    return conn.ws.close();
                 }
                 Some(WsEvent::Closed) => return self.fail(MgmtError::Closed),
             };
@@ -605,6 +605,24 @@ mod tests {
         m.receive(&[frame(own), vec![0x88, 0x00]].concat(), now);
         actions(&mut m);
         m.command(&call_line("minecraft:players", &[]), now);
+        match actions(&mut m).as_slice() {
+            [Action::Fail(e)] => assert_eq!(e.to_string(), MgmtError::Closed.to_string()),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// The server's close frame while a call waits: the call fails as a closed connection,
+    /// and nothing is written first (a write to a server that closed meets its reset, which
+    /// would be reported instead, as a write that failed).
+    #[test]
+    fn a_close_frame_with_no_answer_fails_the_call_and_writes_nothing() {
+        let now = Instant::now();
+        let mut m = machine();
+        let (_, wire) = upgrade(&mut m, now);
+        m.receive(&wire, now);
+        m.command(&call_line("minecraft:players", &[]), now);
+        actions(&mut m);
+        m.receive(&[0x88, 0x00], now);
         match actions(&mut m).as_slice() {
             [Action::Fail(e)] => assert_eq!(e.to_string(), MgmtError::Closed.to_string()),
             other => panic!("{other:?}"),
