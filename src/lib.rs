@@ -16,6 +16,8 @@
 //! - [`transport`]: byte streams the engines run over (TCP, the only module that opens
 //!   sockets) and [`transport::tunnel`], a byte stream over a child process's pipes (`ssh -W`,
 //!   a proxy command), and the [`transport::link`]s the driver waits in (a stream, UDP).
+//! - `ws` (private): the one sans-I/O WebSocket client codec, which WebRCON's and the
+//!   management protocol's machines run over their streams.
 //! - [`consoles`]: the other remote consoles (BattlEye RCon, Rust's WebRCON, 7 Days to Die
 //!   telnet), sans-IO machines, with their session ([`consoles::Console`]) and practice servers.
 //! - [`minecraft`]: the Server List Ping, the UDP query and SRV records, sans-IO, and their
@@ -80,6 +82,7 @@ pub mod rcon;
 pub mod text;
 mod time;
 pub mod transport;
+mod ws;
 
 pub use dialect::{Dialect, open};
 pub use engine::format_duration;

@@ -1,10 +1,10 @@
 //! The consoles' session: BattlEye RCon, WebRCON and telnet machines run by the engine's one
-//! blocking [`Driver`] over a UDP socket ([`UdpLink`]), a WebSocket (tungstenite, `WsLink`
-//! here) or a [`Transport`] ([`StreamLink`]), offered as a [`Remote`]. With live messages on
-//! (the console), a background thread keeps reading while no command runs, so server messages
+//! blocking [`Driver`] over a UDP socket ([`UdpLink`]) or a
+//! [`Transport`](crate::transport::Transport) ([`StreamLink`]; WebRCON's machine does its own
+//! WebSocket), offered as a [`Remote`]. With live messages on (the console), a background thread keeps reading while no command runs, so server messages
 //! show as they arrive and BattlEye's acks and keep-alives go out on time.
 
-use std::io::{self, Read, Write};
+use std::io;
 use std::net::{ToSocketAddrs, UdpSocket};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
@@ -13,132 +13,15 @@ use std::time::{Duration, Instant};
 
 use super::battleye::{self, BattlEye};
 use super::telnet::Telnet;
-use super::webrcon::WebRcon;
+use super::webrcon::WebRconStream;
+/// Where it was before WebRCON's machine did its own upgrade: code that names it still compiles.
+pub use super::webrcon::encode_path;
 use super::{MessageSink, Protocol, Remote};
 use crate::engine::driver::{Driver, Goal};
-use crate::engine::{Direction, Ending, Machine, Options as ClientOptions, Password, Traced};
+use crate::engine::{Ending, Machine, Options as ClientOptions, Password};
 use crate::error::{Error, Result};
-use crate::transport::link::{Link, Recv, StreamLink, UdpLink};
-use crate::transport::{Connector, Transport, Waker};
-
-/// A [`Transport`] as the `Read + Write` tungstenite wants: a read past the deadline is
-/// `WouldBlock`, which tungstenite treats as "try again later".
-/// A wake-up ([`Transport::waker`]) is `WouldBlock` too, noted in `woken`: tungstenite keeps
-/// a frame read halfway for the next call either way.
-struct Blocking {
-    transport: Box<dyn Transport>,
-    deadline: Instant,
-    timeout: Duration,
-    woken: bool,
-}
-
-impl Read for Blocking {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        match self.transport.read_before(buf, self.deadline) {
-            Err(e) if e.kind() == io::ErrorKind::TimedOut => {
-                Err(io::Error::new(io::ErrorKind::WouldBlock, "deadline passed"))
-            }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {
-                self.woken = true;
-                Err(io::Error::new(io::ErrorKind::WouldBlock, "woken"))
-            }
-            other => other,
-        }
-    }
-}
-
-impl Write for Blocking {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.transport
-            .write_packet(buf, Instant::now() + self.timeout)?;
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
-/// WebRCON: a WebSocket; each text frame is one message of the exchange.
-struct WsLink {
-    ws: tungstenite::WebSocket<Blocking>,
-    buf: Vec<u8>,
-}
-
-impl Link for WsLink {
-    fn send(&mut self, bytes: &[u8], _deadline: Instant) -> io::Result<()> {
-        let text = String::from_utf8_lossy(bytes).into_owned();
-        self.ws
-            .send(tungstenite::Message::text(text))
-            .map_err(ws_io)
-    }
-
-    fn recv(&mut self, deadline: Instant) -> io::Result<Recv<'_>> {
-        self.ws.get_mut().deadline = deadline;
-        loop {
-            match self.ws.read() {
-                Ok(tungstenite::Message::Text(t)) => {
-                    self.buf.clear();
-                    self.buf.extend_from_slice(t.as_bytes());
-                    return Ok(Recv::Data(&self.buf));
-                }
-                Ok(tungstenite::Message::Binary(b)) => {
-                    self.buf.clear();
-                    self.buf.extend_from_slice(&b);
-                    return Ok(Recv::Data(&self.buf));
-                }
-                Ok(tungstenite::Message::Close(_)) => return Ok(Recv::Closed),
-                Ok(_) => continue, // ping, pong: tungstenite answers pings itself
-                Err(tungstenite::Error::Io(e)) if e.kind() == io::ErrorKind::WouldBlock => {
-                    if std::mem::take(&mut self.ws.get_mut().woken) {
-                        return Ok(Recv::Woken);
-                    }
-                    return Ok(Recv::Timeout);
-                }
-                Err(tungstenite::Error::Io(e)) if e.kind() == io::ErrorKind::Interrupted => {
-                    return Ok(Recv::Woken);
-                }
-                Err(e) => return Err(ws_io(e)),
-            }
-        }
-    }
-
-    fn waker(&mut self) -> Option<crate::transport::Waker> {
-        self.ws.get_mut().transport.waker()
-    }
-
-    fn close(&mut self) {
-        let _ = self.ws.close(None);
-        let _ = self.ws.flush();
-        self.ws.get_mut().transport.close();
-    }
-}
-
-fn closed() -> io::Error {
-    io::Error::new(io::ErrorKind::UnexpectedEof, "closed by the server")
-}
-
-fn ws_io(e: tungstenite::Error) -> io::Error {
-    match e {
-        tungstenite::Error::Io(e) => e,
-        tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed => closed(),
-        // The typed error rides along as the io::Error's source, not as its text.
-        other => io::Error::other(other),
-    }
-}
-
-/// Percent-encodes a password for the URL path (everything but unreserved characters).
-pub fn encode_path(password: &str) -> String {
-    let mut out = String::with_capacity(password.len());
-    for b in password.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
+use crate::transport::link::{Link, StreamLink, UdpLink};
+use crate::transport::{Connector, Waker};
 
 /// BattlEye's retransmit and keep-alive intervals, for every session of the process.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -222,8 +105,9 @@ struct PumpFlags {
     wakeable: bool,
 }
 
-/// How long the background reader waits in a link that cannot be woken (a [`Transport`] of
-/// the embedding program's that has no [`Transport::waker`]) before it lets a command in.
+/// How long the background reader waits in a link that cannot be woken (a transport of the
+/// embedding program's that has no [`Transport::waker`](crate::transport::Transport::waker))
+/// before it lets a command in.
 const UNWAKEABLE_SLICE: Duration = Duration::from_millis(50);
 
 /// How long the background reader waits in a link that can be woken, at most, before it looks
@@ -338,8 +222,13 @@ impl Console {
                 )
             }
             Protocol::WebRcon => {
-                let link = self.websocket(tracing)?;
-                (Box::new(WebRcon::new(timeout, tracing)), Box::new(link))
+                let transport = self.connector.connect(timeout)?;
+                let address = self.connector.address();
+                let password = self.password.clone();
+                (
+                    Box::new(WebRconStream::new(&address, password, timeout, tracing)),
+                    Box::new(StreamLink::new(transport)),
+                )
             }
             Protocol::Rcon => {
                 return Err(Error::Protocol(
@@ -351,83 +240,6 @@ impl Console {
         engine.sink = self.sink.clone();
         engine.attach(link);
         Ok(engine)
-    }
-
-    /// Opens the WebSocket `ws://host:port/PASSWORD`. The password is never traced: the trace
-    /// shows the request line with the path masked.
-    fn websocket(&self, tracing: bool) -> Result<WsLink> {
-        let timeout = self.opts.timeout;
-        let target = self.connector.address();
-        let transport = self.connector.connect(timeout)?;
-        let deadline = Instant::now() + timeout;
-        let stream = Blocking {
-            transport,
-            deadline,
-            timeout,
-            woken: false,
-        };
-        let url = format!("ws://{target}/{}", encode_path(self.password.expose()));
-        if tracing {
-            let line = format!("GET /******** HTTP/1.1 (Host: {target})");
-            self.opts.observer.trace(&Traced::new(
-                Protocol::WebRcon,
-                Direction::Sent,
-                line.into_bytes(),
-                "WebSocket upgrade (password in the path hidden)",
-            ));
-        }
-        let mut attempt = tungstenite::client::client(url.as_str(), stream);
-        loop {
-            match attempt {
-                Ok((ws, response)) => {
-                    if tracing {
-                        let line = format!("HTTP/1.1 {}", response.status());
-                        self.opts.observer.trace(&Traced::new(
-                            Protocol::WebRcon,
-                            Direction::Received,
-                            line.into_bytes(),
-                            "WebSocket upgrade accepted",
-                        ));
-                    }
-                    return Ok(WsLink {
-                        ws,
-                        buf: Vec::new(),
-                    });
-                }
-                Err(tungstenite::HandshakeError::Interrupted(mid)) => {
-                    if Instant::now() >= deadline {
-                        return Err(Error::Timeout {
-                            phase: crate::error::Phase::Login,
-                            what: "waiting for the WebSocket upgrade",
-                            after: timeout,
-                        });
-                    }
-                    attempt = mid.handshake();
-                }
-                Err(tungstenite::HandshakeError::Failure(e)) => {
-                    return Err(match e {
-                        tungstenite::Error::Http(r) if r.status() == 401 || r.status() == 403 => {
-                            Error::LoginRefused
-                        }
-                        tungstenite::Error::Http(r) => Error::Protocol(format!(
-                            "the WebSocket upgrade was refused with HTTP {} (is this Rust's WebRCON port, with rcon.web 1?)",
-                            r.status()
-                        )),
-                        // Rust closes the connection on a wrong password.
-                        tungstenite::Error::Io(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
-                            Error::LoginClosed
-                        }
-                        tungstenite::Error::ConnectionClosed
-                        | tungstenite::Error::AlreadyClosed => Error::LoginClosed,
-                        tungstenite::Error::Io(e) => Error::io("during the WebSocket upgrade", e),
-                        other => Error::WebSocket {
-                            when: "upgrade failed",
-                            source: Box::new(other),
-                        },
-                    });
-                }
-            }
-        }
     }
 
     /// Runs one command; `stopping`: it stops the server, so a close ends its answer.
@@ -670,11 +482,5 @@ mod tests {
         assert_eq!(writes, [b"pw\r\n".to_vec(), b"version\r\n".to_vec()]);
         // The answer's last line came 5 ms after the command: the gap ran from there.
         assert_eq!(clock.now(), sent_at + Duration::from_millis(5) + gap);
-    }
-
-    #[test]
-    fn passwords_are_percent_encoded_in_the_path() {
-        assert_eq!(encode_path("abc-1_2.~"), "abc-1_2.~");
-        assert_eq!(encode_path("a b/c?d#é"), "a%20b%2Fc%3Fd%23%C3%A9");
     }
 }

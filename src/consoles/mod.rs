@@ -2,12 +2,13 @@
 //! RCon over UDP, Rust's WebRCON over WebSocket and the 7 Days to Die telnet console.
 //!
 //! Each protocol is a sans-IO machine ([`crate::engine::Machine`], here also named
-//! [`ConsoleExchange`]), the same shape as the RCON one: bytes (a datagram, a WebSocket text
-//! frame, a chunk of a TCP stream) and clock ticks go in, [`Action`]s come out (what to send,
-//! an answer, a server message, a trace line, when to wake). The machines never touch a socket
-//! or sleep; the engine's one [driver](crate::engine::driver) moves their bytes over UDP, a
-//! WebSocket or a [`Transport`], and [`driver`] gives the application one [`Remote`] for these
-//! dialects, as the RCON [`crate::Client`] does for RCON.
+//! [`ConsoleExchange`]), the same shape as the RCON one: bytes (a datagram, a chunk of a TCP
+//! stream) and clock ticks go in, [`Action`]s come out (what to send, an answer, a server
+//! message, a trace line, when to wake); WebRCON's does its WebSocket itself, with the crate's
+//! one codec. The machines never touch a socket or sleep; the engine's one
+//! [driver](crate::engine::driver) moves their bytes over UDP or a [`Transport`], and [`driver`]
+//! gives the application one [`Remote`] for these dialects, as the RCON [`crate::Client`] does
+//! for RCON.
 //!
 //! What this module does not own: the RCON engine ([`crate::rcon::client`]), which engine serves
 //! a dialect ([`crate::dialect::open`], above both), argument parsing and terminal output (the

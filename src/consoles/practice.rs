@@ -755,7 +755,7 @@ fn take_due(later: &mut Vec<(Instant, String)>, now: Instant) -> Vec<String> {
 /// (answered 401) or a failed handshake.
 fn webrcon_accept(stream: TcpStream, password: &str) -> Option<tungstenite::WebSocket<TcpStream>> {
     use tungstenite::handshake::server::{ErrorResponse, Request, Response};
-    let want = format!("/{}", super::driver::encode_path(password));
+    let want = format!("/{}", super::webrcon::encode_path(password));
     // tungstenite's callback type is fixed: its error is an HTTP response.
     #[allow(clippy::result_large_err)]
     let check = |req: &Request, resp: Response| -> Result<Response, ErrorResponse> {

@@ -1,5 +1,5 @@
-//! The one blocking driver: runs a [`Machine`] over a [`Link`] (a byte stream, a UDP socket, a
-//! WebSocket), for the RCON [`crate::Client`] and the consoles' [`crate::consoles::Console`]
+//! The one blocking driver: runs a [`Machine`] over a [`Link`] (a byte stream, a UDP socket),
+//! for the RCON [`crate::Client`] and the consoles' [`crate::consoles::Console`]
 //! alike.
 //!
 //! It holds no protocol decisions: it writes what the machine asks for, one send per
@@ -191,6 +191,9 @@ impl<M: Machine> Driver<M> {
 
     fn drop_link(&mut self) {
         if let Some(mut link) = self.link.take() {
+            if let Some(bytes) = self.machine.farewell() {
+                let _ = link.send(&bytes, later(read_clock(&self.clock), self.timeout));
+            }
             link.close();
         }
     }

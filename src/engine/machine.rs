@@ -1,6 +1,6 @@
 //! The one shape of a protocol machine, for every console (RCON, BattlEye, telnet, WebRCON), in
-//! the spirit of quinn-proto's `Connection`: bytes (a chunk of a stream, a datagram, a WebSocket
-//! frame) and clock readings go in; [`Action`]s (what to send, answers, server messages, traces,
+//! the spirit of quinn-proto's `Connection`: bytes (a chunk of a stream, a datagram) and clock
+//! readings go in; [`Action`]s (what to send, answers, server messages, traces,
 //! notices, failures) and the next deadline ([`Machine::wake`]) come out. A machine never
 //! touches a socket or sleeps: the blocking [`super::driver::Driver`] (and an event loop) move
 //! its bytes.
@@ -39,8 +39,8 @@ pub enum Ending {
 /// What a [`Machine`] asks its driver to do, in order.
 #[derive(Debug)]
 pub enum Action {
-    /// Send these bytes: one datagram (BattlEye), one text frame (WebRCON), one RCON packet or a
-    /// chunk of a telnet stream; each with one write (a vanilla RCON server handles one packet
+    /// Send these bytes: one datagram (BattlEye), one WebSocket frame (WebRCON), one RCON packet
+    /// or a chunk of a telnet stream; each with one write (a vanilla RCON server handles one packet
     /// per read).
     Send(Vec<u8>),
     /// The login succeeded (and, for RCON, the end-of-output probe is settled); commands may be
@@ -220,6 +220,11 @@ pub trait Machine: Send {
     /// The driver dropped the connection (a failure, a cancel, a close): the next command
     /// needs a new one.
     fn disconnect(&mut self) {}
+    /// What to write, as a courtesy, before the driver closes the connection (a WebSocket's
+    /// close frame), if anything.
+    fn farewell(&mut self) -> Option<Vec<u8>> {
+        None
+    }
     /// Checks a command against the machine's limits before anything is sent.
     fn check_command(&self, command: &str) -> Result<()> {
         let _ = command;
@@ -265,6 +270,9 @@ impl<M: Machine + ?Sized> Machine for Box<M> {
     }
     fn disconnect(&mut self) {
         (**self).disconnect()
+    }
+    fn farewell(&mut self) -> Option<Vec<u8>> {
+        (**self).farewell()
     }
     fn check_command(&self, command: &str) -> Result<()> {
         (**self).check_command(command)

@@ -1,6 +1,5 @@
-//! The event loop's non-blocking links: a TCP stream, a UDP socket (BattlEye), a WebSocket
-//! over either kind of stream (WebRCON), on Unix a Unix domain socket (`unix:` URLs), and a
-//! tunnel's pipes (`ssh -W`, a proxy command). On
+//! The event loop's non-blocking links: a TCP stream, a UDP socket (BattlEye), on Unix a Unix
+//! domain socket (`unix:` URLs), and a tunnel's pipes (`ssh -W`, a proxy command). On
 //! Unix the child's stdin and stdout are registered with the poll and its stderr read as it
 //! comes, kept for the message when it fails; on Windows, where a pipe cannot be polled with
 //! sockets, threads move the bytes ([`crate::transport::tunnel::Readers`], a writer on stdin) and
@@ -14,9 +13,6 @@ use std::time::Duration;
 
 use mio::net::{TcpStream, UdpSocket};
 use mio::{Interest, Registry, Token};
-use tungstenite::WebSocket;
-use tungstenite::handshake::MidHandshake;
-use tungstenite::handshake::client::ClientHandshake;
 
 use super::wake::Ring;
 use crate::error::Error;
@@ -227,8 +223,8 @@ pub(super) struct Pipe {
     stdin: std::sync::mpsc::Sender<Vec<u8>>,
 }
 
-/// A running tunnel's process and its stderr. It outlives the stream over it (a WebSocket
-/// upgrade that fails drops the stream), so that its exit can still say why.
+/// A running tunnel's process and its stderr. It outlives the stream over it, so that its exit
+/// can still say why.
 #[cfg(unix)]
 pub(super) struct TunnelChild {
     child: Child,
@@ -243,8 +239,7 @@ pub(super) struct TunnelChild {
 }
 
 /// A running tunnel's process, and the last lines of its stderr, kept by a thread. It
-/// outlives the stream over it (a WebSocket upgrade that fails drops the stream), so that its
-/// exit can still say why.
+/// outlives the stream over it, so that its exit can still say why.
 #[cfg(windows)]
 pub(super) struct TunnelChild {
     child: Child,
@@ -586,17 +581,13 @@ pub(super) enum Link {
     Stream(Stream),
     /// BattlEye datagrams on a connected socket.
     Udp(UdpSocket),
-    /// A WebSocket upgrade under way (WebRCON).
-    Handshake(Box<MidHandshake<ClientHandshake<Stream>>>),
-    /// WebRCON's WebSocket.
-    Ws(Box<WebSocket<Stream>>),
 }
 
 impl Link {
     pub(super) fn register(&mut self, registry: &Registry, token: Token) -> io::Result<()> {
         match self {
             Link::Udp(s) => registry.register(s, token, Interest::READABLE),
-            other => other.stream().expect("a stream").register(registry, token),
+            Link::Stream(s) => s.register(registry, token),
         }
     }
 
@@ -605,42 +596,12 @@ impl Link {
             Link::Udp(s) => {
                 let _ = registry.deregister(s);
             }
-            other => {
-                if let Some(s) = other.stream() {
-                    s.deregister(registry);
-                }
-            }
+            Link::Stream(s) => s.deregister(registry),
         }
     }
 
-    /// The byte stream under the link (not for UDP).
-    pub(super) fn stream(&mut self) -> Option<&mut Stream> {
-        match self {
-            Link::Stream(s) => Some(s),
-            Link::Udp(_) => None,
-            Link::Handshake(mid) => Some(mid.get_mut().get_mut()),
-            Link::Ws(ws) => Some(ws.get_mut()),
-        }
-    }
-
-    /// Closes politely where the protocol has a close (a WebSocket's close frame, sent if the
-    /// socket takes it now), then drops.
+    /// Deregisters and drops the link (which closes it).
     pub(super) fn close(mut self, registry: &Registry) {
-        if let Link::Ws(ws) = &mut self {
-            let _ = ws.close(None);
-            let _ = ws.flush();
-        }
         self.deregister(registry);
-    }
-}
-
-/// Maps a WebSocket error to the I/O error it is.
-pub(super) fn ws_io(e: tungstenite::Error) -> io::Error {
-    match e {
-        tungstenite::Error::Io(e) => e,
-        tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed => {
-            io::Error::new(io::ErrorKind::UnexpectedEof, "closed by the server")
-        }
-        other => io::Error::other(other),
     }
 }

@@ -14,14 +14,19 @@ use std::time::Instant;
 use crate::consoles::Protocol;
 use crate::consoles::battleye::BattlEye;
 use crate::consoles::telnet::Telnet;
-use crate::consoles::webrcon::WebRcon;
+use crate::consoles::webrcon::WebRconStream;
 use crate::engine::{Action, Ending, Machine, Options, Password};
 use crate::error::{Error, Result};
 use crate::rcon::exchange::Exchange;
 
 /// The machine for a target speaking `protocol`, with `config`'s settings, that logs in with
-/// `password`.
-pub(super) fn new(protocol: Protocol, config: Options, password: Password) -> Box<dyn Machine> {
+/// `password` to `address` (`host:port`, as a WebSocket's URL names it).
+pub(super) fn new(
+    protocol: Protocol,
+    config: Options,
+    password: Password,
+    address: String,
+) -> Box<dyn Machine> {
     match protocol {
         Protocol::Rcon => Box::new(Exchange::new(config, password)),
         console => Box::new(PerConnection {
@@ -29,6 +34,7 @@ pub(super) fn new(protocol: Protocol, config: Options, password: Password) -> Bo
             tracing: config.observer.wants_packets(),
             config,
             password,
+            address,
             inner: None,
             refused: None,
         }),
@@ -40,6 +46,7 @@ struct PerConnection {
     protocol: Protocol,
     config: Options,
     password: Password,
+    address: String,
     tracing: bool,
     /// The current connection's machine.
     inner: Option<Box<dyn Machine>>,
@@ -64,8 +71,12 @@ impl PerConnection {
                 crate::consoles::driver::idle_gap(&self.config),
                 self.tracing,
             )),
-            // The WebSocket upgrade (the loop's) carried the password.
-            Protocol::WebRcon => Box::new(WebRcon::new(timeout, self.tracing)),
+            Protocol::WebRcon => Box::new(WebRconStream::new(
+                &self.address,
+                self.password.clone(),
+                timeout,
+                self.tracing,
+            )),
             Protocol::Rcon => Box::new(Exchange::new(self.config.clone(), self.password.clone())),
         }
     }
@@ -133,6 +144,10 @@ impl Machine for PerConnection {
         if let Some(mut inner) = self.inner.take() {
             inner.disconnect();
         }
+    }
+
+    fn farewell(&mut self) -> Option<Vec<u8>> {
+        self.inner.as_mut()?.farewell()
     }
 
     /// The consoles' limits are their driver's: the command's length and no NUL byte.

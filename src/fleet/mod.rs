@@ -9,7 +9,8 @@
 //! [`Machine::closed`]). Which machine a target gets is settled once, in `machine.rs`.
 //!
 //! Any dialect over any link: RCON and the 7 Days to Die telnet console over a TCP stream,
-//! BattlEye over UDP datagrams, Rust's WebRCON over a WebSocket (its upgrade included), and
+//! BattlEye over UDP datagrams, Rust's WebRCON over a TCP stream (its machine does the
+//! WebSocket, the upgrade included), and
 //! any of the stream protocols through a tunnel ([`Tunnel`]: `ssh -W` or a proxy command; on
 //! Unix the child's pipes registered with the poll, on Windows moved by threads that wake the
 //! loop). A tunnel that dies is the transport failure it is ([`Error::Transport`], with the
@@ -42,7 +43,7 @@ use mio::net::{TcpStream, UdpSocket};
 use mio::{Events, Interest, Poll, Token};
 
 use crate::consoles::Protocol;
-use crate::engine::{Action, Direction, Ending, Learned, Machine, Notice, Password, Traced};
+use crate::engine::{Action, Ending, Learned, Machine, Notice, Password, Traced};
 use crate::error::Error;
 
 mod limits;
@@ -102,7 +103,14 @@ impl FleetTarget {
     /// protocol's), else its protocol's.
     fn take_machine(&mut self) -> Box<dyn Machine> {
         self.machine.take().unwrap_or_else(|| {
-            machine::new(self.protocol, self.config.clone(), self.password.clone())
+            let address = match &self.tunnel {
+                Some(tunnel) => tunnel.address().to_string(),
+                None => crate::transport::Connector::describe(
+                    &crate::transport::TcpConnector::new(&self.host, self.port),
+                ),
+            };
+            let (config, password) = (self.config.clone(), self.password.clone());
+            machine::new(self.protocol, config, password, address)
         })
     }
 
@@ -259,8 +267,6 @@ enum Phase {
     /// A non-blocking connect to `addrs[addr]` is under way, given up at `until` (a link that
     /// needs no connect, a tunnel or a UDP socket, has none).
     Connecting { until: Option<Instant>, addr: usize },
-    /// WebRCON: the WebSocket upgrade is under way, given up at `until`.
-    Handshake { until: Instant },
     /// A tunnel closed its output (or stopped reading): waiting for it to exit, to tell a
     /// failed tunnel from a plain close; `until` the grace ends, `then` is what a clean exit
     /// means, and `resume` when a delayed command that was waiting is due.
@@ -290,10 +296,9 @@ impl Phase {
     /// machine's).
     fn deadline(&self) -> Option<Instant> {
         match self {
-            Phase::Backoff { until }
-            | Phase::Handshake { until }
-            | Phase::Exiting { until, .. }
-            | Phase::Delay { until } => Some(*until),
+            Phase::Backoff { until } | Phase::Exiting { until, .. } | Phase::Delay { until } => {
+                Some(*until)
+            }
             Phase::Connecting { until, .. } => *until,
             Phase::Pending | Phase::Open | Phase::Over => None,
         }
@@ -318,7 +323,7 @@ enum Stage {
 enum Fallback {
     /// The server closed the connection.
     Closed,
-    /// This error (a write that failed, an upgrade the server broke off).
+    /// This error (a write that failed).
     Error(Error),
 }
 
@@ -326,20 +331,13 @@ struct Slot {
     phase: Phase,
     /// The target's protocol, whichever it is: the loop drives it only through the trait.
     machine: Box<dyn Machine>,
-    /// Which link to open (a UDP socket for BattlEye, the WebSocket upgrade for WebRCON).
+    /// Which link to open (a UDP socket for BattlEye, else a stream).
     protocol: Protocol,
-    /// WebRCON's password, for the upgrade whose path carries it (the machine holds the
-    /// others).
-    ws_password: Option<Password>,
     /// Bounds connecting, logging in and each answer.
     timeout: Duration,
     tunnel: Option<Tunnel>,
     /// A Unix domain socket to connect to instead.
     unix: Option<std::path::PathBuf>,
-    /// `host:port` as a WebSocket's URL and `Host` name it.
-    address: String,
-    /// Whether the observer wants packets (the WebSocket upgrade is traced here).
-    tracing: bool,
     addrs: Vec<SocketAddr>,
     link: Option<Link>,
     /// The tunnel's process, while one runs.
@@ -362,23 +360,13 @@ struct Slot {
 impl Slot {
     /// A target's slot before its first connect, `addrs` resolved.
     fn new(mut t: FleetTarget, addrs: Vec<SocketAddr>) -> Slot {
-        let machine = t.take_machine();
-        let address = match &t.tunnel {
-            Some(tunnel) => tunnel.address().to_string(),
-            None => crate::transport::Connector::describe(&crate::transport::TcpConnector::new(
-                &t.host, t.port,
-            )),
-        };
         Slot {
             phase: Phase::Pending,
-            tracing: t.config.observer.wants_packets(),
             timeout: t.config.timeout,
-            ws_password: (t.protocol == Protocol::WebRcon).then(|| t.password.clone()),
-            machine,
+            machine: t.take_machine(),
             protocol: t.protocol,
             tunnel: t.tunnel,
             unix: t.unix,
-            address,
             addrs,
             link: None,
             child: None,
@@ -640,87 +628,15 @@ impl Loop {
         self.opened(i, poll, handler);
     }
 
-    /// The link is up: the WebSocket upgrade for WebRCON, else the login.
+    /// The link is up: the login.
     fn opened(&mut self, i: usize, poll: &Poll, handler: &mut dyn Handler) {
         let s = &mut self.sessions[i];
-        s.phase = Phase::CONNECTING;
-        if s.protocol != Protocol::WebRcon {
-            s.phase = Phase::Open;
-            s.machine.start(Instant::now());
-            self.after_machine(i, poll, handler);
-            // Bytes may already be waiting (edge-triggered: read now).
-            self.read(i, poll, handler);
-            return;
-        }
-        let Some(Link::Stream(stream)) = s.link.take() else {
-            return;
-        };
-        let url = format!(
-            "ws://{}/{}",
-            s.address,
-            crate::consoles::driver::encode_path(s.ws_password.as_ref().map_or("", |p| p.expose()))
-        );
-        if s.tracing {
-            let line = format!("GET /******** HTTP/1.1 (Host: {})", s.address);
-            let what = "WebSocket upgrade (password in the path hidden)";
-            let traced = Traced::new(Protocol::WebRcon, Direction::Sent, line.into_bytes(), what);
-            handler.report(i, Report::Traced(traced));
-        }
-        s.phase = Phase::Handshake {
-            until: Instant::now() + s.timeout,
-        };
-        let attempt = tungstenite::client::client(url.as_str(), stream);
-        self.handshake_step(i, attempt, poll, handler);
+        s.phase = Phase::Open;
+        s.machine.start(Instant::now());
+        self.after_machine(i, poll, handler);
+        // Bytes may already be waiting (edge-triggered: read now).
+        self.read(i, poll, handler);
     }
-
-    /// Takes the upgrade's next step.
-    fn handshake_step(
-        &mut self,
-        i: usize,
-        attempt: Result<
-            (
-                tungstenite::WebSocket<Stream>,
-                tungstenite::handshake::client::Response,
-            ),
-            tungstenite::HandshakeError<tungstenite::handshake::client::ClientHandshake<Stream>>,
-        >,
-        poll: &Poll,
-        handler: &mut dyn Handler,
-    ) {
-        let s = &mut self.sessions[i];
-        match attempt {
-            Ok((ws, response)) => {
-                if s.tracing {
-                    let line = format!("HTTP/1.1 {}", response.status());
-                    let what = "WebSocket upgrade accepted";
-                    let bytes = line.into_bytes();
-                    let traced = Traced::new(Protocol::WebRcon, Direction::Received, bytes, what);
-                    handler.report(i, Report::Traced(traced));
-                }
-                let s = &mut self.sessions[i];
-                s.link = Some(Link::Ws(Box::new(ws)));
-                s.phase = Phase::Open;
-                s.machine.start(Instant::now());
-                self.after_machine(i, poll, handler);
-                self.read(i, poll, handler);
-            }
-            Err(tungstenite::HandshakeError::Interrupted(mid)) => {
-                s.link = Some(Link::Handshake(Box::new(mid)));
-                self.arm(i);
-            }
-            Err(tungstenite::HandshakeError::Failure(e)) => {
-                let err = upgrade_error(e);
-                // Through a tunnel, a broken-off upgrade may be the tunnel dying: its exit
-                // says.
-                if s.tunnel.is_some() {
-                    self.begin_exit(i, Fallback::Error(err), poll, handler);
-                } else {
-                    self.fail(i, err, poll, handler);
-                }
-            }
-        }
-    }
-
     /// A connect failed for good on this attempt: back off and retry, or fail the target.
     fn connect_failed(&mut self, i: usize, err: Error, poll: &Poll, handler: &mut dyn Handler) {
         self.close(i, poll);
@@ -814,7 +730,10 @@ impl Loop {
         let s = &mut self.sessions[i];
         // Dropping the socket closes it (and sends the FIN): no shutdown call needed, which
         // saves a system call per server. A tunnel's child is ended.
-        if let Some(link) = s.link.take() {
+        if let Some(mut link) = s.link.take() {
+            if let (Some(bytes), Link::Stream(stream)) = (s.machine.farewell(), &mut link) {
+                let _ = stream.write(&bytes);
+            }
             link.close(poll.registry());
         }
         if let Some(child) = s.child.take() {
@@ -869,19 +788,6 @@ impl Loop {
                         Error::Timeout {
                             phase: crate::error::Phase::Connect,
                             what: "connecting",
-                            after: timeout,
-                        },
-                        poll,
-                        handler,
-                    );
-                }
-                Phase::Handshake { .. } if due => {
-                    let timeout = s.timeout;
-                    self.fail(
-                        i,
-                        Error::Timeout {
-                            phase: crate::error::Phase::Login,
-                            what: "waiting for the WebSocket upgrade",
                             after: timeout,
                         },
                         poll,
@@ -948,13 +854,6 @@ impl Loop {
                 let _ = stream.set_nodelay(true);
                 self.opened(i, poll, handler);
             }
-            Phase::Handshake { .. } => {
-                let Some(Link::Handshake(mid)) = s.link.take() else {
-                    return;
-                };
-                let attempt = mid.handshake();
-                self.handshake_step(i, attempt, poll, handler);
-            }
             Phase::Open | Phase::Delay { .. } => {
                 self.flush(i, poll, handler);
                 self.read(i, poll, handler);
@@ -998,8 +897,8 @@ impl Loop {
             let Some(link) = s.link.as_mut() else {
                 return;
             };
-            let got: io::Result<Option<usize>> = match link {
-                Link::Stream(stream) => stream.read(&mut self.buf).map(Some),
+            let got = match link {
+                Link::Stream(stream) => stream.read(&mut self.buf),
                 Link::Udp(socket) => match socket.recv(&mut self.buf) {
                     // Nobody listens (yet): the machine's timeout decides. (Linux reports the
                     // ICMP "port unreachable" as refused, Windows as reset.)
@@ -1013,39 +912,15 @@ impl Loop {
                     }
                     // An empty datagram is not a close.
                     Ok(0) => continue,
-                    other => other.map(Some),
+                    other => other,
                 },
-                Link::Ws(ws) => match ws.read() {
-                    Ok(tungstenite::Message::Text(t)) => {
-                        s.machine.receive(t.as_bytes(), Instant::now());
-                        self.after_machine(i, poll, handler);
-                        continue;
-                    }
-                    Ok(tungstenite::Message::Binary(b)) => {
-                        s.machine.receive(&b, Instant::now());
-                        self.after_machine(i, poll, handler);
-                        continue;
-                    }
-                    Ok(tungstenite::Message::Close(_)) => Ok(Some(0)),
-                    // Ping, pong: tungstenite answers pings itself (sent by the next flush).
-                    Ok(_) => continue,
-                    Err(e) => match link::ws_io(e) {
-                        e if e.kind() == io::ErrorKind::WouldBlock => {
-                            let _ = ws.flush();
-                            return;
-                        }
-                        e if e.kind() == io::ErrorKind::UnexpectedEof => Ok(Some(0)),
-                        e => Err(e),
-                    },
-                },
-                Link::Handshake(_) => return,
             };
             match got {
-                Ok(Some(0)) | Ok(None) => {
+                Ok(0) => {
                     self.closed(i, None, poll, handler);
                     return;
                 }
-                Ok(Some(n)) => {
+                Ok(n) => {
                     s.machine.receive(&self.buf[..n], Instant::now());
                     self.after_machine(i, poll, handler);
                 }
@@ -1251,7 +1126,7 @@ impl Loop {
 
     /// Writes what the machine asked to send, in order: each packet in one write call where
     /// the link takes it (docs/protocol.md section 3) and never with the next one, each
-    /// datagram or WebSocket message whole. Sent buffers are dropped, not given back
+    /// datagram whole. Sent buffers are dropped, not given back
     /// ([`Machine::recycle`]): a spare buffer kept by each of 10,000 machines costs more
     /// memory than the allocation it saves.
     fn flush(&mut self, i: usize, poll: &Poll, handler: &mut dyn Handler) {
@@ -1300,24 +1175,6 @@ impl Loop {
                 }
                 s.outbox.pop_front();
             },
-            Link::Ws(ws) => {
-                let mut result = Ok(());
-                while let Some(bytes) = s.outbox.pop_front() {
-                    let text = String::from_utf8_lossy(&bytes).into_owned();
-                    result = ws.write(tungstenite::Message::text(text));
-                    if result.is_err() {
-                        break;
-                    }
-                }
-                match result.and_then(|()| ws.flush()) {
-                    Ok(()) => return,
-                    Err(e) => match link::ws_io(e) {
-                        e if e.kind() == io::ErrorKind::WouldBlock => return,
-                        e => e,
-                    },
-                }
-            }
-            Link::Handshake(_) => return,
         };
         self.link_failed(i, "while sending", failed, poll, handler);
     }
@@ -1479,29 +1336,6 @@ fn setup_error(source: io::Error) -> Error {
     Error::Io {
         when: "while setting up the socket",
         source,
-    }
-}
-
-/// A failed WebSocket upgrade, as the blocking driver words it.
-fn upgrade_error(e: tungstenite::Error) -> Error {
-    match e {
-        tungstenite::Error::Http(r) if r.status() == 401 || r.status() == 403 => {
-            Error::LoginRefused
-        }
-        tungstenite::Error::Http(r) => Error::Protocol(format!(
-            "the WebSocket upgrade was refused with HTTP {} (is this Rust's WebRCON port, with rcon.web 1?)",
-            r.status()
-        )),
-        // Rust closes the connection on a wrong password.
-        tungstenite::Error::Io(e) if e.kind() == io::ErrorKind::UnexpectedEof => Error::LoginClosed,
-        tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed => {
-            Error::LoginClosed
-        }
-        tungstenite::Error::Io(e) => Error::io("during the WebSocket upgrade", e),
-        other => Error::WebSocket {
-            when: "upgrade failed",
-            source: Box::new(other),
-        },
     }
 }
 

@@ -19,14 +19,13 @@ use std::time::Instant;
 
 use serde_json::Value;
 use tungstenite::client::IntoClientRequest;
-use tungstenite::handshake::MidHandshake;
-use tungstenite::handshake::client::{ClientHandshake, Request};
+use tungstenite::handshake::client::Request;
 use tungstenite::http::HeaderValue;
-use tungstenite::{HandshakeError, Message, WebSocket};
 
 use super::jsonrpc::{self, Incoming, RpcError};
 use super::{ConnectOptions, Endpoint, MgmtError, MgmtResult};
 use crate::engine::{Action, Machine};
+use crate::ws::{WsCodec, WsEvent};
 
 /// A call as a machine's command: the method, a space, and the params as a JSON array (none:
 /// the method alone).
@@ -57,31 +56,19 @@ fn rpc_error(method: &str, e: RpcError) -> MgmtError {
     }
 }
 
-/// The bytes between the socket and the WebSocket: TLS (or nothing) and two buffers. What
-/// arrived is fed in ([`Wire::feed`]) and read by tungstenite; what tungstenite writes is
-/// encrypted and taken out whole ([`Wire::take`]). A read with nothing there is `WouldBlock`,
-/// where tungstenite and its handshake resume later.
-struct Wire {
+/// The connection: TLS (or nothing) under the WebSocket. What arrived is decrypted into the
+/// codec ([`Conn::feed`]); what the codec writes is encrypted and taken out whole
+/// ([`Conn::take`]). Written before the TLS handshake ends, it waits in rustls until then.
+struct Conn {
     tls: Option<Box<rustls::ClientConnection>>,
-    /// Plain bytes that arrived, not read yet.
-    input: VecDeque<u8>,
-    /// Bytes for the socket.
-    output: Vec<u8>,
+    ws: WsCodec,
 }
 
-impl Wire {
-    fn new(tls: Option<rustls::ClientConnection>) -> Wire {
-        Wire {
-            tls: tls.map(Box::new),
-            input: VecDeque::new(),
-            output: Vec::new(),
-        }
-    }
-
-    /// Bytes from the socket: decrypted (TLS) into the input.
+impl Conn {
+    /// Bytes from the socket: decrypted (TLS) into the codec.
     fn feed(&mut self, mut data: &[u8]) -> Result<(), rustls::Error> {
         let Some(tls) = self.tls.as_mut() else {
-            self.input.extend(data);
+            self.ws.receive(data);
             return Ok(());
         };
         while !data.is_empty() {
@@ -91,63 +78,27 @@ impl Wire {
             tls.process_new_packets()?;
             let mut buf = [0u8; 16 * 1024];
             while let Ok(n @ 1..) = tls.reader().read(&mut buf) {
-                self.input.extend(&buf[..n]);
+                self.ws.receive(&buf[..n]);
             }
         }
         Ok(())
-    }
-
-    /// Whether TLS is still shaking hands.
-    fn handshaking(&self) -> bool {
-        self.tls.as_ref().is_some_and(|t| t.is_handshaking())
     }
 
     /// What to send: TLS records (a handshake's, an alert, data) or plain bytes.
     fn take(&mut self) -> Vec<u8> {
-        if let Some(tls) = self.tls.as_mut() {
-            while tls.wants_write() {
-                if tls.write_tls(&mut self.output).is_err() {
-                    break;
-                }
+        let plain = self.ws.take();
+        let Some(tls) = self.tls.as_mut() else {
+            return plain;
+        };
+        let _ = tls.writer().write_all(&plain);
+        let mut out = Vec::new();
+        while tls.wants_write() {
+            if tls.write_tls(&mut out).is_err() {
+                break;
             }
         }
-        std::mem::take(&mut self.output)
+        out
     }
-}
-
-impl Read for Wire {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if self.input.is_empty() {
-            return Err(io::ErrorKind::WouldBlock.into());
-        }
-        self.input.read(buf)
-    }
-}
-
-impl Write for Wire {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        match self.tls.as_mut() {
-            // Written before the handshake ends, it waits in rustls until then.
-            Some(tls) => tls.writer().write(buf),
-            None => {
-                self.output.extend_from_slice(buf);
-                Ok(buf.len())
-            }
-        }
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
-/// Where the connection is.
-enum State {
-    /// No connection.
-    Closed,
-    /// TLS and the WebSocket upgrade under way.
-    Upgrading(Box<MidHandshake<ClientHandshake<Wire>>>),
-    /// The WebSocket is open.
-    Open(Box<WebSocket<Wire>>),
 }
 
 /// One management server's connection as a machine ([`Machine`]).
@@ -156,7 +107,8 @@ pub struct MgmtMachine {
     opts: ConnectOptions,
     /// The TLS settings (`wss://`), made once.
     tls: Option<Arc<rustls::ClientConfig>>,
-    state: State,
+    /// The connection, while there is one.
+    conn: Option<Conn>,
     actions: VecDeque<Action>,
     /// When the upgrade or the call under way gives up.
     deadline: Option<Instant>,
@@ -180,7 +132,7 @@ impl MgmtMachine {
             endpoint,
             opts,
             tls,
-            state: State::Closed,
+            conn: None,
             actions: VecDeque::new(),
             deadline: None,
             next_id: 1,
@@ -198,7 +150,7 @@ impl MgmtMachine {
 
     fn fail(&mut self, e: MgmtError) {
         self.send_pending();
-        self.state = State::Closed;
+        self.conn = None;
         self.deadline = None;
         self.pending = None;
         self.actions
@@ -215,85 +167,68 @@ impl MgmtMachine {
         }
     }
 
-    /// Queues what the wire has for the socket.
+    /// Queues what the connection has for the socket.
     fn send_pending(&mut self) {
-        let wire = match &mut self.state {
-            State::Closed => return,
-            State::Upgrading(mid) => mid.get_mut().get_mut(),
-            State::Open(ws) => ws.get_mut(),
+        let Some(conn) = self.conn.as_mut() else {
+            return;
         };
-        let bytes = wire.take();
+        let bytes = conn.take();
         if !bytes.is_empty() {
             self.actions.push_back(Action::Send(bytes));
         }
     }
 
-    /// Takes the upgrade's next step.
-    fn upgrade_step(
-        &mut self,
-        step: Result<
-            (WebSocket<Wire>, tungstenite::handshake::client::Response),
-            HandshakeError<ClientHandshake<Wire>>,
-        >,
-    ) {
-        match step {
-            Ok((ws, _response)) => {
-                self.state = State::Open(Box::new(ws));
-                self.deadline = None;
-                let origin = self
-                    .opts
-                    .origin
-                    .as_deref()
-                    .map(|o| format!(", Origin: {o}"))
-                    .unwrap_or_default();
-                let peer = self.endpoint.url();
-                self.trace(
-                    "=",
-                    &format!("WebSocket open to {peer} (Authorization: Bearer ****{origin})"),
-                );
-                self.actions.push_back(Action::LoggedIn);
-                // Frames that came with the upgrade's answer.
-                self.read_frames();
-            }
-            Err(HandshakeError::Interrupted(mid)) => self.state = State::Upgrading(Box::new(mid)),
-            Err(HandshakeError::Failure(e)) => self.fail(upgrade_failure(e, &self.endpoint)),
-        }
+    /// The WebSocket is open.
+    fn upgraded(&mut self) {
+        self.deadline = None;
+        let origin = self
+            .opts
+            .origin
+            .as_deref()
+            .map(|o| format!(", Origin: {o}"))
+            .unwrap_or_default();
+        let peer = self.endpoint.url();
+        self.trace(
+            "=",
+            &format!("WebSocket open to {peer} (Authorization: Bearer ****{origin})"),
+        );
+        self.actions.push_back(Action::LoggedIn);
     }
 
-    /// Reads every whole frame the wire holds.
+    /// Takes every whole step of the upgrade and every whole frame the connection holds.
     fn read_frames(&mut self) {
         loop {
-            let State::Open(ws) = &mut self.state else {
+            let Some(conn) = self.conn.as_mut() else {
                 return;
             };
-            let text = match ws.read() {
-                Ok(Message::Text(t)) => t,
+            let upgrading = conn.ws.upgrading();
+            let text = match conn.ws.next() {
+                None => return,
+                Some(WsEvent::Upgraded(_)) => {
+                    self.upgraded();
+                    continue;
+                }
+                Some(WsEvent::Failed(e)) if upgrading => {
+                    return self.fail(upgrade_failure(e, &self.endpoint));
+                }
+                Some(WsEvent::Failed(e)) => return self.fail(ws_error(e)),
+                Some(WsEvent::Text(t)) => t,
+                Some(WsEvent::Binary(_)) => continue,
                 // An answer that came just before the close (`server stop`'s) is given
                 // first: the socket's close then ends the connection (`peer_closed`).
-                Ok(Message::Close(_))
+                Some(WsEvent::Closed)
                     if self
                         .actions
                         .iter()
                         .any(|a| matches!(a, Action::Done { .. })) =>
                 {
-                    let _ = ws.flush();
-                    return;
+                    return conn.ws.close();
                 }
-                Ok(Message::Close(_)) => return self.fail(MgmtError::Closed),
-                Ok(_) => continue,
-                Err(e) if is_wait(&e) => {
-                    // Pongs and a close's answer go out with the next send.
-                    let _ = ws.flush();
-                    return;
-                }
-                Err(e) => return self.fail(ws_error(e)),
+                Some(WsEvent::Closed) => return self.fail(MgmtError::Closed),
             };
-            self.trace("<", text.as_str());
-            match jsonrpc::parse(text.as_str()) {
-                Ok(Incoming::Notification(_)) => {
-                    self.actions
-                        .push_back(Action::Message(text.as_str().to_string()));
-                }
+            self.trace("<", &text);
+            match jsonrpc::parse(&text) {
+                Ok(Incoming::Notification(_)) => self.actions.push_back(Action::Message(text)),
                 Ok(Incoming::Response { id, outcome }) => {
                     let ours = match (id, self.pending) {
                         (Some(got), Some(want)) => got == want,
@@ -304,8 +239,7 @@ impl MgmtMachine {
                     if ours {
                         self.pending = None;
                         self.deadline = None;
-                        self.actions
-                            .push_back(Action::Output(text.as_str().as_bytes().to_vec()));
+                        self.actions.push_back(Action::Output(text.into_bytes()));
                         self.actions.push_back(Action::Done { close: false });
                     }
                 }
@@ -313,41 +247,44 @@ impl MgmtMachine {
             }
         }
     }
+
+    /// A new connection: TLS (`wss://`) and the upgrade's first bytes.
+    fn connection(&self) -> MgmtResult<Conn> {
+        let tls = match &self.tls {
+            Some(config) => {
+                let name = rustls::pki_types::ServerName::try_from(self.endpoint.host.clone())
+                    .map_err(|_| {
+                        MgmtError::Trust(format!("'{}' is not a host name", self.endpoint.host))
+                    })?;
+                let tls = rustls::ClientConnection::new(Arc::clone(config), name).map_err(|e| {
+                    MgmtError::Tls {
+                        peer: self.endpoint.url(),
+                        source: io::Error::other(e),
+                    }
+                })?;
+                Some(Box::new(tls))
+            }
+            None => None,
+        };
+        let request = upgrade_request(&self.endpoint, &self.opts)?;
+        Ok(Conn {
+            tls,
+            ws: WsCodec::connect(request),
+        })
+    }
 }
 
 impl Machine for MgmtMachine {
     fn start(&mut self, now: Instant) {
-        self.state = State::Closed;
+        self.conn = None;
         self.pending = None;
         self.failure = None;
         self.deadline = Some(now + self.opts.timeout);
-        let tls = match &self.tls {
-            Some(config) => {
-                let made = rustls::pki_types::ServerName::try_from(self.endpoint.host.clone())
-                    .map_err(|_| {
-                        MgmtError::Trust(format!("'{}' is not a host name", self.endpoint.host))
-                    })
-                    .and_then(|name| {
-                        rustls::ClientConnection::new(Arc::clone(config), name).map_err(|e| {
-                            MgmtError::Tls {
-                                peer: self.endpoint.url(),
-                                source: io::Error::other(e),
-                            }
-                        })
-                    });
-                match made {
-                    Ok(c) => Some(c),
-                    Err(e) => return self.fail(e),
-                }
-            }
-            None => None,
-        };
-        let request = match upgrade_request(&self.endpoint, &self.opts) {
-            Ok(r) => r,
+        match self.connection() {
+            Ok(conn) => self.conn = Some(conn),
             Err(e) => return self.fail(e),
-        };
-        let step = tungstenite::client::client(request, Wire::new(tls));
-        self.upgrade_step(step);
+        }
+        self.read_frames();
         self.send_pending();
     }
 
@@ -357,7 +294,7 @@ impl Machine for MgmtMachine {
             Some((m, p)) => (m, serde_json::from_str::<Vec<Value>>(p)),
             None => (command, Ok(Vec::new())),
         };
-        let State::Open(ws) = &mut self.state else {
+        let Some(conn) = self.conn.as_mut().filter(|c| !c.ws.upgrading()) else {
             return self.fail(MgmtError::Closed);
         };
         let Ok(params) = params else {
@@ -366,7 +303,7 @@ impl Machine for MgmtMachine {
         let id = self.next_id;
         self.next_id += 1;
         let text = jsonrpc::request(id, method, &params);
-        let sent = ws.send(Message::text(text.clone()));
+        let sent = conn.ws.send(&text);
         self.trace(">", &text);
         if let Err(e) = sent {
             return self.fail(ws_error(e));
@@ -377,25 +314,17 @@ impl Machine for MgmtMachine {
     }
 
     fn receive(&mut self, data: &[u8], _now: Instant) {
-        let wire = match &mut self.state {
-            State::Closed => return,
-            State::Upgrading(mid) => mid.get_mut().get_mut(),
-            State::Open(ws) => ws.get_mut(),
+        let Some(conn) = self.conn.as_mut() else {
+            return;
         };
-        if let Err(e) = wire.feed(data) {
+        if let Err(e) = conn.feed(data) {
             let peer = self.endpoint.url();
             return self.fail(MgmtError::Tls {
                 peer,
                 source: io::Error::new(io::ErrorKind::InvalidData, e),
             });
         }
-        match std::mem::replace(&mut self.state, State::Closed) {
-            State::Upgrading(mid) => self.upgrade_step(mid.handshake()),
-            other => {
-                self.state = other;
-                self.read_frames();
-            }
-        }
+        self.read_frames();
         self.send_pending();
     }
 
@@ -403,9 +332,9 @@ impl Machine for MgmtMachine {
         if self.deadline.is_none_or(|d| d > now) {
             return;
         }
-        let what = match self.state {
-            State::Upgrading(_) => "connecting to the management server",
-            _ => "waiting for the answer",
+        let what = match self.conn.as_ref().is_some_and(|c| c.ws.upgrading()) {
+            true => "connecting to the management server",
+            false => "waiting for the answer",
         };
         self.fail(MgmtError::Timeout {
             what,
@@ -424,11 +353,11 @@ impl Machine for MgmtMachine {
     /// A close means what the blocking client says it means: during the upgrade, most likely
     /// the wrong kind of port; later, a lost connection.
     fn peer_closed(&mut self, _reset: bool, _now: Instant) -> bool {
-        let e = match &self.state {
-            State::Upgrading(mid) if mid.get_ref().get_ref().handshaking() => {
+        let e = match &self.conn {
+            Some(c) if c.ws.upgrading() && c.tls.as_ref().is_some_and(|t| t.is_handshaking()) => {
                 tls_closed(&self.endpoint)
             }
-            State::Upgrading(_) => closed_before_upgrade(&self.endpoint),
+            Some(c) if c.ws.upgrading() => closed_before_upgrade(&self.endpoint),
             _ => MgmtError::Closed,
         };
         self.fail(e);
@@ -436,7 +365,7 @@ impl Machine for MgmtMachine {
     }
 
     fn disconnect(&mut self) {
-        self.state = State::Closed;
+        self.conn = None;
         self.pending = None;
         self.deadline = None;
     }
@@ -502,11 +431,6 @@ fn upgrade_failure(e: tungstenite::Error, endpoint: &Endpoint) -> MgmtError {
             other => other,
         },
     }
-}
-
-/// Whether a WebSocket error is a read that found nothing yet.
-fn is_wait(e: &tungstenite::Error) -> bool {
-    matches!(e, tungstenite::Error::Io(io) if io.kind() == io::ErrorKind::WouldBlock)
 }
 
 /// A WebSocket error as the management error it is (the peer closing: [`MgmtError::Closed`];
@@ -681,6 +605,24 @@ mod tests {
         m.receive(&[frame(own), vec![0x88, 0x00]].concat(), now);
         actions(&mut m);
         m.command(&call_line("minecraft:players", &[]), now);
+        match actions(&mut m).as_slice() {
+            [Action::Fail(e)] => assert_eq!(e.to_string(), MgmtError::Closed.to_string()),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// The server's close frame while a call waits: the call fails as a closed connection,
+    /// and nothing is written first (a write to a server that closed meets its reset, which
+    /// would be reported instead, as a write that failed).
+    #[test]
+    fn a_close_frame_with_no_answer_fails_the_call_and_writes_nothing() {
+        let now = Instant::now();
+        let mut m = machine();
+        let (_, wire) = upgrade(&mut m, now);
+        m.receive(&wire, now);
+        m.command(&call_line("minecraft:players", &[]), now);
+        actions(&mut m);
+        m.receive(&[0x88, 0x00], now);
         match actions(&mut m).as_slice() {
             [Action::Fail(e)] => assert_eq!(e.to_string(), MgmtError::Closed.to_string()),
             other => panic!("{other:?}"),

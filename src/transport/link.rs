@@ -1,8 +1,8 @@
 //! Links: what the blocking [`Driver`](crate::engine::driver::Driver) moves a protocol
 //! machine's bytes over. A link sends one datagram, frame or packet per call and waits for the
 //! next one only in its read, until a deadline. A byte stream ([`StreamLink`]: TCP, or a tunnel's
-//! pipes) and a UDP socket ([`UdpLink`]) are here; the WebSocket link is WebRCON's, in
-//! [`crate::consoles::driver`]; `memory` is the in-memory link the driver's tests use.
+//! pipes) and a UDP socket ([`UdpLink`]) are here (WebRCON's machine does its WebSocket over a
+//! stream); `memory` is the in-memory link the driver's tests use.
 
 use std::io;
 use std::net::UdpSocket;
