@@ -21,20 +21,6 @@ fn path(text: &str) -> Result<PathBuf, String> {
     Ok(PathBuf::from(text))
 }
 
-/// Makes an `Option<bool>` option (clap's plain `Set` of a bool) an on/off flag: given, it
-/// takes no value and is `Some(true)` (see `Args`). `--help` and `--version` have their own
-/// actions and stay as they are.
-fn on_off(arg: clap::Arg) -> clap::Arg {
-    let bool_parser = clap::builder::ValueParser::bool().type_id();
-    if matches!(arg.get_action(), clap::ArgAction::Set)
-        && arg.get_value_parser().type_id() == bool_parser
-    {
-        arg.num_args(0).default_missing_value("true")
-    } else {
-        arg
-    }
-}
-
 fn macro_arg(text: &str) -> Result<(String, String), String> {
     rconsole::text::mcfunction::parse_macro(text)
 }
@@ -122,19 +108,18 @@ pub const VERSION: &str = concat!(
 /// then any -f files, in order, in one session. With none of them: an interactive console when
 /// stdin is a terminal, otherwise the commands read from stdin.
 // The on/off flags are `Option<bool>` values taking no value (`num_args = 0`, `Some(true)`
-// when given; `on_off` makes every `Option<bool>` one) rather than clap's `SetTrue` bools: clap
-// gives every `SetTrue` flag its default `false` on every run, through the whole value
-// machinery, and for 27 flags that was 69,000 instructions of a one-shot `list` (callgrind,
-// `Parser::add_defaults`), a tenth of it. A flag with an environment variable
-// (`--no-ssh-reuse`) is `Some(false)` when the variable says no: ask it `== Some(true)`.
+// when given) rather than clap's `SetTrue` bools: clap gives every `SetTrue` flag its default
+// `false` on every run, through the whole value machinery, and for 27 flags that was 69,000
+// instructions of a one-shot `list` (callgrind, `Parser::add_defaults`), a tenth of it. A flag
+// with an environment variable (`--no-ssh-reuse`) is `Some(false)` when the variable says no:
+// ask it `== Some(true)`.
 #[derive(Debug, Parser)]
 #[command(
     name = "rcon",
     version = VERSION,
     after_long_help = crate::app::exit::TABLE,
     disable_help_flag = true,
-    disable_version_flag = true,
-    mut_args = on_off
+    disable_version_flag = true
 )]
 pub struct Args {
     /// Server host name or address; `HOST:PORT` and `[IPv6]:PORT` are accepted.
@@ -202,6 +187,8 @@ pub struct Args {
 
     /// Ignore the config file (the default one and any --config or RCON_CONFIG).
     #[arg(
+        num_args = 0,
+        default_missing_value = "true",
         long,
         long_help,
         help = "Ignore the config file",
@@ -211,6 +198,8 @@ pub struct Args {
 
     /// List the server profiles in the config file (names and addresses, no secrets) and exit.
     #[arg(
+        num_args = 0,
+        default_missing_value = "true",
         long,
         long_help,
         help = "List the config file's server profiles and exit",
@@ -221,6 +210,8 @@ pub struct Args {
     /// Print the resolved settings and where each value came from (password masked) and exit;
     /// with management settings, those too (URL, TLS, trust, Origin, where the secret comes from).
     #[arg(
+        num_args = 0,
+        default_missing_value = "true",
         long,
         long_help,
         help = "Print the settings in effect and their sources",
@@ -262,6 +253,8 @@ pub struct Args {
     /// Forget what was learned about the server (how its answers end) and probe it again. With
     /// --learned: only forget it (the server named by -H/-P/-s and --dialect), then list.
     #[arg(
+        num_args = 0,
+        default_missing_value = "true",
         long,
         long_help,
         help = "Forget what was learned about the server",
@@ -273,6 +266,8 @@ pub struct Args {
     /// address and dialect, how answers end, when and how that was learned, and over how many
     /// answers; then exit. With --forget, the server addressed is forgotten first.
     #[arg(
+        num_args = 0,
+        default_missing_value = "true",
         long,
         conflicts_with_all = ["commands", "command", "files", "remote", "demo"],
         long_help,
@@ -319,6 +314,8 @@ pub struct Args {
     /// run skips the SSH handshake (docs/ssh.md; not on Windows). Also profile `ssh_reuse =
     /// false`.
     #[arg(
+        num_args = 0,
+        default_missing_value = "true",
         long,
         env = "RCON_NO_SSH_REUSE",
         value_parser = clap::builder::BoolishValueParser::new(),
@@ -344,7 +341,7 @@ pub struct Args {
     /// With --ssh: run `rcon` on the SSH host itself (over the same ssh, BatchMode=yes) and
     /// stream the commands to it, so a file costs one round trip per window of commands, not
     /// one per line (docs/remote.md). The password travels only inside the SSH channel.
-    #[arg(long, conflicts_with_all = ["proxy_command", "demo"], long_help, help = "With --ssh: run rcon on the SSH host", help_heading = "Connection")]
+    #[arg(num_args = 0, default_missing_value = "true", long, conflicts_with_all = ["proxy_command", "demo"], long_help, help = "With --ssh: run rcon on the SSH host", help_heading = "Connection")]
     pub remote: Option<bool>,
 
     /// The program --remote runs on the SSH host [default: rcon, on the remote PATH].
@@ -361,6 +358,8 @@ pub struct Args {
     /// there, to ~/.cache/rconsole/bin (XDG_CACHE_HOME), only when its OS and architecture
     /// match; checked by SHA-256 and by running its --version before first use. Off by default.
     #[arg(
+        num_args = 0,
+        default_missing_value = "true",
         long,
         long_help,
         help = "With --remote: copy this rcon there if needed",
@@ -370,7 +369,7 @@ pub struct Args {
 
     /// Serve the remote protocol on stdin/stdout (what --remote runs on the SSH host; an
     /// editor can drive it too: docs/remote.md).
-    #[arg(long, hide = true)]
+    #[arg(num_args = 0, default_missing_value = "true", long, hide = true)]
     pub remote_serve: Option<bool>,
 
     /// Try a failed first connect again up to N times (each server's, with several), waiting
@@ -397,6 +396,8 @@ pub struct Args {
     /// other stdin lines are refused). A line sent but never answered is refused unless
     /// --resend-in-doubt or --skip-in-doubt.
     #[arg(
+        num_args = 0,
+        default_missing_value = "true",
         long,
         long_help,
         help = "Rerun -f FILE or stdin from after its last answer",
@@ -406,6 +407,8 @@ pub struct Args {
 
     /// With --resume or --retry: send the line in doubt (sent, never answered) again.
     #[arg(
+        num_args = 0,
+        default_missing_value = "true",
         long,
         long_help,
         help = "With --resume or --retry: resend the line in doubt",
@@ -416,6 +419,8 @@ pub struct Args {
     /// With --resume: take the line in doubt (sent, never answered) as run, after checking the
     /// server, and go on after it; the journal records it as run.
     #[arg(
+        num_args = 0,
+        default_missing_value = "true",
         long,
         requires = "resume",
         conflicts_with = "resend_in_doubt",
@@ -440,6 +445,8 @@ pub struct Args {
 
     /// Open the interactive console after the commands and files have run.
     #[arg(
+        num_args = 0,
+        default_missing_value = "true",
         short = 'i',
         long,
         long_help,
@@ -453,6 +460,8 @@ pub struct Args {
     /// sent. A refused login (wrong password) is not a failed command: it always stops the
     /// run after one attempt (exit 5).
     #[arg(
+        num_args = 0,
+        default_missing_value = "true",
         long,
         long_help,
         help = "Go on past a failed command; fail at the end",
@@ -466,6 +475,8 @@ pub struct Args {
 
     /// Print each command (`> COMMAND`) before its output, for logs.
     #[arg(
+        num_args = 0,
+        default_missing_value = "true",
         long,
         long_help,
         help = "Print each command (> COMMAND) before its output",
@@ -504,6 +515,8 @@ pub struct Args {
     /// "event":"message" on stdout. The console always shows them; with several servers at once
     /// they are not shown.
     #[arg(
+        num_args = 0,
+        default_missing_value = "true",
         long,
         long_help,
         help = "Also show what BattlEye, WebRCON, telnet send",
@@ -516,6 +529,8 @@ pub struct Args {
     /// line for batch input; player, params, raw for --follow events); --ping:
     /// the server's status JSON with address and latency; --query: the stat.
     #[arg(
+        num_args = 0,
+        default_missing_value = "true",
         long,
         conflicts_with = "group",
         long_help,
@@ -528,6 +543,8 @@ pub struct Args {
     /// (size, id, type) and the time since start (--mgmt: every JSON-RPC message). The
     /// password is never shown. One server only.
     #[arg(
+        num_args = 0,
+        default_missing_value = "true",
         short = 'v',
         long,
         long_help,
@@ -551,7 +568,7 @@ pub struct Args {
 
     /// Print output bytes exactly as received (no colour handling, no decoding); one server
     /// only.
-    #[arg(long, conflicts_with_all = ["json", "fix_newlines"], long_help, help = "Print output bytes exactly as received", help_heading = "Output")]
+    #[arg(num_args = 0, default_missing_value = "true", long, conflicts_with_all = ["json", "fix_newlines"], long_help, help = "Print output bytes exactly as received", help_heading = "Output")]
     pub raw: Option<bool>,
 
     /// Restore line breaks vanilla drops (MC-7569) where the output's shape makes them certain:
@@ -559,6 +576,8 @@ pub struct Args {
     /// and parse errors. On by default when stdout is a terminal; piped output is left exactly
     /// as received unless this is given.
     #[arg(
+        num_args = 0,
+        default_missing_value = "true",
         long,
         overrides_with = "no_fix_newlines",
         long_help,
@@ -569,6 +588,8 @@ pub struct Args {
 
     /// Never restore line breaks, not even on a terminal.
     #[arg(
+        num_args = 0,
+        default_missing_value = "true",
         long,
         overrides_with = "fix_newlines",
         long_help,
@@ -578,7 +599,7 @@ pub struct Args {
     pub no_fix_newlines: Option<bool>,
 
     /// Run the commands on every server profile in the config file at once.
-    #[arg(long, conflicts_with_all = ["server", "demo", "target"], long_help, help = "Run the commands on every server profile at once", help_heading = "Several servers")]
+    #[arg(num_args = 0, default_missing_value = "true", long, conflicts_with_all = ["server", "demo", "target"], long_help, help = "Run the commands on every server profile at once", help_heading = "Several servers")]
     pub all: Option<bool>,
 
     /// Run the commands on several servers at once: NAME=HOST or NAME=HOST:PORT (repeatable).
@@ -598,6 +619,8 @@ pub struct Args {
     /// With several servers: print each server's output as one block under a line with its
     /// name in brackets, when that server is done, instead of prefixing every line.
     #[arg(
+        num_args = 0,
+        default_missing_value = "true",
         long,
         long_help,
         help = "Print each server's output as one block",
@@ -634,7 +657,7 @@ pub struct Args {
     /// into joined/left events. With BattlEye/WebRCON/telnet: the messages the server pushes
     /// (joins and leaves as joined/left, the rest as message events). A lost connection is
     /// retried (said on stderr) and the follow goes on.
-    #[arg(long, conflicts_with_all = ["countdown", "every", "interactive"], long_help, help = "Print server events as they happen", help_heading = "Live and timed")]
+    #[arg(num_args = 0, default_missing_value = "true", long, conflicts_with_all = ["countdown", "every", "interactive"], long_help, help = "Print server events as they happen", help_heading = "Live and timed")]
     pub follow: Option<bool>,
 
     /// With --follow over RCON: how often `list` is asked [default: 5s].
@@ -776,6 +799,8 @@ pub struct Args {
     /// Run against a built-in practice server (strict vanilla, or the --dialect's console)
     /// instead of a real one: no server or password needed. Try `rcon --demo help`.
     #[arg(
+        num_args = 0,
+        default_missing_value = "true",
         long,
         long_help,
         help = "Use a practice server (rcon --demo help)",
@@ -861,6 +886,8 @@ pub struct Args {
 
     /// With --ping: send only the legacy (pre-1.7) FE 01 ping.
     #[arg(
+        num_args = 0,
+        default_missing_value = "true",
         long,
         requires = "ping",
         long_help,
@@ -876,6 +903,8 @@ pub struct Args {
 
     /// With --query: the full stat (version, software, plugins, player names).
     #[arg(
+        num_args = 0,
+        default_missing_value = "true",
         long,
         requires = "query",
         long_help,
@@ -1063,22 +1092,6 @@ pub(crate) mod tests {
         // After the first command word, hyphens belong to the command.
         let a = Args::try_parse_from(["rcon", "say", "--bogus", "-x"]).unwrap();
         assert_eq!(a.command, ["say", "--bogus", "-x"]);
-    }
-
-    /// Every `Option<bool>` option is an on/off flag (`on_off`): it takes no value, so the word
-    /// after it is the command; `-V` keeps its own action.
-    #[test]
-    fn on_off_flags_take_no_value() {
-        let a = Args::try_parse_from(["rcon", "--raw", "--no-config", "--group", "true"]).unwrap();
-        assert_eq!(
-            (a.raw, a.no_config, a.group),
-            (Some(true), Some(true), Some(true))
-        );
-        assert_eq!(a.command, ["true"]);
-        let err = Args::try_parse_from(["rcon", "--raw=false", "x"]).unwrap_err();
-        assert_eq!(err.kind(), clap::error::ErrorKind::TooManyValues);
-        let err = Args::try_parse_from(["rcon", "-V"]).unwrap_err();
-        assert_eq!(err.kind(), clap::error::ErrorKind::DisplayVersion);
     }
 
     #[test]
