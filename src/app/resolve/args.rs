@@ -1095,6 +1095,20 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn on_off_flags_take_no_value() {
+        let a = Args::try_parse_from(["rcon", "--raw", "--no-config", "--group", "true"]).unwrap();
+        assert_eq!(
+            (a.raw, a.no_config, a.group),
+            (Some(true), Some(true), Some(true))
+        );
+        assert_eq!(a.command, ["true"]);
+        let err = Args::try_parse_from(["rcon", "--raw=false", "x"]).unwrap_err();
+        assert_eq!(err.kind(), clap::error::ErrorKind::TooManyValues);
+        let err = Args::try_parse_from(["rcon", "-V"]).unwrap_err();
+        assert_eq!(err.kind(), clap::error::ErrorKind::DisplayVersion);
+    }
+
+    #[test]
     fn repeated_commands_in_order() {
         let a = Args::try_parse_from(["rcon", "-c", "a b", "-c", "c"]).unwrap();
         assert_eq!(a.commands, ["a b", "c"]);
