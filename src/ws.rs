@@ -182,6 +182,31 @@ impl WsCodec {
     }
 }
 
+/// The server's side of the codec's exchanges, for the machines' tests.
+#[cfg(test)]
+pub(crate) mod testing {
+    /// The server's answer accepting the upgrade request `sent` (its `Sec-WebSocket-Key`).
+    pub fn accept(sent: &str) -> Vec<u8> {
+        let key = sent
+            .lines()
+            .find_map(|l| l.strip_prefix("Sec-WebSocket-Key: "))
+            .expect("a key");
+        let accept = tungstenite::handshake::derive_accept_key(key.trim().as_bytes());
+        format!(
+            "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
+             Sec-WebSocket-Accept: {accept}\r\n\r\n"
+        )
+        .into_bytes()
+    }
+
+    /// A text frame as a server sends it (unmasked, under 126 bytes).
+    pub fn frame(text: &str) -> Vec<u8> {
+        let mut f = vec![0x81, u8::try_from(text.len()).unwrap()];
+        f.extend_from_slice(text.as_bytes());
+        f
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -192,18 +217,7 @@ mod tests {
         let mut ws = WsCodec::connect("ws://h:1/".into_client_request().unwrap());
         let sent = String::from_utf8(ws.take()).unwrap();
         assert!(sent.starts_with("GET / HTTP/1.1\r\n"), "{sent}");
-        let key = sent
-            .lines()
-            .find_map(|l| l.strip_prefix("Sec-WebSocket-Key: "))
-            .expect("a key");
-        let accept = tungstenite::handshake::derive_accept_key(key.as_bytes());
-        ws.receive(
-            format!(
-                "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\
-                 Connection: Upgrade\r\nSec-WebSocket-Accept: {accept}\r\n\r\n"
-            )
-            .as_bytes(),
-        );
+        ws.receive(&testing::accept(&sent));
         assert!(matches!(ws.next(), Some(WsEvent::Upgraded(r)) if r.status() == 101));
         ws
     }

@@ -403,6 +403,7 @@ fn upgrade_error(e: tungstenite::Error) -> Error {
 mod tests {
     // The exchange's tables per state are in `consoles/tests/webrcon.rs`.
     use super::*;
+    use crate::ws::testing::frame;
 
     /// Identifiers wrap after `i32::MAX` (what Rust's own `int` holds) to 1, never to 0 or -1,
     /// which are the server's own messages. (Too many commands for a table to reach.)
@@ -461,23 +462,8 @@ mod tests {
                 _ => None,
             })
             .expect("the upgrade request");
-        let key = sent
-            .lines()
-            .find_map(|l| l.strip_prefix("Sec-WebSocket-Key: "))
-            .expect("a key");
-        let accept = tungstenite::handshake::derive_accept_key(key.trim().as_bytes());
-        let answer = format!(
-            "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
-             Sec-WebSocket-Accept: {accept}\r\n\r\n"
-        );
-        (sent, answer.into_bytes())
-    }
-
-    /// A text frame as a server sends it (unmasked, under 126 bytes).
-    fn frame(text: &str) -> Vec<u8> {
-        let mut f = vec![0x81, u8::try_from(text.len()).unwrap()];
-        f.extend_from_slice(text.as_bytes());
-        f
+        let answer = crate::ws::testing::accept(&sent);
+        (sent, answer)
     }
 
     fn failure(m: &mut WebRconStream) -> Error {

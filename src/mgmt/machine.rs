@@ -466,6 +466,7 @@ fn unauthorized_reason(body: Option<&[u8]>) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ws::testing::frame;
     use std::time::Duration;
 
     /// A machine for `ws://127.0.0.1:1/` (no TLS: the bytes on the wire are the WebSocket's).
@@ -492,23 +493,8 @@ mod tests {
             [Action::Send(bytes)] => String::from_utf8(bytes.clone()).unwrap(),
             other => panic!("{other:?}"),
         };
-        let key = sent
-            .lines()
-            .find_map(|l| l.strip_prefix("Sec-WebSocket-Key: "))
-            .expect("a key");
-        let accept = tungstenite::handshake::derive_accept_key(key.trim().as_bytes());
-        let answer = format!(
-            "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
-             Sec-WebSocket-Accept: {accept}\r\n\r\n"
-        );
-        (sent, answer.into_bytes())
-    }
-
-    /// A text frame as a server sends it (unmasked).
-    fn frame(text: &str) -> Vec<u8> {
-        let mut f = vec![0x81, u8::try_from(text.len()).unwrap()];
-        f.extend_from_slice(text.as_bytes());
-        f
+        let answer = crate::ws::testing::accept(&sent);
+        (sent, answer)
     }
 
     const NOTE: &str = r#"{"jsonrpc":"2.0","method":"minecraft:notification/players/joined","params":[{"name":"Steve"}]}"#;
