@@ -179,6 +179,10 @@ pub enum Next {
         /// A command that stops the server: its first packet (or the close) ends it, then the
         /// connection is closed (see [`crate::Client::command_then_close`]).
         then_close: bool,
+        /// Nothing follows it on this connection (the target's next step is [`Next::Close`]):
+        /// the machine may end its answer by a step that also ends the connection
+        /// ([`Ending::Last`]), as the one-server session ends its last command.
+        last: bool,
         /// Wait until then before sending it.
         not_before: Option<Instant>,
     },
@@ -350,7 +354,7 @@ struct Slot {
     sent: usize,
     attempt: u32,
     /// A command to start once logged in again (after a stop command closed the connection).
-    queued: Option<(String, bool)>,
+    queued: Option<(String, Ending)>,
     /// The deadline last put on the timer heap, to avoid duplicates.
     armed: Option<Instant>,
     /// Where the current connection's conversation is.
@@ -804,7 +808,7 @@ impl Loop {
                 Phase::Delay { .. } if due => {
                     s.phase = Phase::Open;
                     match s.queued.take() {
-                        Some((text, then_close)) => self.start(i, text, then_close, poll, handler),
+                        Some((text, ending)) => self.start(i, text, ending, poll, handler),
                         // A wait ([`Next::Wait`]) is over: what next?
                         None => self.ask(i, poll, handler),
                     }
@@ -1218,7 +1222,7 @@ impl Loop {
         if logged_in && self.sessions[i].stage == Stage::LoggingIn {
             self.sessions[i].stage = Stage::Idle;
             match self.sessions[i].queued.take() {
-                Some((text, then_close)) => self.start(i, text, then_close, poll, handler),
+                Some((text, ending)) => self.start(i, text, ending, poll, handler),
                 None => self.ask(i, poll, handler),
             }
         }
@@ -1266,16 +1270,22 @@ impl Loop {
             Next::Command {
                 text,
                 then_close,
+                last,
                 not_before,
             } => {
+                let ending = match (then_close, last) {
+                    (true, _) => Ending::StopsServer,
+                    (false, true) => Ending::Last,
+                    (false, false) => Ending::Normal,
+                };
                 let s = &mut self.sessions[i];
                 match not_before {
                     Some(at) if at > Instant::now() => {
-                        s.queued = Some((text, then_close));
+                        s.queued = Some((text, ending));
                         s.phase = Phase::Delay { until: at };
                         self.arm(i);
                     }
-                    _ => self.start(i, text, then_close, poll, handler),
+                    _ => self.start(i, text, ending, poll, handler),
                 }
             }
         }
@@ -1285,7 +1295,7 @@ impl Loop {
         &mut self,
         i: usize,
         text: String,
-        then_close: bool,
+        ending: Ending,
         poll: &Poll,
         handler: &mut dyn Handler,
     ) {
@@ -1297,7 +1307,7 @@ impl Loop {
         if s.link.is_none() || s.stage != Stage::Idle {
             // A stop command (or the server, while idle) closed the connection: log in again
             // first.
-            s.queued = Some((text, then_close));
+            s.queued = Some((text, ending));
             self.close(i, poll);
             let s = &mut self.sessions[i];
             s.machine.disconnect();
@@ -1305,12 +1315,7 @@ impl Loop {
             return self.connect(i, poll, handler);
         }
         s.stage = Stage::Command {
-            stops_server: then_close,
-        };
-        let ending = if then_close {
-            Ending::StopsServer
-        } else {
-            Ending::Normal
+            stops_server: ending == Ending::StopsServer,
         };
         s.machine.command_with(&text, ending, Instant::now());
         self.after_machine(i, poll, handler);

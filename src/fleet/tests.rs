@@ -81,6 +81,7 @@ impl Handler for Script {
                 Next::Command {
                     text,
                     then_close,
+                    last: false,
                     not_before,
                 }
             }
@@ -474,6 +475,7 @@ fn a_wait_holds_the_connection_and_a_close_meanwhile_is_a_loss() {
                 1 => Next::Command {
                     text: "first".into(),
                     then_close: false,
+                    last: false,
                     not_before: None,
                 },
                 // The server closes the connection during this wait.
@@ -552,6 +554,7 @@ fn the_waker_asks_every_waiting_target_again_at_once() {
                 Some("ready") => Next::Command {
                     text: format!("echo {t}"),
                     then_close: false,
+                    last: false,
                     not_before: None,
                 },
                 _ => Next::Close,

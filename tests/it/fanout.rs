@@ -625,3 +625,31 @@ fn a_signal_mid_fan_out_keeps_the_answers_and_says_what_was_not_sent() {
         assert!(!server.commands().iter().any(|c| c == "echo three"));
     }
 }
+
+/// A server's last command ends as the one-server run's does: on servers whose answers end by
+/// silence and that refuse the end-of-output sentinel, the last command's refusal ends its
+/// answer, not the quiet gap. An answer slower than the gap (`sleep 300` against a gap of
+/// 50 ms) arrives whole on every server (it came empty, ended by the gap, before the fleet
+/// knew a command was the last), and each server ran it once.
+#[test]
+fn fanout_ends_each_servers_last_command_by_the_sentinels_refusal() {
+    let a = server(PracticeMode::SilentEmpty, Duration::ZERO);
+    let b = server(PracticeMode::RejectSentinel, Duration::ZERO);
+    let home = home();
+    let targets = [target("a", a.port()), target("b", b.port())];
+    let args = ["-t", "10s", "--idle-gap", "50ms", "-c", "sleep 300"];
+    let out = run(fanout(home.path(), &targets).args(args));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert_eq!(labelled(&text, "a"), ["Slept 300 ms"], "{text}");
+    assert_eq!(labelled(&text, "b"), ["Slept 300 ms"], "{text}");
+    // Only what each server's probe learned: no answer reported late.
+    let err = stderr(&out);
+    assert_eq!(err.lines().count(), 2, "{err}");
+    let learned = |l: &str| l.contains("end by a quiet gap");
+    assert!(err.lines().all(learned), "{err}");
+    for s in [&a, &b] {
+        assert_eq!(s.commands(), ["sleep 300"], "ran once");
+        assert!(s.violations().is_empty(), "{:?}", s.violations());
+    }
+}

@@ -818,6 +818,7 @@ impl LoopPlan for FleetHandler<'_> {
         Move::Send {
             what: i,
             then_close: is_stop_command(&text),
+            last: s.next == self.commands.len(),
             text,
             not_before: self.policy.not_before(i),
         }

@@ -296,6 +296,7 @@ impl LoopPlan for Follower<'_> {
                 what: (),
                 text: "list".into(),
                 then_close: false,
+                last: false,
                 not_before: Some(self.due[t]),
             },
             Watch::Pushed => {

@@ -55,6 +55,9 @@ pub enum Move<W> {
         text: String,
         /// It stops the server: its answer (or the close) ends it, then the connection closes.
         then_close: bool,
+        /// Nothing follows it on this connection (the next move is [`Move::Close`]): it ends as
+        /// the one-server session's last command does ([`fleet::Next::Command`]).
+        last: bool,
         /// Not sent before then.
         not_before: Option<Instant>,
     },
@@ -71,6 +74,7 @@ impl<W> Move<W> {
             what,
             text,
             then_close: false,
+            last: false,
             not_before: None,
         }
     }
@@ -170,6 +174,7 @@ impl<P: LoopPlan> fleet::Handler for Runner<P> {
                 what,
                 text,
                 then_close,
+                last,
                 not_before,
             } => {
                 let held = &mut self.held[t];
@@ -178,6 +183,7 @@ impl<P: LoopPlan> fleet::Handler for Runner<P> {
                 Next::Command {
                     text,
                     then_close,
+                    last,
                     not_before,
                 }
             }

@@ -261,6 +261,7 @@ impl LoopPlan for Timer<'_> {
                         what: Some(step),
                         text,
                         then_close,
+                        last: false,
                         not_before: None,
                     };
                 }
