@@ -520,14 +520,19 @@ impl BeServer<'_> {
                 let ok = payload[1..] == *self.config.password.as_bytes();
                 if ok {
                     self.stats.logins.fetch_add(1, Ordering::SeqCst);
-                    self.clients.entry(from).or_insert_with(|| BeClient {
-                        last_seen: now,
-                        answers: HashMap::new(),
-                        order: VecDeque::new(),
-                        next_msg: 0,
-                        unacked: HashMap::new(),
-                        later: Vec::new(),
-                    });
+                    // A login starts a new session, even from an address an earlier client
+                    // used: its remembered answers are for that client's sequence numbers.
+                    self.clients.insert(
+                        from,
+                        BeClient {
+                            last_seen: now,
+                            answers: HashMap::new(),
+                            order: VecDeque::new(),
+                            next_msg: 0,
+                            unacked: HashMap::new(),
+                            later: Vec::new(),
+                        },
+                    );
                 }
                 self.send(from, battleye::encode(&[LOGIN, u8::from(ok)]));
             }

@@ -208,3 +208,40 @@ fn keepalive_keeps_an_idle_session_logged_in() {
     assert_eq!(stats.expired.load(Ordering::SeqCst), 1);
     assert_eq!(stats.keepalives.load(Ordering::SeqCst), 0);
 }
+
+/// A login starts a new session, as on a real server: a client that reuses an earlier client's
+/// address and port (the system hands ephemeral ports out again; this test uses one socket)
+/// gets its own answers, not those the server kept for the earlier session's sequence numbers
+/// to answer a repeat. (The practice server kept them: a suite run got another run's answers.)
+#[test]
+fn a_new_login_from_a_reused_address_is_a_new_session() {
+    use rconsole::consoles::battleye::{COMMAND, LOGIN, decode, encode};
+    let server = console_server(Kind::BattlEye);
+    let socket = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    socket.connect(server.addr()).unwrap();
+    socket
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    // The next datagram of `kind` (server messages are skipped), its payload.
+    let receive = |kind: u8| -> Vec<u8> {
+        let mut buf = [0u8; 2048];
+        loop {
+            let n = socket.recv(&mut buf).expect("an answer within 10 s");
+            let payload = decode(&buf[..n]).expect("a valid datagram");
+            if payload.first() == Some(&kind) {
+                return payload.to_vec();
+            }
+        }
+    };
+    for word in ["first", "second"] {
+        let login = [&[LOGIN][..], PASSWORD.as_bytes()].concat();
+        socket.send(&encode(&login)).unwrap();
+        assert_eq!(receive(LOGIN), [LOGIN, 1], "{word}: the login");
+        let command = [&[COMMAND, 0][..], format!("echo {word}").as_bytes()].concat();
+        socket.send(&encode(&command)).unwrap();
+        let answer = receive(COMMAND);
+        assert_eq!(&answer[..2], [COMMAND, 0], "{word}");
+        assert_eq!(String::from_utf8_lossy(&answer[2..]), word);
+    }
+    assert_eq!(server.stats().executed.load(Ordering::SeqCst), 2);
+}
