@@ -502,6 +502,25 @@ impl BeServer<'_> {
     }
 
     /// Handles one datagram; returns true when the server should stop.
+    /// A login: a new session when the password is right, even from an address an earlier
+    /// client used (its remembered answers are for that client's sequence numbers).
+    fn login(&mut self, from: SocketAddr, password: &[u8], now: Instant) {
+        let ok = password == self.config.password.as_bytes();
+        if ok {
+            self.stats.logins.fetch_add(1, Ordering::SeqCst);
+            let session = BeClient {
+                last_seen: now,
+                answers: HashMap::new(),
+                order: VecDeque::new(),
+                next_msg: 0,
+                unacked: HashMap::new(),
+                later: Vec::new(),
+            };
+            self.clients.insert(from, session);
+        }
+        self.send(from, battleye::encode(&[LOGIN, u8::from(ok)]));
+    }
+
     fn handle(&mut self, from: SocketAddr, datagram: &[u8]) -> bool {
         if self.lossy() && self.pattern.next().is_multiple_of(10) {
             return false; // lost on the way in
@@ -516,26 +535,7 @@ impl BeServer<'_> {
         };
         let now = Instant::now();
         match payload.first().copied() {
-            Some(LOGIN) => {
-                let ok = payload[1..] == *self.config.password.as_bytes();
-                if ok {
-                    self.stats.logins.fetch_add(1, Ordering::SeqCst);
-                    // A login starts a new session, even from an address an earlier client
-                    // used: its remembered answers are for that client's sequence numbers.
-                    self.clients.insert(
-                        from,
-                        BeClient {
-                            last_seen: now,
-                            answers: HashMap::new(),
-                            order: VecDeque::new(),
-                            next_msg: 0,
-                            unacked: HashMap::new(),
-                            later: Vec::new(),
-                        },
-                    );
-                }
-                self.send(from, battleye::encode(&[LOGIN, u8::from(ok)]));
-            }
+            Some(LOGIN) => self.login(from, &payload[1..], now),
             Some(COMMAND) if payload.len() >= 2 => {
                 let Some(c) = self.clients.get_mut(&from) else {
                     return false; // not logged in (or expired): a real server ignores it
