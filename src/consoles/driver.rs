@@ -14,8 +14,6 @@ use std::time::{Duration, Instant};
 use super::battleye::{self, BattlEye};
 use super::telnet::Telnet;
 use super::webrcon::WebRconStream;
-/// Where it was before WebRCON's machine did its own upgrade: code that names it still compiles.
-pub use super::webrcon::encode_path;
 use super::{MessageSink, Protocol, Remote};
 use crate::engine::driver::{Driver, Goal};
 use crate::engine::{Ending, Machine, Options as ClientOptions, Password};
